@@ -1,0 +1,10 @@
+module github.com/nsperf/nsperf
+
+go 1.26.8
+
+require (
+	github.com/vishvananda/netns v0.0.5
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require golang.org/x/sys v0.50.0 // indirect

@@ -1,0 +1,183 @@
+package scenarios
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed library/*.yaml
+var library embed.FS
+
+// DefaultScenario is what `make run` measures.
+const DefaultScenario = "veth-bigtcp"
+
+// Options are the facts about the machine that validation needs; they are passed in so that
+// validation stays pure.
+type Options struct {
+	CPUs int // number of CPUs a workload may be pinned to; 0 skips the check
+}
+
+// Parse decodes and validates a scenario. The error, if any, is Problems: every problem found.
+func Parse(file string, data []byte, opt Options) (*Scenario, error) {
+	s := &Scenario{File: file, Text: data}
+	d := &decoder{file: file, positions: map[string]Pos{}}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, Problems{syntaxProblem(file, err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, Problems{{File: file, Pos: Pos{extra.Line, extra.Column}, Msg: "more than one YAML document; a scenario is one document"}}
+	}
+	doc := &root
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc = doc.Content[0]
+	}
+	d.decode(doc, reflect.ValueOf(s).Elem(), "")
+	s.positions = d.positions
+	s.applyDefaults()
+	problems := d.problems
+	if len(problems) == 0 || problems[0].Path != "" {
+		// Validation is skipped only when the document itself is not a mapping.
+		problems = append(problems, s.validate(opt, problems)...)
+	}
+	if len(problems) > 0 {
+		sort.SliceStable(problems, func(i, j int) bool {
+			a, b := problems[i].Pos, problems[j].Pos
+			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+		})
+		return nil, problems
+	}
+	return s, nil
+}
+
+func syntaxProblem(file string, err error) Problem {
+	msg := err.Error()
+	if errors.Is(err, io.EOF) {
+		return Problem{File: file, Msg: "empty file: a scenario needs at least name, topology, states and workloads"}
+	}
+	// yaml.v3 says "yaml: line N: message"; turn it into file:N:1.
+	var line int
+	if _, scanErr := fmt.Sscanf(msg, "yaml: line %d:", &line); scanErr == nil {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+		return Problem{File: file, Pos: Pos{line, 1}, Msg: "YAML syntax: " + msg}
+	}
+	return Problem{File: file, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// applyDefaults fills what the scenario leaves out; a value written in the file, even 0, stays
+// and is validated.
+func (s *Scenario) applyDefaults() {
+	if !s.written("runs") {
+		s.Runs = DefaultRuns
+	}
+	if !s.written("order") {
+		s.Order = DefaultOrder
+	}
+	for i := range s.Workloads {
+		w := s.Workloads[i].Iperf3
+		if w == nil {
+			continue
+		}
+		path := fmt.Sprintf("workloads[%d].iperf3.", i)
+		if !s.written(path + "duration") {
+			w.Duration = Duration(DefaultDuration)
+		}
+		if !s.written(path + "omit") {
+			w.Omit = Duration(DefaultOmit)
+		}
+		if !s.written(path + "port") {
+			w.Port = DefaultPort
+		}
+		if !s.written(path + "streams") {
+			w.Streams = DefaultStreams
+		}
+	}
+}
+
+// written reports whether the file sets the field at path.
+func (s *Scenario) written(path string) bool {
+	_, ok := s.positions[path]
+	return ok
+}
+
+// pos returns where path (or its nearest parent that has a position) stands in the file.
+func (s *Scenario) pos(path string) Pos {
+	for {
+		if p, ok := s.positions[path]; ok {
+			return p
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			return s.positions[""]
+		}
+		path = path[:i]
+	}
+}
+
+// Load reads a scenario from a file, or from the shipped library when arg names one.
+func Load(arg string, opt Options) (*Scenario, error) {
+	data, err := os.ReadFile(arg)
+	if err == nil {
+		return Parse(arg, data, opt)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	name := strings.TrimSuffix(arg, ".yaml")
+	if !strings.Contains(name, "/") {
+		if data, libErr := library.ReadFile("library/" + name + ".yaml"); libErr == nil {
+			return Parse(name+".yaml", data, opt)
+		}
+	}
+	return nil, fmt.Errorf("scenario %s: no such file, and no shipped scenario of that name (see `nsperf list`)", arg)
+}
+
+// Shipped returns the scenarios embedded in the binary, by name.
+func Shipped() ([]*Scenario, error) {
+	entries, err := fs.Glob(library, "library/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var out []*Scenario
+	for _, e := range entries {
+		data, err := library.ReadFile(e)
+		if err != nil {
+			return nil, err
+		}
+		s, err := Parse(path.Base(e), data, Options{})
+		if err != nil {
+			return nil, fmt.Errorf("shipped scenario %s: %w", path.Base(e), err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// TotalRuns is the number of tool runs the scenario makes.
+func (s *Scenario) TotalRuns() int { return s.Runs * len(s.States) * len(s.Workloads) }
+
+// EstimatedDuration is the measuring time (without set-up) a run takes.
+func (s *Scenario) EstimatedDuration() time.Duration {
+	var per time.Duration
+	for _, w := range s.Workloads {
+		if w.Iperf3 != nil {
+			per += w.Iperf3.Duration.Std() + w.Iperf3.Omit.Std()
+		}
+	}
+	return per * time.Duration(s.Runs*len(s.States))
+}

@@ -1,0 +1,190 @@
+package scenarios
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/NAME, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run go test -update to create it): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the output (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestInvalidScenariosGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/invalid/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Parse(f, data, Options{CPUs: 2})
+			if err == nil {
+				t.Fatalf("Parse accepted an invalid scenario: %+v", s)
+			}
+			var ps Problems
+			if !errors.As(err, &ps) {
+				t.Fatalf("error is %T, want Problems: %v", err, err)
+			}
+			golden(t, strings.TrimSuffix(f[len("testdata/"):], ".yaml")+".golden", err.Error()+"\n")
+		})
+	}
+}
+
+// TestEveryProblemClass names each class of problem the issue lists, so that a golden file
+// rewritten by mistake cannot silently drop one.
+func TestEveryProblemClass(t *testing.T) {
+	data, err := os.ReadFile("testdata/invalid/many.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Parse("many.yaml", data, Options{CPUs: 2})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`many.yaml:4:32: topology.namespaces[2]: duplicate namespace "client"`,
+		`many.yaml:8:13: topology.links[0].veth.b.ns: namespace "sever" is not in topology.namespaces (have: client, server)`,
+		`topology.links[0].veth.b.name: "a-very-long-interface-name" is 26 bytes; interface names have at most 15`,
+		`topology.links[0].veth.b.addrs[0]: "198.18.0.2/33" is not an address`,
+		`topology.links[0].veth.mtu: 70 is below 1280, the IPv6 minimum`,
+		`topology.links[1].veth.a.name: device client/eth0 is defined twice`,
+		`topology.links[1].veth.colour: unknown key`,
+		`many.yaml:17:21: states[0].devices.client/eth0.gso_max_size: 100 is outside 193..524280`,
+		`states[0].devices.server/eth9: no device server/eth9 in the topology`,
+		`states[1].name: duplicate state "off"`,
+		`states[1].devices.client/eth0.gso_max_size: 600000 is outside 193..524280`,
+		`states[1].devices.client/eth0.gro_max_size: 600000 exceeds 524280`,
+		`states[1].devices.client/eth0.gso_ipv4_max_size: 192 is outside 193..524280`,
+		`states[1].devices.client/eth0.gro_ipv4_max_size: 524281 exceeds 524280`,
+		`states[1].devices.client/eth0.gso_max_segs: 0 is outside 1..65535`,
+		`states[1].devices.client/eth0.mtu: 1000 is below 1280`,
+		`workloads[0].iperf3.client.cpu: CPU 7 does not exist: this machine has CPUs 0-1`,
+		`workloads[0].iperf3.server.cpu: CPU -1 does not exist`,
+		`workloads[0].iperf3.server.addr: no device in namespace server carries 198.18.0.9`,
+		`workloads[0].iperf3.duration: 1.5s: want whole seconds`,
+		`workloads[0].iperf3.omit: "lots" is not a duration`,
+		`workloads[0].iperf3.cport: 70000: want 1 to 65535`,
+		`workloads[1].name: duplicate workload "tcp4"`,
+		`workloads[1].iperf3.client.ns: namespace "nowhere" is not in topology.namespaces`,
+		`workloads[1].iperf3.server.addr: missing`,
+		`workloads[1].iperf3.streams: 0: want 1 to 128`,
+		`workloads[2]: a workload needs one tool: iperf3`,
+		`runs: 0: want 1 to 1000`,
+		`order: "sideways": want alternate, abba or random`,
+		`seed: a seed is used only with order: random`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing problem %q in\n%s", want, msg)
+		}
+	}
+}
+
+func TestShippedScenariosValid(t *testing.T) {
+	shipped, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, s := range shipped {
+		names[s.Name] = true
+		if s.File != s.Name+".yaml" {
+			t.Errorf("shipped scenario %s lives in %s; name the file after the scenario", s.Name, s.File)
+		}
+	}
+	if !names[DefaultScenario] {
+		t.Fatalf("default scenario %s is not shipped (have %v)", DefaultScenario, names)
+	}
+}
+
+func TestLoadByNameAndDefaults(t *testing.T) {
+	s, err := Load("veth-bigtcp", Options{CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.States) != 2 || s.States[0].Name != "off" || s.States[1].Name != "on" {
+		t.Fatalf("states = %v", s.StateNames())
+	}
+	on := s.States[1].Devices["server/eth0"] // set through a YAML alias
+	if on.GSOIPv4MaxSize == nil || *on.GSOIPv4MaxSize != 185000 || on.MTU != nil {
+		t.Fatalf("server/eth0 in on = %+v", on)
+	}
+	w := s.Workloads[1].Iperf3
+	if w.Port != DefaultPort || w.Streams != 1 || w.Duration.Std() != 10*time.Second || w.Omit.Std() != 3*time.Second {
+		t.Fatalf("workload defaults: %+v", w)
+	}
+	if _, err := Load("no-such-scenario", Options{}); err == nil || !strings.Contains(err.Error(), "nsperf list") {
+		t.Fatalf("unknown name: %v", err)
+	}
+}
+
+func TestDefaultsWhenSilent(t *testing.T) {
+	src := `name: minimal
+topology:
+  namespaces: [a, b]
+  links:
+    - veth:
+        a: {ns: a, name: e0, addrs: [198.18.0.1/24]}
+        b: {ns: b, name: e0, addrs: [198.18.0.2/24]}
+states: [{name: base}]
+workloads:
+  - name: w
+    iperf3: {client: {ns: a}, server: {ns: b, addr: 198.18.0.2}, omit: 0s}
+`
+	s, err := Parse("minimal.yaml", []byte(src), Options{CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Workloads[0].Iperf3
+	if s.Runs != DefaultRuns || s.Order != OrderAlternate || w.Omit != 0 || w.Duration.Std() != DefaultDuration {
+		t.Fatalf("defaults: runs %d order %s omit %s duration %s", s.Runs, s.Order, w.Omit, w.Duration)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/invalid/*.yaml")
+	files = append(files, "library/veth-bigtcp.yaml")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.yaml", data, Options{CPUs: 2})
+		if err == nil && s == nil {
+			t.Fatal("nil scenario without error")
+		}
+		if err != nil {
+			var ps Problems
+			if !errors.As(err, &ps) || len(ps) == 0 {
+				t.Fatalf("error is not a non-empty Problems: %T %v", err, err)
+			}
+		}
+	})
+}

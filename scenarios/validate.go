@@ -1,0 +1,313 @@
+package scenarios
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+	"time"
+)
+
+var (
+	scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	nsNameRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	stateNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// MaxNamespaceNameLen keeps the run-id-prefixed namespace names (nsp3f9a-client) short.
+const MaxNamespaceNameLen = 32
+
+type validator struct {
+	s        *Scenario
+	problems Problems
+	// undecodable holds the paths whose values could not be decoded: checks on them or below
+	// them would only repeat the decoding problem.
+	undecodable []string
+}
+
+func (v *validator) add(path, format string, args ...any) {
+	for _, u := range v.undecodable {
+		if path == u || strings.HasPrefix(path, u+".") || strings.HasPrefix(path, u+"[") {
+			return
+		}
+	}
+	v.problems = append(v.problems, Problem{File: v.s.File, Pos: v.s.pos(path), Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// validate checks everything that can be known without a kernel: references, names, ranges.
+func (s *Scenario) validate(opt Options, decoding Problems) Problems {
+	v := &validator{s: s}
+	for _, p := range decoding {
+		v.undecodable = append(v.undecodable, p.Path)
+	}
+	if s.Name == "" {
+		v.add("name", "missing: every scenario needs a name")
+	} else if !scenarioNameRE.MatchString(s.Name) {
+		v.add("name", "%q: use lower-case letters, digits, '.', '_' and '-'", s.Name)
+	}
+	namespaces := v.namespaces()
+	devices := v.links(namespaces)
+	v.states(devices)
+	v.workloads(namespaces, devices, opt)
+	if s.Runs < 1 || s.Runs > 1000 {
+		v.add("runs", "%d: want 1 to 1000 runs per state", s.Runs)
+	}
+	switch s.Order {
+	case OrderAlternate, OrderABBA, OrderRandom:
+	default:
+		v.add("order", "%q: want alternate, abba or random", s.Order)
+	}
+	if s.Seed != nil && s.Order != OrderRandom {
+		v.add("seed", "a seed is used only with order: random")
+	}
+	return v.problems
+}
+
+func (v *validator) namespaces() map[string]bool {
+	known := map[string]bool{}
+	if len(v.s.Topology.Namespaces) == 0 {
+		v.add("topology.namespaces", "missing: list the namespaces to create, e.g. [client, server]")
+	}
+	for i, ns := range v.s.Topology.Namespaces {
+		path := fmt.Sprintf("topology.namespaces[%d]", i)
+		switch {
+		case !nsNameRE.MatchString(ns):
+			v.add(path, "%q: use letters, digits, '_' and '-'", ns)
+		case len(ns) > MaxNamespaceNameLen:
+			v.add(path, "%q is %d bytes; at most %d", ns, len(ns), MaxNamespaceNameLen)
+		case known[ns]:
+			v.add(path, "duplicate namespace %q", ns)
+		}
+		known[ns] = true
+	}
+	return known
+}
+
+// device is what validation knows of a device the topology creates.
+type device struct {
+	addrs []netip.Prefix
+	ipv6  bool
+}
+
+func (v *validator) links(namespaces map[string]bool) map[string]*device {
+	devices := map[string]*device{}
+	owner := map[netip.Addr]string{}
+	for i, l := range v.s.Topology.Links {
+		path := fmt.Sprintf("topology.links[%d]", i)
+		if l.Veth == nil {
+			v.add(path, "a link needs one kind: veth")
+			continue
+		}
+		path += ".veth"
+		a := v.endpoint(path+".a", l.Veth.A, namespaces, devices, owner)
+		b := v.endpoint(path+".b", l.Veth.B, namespaces, devices, owner)
+		mtu := l.Veth.MTU
+		switch {
+		case mtu != 0 && (mtu < MinMTU || mtu > MaxMTU):
+			v.add(path+".mtu", "%d: want %d to %d", mtu, MinMTU, MaxMTU)
+		case mtu != 0 && mtu < 1280 && ((a != nil && a.ipv6) || (b != nil && b.ipv6)):
+			v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the link has IPv6 addresses", mtu)
+		}
+	}
+	return devices
+}
+
+func (v *validator) endpoint(path string, ep Endpoint, namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) *device {
+	ok := true
+	if ep.NS == "" {
+		v.add(path+".ns", "missing: the namespace this end lives in")
+		ok = false
+	} else if !namespaces[ep.NS] {
+		v.add(path+".ns", "namespace %q is not in topology.namespaces%s", ep.NS, have(namespaces))
+		ok = false
+	}
+	switch {
+	case ep.Name == "":
+		v.add(path+".name", "missing: the interface name, e.g. eth0")
+		ok = false
+	case len(ep.Name) > MaxIfNameLen:
+		v.add(path+".name", "%q is %d bytes; interface names have at most %d", ep.Name, len(ep.Name), MaxIfNameLen)
+		ok = false
+	case ep.Name == "." || ep.Name == ".." || strings.ContainsAny(ep.Name, "/: \t\n"):
+		v.add(path+".name", "%q is not a valid interface name (no '/', ':' or spaces)", ep.Name)
+		ok = false
+	}
+	if ok && devices[ep.Ref()] != nil {
+		v.add(path+".name", "device %s is defined twice", ep.Ref())
+		ok = false
+	}
+	d := &device{}
+	for j, a := range ep.Addrs {
+		apath := fmt.Sprintf("%s.addrs[%d]", path, j)
+		p, err := netip.ParsePrefix(a)
+		if err != nil {
+			v.add(apath, "%q is not an address with a prefix length, e.g. 198.18.0.1/24 or 2001:2::1/64", a)
+			continue
+		}
+		if prev, dup := owner[p.Addr()]; dup {
+			v.add(apath, "%s is already assigned to %s", p.Addr(), prev)
+			continue
+		}
+		owner[p.Addr()] = ep.Ref()
+		d.addrs = append(d.addrs, p)
+		d.ipv6 = d.ipv6 || p.Addr().Is6()
+	}
+	if !ok {
+		return d
+	}
+	devices[ep.Ref()] = d
+	return d
+}
+
+func (v *validator) states(devices map[string]*device) {
+	if len(v.s.States) == 0 {
+		v.add("states", "missing: list at least one state; the first is the baseline")
+	}
+	seen := map[string]bool{}
+	for i, st := range v.s.States {
+		path := fmt.Sprintf("states[%d]", i)
+		switch {
+		case st.Name == "":
+			v.add(path+".name", "missing: every state needs a name, e.g. off or on")
+		case !stateNameRE.MatchString(st.Name):
+			v.add(path+".name", "%q: use letters, digits, '.', '_' and '-'", st.Name)
+		case seen[st.Name]:
+			v.add(path+".name", "duplicate state %q", st.Name)
+		}
+		seen[st.Name] = true
+		for _, ref := range sortedKeys(st.Devices) {
+			dpath := path + ".devices." + ref
+			if devices[ref] == nil {
+				v.add(dpath, "no device %s in the topology%s", ref, have(devices))
+				continue
+			}
+			v.settings(dpath, st.Devices[ref], devices[ref])
+		}
+	}
+}
+
+func (v *validator) settings(path string, ds DeviceSettings, d *device) {
+	check := func(key string, val *uint32, lo, hi uint32, why string) {
+		if val != nil && (*val < lo || *val > hi) {
+			v.add(path+"."+key, "%d %s", *val, why)
+		}
+	}
+	gso := fmt.Sprintf("is outside %d..%d (below %d the kernel answers ERANGE; above %d no kernel accepts)", MinGSOSize, MaxGSOSize, MinGSOSize, MaxGSOSize)
+	gro := fmt.Sprintf("exceeds %d, the largest GRO size any kernel accepts", MaxGROSize)
+	check("gso_max_size", ds.GSOMaxSize, MinGSOSize, MaxGSOSize, gso)
+	check("gso_ipv4_max_size", ds.GSOIPv4MaxSize, MinGSOSize, MaxGSOSize, gso)
+	check("gro_max_size", ds.GROMaxSize, 0, MaxGROSize, gro)
+	check("gro_ipv4_max_size", ds.GROIPv4MaxSize, 0, MaxGROSize, gro)
+	check("gso_max_segs", ds.GSOMaxSegs, 1, MaxGSOSegs, fmt.Sprintf("is outside 1..%d", MaxGSOSegs))
+	check("mtu", ds.MTU, MinMTU, MaxMTU, fmt.Sprintf("is outside %d..%d", MinMTU, MaxMTU))
+	if ds.MTU != nil && *ds.MTU < 1280 && d.ipv6 {
+		v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the device has IPv6 addresses", *ds.MTU)
+	}
+}
+
+func (v *validator) workloads(namespaces map[string]bool, devices map[string]*device, opt Options) {
+	if len(v.s.Workloads) == 0 {
+		v.add("workloads", "missing: list at least one workload, e.g. an iperf3 client and server")
+	}
+	seen := map[string]bool{}
+	for i, w := range v.s.Workloads {
+		path := fmt.Sprintf("workloads[%d]", i)
+		switch {
+		case w.Name == "":
+			v.add(path+".name", "missing: every workload needs a name, e.g. tcp4")
+		case !stateNameRE.MatchString(w.Name):
+			v.add(path+".name", "%q: use letters, digits, '.', '_' and '-'", w.Name)
+		case seen[w.Name]:
+			v.add(path+".name", "duplicate workload %q", w.Name)
+		}
+		seen[w.Name] = true
+		if w.Iperf3 == nil {
+			v.add(path, "a workload needs one tool: iperf3")
+			continue
+		}
+		v.iperf3(path+".iperf3", w.Iperf3, namespaces, devices, opt)
+	}
+}
+
+func (v *validator) iperf3(path string, w *Iperf3, namespaces map[string]bool, devices map[string]*device, opt Options) {
+	server := v.side(path+".server", w.Server, namespaces, devices, opt, true)
+	client := v.side(path+".client", w.Client, namespaces, devices, opt, false)
+	if server.IsValid() && client.IsValid() && server.Is4() != client.Is4() {
+		v.add(path+".client.addr", "%s and the server address %s are of different families", client, server)
+	}
+	wholeSeconds := func(key string, d Duration, min time.Duration) {
+		if d.Std() < min || d.Std()%time.Second != 0 {
+			v.add(path+"."+key, "%s: want whole seconds, at least %s", d, min)
+		}
+	}
+	wholeSeconds("duration", w.Duration, time.Second)
+	wholeSeconds("omit", w.Omit, 0)
+	if w.Port < 1 || w.Port > 65535 {
+		v.add(path+".port", "%d: want 1 to 65535", w.Port)
+	}
+	if w.CPort < 0 || w.CPort > 65535 {
+		v.add(path+".cport", "%d: want 1 to 65535, or leave it out for an ephemeral port", w.CPort)
+	}
+	if w.Streams < 1 || w.Streams > 128 {
+		v.add(path+".streams", "%d: want 1 to 128", w.Streams)
+	}
+}
+
+// side checks one end of a workload and returns its address, if it has a valid one.
+func (v *validator) side(path string, sd Side, namespaces map[string]bool, devices map[string]*device, opt Options, isServer bool) netip.Addr {
+	if sd.NS == "" {
+		v.add(path+".ns", "missing: the namespace to run in")
+	} else if !namespaces[sd.NS] {
+		v.add(path+".ns", "namespace %q is not in topology.namespaces%s", sd.NS, have(namespaces))
+	}
+	if sd.CPU != nil && (*sd.CPU < 0 || (opt.CPUs > 0 && *sd.CPU >= opt.CPUs)) {
+		v.add(path+".cpu", "CPU %d does not exist: this machine has CPUs 0-%d", *sd.CPU, opt.CPUs-1)
+	}
+	if sd.Addr == "" {
+		if isServer {
+			v.add(path+".addr", "missing: the address the client connects to, one the topology assigns in namespace %s", sd.NS)
+		}
+		return netip.Addr{}
+	}
+	a, err := netip.ParseAddr(sd.Addr)
+	if err != nil {
+		v.add(path+".addr", "%q is not an IP address (no prefix length here)", sd.Addr)
+		return netip.Addr{}
+	}
+	if !namespaces[sd.NS] {
+		return a
+	}
+	var there []string
+	for ref, d := range devices {
+		if !strings.HasPrefix(ref, sd.NS+"/") {
+			continue
+		}
+		for _, p := range d.addrs {
+			if p.Addr() == a {
+				return a
+			}
+			there = append(there, p.Addr().String())
+		}
+	}
+	hint := "; nsperf only sends traffic to addresses it assigns"
+	if len(there) > 0 {
+		hint = " (addresses there: " + strings.Join(sortStrings(there), ", ") + ")" + hint
+	}
+	v.add(path+".addr", "no device in namespace %s carries %s%s", sd.NS, a, hint)
+	return netip.Addr{}
+}
+
+func have[V any](m map[string]V) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return " (have: " + strings.Join(sortedKeys(m), ", ") + ")"
+}
+
+func sortStrings(s []string) []string {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return sortedKeys(m)
+}

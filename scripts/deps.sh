@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# deps.sh: install what nsperf needs on a Debian 12 machine, only when it is missing.
+# Idempotent: a second run installs nothing and touches no apt source.
+#   iperf3, netperf (Debian's non-free component), openvswitch-switch, ethtool, iproute2.
+set -euo pipefail
+
+missing=()
+need() { # need COMMAND PACKAGE
+	command -v "$1" >/dev/null 2>&1 || missing+=("$2")
+}
+need iperf3 iperf3
+need netperf netperf
+need netserver netperf
+need ethtool ethtool
+need ip iproute2
+need ovs-vswitchd openvswitch-switch
+need ovsdb-tool openvswitch-common
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+# Deduplicate package names.
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}; run as root (or: apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps.sh: missing packages: ${missing[*]}; this script knows only apt (Debian); install them with your distribution's tools" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt_updated=no
+apt_update() {
+	if [ "$apt_updated" = no ]; then
+		apt-get update -qq
+		apt_updated=yes
+	fi
+}
+
+# netperf lives in Debian's non-free component, which new machines do not enable. Add a source
+# that is a copy of the machine's own debian.sources with only the non-free component, so the
+# existing mirror (and its snapshot pinning) is reused and nothing is configured twice.
+nonfree=/etc/apt/sources.list.d/nsperf-non-free.sources
+if printf '%s\n' "${missing[@]}" | grep -qx netperf; then
+	apt_update
+	if ! apt-cache policy netperf 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+		src=/etc/apt/sources.list.d/debian.sources
+		if [ -f "$src" ] && [ ! -f "$nonfree" ]; then
+			echo "deps.sh: enabling Debian's non-free component for netperf ($nonfree)" >&2
+			sed -E 's/^Components:.*/Components: non-free/' "$src" >"$nonfree"
+		elif [ ! -f "$src" ] && [ ! -f "$nonfree" ]; then
+			echo "deps.sh: netperf is in Debian's non-free component; enable it in your apt sources and re-run" >&2
+			exit 1
+		fi
+		apt_updated=no
+		apt_update
+	fi
+fi
+
+apt_update
+echo "deps.sh: installing ${missing[*]}" >&2
+# The package scripts of openvswitch-switch try to start the system OVS; nsperf runs its own
+# private instance and needs none, so a refused service start (no init system) is not an error.
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
