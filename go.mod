@@ -7,4 +7,7 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/vishvananda/netlink v1.3.1 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

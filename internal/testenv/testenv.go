@@ -1,0 +1,104 @@
+// Package testenv holds what root integration tests share: the root requirement that fails
+// instead of skipping in CI, and the check that a test left nothing behind.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// RequireRoot skips a test that needs root, unless NSPERF_REQUIRE_ROOT=1 (set by .ci/run),
+// where a skip would hide that the integration tests never ran: then it fails.
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("NSPERF_REQUIRE_ROOT") == "1" {
+		t.Fatal("this test needs root, and NSPERF_REQUIRE_ROOT=1 forbids skipping it")
+	}
+	t.Skip("needs root (network namespaces)")
+}
+
+// RequireTool fails (in CI) or skips when a program the test drives is missing.
+func RequireTool(t testing.TB, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err == nil {
+		return
+	}
+	if os.Getenv("NSPERF_REQUIRE_ROOT") == "1" {
+		t.Fatalf("%s is not installed (scripts/deps.sh installs it)", name)
+	}
+	t.Skipf("%s is not installed (scripts/deps.sh installs it)", name)
+}
+
+// Snapshot is what a test could leave behind: run namespaces, nsperf state files and the
+// processes nsperf drives.
+type Snapshot struct {
+	Namespaces []string
+	StateFiles []string
+	Processes  []string
+}
+
+// Take records the current leftovers-to-be.
+func Take(stateDir string) Snapshot {
+	var s Snapshot
+	entries, _ := os.ReadDir("/run/netns")
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "nsp") {
+			s.Namespaces = append(s.Namespaces, e.Name())
+		}
+	}
+	s.StateFiles, _ = filepath.Glob(filepath.Join(stateDir, "nsp*"))
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		comm, err := os.ReadFile(filepath.Join("/proc", p.Name(), "comm"))
+		if err != nil {
+			continue
+		}
+		name := strings.TrimSpace(string(comm))
+		switch name {
+		case "iperf3", "netperf", "netserver":
+			s.Processes = append(s.Processes, p.Name()+" "+name)
+		}
+	}
+	sort.Strings(s.Namespaces)
+	sort.Strings(s.Processes)
+	return s
+}
+
+// CheckClean fails the test if anything exists now that did not exist in before.
+func CheckClean(t testing.TB, before Snapshot, stateDir string) {
+	t.Helper()
+	after := Take(stateDir)
+	for _, pair := range []struct {
+		what          string
+		before, after []string
+	}{
+		{"network namespaces", before.Namespaces, after.Namespaces},
+		{"state files", before.StateFiles, after.StateFiles},
+		{"processes", before.Processes, after.Processes},
+	} {
+		if extra := added(pair.before, pair.after); len(extra) > 0 {
+			t.Errorf("left behind %s: %v", pair.what, extra)
+		}
+	}
+}
+
+func added(before, after []string) []string {
+	had := map[string]bool{}
+	for _, b := range before {
+		had[b] = true
+	}
+	var out []string
+	for _, a := range after {
+		if !had[a] {
+			out = append(out, a)
+		}
+	}
+	return out
+}

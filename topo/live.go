@@ -1,0 +1,234 @@
+package topo
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/internal/netnsx"
+)
+
+// Live is a built topology: kernel handles per namespace and the undo stack that removes it.
+type Live struct {
+	ID       RunID
+	Plan     *Plan
+	owner    *Owner
+	spaces   map[string]*space // by scenario namespace name
+	pristine map[string]Attrs  // device attributes right after the build, by "ns/dev"
+
+	mu   sync.Mutex
+	undo []undoEntry
+}
+
+type space struct {
+	name string // full name, e.g. nsp3f9a-client
+	fd   netns.NsHandle
+	nl   *netlink.Handle
+}
+
+type undoEntry struct {
+	what string
+	fn   func() error
+}
+
+// BuildOptions tune Build.
+type BuildOptions struct {
+	Kept bool // the topology is meant to outlive the process (`nsperf up`)
+}
+
+// Build carries out a plan. On failure it removes what it had built and returns the error of
+// the step that failed.
+func Build(p *Plan, opt BuildOptions) (*Live, error) {
+	owner, err := claimOwner(p.RunID, p.Scenario.Name, opt.Kept)
+	if err != nil {
+		return nil, err
+	}
+	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{}}
+	l.push("remove state file", owner.remove)
+	for i, step := range p.Steps {
+		if err := l.do(step); err != nil {
+			err = fmt.Errorf("build step %d (%s): %w", i+1, step.Do, err)
+			return nil, errors.Join(err, l.Teardown())
+		}
+	}
+	for _, ep := range p.Scenario.Devices() {
+		a, err := l.ReadAttrs(ep.Ref())
+		if err != nil {
+			return nil, errors.Join(err, l.Teardown())
+		}
+		l.pristine[ep.Ref()] = a
+	}
+	return l, nil
+}
+
+func (l *Live) push(what string, fn func() error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.undo = append(l.undo, undoEntry{what, fn})
+}
+
+// Teardown undoes the build, last step first. Objects already gone count as removed; it runs
+// every undo even after a failure, and a second call does nothing.
+func (l *Live) Teardown() error {
+	var errs []error
+	for {
+		l.mu.Lock()
+		if len(l.undo) == 0 {
+			l.mu.Unlock()
+			break
+		}
+		u := l.undo[len(l.undo)-1]
+		l.undo = l.undo[:len(l.undo)-1]
+		l.mu.Unlock()
+		if err := u.fn(); err != nil {
+			errs = append(errs, fmt.Errorf("teardown: %s: %w", u.what, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Namespace returns the full name of a scenario namespace (for `ip netns exec`).
+func (l *Live) Namespace(ns string) string { return l.ID.Namespace(ns) }
+
+// Do runs fn with the calling thread in a scenario namespace; processes fn starts live there.
+func (l *Live) Do(ns string, fn func() error) error {
+	sp, ok := l.spaces[ns]
+	if !ok {
+		return fmt.Errorf("no namespace %s in this topology", ns)
+	}
+	return netnsx.Do(sp.fd, fn)
+}
+
+func (l *Live) do(s Step) error {
+	switch s.Kind {
+	case AddNamespace:
+		return l.addNamespace(s.NS)
+	case SetUp:
+		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error { return h.LinkSetUp(link) })
+	case AddVeth:
+		return l.addVeth(s)
+	case AddAddress:
+		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
+			addr := &netlink.Addr{IPNet: &net.IPNet{IP: s.Addr.Addr().AsSlice(), Mask: net.CIDRMask(s.Addr.Bits(), s.Addr.Addr().BitLen())}}
+			if s.Addr.Addr().Is6() {
+				addr.Flags = unix.IFA_F_NODAD // usable at once, not tentative for a second or two
+			}
+			return h.AddrAdd(link, addr)
+		})
+	}
+	return fmt.Errorf("unknown step kind %q", s.Kind)
+}
+
+// addNamespace: `ip netns add NAME`. The name is recorded in the state file first, so that a
+// crash right after creating it still leaves a trace for `nsperf cleanup`.
+func (l *Live) addNamespace(ns string) error {
+	full := l.ID.Namespace(ns)
+	l.owner.Namespaces = append(l.owner.Namespaces, full)
+	if err := l.owner.save(); err != nil {
+		return err
+	}
+	fd, err := netnsx.NewNamed(full)
+	if err != nil {
+		return err
+	}
+	sp := &space{name: full, fd: fd}
+	l.spaces[ns] = sp
+	l.push("delete namespace "+full, func() error {
+		if sp.nl != nil {
+			sp.nl.Close()
+		}
+		sp.fd.Close()
+		return deleteNamespace(full)
+	})
+	sp.nl, err = netlink.NewHandleAt(fd)
+	if err != nil {
+		return fmt.Errorf("netlink handle in %s: %w", full, err)
+	}
+	return nil
+}
+
+// addVeth: `ip -n A link add NAME type veth peer name PEER netns B`, then an alias on both
+// ends naming the run.
+func (l *Live) addVeth(s Step) error {
+	a, b := l.spaces[s.NS], l.spaces[s.Peer.NS]
+	veth := &netlink.Veth{
+		LinkAttrs:     netlink.LinkAttrs{Name: s.Dev, MTU: s.MTU},
+		PeerName:      s.Peer.Name,
+		PeerNamespace: netlink.NsFd(b.fd),
+		PeerMTU:       uint32(s.MTU),
+	}
+	if err := a.nl.LinkAdd(veth); err != nil {
+		return err
+	}
+	l.push(fmt.Sprintf("delete veth %s/%s", s.NS, s.Dev), func() error {
+		link, err := a.nl.LinkByName(s.Dev)
+		if err != nil {
+			return ignoreGone(err)
+		}
+		return ignoreGone(a.nl.LinkDel(link))
+	})
+	for _, end := range []struct{ ns, dev string }{{s.NS, s.Dev}, {s.Peer.NS, s.Peer.Name}} {
+		if err := l.withLink(end.ns, end.dev, func(h *netlink.Handle, link netlink.Link) error {
+			return h.LinkSetAlias(link, l.ID.Alias())
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *Live) withLink(ns, dev string, fn func(*netlink.Handle, netlink.Link) error) error {
+	sp, ok := l.spaces[ns]
+	if !ok {
+		return fmt.Errorf("no namespace %s in this topology", ns)
+	}
+	link, err := sp.nl.LinkByName(dev)
+	if err != nil {
+		return fmt.Errorf("%s/%s: %w", ns, dev, err)
+	}
+	return fn(sp.nl, link)
+}
+
+// ReadAttrs reads the effective attributes of a device ("ns/dev").
+func (l *Live) ReadAttrs(ref string) (Attrs, error) {
+	ns, dev := splitRef(ref)
+	var a Attrs
+	err := l.withLink(ns, dev, func(_ *netlink.Handle, link netlink.Link) error {
+		a = attrsOf(link)
+		return nil
+	})
+	return a, err
+}
+
+// Pristine returns each device's attributes as built, by "ns/dev".
+func (l *Live) Pristine() map[string]Attrs { return l.pristine }
+
+// Devices returns the refs of the topology's devices, sorted.
+func (l *Live) Devices() []string {
+	refs := make([]string, 0, len(l.pristine))
+	for r := range l.pristine {
+		refs = append(refs, r)
+	}
+	sort.Strings(refs)
+	return refs
+}
+
+func splitRef(ref string) (ns, dev string) {
+	ns, dev, _ = strings.Cut(ref, "/")
+	return ns, dev
+}
+
+func ignoreGone(err error) error {
+	var notFound netlink.LinkNotFoundError
+	if err == nil || errors.As(err, &notFound) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	return err
+}

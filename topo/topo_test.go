@@ -1,0 +1,245 @@
+package topo
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func loadDefault(t testing.TB) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Load(scenarios.DefaultScenario, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPlanGolden(t *testing.T) {
+	s := loadDefault(t)
+	p := NewPlan(s, "nsp0000")
+	var b strings.Builder
+	b.WriteString(p.Shell())
+	for _, st := range s.States {
+		b.WriteString("# state " + st.Name + "\n")
+		for _, line := range StateShell(s, st, p.RunID) {
+			b.WriteString(line + "\n")
+		}
+	}
+	b.WriteString("# undo\n" + p.UndoShell())
+	path := filepath.Join("testdata", "veth-bigtcp.plan.golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(path, []byte(b.String()), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("plan differs from %s (-update rewrites it):\n%s", path, b.String())
+	}
+}
+
+func TestDesiredResetsWhatAStateLeavesOut(t *testing.T) {
+	pristine := Attrs{MTU: 1500, GSOMaxSize: 65536, GROMaxSize: 65536, GSOIPv4MaxSize: 65536, GROIPv4MaxSize: 65536, GSOMaxSegs: 65535, TSOMaxSize: 524280}
+	v := uint32(185000)
+	got := Desired(pristine, scenarios.DeviceSettings{GSOMaxSize: &v})
+	want := pristine
+	want.GSOMaxSize = 185000
+	if got != want {
+		t.Fatalf("Desired = %+v, want %+v", got, want)
+	}
+}
+
+func TestCapabilityProblem(t *testing.T) {
+	p := Attrs{TSOMaxSize: 65536, TSOMaxSegs: 65535, GSOIPv4MaxSize: 65536}
+	for _, tc := range []struct {
+		knob string
+		v    uint32
+		want string
+	}{
+		{"gso_max_size", 185000, "gso_max_size 185000 > tso_max_size 65536 of client/eth0"},
+		{"gso_ipv4_max_size", 65537, "gso_ipv4_max_size 65537 > tso_max_size 65536 of client/eth0"},
+		{"gso_max_size", 65536, ""},
+		{"gro_max_size", 185000, ""}, // GRO is not bounded by TSO
+	} {
+		if got := capabilityProblem("client/eth0", tc.knob, tc.v, p); got != tc.want {
+			t.Errorf("%s %d: %q, want %q", tc.knob, tc.v, got, tc.want)
+		}
+	}
+	if got := capabilityProblem("a/b", "gro_ipv4_max_size", 1, Attrs{TSOMaxSize: 65536}); !strings.Contains(got, "Linux 6.3") {
+		t.Errorf("missing IPv4 knobs: %q", got)
+	}
+}
+
+func TestRunIDs(t *testing.T) {
+	id := NewRunID()
+	if _, err := ParseRunID(string(id)); err != nil {
+		t.Fatal(err)
+	}
+	if id.Namespace("client") != string(id)+"-client" || id.Alias() != "nsperf:"+string(id) {
+		t.Fatal(id.Namespace("client"), id.Alias())
+	}
+	for _, bad := range []string{"", "nsp", "nsp12345", "abc1234", "nsp3F9A"} {
+		if _, err := ParseRunID(bad); err == nil {
+			t.Errorf("ParseRunID(%q) accepted", bad)
+		}
+	}
+}
+
+// TestBuildApplyTeardown builds the default topology, checks the read-back limits of both
+// states on both veth ends, and proves the teardown leaves nothing.
+func TestBuildApplyTeardown(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	s := loadDefault(t)
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := l.Teardown(); err != nil {
+			t.Error(err)
+		}
+		if err := l.Teardown(); err != nil { // idempotent
+			t.Error("second teardown:", err)
+		}
+		testenv.CheckClean(t, before, StateDir)
+	}()
+	for ref, a := range l.Pristine() {
+		if a.TSOMaxSize != 524280 {
+			t.Errorf("%s tso_max_size %d, want 524280 (veth)", ref, a.TSOMaxSize)
+		}
+	}
+	if err := l.Check(s.States); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint32{65536, 185000, 65536} {
+		st := s.States[0]
+		if want == 185000 {
+			st = s.States[1]
+		}
+		eff, err := l.Apply(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range []string{"client/eth0", "server/eth0"} { // the peer explicitly too
+			a := eff[ref]
+			if a.GSOMaxSize != want || a.GROMaxSize != want || a.GSOIPv4MaxSize != want || a.GROIPv4MaxSize != want {
+				t.Errorf("state %s %s: %+v, want all sizes %d", st.Name, ref, a, want)
+			}
+			if read, _ := l.ReadAttrs(ref); read != a {
+				t.Errorf("%s: Apply returned %+v, kernel has %+v", ref, a, read)
+			}
+		}
+	}
+}
+
+func TestRefusedStateIsCapabilityError(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	s := loadDefault(t)
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { l.Teardown(); testenv.CheckClean(t, before, StateDir) }()
+	// Pretend the client end is a 64K-limited device, as a tap or an OVS internal port is.
+	p := l.pristine["client/eth0"]
+	p.TSOMaxSize = 65536
+	l.pristine["client/eth0"] = p
+	err = l.Check(s.States)
+	var ce *CapabilityError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "state on: gso_max_size 185000 > tso_max_size 65536 of client/eth0") {
+		t.Fatalf("Check: %v", err)
+	}
+}
+
+func TestTwoRunsAtOnceDoNotCollide(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	s := loadDefault(t)
+	var wg sync.WaitGroup
+	lives := make([]*Live, 2)
+	errs := make([]error, 2)
+	for i := range lives {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			lives[i], errs[i] = Build(NewPlan(s, NewRunID()), BuildOptions{})
+		}(i)
+	}
+	wg.Wait()
+	for i := range lives {
+		if errs[i] != nil {
+			t.Error(errs[i])
+			continue
+		}
+		if err := lives[i].Teardown(); err != nil {
+			t.Error(err)
+		}
+	}
+	testenv.CheckClean(t, before, StateDir)
+}
+
+func TestFailedBuildRemovesWhatItBuilt(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	s := loadDefault(t)
+	p := NewPlan(s, NewRunID())
+	// A step that fails after namespaces and the veth exist: an address on a missing device.
+	p.Steps = append(p.Steps, Step{Kind: SetUp, NS: "client", Dev: "nodev0", Do: "ip link set nodev0 up"})
+	if _, err := Build(p, BuildOptions{}); err == nil || !strings.Contains(err.Error(), "nodev0") {
+		t.Fatalf("Build: %v", err)
+	}
+	testenv.CheckClean(t, before, StateDir)
+}
+
+func TestCleanupRemovesKilledRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	s := loadDefault(t)
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pretend the owner died: a pid that cannot exist.
+	l.owner.PID = 1 << 30
+	if err := l.owner.save(); err != nil {
+		t.Fatal(err)
+	}
+	// Something still runs in the namespace, as an iperf3 server of a killed run would.
+	sleeper := exec.Command("ip", "netns", "exec", l.Namespace("server"), "sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go sleeper.Wait()
+	left, err := FindLeftovers(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, lo := range left {
+		if lo.RunID == l.ID {
+			found = true
+			if err := lo.Remove(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("run %s not among leftovers %+v", l.ID, left)
+	}
+	testenv.CheckClean(t, before, StateDir)
+}
