@@ -1,0 +1,107 @@
+// Package results holds the result model (versioned JSON), its statistics and renderers, and
+// the journal that keeps the samples of an interrupted run. Everything here is pure.
+package results
+
+import (
+	"time"
+)
+
+// Schema is the version of the result JSON; readers refuse other major versions.
+const Schema = "nsperf.result/v1"
+
+// Result is everything one `nsperf run` measured, with what is needed to reproduce it.
+type Result struct {
+	Schema      string       `json:"schema"`
+	RunID       string       `json:"run_id"`
+	Scenario    ScenarioInfo `json:"scenario"`
+	Label       string       `json:"label,omitempty"` // e.g. the kernel under test
+	Start       time.Time    `json:"start"`
+	End         time.Time    `json:"end"`
+	Complete    bool         `json:"complete"` // false when interrupted
+	Settings    Settings     `json:"settings"`
+	Environment Environment  `json:"environment"`
+	Cases       []Case       `json:"cases"` // one per matrix combination; one when there is no matrix
+}
+
+// ScenarioInfo identifies the scenario exactly: its full text and hash.
+type ScenarioInfo struct {
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	Text   string `json:"text"`
+}
+
+// Settings are the run's effective method, after command-line overrides.
+type Settings struct {
+	Runs     int        `json:"runs"`
+	Order    string     `json:"order"`
+	Seed     *int64     `json:"seed,omitempty"`
+	Schedule [][]string `json:"schedule"` // state names per round, in the order they ran
+}
+
+// Environment is the fingerprint of the machine the run measured.
+type Environment struct {
+	KernelRelease string            `json:"kernel_release"`
+	KernelVersion string            `json:"kernel_version"`
+	Machine       string            `json:"machine"`
+	CPUModel      string            `json:"cpu_model"`
+	CPUs          int               `json:"cpus"`
+	Tools         map[string]string `json:"tools"` // name -> version
+	Hostname      string            `json:"hostname"`
+}
+
+// Case is one concrete scenario (one matrix combination).
+type Case struct {
+	Matrix    map[string]string `json:"matrix,omitempty"`
+	States    []StateRecord     `json:"states"`
+	Samples   []Sample          `json:"samples"`
+	Summaries []Summary         `json:"summaries"`
+}
+
+// StateRecord is what a state really was: the device attributes read back after applying it.
+type StateRecord struct {
+	Name    string                       `json:"name"`
+	Devices map[string]map[string]uint64 `json:"devices"` // "ns/dev" -> attribute -> value
+}
+
+// Sample is one tool run.
+type Sample struct {
+	Round    int       `json:"round"` // 1-based
+	State    string    `json:"state"`
+	Workload string    `json:"workload"`
+	Tool     string    `json:"tool"`
+	Argv     []string  `json:"argv"`
+	Start    time.Time `json:"start"`
+	Seconds  float64   `json:"seconds"` // wall time of the client
+	Metrics  []Metric  `json:"metrics,omitempty"`
+	Error    string    `json:"error,omitempty"` // a failed run is kept, with why
+	Stderr   string    `json:"stderr,omitempty"`
+	Output   string    `json:"output,omitempty"` // the tool's raw output
+}
+
+// Value returns a metric of the sample.
+func (s Sample) Value(metric string) (float64, bool) {
+	for _, m := range s.Metrics {
+		if m.Name == metric {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Summary is the statistics of one metric of one workload in one state.
+type Summary struct {
+	Workload string  `json:"workload"`
+	Metric   string  `json:"metric"`
+	Unit     string  `json:"unit"`
+	State    string  `json:"state"`
+	Stats    Stats   `json:"stats"`
+	Change   *Change `json:"change,omitempty"` // against the baseline; nil for the baseline
+}
+
+// Change is a state's difference from the baseline state.
+type Change struct {
+	Baseline string  `json:"baseline"`
+	Relative float64 `json:"relative"` // (mean - baseline mean) / baseline mean
+	Better   bool    `json:"better"`   // the change goes the metric's better way
+}

@@ -1,0 +1,166 @@
+package results
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// Expected values computed by hand: xs = 2 4 4 4 5 5 7 9, sum 40, mean 5, squared deviations
+// 9 1 1 1 0 0 4 16 = 32, sample variance 32/7, stddev 2.138089935..., CV 0.427617987...
+func TestDescribeByHand(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		want Stats
+	}{
+		{"eight", []float64{9, 2, 4, 5, 4, 7, 4, 5}, Stats{N: 8, Mean: 5, Median: 4.5, Stddev: math.Sqrt(32.0 / 7), CV: math.Sqrt(32.0/7) / 5, Min: 2, Max: 9}},
+		{"odd", []float64{3, 1, 2}, Stats{N: 3, Mean: 2, Median: 2, Stddev: 1, CV: 0.5, Min: 1, Max: 3}},
+		{"one", []float64{7}, Stats{N: 1, Mean: 7, Median: 7, Min: 7, Max: 7}},
+		{"none", nil, Stats{}},
+		{"constant", []float64{4, 4, 4}, Stats{N: 3, Mean: 4, Median: 4, Min: 4, Max: 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Describe(tc.xs)
+			if got.N != tc.want.N || !near(got.Mean, tc.want.Mean) || !near(got.Median, tc.want.Median) ||
+				!near(got.Stddev, tc.want.Stddev) || !near(got.CV, tc.want.CV) || got.Min != tc.want.Min || got.Max != tc.want.Max {
+				t.Fatalf("Describe(%v) = %+v, want %+v", tc.xs, got, tc.want)
+			}
+		})
+	}
+}
+
+func sample(round int, state, workload string, tput, rtt float64) Sample {
+	return Sample{Round: round, State: state, Workload: workload, Tool: "iperf3",
+		Metrics: []Metric{{Throughput, "bit/s", tput}, {RTTMean, "us", rtt}}}
+}
+
+func testSamples() []Sample {
+	s := []Sample{
+		sample(1, "off", "tcp4", 9e9, 60), sample(1, "on", "tcp4", 9.9e9, 50),
+		sample(2, "off", "tcp4", 11e9, 70), sample(2, "on", "tcp4", 12.1e9, 60),
+	}
+	failed := sample(3, "on", "tcp4", 1, 1) // a failed run: kept, but not in the statistics
+	failed.Error = "iperf3 reported an error: unable to connect"
+	return append(s, failed)
+}
+
+func TestSummarizeChangeAndDirection(t *testing.T) {
+	sums := Summarize(testSamples(), []string{"off", "on"}, []string{"tcp4"})
+	if len(sums) != 4 {
+		t.Fatalf("%d summaries, want 4: %+v", len(sums), sums)
+	}
+	byKey := map[string]Summary{}
+	for _, s := range sums {
+		byKey[s.Metric+"/"+s.State] = s
+	}
+	on := byKey["throughput/on"]
+	if on.Stats.N != 2 || !near(on.Stats.Mean, 11e9) || on.Change == nil || !near(on.Change.Relative, 0.1) || !on.Change.Better {
+		t.Errorf("throughput/on = %+v change %+v; want n=2 mean 11e9 +10%% better", on.Stats, on.Change)
+	}
+	if byKey["throughput/off"].Change != nil {
+		t.Error("the baseline has a change")
+	}
+	rtt := byKey["rtt_mean/on"] // 55 vs 65: -15.38%, lower is better
+	if rtt.Change == nil || !near(rtt.Change.Relative, -10.0/65) || !rtt.Change.Better {
+		t.Errorf("rtt_mean/on change %+v", rtt.Change)
+	}
+}
+
+func testResult() *Result {
+	samples := testSamples()
+	return &Result{
+		Schema: Schema, RunID: "nsp0000", Scenario: ScenarioInfo{Name: "veth-bigtcp"},
+		Start: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Complete: true,
+		Settings:    Settings{Runs: 2, Order: "alternate"},
+		Environment: Environment{KernelRelease: "6.18.44"},
+		Cases: []Case{{
+			States:    []StateRecord{{Name: "off"}, {Name: "on"}},
+			Samples:   samples,
+			Summaries: Summarize(samples, []string{"off", "on"}, []string{"tcp4"}),
+		}},
+	}
+}
+
+func TestTableGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Table(&b, testResult()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "table.golden")
+	if *update {
+		os.WriteFile(path, b.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("table differs from %s (-update rewrites it):\n%s", path, b.String())
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{65.567e9, "bit/s", "65.567 Gbps"}, {139e6, "bit/s", "139.000 Mbps"}, {9816, "count", "9816.0"},
+		{96.84, "%", "96.8%"}, {58, "us", "58.0 us"},
+	} {
+		if got := FormatValue(tc.v, tc.unit); got != tc.want {
+			t.Errorf("FormatValue(%v, %s) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "r.json")
+	r := testResult()
+	if err := WriteFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RunID != r.RunID || len(got.Cases[0].Samples) != 5 || got.Cases[0].Summaries[1].Stats.N != 2 {
+		t.Fatalf("round trip lost data: %+v", got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	os.WriteFile(path, []byte(`{"schema":"nsperf.result/v9"}`), 0o644)
+	if _, err := ReadFile(path); err == nil {
+		t.Error("read a result of another schema")
+	}
+}
+
+func TestJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.journal")
+	j, err := OpenJournal(path, "nsp0000", "veth-bigtcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range testSamples() {
+		if err := j.Append(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	got, err := ReadJournal(path)
+	if err != nil || len(got) != 5 || got[4].Error == "" {
+		t.Fatalf("ReadJournal = %d samples, %v", len(got), err)
+	}
+}

@@ -1,0 +1,95 @@
+package results
+
+import (
+	"math"
+	"sort"
+)
+
+// Stats describe the samples of one metric in one state. With fewer than two samples Stddev
+// and CV are 0 and mean nothing; renderers show "n/a".
+type Stats struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
+	Stddev float64 `json:"stddev"` // sample standard deviation (n-1)
+	CV     float64 `json:"cv"`     // Stddev / Mean, as a fraction
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// Describe computes the statistics of xs.
+func Describe(xs []float64) Stats {
+	s := Stats{N: len(xs)}
+	if s.N == 0 {
+		return s
+	}
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	s.Min, s.Max = sorted[0], sorted[s.N-1]
+	if s.N%2 == 1 {
+		s.Median = sorted[s.N/2]
+	} else {
+		s.Median = (sorted[s.N/2-1] + sorted[s.N/2]) / 2
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	s.Mean = sum / float64(s.N)
+	if s.N < 2 {
+		return s
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - s.Mean) * (x - s.Mean)
+	}
+	s.Stddev = math.Sqrt(ss / float64(s.N-1))
+	if s.Mean != 0 {
+		s.CV = s.Stddev / math.Abs(s.Mean)
+	}
+	return s
+}
+
+// Summarize computes, per workload and metric, the statistics of every state (in the order of
+// states, the first being the baseline) and each state's change against the baseline. Failed
+// samples are left out of the statistics; they stay in the samples.
+func Summarize(samples []Sample, states, workloads []string) []Summary {
+	var out []Summary
+	for _, w := range workloads {
+		var metrics []string
+		units := map[string]string{}
+		for _, s := range samples {
+			if s.Workload != w {
+				continue
+			}
+			for _, m := range s.Metrics {
+				if _, seen := units[m.Name]; !seen {
+					metrics = append(metrics, m.Name)
+					units[m.Name] = m.Unit
+				}
+			}
+		}
+		for _, metric := range metrics {
+			var base Stats
+			for i, st := range states {
+				var xs []float64
+				for _, s := range samples {
+					if s.Workload == w && s.State == st && s.Error == "" {
+						if v, ok := s.Value(metric); ok {
+							xs = append(xs, v)
+						}
+					}
+				}
+				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st, Stats: Describe(xs)}
+				if i == 0 {
+					base = sum.Stats
+				} else if base.N > 0 && sum.Stats.N > 0 && base.Mean != 0 {
+					rel := (sum.Stats.Mean - base.Mean) / math.Abs(base.Mean)
+					sum.Change = &Change{Baseline: states[0], Relative: rel, Better: rel*float64(DirectionOf(metric)) > 0}
+				}
+				out = append(out, sum)
+			}
+		}
+	}
+	return out
+}

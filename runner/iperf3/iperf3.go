@@ -1,0 +1,137 @@
+// Package iperf3 builds iperf3 command lines and parses its JSON (-J) output; both are pure.
+package iperf3
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// Binary is the program run; tests point it elsewhere.
+var Binary = "iperf3"
+
+// ServerArgs is a one-off server (-1) bound to the workload's address, pinned to its CPU.
+func ServerArgs(w *scenarios.Iperf3) []string {
+	args := []string{Binary, "-s", "-1", "-B", w.Server.Addr, "-p", strconv.Itoa(w.Port)}
+	if w.Server.CPU != nil {
+		args = append(args, "-A", strconv.Itoa(*w.Server.CPU))
+	}
+	return args
+}
+
+// ClientArgs is the measuring client: JSON output, the family of the server address, omit,
+// duration, pinned CPU and fixed client port when the workload says so.
+func ClientArgs(w *scenarios.Iperf3) []string {
+	family := "-4"
+	if a, err := netip.ParseAddr(w.Server.Addr); err == nil && a.Is6() {
+		family = "-6"
+	}
+	args := []string{Binary, "-c", w.Server.Addr, "-p", strconv.Itoa(w.Port), family, "-J",
+		"-t", strconv.Itoa(w.Duration.Seconds()), "-O", strconv.Itoa(w.Omit.Seconds())}
+	if w.Streams > 1 {
+		args = append(args, "-P", strconv.Itoa(w.Streams))
+	}
+	if w.Client.CPU != nil {
+		args = append(args, "-A", strconv.Itoa(*w.Client.CPU))
+	}
+	if w.Client.Addr != "" {
+		args = append(args, "-B", w.Client.Addr)
+	}
+	if w.CPort != 0 {
+		args = append(args, "--cport", strconv.Itoa(w.CPort))
+	}
+	return args
+}
+
+// output is the part of iperf3's -J output nsperf reads.
+type output struct {
+	Start struct {
+		Version string `json:"version"`
+	} `json:"start"`
+	End struct {
+		SumReceived *struct {
+			BitsPerSecond float64 `json:"bits_per_second"`
+			Seconds       float64 `json:"seconds"`
+		} `json:"sum_received"`
+		SumSent *struct {
+			Retransmits *float64 `json:"retransmits"`
+		} `json:"sum_sent"`
+		CPU *struct {
+			HostTotal   float64 `json:"host_total"`
+			RemoteTotal float64 `json:"remote_total"`
+		} `json:"cpu_utilization_percent"`
+		Streams []struct {
+			Sender struct {
+				MinRTT  *float64 `json:"min_rtt"`
+				MeanRTT *float64 `json:"mean_rtt"`
+				MaxRTT  *float64 `json:"max_rtt"`
+			} `json:"sender"`
+		} `json:"streams"`
+	} `json:"end"`
+	Error string `json:"error"`
+}
+
+// ErrTool is wrapped by errors that iperf3 itself reported.
+var ErrTool = errors.New("iperf3 reported an error")
+
+// Parse reads the client's -J output into metrics: received throughput (bits/s), sender
+// retransmits, CPU utilisation of both hosts (%), and the senders' RTT (µs).
+func Parse(data []byte) ([]results.Metric, error) {
+	var o output
+	if err := json.Unmarshal(data, &o); err != nil {
+		return nil, fmt.Errorf("iperf3 -J output: %w", err)
+	}
+	if o.Error != "" {
+		return nil, fmt.Errorf("%w: %s", ErrTool, o.Error)
+	}
+	if o.End.SumReceived == nil || o.End.SumReceived.Seconds <= 0 {
+		return nil, errors.New("iperf3 -J output: no end.sum_received: the test did not finish")
+	}
+	m := []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: o.End.SumReceived.BitsPerSecond}}
+	if s := o.End.SumSent; s != nil && s.Retransmits != nil {
+		m = append(m, results.Metric{Name: results.Retransmits, Unit: "count", Value: *s.Retransmits})
+	}
+	if c := o.End.CPU; c != nil {
+		m = append(m,
+			results.Metric{Name: results.CPUSender, Unit: "%", Value: c.HostTotal},
+			results.Metric{Name: results.CPUReceiver, Unit: "%", Value: c.RemoteTotal})
+	}
+	var sum, lo, hi float64
+	n := 0
+	for _, st := range o.End.Streams {
+		s := st.Sender
+		if s.MeanRTT == nil || s.MinRTT == nil || s.MaxRTT == nil {
+			continue
+		}
+		sum += *s.MeanRTT
+		if n == 0 || *s.MinRTT < lo {
+			lo = *s.MinRTT
+		}
+		if *s.MaxRTT > hi {
+			hi = *s.MaxRTT
+		}
+		n++
+	}
+	if n > 0 {
+		m = append(m,
+			results.Metric{Name: results.RTTMean, Unit: "us", Value: sum / float64(n)},
+			results.Metric{Name: results.RTTMin, Unit: "us", Value: lo},
+			results.Metric{Name: results.RTTMax, Unit: "us", Value: hi})
+	}
+	return m, nil
+}
+
+// Version extracts the version from `iperf3 --version` output ("iperf 3.12 (cJSON 1.7.15)").
+func Version(out string) string {
+	f := strings.Fields(out)
+	if len(f) >= 2 && f[0] == "iperf" {
+		return f[1]
+	}
+	return strings.TrimSpace(out)
+}
