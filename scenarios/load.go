@@ -181,3 +181,38 @@ func (s *Scenario) EstimatedDuration() time.Duration {
 	}
 	return per * time.Duration(s.Runs*len(s.States))
 }
+
+// Overrides are command-line changes to a scenario's method.
+type Overrides struct {
+	Runs     int           // 0: keep
+	Duration time.Duration // 0: keep
+	Omit     time.Duration // <0: keep
+}
+
+// Apply changes the scenario and checks the new values like the loader would.
+func (o Overrides) Apply(s *Scenario) error {
+	if o.Runs != 0 {
+		if o.Runs < 1 || o.Runs > 1000 {
+			return fmt.Errorf("--runs %d: want 1 to 1000", o.Runs)
+		}
+		s.Runs = o.Runs
+	}
+	if o.Duration != 0 && (o.Duration < time.Second || o.Duration%time.Second != 0) {
+		return fmt.Errorf("--duration %s: want whole seconds, at least 1s", o.Duration)
+	}
+	if o.Omit >= 0 && o.Omit%time.Second != 0 {
+		return fmt.Errorf("--omit %s: want whole seconds", o.Omit)
+	}
+	for _, w := range s.Workloads {
+		if w.Iperf3 == nil {
+			continue
+		}
+		if o.Duration != 0 {
+			w.Iperf3.Duration = Duration(o.Duration)
+		}
+		if o.Omit >= 0 {
+			w.Iperf3.Omit = Duration(o.Omit)
+		}
+	}
+	return nil
+}

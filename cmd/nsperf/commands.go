@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+)
+
+func machineOptions() scenarios.Options { return scenarios.Options{CPUs: runtime.NumCPU()} }
+
+func listCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the shipped scenarios",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			shipped, err := scenarios.Shipped()
+			if err != nil {
+				return err
+			}
+			for _, s := range shipped {
+				fmt.Fprintf(c.OutOrStdout(), "%-16s %s (%d runs x %d states, about %s)\n", s.Name, s.Description, s.Runs, len(s.States), s.EstimatedDuration().Round(time.Minute))
+			}
+			return nil
+		},
+	}
+}
+
+func validateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE|NAME...",
+		Short: "Check scenarios and report every problem as file:line:col: path: message",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var all scenarios.Problems
+			var other []error
+			for _, a := range args {
+				s, err := scenarios.Load(a, machineOptions())
+				var ps scenarios.Problems
+				switch {
+				case errors.As(err, &ps):
+					all = append(all, ps...)
+				case err != nil:
+					other = append(other, err)
+				default:
+					fmt.Fprintf(c.OutOrStdout(), "%s: ok (%s)\n", s.File, s.Name)
+				}
+			}
+			if len(other) > 0 {
+				if len(all) > 0 {
+					fmt.Fprintln(c.ErrOrStderr(), all.Error())
+				}
+				return usageError{errors.Join(other...)}
+			}
+			if len(all) > 0 {
+				return all
+			}
+			return nil
+		},
+	}
+}
+
+func planCmd() *cobra.Command {
+	var runID string
+	c := &cobra.Command{
+		Use:   "plan FILE|NAME",
+		Short: "Print the run as a shell script of the equivalent ip and iperf3 commands",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := scenarios.Load(args[0], machineOptions())
+			if err != nil {
+				return err
+			}
+			id := topo.NewRunID()
+			if runID != "" {
+				if id, err = topo.ParseRunID(runID); err != nil {
+					return usageError{err}
+				}
+			}
+			fmt.Fprint(c.OutOrStdout(), runner.Script(s, id))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&runID, "run-id", "", "run id to name the namespaces with (default: a random one)")
+	return c
+}
+
+func runCmd() *cobra.Command {
+	var opt runner.Options
+	var ov scenarios.Overrides
+	c := &cobra.Command{
+		Use:   "run FILE|NAME",
+		Short: "Build the topology, measure every state, tear down, and print the table",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := scenarios.Load(args[0], machineOptions())
+			if err != nil {
+				return err
+			}
+			if err := ov.Apply(s); err != nil {
+				return usageError{err}
+			}
+			if err := requireRoot(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			opt.Progress = c.ErrOrStderr()
+			fmt.Fprintf(c.ErrOrStderr(), "%s: %d runs (%d per state and workload), about %s of measuring\n",
+				s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
+			r, err := runner.Run(ctx, s, opt)
+			if r != nil {
+				if terr := results.Table(c.OutOrStdout(), r); terr != nil {
+					err = errors.Join(err, terr)
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s.journal)\n", runner.OutPath(opt, s, r.RunID), runner.OutPath(opt, s, r.RunID))
+			}
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
+			}
+			return err
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&ov.Runs, "runs", 0, "runs per state and workload (default: the scenario's)")
+	f.DurationVar(&ov.Duration, "duration", 0, "measured time of each run, e.g. 15s (default: the scenario's)")
+	f.DurationVar(&ov.Omit, "omit", -1, "time at the start of each run left out, e.g. 5s (default: the scenario's)")
+	f.StringVar(&opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json)")
+	f.StringVar(&opt.Label, "label", "", "label stored with the result, e.g. the kernel under test")
+	f.BoolVar(&opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
+	return c
+}
+
+func upCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "up FILE|NAME",
+		Short: "Build the topology, apply the baseline state, and leave it up",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := scenarios.Load(args[0], machineOptions())
+			if err != nil {
+				return err
+			}
+			if err := requireRoot(); err != nil {
+				return err
+			}
+			live, err := runner.Up(s, c.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			out := c.OutOrStdout()
+			fmt.Fprintf(out, "run %s is up in state %s. Enter a namespace with:\n", live.ID, s.States[0].Name)
+			for _, ns := range s.Topology.Namespaces {
+				fmt.Fprintf(out, "  ip netns exec %s bash\n", live.Namespace(ns))
+			}
+			fmt.Fprintf(out, "Remove it with:\n  nsperf down %s\n", live.ID)
+			return nil
+		},
+	}
+}
+
+func downCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "down RUNID",
+		Short: "Remove a topology left up by nsperf up or run --keep",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			id, err := topo.ParseRunID(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			if err := requireRoot(); err != nil {
+				return err
+			}
+			o, err := topo.ReadOwner(id)
+			if err != nil {
+				return err
+			}
+			if !o.Kept && o.Alive() {
+				return fmt.Errorf("run %s is still measuring (process %d); stop that process instead", id, o.PID)
+			}
+			if err := topo.Down(o); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "removed run %s (%s)\n", id, strings.Join(o.Namespaces, ", "))
+			return nil
+		},
+	}
+}
+
+func cleanupCmd() *cobra.Command {
+	var all, dryRun bool
+	c := &cobra.Command{
+		Use:   "cleanup",
+		Short: "Remove what killed runs left behind (namespaces, their devices and processes)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := requireRoot(); err != nil {
+				return err
+			}
+			left, err := topo.FindLeftovers(all)
+			if err != nil {
+				return err
+			}
+			out := c.OutOrStdout()
+			if len(left) == 0 {
+				fmt.Fprintln(out, "nothing to clean up")
+			}
+			var errs []error
+			for _, l := range left {
+				verb := "removed"
+				if dryRun {
+					verb = "would remove"
+				} else if err := l.Remove(); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(out, "%s run %s: %s (%s)\n", verb, l.RunID, strings.Join(l.Namespaces, ", "), l.Reason)
+			}
+			return errors.Join(errs...)
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "also remove topologies kept up on purpose (nsperf up, run --keep)")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "only list what would be removed")
+	return c
+}
+
+func reportCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "report RESULT",
+		Short: "Render a stored result (table or json)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			r, err := results.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "table":
+				return results.Table(c.OutOrStdout(), r)
+			case "json":
+				data, err := os.ReadFile(args[0])
+				if err == nil {
+					_, err = c.OutOrStdout().Write(data)
+				}
+				return err
+			}
+			return usageError{fmt.Errorf("--format %q: want table or json", format)}
+		},
+	}
+	c.Flags().StringVar(&format, "format", "table", "table or json")
+	return c
+}

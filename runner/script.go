@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+)
+
+// OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.
+func OutPath(opt Options, s *scenarios.Scenario, id string) string {
+	if opt.Out != "" {
+		return opt.Out
+	}
+	return filepath.Join("nsperf-results", s.Name+"-"+id+".json")
+}
+
+var unsafeShell = regexp.MustCompile(`[^A-Za-z0-9_./:=,@%+-]`)
+var unsafeIdent = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+func shellQuote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || unsafeShell.MatchString(a) {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// Script renders a run as a shell script of iproute2 and iperf3 commands that a reader can
+// run by hand: the topology, one function per state and per workload, then the schedule.
+// nsperf itself does the same through netlink, and reads every value back.
+func Script(s *scenarios.Scenario, id topo.RunID) string {
+	var b strings.Builder
+	p := topo.NewPlan(s, id)
+	fmt.Fprintf(&b, "#!/bin/sh\n# nsperf plan: scenario %s as run %s; %d runs per state, %s order.\n", s.Name, id, s.Runs, s.Order)
+	b.WriteString("# What `nsperf run` does, as iproute2 and iperf3 commands (nsperf itself uses netlink and\n")
+	b.WriteString("# reads every value back). Knobs a state leaves out are reset by nsperf to the values the\n")
+	b.WriteString("# device had when it was built; this script leaves them as they are.\n")
+	b.WriteString("set -e\n\ncleanup() {\n")
+	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
+		fmt.Fprintf(&b, "\t%s 2>/dev/null || true\n", line)
+	}
+	b.WriteString("}\ntrap cleanup EXIT\n\n# topology\n")
+	b.WriteString(p.Shell())
+	stateFn := map[string]string{}
+	for i, st := range s.States {
+		fn := fmt.Sprintf("state%d_%s", i, unsafeIdent.ReplaceAllString(st.Name, "_"))
+		stateFn[st.Name] = fn
+		role := ""
+		if i == 0 {
+			role = " (baseline)"
+		}
+		fmt.Fprintf(&b, "\n# state %s%s\n%s() {\n", st.Name, role, fn)
+		lines := topo.StateShell(s, st, id)
+		if len(lines) == 0 {
+			lines = []string{":"}
+		}
+		for _, line := range lines {
+			b.WriteString("\t" + line + "\n")
+		}
+		b.WriteString("}\n")
+	}
+	workFn := map[string]string{}
+	for i, w := range s.Workloads {
+		fn := fmt.Sprintf("workload%d_%s", i, unsafeIdent.ReplaceAllString(w.Name, "_"))
+		workFn[w.Name] = fn
+		cfg := w.Iperf3
+		srv, cli := id.Namespace(cfg.Server.NS), id.Namespace(cfg.Client.NS)
+		fmt.Fprintf(&b, "\n# workload %s\n%s() {\n", w.Name, fn)
+		fmt.Fprintf(&b, "\tip netns exec %s %s >/dev/null &\n", srv, shellQuote(iperf3.ServerArgs(cfg)))
+		fmt.Fprintf(&b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%s' | grep -q .; do sleep 0.1; done\n", srv, strconv.Itoa(cfg.Port))
+		fmt.Fprintf(&b, "\tip netns exec %s %s\n\twait\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
+	}
+	var seed int64
+	if s.Seed != nil {
+		seed = *s.Seed
+	}
+	b.WriteString("\n# schedule\n")
+	for r, round := range Schedule(s.StateNames(), s.Runs, s.Order, seed) {
+		var calls []string
+		for _, st := range round {
+			calls = append(calls, stateFn[st])
+			for _, w := range s.Workloads {
+				calls = append(calls, workFn[w.Name])
+			}
+		}
+		fmt.Fprintf(&b, "%s  # round %d\n", strings.Join(calls, "; "), r+1)
+	}
+	return b.String()
+}
