@@ -1,0 +1,220 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestSchedule(t *testing.T) {
+	states := []string{"A", "B"}
+	if got, want := Schedule(states, 3, scenarios.OrderAlternate, 0), [][]string{{"A", "B"}, {"A", "B"}, {"A", "B"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("alternate: %v", got)
+	}
+	if got, want := Schedule(states, 4, scenarios.OrderABBA, 0), [][]string{{"A", "B"}, {"B", "A"}, {"A", "B"}, {"B", "A"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("abba: %v", got)
+	}
+	three := []string{"A", "B", "C"}
+	r1 := Schedule(three, 20, scenarios.OrderRandom, 42)
+	if r2 := Schedule(three, 20, scenarios.OrderRandom, 42); !reflect.DeepEqual(r1, r2) {
+		t.Error("random order is not reproducible from its seed")
+	}
+	if r3 := Schedule(three, 20, scenarios.OrderRandom, 43); reflect.DeepEqual(r1, r3) {
+		t.Error("random order ignores its seed")
+	}
+	firsts := map[string]bool{}
+	for _, round := range r1 {
+		got := append([]string(nil), round...)
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, three) {
+			t.Fatalf("round %v is not a permutation of %v", round, three)
+		}
+		firsts[round[0]] = true
+	}
+	if len(firsts) < 2 {
+		t.Errorf("20 random rounds all start with the same state: %v", r1)
+	}
+}
+
+func load(t testing.TB) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Load(scenarios.DefaultScenario, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func short(t testing.TB, runs int, duration time.Duration) *scenarios.Scenario {
+	s := load(t)
+	if err := (scenarios.Overrides{Runs: runs, Duration: duration, Omit: 0}).Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestScriptGolden(t *testing.T) {
+	got := Script(load(t), "nsp0000")
+	path := filepath.Join("testdata", "veth-bigtcp.sh.golden")
+	if *update {
+		os.WriteFile(path, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("script differs from %s (-update rewrites it):\n%s", path, got)
+	}
+}
+
+// TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over
+// IPv4 and IPv6 on pinned CPUs, journal, result, teardown.
+func TestRunTwoStates(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out := filepath.Join(t.TempDir(), "r.json")
+	var progress strings.Builder
+	r, err := Run(context.Background(), short(t, 2, time.Second), Options{Out: out, Progress: &progress})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	stored, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stored.Complete || stored.RunID != r.RunID || stored.Scenario.SHA256 == "" || stored.Environment.Tools["iperf3"] == "" {
+		t.Errorf("result header: complete %v run %s sha %q tools %v", stored.Complete, stored.RunID, stored.Scenario.SHA256, stored.Environment.Tools)
+	}
+	c := stored.Cases[0]
+	if len(c.Samples) != 8 {
+		t.Fatalf("%d samples, want 2 runs x 2 states x 2 workloads", len(c.Samples))
+	}
+	for _, s := range c.Samples {
+		if s.Error != "" {
+			t.Errorf("sample failed: %s: %s", s.Error, s.Stderr)
+		}
+		if v, ok := s.Value(results.Throughput); !ok || v <= 0 {
+			t.Errorf("sample %s/%s round %d: throughput %v", s.State, s.Workload, s.Round, v)
+		}
+		if !strings.Contains(strings.Join(s.Argv, " "), "-A 0 --cport 40000") {
+			t.Errorf("client not pinned or port not fixed: %v", s.Argv)
+		}
+	}
+	// Alternating: the samples of each round run off then on.
+	var order []string
+	for _, s := range c.Samples {
+		if s.Workload == "tcp4" {
+			order = append(order, s.State)
+		}
+	}
+	if strings.Join(order, " ") != "off on off on" {
+		t.Errorf("state order %v, want off on off on", order)
+	}
+	want := map[string]uint64{"off": 65536, "on": 185000}
+	for _, st := range c.States {
+		for _, ref := range []string{"client/eth0", "server/eth0"} {
+			d := st.Devices[ref]
+			for _, k := range []string{"gso_max_size", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size"} {
+				if d[k] != want[st.Name] {
+					t.Errorf("state %s %s %s = %d, want %d", st.Name, ref, k, d[k], want[st.Name])
+				}
+			}
+			if d["tso_max_size"] != 524280 || d["tso_max_segs"] == 0 {
+				t.Errorf("state %s %s: tso_max_size/segs not recorded: %v", st.Name, ref, d)
+			}
+		}
+	}
+	n := 0
+	for _, s := range c.Summaries {
+		if s.Metric == results.Throughput {
+			n++
+			if s.Stats.N != 2 || s.Stats.CV <= 0 || (s.State == "on") != (s.Change != nil) {
+				t.Errorf("summary %+v", s)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d throughput summaries, want 2 workloads x 2 states", n)
+	}
+	journal, err := results.ReadJournal(out + ".journal")
+	if err != nil || len(journal) != 8 {
+		t.Errorf("journal: %d samples, %v", len(journal), err)
+	}
+	if !strings.Contains(progress.String(), "[8/8] round 2/2") {
+		t.Errorf("progress lacks the last line:\n%s", progress.String())
+	}
+}
+
+// TestFailedToolIsRecorded: a client that fails is a recorded sample with its stderr, the run
+// says so, and nothing is left behind (the one-off server is stopped).
+func TestFailedToolIsRecorded(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	fake := filepath.Join(t.TempDir(), "iperf3")
+	real, _ := exec.LookPath("iperf3")
+	script := "#!/bin/sh\ncase \"$1\" in -s|--version) exec " + real + " \"$@\";; esac\necho 'iperf3: error - simulated client failure' >&2\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer func(b string) { iperf3.Binary = b }(iperf3.Binary)
+	iperf3.Binary = fake
+	s := short(t, 1, time.Second)
+	out := filepath.Join(t.TempDir(), "r.json")
+	r, err := Run(context.Background(), s, Options{Out: out, ServerTimeout: 5 * time.Second})
+	if !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("Run: %v, want ErrRunsFailed", err)
+	}
+	samples := r.Cases[0].Samples
+	if len(samples) != 4 {
+		t.Fatalf("%d samples, want every failed run recorded (4)", len(samples))
+	}
+	for _, s := range samples {
+		if s.Error == "" || !strings.Contains(s.Stderr, "simulated client failure") {
+			t.Errorf("sample: error %q stderr %q", s.Error, s.Stderr)
+		}
+	}
+	if stored, err := results.ReadFile(out); err != nil || len(stored.Cases[0].Samples) != 4 {
+		t.Errorf("stored result: %v", err)
+	}
+}
+
+// TestPlanScriptRuns proves that `nsperf plan` output is a runnable script: it builds the
+// topology with ip, applies the states, runs iperf3, and cleans up after itself.
+func TestPlanScriptRuns(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	script := filepath.Join(t.TempDir(), "plan.sh")
+	if err := os.WriteFile(script, []byte(Script(short(t, 1, time.Second), topo.NewRunID())), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sh", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("plan script: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), `"sum_received"`); n != 4 {
+		t.Errorf("plan script printed %d iperf3 results, want 4 (1 run x 2 states x 2 workloads):\n%.2000s", n, out)
+	}
+}
