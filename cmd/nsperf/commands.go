@@ -19,7 +19,16 @@ import (
 	"github.com/nsperf/nsperf/topo"
 )
 
-func machineOptions() scenarios.Options { return scenarios.Options{CPUs: runtime.NumCPU()} }
+// loadScenario loads a scenario file or shipped name, validated against this machine; a name
+// that is neither is a usage error (exit 2), like an invalid scenario.
+func loadScenario(arg string) (*scenarios.Scenario, error) {
+	s, err := scenarios.Load(arg, scenarios.Options{CPUs: runtime.NumCPU()})
+	var problems scenarios.Problems
+	if err != nil && !errors.As(err, &problems) {
+		return nil, usageError{err}
+	}
+	return s, err
+}
 
 func listCmd() *cobra.Command {
 	return &cobra.Command{
@@ -48,13 +57,13 @@ func validateCmd() *cobra.Command {
 			var all scenarios.Problems
 			var other []error
 			for _, a := range args {
-				s, err := scenarios.Load(a, machineOptions())
+				s, err := loadScenario(a)
 				var ps scenarios.Problems
 				switch {
 				case errors.As(err, &ps):
 					all = append(all, ps...)
 				case err != nil:
-					other = append(other, err)
+					other = append(other, errors.Unwrap(err))
 				default:
 					fmt.Fprintf(c.OutOrStdout(), "%s: ok (%s)\n", s.File, s.Name)
 				}
@@ -80,7 +89,7 @@ func planCmd() *cobra.Command {
 		Short: "Print the run as a shell script of the equivalent ip and iperf3 commands",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := scenarios.Load(args[0], machineOptions())
+			s, err := loadScenario(args[0])
 			if err != nil {
 				return err
 			}
@@ -106,7 +115,7 @@ func runCmd() *cobra.Command {
 		Short: "Build the topology, measure every state, tear down, and print the table",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := scenarios.Load(args[0], machineOptions())
+			s, err := loadScenario(args[0])
 			if err != nil {
 				return err
 			}
@@ -150,7 +159,7 @@ func upCmd() *cobra.Command {
 		Short: "Build the topology, apply the baseline state, and leave it up",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := scenarios.Load(args[0], machineOptions())
+			s, err := loadScenario(args[0])
 			if err != nil {
 				return err
 			}

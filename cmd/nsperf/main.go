@@ -39,7 +39,12 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	var err error
+	if _, _, ferr := root.Find(args); ferr != nil {
+		err = usageError{fmt.Errorf("%w (see `nsperf --help`)", ferr)}
+	} else {
+		err = root.Execute()
+	}
 	if err == nil {
 		return exitOK
 	}

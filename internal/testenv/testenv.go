@@ -61,6 +61,12 @@ func Take(stateDir string) Snapshot {
 			continue
 		}
 		name := strings.TrimSpace(string(comm))
+		if stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat")); err == nil {
+			// A zombie has exited and only waits for its new parent (init) to reap it.
+			if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+				continue
+			}
+		}
 		switch name {
 		case "iperf3", "netperf", "netserver":
 			s.Processes = append(s.Processes, p.Name()+" "+name)

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+)
+
+// binary is nsperf built once for the tests that need a process of their own (signals, kill).
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "nsperf-cmd-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "nsperf")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build nsperf: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func nsperf(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, exitOK},
+		{scenarios.Problems{{File: "f", Msg: "m"}}, exitUsage},
+		{usageError{errors.New("x")}, exitUsage},
+		{&topo.CapabilityError{Reasons: []string{"gso_max_size 185000 > tso_max_size 65536 of client/eth0"}}, exitSkipped},
+		{fmt.Errorf("state on: %w", &topo.CapabilityError{}), exitSkipped},
+		{errNotRoot, exitSkipped},
+		{fmt.Errorf("interrupted: %w", context.Canceled), exitInterrupted},
+		{fmt.Errorf("%w: 1 of 8", runner.ErrRunsFailed), exitInfra},
+		{errors.New("netlink: invalid argument"), exitInfra},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestValidateCLI(t *testing.T) {
+	out, errOut, code := nsperf("validate", "veth-bigtcp", "../../scenarios/testdata/invalid/family.yaml")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(out, "veth-bigtcp.yaml: ok") {
+		t.Errorf("stdout: %q", out)
+	}
+	want := "../../scenarios/testdata/invalid/family.yaml:14:23: workloads[0].iperf3.client.addr: 198.18.0.1 and the server address 2001:2::2 are of different families"
+	if !strings.Contains(errOut, want) || strings.Contains(errOut, "goroutine") {
+		t.Errorf("stderr: %q", errOut)
+	}
+	if _, _, code := nsperf("validate", "veth-bigtcp"); code != exitOK {
+		t.Errorf("valid scenario: exit %d", code)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "no-such-scenario"},
+		{"run", "--runs", "x", "veth-bigtcp"},
+		{"run", "--duration", "1500ms", "veth-bigtcp"},
+		{"run"},
+		{"plan", "--run-id", "bad", "veth-bigtcp"},
+		{"down", "not-a-run-id"},
+		{"nosuchcommand"},
+		{"report", "--format", "pdf", "x.json"},
+	} {
+		_, errOut, code := nsperf(args...)
+		if code != exitUsage && !(args[0] == "report" && code == exitInfra) {
+			t.Errorf("%v: exit %d, want 2; stderr %q", args, code, errOut)
+		}
+		if errOut == "" || strings.Contains(errOut, "goroutine") {
+			t.Errorf("%v: stderr %q", args, errOut)
+		}
+	}
+}
+
+func TestListAndPlan(t *testing.T) {
+	out, _, code := nsperf("list")
+	if code != 0 || !strings.HasPrefix(out, "veth-bigtcp ") {
+		t.Errorf("list: %d %q", code, out)
+	}
+	out, _, code = nsperf("plan", "--run-id", "nsp0000", "veth-bigtcp")
+	s, _ := scenarios.Load("veth-bigtcp", scenarios.Options{})
+	if code != 0 || out != runner.Script(s, "nsp0000") {
+		t.Errorf("plan: exit %d, output differs from runner.Script", code)
+	}
+}
+
+// waitJournal waits until a journal holds at least n samples.
+func waitJournal(t *testing.T, path string, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if s, err := results.ReadJournal(path); err == nil && len(s) >= n {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("journal %s has fewer than %d samples after %s", path, n, within)
+}
+
+func TestRunCLI(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := nsperf("run", "veth-bigtcp", "--runs", "2", "--duration", "1s", "--omit", "0s", "--out", out, "--label", "test")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"workload", "CV off / on", "on vs off", "tcp4", "tcp6", "throughput"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	r, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Label != "test" || len(r.Cases[0].States) != 2 {
+		t.Errorf("label %q, states %v", r.Label, r.Cases[0].States)
+	}
+	for _, s := range r.Cases[0].Summaries {
+		if s.Metric == results.Throughput && (s.Stats.N != 2 || s.Stats.CV == 0) {
+			t.Errorf("%s/%s: n=%d cv=%v", s.Workload, s.State, s.Stats.N, s.Stats.CV)
+		}
+	}
+	rep, _, code := nsperf("report", out)
+	if code != 0 || rep != stdout {
+		t.Errorf("report differs from the run's table (exit %d):\n%s", code, rep)
+	}
+}
+
+// TestInterrupt: SIGINT or SIGTERM during a run tears down, keeps the journal and the partial
+// result, and exits 130.
+func TestInterrupt(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			before := testenv.Take(topo.StateDir)
+			defer testenv.CheckClean(t, before, topo.StateDir)
+			out := filepath.Join(t.TempDir(), "r.json")
+			cmd := exec.Command(binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitJournal(t, out+".journal", 1, 60*time.Second)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+				t.Fatalf("exit: %v, want 130\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "interrupted") {
+				t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
+			}
+			samples, err := results.ReadJournal(out + ".journal")
+			if err != nil || len(samples) == 0 {
+				t.Errorf("journal: %d samples, %v", len(samples), err)
+			}
+			r, err := results.ReadFile(out)
+			if err != nil || r.Complete || len(r.Cases[0].Samples) != len(samples) {
+				t.Errorf("partial result: %v complete=%v", err, r != nil && r.Complete)
+			}
+		})
+	}
+}
+
+func TestUpDown(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out, errOut, code := nsperf("up", "veth-bigtcp")
+	if code != 0 {
+		t.Fatalf("up: exit %d\n%s", code, errOut)
+	}
+	id := regexp.MustCompile(`run (nsp[0-9a-f]{4}) is up`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("up printed no run id:\n%s", out)
+	}
+	if !strings.Contains(out, "ip netns exec "+id[1]+"-client bash") || !strings.Contains(out, "nsperf down "+id[1]) {
+		t.Errorf("up does not say how to enter and remove it:\n%s", out)
+	}
+	// It stays up, in the baseline state, and is not a leftover for a plain cleanup.
+	if _, err := os.Stat("/run/netns/" + id[1] + "-server"); err != nil {
+		t.Fatal(err)
+	}
+	if cl, _, _ := nsperf("cleanup", "--dry-run"); strings.Contains(cl, id[1]) {
+		t.Errorf("cleanup would remove a topology kept up on purpose:\n%s", cl)
+	}
+	show, err := exec.Command("ip", "-n", id[1]+"-client", "-d", "link", "show", "eth0").CombinedOutput()
+	if err != nil || !strings.Contains(string(show), "gso_max_size 65536") || !strings.Contains(string(show), "alias nsperf:"+id[1]) {
+		t.Errorf("client/eth0 after up: %v\n%s", err, show)
+	}
+	if out, errOut, code := nsperf("down", id[1]); code != 0 || !strings.Contains(out, "removed run "+id[1]) {
+		t.Fatalf("down: exit %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code := nsperf("down", id[1]); code == 0 || !strings.Contains(errOut, "no state file") {
+		t.Errorf("second down: exit %d %s", code, errOut)
+	}
+}
+
+// TestCleanupAfterKill: a run killed with SIGKILL cannot tear down; `nsperf cleanup` removes
+// what it left, and its tools died with it.
+func TestCleanupAfterKill(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitJournal(t, out+".journal", 1, 60*time.Second)
+	cmd.Process.Kill()
+	cmd.Wait()
+	left := testenv.Take(topo.StateDir)
+	if len(left.Namespaces) <= len(before.Namespaces) {
+		t.Fatalf("the killed run left no namespaces: the test proves nothing (%v)", left.Namespaces)
+	}
+	stdout, errOut, code := nsperf("cleanup")
+	if code != 0 || !strings.Contains(stdout, "removed run") {
+		t.Fatalf("cleanup: exit %d\n%s%s", code, stdout, errOut)
+	}
+	if stdout, _, _ := nsperf("cleanup"); !strings.Contains(stdout, "nothing to clean up") {
+		t.Errorf("second cleanup: %s", stdout)
+	}
+}
