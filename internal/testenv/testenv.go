@@ -36,9 +36,10 @@ func RequireTool(t testing.TB, name string) {
 	t.Skipf("%s is not installed (scripts/deps.sh installs it)", name)
 }
 
-// Snapshot is what a test could leave behind: run namespaces, nsperf state files and the
-// processes nsperf drives.
+// Snapshot is what a test could leave behind: links in the root namespace, run namespaces,
+// nsperf state files and the processes nsperf drives.
 type Snapshot struct {
+	Links      []string // in the test's (root) namespace
 	Namespaces []string
 	StateFiles []string
 	Processes  []string
@@ -47,6 +48,10 @@ type Snapshot struct {
 // Take records the current leftovers-to-be.
 func Take(stateDir string) Snapshot {
 	var s Snapshot
+	links, _ := os.ReadDir("/sys/class/net")
+	for _, l := range links {
+		s.Links = append(s.Links, l.Name())
+	}
 	entries, _ := os.ReadDir("/run/netns")
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "nsp") {
@@ -85,6 +90,7 @@ func CheckClean(t testing.TB, before Snapshot, stateDir string) {
 		what          string
 		before, after []string
 	}{
+		{"links in the root namespace", before.Links, after.Links},
 		{"network namespaces", before.Namespaces, after.Namespaces},
 		{"state files", before.StateFiles, after.StateFiles},
 		{"processes", before.Processes, after.Processes},

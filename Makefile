@@ -1,0 +1,42 @@
+# nsperf. `make run` and `make test` install what is missing first (scripts/deps.sh, as root).
+GO        ?= go
+BIN       := bin/nsperf
+SCENARIO  ?= veth-bigtcp
+FUZZTIME  ?= 10s
+RUNFLAGS  ?=
+
+.PHONY: all build run test fuzz bench lint deps clean
+
+all: build
+
+deps:
+	bash scripts/deps.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/nsperf
+
+# The default scenario, measured; the table goes to stdout, the result to nsperf-results/.
+run: deps build
+	./$(BIN) run $(SCENARIO) $(RUNFLAGS)
+
+# Unit tests, root integration tests (real namespaces and iperf3), and a short fuzz of each
+# parser. -p 1: the integration tests measure, so they do not share the CPUs with each other.
+test: deps lint
+	$(GO) test -count=1 -p 1 ./...
+	$(MAKE) fuzz
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/iperf3
+
+# Time to build and tear down the default topology: netlink (nsperf) against the same steps
+# done with ip commands. Reported in README.md, never asserted.
+bench: deps
+	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin
