@@ -1,5 +1,7 @@
 # nsperf. `make run` and `make test` install what is missing first (scripts/deps.sh, as root).
 GO        ?= go
+# Go as installed by the official tarball, for shells whose PATH lacks it.
+export PATH := $(PATH):/usr/local/go/bin
 BIN       := bin/nsperf
 SCENARIO  ?= veth-bigtcp
 FUZZTIME  ?= 10s

@@ -2,15 +2,14 @@ package results
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/nsperf/nsperf/internal/testenv"
+)
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
@@ -95,17 +94,7 @@ func TestTableGolden(t *testing.T) {
 	if err := Table(&b, testResult()); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "table.golden")
-	if *update {
-		os.WriteFile(path, b.Bytes(), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("table differs from %s (-update rewrites it):\n%s", path, b.String())
-	}
+	testenv.Golden(t, filepath.Join("testdata", "table.golden"), b.String())
 }
 
 func TestFormatValue(t *testing.T) {

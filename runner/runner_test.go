@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +18,6 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestSchedule(t *testing.T) {
 	states := []string{"A", "B"}
@@ -70,18 +67,7 @@ func short(t testing.TB, runs int, duration time.Duration) *scenarios.Scenario {
 }
 
 func TestScriptGolden(t *testing.T) {
-	got := Script(load(t), "nsp0000")
-	path := filepath.Join("testdata", "veth-bigtcp.sh.golden")
-	if *update {
-		os.WriteFile(path, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("script differs from %s (-update rewrites it):\n%s", path, got)
-	}
+	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000"))
 }
 
 // TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over

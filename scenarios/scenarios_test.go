@@ -2,33 +2,14 @@ package scenarios
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsperf/nsperf/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/NAME, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test -update to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the output (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func TestInvalidScenariosGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/invalid/*.yaml")
@@ -49,7 +30,7 @@ func TestInvalidScenariosGolden(t *testing.T) {
 			if !errors.As(err, &ps) {
 				t.Fatalf("error is %T, want Problems: %v", err, err)
 			}
-			golden(t, strings.TrimSuffix(f[len("testdata/"):], ".yaml")+".golden", err.Error()+"\n")
+			testenv.Golden(t, strings.TrimSuffix(f, ".yaml")+".golden", err.Error()+"\n")
 		})
 	}
 }

@@ -2,8 +2,6 @@ package topo
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,8 +12,6 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func loadDefault(t testing.TB) *scenarios.Scenario {
 	t.Helper()
 	s, err := scenarios.Load(scenarios.DefaultScenario, scenarios.Options{})
@@ -23,6 +19,21 @@ func loadDefault(t testing.TB) *scenarios.Scenario {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// buildDefault builds the default topology as root and makes the test check, at its very end,
+// that nothing is left behind.
+func buildDefault(t *testing.T) (*scenarios.Scenario, *Live) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	t.Cleanup(func() { testenv.CheckClean(t, before, StateDir) })
+	s := loadDefault(t)
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, l
 }
 
 func TestPlanGolden(t *testing.T) {
@@ -37,18 +48,7 @@ func TestPlanGolden(t *testing.T) {
 		}
 	}
 	b.WriteString("# undo\n" + p.UndoShell())
-	path := filepath.Join("testdata", "veth-bigtcp.plan.golden")
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(path, []byte(b.String()), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("plan differs from %s (-update rewrites it):\n%s", path, b.String())
-	}
+	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.plan.golden"), b.String())
 }
 
 func TestDesiredResetsWhatAStateLeavesOut(t *testing.T) {
@@ -101,13 +101,7 @@ func TestRunIDs(t *testing.T) {
 // TestBuildApplyTeardown builds the default topology, checks the read-back limits of both
 // states on both veth ends, and proves the teardown leaves nothing.
 func TestBuildApplyTeardown(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
-	s := loadDefault(t)
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, l := buildDefault(t)
 	defer func() {
 		if err := l.Teardown(); err != nil {
 			t.Error(err)
@@ -115,7 +109,6 @@ func TestBuildApplyTeardown(t *testing.T) {
 		if err := l.Teardown(); err != nil { // idempotent
 			t.Error("second teardown:", err)
 		}
-		testenv.CheckClean(t, before, StateDir)
 	}()
 	for ref, a := range l.Pristine() {
 		if a.TSOMaxSize != 524280 {
@@ -147,19 +140,13 @@ func TestBuildApplyTeardown(t *testing.T) {
 }
 
 func TestRefusedStateIsCapabilityError(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
-	s := loadDefault(t)
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { l.Teardown(); testenv.CheckClean(t, before, StateDir) }()
+	s, l := buildDefault(t)
+	defer l.Teardown()
 	// Pretend the client end is a 64K-limited device, as a tap or an OVS internal port is.
 	p := l.pristine["client/eth0"]
 	p.TSOMaxSize = 65536
 	l.pristine["client/eth0"] = p
-	err = l.Check(s.States)
+	err := l.Check(s.States)
 	var ce *CapabilityError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "state on: gso_max_size 185000 > tso_max_size 65536 of client/eth0") {
 		t.Fatalf("Check: %v", err)
@@ -207,13 +194,7 @@ func TestFailedBuildRemovesWhatItBuilt(t *testing.T) {
 }
 
 func TestCleanupRemovesKilledRun(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
-	s := loadDefault(t)
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, l := buildDefault(t)
 	// Pretend the owner died: a pid that cannot exist.
 	l.owner.PID = 1 << 30
 	if err := l.owner.save(); err != nil {
@@ -239,7 +220,7 @@ func TestCleanupRemovesKilledRun(t *testing.T) {
 		}
 	}
 	if !found {
+		l.Teardown()
 		t.Fatalf("run %s not among leftovers %+v", l.ID, left)
 	}
-	testenv.CheckClean(t, before, StateDir)
 }
