@@ -122,7 +122,8 @@ func Up(s *scenarios.Scenario, progress io.Writer) (*topo.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := live.Check(s.States[:1]); err == nil {
+	err = live.Check(s.States[:1])
+	if err == nil {
 		_, err = live.Apply(s.States[0])
 	}
 	if err != nil {

@@ -67,7 +67,7 @@ type Step struct {
 	MTU  int
 	Addr netip.Prefix
 	Do   string // iproute2 equivalent
-	Undo string // iproute2 equivalent of the undo; "" when removed with what holds it
+	Undo string // iproute2 equivalent of the undo; "" when removed with the namespace
 }
 
 // Plan is the ordered list of steps that builds a scenario's topology.
@@ -95,8 +95,7 @@ func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 			}
 			p.add(Step{Kind: AddVeth, NS: v.A.NS, Dev: v.A.Name, Peer: v.B, MTU: v.MTU,
 				Do: fmt.Sprintf("ip -n %s link add %s%s type veth peer name %s netns %s%s && ip -n %s link set %s alias %s && ip -n %s link set %s alias %s",
-					a, v.A.Name, mtu, v.B.Name, b, mtu, a, v.A.Name, id.Alias(), b, v.B.Name, id.Alias()),
-				Undo: fmt.Sprintf("ip -n %s link del %s", a, v.A.Name)})
+					a, v.A.Name, mtu, v.B.Name, b, mtu, a, v.A.Name, id.Alias(), b, v.B.Name, id.Alias())})
 			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
 				p.addAddresses(ep)
 			}
@@ -135,8 +134,7 @@ func (p *Plan) Shell() string {
 func (p *Plan) UndoShell() string {
 	var b strings.Builder
 	for i := len(p.Steps) - 1; i >= 0; i-- {
-		if u := p.Steps[i].Undo; u != "" && p.Steps[i].Kind == AddNamespace {
-			// Deleting a namespace removes its devices; the veth undo is for a partial build.
+		if u := p.Steps[i].Undo; u != "" {
 			b.WriteString(u + "\n")
 		}
 	}

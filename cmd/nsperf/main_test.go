@@ -204,7 +204,14 @@ func TestUpDown(t *testing.T) {
 	testenv.RequireRoot(t)
 	before := testenv.Take(topo.StateDir)
 	defer testenv.CheckClean(t, before, topo.StateDir)
-	out, errOut, code := nsperf("up", "veth-bigtcp")
+	// A baseline that differs from the kernel's defaults shows that up applied it.
+	s, err := os.ReadFile("../../scenarios/library/veth-bigtcp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "up.yaml")
+	os.WriteFile(file, []byte(strings.Replace(string(s), "{gso_max_size: 65536,", "{gso_max_size: 185000,", 1)), 0o644)
+	out, errOut, code := nsperf("up", file)
 	if code != 0 {
 		t.Fatalf("up: exit %d\n%s", code, errOut)
 	}
@@ -223,7 +230,7 @@ func TestUpDown(t *testing.T) {
 		t.Errorf("cleanup would remove a topology kept up on purpose:\n%s", cl)
 	}
 	show, err := exec.Command("ip", "-n", id[1]+"-client", "-d", "link", "show", "eth0").CombinedOutput()
-	if err != nil || !strings.Contains(string(show), "gso_max_size 65536") || !strings.Contains(string(show), "alias nsperf:"+id[1]) {
+	if err != nil || !strings.Contains(string(show), "gso_max_size 185000") || !strings.Contains(string(show), "alias nsperf:"+id[1]) {
 		t.Errorf("client/eth0 after up: %v\n%s", err, show)
 	}
 	if out, errOut, code := nsperf("down", id[1]); code != 0 || !strings.Contains(out, "removed run "+id[1]) {
