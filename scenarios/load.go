@@ -29,39 +29,97 @@ type Options struct {
 	CPUs int // number of CPUs a workload may be pinned to; 0 skips the check
 }
 
-// Parse decodes and validates a scenario. The error, if any, is Problems: every problem found.
+// Parse decodes and validates a scenario, expanding its matrix into cases: each case is
+// decoded and validated on its own. The error, if any, is Problems: every problem found, a
+// problem that only some cases have naming them.
 func Parse(file string, data []byte, opt Options) (*Scenario, error) {
-	s := &Scenario{File: file, Text: data}
-	d := &decoder{file: file, positions: map[string]Pos{}}
+	doc, problem := parseDocument(file, data)
+	if problem != nil {
+		return nil, Problems{*problem}
+	}
+	vars, problems := matrixVars(file, doc)
+	problems = append(problems, checkRefs(file, doc, vars)...)
+	if len(problems) > 0 {
+		return nil, sortProblems(problems)
+	}
+	combos := combinations(vars)
+	var cases []Case
+	var unique Problems
+	labels := map[string][]string{} // problem -> the cases that have it
+	for _, combo := range combos {
+		node := doc
+		if len(vars) > 0 {
+			node = substitute(doc, vars, combo)
+		}
+		c := Case{Scenario: decodeScenario(file, data, node, opt, &problems)}
+		for i, v := range vars {
+			c.Values = append(c.Values, MatrixValue{Name: v.name, Value: combo[i].Value})
+		}
+		for _, p := range problems {
+			key := p.String()
+			if labels[key] == nil {
+				unique = append(unique, p)
+			}
+			labels[key] = append(labels[key], c.Label())
+		}
+		problems = nil
+		cases = append(cases, c)
+	}
+	if len(unique) > 0 {
+		for i, p := range unique {
+			if l := labels[p.String()]; len(l) < len(combos) {
+				unique[i].Msg += " (in case " + strings.Join(l, "; ") + ")"
+			}
+		}
+		return nil, sortProblems(unique)
+	}
+	for _, c := range cases {
+		c.Scenario.Cases = cases
+	}
+	return cases[0].Scenario, nil
+}
+
+// parseDocument parses the YAML text into the node of its one document.
+func parseDocument(file string, data []byte) (*yaml.Node, *Problem) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
-		return nil, Problems{syntaxProblem(file, err)}
+		p := syntaxProblem(file, err)
+		return nil, &p
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, Problems{{File: file, Pos: Pos{extra.Line, extra.Column}, Msg: "more than one YAML document; a scenario is one document"}}
+		return nil, &Problem{File: file, Pos: Pos{extra.Line, extra.Column}, Msg: "more than one YAML document; a scenario is one document"}
 	}
 	doc := &root
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
 		doc = doc.Content[0]
 	}
+	return doc, nil
+}
+
+// decodeScenario decodes one concrete (matrix-free) document, applies the defaults and
+// validates it, adding what is wrong to problems.
+func decodeScenario(file string, data []byte, doc *yaml.Node, opt Options, problems *Problems) *Scenario {
+	s := &Scenario{File: file, Text: data}
+	d := &decoder{file: file, positions: map[string]Pos{}}
 	d.decode(doc, reflect.ValueOf(s).Elem(), "")
 	s.positions = d.positions
 	s.applyDefaults()
-	problems := d.problems
-	if len(problems) == 0 || problems[0].Path != "" {
+	*problems = append(*problems, d.problems...)
+	if len(d.problems) == 0 || d.problems[0].Path != "" {
 		// Validation is skipped only when the document itself is not a mapping.
-		problems = append(problems, s.validate(opt, problems)...)
+		*problems = append(*problems, s.validate(opt, d.problems)...)
 	}
-	if len(problems) > 0 {
-		sort.SliceStable(problems, func(i, j int) bool {
-			a, b := problems[i].Pos, problems[j].Pos
-			return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
-		})
-		return nil, problems
-	}
-	return s, nil
+	return s
+}
+
+func sortProblems(problems Problems) Problems {
+	sort.SliceStable(problems, func(i, j int) bool {
+		a, b := problems[i].Pos, problems[j].Pos
+		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+	})
+	return problems
 }
 
 func syntaxProblem(file string, err error) Problem {
@@ -87,6 +145,11 @@ func (s *Scenario) applyDefaults() {
 	}
 	if !s.written("order") {
 		s.Order = DefaultOrder
+	}
+	for i, l := range s.Topology.Links {
+		if l.Vxlan != nil && !s.written(fmt.Sprintf("topology.links[%d].vxlan.port", i)) {
+			l.Vxlan.Port = DefaultVxlanPort
+		}
 	}
 	for i := range s.Workloads {
 		w := s.Workloads[i].Iperf3

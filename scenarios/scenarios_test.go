@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,4 +169,51 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMatrixExpansionGolden(t *testing.T) {
+	src := `name: matrix
+topology:
+  namespaces: [a, b]
+  links:
+    - veth:
+        a: {ns: a, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: b, name: eth0, addrs: [198.18.0.2/24]}
+        mtu: ${mtu}
+states:
+  - name: base
+    devices:
+      a/eth0: &lim {gso_max_size: "${gso}"} # quoted: braces are flow syntax
+      b/eth0: *lim
+workloads:
+  - name: w-${mtu}
+    iperf3: {client: {ns: a}, server: {ns: b, addr: 198.18.0.2}}
+matrix:
+  mtu: [1500, 8000]
+  gso: [65536, 185000]
+`
+	s, err := Parse("matrix.yaml", []byte(src), Options{CPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range s.Cases {
+		cs := c.Scenario
+		fmt.Fprintf(&b, "%s: veth mtu %d, gso a %d b %d, workload %s\n", c.Label(), cs.Topology.Links[0].Veth.MTU,
+			*cs.States[0].Devices["a/eth0"].GSOMaxSize, *cs.States[0].Devices["b/eth0"].GSOMaxSize, cs.Workloads[0].Name)
+	}
+	testenv.Golden(t, "testdata/matrix.golden", b.String())
+	if s.Cases[0].Scenario != s || s.Cases[0].Map()["gso"] != "65536" {
+		t.Errorf("the scenario is not its first case: %+v", s.Cases[0])
+	}
+}
+
+func TestNoMatrixIsOneCase(t *testing.T) {
+	s, err := Load("veth-bigtcp", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 1 || s.Cases[0].Scenario != s || s.Cases[0].Label() != "" {
+		t.Fatalf("cases: %+v", s.Cases)
+	}
 }

@@ -19,6 +19,13 @@ type Scenario struct {
 	Runs        int        `yaml:"runs"`  // measured runs per state and workload
 	Order       string     `yaml:"order"` // alternate | abba | random
 	Seed        *int64     `yaml:"seed"`  // for order: random
+	// Matrix expands the scenario into cases, one per combination of values; ${name} in any
+	// value of the scenario stands for the case's value.
+	Matrix map[string][]string `yaml:"matrix"`
+
+	// Cases are the concrete scenarios, one per matrix combination (one when there is no
+	// matrix), in the order they are measured. Filled by the loader.
+	Cases []Case `yaml:"-"`
 
 	// Source facts, filled by the loader.
 	File string `yaml:"-"`
@@ -34,10 +41,38 @@ type Topology struct {
 	Links      []Link   `yaml:"links"`
 }
 
-// Link is one link entry; exactly one kind is set. vxlan and OVS follow in later versions.
+// Link is one link entry; exactly one kind is set. OVS follows in a later version.
 type Link struct {
-	Veth *Veth `yaml:"veth"`
+	Veth  *Veth  `yaml:"veth"`
+	Vxlan *Vxlan `yaml:"vxlan"`
 }
+
+// Vxlan is one vxlan device (`ip link add NAME type vxlan id VNI local L remote R dstport P
+// [dev UNDERLAY]`), created in the namespace that holds its underlay: a vxlan moved to another
+// namespace keeps its UDP socket where it was created. A pair of them, one in each of two
+// namespaces, makes an overlay.
+type Vxlan struct {
+	NS       string   `yaml:"ns"`
+	Name     string   `yaml:"name"`
+	VNI      int      `yaml:"vni"`
+	Port     int      `yaml:"port"`     // UDP destination port; default 4789 (IANA), not the kernel's 8472
+	Local    string   `yaml:"local"`    // underlay source address, carried by a device in NS
+	Remote   string   `yaml:"remote"`   // the peer's underlay address, carried by a device of the topology
+	Underlay string   `yaml:"underlay"` // lower device in NS (`dev`): the vxlan inherits its TSO limits
+	Learning *bool    `yaml:"learning"` // default false (iproute2's default is true)
+	UDPCsum  *bool    `yaml:"udp_csum"` // default: the kernel's (off over IPv4, on over IPv6)
+	MTU      int      `yaml:"mtu"`      // 0: the kernel's (the lower device's MTU - 50, or 1450)
+	Addrs    []string `yaml:"addrs"`    // overlay addresses
+	// Recreate deletes and creates the device again after each state's settings are applied
+	// to the other devices, so that every state measures what it inherits from its underlay.
+	Recreate bool `yaml:"recreate"`
+}
+
+// Endpoint returns the vxlan as a device of the topology.
+func (v *Vxlan) Endpoint() Endpoint { return Endpoint{NS: v.NS, Name: v.Name, Addrs: v.Addrs} }
+
+// DefaultVxlanPort is the IANA port iproute2 users expect; the kernel's default is 8472.
+const DefaultVxlanPort = 4789
 
 // Veth is a veth pair with one end in each of two namespaces (`ip link add ... type veth peer`).
 type Veth struct {
@@ -60,6 +95,65 @@ func (e Endpoint) Ref() string { return e.NS + "/" + e.Name }
 type State struct {
 	Name    string                    `yaml:"name"`
 	Devices map[string]DeviceSettings `yaml:"devices"` // key: "ns/dev"
+	// Offloads are ethtool features by kernel name (`ethtool -K DEV tx-udp_tnl-segmentation
+	// off`), per device; features a state leaves out are as the device was built.
+	Offloads map[string]map[string]Switch `yaml:"offloads"`
+	// CompareTo names the state this one is compared with; default: the first state.
+	CompareTo string `yaml:"compare_to"`
+	// Optional: when the kernel cannot apply this state, the run measures the others and
+	// reports this one as unavailable, instead of ending with exit 4.
+	Optional bool `yaml:"optional"`
+}
+
+// Switch is an offload setting: on/off (or true/false) in YAML.
+type Switch bool
+
+// UnmarshalScalar implements scalarDecoder.
+func (s *Switch) UnmarshalScalar(v string) error {
+	switch strings.ToLower(v) {
+	case "on", "true":
+		*s = true
+	case "off", "false":
+		*s = false
+	default:
+		return fmt.Errorf("%q: want on or off", v)
+	}
+	return nil
+}
+
+// Case is one concrete scenario of a matrix.
+type Case struct {
+	Values   []MatrixValue // in the order of the matrix keys; empty without a matrix
+	Scenario *Scenario
+}
+
+// MatrixValue is one variable's value in a case.
+type MatrixValue struct{ Name, Value string }
+
+// Label names a case, e.g. "mtu=8000"; "" without a matrix.
+func (c Case) Label() string {
+	parts := make([]string, len(c.Values))
+	for i, v := range c.Values {
+		parts[i] = v.Name + "=" + v.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// Map returns the case's values by name.
+func (c Case) Map() map[string]string {
+	m := map[string]string{}
+	for _, v := range c.Values {
+		m[v.Name] = v.Value
+	}
+	return m
+}
+
+// Baseline returns the name of the state a state is compared with.
+func (s *Scenario) Baseline(st State) string {
+	if st.CompareTo != "" {
+		return st.CompareTo
+	}
+	return s.States[0].Name
 }
 
 // DeviceSettings are the knobs a state sets on one device; nil means "as the device was
@@ -167,6 +261,11 @@ func (s *Scenario) Devices() []Endpoint {
 	for _, l := range s.Topology.Links {
 		if l.Veth != nil {
 			out = append(out, l.Veth.A, l.Veth.B)
+		}
+	}
+	for _, l := range s.Topology.Links {
+		if l.Vxlan != nil {
+			out = append(out, l.Vxlan.Endpoint())
 		}
 	}
 	return out

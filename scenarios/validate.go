@@ -12,6 +12,7 @@ var (
 	scenarioNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	nsNameRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 	stateNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	featureNameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 )
 
 // MaxNamespaceNameLen keeps the run-id-prefixed namespace names (nsp3f9a-client) short.
@@ -94,9 +95,15 @@ func (v *validator) links(namespaces map[string]bool) map[string]*device {
 	owner := map[netip.Addr]string{}
 	for i, l := range v.s.Topology.Links {
 		path := fmt.Sprintf("topology.links[%d]", i)
-		if l.Veth == nil {
-			v.add(path, "a link needs one kind: veth")
+		switch {
+		case l.Veth == nil && l.Vxlan == nil:
+			v.add(path, "a link needs one kind: veth or vxlan")
 			continue
+		case l.Veth != nil && l.Vxlan != nil:
+			v.add(path, "a link has one kind: split veth and vxlan into two entries")
+			continue
+		case l.Veth == nil:
+			continue // vxlans are checked once every veth address is known
 		}
 		path += ".veth"
 		a := v.endpoint(path+".a", l.Veth.A, namespaces, devices, owner)
@@ -109,7 +116,73 @@ func (v *validator) links(namespaces map[string]bool) map[string]*device {
 			v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the link has IPv6 addresses", mtu)
 		}
 	}
+	for i, l := range v.s.Topology.Links {
+		if l.Vxlan != nil && l.Veth == nil {
+			v.vxlan(fmt.Sprintf("topology.links[%d].vxlan", i), l.Vxlan, namespaces, devices, owner)
+		}
+	}
 	return devices
+}
+
+func (v *validator) vxlan(path string, x *Vxlan, namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) {
+	underlay := map[netip.Addr]string{} // the underlay addresses, before the overlay's join them
+	for a, ref := range owner {
+		underlay[a] = ref
+	}
+	d := v.endpoint(path, x.Endpoint(), namespaces, devices, owner)
+	if x.VNI < 1 || x.VNI > 1<<24-1 {
+		if x.VNI == 0 {
+			v.add(path+".vni", "missing: the VXLAN network identifier, 1 to 16777215")
+		} else {
+			v.add(path+".vni", "%d: want 1 to 16777215", x.VNI)
+		}
+	}
+	if x.Port < 1 || x.Port > 65535 {
+		v.add(path+".port", "%d: want 1 to 65535 (default %d)", x.Port, DefaultVxlanPort)
+	}
+	if x.Underlay != "" && devices[x.NS+"/"+x.Underlay] == nil {
+		v.add(path+".underlay", "no device %s/%s in the topology to be the lower device", x.NS, x.Underlay)
+	}
+	local := v.underlayAddr(path+".local", x.Local, "the underlay source address, carried by a device in namespace "+x.NS, underlay)
+	if local.IsValid() {
+		ref := underlay[local]
+		switch {
+		case x.Underlay != "" && ref != x.NS+"/"+x.Underlay:
+			v.add(path+".local", "%s is on %s, not on the underlay %s/%s", local, ref, x.NS, x.Underlay)
+		case !strings.HasPrefix(ref, x.NS+"/"):
+			v.add(path+".local", "%s is on %s, not in namespace %s where the vxlan is created", local, ref, x.NS)
+		}
+	}
+	remote := v.underlayAddr(path+".remote", x.Remote, "the peer's underlay address, carried by a device of the topology", underlay)
+	if remote.IsValid() && strings.HasPrefix(underlay[remote], x.NS+"/") {
+		v.add(path+".remote", "%s is in namespace %s itself; the remote end lives in another namespace", remote, x.NS)
+	}
+	if local.IsValid() && remote.IsValid() && local.Is4() != remote.Is4() {
+		v.add(path+".remote", "%s and the local address %s are of different families", remote, local)
+	}
+	if x.MTU != 0 && (x.MTU < MinMTU || x.MTU > MaxMTU) {
+		v.add(path+".mtu", "%d: want %d to %d", x.MTU, MinMTU, MaxMTU)
+	} else if x.MTU != 0 && x.MTU < 1280 && d != nil && d.ipv6 {
+		v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the device has IPv6 addresses", x.MTU)
+	}
+}
+
+// underlayAddr checks that an address is one the topology assigns to a (non-overlay) device.
+func (v *validator) underlayAddr(path, s, what string, underlay map[netip.Addr]string) netip.Addr {
+	if s == "" {
+		v.add(path, "missing: %s", what)
+		return netip.Addr{}
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		v.add(path, "%q is not an IP address (no prefix length here)", s)
+		return netip.Addr{}
+	}
+	if _, ok := underlay[a]; !ok {
+		v.add(path, "no device of the topology carries %s; nsperf only sends traffic to addresses it assigns", a)
+		return netip.Addr{}
+	}
+	return a
 }
 
 func (v *validator) endpoint(path string, ep Endpoint, namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) *device {
@@ -164,8 +237,38 @@ func (v *validator) states(devices map[string]*device) {
 		v.add("states", "missing: list at least one state; the first is the baseline")
 	}
 	seen := map[string]bool{}
+	optional := map[string]bool{}
+	for _, st := range v.s.States {
+		optional[st.Name] = st.Optional
+	}
 	for i, st := range v.s.States {
 		path := fmt.Sprintf("states[%d]", i)
+		if i == 0 && st.Optional {
+			v.add(path+".optional", "the first state is the baseline and cannot be optional")
+		}
+		if c := st.CompareTo; c != "" {
+			_, known := optional[c]
+			switch {
+			case c == st.Name:
+				v.add(path+".compare_to", "a state cannot be compared with itself")
+			case !known:
+				v.add(path+".compare_to", "no state named %q%s", c, have(optional))
+			case optional[c]:
+				v.add(path+".compare_to", "state %q is optional and may be unavailable; compare with a state that is always measured", c)
+			}
+		}
+		for _, ref := range sortedKeys(st.Offloads) {
+			opath := path + ".offloads." + ref
+			if devices[ref] == nil {
+				v.add(opath, "no device %s in the topology%s", ref, have(devices))
+				continue
+			}
+			for _, f := range sortedKeys(st.Offloads[ref]) {
+				if !featureNameRE.MatchString(f) {
+					v.add(opath+"."+f, "%q is not an ethtool feature name (kernel names, e.g. tx-udp_tnl-segmentation)", f)
+				}
+			}
+		}
 		switch {
 		case st.Name == "":
 			v.add(path+".name", "missing: every state needs a name, e.g. off or on")
