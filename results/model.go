@@ -33,10 +33,9 @@ type ScenarioInfo struct {
 
 // Settings are the run's effective method, after command-line overrides.
 type Settings struct {
-	Runs     int        `json:"runs"`
-	Order    string     `json:"order"`
-	Seed     *int64     `json:"seed,omitempty"`
-	Schedule [][]string `json:"schedule"` // state names per round, in the order they ran
+	Runs  int    `json:"runs"`
+	Order string `json:"order"`
+	Seed  *int64 `json:"seed,omitempty"`
 }
 
 // Environment is the fingerprint of the machine the run measured.
@@ -53,6 +52,8 @@ type Environment struct {
 // Case is one concrete scenario (one matrix combination).
 type Case struct {
 	Matrix    map[string]string `json:"matrix,omitempty"`
+	Label     string            `json:"label,omitempty"` // the matrix values, e.g. "mtu=8000"
+	Schedule  [][]string        `json:"schedule"`        // state names per round, in the order they ran
 	States    []StateRecord     `json:"states"`
 	Samples   []Sample          `json:"samples"`
 	Summaries []Summary         `json:"summaries"`
@@ -60,8 +61,14 @@ type Case struct {
 
 // StateRecord is what a state really was: the device attributes read back after applying it.
 type StateRecord struct {
-	Name    string                       `json:"name"`
-	Devices map[string]map[string]uint64 `json:"devices"` // "ns/dev" -> attribute -> value
+	Name      string `json:"name"`
+	CompareTo string `json:"compare_to,omitempty"` // the state it is compared with; "" for the baseline
+	// Unavailable says why an optional state could not be applied; it has no samples then.
+	Unavailable string                       `json:"unavailable,omitempty"`
+	Devices     map[string]map[string]uint64 `json:"devices,omitempty"`   // "ns/dev" -> attribute -> value
+	Features    map[string]map[string]bool   `json:"features,omitempty"`  // "ns/dev" -> ethtool feature -> on
+	Lower       map[string]string            `json:"lower,omitempty"`     // "ns/dev" -> its lower device
+	Recreated   []string                     `json:"recreated,omitempty"` // devices created anew in this state
 }
 
 // Sample is one tool run.
@@ -101,7 +108,7 @@ type Summary struct {
 
 // Change is a state's difference from the baseline state.
 type Change struct {
-	Baseline string  `json:"baseline"`
+	Baseline string  `json:"baseline"` // the state compared with
 	Relative float64 `json:"relative"` // (mean - baseline mean) / baseline mean
 	Better   bool    `json:"better"`   // the change goes the metric's better way
 }

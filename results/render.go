@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -39,73 +38,20 @@ func formatCV(s Stats) string {
 
 // Table writes the summaries in the layout of shared/seeds/ovs-internal-port-tso.md: one row
 // per workload and metric, the mean of each state, the CV of each state, and each state's
-// change against the baseline.
+// change against the state it is compared with; then, per case, the states that were
+// unavailable and what recreated devices inherited.
 func Table(w io.Writer, r *Result) error {
-	states := stateNames(r)
 	fmt.Fprintf(w, "%s  run %s  %d runs per state, %s order", r.Scenario.Name, r.RunID, r.Settings.Runs, r.Settings.Order)
 	if r.Environment.KernelRelease != "" {
 		fmt.Fprintf(w, "  kernel %s", r.Environment.KernelRelease)
 	}
 	fmt.Fprintln(w)
 	for _, c := range r.Cases {
-		if len(c.Matrix) > 0 {
-			fmt.Fprintf(w, "\n[%s]\n", matrixLabel(c.Matrix))
+		if c.Label != "" {
+			fmt.Fprintf(w, "\n[%s]\n", c.Label)
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
-		head := []string{"workload", "metric"}
-		head = append(head, states...)
-		head = append(head, "CV "+strings.Join(states, " / "))
-		for _, st := range states[1:] {
-			head = append(head, st+" vs "+states[0])
-		}
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		rows := map[[2]string]map[string]Summary{}
-		var order [][2]string
-		for _, s := range c.Summaries {
-			key := [2]string{s.Workload, s.Metric}
-			if rows[key] == nil {
-				rows[key] = map[string]Summary{}
-				order = append(order, key)
-			}
-			rows[key][s.State] = s
-		}
-		for _, key := range order {
-			row := []string{key[0], key[1]}
-			var cvs, changes []string
-			for _, st := range states {
-				s, ok := rows[key][st]
-				switch {
-				case !ok || s.Stats.N == 0:
-					row = append(row, "-")
-					cvs = append(cvs, "-")
-				default:
-					row = append(row, FormatValue(s.Stats.Mean, s.Unit))
-					cvs = append(cvs, formatCV(s.Stats))
-				}
-				if st == states[0] {
-					continue
-				}
-				if ok && s.Change != nil {
-					changes = append(changes, fmt.Sprintf("%+.1f%%", 100*s.Change.Relative))
-				} else {
-					changes = append(changes, "-")
-				}
-			}
-			row = append(row, strings.Join(cvs, " / "))
-			row = append(row, changes...)
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := caseTable(w, c); err != nil {
 			return err
-		}
-		failed := 0
-		for _, s := range c.Samples {
-			if s.Error != "" {
-				failed++
-			}
-		}
-		if failed > 0 {
-			fmt.Fprintf(w, "%d of %d runs failed and are left out of the statistics (samples[].error in the result)\n", failed, len(c.Samples))
 		}
 	}
 	fmt.Fprintln(w, "means over runs; CV = sample standard deviation / mean; change = difference of means")
@@ -115,25 +61,139 @@ func Table(w io.Writer, r *Result) error {
 	return nil
 }
 
-func stateNames(r *Result) []string {
+func caseTable(w io.Writer, c Case) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	head := []string{"workload", "metric"}
 	var names []string
-	if len(r.Cases) > 0 {
-		for _, s := range r.Cases[0].States {
-			names = append(names, s.Name)
+	for _, st := range c.States {
+		names = append(names, st.Name)
+	}
+	head = append(head, names...)
+	head = append(head, "CV "+strings.Join(names, " / "))
+	for _, st := range c.States {
+		if st.CompareTo != "" {
+			head = append(head, st.Name+" vs "+st.CompareTo)
 		}
 	}
-	return names
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	rows := map[[2]string]map[string]Summary{}
+	var order [][2]string
+	for _, s := range c.Summaries {
+		key := [2]string{s.Workload, s.Metric}
+		if rows[key] == nil {
+			rows[key] = map[string]Summary{}
+			order = append(order, key)
+		}
+		rows[key][s.State] = s
+	}
+	for _, key := range order {
+		row := []string{key[0], key[1]}
+		var cvs, changes []string
+		for _, st := range c.States {
+			s, ok := rows[key][st.Name]
+			switch {
+			case st.Unavailable != "":
+				row = append(row, "unavailable")
+				cvs = append(cvs, "-")
+			case !ok || s.Stats.N == 0:
+				row = append(row, "-")
+				cvs = append(cvs, "-")
+			default:
+				row = append(row, FormatValue(s.Stats.Mean, s.Unit))
+				cvs = append(cvs, formatCV(s.Stats))
+			}
+			if st.CompareTo == "" {
+				continue
+			}
+			if ok && s.Change != nil {
+				changes = append(changes, fmt.Sprintf("%+.1f%%", 100*s.Change.Relative))
+			} else {
+				changes = append(changes, "-")
+			}
+		}
+		row = append(row, strings.Join(cvs, " / "))
+		row = append(row, changes...)
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, st := range c.States {
+		if st.Unavailable != "" {
+			fmt.Fprintf(w, "state %s unavailable: %s\n", st.Name, st.Unavailable)
+		}
+	}
+	for _, line := range Inheritance(c) {
+		fmt.Fprintln(w, line)
+	}
+	failed := 0
+	for _, s := range c.Samples {
+		if s.Error != "" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "%d of %d runs failed and are left out of the statistics (samples[].error in the result)\n", failed, len(c.Samples))
+	}
+	return nil
 }
 
-func matrixLabel(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// inheritedAttrs are the limits a device created over a lower device may take from it.
+var inheritedAttrs = []string{"tso_max_size", "tso_max_segs", "gso_max_size", "gso_max_segs", "gso_ipv4_max_size"}
+
+// Inheritance says, for each device created anew in every state over a lower device, whether
+// it takes each limit from its lower device. Only a lower-device value that changes between
+// states can show it: the device then either follows it (inherited) or not; a value that is
+// equal in every state is reported as equal, which shows nothing either way.
+func Inheritance(c Case) []string {
+	var out []string
+	var states []StateRecord
+	for _, st := range c.States {
+		if st.Devices != nil {
+			states = append(states, st)
+		}
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
+	devices := map[string]string{}
+	var order []string
+	for _, st := range states {
+		for _, dev := range st.Recreated {
+			if lower, ok := st.Lower[dev]; ok && devices[dev] == "" {
+				devices[dev] = lower
+				order = append(order, dev)
+			}
+		}
 	}
-	return strings.Join(parts, " ")
+	for _, dev := range order {
+		lower := devices[dev]
+		var names []string
+		for _, st := range states {
+			names = append(names, st.Name)
+		}
+		out = append(out, fmt.Sprintf("inheritance: %s over %s, created anew in each state; values per state %s:", dev, lower, strings.Join(names, " / ")))
+		var b strings.Builder
+		tw := tabwriter.NewWriter(&b, 0, 0, 3, ' ', 0)
+		for _, a := range inheritedAttrs {
+			var lv, dv []string
+			varies, follows := false, true
+			for _, st := range states {
+				l, d := st.Devices[lower][a], st.Devices[dev][a]
+				lv, dv = append(lv, fmt.Sprint(l)), append(dv, fmt.Sprint(d))
+				varies = varies || l != states[0].Devices[lower][a]
+				follows = follows && l == d
+			}
+			verdict := "not inherited"
+			switch {
+			case varies && follows:
+				verdict = "inherited"
+			case !varies && follows:
+				verdict = "equal (the lower device's value never changed: shows nothing)"
+			case !varies:
+				verdict = "differs (the lower device's value never changed)"
+			}
+			fmt.Fprintf(tw, "  %s\tlower %s\tdevice %s\t%s\n", a, strings.Join(lv, " / "), strings.Join(dv, " / "), verdict)
+		}
+		tw.Flush()
+		out = append(out, strings.TrimRight(b.String(), "\n"))
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func testSamples() []Sample {
 }
 
 func TestSummarizeChangeAndDirection(t *testing.T) {
-	sums := Summarize(testSamples(), []string{"off", "on"}, []string{"tcp4"})
+	sums := Summarize(testSamples(), testStates, []string{"tcp4"})
 	if len(sums) != 4 {
 		t.Fatalf("%d summaries, want 4: %+v", len(sums), sums)
 	}
@@ -74,6 +75,8 @@ func TestSummarizeChangeAndDirection(t *testing.T) {
 	}
 }
 
+var testStates = []StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}
+
 func testResult() *Result {
 	samples := testSamples()
 	return &Result{
@@ -82,9 +85,9 @@ func testResult() *Result {
 		Settings:    Settings{Runs: 2, Order: "alternate"},
 		Environment: Environment{KernelRelease: "6.18.44"},
 		Cases: []Case{{
-			States:    []StateRecord{{Name: "off"}, {Name: "on"}},
+			States:    testStates,
 			Samples:   samples,
-			Summaries: Summarize(samples, []string{"off", "on"}, []string{"tcp4"}),
+			Summaries: Summarize(samples, testStates, []string{"tcp4"}),
 		}},
 	}
 }
@@ -152,4 +155,48 @@ func TestJournal(t *testing.T) {
 	if err != nil || len(got) != 5 || got[4].Error == "" {
 		t.Fatalf("ReadJournal = %d samples, %v", len(got), err)
 	}
+}
+
+func TestInheritanceVerdicts(t *testing.T) {
+	dev := func(tso, segs, gso, gsoSegs, gso4 uint64) map[string]uint64 {
+		return map[string]uint64{"tso_max_size": tso, "tso_max_segs": segs, "gso_max_size": gso, "gso_max_segs": gsoSegs, "gso_ipv4_max_size": gso4}
+	}
+	c := Case{States: []StateRecord{
+		{Name: "a", Recreated: []string{"n/vx0"}, Lower: map[string]string{"n/vx0": "n/eth0"},
+			Devices: map[string]map[string]uint64{"n/eth0": dev(524280, 65535, 65536, 65535, 65536), "n/vx0": dev(524280, 65535, 65536, 65535, 65536)}},
+		{Name: "b", Recreated: []string{"n/vx0"}, Lower: map[string]string{"n/vx0": "n/eth0"},
+			Devices: map[string]map[string]uint64{"n/eth0": dev(524280, 65535, 16000, 16, 65536), "n/vx0": dev(524280, 64, 16000, 65535, 65535)}},
+		{Name: "c", Unavailable: "not here"},
+	}}
+	got := strings.Join(Inheritance(c), "\n")
+	for _, want := range []string{
+		"inheritance: n/vx0 over n/eth0, created anew in each state; values per state a / b:",
+		"tso_max_size        lower 524280 / 524280   device 524280 / 524280   equal (the lower device's value never changed: shows nothing)",
+		"tso_max_segs        lower 65535 / 65535     device 65535 / 64        differs (the lower device's value never changed)",
+		"gso_max_size        lower 65536 / 16000     device 65536 / 16000     inherited",
+		"gso_max_segs        lower 65535 / 16        device 65535 / 65535     not inherited",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+func TestTableUnavailableAndCompareToGolden(t *testing.T) {
+	states := []StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off", Unavailable: "gso_max_size 185000 > tso_max_size 65536 of client/vx0"},
+		{Name: "sw-off", CompareTo: "off"}, {Name: "sw-on", CompareTo: "sw-off"}}
+	var samples []Sample
+	for round := 1; round <= 2; round++ {
+		samples = append(samples, sample(round, "off", "tcp4", 10e9+float64(round)*1e8, 50),
+			sample(round, "sw-off", "tcp4", 8e9+float64(round)*1e8, 60), sample(round, "sw-on", "tcp4", 9e9+float64(round)*1e8, 55))
+	}
+	r := &Result{Schema: Schema, RunID: "nsp0000", Scenario: ScenarioInfo{Name: "vxlan-bigtcp"}, Complete: true,
+		Settings: Settings{Runs: 2, Order: "alternate"},
+		Cases: []Case{{Label: "mtu=1500", Matrix: map[string]string{"mtu": "1500"}, States: states, Samples: samples,
+			Summaries: Summarize(samples, states, []string{"tcp4"})}}}
+	var b bytes.Buffer
+	if err := Table(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Golden(t, filepath.Join("testdata", "table-unavailable.golden"), b.String())
 }

@@ -51,9 +51,9 @@ func Describe(xs []float64) Stats {
 }
 
 // Summarize computes, per workload and metric, the statistics of every state (in the order of
-// states, the first being the baseline) and each state's change against the baseline. Failed
-// samples are left out of the statistics; they stay in the samples.
-func Summarize(samples []Sample, states, workloads []string) []Summary {
+// the records) and each state's change against the state it is compared with. Failed samples
+// are left out of the statistics; they stay in the samples.
+func Summarize(samples []Sample, states []StateRecord, workloads []string) []Summary {
 	var out []Summary
 	for _, w := range workloads {
 		var metrics []string
@@ -70,22 +70,23 @@ func Summarize(samples []Sample, states, workloads []string) []Summary {
 			}
 		}
 		for _, metric := range metrics {
-			var base Stats
-			for i, st := range states {
+			stats := map[string]Stats{}
+			for _, st := range states {
 				var xs []float64
 				for _, s := range samples {
-					if s.Workload == w && s.State == st && s.Error == "" {
+					if s.Workload == w && s.State == st.Name && s.Error == "" {
 						if v, ok := s.Value(metric); ok {
 							xs = append(xs, v)
 						}
 					}
 				}
-				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st, Stats: Describe(xs)}
-				if i == 0 {
-					base = sum.Stats
-				} else if base.N > 0 && sum.Stats.N > 0 && base.Mean != 0 {
+				stats[st.Name] = Describe(xs)
+			}
+			for _, st := range states {
+				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, Stats: stats[st.Name]}
+				if base, ok := stats[st.CompareTo]; ok && st.CompareTo != "" && base.N > 0 && sum.Stats.N > 0 && base.Mean != 0 {
 					rel := (sum.Stats.Mean - base.Mean) / math.Abs(base.Mean)
-					sum.Change = &Change{Baseline: states[0], Relative: rel, Better: rel*float64(DirectionOf(metric)) > 0}
+					sum.Change = &Change{Baseline: st.CompareTo, Relative: rel, Better: rel*float64(DirectionOf(metric)) > 0}
 				}
 				out = append(out, sum)
 			}

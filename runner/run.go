@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -33,9 +35,10 @@ type Options struct {
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
 var ErrRunsFailed = errors.New("some runs failed")
 
-// Run measures a scenario. It returns the result even when interrupted (Complete false, with
-// the context's error) or when runs failed (ErrRunsFailed); the result file and journal are
-// written in every case in which measuring began.
+// Run measures a scenario: each matrix case in turn is built, measured and torn down. It
+// returns the result even when interrupted (Complete false, with the context's error) or when
+// runs failed (ErrRunsFailed); the result file and journal are written in every case in which
+// measuring began.
 func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.Result, err error) {
 	if opt.ServerTimeout == 0 {
 		opt.ServerTimeout = 10 * time.Second
@@ -47,53 +50,60 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	if progress == nil {
 		progress = io.Discard
 	}
-	live, berr := build(s, topo.BuildOptions{Kept: opt.Keep}, progress)
-	if berr != nil {
-		return nil, berr
-	}
-	defer func() {
-		if opt.Keep {
-			fmt.Fprintf(progress, "kept topology %s up; remove it with: nsperf down %s\n", live.ID, live.ID)
-			return
-		}
-		if terr := live.Teardown(); terr != nil {
-			err = errors.Join(err, terr)
-		}
-	}()
-	if err := live.Check(s.States); err != nil {
+	// The first case claims the run id; the others reuse it, one after the other.
+	first, err := build(s.Cases[0].Scenario, "", topo.BuildOptions{Kept: opt.Keep && len(s.Cases) == 1}, progress)
+	if err != nil {
 		return nil, err
 	}
-	opt.Out = OutPath(opt, s, string(live.ID))
-
+	id := first.ID
+	opt.Out = OutPath(opt, s, string(id))
 	sum := sha256.Sum256(s.Text)
-	var seed int64
-	if s.Seed != nil {
-		seed = *s.Seed
-	}
-	schedule := Schedule(s.StateNames(), s.Runs, s.Order, seed)
 	r := &results.Result{
 		Schema:   results.Schema,
-		RunID:    string(live.ID),
+		RunID:    string(id),
 		Scenario: results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
 		Label:    opt.Label,
 		Start:    time.Now().UTC(),
-		Settings: results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Schedule: schedule},
+		Settings: results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed},
 		Environment: envinfo.Collect(map[string][]string{"iperf3": {iperf3.Binary, "--version"}},
 			map[string]func(string) string{"iperf3": iperf3.Version}),
-		Cases: []results.Case{{}},
 	}
 	journal, jerr := results.OpenJournal(opt.Out+".journal", r.RunID, s.Name)
 	if jerr != nil {
-		return nil, jerr
+		return nil, errors.Join(jerr, first.Teardown())
 	}
 	defer journal.Close()
-
-	m := &measurement{ctx: ctx, s: s, live: live, opt: opt, progress: progress, journal: journal, c: &r.Cases[0],
-		total: s.TotalRuns(), started: time.Now()}
-	runErr := m.rounds(schedule)
+	m := &measurement{ctx: ctx, opt: opt, progress: progress, journal: journal, total: s.TotalRuns(), started: time.Now()}
+	var runErr error
+	for i, c := range s.Cases {
+		live := first
+		if i > 0 {
+			if live, runErr = build(c.Scenario, id, topo.BuildOptions{Kept: opt.Keep && i == len(s.Cases)-1}, progress); runErr != nil {
+				break
+			}
+		}
+		rc := results.Case{Matrix: c.Map(), Label: c.Label()}
+		if len(rc.Matrix) == 0 {
+			rc.Matrix = nil
+		}
+		runErr = m.measureCase(c, live, &rc)
+		r.Cases = append(r.Cases, rc)
+		if opt.Keep && i == len(s.Cases)-1 {
+			fmt.Fprintf(progress, "kept topology %s up; remove it with: nsperf down %s\n", live.ID, live.ID)
+		} else if terr := live.Teardown(); terr != nil {
+			runErr = errors.Join(runErr, terr)
+		}
+		if runErr != nil {
+			break
+		}
+	}
 	r.End = time.Now().UTC()
 	r.Complete = runErr == nil
-	r.Cases[0].Summaries = results.Summarize(r.Cases[0].Samples, s.StateNames(), workloadNames(s))
+	if len(r.Cases) == 0 || (len(r.Cases) == 1 && len(r.Cases[0].Samples) == 0 && runErr != nil) {
+		// Nothing was measured (a refused state, a failed build): no result to keep.
+		os.Remove(opt.Out + ".journal")
+		return nil, runErr
+	}
 	if werr := results.WriteFile(opt.Out, r); werr != nil {
 		return r, errors.Join(runErr, werr)
 	}
@@ -103,22 +113,27 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	return r, runErr
 }
 
-// build claims a fresh run id (retrying on the rare collision) and builds the topology.
-func build(s *scenarios.Scenario, bo topo.BuildOptions, progress io.Writer) (*topo.Live, error) {
+// build builds a case's topology under run id id, or under a fresh one (retrying on the rare
+// collision) when id is "".
+func build(s *scenarios.Scenario, id topo.RunID, bo topo.BuildOptions, progress io.Writer) (*topo.Live, error) {
 	for attempt := 0; ; attempt++ {
-		id := topo.NewRunID()
-		fmt.Fprintf(progress, "building %s as run %s\n", s.Name, id)
-		live, err := topo.Build(topo.NewPlan(s, id), bo)
-		if err != nil && errors.Is(err, fs.ErrExist) && attempt < 5 {
+		use := id
+		if use == "" {
+			use = topo.NewRunID()
+		}
+		fmt.Fprintf(progress, "building %s as run %s\n", s.Name, use)
+		live, err := topo.Build(topo.NewPlan(s, use), bo)
+		if err != nil && id == "" && errors.Is(err, fs.ErrExist) && attempt < 5 {
 			continue
 		}
 		return live, err
 	}
 }
 
-// Up builds a scenario's topology and applies its baseline state, leaving both in place.
+// Up builds a scenario's topology (its first case) and applies its baseline state, leaving
+// both in place.
 func Up(s *scenarios.Scenario, progress io.Writer) (*topo.Live, error) {
-	live, err := build(s, topo.BuildOptions{Kept: true}, progress)
+	live, err := build(s.Cases[0].Scenario, "", topo.BuildOptions{Kept: true}, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -134,49 +149,78 @@ func Up(s *scenarios.Scenario, progress io.Writer) (*topo.Live, error) {
 
 type measurement struct {
 	ctx      context.Context
-	s        *scenarios.Scenario
-	live     *topo.Live
 	opt      Options
 	progress io.Writer
 	journal  *results.Journal
-	c        *results.Case
 
 	total, done, failed int
 	started             time.Time
 }
 
-func (m *measurement) rounds(schedule [][]string) error {
-	applied := ""
-	recorded := map[string]bool{}
+// measureCase runs the rounds of one case on its built topology. States the kernel cannot
+// apply end the run (exit 4), unless they are optional: then they are recorded as
+// unavailable and the others are measured.
+func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results.Case) error {
+	s := c.Scenario
 	states := map[string]scenarios.State{}
-	for _, st := range m.s.States {
+	records := map[string]*results.StateRecord{}
+	rc.States = make([]results.StateRecord, len(s.States))
+	var available []string
+	for i, st := range s.States {
 		states[st.Name] = st
+		rc.States[i] = results.StateRecord{Name: st.Name}
+		if i > 0 {
+			rc.States[i].CompareTo = s.Baseline(st)
+		}
+		records[st.Name] = &rc.States[i]
+		if err := live.Check([]scenarios.State{st}); err != nil {
+			var capErr *topo.CapabilityError
+			if !st.Optional || !errors.As(err, &capErr) {
+				return err
+			}
+			m.unavailable(records[st.Name], capErr, s.Runs*len(s.Workloads))
+			continue
+		}
+		available = append(available, st.Name)
 	}
-	for _, st := range m.s.States { // recorded in scenario order, whatever the schedule
-		m.c.States = append(m.c.States, results.StateRecord{Name: st.Name})
+	var seed int64
+	if s.Seed != nil {
+		seed = *s.Seed
 	}
-	for round, order := range schedule {
+	rc.Schedule = Schedule(available, s.Runs, s.Order, seed)
+	defer func() { rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s)) }()
+	applied := ""
+	for round, order := range rc.Schedule {
 		for _, name := range order {
 			if err := m.ctx.Err(); err != nil {
 				return err
 			}
+			rec := records[name]
+			if rec.Unavailable != "" {
+				continue
+			}
 			if applied != name {
-				eff, err := m.live.Apply(states[name])
+				devices, err := live.Apply(states[name])
+				var capErr *topo.CapabilityError
+				if err != nil && states[name].Optional && errors.As(err, &capErr) {
+					m.unavailable(rec, capErr, s.Runs*len(s.Workloads)-countState(rc.Samples, name))
+					applied = ""
+					continue
+				}
 				if err != nil {
 					return err
 				}
 				applied = name
-				if !recorded[name] {
-					recorded[name] = true
-					m.record(name, eff)
+				if rec.Devices == nil {
+					record(rec, devices)
 				}
 			}
-			for _, w := range m.s.Workloads {
-				sample := m.iperf3(round+1, name, w)
+			for _, w := range s.Workloads {
+				sample := m.iperf3(live, round+1, name, w)
 				if err := m.ctx.Err(); err != nil {
 					return err // a run cut short by the interrupt is no sample
 				}
-				m.c.Samples = append(m.c.Samples, sample)
+				rc.Samples = append(rc.Samples, sample)
 				if err := m.journal.Append(sample); err != nil {
 					return err
 				}
@@ -184,31 +228,62 @@ func (m *measurement) rounds(schedule [][]string) error {
 				if sample.Error != "" {
 					m.failed++
 				}
-				m.report(round+1, len(schedule), sample)
+				m.report(c.Label(), round+1, len(rc.Schedule), sample)
 			}
 		}
 	}
 	return nil
 }
 
-func (m *measurement) record(state string, eff map[string]topo.Attrs) {
-	devices := map[string]map[string]uint64{}
-	for ref, a := range eff {
-		devices[ref] = map[string]uint64{
+// unavailable marks an optional state as unavailable and takes its remaining runs out of the
+// count.
+func (m *measurement) unavailable(rec *results.StateRecord, err *topo.CapabilityError, remaining int) {
+	rec.Unavailable = strings.Join(err.Reasons, "; ")
+	fmt.Fprintf(m.progress, "state %s unavailable (optional): %s\n", rec.Name, rec.Unavailable)
+	m.total -= remaining
+}
+
+func countState(samples []results.Sample, state string) int {
+	n := 0
+	for _, s := range samples {
+		if s.State == state {
+			n++
+		}
+	}
+	return n
+}
+
+// record keeps what a state really was, as read back after applying it.
+func record(rec *results.StateRecord, devices map[string]topo.DeviceState) {
+	rec.Devices = map[string]map[string]uint64{}
+	for ref, d := range devices {
+		a := d.Attrs
+		rec.Devices[ref] = map[string]uint64{
 			"mtu": uint64(a.MTU), "gso_max_size": uint64(a.GSOMaxSize), "gso_max_segs": uint64(a.GSOMaxSegs),
 			"gro_max_size": uint64(a.GROMaxSize), "gso_ipv4_max_size": uint64(a.GSOIPv4MaxSize),
 			"gro_ipv4_max_size": uint64(a.GROIPv4MaxSize), "tso_max_size": uint64(a.TSOMaxSize), "tso_max_segs": uint64(a.TSOMaxSegs),
 		}
-	}
-	for i := range m.c.States {
-		if m.c.States[i].Name == state {
-			m.c.States[i].Devices = devices
+		if len(d.Features) > 0 {
+			if rec.Features == nil {
+				rec.Features = map[string]map[string]bool{}
+			}
+			rec.Features[ref] = d.Features
+		}
+		if d.Lower != "" {
+			if rec.Lower == nil {
+				rec.Lower = map[string]string{}
+			}
+			rec.Lower[ref] = d.Lower
+		}
+		if d.Recreated {
+			rec.Recreated = append(rec.Recreated, ref)
 		}
 	}
+	sort.Strings(rec.Recreated)
 }
 
 // iperf3 runs one iperf3 measurement: a one-off server, ready when it listens, then the client.
-func (m *measurement) iperf3(round int, state string, w scenarios.Workload) results.Sample {
+func (m *measurement) iperf3(live *topo.Live, round int, state string, w scenarios.Workload) results.Sample {
 	cfg := w.Iperf3
 	argv := iperf3.ClientArgs(cfg)
 	sample := results.Sample{Round: round, State: state, Workload: w.Name, Tool: "iperf3", Argv: argv, Start: time.Now().UTC()}
@@ -218,7 +293,7 @@ func (m *measurement) iperf3(round int, state string, w scenarios.Workload) resu
 		sample.Seconds = time.Since(sample.Start).Seconds()
 		return sample
 	}
-	server, err := start(m.ctx, m.live, cfg.Server.NS, iperf3.ServerArgs(cfg))
+	server, err := start(m.ctx, live, cfg.Server.NS, iperf3.ServerArgs(cfg))
 	if err != nil {
 		return fail(err)
 	}
@@ -228,7 +303,7 @@ func (m *measurement) iperf3(round int, state string, w scenarios.Workload) resu
 	}
 	ctx, cancel := context.WithTimeout(m.ctx, cfg.Duration.Std()+cfg.Omit.Std()+m.opt.Slack)
 	defer cancel()
-	client, err := start(ctx, m.live, cfg.Client.NS, argv)
+	client, err := start(ctx, live, cfg.Client.NS, argv)
 	if err != nil {
 		return fail(err)
 	}
@@ -250,14 +325,17 @@ func (m *measurement) iperf3(round int, state string, w scenarios.Workload) resu
 }
 
 // report prints one progress line: where the run is, the last figure and the time left.
-func (m *measurement) report(round, rounds int, s results.Sample) {
+func (m *measurement) report(label string, round, rounds int, s results.Sample) {
 	figure := "FAILED: " + s.Error
 	if v, ok := s.Value(results.Throughput); ok {
 		figure = results.FormatValue(v, "bit/s")
 	}
 	perRun := time.Since(m.started) / time.Duration(m.done)
 	left := (perRun * time.Duration(m.total-m.done)).Round(time.Second)
-	fmt.Fprintf(m.progress, "[%d/%d] round %d/%d  %-8s %-10s %s  (%s left)\n", m.done, m.total, round, rounds, s.State, s.Workload, figure, left)
+	if label != "" {
+		label = "[" + label + "] "
+	}
+	fmt.Fprintf(m.progress, "[%d/%d] %sround %d/%d  %-8s %-10s %s  (%s left)\n", m.done, m.total, label, round, rounds, s.State, s.Workload, figure, left)
 }
 
 func workloadNames(s *scenarios.Scenario) []string {

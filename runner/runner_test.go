@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,5 +203,81 @@ func TestPlanScriptRuns(t *testing.T) {
 	}
 	if n := strings.Count(string(out), `"sum_received"`); n != 4 {
 		t.Errorf("plan script printed %d iperf3 results, want 4 (1 run x 2 states x 2 workloads):\n%.2000s", n, out)
+	}
+}
+
+// TestVxlanRun: traffic over vxlan overlays, IPv4 and IPv6 inside, over IPv4 and IPv6
+// underlays; an optional state the kernel refuses is reported unavailable, the others are
+// measured; the report says what the recreated vxlan inherited.
+func TestVxlanRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	s, err := scenarios.Load("../topo/testdata/vxlan.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	r, err := Run(context.Background(), s, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Cases[0]
+	if len(c.Samples) != 8 {
+		t.Fatalf("%d samples, want 4 workloads x 2 available states", len(c.Samples))
+	}
+	for _, s := range c.Samples {
+		if v, _ := s.Value(results.Throughput); s.Error != "" || v <= 0 {
+			t.Errorf("%s/%s: %v %s", s.State, s.Workload, v, s.Error)
+		}
+	}
+	if c.States[2].Unavailable != "tx-udp_tnl-segmentation is fixed off on a/vx6" {
+		t.Errorf("state fixed: unavailable %q", c.States[2].Unavailable)
+	}
+	var table strings.Builder
+	results.Table(&table, r)
+	for _, want := range []string{"unavailable", "inheritance: a/vx4 over a/eth0", "gso_max_size        lower 65536 / 16000"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+}
+
+// TestMatrixRun: each case is built, measured and torn down in turn; the result has one case
+// per matrix value, each with the MTU it asked for.
+func TestMatrixRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	s, err := scenarios.Load("testdata/matrix.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cases) != 2 {
+		t.Fatalf("%d cases", len(r.Cases))
+	}
+	for i, mtu := range []uint64{1500, 9000} {
+		c := r.Cases[i]
+		if c.Label != fmt.Sprintf("mtu=%d", mtu) || c.Matrix["mtu"] != fmt.Sprint(mtu) || len(c.Samples) != 2 {
+			t.Errorf("case %d: label %q matrix %v, %d samples", i, c.Label, c.Matrix, len(c.Samples))
+		}
+		if got := c.States[0].Devices["server/eth0"]["mtu"]; got != mtu {
+			t.Errorf("case %s: server/eth0 mtu %d", c.Label, got)
+		}
+	}
+	var table strings.Builder
+	results.Table(&table, r)
+	if !strings.Contains(table.String(), "[mtu=1500]") || !strings.Contains(table.String(), "[mtu=9000]") {
+		t.Errorf("table has no row group per case:\n%s", table.String())
+	}
+	if !strings.Contains(progress.String(), "[4/4] [mtu=9000] round 1/1") {
+		t.Errorf("progress:\n%s", progress.String())
 	}
 }

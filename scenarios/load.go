@@ -231,18 +231,40 @@ func Shipped() ([]*Scenario, error) {
 	return out, nil
 }
 
-// TotalRuns is the number of tool runs the scenario makes.
-func (s *Scenario) TotalRuns() int { return s.Runs * len(s.States) * len(s.Workloads) }
-
-// EstimatedDuration is the measuring time (without set-up) a run takes.
-func (s *Scenario) EstimatedDuration() time.Duration {
-	var per time.Duration
-	for _, w := range s.Workloads {
-		if w.Iperf3 != nil {
-			per += w.Iperf3.Duration.Std() + w.Iperf3.Omit.Std()
-		}
+// TotalRuns is the number of tool runs the scenario makes, over all its cases.
+func (s *Scenario) TotalRuns() int {
+	n := 0
+	for _, c := range s.cases() {
+		n += c.Runs * len(c.States) * len(c.Workloads)
 	}
-	return per * time.Duration(s.Runs*len(s.States))
+	return n
+}
+
+// EstimatedDuration is the measuring time (without set-up) a run takes, over all its cases.
+func (s *Scenario) EstimatedDuration() time.Duration {
+	var total time.Duration
+	for _, c := range s.cases() {
+		var per time.Duration
+		for _, w := range c.Workloads {
+			if w.Iperf3 != nil {
+				per += w.Iperf3.Duration.Std() + w.Iperf3.Omit.Std()
+			}
+		}
+		total += per * time.Duration(c.Runs*len(c.States))
+	}
+	return total
+}
+
+// cases returns the concrete scenarios, the scenario itself when it was not loaded by Parse.
+func (s *Scenario) cases() []*Scenario {
+	if len(s.Cases) == 0 {
+		return []*Scenario{s}
+	}
+	out := make([]*Scenario, len(s.Cases))
+	for i, c := range s.Cases {
+		out[i] = c.Scenario
+	}
+	return out
 }
 
 // Overrides are command-line changes to a scenario's method.
@@ -258,7 +280,6 @@ func (o Overrides) Apply(s *Scenario) error {
 		if o.Runs < 1 || o.Runs > 1000 {
 			return fmt.Errorf("--runs %d: want 1 to 1000", o.Runs)
 		}
-		s.Runs = o.Runs
 	}
 	if o.Duration != 0 && (o.Duration < time.Second || o.Duration%time.Second != 0) {
 		return fmt.Errorf("--duration %s: want whole seconds, at least 1s", o.Duration)
@@ -266,16 +287,25 @@ func (o Overrides) Apply(s *Scenario) error {
 	if o.Omit >= 0 && o.Omit%time.Second != 0 {
 		return fmt.Errorf("--omit %s: want whole seconds", o.Omit)
 	}
-	for _, w := range s.Workloads {
-		if w.Iperf3 == nil {
-			continue
+	for _, c := range s.cases() {
+		if o.Runs != 0 {
+			c.Runs = o.Runs
 		}
-		if o.Duration != 0 {
-			w.Iperf3.Duration = Duration(o.Duration)
-		}
-		if o.Omit >= 0 {
-			w.Iperf3.Omit = Duration(o.Omit)
+		for _, w := range c.Workloads {
+			o.applyWorkload(w)
 		}
 	}
 	return nil
+}
+
+func (o Overrides) applyWorkload(w Workload) {
+	if w.Iperf3 == nil {
+		return
+	}
+	if o.Duration != 0 {
+		w.Iperf3.Duration = Duration(o.Duration)
+	}
+	if o.Omit >= 0 {
+		w.Iperf3.Omit = Duration(o.Omit)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/safchain/ethtool"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -22,6 +23,9 @@ type Live struct {
 	owner    *Owner
 	spaces   map[string]*space // by scenario namespace name
 	pristine map[string]Attrs  // device attributes right after the build, by "ns/dev"
+	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
+	pristineFeatures map[string]map[string]bool
+	undoable         map[string]bool // devices whose removal is on the undo stack
 
 	mu   sync.Mutex
 	undo []undoEntry
@@ -31,6 +35,7 @@ type space struct {
 	name string // full name, e.g. nsp3f9a-client
 	fd   netns.NsHandle
 	nl   *netlink.Handle
+	eth  *ethtool.Ethtool // opened in the namespace on first use
 }
 
 type undoEntry struct {
@@ -50,7 +55,8 @@ func Build(p *Plan, opt BuildOptions) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{}}
+	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}}
 	l.push("remove state file", owner.remove)
 	for i, step := range p.Steps {
 		if err := l.do(step); err != nil {
@@ -64,6 +70,13 @@ func Build(p *Plan, opt BuildOptions) (*Live, error) {
 			return nil, errors.Join(err, l.Teardown())
 		}
 		l.pristine[ep.Ref()] = a
+	}
+	for ref, names := range featuresNamed(p.Scenario.States) {
+		f, err := l.readFeatures(ref, names)
+		if err != nil {
+			return nil, errors.Join(err, l.Teardown())
+		}
+		l.pristineFeatures[ref] = f
 	}
 	return l, nil
 }
@@ -114,6 +127,8 @@ func (l *Live) do(s Step) error {
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error { return h.LinkSetUp(link) })
 	case AddVeth:
 		return l.addVeth(s)
+	case AddVxlan:
+		return l.addVxlan(s)
 	case AddAddress:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
 			addr := &netlink.Addr{IPNet: &net.IPNet{IP: s.Addr.Addr().AsSlice(), Mask: net.CIDRMask(s.Addr.Bits(), s.Addr.Addr().BitLen())}}
@@ -143,6 +158,9 @@ func (l *Live) addNamespace(ns string) error {
 	l.push("delete namespace "+full, func() error {
 		if sp.nl != nil {
 			sp.nl.Close()
+		}
+		if sp.eth != nil {
+			sp.eth.Close()
 		}
 		sp.fd.Close()
 		return deleteNamespace(full)
@@ -179,6 +197,74 @@ func (l *Live) addVeth(s Step) error {
 			return h.LinkSetAlias(link, l.ID.Alias())
 		}); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// addVxlan: `ip -n NS link add NAME type vxlan id VNI local L remote R dstport P [dev U]`,
+// created in its own namespace (which holds its underlay), with the run's alias.
+func (l *Live) addVxlan(s Step) error {
+	x := s.Vxlan
+	local, remote := net.ParseIP(x.Local), net.ParseIP(x.Remote)
+	vx := &netlink.Vxlan{
+		LinkAttrs: netlink.LinkAttrs{Name: x.Name, MTU: x.MTU},
+		VxlanId:   x.VNI,
+		SrcAddr:   local,
+		Group:     remote, // netlink's Group carries a unicast remote too
+		Port:      x.Port,
+		Learning:  x.Learning != nil && *x.Learning,
+	}
+	if x.UDPCsum != nil {
+		if local.To4() != nil {
+			vx.UDPCSum = *x.UDPCsum
+		} else {
+			vx.UDP6ZeroCSumTx, vx.UDP6ZeroCSumRx = !*x.UDPCsum, !*x.UDPCsum
+		}
+	}
+	sp := l.spaces[s.NS]
+	if x.Underlay != "" {
+		lower, err := sp.nl.LinkByName(x.Underlay)
+		if err != nil {
+			return fmt.Errorf("underlay %s/%s: %w", s.NS, x.Underlay, err)
+		}
+		vx.VtepDevIndex = lower.Attrs().Index
+	}
+	if err := sp.nl.LinkAdd(vx); err != nil {
+		return err
+	}
+	ref := s.NS + "/" + s.Dev
+	if !l.undoable[ref] { // a recreated device keeps its one undo
+		l.undoable[ref] = true
+		l.push("delete vxlan "+ref, func() error { return l.deleteLink(s.NS, s.Dev) })
+	}
+	return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
+		return h.LinkSetAlias(link, l.ID.Alias())
+	})
+}
+
+// deleteLink: `ip -n NS link del DEV`; a device already gone is success.
+func (l *Live) deleteLink(ns, dev string) error {
+	sp, ok := l.spaces[ns]
+	if !ok {
+		return nil
+	}
+	link, err := sp.nl.LinkByName(dev)
+	if err != nil {
+		return ignoreGone(err)
+	}
+	return ignoreGone(sp.nl.LinkDel(link))
+}
+
+// recreate deletes a device and creates it again with its addresses, as the plan does.
+func (l *Live) recreate(ref string) error {
+	ns, dev := splitRef(ref)
+	if err := l.deleteLink(ns, dev); err != nil {
+		return fmt.Errorf("recreate %s: %w", ref, err)
+	}
+	for _, step := range l.Plan.DeviceSteps(ns, dev) {
+		if err := l.do(step); err != nil {
+			return fmt.Errorf("recreate %s: %s: %w", ref, step.Do, err)
 		}
 	}
 	return nil

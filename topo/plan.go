@@ -54,6 +54,7 @@ type StepKind string
 const (
 	AddNamespace StepKind = "namespace"
 	AddVeth      StepKind = "veth"
+	AddVxlan     StepKind = "vxlan"
 	AddAddress   StepKind = "address"
 	SetUp        StepKind = "up"
 )
@@ -63,8 +64,9 @@ type Step struct {
 	Kind StepKind
 	NS   string // scenario namespace the step acts in
 	Dev  string // device in NS
-	Peer scenarios.Endpoint
-	MTU  int
+	Peer  scenarios.Endpoint // AddVeth: the other end
+	Vxlan *scenarios.Vxlan   // AddVxlan
+	MTU   int
 	Addr netip.Prefix
 	Do   string // iproute2 equivalent
 	Undo string // iproute2 equivalent of the undo; "" when removed with the namespace
@@ -77,8 +79,9 @@ type Plan struct {
 	Steps    []Step
 }
 
-// NewPlan orders the steps for a scenario: namespaces (with lo up), then links, their
-// addresses (IPv6 without duplicate address detection, so it is usable at once) and their up.
+// NewPlan orders the steps for a scenario: namespaces (with lo up), then veth links, then
+// vxlans (whose underlay must exist first), each with its addresses (IPv6 without duplicate
+// address detection, so they are usable at once) and up.
 func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 	p := &Plan{RunID: id, Scenario: s}
 	for _, ns := range s.Topology.Namespaces {
@@ -104,7 +107,55 @@ func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 			}
 		}
 	}
+	for _, l := range s.Topology.Links {
+		if x := l.Vxlan; x != nil {
+			p.add(Step{Kind: AddVxlan, NS: x.NS, Dev: x.Name, Vxlan: x, MTU: x.MTU, Do: vxlanShell(x, id)})
+			p.addAddresses(x.Endpoint())
+			p.add(Step{Kind: SetUp, NS: x.NS, Dev: x.Name, Do: fmt.Sprintf("ip -n %s link set %s up", id.Namespace(x.NS), x.Name)})
+		}
+	}
 	return p
+}
+
+// DeviceSteps returns the steps that create one device, with its addresses and up: what
+// recreating it repeats.
+func (p *Plan) DeviceSteps(ns, dev string) []Step {
+	var out []Step
+	for _, s := range p.Steps {
+		if s.NS == ns && s.Dev == dev && s.Kind != AddNamespace {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func vxlanShell(x *scenarios.Vxlan, id RunID) string {
+	ns := id.Namespace(x.NS)
+	args := []string{"ip", "-n", ns, "link", "add", x.Name}
+	if x.MTU != 0 {
+		args = append(args, "mtu", fmt.Sprint(x.MTU))
+	}
+	args = append(args, "type", "vxlan", "id", fmt.Sprint(x.VNI), "local", x.Local, "remote", x.Remote, "dstport", fmt.Sprint(x.Port))
+	if x.Underlay != "" {
+		args = append(args, "dev", x.Underlay)
+	}
+	if x.Learning != nil && *x.Learning {
+		args = append(args, "learning")
+	} else {
+		args = append(args, "nolearning")
+	}
+	if x.UDPCsum != nil {
+		v6 := netip.MustParseAddr(x.Local).Is6()
+		switch {
+		case !v6 && *x.UDPCsum:
+			args = append(args, "udpcsum")
+		case !v6:
+			args = append(args, "noudpcsum")
+		case !*x.UDPCsum:
+			args = append(args, "udp6zerocsumtx", "udp6zerocsumrx")
+		}
+	}
+	return strings.Join(args, " ") + fmt.Sprintf(" && ip -n %s link set %s alias %s", ns, x.Name, id.Alias())
 }
 
 func (p *Plan) add(s Step) { p.Steps = append(p.Steps, s) }

@@ -62,44 +62,133 @@ func capabilityProblem(ref, knob string, v uint32, pristine Attrs) string {
 	return ""
 }
 
-// Apply puts every device in the state: the knobs the state sets, and the build-time values
-// for those it leaves out. Plain (IPv6) sizes go first, because setting one of 64K or less also
-// overwrites its IPv4 twin; the IPv4 sizes follow. It then reads every device back and returns
-// the effective attributes, by "ns/dev"; a value that did not stick is an error.
-// Equivalent: `ip -n NS link set dev DEV gso_max_size N gro_max_size N ...`.
-func (l *Live) Apply(st scenarios.State) (map[string]Attrs, error) {
-	effective := map[string]Attrs{}
-	for _, ref := range l.Devices() {
-		want := Desired(l.pristine[ref], st.Devices[ref])
-		for _, ipv4 := range []bool{false, true} {
-			have, err := l.ReadAttrs(ref)
-			if err != nil {
-				return nil, err
+// DeviceState is a device as a state left it.
+type DeviceState struct {
+	Attrs    Attrs
+	Features map[string]bool // the ethtool features any state names
+	Lower    string          // a vxlan's underlay ("ns/dev"), whose limits it may inherit
+	// Recreated: the device was created anew for this state, after its lower device was set.
+	Recreated bool
+}
+
+// Apply puts every device in the state: the knobs and features the state sets, and the
+// build-time values for those it leaves out. Devices marked recreate are deleted and created
+// again after all others are set, so that they inherit from their lower device what this
+// state gave it; the state's own settings for them follow. Every device is read back, and a
+// value that did not stick is an error. Returns the devices by "ns/dev".
+// Equivalent: `ip -n NS link set dev DEV gso_max_size N ...; ethtool -K DEV FEATURE off`.
+func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
+	out := map[string]DeviceState{}
+	lower := map[string]string{}
+	var recreated []string
+	for _, link := range l.Plan.Scenario.Topology.Links {
+		if x := link.Vxlan; x != nil {
+			if x.Underlay != "" {
+				lower[x.NS+"/"+x.Name] = x.NS + "/" + x.Underlay
 			}
-			for _, k := range knobs {
-				if k.ipv4 != ipv4 || *have.field(k.name) == *want.field(k.name) {
-					continue
-				}
-				if k.ipv4 && l.pristine[ref].GSOIPv4MaxSize == 0 {
-					continue // the kernel has no such knob; Check refuses states that set it
-				}
-				if err := l.set(ref, k.name, *want.field(k.name)); err != nil {
-					return nil, fmt.Errorf("state %s: %w", st.Name, err)
-				}
+			if x.Recreate {
+				recreated = append(recreated, x.NS+"/"+x.Name)
 			}
 		}
-		got, err := l.ReadAttrs(ref)
+	}
+	isRecreated := map[string]bool{}
+	for _, ref := range recreated {
+		isRecreated[ref] = true
+	}
+	for _, ref := range l.Devices() {
+		if isRecreated[ref] {
+			continue
+		}
+		ds, err := l.applyDevice(ref, st)
+		if err != nil {
+			return nil, fmt.Errorf("state %s: %w", st.Name, err)
+		}
+		out[ref] = ds
+	}
+	for _, ref := range recreated {
+		if err := l.recreate(ref); err != nil {
+			return nil, fmt.Errorf("state %s: %w", st.Name, err)
+		}
+		// What it has now, fresh, is what it inherited in this state: the state's own
+		// settings apply on top of it, and what the state leaves out stays so.
+		a, err := l.ReadAttrs(ref)
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range knobs {
-			if *got.field(k.name) != *want.field(k.name) {
-				return nil, fmt.Errorf("state %s: %s of %s reads back %d after setting %d", st.Name, k.name, ref, *got.field(k.name), *want.field(k.name))
+		l.pristine[ref] = a
+		if names := keys(l.pristineFeatures[ref]); len(names) > 0 {
+			if l.pristineFeatures[ref], err = l.readFeatures(ref, names); err != nil {
+				return nil, err
 			}
 		}
-		effective[ref] = got
+		ds, err := l.applyDevice(ref, st)
+		if err != nil {
+			return nil, fmt.Errorf("state %s: %w", st.Name, err)
+		}
+		ds.Recreated = true
+		out[ref] = ds
 	}
-	return effective, nil
+	for ref, lo := range lower {
+		ds := out[ref]
+		ds.Lower = lo
+		out[ref] = ds
+	}
+	return out, nil
+}
+
+func (l *Live) applyDevice(ref string, st scenarios.State) (DeviceState, error) {
+	want := Desired(l.pristine[ref], st.Devices[ref])
+	for _, ipv4 := range []bool{false, true} {
+		have, err := l.ReadAttrs(ref)
+		if err != nil {
+			return DeviceState{}, err
+		}
+		for _, k := range knobs {
+			if k.ipv4 != ipv4 || *have.field(k.name) == *want.field(k.name) {
+				continue
+			}
+			if k.ipv4 && l.pristine[ref].GSOIPv4MaxSize == 0 {
+				continue // the kernel has no such knob; Check refuses states that set it
+			}
+			if err := l.set(ref, k.name, *want.field(k.name)); err != nil {
+				return DeviceState{}, err
+			}
+		}
+	}
+	ds := DeviceState{}
+	if len(l.pristineFeatures[ref]) > 0 {
+		wantF := map[string]bool{}
+		for f, v := range l.pristineFeatures[ref] {
+			wantF[f] = v
+		}
+		for f, v := range st.Offloads[ref] {
+			wantF[f] = bool(v)
+		}
+		got, err := l.applyFeatures(ref, wantF)
+		if err != nil {
+			return DeviceState{}, err
+		}
+		ds.Features = got
+	}
+	got, err := l.ReadAttrs(ref)
+	if err != nil {
+		return DeviceState{}, err
+	}
+	for _, k := range knobs {
+		if *got.field(k.name) != *want.field(k.name) {
+			return DeviceState{}, fmt.Errorf("%s of %s reads back %d after setting %d", k.name, ref, *got.field(k.name), *want.field(k.name))
+		}
+	}
+	ds.Attrs = got
+	return ds, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // set changes one knob of a device, explaining the kernel's refusals.

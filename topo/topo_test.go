@@ -128,7 +128,7 @@ func TestBuildApplyTeardown(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ref := range []string{"client/eth0", "server/eth0"} { // the peer explicitly too
-			a := eff[ref]
+			a := eff[ref].Attrs
 			if a.GSOMaxSize != want || a.GROMaxSize != want || a.GSOIPv4MaxSize != want || a.GROIPv4MaxSize != want {
 				t.Errorf("state %s %s: %+v, want all sizes %d", st.Name, ref, a, want)
 			}
@@ -222,5 +222,65 @@ func TestCleanupRemovesKilledRun(t *testing.T) {
 	if !found {
 		l.Teardown()
 		t.Fatalf("run %s not among leftovers %+v", l.ID, left)
+	}
+}
+
+// TestVxlanRecreateAndOffloads: a recreated vxlan is created anew over its lower device in
+// each state; offloads are set, read back, and reset by a state that leaves them out; a fixed
+// feature that cannot change is a capability error naming the device and the feature.
+func TestVxlanRecreateAndOffloads(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	t.Cleanup(func() { testenv.CheckClean(t, before, StateDir) })
+	s, err := scenarios.Load("testdata/vxlan.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Teardown()
+	index := func(ref string) int {
+		ns, dev := splitRef(ref)
+		link, err := l.spaces[ns].nl.LinkByName(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return link.Attrs().Index
+	}
+	base, small, fixed := s.States[0], s.States[1], s.States[2]
+	seen := map[int]bool{}
+	for i, st := range []scenarios.State{base, small, base} {
+		got, err := l.Apply(st)
+		if err != nil {
+			t.Fatalf("apply %s: %v", st.Name, err)
+		}
+		vx := got["a/vx4"]
+		if !vx.Recreated || vx.Lower != "a/eth0" || got["b/vx4"].Recreated {
+			t.Errorf("%s: a/vx4 %+v, b/vx4 recreated %v", st.Name, vx, got["b/vx4"].Recreated)
+		}
+		if vx.Attrs.TSOMaxSize != got["a/eth0"].Attrs.TSOMaxSize {
+			t.Errorf("%s: a/vx4 tso_max_size %d, its lower device's %d", st.Name, vx.Attrs.TSOMaxSize, got["a/eth0"].Attrs.TSOMaxSize)
+		}
+		seen[index("a/vx4")] = true
+		eth := got["a/eth0"]
+		wantOn := st.Name == "base"
+		for _, f := range []string{"tx-udp_tnl-segmentation", "tx-udp_tnl-csum-segmentation"} {
+			if on, ok := eth.Features[f]; !ok || on != wantOn {
+				t.Errorf("apply %d (%s): a/eth0 %s = %v (recorded %v), want %v", i, st.Name, f, on, ok, wantOn)
+			}
+		}
+		if wantGSO := map[bool]uint32{true: 65536, false: 16000}[wantOn]; eth.Attrs.GSOMaxSize != wantGSO || (eth.Attrs.GSOMaxSegs == 16) == wantOn {
+			t.Errorf("%s: a/eth0 gso_max_size %d segs %d", st.Name, eth.Attrs.GSOMaxSize, eth.Attrs.GSOMaxSegs)
+		}
+	}
+	if len(seen) < 2 {
+		t.Errorf("a/vx4 kept its ifindex across states: it was not recreated")
+	}
+	_, err = l.Apply(fixed)
+	var ce *CapabilityError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "tx-udp_tnl-segmentation is fixed off on a/vx6") {
+		t.Fatalf("apply fixed: %v", err)
 	}
 }
