@@ -61,15 +61,15 @@ const (
 
 // Step is one action of a plan: pure data, with its iproute2 equivalent and that of its undo.
 type Step struct {
-	Kind StepKind
-	NS   string // scenario namespace the step acts in
-	Dev  string // device in NS
+	Kind  StepKind
+	NS    string             // scenario namespace the step acts in
+	Dev   string             // device in NS
 	Peer  scenarios.Endpoint // AddVeth: the other end
 	Vxlan *scenarios.Vxlan   // AddVxlan
 	MTU   int
-	Addr netip.Prefix
-	Do   string // iproute2 equivalent
-	Undo string // iproute2 equivalent of the undo; "" when removed with the namespace
+	Addr  netip.Prefix
+	Do    string // iproute2 equivalent
+	Undo  string // iproute2 equivalent of the undo; "" when removed with the namespace
 }
 
 // Plan is the ordered list of steps that builds a scenario's topology.
