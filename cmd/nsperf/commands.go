@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,8 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 )
@@ -245,6 +248,50 @@ func cleanupCmd() *cobra.Command {
 	c.Flags().BoolVar(&all, "all", false, "also remove topologies kept up on purpose (nsperf up, run --keep)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "only list what would be removed")
 	return c
+}
+
+func probeCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "probe",
+		Short: "Tell what this kernel can do: device defaults, accepted knobs, known kernel changes",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if format != "text" && format != "json" {
+				return usageError{fmt.Errorf("--format %q: want text or json", format)}
+			}
+			if err := requireRoot(); err != nil {
+				return err
+			}
+			env := envinfo.Collect(map[string][]string{
+				"iperf3":       {iperf3.Binary, "--version"},
+				"netperf":      {"netperf", "-V"},
+				"ovs-vswitchd": {"ovs-vswitchd", "--version"},
+			}, map[string]func(string) string{"iperf3": iperf3.Version, "netperf": lastField, "ovs-vswitchd": lastField})
+			report, err := topo.Probe(env.Tools)
+			if err != nil {
+				return err
+			}
+			report.KernelRelease, report.KernelVersion = env.KernelRelease, env.KernelVersion
+			if format == "json" {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(report)
+			}
+			return report.Text(c.OutOrStdout())
+		},
+	}
+	c.Flags().StringVar(&format, "format", "text", "text or json")
+	return c
+}
+
+// lastField is the version in "Netperf version 2.7.0" and "ovs-vswitchd (Open vSwitch) 3.1.0".
+func lastField(out string) string {
+	f := strings.Fields(strings.SplitN(out, "\n", 2)[0])
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 func reportCmd() *cobra.Command {

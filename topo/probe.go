@@ -1,0 +1,230 @@
+package topo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/nsperf/nsperf/internal/netnsx"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// Kinds of probed devices.
+const (
+	ProbeVeth         = "veth"
+	ProbeVxlanNoLower = "vxlan without a lower device"
+	ProbeVxlanVeth    = "vxlan over a veth"
+	ProbeVxlanTap     = "vxlan over a tap"
+	ProbeTap          = "tap"
+	ProbeBridge       = "bridge (empty)"
+	ProbeOVSInternal  = "ovs internal port (kernel datapath)"
+)
+
+// Kernel changes the probe detects, by capability and never by version number.
+const (
+	ChangeIPv4BigTCP   = "IPv4 BIG TCP knobs (gso_ipv4_max_size, Linux 6.3)"
+	ChangeVxlanBigTCP  = "vxlan: Enable BIG TCP packets (net-next, July 2026)"
+	ChangeOVSInternal  = "openvswitch: raise internal port TSO limit (Sept 2026)"
+	ChangeInheritLower = "vxlan inherits its lower device's TSO limits (netif_inherit_tso_max)"
+)
+
+// probeScenario is the scratch topology: one namespace with a veth pair inside it, whose
+// addresses give the probe vxlans their local and remote ends.
+func probeScenario() *scenarios.Scenario {
+	return &scenarios.Scenario{
+		Name: "probe",
+		Topology: scenarios.Topology{
+			Namespaces: []string{"probe"},
+			Links: []scenarios.Link{{Veth: &scenarios.Veth{
+				A: scenarios.Endpoint{NS: "probe", Name: "veth0", Addrs: []string{"198.18.0.1/24"}},
+				B: scenarios.Endpoint{NS: "probe", Name: "veth1", Addrs: []string{"198.18.0.2/24"}},
+			}}},
+		},
+	}
+}
+
+// Probe creates one device of each kind in a scratch namespace, reads their defaults, tries
+// the BIG TCP knobs, and tells which known kernel changes are present. It removes everything
+// it created. tools are the versions of the tools found (filled by the caller).
+func Probe(tools map[string]string) (*ProbeReport, error) {
+	l, err := Build(NewPlan(probeScenario(), NewRunID()), BuildOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	report := &ProbeReport{Tools: tools}
+	err = l.probe(report)
+	return report, errors.Join(err, l.Teardown())
+}
+
+func (l *Live) probe(r *ProbeReport) error {
+	sp := l.spaces["probe"]
+	veth0, err := sp.nl.LinkByName("veth0")
+	if err != nil {
+		return err
+	}
+	// A tap is created in the calling thread's namespace, whatever handle asks for it.
+	tapErr := netnsx.Do(sp.fd, func() error {
+		return sp.nl.LinkAdd(&netlink.Tuntap{LinkAttrs: netlink.LinkAttrs{Name: "tap0"}, Mode: netlink.TUNTAP_MODE_TAP})
+	})
+	tap, _ := sp.nl.LinkByName("tap0")
+	vxlan := func(name string, vni int, lower netlink.Link) error {
+		vx := &netlink.Vxlan{LinkAttrs: netlink.LinkAttrs{Name: name}, VxlanId: vni, Port: scenarios.DefaultVxlanPort + vni,
+			SrcAddr: []byte{198, 18, 0, 1}, Group: []byte{198, 18, 0, 2}}
+		if lower != nil {
+			vx.VtepDevIndex = lower.Attrs().Index
+		}
+		return sp.nl.LinkAdd(vx)
+	}
+	created := []probeDevice{
+		{ProbeVeth, "veth0", nil},
+		{ProbeVxlanNoLower, "vxnolower", vxlan("vxnolower", 1, nil)},
+		{ProbeVxlanVeth, "vxveth", vxlan("vxveth", 2, veth0)},
+		{ProbeTap, "tap0", tapErr},
+		{ProbeBridge, "br0", sp.nl.LinkAdd(&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "br0"}})},
+	}
+	if tap != nil {
+		created = append(created, probeDevice{ProbeVxlanTap, "vxtap", vxlan("vxtap", 3, tap)})
+	} else {
+		created = append(created, probeDevice{ProbeVxlanTap, "", fmt.Errorf("no tap: %v", tapErr)})
+	}
+	for _, c := range created {
+		d := ProbedDevice{Kind: c.kind}
+		if c.err == nil {
+			var a Attrs
+			if a, c.err = l.ReadAttrs("probe/" + c.dev); c.err == nil {
+				d.Attrs = &a
+				l.pristine["probe/"+c.dev] = a
+			}
+		}
+		if c.err != nil {
+			d.Error = "not created: " + c.err.Error()
+		}
+		r.Devices = append(r.Devices, d)
+	}
+	r.Devices = append(r.Devices, ProbedDevice{Kind: ProbeOVSInternal, Error: ovsNote()})
+
+	for _, k := range []struct {
+		knob string
+		dev  string
+		v    uint32
+	}{
+		{"gso_max_size", "veth0", 185000}, {"gro_max_size", "veth0", 185000},
+		{"gso_ipv4_max_size", "veth0", 185000}, {"gro_ipv4_max_size", "veth0", 185000},
+		{"gso_max_size", "veth0", scenarios.MaxGSOSize}, {"gso_max_size", "vxnolower", 185000},
+		{"gso_max_size", "vxveth", 185000},
+	} {
+		c := KnobCheck{Knob: k.knob, Device: kindOf(created, k.dev), Value: k.v}
+		ref := "probe/" + k.dev
+		if _, ok := l.pristine[ref]; !ok {
+			c.Error = "device not created"
+		} else if err := l.set(ref, k.knob, k.v); err != nil {
+			c.Error = err.Error()
+			var capErr *CapabilityError
+			if errors.As(err, &capErr) {
+				c.Error = strings.Join(capErr.Reasons, "; ")
+			}
+		} else if got, err := l.ReadAttrs(ref); err != nil || *got.field(k.knob) != k.v {
+			c.Error = fmt.Sprintf("accepted, but reads back %d", *got.field(k.knob))
+		} else {
+			c.Accepted = true
+		}
+		r.Knobs = append(r.Knobs, c)
+	}
+	r.Changes = verdicts(r)
+	return nil
+}
+
+// probeDevice is a device the probe created (or failed to).
+type probeDevice struct {
+	kind, dev string
+	err       error
+}
+
+func kindOf(created []probeDevice, dev string) string {
+	for _, c := range created {
+		if c.dev == dev {
+			return c.kind
+		}
+	}
+	return dev
+}
+
+// ovsNote says why no OVS internal port of the kernel datapath was probed.
+func ovsNote() string {
+	if _, err := os.Stat("/sys/module/openvswitch"); err != nil {
+		return "not probed: no openvswitch kernel module (the userspace datapath's internal ports are tap devices: see tap)"
+	}
+	return "not probed: nsperf does not drive Open vSwitch yet"
+}
+
+// verdicts decides the known kernel changes from what the devices showed.
+func verdicts(r *ProbeReport) []ChangeVerdict {
+	attrs := func(kind string) *Attrs {
+		if d := r.Device(kind); d != nil {
+			return d.Attrs
+		}
+		return nil
+	}
+	var out []ChangeVerdict
+
+	v4 := ChangeVerdict{Change: ChangeIPv4BigTCP, Verdict: Unknown, Evidence: "no veth to read"}
+	if a := attrs(ProbeVeth); a != nil {
+		v4.Verdict, v4.Evidence = Absent, "a veth reports no gso_ipv4_max_size"
+		if a.GSOIPv4MaxSize != 0 {
+			v4.Verdict, v4.Evidence = Present, fmt.Sprintf("a veth reports gso_ipv4_max_size %d", a.GSOIPv4MaxSize)
+		}
+	}
+	out = append(out, v4)
+
+	vx := ChangeVerdict{Change: ChangeVxlanBigTCP, Verdict: Unknown, Evidence: "no vxlan without a lower device could be created"}
+	if a := attrs(ProbeVxlanNoLower); a != nil {
+		vx.Verdict = Absent
+		if a.TSOMaxSize >= scenarios.MaxGSOSize {
+			vx.Verdict = Present
+		}
+		vx.Evidence = fmt.Sprintf("a vxlan without a lower device has tso_max_size %d (%d with the change)", a.TSOMaxSize, scenarios.MaxGSOSize)
+	}
+	out = append(out, vx)
+
+	out = append(out, ChangeVerdict{Change: ChangeOVSInternal, Verdict: Unknown, Evidence: r.Device(ProbeOVSInternal).Error})
+
+	// A vxlan over a lower device shows inheritance only where that device's tso_max_size
+	// differs from a vxlan's own default.
+	inh := ChangeVerdict{Change: ChangeInheritLower, Verdict: Unknown}
+	base := attrs(ProbeVxlanNoLower)
+	var evidence []string
+	informative, follows := 0, true
+	for _, pair := range [][2]string{{ProbeVxlanVeth, ProbeVeth}, {ProbeVxlanTap, ProbeTap}} {
+		over, lower := attrs(pair[0]), attrs(pair[1])
+		if over == nil || lower == nil || base == nil {
+			continue
+		}
+		evidence = append(evidence, fmt.Sprintf("%s has tso_max_size %d (the lower device %d)", pair[0], over.TSOMaxSize, lower.TSOMaxSize))
+		if lower.TSOMaxSize != base.TSOMaxSize {
+			informative++
+			follows = follows && over.TSOMaxSize == lower.TSOMaxSize
+		}
+	}
+	switch {
+	case informative > 0 && follows:
+		inh.Verdict = Present
+	case informative > 0:
+		inh.Verdict = Absent
+	}
+	if len(evidence) == 0 {
+		evidence = []string{"no vxlan over a lower device"}
+	}
+	inh.Evidence = fmt.Sprintf("%s; a vxlan without one has %s", strings.Join(evidence, "; "), tsoOf(base))
+	out = append(out, inh)
+	return out
+}
+
+func tsoOf(a *Attrs) string {
+	if a == nil {
+		return "nothing to compare"
+	}
+	return fmt.Sprint(a.TSOMaxSize)
+}

@@ -1,0 +1,96 @@
+package topo
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// ProbeReport is what `nsperf probe` finds out about the running kernel.
+type ProbeReport struct {
+	KernelRelease string            `json:"kernel_release"`
+	KernelVersion string            `json:"kernel_version"`
+	Devices       []ProbedDevice    `json:"devices"`
+	Knobs         []KnobCheck       `json:"knobs"`
+	Tools         map[string]string `json:"tools"`
+	Changes       []ChangeVerdict   `json:"changes"`
+}
+
+// ProbedDevice is one device created in the scratch namespace, with its defaults.
+type ProbedDevice struct {
+	Kind  string `json:"kind"` // e.g. "vxlan without a lower device"
+	Attrs *Attrs `json:"attrs,omitempty"`
+	Error string `json:"error,omitempty"` // why it could not be created or probed
+}
+
+// KnobCheck is one attempt to set a knob.
+type KnobCheck struct {
+	Knob     string `json:"knob"`
+	Device   string `json:"device"`
+	Value    uint32 `json:"value"`
+	Accepted bool   `json:"accepted"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Verdicts of a kernel change.
+const (
+	Present = "present"
+	Absent  = "absent"
+	Unknown = "unknown"
+)
+
+// ChangeVerdict says whether a known kernel change is in the running kernel, and why.
+type ChangeVerdict struct {
+	Change   string `json:"change"`
+	Verdict  string `json:"verdict"` // present, absent or unknown
+	Evidence string `json:"evidence"`
+}
+
+// Device returns the probed device of a kind, or nil.
+func (r *ProbeReport) Device(kind string) *ProbedDevice {
+	for i := range r.Devices {
+		if r.Devices[i].Kind == kind {
+			return &r.Devices[i]
+		}
+	}
+	return nil
+}
+
+// Text writes the report for a reader.
+func (r *ProbeReport) Text(w io.Writer) error {
+	fmt.Fprintf(w, "kernel %s (%s)\n\n", r.KernelRelease, r.KernelVersion)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "device (defaults)\ttso_max_size\ttso_max_segs\tgso_max_size\tgso_max_segs\tgro_max_size\tgso_ipv4_max_size\tgro_ipv4_max_size\tmtu")
+	for _, d := range r.Devices {
+		if d.Attrs == nil {
+			fmt.Fprintf(tw, "%s\t%s\n", d.Kind, d.Error)
+			continue
+		}
+		a := d.Attrs
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", d.Kind, a.TSOMaxSize, a.TSOMaxSegs, a.GSOMaxSize, a.GSOMaxSegs, a.GROMaxSize, a.GSOIPv4MaxSize, a.GROIPv4MaxSize, a.MTU)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "knob\tdevice\tvalue\tresult")
+	for _, k := range r.Knobs {
+		result := "accepted"
+		if !k.Accepted {
+			result = "refused: " + k.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", k.Knob, k.Device, k.Value, result)
+	}
+	tw.Flush()
+	var tools []string
+	for name, v := range r.Tools {
+		tools = append(tools, name+" "+v)
+	}
+	sort.Strings(tools)
+	fmt.Fprintf(w, "\ntools: %s\n\nkernel changes:\n", strings.Join(tools, "; "))
+	for _, c := range r.Changes {
+		fmt.Fprintf(w, "  %-8s %s: %s\n", c.Verdict, c.Change, c.Evidence)
+	}
+	return nil
+}

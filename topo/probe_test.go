@@ -1,0 +1,110 @@
+package topo
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+)
+
+func probeReport(vxNoLower, vxVeth, vxTap uint32) *ProbeReport {
+	a := func(tso uint32) *Attrs {
+		return &Attrs{MTU: 1500, GSOMaxSize: 65536, GSOMaxSegs: 65535, GROMaxSize: 65536, GSOIPv4MaxSize: 65536, GROIPv4MaxSize: 65536, TSOMaxSize: tso, TSOMaxSegs: 65535}
+	}
+	r := &ProbeReport{KernelRelease: "6.18.44", KernelVersion: "#1 SMP", Tools: map[string]string{"iperf3": "3.12"},
+		Devices: []ProbedDevice{{Kind: ProbeVeth, Attrs: a(524280)}, {Kind: ProbeVxlanNoLower, Attrs: a(vxNoLower)},
+			{Kind: ProbeVxlanVeth, Attrs: a(vxVeth)}, {Kind: ProbeTap, Attrs: a(65536)}, {Kind: ProbeVxlanTap, Attrs: a(vxTap)},
+			{Kind: ProbeOVSInternal, Error: "not probed: no openvswitch kernel module"}},
+		Knobs: []KnobCheck{{Knob: "gso_max_size", Device: ProbeVeth, Value: 185000, Accepted: true},
+			{Knob: "gso_max_size", Device: ProbeVxlanNoLower, Value: 185000, Error: "gso_max_size 185000 > tso_max_size 65536 of probe/vxnolower"}}}
+	r.Changes = verdicts(r)
+	return r
+}
+
+func verdictOf(r *ProbeReport, change string) string {
+	for _, c := range r.Changes {
+		if c.Change == change {
+			return c.Verdict
+		}
+	}
+	return ""
+}
+
+func TestProbeVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		noLower, overVeth, tap  uint32
+		vxlanBigTCP, inheriting string
+	}{
+		{"this kernel", 65536, 524280, 65536, Absent, Present},
+		{"with the vxlan change", 524280, 524280, 65536, Present, Present}, // the tap shows it
+		{"no inheritance", 65536, 65536, 65536, Absent, Absent},
+		{"no inheritance, vxlan change", 524280, 524280, 524280, Present, Absent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := probeReport(tc.noLower, tc.overVeth, tc.tap)
+			if got := verdictOf(r, ChangeVxlanBigTCP); got != tc.vxlanBigTCP {
+				t.Errorf("vxlan BIG TCP: %s, want %s", got, tc.vxlanBigTCP)
+			}
+			if got := verdictOf(r, ChangeInheritLower); got != tc.inheriting {
+				t.Errorf("inheritance: %s, want %s", got, tc.inheriting)
+			}
+			if got := verdictOf(r, ChangeOVSInternal); got != Unknown {
+				t.Errorf("ovs: %s", got)
+			}
+			if got := verdictOf(r, ChangeIPv4BigTCP); got != Present {
+				t.Errorf("ipv4 knobs: %s", got)
+			}
+		})
+	}
+}
+
+func TestProbeTextGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := probeReport(65536, 524280, 65536).Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Golden(t, filepath.Join("testdata", "probe.golden"), b.String())
+}
+
+// TestProbe runs the probe on this kernel: its verdicts agree with what it read, the knobs a
+// veth takes are accepted, and nothing is left behind.
+func TestProbe(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(StateDir)
+	defer testenv.CheckClean(t, before, StateDir)
+	r, err := Probe(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range r.Devices {
+		if d.Attrs == nil && d.Kind != ProbeOVSInternal {
+			t.Errorf("%s: %s", d.Kind, d.Error)
+		}
+	}
+	veth, noLower, overVeth := r.Device(ProbeVeth).Attrs, r.Device(ProbeVxlanNoLower).Attrs, r.Device(ProbeVxlanVeth).Attrs
+	if overVeth.TSOMaxSize != veth.TSOMaxSize {
+		t.Errorf("vxlan over a veth: tso_max_size %d, the veth %d", overVeth.TSOMaxSize, veth.TSOMaxSize)
+	}
+	want := Absent
+	if noLower.TSOMaxSize == 524280 {
+		want = Present
+	}
+	if got := verdictOf(r, ChangeVxlanBigTCP); got != want {
+		t.Errorf("vxlan BIG TCP verdict %s, but a vxlan without a lower device has tso_max_size %d", got, noLower.TSOMaxSize)
+	}
+	for _, k := range r.Knobs {
+		onVeth := k.Device == ProbeVeth
+		if onVeth && !k.Accepted {
+			t.Errorf("%s %d refused on a veth: %s", k.Knob, k.Value, k.Error)
+		}
+		if k.Device == ProbeVxlanNoLower && k.Accepted != (noLower.TSOMaxSize >= k.Value) {
+			t.Errorf("%s %d on a vxlan without a lower device: accepted %v with tso_max_size %d", k.Knob, k.Value, k.Accepted, noLower.TSOMaxSize)
+		}
+		if !k.Accepted && !strings.Contains(k.Error, "tso_max_size") {
+			t.Errorf("refusal without the reason: %q", k.Error)
+		}
+	}
+}
