@@ -173,10 +173,10 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 			rc.States[i].CompareTo = s.Baseline(st)
 		}
 		records[st.Name] = &rc.States[i]
-		if err := live.Check([]scenarios.State{st}); err != nil {
+		if err := live.CheckState(st); err != nil {
 			var capErr *topo.CapabilityError
 			if !st.Optional || !errors.As(err, &capErr) {
-				return err
+				return fmt.Errorf("state %s: %w", st.Name, err)
 			}
 			m.unavailable(records[st.Name], capErr, s.Runs*len(s.Workloads))
 			continue

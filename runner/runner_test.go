@@ -187,22 +187,37 @@ func TestFailedToolIsRecorded(t *testing.T) {
 }
 
 // TestPlanScriptRuns proves that `nsperf plan` output is a runnable script: it builds the
-// topology with ip, applies the states, runs iperf3, and cleans up after itself.
+// topology with ip, applies the states (recreating a vxlan over its lower device), runs
+// iperf3, and cleans up after itself.
 func TestPlanScriptRuns(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
-	script := filepath.Join(t.TempDir(), "plan.sh")
-	if err := os.WriteFile(script, []byte(Script(short(t, 1, time.Second), topo.NewRunID())), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("sh", script).CombinedOutput()
-	if err != nil {
-		t.Fatalf("plan script: %v\n%s", err, out)
-	}
-	if n := strings.Count(string(out), `"sum_received"`); n != 4 {
-		t.Errorf("plan script printed %d iperf3 results, want 4 (1 run x 2 states x 2 workloads):\n%.2000s", n, out)
+	for _, tc := range []struct {
+		name    string
+		results int // 1 run x states x workloads
+	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := testenv.Take(topo.StateDir)
+			defer testenv.CheckClean(t, before, topo.StateDir)
+			s, err := scenarios.Load(tc.name, scenarios.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := (scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: 0}).Apply(s); err != nil {
+				t.Fatal(err)
+			}
+			script := filepath.Join(t.TempDir(), "plan.sh")
+			if err := os.WriteFile(script, []byte(Script(s, topo.NewRunID())), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command("sh", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("plan script: %v\n%s", err, out)
+			}
+			if n := strings.Count(string(out), `"sum_received"`); n != tc.results {
+				t.Errorf("plan script printed %d iperf3 results, want %d:\n%.2000s", n, tc.results, out)
+			}
+		})
 	}
 }
 

@@ -34,19 +34,35 @@ func shellQuote(args []string) string {
 	return strings.Join(out, " ")
 }
 
-// Script renders a run as a shell script of iproute2 and iperf3 commands that a reader can
-// run by hand: the topology, one function per state and per workload, then the schedule.
-// nsperf itself does the same through netlink, and reads every value back.
+// Script renders a run as a shell script of iproute2, ethtool and iperf3 commands that a
+// reader can run by hand: per matrix case, the topology, one function per state and per
+// workload, the schedule, and the cleanup. nsperf itself does the same through netlink and
+// ethtool ioctls, and reads every value back.
 func Script(s *scenarios.Scenario, id topo.RunID) string {
 	var b strings.Builder
-	p := topo.NewPlan(s, id)
 	fmt.Fprintf(&b, "#!/bin/sh\n# nsperf plan: scenario %s as run %s; %d runs per state, %s order.\n", s.Name, id, s.Runs, s.Order)
-	b.WriteString("# What `nsperf run` does, as iproute2 and iperf3 commands (nsperf itself uses netlink and\n")
-	b.WriteString("# reads every value back). Knobs a state leaves out are reset by nsperf to the values the\n")
-	b.WriteString("# device had when it was built; this script leaves them as they are.\n")
-	b.WriteString("set -e\n\ncleanup() {\n")
+	b.WriteString("# What `nsperf run` does, as iproute2, ethtool and iperf3 commands (nsperf itself uses\n")
+	b.WriteString("# netlink and reads every value back). Knobs and features a state leaves out are reset by\n")
+	b.WriteString("# nsperf to the values the device had when it was built; this script leaves them as they are.\n")
+	b.WriteString("set -e\n")
+	cases := s.Cases
+	if len(cases) == 0 {
+		cases = []scenarios.Case{{Scenario: s}}
+	}
+	for _, c := range cases {
+		if c.Label() != "" {
+			fmt.Fprintf(&b, "\n######## case %s\n", c.Label())
+		}
+		caseScript(&b, c.Scenario, id)
+	}
+	return b.String()
+}
+
+func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
+	p := topo.NewPlan(s, id)
+	b.WriteString("\ncleanup() {\n")
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
-		fmt.Fprintf(&b, "\t%s 2>/dev/null || true\n", line)
+		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)
 	}
 	b.WriteString("}\ntrap cleanup EXIT\n\n# topology\n")
 	b.WriteString(p.Shell())
@@ -54,11 +70,14 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 	for i, st := range s.States {
 		fn := fmt.Sprintf("state%d_%s", i, unsafeIdent.ReplaceAllString(st.Name, "_"))
 		stateFn[st.Name] = fn
-		role := ""
-		if i == 0 {
-			role = " (baseline)"
+		role := " (baseline)"
+		if i > 0 {
+			role = " (compared with " + s.Baseline(st) + ")"
 		}
-		fmt.Fprintf(&b, "\n# state %s%s\n%s() {\n", st.Name, role, fn)
+		if st.Optional {
+			role += " (optional)"
+		}
+		fmt.Fprintf(b, "\n# state %s%s\n%s() {\n", st.Name, role, fn)
 		lines := topo.StateShell(s, st, id)
 		if len(lines) == 0 {
 			lines = []string{":"}
@@ -74,10 +93,10 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 		workFn[w.Name] = fn
 		cfg := w.Iperf3
 		srv, cli := id.Namespace(cfg.Server.NS), id.Namespace(cfg.Client.NS)
-		fmt.Fprintf(&b, "\n# workload %s\n%s() {\n", w.Name, fn)
-		fmt.Fprintf(&b, "\tip netns exec %s %s >/dev/null &\n", srv, shellQuote(iperf3.ServerArgs(cfg)))
-		fmt.Fprintf(&b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%s' | grep -q .; do sleep 0.1; done\n", srv, strconv.Itoa(cfg.Port))
-		fmt.Fprintf(&b, "\tip netns exec %s %s\n\twait\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
+		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
+		fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n", srv, shellQuote(iperf3.ServerArgs(cfg)))
+		fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%s' | grep -q .; do sleep 0.1; done\n", srv, strconv.Itoa(cfg.Port))
+		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
 	}
 	var seed int64
 	if s.Seed != nil {
@@ -92,7 +111,7 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 				calls = append(calls, workFn[w.Name])
 			}
 		}
-		fmt.Fprintf(&b, "%s  # round %d\n", strings.Join(calls, "; "), r+1)
+		fmt.Fprintf(b, "%s  # round %d\n", strings.Join(calls, "; "), r+1)
 	}
-	return b.String()
+	b.WriteString("cleanup\n")
 }

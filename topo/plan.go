@@ -192,13 +192,35 @@ func (p *Plan) UndoShell() string {
 	return b.String()
 }
 
-// StateShell returns the iproute2 commands that apply a state: every knob the state sets,
-// IPv6 (plain) sizes before IPv4 ones, because setting a plain size of 64K or less also
-// overwrites the IPv4 one. Knobs the state leaves out are reset to the values the device had
-// when it was built, which a shell script cannot know; they are listed in a comment.
+// StateShell returns the commands that apply a state: every knob the state sets, IPv6 (plain)
+// sizes before IPv4 ones, because setting a plain size of 64K or less also overwrites the IPv4
+// one; the offloads (`ethtool -K`); then the devices created anew in each state, and their own
+// settings.
 func StateShell(s *scenarios.Scenario, st scenarios.State, id RunID) []string {
+	recreated := map[string]bool{}
+	for _, l := range s.Topology.Links {
+		if x := l.Vxlan; x != nil && x.Recreate {
+			recreated[x.NS+"/"+x.Name] = true
+		}
+	}
+	out := stateShell(st, id, func(ref string) bool { return !recreated[ref] })
+	p := NewPlan(s, id)
+	for _, ref := range sortedKeys(recreated) {
+		ns, dev := splitRef(ref)
+		out = append(out, fmt.Sprintf("ip -n %s link del %s  # created anew: it inherits from its lower device as set now", id.Namespace(ns), dev))
+		for _, step := range p.DeviceSteps(ns, dev) {
+			out = append(out, step.Do)
+		}
+	}
+	return append(out, stateShell(st, id, func(ref string) bool { return recreated[ref] })...)
+}
+
+func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []string {
 	var out []string
 	for _, ref := range sortedRefs(st.Devices) {
+		if !include(ref) {
+			continue
+		}
 		ds := st.Devices[ref]
 		ns, dev, _ := strings.Cut(ref, "/")
 		prefix := fmt.Sprintf("ip -n %s link set dev %s", id.Namespace(ns), dev)
@@ -220,6 +242,26 @@ func StateShell(s *scenarios.Scenario, st scenarios.State, id RunID) []string {
 			out = append(out, prefix+" "+strings.Join(ipv4, " ")+" || echo 'needs iproute2 >= 6.3: nsperf sets it through netlink' >&2")
 		}
 	}
+	for _, ref := range sortedKeys(st.Offloads) {
+		if !include(ref) {
+			continue
+		}
+		ns, dev := splitRef(ref)
+		args := []string{"ip", "netns", "exec", id.Namespace(ns), "ethtool", "-K", dev}
+		for _, f := range sortedKeys(st.Offloads[ref]) {
+			args = append(args, f, onOff(bool(st.Offloads[ref][f])))
+		}
+		out = append(out, strings.Join(args, " "))
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -239,11 +281,4 @@ var knobs = []knob{
 	{"gro_ipv4_max_size", true, func(d scenarios.DeviceSettings) *uint32 { return d.GROIPv4MaxSize }},
 }
 
-func sortedRefs(m map[string]scenarios.DeviceSettings) []string {
-	refs := make([]string, 0, len(m))
-	for r := range m {
-		refs = append(refs, r)
-	}
-	sort.Strings(refs)
-	return refs
-}
+func sortedRefs(m map[string]scenarios.DeviceSettings) []string { return sortedKeys(m) }

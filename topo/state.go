@@ -24,24 +24,41 @@ func (e *CapabilityError) Error() string {
 func (l *Live) Check(states []scenarios.State) error {
 	var reasons []string
 	for _, st := range states {
-		for _, ref := range sortedRefs(st.Devices) {
-			pristine, ok := l.pristine[ref]
-			if !ok {
-				return fmt.Errorf("state %s: no device %s in this topology", st.Name, ref)
-			}
-			for _, k := range knobs {
-				if v := k.get(st.Devices[ref]); v != nil {
-					if r := capabilityProblem(ref, k.name, *v, pristine); r != "" {
-						reasons = append(reasons, fmt.Sprintf("state %s: %s", st.Name, r))
-					}
-				}
-			}
+		for _, r := range l.stateProblems(st) {
+			reasons = append(reasons, fmt.Sprintf("state %s: %s", st.Name, r))
 		}
 	}
 	if len(reasons) > 0 {
 		return &CapabilityError{Reasons: reasons}
 	}
 	return nil
+}
+
+// CheckState is Check for one state, with reasons that do not repeat the state's name.
+func (l *Live) CheckState(st scenarios.State) error {
+	if reasons := l.stateProblems(st); len(reasons) > 0 {
+		return &CapabilityError{Reasons: reasons}
+	}
+	return nil
+}
+
+func (l *Live) stateProblems(st scenarios.State) []string {
+	var reasons []string
+	for _, ref := range sortedRefs(st.Devices) {
+		pristine, ok := l.pristine[ref]
+		if !ok {
+			reasons = append(reasons, fmt.Sprintf("no device %s in this topology", ref))
+			continue
+		}
+		for _, k := range knobs {
+			if v := k.get(st.Devices[ref]); v != nil {
+				if r := capabilityProblem(ref, k.name, *v, pristine); r != "" {
+					reasons = append(reasons, r)
+				}
+			}
+		}
+	}
+	return reasons
 }
 
 // capabilityProblem explains why a device cannot take a value, or returns "".

@@ -44,7 +44,11 @@ func listCmd() *cobra.Command {
 				return err
 			}
 			for _, s := range shipped {
-				fmt.Fprintf(c.OutOrStdout(), "%-16s %s (%d runs x %d states, about %s)\n", s.Name, s.Description, s.Runs, len(s.States), s.EstimatedDuration().Round(time.Minute))
+				cases := ""
+				if n := len(s.Cases); n > 1 {
+					cases = fmt.Sprintf("%d cases x ", n)
+				}
+				fmt.Fprintf(c.OutOrStdout(), "%-16s %s (%s%d runs x %d states, about %s)\n", s.Name, s.Description, cases, s.Runs, len(s.States), s.EstimatedDuration().Round(time.Minute))
 			}
 			return nil
 		},

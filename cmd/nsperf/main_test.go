@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -266,5 +267,31 @@ func TestCleanupAfterKill(t *testing.T) {
 	}
 	if stdout, _, _ := nsperf("cleanup"); !strings.Contains(stdout, "nothing to clean up") {
 		t.Errorf("second cleanup: %s", stdout)
+	}
+}
+
+func TestProbeCLI(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out, errOut, code := nsperf("probe", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r topo.ProbeReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("probe --format json: %v\n%s", err, out)
+	}
+	for _, kind := range []string{topo.ProbeVeth, topo.ProbeVxlanNoLower, topo.ProbeVxlanVeth, topo.ProbeTap, topo.ProbeBridge} {
+		if d := r.Device(kind); d == nil || d.Attrs == nil || d.Attrs.TSOMaxSize == 0 {
+			t.Errorf("%s: %+v", kind, d)
+		}
+	}
+	if len(r.Changes) != 4 || r.KernelRelease == "" || r.Tools["iperf3"] == "" {
+		t.Errorf("changes %d, kernel %q, tools %v", len(r.Changes), r.KernelRelease, r.Tools)
+	}
+	text, _, code := nsperf("probe")
+	if code != 0 || !strings.Contains(text, "kernel changes:") {
+		t.Errorf("probe text: exit %d\n%s", code, text)
 	}
 }
