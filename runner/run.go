@@ -176,7 +176,7 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 		if err := live.CheckState(st); err != nil {
 			var capErr *topo.CapabilityError
 			if !st.Optional || !errors.As(err, &capErr) {
-				return fmt.Errorf("state %s: %w", st.Name, err)
+				return live.Check(required(s.States)) // every required state's problems at once
 			}
 			m.unavailable(records[st.Name], capErr, s.Runs*len(s.Workloads))
 			continue
@@ -235,6 +235,17 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	return nil
 }
 
+// required returns the states that are not optional.
+func required(states []scenarios.State) []scenarios.State {
+	var out []scenarios.State
+	for _, st := range states {
+		if !st.Optional {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
 // unavailable marks an optional state as unavailable and takes its remaining runs out of the
 // count.
 func (m *measurement) unavailable(rec *results.StateRecord, err *topo.CapabilityError, remaining int) {
@@ -257,12 +268,7 @@ func countState(samples []results.Sample, state string) int {
 func record(rec *results.StateRecord, devices map[string]topo.DeviceState) {
 	rec.Devices = map[string]map[string]uint64{}
 	for ref, d := range devices {
-		a := d.Attrs
-		rec.Devices[ref] = map[string]uint64{
-			"mtu": uint64(a.MTU), "gso_max_size": uint64(a.GSOMaxSize), "gso_max_segs": uint64(a.GSOMaxSegs),
-			"gro_max_size": uint64(a.GROMaxSize), "gso_ipv4_max_size": uint64(a.GSOIPv4MaxSize),
-			"gro_ipv4_max_size": uint64(a.GROIPv4MaxSize), "tso_max_size": uint64(a.TSOMaxSize), "tso_max_segs": uint64(a.TSOMaxSegs),
-		}
+		rec.Devices[ref] = d.Attrs.Map()
 		if len(d.Features) > 0 {
 			if rec.Features == nil {
 				rec.Features = map[string]map[string]bool{}

@@ -33,6 +33,15 @@ func attrsOf(l netlink.Link) Attrs {
 	}
 }
 
+// Map returns the attributes by their names (as in `ip -d link show`).
+func (a Attrs) Map() map[string]uint64 {
+	return map[string]uint64{
+		"mtu": uint64(a.MTU), "gso_max_size": uint64(a.GSOMaxSize), "gso_max_segs": uint64(a.GSOMaxSegs),
+		"gro_max_size": uint64(a.GROMaxSize), "gso_ipv4_max_size": uint64(a.GSOIPv4MaxSize),
+		"gro_ipv4_max_size": uint64(a.GROIPv4MaxSize), "tso_max_size": uint64(a.TSOMaxSize), "tso_max_segs": uint64(a.TSOMaxSegs),
+	}
+}
+
 // field returns a pointer to the attribute a knob sets.
 func (a *Attrs) field(name string) *uint32 {
 	switch name {

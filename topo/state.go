@@ -16,7 +16,8 @@ import (
 type CapabilityError struct{ Reasons []string }
 
 func (e *CapabilityError) Error() string {
-	return "this kernel cannot apply the scenario: " + strings.Join(e.Reasons, "; ")
+	return "this kernel cannot apply the scenario: " + strings.Join(e.Reasons, "; ") +
+		" (`nsperf probe` shows what it can do; `optional: true` on a state measures the others without it)"
 }
 
 // Check finds, before anything is measured, every state setting that the built devices cannot

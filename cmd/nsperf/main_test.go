@@ -295,3 +295,37 @@ func TestProbeCLI(t *testing.T) {
 		t.Errorf("probe text: exit %d\n%s", code, text)
 	}
 }
+
+// TestRefusedStateExits4: a state the kernel cannot apply (BIG TCP on a vxlan without a lower
+// device, on a kernel without "vxlan: Enable BIG TCP packets") ends the run before measuring,
+// with exit 4 and the reason; a kernel with the change takes it.
+func TestRefusedStateExits4(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	data, err := os.ReadFile("../../scenarios/library/vxlan-bigtcp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "required.yaml")
+	os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "optional: true", "optional: false")), 0o644)
+	probe, err := topo.Probe(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, errOut, code := nsperf("run", file, "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", out)
+	if probe.Device(topo.ProbeVxlanNoLower).Attrs.TSOMaxSize >= 185000 {
+		if code != 0 {
+			t.Fatalf("kernel with the vxlan change: exit %d\n%s", code, errOut)
+		}
+		return
+	}
+	if code != exitSkipped || !strings.Contains(errOut, "state on: gso_max_size 185000 > tso_max_size 65536 of client/vx0") {
+		t.Fatalf("exit %d, want 4 with the reason:\n%s", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a run that measured nothing wrote a result")
+	}
+}
