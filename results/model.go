@@ -21,6 +21,8 @@ type Result struct {
 	Settings    Settings     `json:"settings"`
 	Environment Environment  `json:"environment"`
 	Cases       []Case       `json:"cases"` // one per matrix combination; one when there is no matrix
+	// Warnings say what makes the figures unlike the path they stand for.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ScenarioInfo identifies the scenario exactly: its full text and hash.
@@ -47,6 +49,14 @@ type Environment struct {
 	CPUs          int               `json:"cpus"`
 	Tools         map[string]string `json:"tools"` // name -> version
 	Hostname      string            `json:"hostname"`
+	OVS           *OVSInfo          `json:"ovs,omitempty"`
+}
+
+// OVSInfo is the Open vSwitch a run used.
+type OVSInfo struct {
+	Version  string `json:"version"`
+	Datapath string `json:"datapath"` // system (kernel module) or netdev (userspace)
+	Instance string `json:"instance"` // private, or existing unix:PATH
 }
 
 // Case is one concrete scenario (one matrix combination).

@@ -55,8 +55,11 @@ func Table(w io.Writer, r *Result) error {
 		}
 	}
 	fmt.Fprintln(w, "means over runs; CV = sample standard deviation / mean; change = difference of means")
+	for _, warning := range r.Warnings {
+		fmt.Fprintln(w, "WARNING: "+warning)
+	}
 	if !r.Complete {
-		fmt.Fprintln(w, "INCOMPLETE: the run was interrupted; the figures cover the runs that finished")
+		fmt.Fprintln(w, "INCOMPLETE: the run ended early (interrupted, or a failure above); the figures cover the runs that finished")
 	}
 	return nil
 }

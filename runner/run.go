@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -68,6 +69,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		Environment: envinfo.Collect(map[string][]string{"iperf3": {iperf3.Binary, "--version"}},
 			map[string]func(string) string{"iperf3": iperf3.Version}),
 	}
+	if version, datapath, instance := first.OVS(); datapath != "" {
+		r.Environment.OVS = &results.OVSInfo{Version: version, Datapath: datapath, Instance: instance}
+	}
 	journal, jerr := results.OpenJournal(opt.Out+".journal", r.RunID, s.Name)
 	if jerr != nil {
 		return nil, errors.Join(jerr, first.Teardown())
@@ -88,6 +92,11 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		}
 		runErr = m.measureCase(c, live, &rc)
 		r.Cases = append(r.Cases, rc)
+		for _, w := range live.Warnings() {
+			if !slices.Contains(r.Warnings, w) {
+				r.Warnings = append(r.Warnings, w)
+			}
+		}
 		if opt.Keep && i == len(s.Cases)-1 {
 			fmt.Fprintf(progress, "kept topology %s up; remove it with: nsperf down %s\n", live.ID, live.ID)
 		} else if terr := live.Teardown(); terr != nil {
@@ -160,8 +169,26 @@ type measurement struct {
 // measureCase runs the rounds of one case on its built topology. States the kernel cannot
 // apply end the run (exit 4), unless they are optional: then they are recorded as
 // unavailable and the others are measured.
-func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results.Case) error {
+func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results.Case) (err error) {
 	s := c.Scenario
+	// A daemon the topology needs (ovs-vswitchd) dying ends the case with its error.
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case derr := <-live.Failed():
+			cancel(derr)
+		case <-ctx.Done():
+		}
+	}()
+	outer := m.ctx
+	m.ctx = ctx
+	defer func() {
+		m.ctx = outer
+		if err != nil && errors.Is(err, context.Canceled) {
+			err = context.Cause(ctx) // the interrupt itself, or the daemon's death
+		}
+	}()
 	states := map[string]scenarios.State{}
 	records := map[string]*results.StateRecord{}
 	rc.States = make([]results.StateRecord, len(s.States))

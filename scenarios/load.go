@@ -146,6 +146,9 @@ func (s *Scenario) applyDefaults() {
 	if !s.written("order") {
 		s.Order = DefaultOrder
 	}
+	if o := s.Topology.OVS; o != nil && !s.written("topology.ovs.datapath") {
+		o.Datapath = DatapathAuto
+	}
 	for i, l := range s.Topology.Links {
 		if l.Vxlan != nil && !s.written(fmt.Sprintf("topology.links[%d].vxlan.port", i)) {
 			l.Vxlan.Port = DefaultVxlanPort

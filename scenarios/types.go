@@ -39,7 +39,56 @@ type Scenario struct {
 type Topology struct {
 	Namespaces []string `yaml:"namespaces"`
 	Links      []Link   `yaml:"links"`
+	OVS        *OVS     `yaml:"ovs"`
 }
+
+// OVSNamespace is the namespace Open vSwitch runs in: a private instance gets a namespace of
+// its own, where its bridges' ports and internal ports appear; workloads may run there.
+const OVSNamespace = "ovs"
+
+// OVS describes Open vSwitch bridges. By default nsperf starts a private OVS instance for the
+// run; DB names an existing one instead (e.g. unix:/run/openvswitch/db.sock), where nsperf
+// creates and removes only its own bridges.
+type OVS struct {
+	DB       string   `yaml:"db"`
+	Datapath string   `yaml:"datapath"` // auto (default): system with the kernel module, else netdev
+	Bridges  []Bridge `yaml:"bridges"`
+}
+
+// Datapaths of OVS bridges.
+const (
+	DatapathAuto   = "auto"
+	DatapathSystem = "system" // the kernel module
+	DatapathNetdev = "netdev" // the userspace datapath
+)
+
+// Bridge is an OVS bridge; its OVS name carries the run id (RUNID-NAME).
+type Bridge struct {
+	Name  string `yaml:"name"`
+	Ports []Port `yaml:"ports"`
+}
+
+// Port is one port of a bridge: an internal port, or a veth pair whose other end is in a
+// namespace.
+type Port struct {
+	Internal string    `yaml:"internal"` // name of an internal port (`ovs-vsctl add-port BR NAME -- set interface NAME type=internal`)
+	NS       string    `yaml:"ns"`       // internal: the namespace to move it into (default: ovs)
+	Addrs    []string  `yaml:"addrs"`    // internal: its addresses
+	MTU      int       `yaml:"mtu"`      // internal: its MTU
+	Veth     *Endpoint `yaml:"veth"`     // a veth pair: this end in a namespace, the other end is the port
+}
+
+// Endpoint returns an internal port as a device of the topology.
+func (p Port) Endpoint() Endpoint {
+	ns := p.NS
+	if ns == "" {
+		ns = OVSNamespace
+	}
+	return Endpoint{NS: ns, Name: p.Internal, Addrs: p.Addrs}
+}
+
+// MaxBridgeNameLen keeps RUNID-NAME within an interface name (the bridge's own port).
+const MaxBridgeNameLen = 7
 
 // Link is one link entry; exactly one kind is set. OVS follows in a later version.
 type Link struct {
@@ -266,6 +315,18 @@ func (s *Scenario) Devices() []Endpoint {
 	for _, l := range s.Topology.Links {
 		if l.Vxlan != nil {
 			out = append(out, l.Vxlan.Endpoint())
+		}
+	}
+	if o := s.Topology.OVS; o != nil {
+		for _, b := range o.Bridges {
+			for _, p := range b.Ports {
+				switch {
+				case p.Internal != "":
+					out = append(out, p.Endpoint())
+				case p.Veth != nil:
+					out = append(out, *p.Veth)
+				}
+			}
 		}
 	}
 	return out

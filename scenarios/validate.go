@@ -47,7 +47,8 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 		v.add("name", "%q: use lower-case letters, digits, '.', '_' and '-'", s.Name)
 	}
 	namespaces := v.namespaces()
-	devices := v.links(namespaces)
+	devices, owner := v.links(namespaces)
+	v.ovs(namespaces, devices, owner)
 	v.states(devices)
 	v.workloads(namespaces, devices, opt)
 	if s.Runs < 1 || s.Runs > 1000 {
@@ -90,7 +91,7 @@ type device struct {
 	ipv6  bool
 }
 
-func (v *validator) links(namespaces map[string]bool) map[string]*device {
+func (v *validator) links(namespaces map[string]bool) (map[string]*device, map[netip.Addr]string) {
 	devices := map[string]*device{}
 	owner := map[netip.Addr]string{}
 	for i, l := range v.s.Topology.Links {
@@ -121,7 +122,70 @@ func (v *validator) links(namespaces map[string]bool) map[string]*device {
 			v.vxlan(fmt.Sprintf("topology.links[%d].vxlan", i), l.Vxlan, namespaces, devices, owner)
 		}
 	}
-	return devices
+	return devices, owner
+}
+
+func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) {
+	o := v.s.Topology.OVS
+	if o == nil {
+		return
+	}
+	if namespaces[OVSNamespace] {
+		for i, ns := range v.s.Topology.Namespaces {
+			if ns == OVSNamespace {
+				v.add(fmt.Sprintf("topology.namespaces[%d]", i), "%q is the namespace Open vSwitch runs in; name yours otherwise", ns)
+			}
+		}
+	}
+	namespaces[OVSNamespace] = true
+	switch o.Datapath {
+	case DatapathAuto, DatapathSystem, DatapathNetdev:
+	default:
+		v.add("topology.ovs.datapath", "%q: want auto, system or netdev", o.Datapath)
+	}
+	if o.DB != "" && !strings.HasPrefix(o.DB, "unix:") {
+		v.add("topology.ovs.db", "%q: want unix:PATH of an existing ovsdb-server, or leave it out for a private OVS", o.DB)
+	}
+	if len(o.Bridges) == 0 {
+		v.add("topology.ovs.bridges", "missing: list at least one bridge")
+	}
+	seen := map[string]bool{}
+	for i, b := range o.Bridges {
+		path := fmt.Sprintf("topology.ovs.bridges[%d]", i)
+		switch {
+		case b.Name == "" || len(b.Name) > MaxBridgeNameLen || !nsNameRE.MatchString(b.Name):
+			v.add(path+".name", "%q: want 1 to %d letters, digits, '_' or '-' (the bridge is named RUNID-NAME)", b.Name, MaxBridgeNameLen)
+		case seen[b.Name]:
+			v.add(path+".name", "duplicate bridge %q", b.Name)
+		}
+		seen[b.Name] = true
+		if len(b.Ports) == 0 {
+			v.add(path+".ports", "missing: a bridge needs ports (internal, or veth)")
+		}
+		for j, p := range b.Ports {
+			ppath := fmt.Sprintf("%s.ports[%d]", path, j)
+			switch {
+			case (p.Internal == "") == (p.Veth == nil):
+				v.add(ppath, "a port is either internal: NAME or veth: {ns, name, addrs}")
+			case p.Internal != "":
+				ep := p.Endpoint()
+				if o.DB != "" && p.NS == "" {
+					v.add(ppath+".ns", "with an existing OVS (db: %s) an internal port must be moved into one of the scenario's namespaces", o.DB)
+				}
+				d := v.endpoint(ppath, Endpoint{NS: ep.NS, Name: p.Internal, Addrs: p.Addrs}, namespaces, devices, owner)
+				if p.MTU != 0 && (p.MTU < MinMTU || p.MTU > MaxMTU) {
+					v.add(ppath+".mtu", "%d: want %d to %d", p.MTU, MinMTU, MaxMTU)
+				} else if p.MTU != 0 && p.MTU < 1280 && d != nil && d.ipv6 {
+					v.add(ppath+".mtu", "%d is below 1280, the IPv6 minimum, and the port has IPv6 addresses", p.MTU)
+				}
+			default:
+				if p.NS != "" || len(p.Addrs) > 0 || p.MTU != 0 {
+					v.add(ppath, "ns, addrs and mtu belong to internal ports; a veth port's addresses go on its veth end")
+				}
+				v.endpoint(ppath+".veth", *p.Veth, namespaces, devices, owner)
+			}
+		}
+	}
 }
 
 func (v *validator) vxlan(path string, x *Vxlan, namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) {

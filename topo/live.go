@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
+	"github.com/nsperf/nsperf/topo/ovs"
 )
 
 // Live is a built topology: kernel handles per namespace and the undo stack that removes it.
@@ -26,6 +27,11 @@ type Live struct {
 	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
 	pristineFeatures map[string]map[string]bool
 	undoable         map[string]bool // devices whose removal is on the undo stack
+
+	ovsClient *ovs.Client
+	ovsInst   *ovs.Instance
+	failed    chan error // a daemon the topology depends on died
+	csumOffOn []string   // devices with tx checksum offload turned off for the userspace datapath
 
 	mu   sync.Mutex
 	undo []undoEntry
@@ -56,8 +62,14 @@ func Build(p *Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, failed: make(chan error, 2)}
 	l.push("remove state file", owner.remove)
+	if o := p.Scenario.Topology.OVS; o != nil && o.DB != "" {
+		// An existing OVS runs in this (root) namespace: its bridges' ports are created here.
+		if err := l.rootSpace(); err != nil {
+			return nil, errors.Join(err, l.Teardown())
+		}
+	}
 	for i, step := range p.Steps {
 		if err := l.do(step); err != nil {
 			err = fmt.Errorf("build step %d (%s): %w", i+1, step.Do, err)
@@ -129,6 +141,18 @@ func (l *Live) do(s Step) error {
 		return l.addVeth(s)
 	case AddVxlan:
 		return l.addVxlan(s)
+	case StartOVS, ConnectOVS:
+		return l.startOVS(s)
+	case AddBridge:
+		return l.addBridge(s)
+	case MoveLink:
+		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
+			return h.LinkSetNsFd(link, int(l.spaces[s.Peer.NS].fd))
+		})
+	case SetMTU:
+		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error { return h.LinkSetMTU(link, s.MTU) })
+	case TxCsumOff:
+		return l.txCsumOff(s.NS + "/" + s.Dev)
 	case AddAddress:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
 			addr := &netlink.Addr{IPNet: &net.IPNet{IP: s.Addr.Addr().AsSlice(), Mask: net.CIDRMask(s.Addr.Bits(), s.Addr.Addr().BitLen())}}

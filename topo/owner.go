@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nsperf/nsperf/topo/ovs"
 )
 
 // StateDir holds one state file per run: what the run created, so that `nsperf down` and
@@ -21,11 +24,13 @@ var StateDir = "/run/nsperf"
 // Owner is the state file of one run.
 type Owner struct {
 	RunID      RunID     `json:"run_id"`
-	PID        int       `json:"pid"`        // the nsperf process that owns the run
-	Kept       bool      `json:"kept"`       // left up on purpose (`nsperf up`, `run --keep`)
-	Scenario   string    `json:"scenario"`   // name
-	Created    time.Time `json:"created"`    //
-	Namespaces []string  `json:"namespaces"` // full names, recorded before each is created
+	PID        int       `json:"pid"`             // the nsperf process that owns the run
+	Kept       bool      `json:"kept"`            // left up on purpose (`nsperf up`, `run --keep`)
+	Scenario   string    `json:"scenario"`        // name
+	Created    time.Time `json:"created"`         //
+	Namespaces []string  `json:"namespaces"`      // full names, recorded before each is created
+	Dirs       []string  `json:"dirs,omitempty"`  // private OVS directories
+	OVSDB      string    `json:"ovsdb,omitempty"` // an existing OVS the run added bridges to
 }
 
 func ownerPath(id RunID) string { return filepath.Join(StateDir, string(id)+".json") }
@@ -121,8 +126,26 @@ func Owners() ([]*Owner, error) {
 // `nsperf down RUNID` and `nsperf cleanup` do, and it is idempotent.
 func Down(o *Owner) error {
 	var errs []error
+	if o.OVSDB != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, err := ovs.Connect(ctx, o.OVSDB)
+		if err == nil {
+			err = c.DeleteRun(ctx, string(o.RunID))
+			c.Close()
+		}
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("bridges of run %s in %s: %w", o.RunID, o.OVSDB, err))
+		}
+	}
+	// Deleting a namespace kills what runs in it: a private OVS's daemons, the tools.
 	for i := len(o.Namespaces) - 1; i >= 0; i-- {
 		if err := deleteNamespace(o.Namespaces[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, d := range o.Dirs {
+		if err := os.RemoveAll(d); err != nil {
 			errs = append(errs, err)
 		}
 	}

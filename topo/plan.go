@@ -7,11 +7,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/ovs"
 )
 
 // RunID names one run; every namespace (nsp3f9a-client) and device alias (nsperf:nsp3f9a) the
@@ -55,21 +57,29 @@ const (
 	AddNamespace StepKind = "namespace"
 	AddVeth      StepKind = "veth"
 	AddVxlan     StepKind = "vxlan"
+	StartOVS     StepKind = "start-ovs"   // a private OVS instance in the ovs namespace
+	ConnectOVS   StepKind = "connect-ovs" // an existing OVS
+	AddBridge    StepKind = "bridge"
+	MoveLink     StepKind = "move" // a device into another namespace
+	SetMTU       StepKind = "mtu"
+	TxCsumOff    StepKind = "tx-csum-off" // the userspace datapath needs it
 	AddAddress   StepKind = "address"
 	SetUp        StepKind = "up"
 )
 
 // Step is one action of a plan: pure data, with its iproute2 equivalent and that of its undo.
 type Step struct {
-	Kind  StepKind
-	NS    string             // scenario namespace the step acts in
-	Dev   string             // device in NS
-	Peer  scenarios.Endpoint // AddVeth: the other end
-	Vxlan *scenarios.Vxlan   // AddVxlan
-	MTU   int
-	Addr  netip.Prefix
-	Do    string // iproute2 equivalent
-	Undo  string // iproute2 equivalent of the undo; "" when removed with the namespace
+	Kind   StepKind
+	NS     string             // scenario namespace the step acts in
+	Dev    string             // device in NS
+	Peer   scenarios.Endpoint // AddVeth: the other end
+	Vxlan  *scenarios.Vxlan   // AddVxlan
+	Bridge *ovs.BridgeSpec    // AddBridge
+	DB     string             // StartOVS, ConnectOVS: the ovsdb endpoint
+	MTU    int
+	Addr   netip.Prefix
+	Do     string // iproute2 equivalent
+	Undo   string // iproute2 equivalent of the undo; "" when removed with the namespace
 }
 
 // Plan is the ordered list of steps that builds a scenario's topology.
@@ -84,7 +94,12 @@ type Plan struct {
 // address detection, so they are usable at once) and up.
 func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 	p := &Plan{RunID: id, Scenario: s}
-	for _, ns := range s.Topology.Namespaces {
+	namespaces := s.Topology.Namespaces
+	if o := s.Topology.OVS; o != nil && o.DB == "" {
+		// First, so that it goes last: the devices of OVS live in it.
+		namespaces = append([]string{scenarios.OVSNamespace}, namespaces...)
+	}
+	for _, ns := range namespaces {
 		full := id.Namespace(ns)
 		p.add(Step{Kind: AddNamespace, NS: ns, Do: "ip netns add " + full, Undo: "ip netns del " + full})
 		p.add(Step{Kind: SetUp, NS: ns, Dev: "lo", Do: fmt.Sprintf("ip -n %s link set lo up", full)})
@@ -114,7 +129,107 @@ func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 			p.add(Step{Kind: SetUp, NS: x.NS, Dev: x.Name, Do: fmt.Sprintf("ip -n %s link set %s up", id.Namespace(x.NS), x.Name)})
 		}
 	}
+	if s.Topology.OVS != nil {
+		p.addOVS(s.Topology.OVS)
+	}
 	return p
+}
+
+// DetectDatapath resolves datapath: auto; tests replace it.
+var DetectDatapath = ovs.DetectDatapath
+
+// OVSDir is where a run's private OVS keeps its database, sockets and logs.
+func OVSDir(id RunID) string { return filepath.Join(StateDir, string(id)+"-ovs") }
+
+// Datapath returns the datapath the scenario's bridges use, "auto" resolved.
+func Datapath(o *scenarios.OVS) string {
+	if o.Datapath == "" || o.Datapath == scenarios.DatapathAuto {
+		return DetectDatapath()
+	}
+	return o.Datapath
+}
+
+// addOVS plans Open vSwitch: the private instance (or the connection to an existing one), each
+// bridge's veth pairs, the bridge with all its ports in one transaction, then the internal
+// ports moved into their namespaces, addressed and up; on the userspace datapath, tx checksum
+// offload off on the devices whose traffic crosses it.
+func (p *Plan) addOVS(o *scenarios.OVS) {
+	id := p.RunID
+	on := func(ns string) string { return "ip -n " + id.Namespace(ns) }
+	exec := func(ns string) string { return "ip netns exec " + id.Namespace(ns) + " " }
+	db := o.DB
+	if db == "" {
+		dir := OVSDir(id)
+		db = "unix:" + dir + "/db.sock"
+		p.add(Step{Kind: StartOVS, NS: scenarios.OVSNamespace, DB: db,
+			Do: fmt.Sprintf("mkdir -p %[1]s && ovsdb-tool create %[1]s/conf.db /usr/share/openvswitch/vswitch.ovsschema && "+
+				"%[2]sovsdb-server %[1]s/conf.db --remote=punix:%[1]s/db.sock --unixctl=%[1]s/ovsdb-server.ctl --pidfile=%[1]s/ovsdb-server.pid --log-file=%[1]s/ovsdb-server.log --detach && "+
+				"ovs-vsctl --db=%[3]s --no-wait init && "+
+				"%[2]sovs-vswitchd %[3]s --unixctl=%[1]s/ovs-vswitchd.ctl --pidfile=%[1]s/ovs-vswitchd.pid --log-file=%[1]s/ovs-vswitchd.log --detach", dir, exec(scenarios.OVSNamespace), db),
+			Undo: fmt.Sprintf("ovs-appctl -t %[1]s/ovs-vswitchd.ctl exit; ovs-appctl -t %[1]s/ovsdb-server.ctl exit; rm -rf %[1]s", dir)})
+	} else {
+		p.add(Step{Kind: ConnectOVS, DB: db, Do: "ovs-vsctl --db=" + db + " show >/dev/null",
+			Undo: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", db, ovs.RunKey, id, db)})
+	}
+	datapath := Datapath(o)
+	n := 0
+	for _, b := range o.Bridges {
+		spec := &ovs.BridgeSpec{Name: string(id) + "-" + b.Name, Datapath: datapath, RunID: string(id)}
+		vsctl := []string{fmt.Sprintf("ovs-vsctl --db=%s add-br %s -- set bridge %s datapath_type=%s external_ids:%s=%s", db, spec.Name, spec.Name, datapath, ovs.RunKey, id)}
+		var csum []scenarios.Endpoint
+		for _, port := range b.Ports {
+			if port.Veth != nil {
+				// The bridge's end of the pair, in the namespace OVS runs in, named for the run.
+				name := fmt.Sprintf("%sp%d", id, n)
+				n++
+				ovsNS := p.ovsNS(o)
+				p.add(Step{Kind: AddVeth, NS: scenarios.OVSNamespace, Dev: name, Peer: *port.Veth,
+					Do: fmt.Sprintf("%s link add %s type veth peer name %s netns %s && %s link set %s alias %s", ovsNS, name, port.Veth.Name, id.Namespace(port.Veth.NS), ovsNS, name, id.Alias())})
+				p.addAddresses(*port.Veth)
+				p.add(Step{Kind: SetUp, NS: scenarios.OVSNamespace, Dev: name, Do: fmt.Sprintf("%s link set %s up", ovsNS, name)})
+				p.add(Step{Kind: SetUp, NS: port.Veth.NS, Dev: port.Veth.Name, Do: fmt.Sprintf("%s link set %s up", on(port.Veth.NS), port.Veth.Name)})
+				spec.Ports = append(spec.Ports, ovs.PortSpec{Name: name})
+				vsctl = append(vsctl, "add-port "+spec.Name+" "+name)
+				csum = append(csum, *port.Veth)
+			} else {
+				spec.Ports = append(spec.Ports, ovs.PortSpec{Name: port.Internal, Internal: true})
+				vsctl = append(vsctl, fmt.Sprintf("add-port %s %s -- set interface %s type=internal", spec.Name, port.Internal, port.Internal))
+			}
+		}
+		p.add(Step{Kind: AddBridge, NS: scenarios.OVSNamespace, Dev: spec.Name, Bridge: spec, DB: db, Do: strings.Join(vsctl, " -- ")})
+		for _, port := range b.Ports {
+			if port.Internal == "" {
+				continue
+			}
+			ep := port.Endpoint()
+			if ep.NS != scenarios.OVSNamespace {
+				p.add(Step{Kind: MoveLink, NS: scenarios.OVSNamespace, Dev: ep.Name, Peer: ep,
+					Do: fmt.Sprintf("%s link set %s netns %s", p.ovsNS(o), ep.Name, id.Namespace(ep.NS))})
+			}
+			if port.MTU != 0 {
+				p.add(Step{Kind: SetMTU, NS: ep.NS, Dev: ep.Name, MTU: port.MTU, Do: fmt.Sprintf("%s link set %s mtu %d", on(ep.NS), ep.Name, port.MTU)})
+			}
+			p.addAddresses(ep)
+			p.add(Step{Kind: SetUp, NS: ep.NS, Dev: ep.Name, Do: fmt.Sprintf("%s link set %s up", on(ep.NS), ep.Name)})
+			csum = append(csum, ep)
+		}
+		if datapath == scenarios.DatapathNetdev {
+			// Seen here: through the userspace datapath TCP stalls until tx checksum offload is
+			// off on the devices at either end; that turns TSO off too.
+			for _, ep := range csum {
+				p.add(Step{Kind: TxCsumOff, NS: ep.NS, Dev: ep.Name, Do: exec(ep.NS) + "ethtool -K " + ep.Name + " tx off"})
+			}
+		}
+	}
+}
+
+// ovsNS is the `ip -n NS` of the namespace OVS runs in: the run's ovs namespace for a private
+// instance, the root namespace for an existing one.
+func (p *Plan) ovsNS(o *scenarios.OVS) string {
+	if o.DB != "" {
+		return "ip"
+	}
+	return "ip -n " + p.RunID.Namespace(scenarios.OVSNamespace)
 }
 
 // DeviceSteps returns the steps that create one device, with its addresses and up: what

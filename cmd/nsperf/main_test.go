@@ -107,7 +107,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestListAndPlan(t *testing.T) {
 	out, _, code := nsperf("list")
-	if code != 0 || !strings.HasPrefix(out, "veth-bigtcp ") {
+	if code != 0 || !regexp.MustCompile(`(?m)^veth-bigtcp +BIG TCP`).MatchString(out) {
 		t.Errorf("list: %d %q", code, out)
 	}
 	out, _, code = nsperf("plan", "--run-id", "nsp0000", "veth-bigtcp")
