@@ -7,7 +7,7 @@ SCENARIO  ?= veth-bigtcp
 FUZZTIME  ?= 10s
 RUNFLAGS  ?=
 
-.PHONY: all build run test fuzz bench lint deps clean
+.PHONY: all build run test fuzz bench lint deps clean models models-check
 
 all: build
 
@@ -23,7 +23,7 @@ run: deps build
 
 # Unit tests, root integration tests (real namespaces and iperf3), and a short fuzz of each
 # parser. -p 1: the integration tests measure, so they do not share the CPUs with each other.
-test: deps lint
+test: deps lint models-check
 	$(GO) test -count=1 -p 1 ./...
 	$(MAKE) fuzz
 
@@ -39,6 +39,17 @@ bench: deps
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
+
+# The Open_vSwitch models come from the schema that openvswitch-common installs.
+models: deps
+	$(GO) generate ./topo/ovs
+
+# Fails when the committed models differ from what the installed schema generates.
+models-check: deps
+	@tmp=$$(mktemp -d) && $(GO) tool modelgen -p vswitchd -o $$tmp /usr/share/openvswitch/vswitch.ovsschema && \
+	if ! diff -r -q $$tmp topo/ovs/vswitchd >/dev/null; then \
+		echo "topo/ovs/vswitchd differs from the models of /usr/share/openvswitch/vswitch.ovsschema: run make models and commit"; \
+		diff -r $$tmp topo/ovs/vswitchd | head -20; rm -rf $$tmp; exit 1; fi; rm -rf $$tmp
 
 clean:
 	rm -rf bin

@@ -296,3 +296,43 @@ func TestMatrixRun(t *testing.T) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }
+
+// TestOVSRun: TCP over IPv4 and IPv6 through a private OVS (internal port -> bridge -> veth);
+// the OVS in use and the userspace datapath's caveat are in the result.
+func TestOVSRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	testenv.RequireTool(t, "ovs-vswitchd")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	s, err := scenarios.Load("../topo/testdata/ovs.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Cases[0]
+	byWorkload := map[string]float64{}
+	for _, s := range c.Samples {
+		if s.Error != "" {
+			t.Errorf("%s/%s: %s %s", s.State, s.Workload, s.Error, s.Stderr)
+		}
+		byWorkload[s.Workload], _ = s.Value(results.Throughput)
+	}
+	if byWorkload["tcp4"] <= 0 || byWorkload["tcp6"] <= 0 {
+		t.Errorf("throughput through OVS: %v", byWorkload)
+	}
+	if o := r.Environment.OVS; o == nil || o.Version == "" || o.Instance != "private" || o.Datapath == "" {
+		t.Fatalf("environment.ovs = %+v", o)
+	}
+	if r.Environment.OVS.Datapath == "netdev" {
+		if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "TSO, is off on ovs/int0, server/eth0") {
+			t.Errorf("warnings: %v", r.Warnings)
+		}
+		if c.States[1].Unavailable == "" {
+			t.Errorf("state on applied on a tap internal port: %+v", c.States[1])
+		}
+	}
+}

@@ -272,6 +272,7 @@ func (s *Scenario) cases() []*Scenario {
 
 // Overrides are command-line changes to a scenario's method.
 type Overrides struct {
+	OVSDB    string        // "": keep; unix:PATH: use that existing OVS instead of a private one
 	Runs     int           // 0: keep
 	Duration time.Duration // 0: keep
 	Omit     time.Duration // <0: keep
@@ -290,13 +291,50 @@ func (o Overrides) Apply(s *Scenario) error {
 	if o.Omit >= 0 && o.Omit%time.Second != 0 {
 		return fmt.Errorf("--omit %s: want whole seconds", o.Omit)
 	}
+	if o.OVSDB != "" {
+		if s.Topology.OVS == nil {
+			return fmt.Errorf("--ovsdb %s: scenario %s has no Open vSwitch bridges", o.OVSDB, s.Name)
+		}
+		if !strings.HasPrefix(o.OVSDB, "unix:") {
+			return fmt.Errorf("--ovsdb %q: want unix:PATH of an existing ovsdb-server", o.OVSDB)
+		}
+	}
 	for _, c := range s.cases() {
+		if o.OVSDB != "" {
+			c.Topology.OVS.DB = o.OVSDB
+			if err := checkExistingOVS(c); err != nil {
+				return fmt.Errorf("--ovsdb %s: %w", o.OVSDB, err)
+			}
+		}
 		if o.Runs != 0 {
 			c.Runs = o.Runs
 		}
 		for _, w := range c.Workloads {
 			o.applyWorkload(w)
 		}
+	}
+	return nil
+}
+
+// checkExistingOVS refuses what an existing OVS cannot give: it runs in the root namespace,
+// which is not nsperf's, so internal ports must move into scenario namespaces and no
+// workload may run in the ovs namespace.
+func checkExistingOVS(s *Scenario) error {
+	var problems []string
+	for _, b := range s.Topology.OVS.Bridges {
+		for _, p := range b.Ports {
+			if p.Internal != "" && p.NS == "" {
+				problems = append(problems, fmt.Sprintf("internal port %s stays in the root namespace; give it ns: to move it into one of the scenario's", p.Internal))
+			}
+		}
+	}
+	for _, w := range s.Workloads {
+		if w.Iperf3 != nil && (w.Iperf3.Client.NS == OVSNamespace || w.Iperf3.Server.NS == OVSNamespace) {
+			problems = append(problems, fmt.Sprintf("workload %s runs in the ovs namespace, which with an existing OVS is the root namespace; nsperf runs tools only in namespaces it built", w.Name))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
 }

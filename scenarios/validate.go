@@ -149,6 +149,13 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 	if len(o.Bridges) == 0 {
 		v.add("topology.ovs.bridges", "missing: list at least one bridge")
 	}
+	if o.DB != "" {
+		for i, w := range v.s.Workloads {
+			if w.Iperf3 != nil && (w.Iperf3.Client.NS == OVSNamespace || w.Iperf3.Server.NS == OVSNamespace) {
+				v.add(fmt.Sprintf("workloads[%d].iperf3", i), "runs in the ovs namespace, which with an existing OVS (db: %s) is the root namespace; nsperf runs tools only in namespaces it built", o.DB)
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for i, b := range o.Bridges {
 		path := fmt.Sprintf("topology.ovs.bridges[%d]", i)

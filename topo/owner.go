@@ -161,6 +161,7 @@ type Leftover struct {
 	Namespaces []string
 	Reason     string
 	owner      *Owner
+	dirs       []string
 }
 
 // FindLeftovers lists runs whose owner is gone (or, with all, also those kept up on purpose)
@@ -170,11 +171,14 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 	if err != nil {
 		return nil, err
 	}
-	claimed := map[string]bool{}
+	claimed, claimedDir := map[string]bool{}, map[string]bool{}
 	var out []Leftover
 	for _, o := range owners {
 		for _, ns := range o.Namespaces {
 			claimed[ns] = true
+		}
+		for _, d := range o.Dirs {
+			claimedDir[d] = true
 		}
 		switch {
 		case o.Kept && !all:
@@ -200,8 +204,24 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 		}
 		orphans[RunID(m[1])] = append(orphans[RunID(m[1])], e.Name())
 	}
+	dirs, _ := filepath.Glob(filepath.Join(StateDir, "nsp*-ovs"))
+	orphanDirs := map[RunID][]string{}
+	for _, d := range dirs {
+		m := namespaceOfRun.FindStringSubmatch(filepath.Base(d))
+		if m == nil || claimedDir[d] {
+			continue
+		}
+		orphanDirs[RunID(m[1])] = append(orphanDirs[RunID(m[1])], d)
+		if orphans[RunID(m[1])] == nil {
+			orphans[RunID(m[1])] = []string{}
+		}
+	}
 	for id, nss := range orphans {
-		out = append(out, Leftover{RunID: id, Namespaces: nss, Reason: "namespace without a state file"})
+		what := "namespace without a state file"
+		if len(nss) == 0 {
+			what = "private OVS directory without a state file"
+		}
+		out = append(out, Leftover{RunID: id, Namespaces: nss, Reason: what, dirs: orphanDirs[id]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
 	return out, nil
@@ -212,5 +232,38 @@ func (l Leftover) Remove() error {
 	if l.owner != nil {
 		return Down(l.owner)
 	}
-	return Down(&Owner{RunID: l.RunID, Namespaces: l.Namespaces})
+	return Down(&Owner{RunID: l.RunID, Namespaces: l.Namespaces, Dirs: l.dirs})
+}
+
+// OVSLeftovers lists the bridges in an existing OVS whose run is over: no state file, or one
+// whose owner is gone and that was not kept up on purpose.
+func OVSLeftovers(ctx context.Context, db string) (map[RunID][]string, error) {
+	c, err := ovs.Connect(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	bridges, err := c.RunBridges(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := map[RunID][]string{}
+	for _, b := range bridges {
+		id := RunID(b.ExternalIDs[ovs.RunKey])
+		if o, err := ReadOwner(id); err == nil && (o.Kept || o.Alive()) {
+			continue
+		}
+		out[id] = append(out[id], b.Name)
+	}
+	return out, nil
+}
+
+// RemoveOVSRun deletes a run's bridges from an existing OVS.
+func RemoveOVSRun(ctx context.Context, db string, id RunID) error {
+	c, err := ovs.Connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.DeleteRun(ctx, string(id))
 }

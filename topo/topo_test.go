@@ -284,3 +284,14 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 		t.Fatalf("apply fixed: %v", err)
 	}
 }
+
+func TestOVSPlanGolden(t *testing.T) {
+	defer func(d func() string) { DetectDatapath = d }(DetectDatapath)
+	DetectDatapath = func() string { return scenarios.DatapathNetdev }
+	s, err := scenarios.Load("ovs-internal-tso", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPlan(s, "nsp0000")
+	testenv.Golden(t, filepath.Join("testdata", "ovs-internal-tso.plan.golden"), p.Shell()+"# undo\n"+p.UndoShell())
+}

@@ -152,6 +152,7 @@ func runCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	f.IntVar(&ov.Runs, "runs", 0, "runs per state and workload (default: the scenario's)")
+	f.StringVar(&ov.OVSDB, "ovsdb", "", "use the existing OVS at unix:PATH instead of a private instance")
 	f.DurationVar(&ov.Duration, "duration", 0, "measured time of each run, e.g. 15s (default: the scenario's)")
 	f.DurationVar(&ov.Omit, "omit", -1, "time at the start of each run left out, e.g. 5s (default: the scenario's)")
 	f.StringVar(&opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json)")
@@ -161,7 +162,8 @@ func runCmd() *cobra.Command {
 }
 
 func upCmd() *cobra.Command {
-	return &cobra.Command{
+	var ovsdb string
+	c := &cobra.Command{
 		Use:   "up FILE|NAME",
 		Short: "Build the topology, apply the baseline state, and leave it up",
 		Args:  cobra.ExactArgs(1),
@@ -169,6 +171,9 @@ func upCmd() *cobra.Command {
 			s, err := loadScenario(args[0])
 			if err != nil {
 				return err
+			}
+			if err := (scenarios.Overrides{OVSDB: ovsdb, Omit: -1}).Apply(s); err != nil {
+				return usageError{err}
 			}
 			if err := requireRoot(); err != nil {
 				return err
@@ -186,6 +191,8 @@ func upCmd() *cobra.Command {
 			return nil
 		},
 	}
+	c.Flags().StringVar(&ovsdb, "ovsdb", "", "use the existing OVS at unix:PATH instead of a private instance")
+	return c
 }
 
 func downCmd() *cobra.Command {
@@ -219,9 +226,10 @@ func downCmd() *cobra.Command {
 
 func cleanupCmd() *cobra.Command {
 	var all, dryRun bool
+	var ovsdb string
 	c := &cobra.Command{
 		Use:   "cleanup",
-		Short: "Remove what killed runs left behind (namespaces, their devices and processes)",
+		Short: "Remove what killed runs left behind (namespaces, their devices and processes, private OVS instances, bridges)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := requireRoot(); err != nil {
@@ -232,10 +240,28 @@ func cleanupCmd() *cobra.Command {
 				return err
 			}
 			out := c.OutOrStdout()
-			if len(left) == 0 {
+			if len(left) == 0 && ovsdb == "" {
 				fmt.Fprintln(out, "nothing to clean up")
 			}
 			var errs []error
+			if ovsdb != "" {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				bridges, err := topo.OVSLeftovers(ctx, ovsdb)
+				if err != nil {
+					return err
+				}
+				for id, names := range bridges {
+					verb := "removed"
+					if dryRun {
+						verb = "would remove"
+					} else if err := topo.RemoveOVSRun(ctx, ovsdb, id); err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					fmt.Fprintf(out, "%s run %s: bridges %s in %s\n", verb, id, strings.Join(names, ", "), ovsdb)
+				}
+			}
 			for _, l := range left {
 				verb := "removed"
 				if dryRun {
@@ -251,6 +277,7 @@ func cleanupCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&all, "all", false, "also remove topologies kept up on purpose (nsperf up, run --keep)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "only list what would be removed")
+	c.Flags().StringVar(&ovsdb, "ovsdb", "", "also remove bridges of finished runs from the existing OVS at unix:PATH")
 	return c
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,12 +169,19 @@ func TestRunCLI(t *testing.T) {
 func TestInterrupt(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "iperf3")
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		sig      syscall.Signal
+	}{{"veth-bigtcp", syscall.SIGINT}, {"veth-bigtcp", syscall.SIGTERM}, {"../../topo/testdata/ovs.yaml", syscall.SIGINT}} {
+		sig := tc.sig
+		t.Run(filepath.Base(tc.scenario)+"/"+sig.String(), func(t *testing.T) {
+			if strings.Contains(tc.scenario, "ovs") {
+				testenv.RequireTool(t, "ovs-vswitchd")
+			}
 			before := testenv.Take(topo.StateDir)
 			defer testenv.CheckClean(t, before, topo.StateDir)
 			out := filepath.Join(t.TempDir(), "r.json")
-			cmd := exec.Command(binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+			cmd := exec.Command(binary, "run", tc.scenario, "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -327,5 +335,42 @@ func TestRefusedStateExits4(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a run that measured nothing wrote a result")
+	}
+}
+
+// TestOVSVswitchdKilled: ovs-vswitchd dying mid-run ends the run with exit 3 and its reason,
+// keeps the finished samples, and leaves nothing behind.
+func TestOVSVswitchdKilled(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	testenv.RequireTool(t, "ovs-vswitchd")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(binary, "run", "../../topo/testdata/ovs.yaml", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitJournal(t, out+".journal", 1, 60*time.Second)
+	killed := false
+	for _, p := range testenv.Take(topo.StateDir).Processes { // "PID NAME", new since the test began
+		var pid int
+		if strings.HasSuffix(p, " ovs-vswitchd") && !slices.Contains(before.Processes, p) {
+			fmt.Sscan(p, &pid)
+			killed = syscall.Kill(pid, syscall.SIGKILL) == nil
+		}
+	}
+	if !killed {
+		t.Fatal("found no ovs-vswitchd of the run to kill")
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInfra || !strings.Contains(stderr.String(), "ovs-vswitchd exited unexpectedly") {
+		t.Fatalf("exit %v, want 3 naming ovs-vswitchd:\n%s", err, stderr.String())
+	}
+	if r, err := results.ReadFile(out); err != nil || r.Complete || len(r.Cases[0].Samples) == 0 {
+		t.Errorf("partial result: %v", err)
 	}
 }

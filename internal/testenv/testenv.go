@@ -73,7 +73,7 @@ func Take(stateDir string) Snapshot {
 			}
 		}
 		switch name {
-		case "iperf3", "netperf", "netserver":
+		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd":
 			s.Processes = append(s.Processes, p.Name()+" "+name)
 		}
 	}

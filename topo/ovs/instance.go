@@ -169,6 +169,19 @@ func (in *Instance) Stop() error {
 	return os.RemoveAll(in.Dir)
 }
 
+// Detach lets the daemons run on without this Instance, as they do when nsperf is killed;
+// tests use it to leave what a killed run leaves.
+func (in *Instance) Detach() {
+	in.mu.Lock()
+	in.stopping = true
+	in.daemons = nil
+	in.mu.Unlock()
+	if in.Client != nil {
+		in.Client.Close()
+		in.Client = nil
+	}
+}
+
 // Version returns the version of the installed ovs-vswitchd ("3.1.0").
 func Version() string {
 	out, err := exec.Command("ovs-vswitchd", "--version").Output()
