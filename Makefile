@@ -30,6 +30,7 @@ test: deps lint models-check
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/iperf3
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/netperf
 
 # Time to build and tear down the default topology: netlink (nsperf) against the same steps
 # done with ip commands. Reported in README.md, never asserted.

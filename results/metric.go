@@ -1,5 +1,7 @@
 package results
 
+import "strings"
+
 // Metric is one figure a tool run produced.
 type Metric struct {
 	Name  string  `json:"name"`
@@ -37,10 +39,15 @@ var directions = map[string]Direction{
 	RTTMax:      LowerIsBetter,
 }
 
-// DirectionOf returns the direction of a metric; unknown metrics count as higher-is-better.
+// DirectionOf returns the direction of a metric: latencies (netperf's *_latency), CPU
+// utilisation and retransmits are better lower; throughput and transaction rates higher, as
+// are metrics nsperf does not know.
 func DirectionOf(name string) Direction {
 	if d, ok := directions[name]; ok {
 		return d
+	}
+	if strings.HasSuffix(name, "_latency") || strings.HasSuffix(name, "_cpu_util") {
+		return LowerIsBetter
 	}
 	return HigherIsBetter
 }

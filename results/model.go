@@ -79,6 +79,7 @@ type StateRecord struct {
 	Features    map[string]map[string]bool   `json:"features,omitempty"`  // "ns/dev" -> ethtool feature -> on
 	Lower       map[string]string            `json:"lower,omitempty"`     // "ns/dev" -> its lower device
 	Recreated   []string                     `json:"recreated,omitempty"` // devices created anew in this state
+	Commands    []string                     `json:"commands,omitempty"`  // the iproute2/ethtool equivalent of applying it
 }
 
 // Sample is one tool run.
@@ -94,6 +95,7 @@ type Sample struct {
 	Error    string    `json:"error,omitempty"` // a failed run is kept, with why
 	Stderr   string    `json:"stderr,omitempty"`
 	Output   string    `json:"output,omitempty"` // the tool's raw output
+	Row      string    `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
 }
 
 // Value returns a metric of the sample.

@@ -25,6 +25,8 @@ func FormatValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f%%", v)
 	case "us":
 		return fmt.Sprintf("%.1f us", v)
+	case "trans/s":
+		return fmt.Sprintf("%.2f trans/s", v)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.3f %s", v, unit))
 }

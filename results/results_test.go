@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -199,4 +200,49 @@ func TestTableUnavailableAndCompareToGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Golden(t, filepath.Join("testdata", "table-unavailable.golden"), b.String())
+}
+
+func netperfResult() *Result {
+	states := []StateRecord{
+		{Name: "off", Commands: []string{"ip -n nsp0000-client link set dev eth0 gso_max_size 65536 gro_max_size 65536"}},
+		{Name: "on", CompareTo: "off", Commands: []string{"ip -n nsp0000-client link set dev eth0 gso_max_size 185000 gro_max_size 185000"}},
+	}
+	argv := []string{"netperf", "-H", "2001:2::2", "-t", "TCP_RR", "--", "-r", "80000,80000", "-O", "MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT"}
+	rr := func(round int, state, row string, min, p90, p99, tput float64) Sample {
+		return Sample{Round: round, State: state, Workload: "rr6", Tool: "netperf", Argv: argv, Row: row,
+			Metrics: []Metric{{Throughput, "trans/s", tput}, {"min_latency", "us", min}, {"p90_latency", "us", p90}, {"p99_latency", "us", p99}}}
+	}
+	samples := []Sample{ // rows of shared/seeds/big-tcp.md
+		rr(1, "off", "77           138          183          8542.19", 77, 138, 183, 8542.19),
+		rr(1, "on", "57           83           117          13871.38", 57, 83, 117, 13871.38),
+		rr(2, "off", "79           143          178          8215.28", 79, 143, 178, 8215.28),
+		rr(2, "on", "64           118          155          11432.94", 64, 118, 155, 11432.94),
+	}
+	return &Result{Schema: Schema, RunID: "nsp0000", Scenario: ScenarioInfo{Name: "big-tcp-rr"}, Complete: true,
+		Settings: Settings{Runs: 2, Order: "alternate"}, Environment: Environment{KernelRelease: "6.18.44"},
+		Cases: []Case{{States: states, Samples: samples, Summaries: Summarize(samples, states, []string{"rr6"})}}}
+}
+
+func TestFormatsGolden(t *testing.T) {
+	for _, format := range []string{"netdev", "markdown", "csv", "table"} {
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Render(&b, netperfResult(), format); err != nil {
+				t.Fatal(err)
+			}
+			testenv.Golden(t, filepath.Join("testdata", "big-tcp-rr."+format+".golden"), b.String())
+		})
+	}
+	if err := Render(io.Discard, netperfResult(), "pdf"); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+func TestDirectionOfNetperfMetrics(t *testing.T) {
+	for name, want := range map[string]Direction{"min_latency": LowerIsBetter, "p99_latency": LowerIsBetter, "local_cpu_util": LowerIsBetter,
+		"throughput": HigherIsBetter, "transaction_rate": HigherIsBetter, "retransmits": LowerIsBetter} {
+		if got := DirectionOf(name); got != want {
+			t.Errorf("DirectionOf(%s) = %d, want %d", name, got, want)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 )
@@ -51,6 +53,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	if progress == nil {
 		progress = io.Discard
 	}
+	tools, err := requireTools(s)
+	if err != nil {
+		return nil, err
+	}
 	// The first case claims the run id; the others reuse it, one after the other.
 	first, err := build(s.Cases[0].Scenario, "", topo.BuildOptions{Kept: opt.Keep && len(s.Cases) == 1}, progress)
 	if err != nil {
@@ -60,14 +66,13 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	opt.Out = OutPath(opt, s, string(id))
 	sum := sha256.Sum256(s.Text)
 	r := &results.Result{
-		Schema:   results.Schema,
-		RunID:    string(id),
-		Scenario: results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
-		Label:    opt.Label,
-		Start:    time.Now().UTC(),
-		Settings: results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed},
-		Environment: envinfo.Collect(map[string][]string{"iperf3": {iperf3.Binary, "--version"}},
-			map[string]func(string) string{"iperf3": iperf3.Version}),
+		Schema:      results.Schema,
+		RunID:       string(id),
+		Scenario:    results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
+		Label:       opt.Label,
+		Start:       time.Now().UTC(),
+		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed},
+		Environment: envinfo.Collect(tools, map[string]func(string) string{"iperf3": iperf3.Version, "netperf": netperf.Version}),
 	}
 	if version, datapath, instance := first.OVS(); datapath != "" {
 		r.Environment.OVS = &results.OVSInfo{Version: version, Datapath: datapath, Instance: instance}
@@ -120,6 +125,37 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		runErr = fmt.Errorf("%w: %d of %d (their errors are in %s)", ErrRunsFailed, m.failed, m.done, opt.Out)
 	}
 	return r, runErr
+}
+
+// requireTools checks that the programs the scenario's workloads drive are installed, and
+// returns how to ask each for its version. A missing one is a capability the scenario needs
+// (exit 4), with the way to install it.
+func requireTools(s *scenarios.Scenario) (map[string][]string, error) {
+	tools := map[string][]string{}
+	for _, c := range s.Cases {
+		for _, w := range c.Scenario.Workloads {
+			switch {
+			case w.Iperf3 != nil:
+				tools["iperf3"] = []string{iperf3.Binary, "--version"}
+			case w.Netperf != nil:
+				tools["netperf"] = []string{netperf.Binary, "-V"}
+				tools["netserver"] = nil
+			}
+		}
+	}
+	var missing []string
+	for name := range tools {
+		bin := map[string]string{"iperf3": iperf3.Binary, "netperf": netperf.Binary, "netserver": netperf.ServerBinary}[name]
+		if _, err := exec.LookPath(bin); err != nil {
+			missing = append(missing, fmt.Sprintf("%s is not installed (Debian: apt-get install %s; netperf is in the non-free component, which scripts/deps.sh enables)", bin, map[string]string{"iperf3": "iperf3", "netperf": "netperf", "netserver": "netperf"}[name]))
+		}
+	}
+	delete(tools, "netserver")
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, &topo.CapabilityError{Reasons: missing}
+	}
+	return tools, nil
 }
 
 // build builds a case's topology under run id id, or under a fresh one (retrying on the rare
@@ -200,6 +236,7 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 			rc.States[i].CompareTo = s.Baseline(st)
 		}
 		records[st.Name] = &rc.States[i]
+		rc.States[i].Commands = topo.StateShell(s, st, live.ID)
 		if err := live.CheckState(st); err != nil {
 			var capErr *topo.CapabilityError
 			if !st.Optional || !errors.As(err, &capErr) {
@@ -215,6 +252,15 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 		seed = *s.Seed
 	}
 	rc.Schedule = Schedule(available, s.Runs, s.Order, seed)
+	servers, err := m.startNetservers(live, s)
+	defer func() {
+		for _, p := range servers {
+			p.stop()
+		}
+	}()
+	if err != nil {
+		return err
+	}
 	defer func() { rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s)) }()
 	applied := ""
 	for round, order := range rc.Schedule {
@@ -243,7 +289,12 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 				}
 			}
 			for _, w := range s.Workloads {
-				sample := m.iperf3(live, round+1, name, w)
+				var sample results.Sample
+				if w.Netperf != nil {
+					sample = m.netperf(live, round+1, name, w)
+				} else {
+					sample = m.iperf3(live, round+1, name, w)
+				}
 				if err := m.ctx.Err(); err != nil {
 					return err // a run cut short by the interrupt is no sample
 				}
@@ -357,11 +408,70 @@ func (m *measurement) iperf3(live *topo.Live, round int, state string, w scenari
 	return sample
 }
 
+// startNetservers starts one netserver per server namespace and control port, in the
+// foreground, and waits until each listens.
+func (m *measurement) startNetservers(live *topo.Live, s *scenarios.Scenario) ([]*process, error) {
+	var servers []*process
+	seen := map[string]bool{}
+	for _, w := range s.Workloads {
+		n := w.Netperf
+		if n == nil || seen[n.Server.NS+"/"+fmt.Sprint(n.Port)] {
+			continue
+		}
+		seen[n.Server.NS+"/"+fmt.Sprint(n.Port)] = true
+		p, err := start(m.ctx, live, n.Server.NS, netperf.ServerArgs(n))
+		if err != nil {
+			return servers, err
+		}
+		servers = append(servers, p)
+		if err := p.waitListening(m.ctx, n.Port, m.opt.ServerTimeout); err != nil {
+			return servers, fmt.Errorf("netserver in %s: %w", n.Server.NS, err)
+		}
+	}
+	return servers, nil
+}
+
+// netperf runs one netperf test against the case's netserver.
+func (m *measurement) netperf(live *topo.Live, round int, state string, w scenarios.Workload) results.Sample {
+	cfg := w.Netperf
+	argv := netperf.ClientArgs(cfg)
+	sample := results.Sample{Round: round, State: state, Workload: w.Name, Tool: "netperf", Argv: argv, Start: time.Now().UTC()}
+	limit := cfg.Duration.Std() + m.opt.Slack
+	ctx, cancel := context.WithTimeout(m.ctx, limit)
+	defer cancel()
+	client, err := start(ctx, live, cfg.Client.NS, argv)
+	if err != nil {
+		sample.Error = err.Error()
+		return sample
+	}
+	<-client.done
+	sample.Seconds = time.Since(sample.Start).Seconds()
+	sample.Output = client.stdout.String()
+	metrics, row, perr := netperf.Parse(client.stdout.String()+client.stderr.String(), cfg.Test, cfg.Outputs)
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		sample.Error = fmt.Sprintf("netperf timed out after %s", limit)
+	case perr != nil:
+		sample.Error = perr.Error()
+		if client.err != nil {
+			sample.Error += fmt.Sprintf(" (exit: %v)", client.err)
+		}
+	}
+	if sample.Error != "" {
+		sample.Stderr = strings.TrimSpace(client.stderr.String())
+		return sample
+	}
+	sample.Metrics, sample.Row = metrics, row
+	return sample
+}
+
 // report prints one progress line: where the run is, the last figure and the time left.
 func (m *measurement) report(label string, round, rounds int, s results.Sample) {
 	figure := "FAILED: " + s.Error
-	if v, ok := s.Value(results.Throughput); ok {
-		figure = results.FormatValue(v, "bit/s")
+	for _, mt := range s.Metrics {
+		if mt.Name == results.Throughput {
+			figure = results.FormatValue(mt.Value, mt.Unit)
+		}
 	}
 	perRun := time.Since(m.started) / time.Duration(m.done)
 	left := (perRun * time.Duration(m.total-m.done)).Round(time.Second)

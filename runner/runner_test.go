@@ -16,6 +16,7 @@ import (
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 )
@@ -192,10 +193,11 @@ func TestFailedToolIsRecorded(t *testing.T) {
 func TestPlanScriptRuns(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "iperf3")
+	testenv.RequireTool(t, "netperf")
 	for _, tc := range []struct {
 		name    string
 		results int // 1 run x states x workloads
-	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}} {
+	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}, {"big-tcp-rr", 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := testenv.Take(topo.StateDir)
 			defer testenv.CheckClean(t, before, topo.StateDir)
@@ -214,8 +216,9 @@ func TestPlanScriptRuns(t *testing.T) {
 			if err != nil {
 				t.Fatalf("plan script: %v\n%s", err, out)
 			}
-			if n := strings.Count(string(out), `"sum_received"`); n != tc.results {
-				t.Errorf("plan script printed %d iperf3 results, want %d:\n%.2000s", n, tc.results, out)
+			// One "sum_received" per iperf3 result, one "MIGRATED ... TEST" per netperf result.
+			if n := strings.Count(string(out), `"sum_received"`) + strings.Count(string(out), "MIGRATED "); n != tc.results {
+				t.Errorf("plan script printed %d results, want %d:\n%.2000s", n, tc.results, out)
 			}
 		})
 	}
@@ -334,5 +337,97 @@ func TestOVSRun(t *testing.T) {
 		if c.States[1].Unavailable == "" {
 			t.Errorf("state on applied on a tap internal port: %+v", c.States[1])
 		}
+	}
+}
+
+// TestNetperfRun: netperf tests between namespaces, each with every metric it was asked for,
+// one netserver per namespace and port, none left afterwards.
+func TestNetperfRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "netperf")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	s, err := scenarios.Load("testdata/netperf.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"stream4": {"throughput bit/s"},
+		"rr6":     {"throughput trans/s", "min_latency us", "p90_latency us", "p99_latency us"},
+		"crr4":    {"throughput trans/s", "mean_latency us"},
+		"udprr6":  {"throughput trans/s", "min_latency us", "p90_latency us", "p99_latency us"},
+	}
+	c := r.Cases[0]
+	if len(c.Samples) != 8 {
+		t.Fatalf("%d samples, want 4 workloads x 2 states", len(c.Samples))
+	}
+	for _, s := range c.Samples {
+		if s.Error != "" || s.Row == "" {
+			t.Errorf("%s/%s: error %q row %q\n%s", s.State, s.Workload, s.Error, s.Row, s.Output)
+			continue
+		}
+		var got []string
+		for _, m := range s.Metrics {
+			if m.Value <= 0 {
+				t.Errorf("%s/%s: %s = %v", s.State, s.Workload, m.Name, m.Value)
+			}
+			got = append(got, m.Name+" "+m.Unit)
+		}
+		sort.Strings(got)
+		w := append([]string(nil), want[s.Workload]...)
+		sort.Strings(w)
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("%s: metrics %v, want %v", s.Workload, got, w)
+		}
+	}
+	if v := r.Environment.Tools["netperf"]; v == "" {
+		t.Error("netperf version not recorded")
+	}
+}
+
+// TestNetperfFailureRecorded: a netperf that fails is a recorded sample with its error, and
+// the netserver does not outlive the run.
+func TestNetperfFailureRecorded(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "netperf")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	fake := filepath.Join(t.TempDir(), "netperf")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho 'establish control: are you sure there is a netserver listening on 198.18.0.2 at port 12865?'\nexit 255\n"), 0o755)
+	defer func(b string) { netperf.Binary = b }(netperf.Binary)
+	netperf.Binary = fake
+	s, err := scenarios.Load("big-tcp-rr", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	(scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: -1}).Apply(s)
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	if !errors.Is(err, ErrRunsFailed) || len(r.Cases[0].Samples) != 2 {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, s := range r.Cases[0].Samples {
+		if !strings.Contains(s.Error, "are you sure there is a netserver") {
+			t.Errorf("sample error %q", s.Error)
+		}
+	}
+}
+
+// TestMissingToolIsACapability: a scenario whose tool is not installed is refused before
+// anything is built (exit 4), with the way to install it.
+func TestMissingToolIsACapability(t *testing.T) {
+	defer func(b string) { netperf.Binary = b }(netperf.Binary)
+	netperf.Binary = "/nonexistent/netperf"
+	s, err := scenarios.Load("big-tcp-rr", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	var capErr *topo.CapabilityError
+	if !errors.As(err, &capErr) || !strings.Contains(err.Error(), "/nonexistent/netperf is not installed (Debian: apt-get install netperf; netperf is in the non-free component") {
+		t.Fatalf("Run: %v", err)
 	}
 }

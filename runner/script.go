@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 )
@@ -60,7 +61,7 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 
 func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 	p := topo.NewPlan(s, id)
-	b.WriteString("\ncleanup() {\n")
+	b.WriteString("\nnetservers=\"\"\ncleanup() {\n\t[ -z \"$netservers\" ] || kill $netservers 2>/dev/null || true\n")
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
 		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)
 	}
@@ -91,12 +92,27 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 	for i, w := range s.Workloads {
 		fn := fmt.Sprintf("workload%d_%s", i, unsafeIdent.ReplaceAllString(w.Name, "_"))
 		workFn[w.Name] = fn
+		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
+		if n := w.Netperf; n != nil {
+			fmt.Fprintf(b, "\tip netns exec %s %s\n}\n", id.Namespace(n.Client.NS), shellQuote(netperf.ClientArgs(n)))
+			continue
+		}
 		cfg := w.Iperf3
 		srv, cli := id.Namespace(cfg.Server.NS), id.Namespace(cfg.Client.NS)
-		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
 		fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n", srv, shellQuote(iperf3.ServerArgs(cfg)))
 		fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%s' | grep -q .; do sleep 0.1; done\n", srv, strconv.Itoa(cfg.Port))
-		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
+		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait $!\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
+	}
+	started := map[string]bool{}
+	for _, w := range s.Workloads {
+		n := w.Netperf
+		if n == nil || started[n.Server.NS+strconv.Itoa(n.Port)] {
+			continue
+		}
+		started[n.Server.NS+strconv.Itoa(n.Port)] = true
+		srv := id.Namespace(n.Server.NS)
+		fmt.Fprintf(b, "\n# netserver for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nnetservers=\"$netservers $!\"\n", srv, shellQuote(netperf.ServerArgs(n)))
+		fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", srv, n.Port)
 	}
 	var seed int64
 	if s.Seed != nil {

@@ -155,6 +155,23 @@ func (s *Scenario) applyDefaults() {
 		}
 	}
 	for i := range s.Workloads {
+		if n := s.Workloads[i].Netperf; n != nil {
+			path := fmt.Sprintf("workloads[%d].netperf.", i)
+			if !s.written(path + "test") {
+				n.Test = "TCP_STREAM"
+			}
+			if !s.written(path + "duration") {
+				n.Duration = Duration(DefaultDuration)
+			}
+			if !s.written(path + "port") {
+				n.Port = DefaultNetperfPort
+			}
+			if !s.written(path+"outputs") && strings.HasSuffix(n.Test, "_RR") {
+				n.Outputs = []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
+			} else if !s.written(path+"outputs") && n.Test == "UDP_STREAM" {
+				n.Outputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS"}
+			}
+		}
 		w := s.Workloads[i].Iperf3
 		if w == nil {
 			continue
@@ -249,9 +266,7 @@ func (s *Scenario) EstimatedDuration() time.Duration {
 	for _, c := range s.cases() {
 		var per time.Duration
 		for _, w := range c.Workloads {
-			if w.Iperf3 != nil {
-				per += w.Iperf3.Duration.Std() + w.Iperf3.Omit.Std()
-			}
+			per += w.Length()
 		}
 		total += per * time.Duration(c.Runs*len(c.States))
 	}
@@ -329,7 +344,7 @@ func checkExistingOVS(s *Scenario) error {
 		}
 	}
 	for _, w := range s.Workloads {
-		if w.Iperf3 != nil && (w.Iperf3.Client.NS == OVSNamespace || w.Iperf3.Server.NS == OVSNamespace) {
+		if c, sv := w.Sides(); c.NS == OVSNamespace || sv.NS == OVSNamespace {
 			problems = append(problems, fmt.Sprintf("workload %s runs in the ovs namespace, which with an existing OVS is the root namespace; nsperf runs tools only in namespaces it built", w.Name))
 		}
 	}
@@ -340,6 +355,9 @@ func checkExistingOVS(s *Scenario) error {
 }
 
 func (o Overrides) applyWorkload(w Workload) {
+	if w.Netperf != nil && o.Duration != 0 {
+		w.Netperf.Duration = Duration(o.Duration)
+	}
 	if w.Iperf3 == nil {
 		return
 	}

@@ -218,9 +218,63 @@ type DeviceSettings struct {
 
 // Workload is one measurement run in every state; exactly one tool is set.
 type Workload struct {
-	Name   string  `yaml:"name"`
-	Iperf3 *Iperf3 `yaml:"iperf3"`
+	Name    string   `yaml:"name"`
+	Iperf3  *Iperf3  `yaml:"iperf3"`
+	Netperf *Netperf `yaml:"netperf"`
 }
+
+// Tool returns the name of the workload's tool.
+func (w Workload) Tool() string {
+	if w.Netperf != nil {
+		return "netperf"
+	}
+	return "iperf3"
+}
+
+// Sides returns the workload's client and server, whatever its tool.
+func (w Workload) Sides() (client, server Side) {
+	if w.Netperf != nil {
+		return w.Netperf.Client, w.Netperf.Server
+	}
+	if w.Iperf3 != nil {
+		return w.Iperf3.Client, w.Iperf3.Server
+	}
+	return Side{}, Side{}
+}
+
+// Length is the time one run of the workload takes, omit included.
+func (w Workload) Length() time.Duration {
+	switch {
+	case w.Netperf != nil:
+		return w.Netperf.Duration.Std()
+	case w.Iperf3 != nil:
+		return w.Iperf3.Duration.Std() + w.Iperf3.Omit.Std()
+	}
+	return 0
+}
+
+// Netperf describes one netperf test against a netserver in the server namespace
+// (`netperf -H ADDR -t TEST -l SECS -T C,S -- -r REQ,RESP -O SELECTORS`). The address family
+// follows Server.Addr.
+type Netperf struct {
+	Test        string   `yaml:"test"` // TCP_STREAM (default), TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR
+	Client      Side     `yaml:"client"`
+	Server      Side     `yaml:"server"`
+	Duration    Duration `yaml:"duration"`     // -l (default 10s)
+	Port        int      `yaml:"port"`         // netserver's control port (-p, default 12865)
+	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests
+	Response    int      `yaml:"response"`     //
+	MessageSize int      `yaml:"message_size"` // -m, send size of stream tests
+	SendBuffer  int      `yaml:"send_buffer"`  // -s, local socket buffer
+	RecvBuffer  int      `yaml:"recv_buffer"`  // -S, remote socket buffer
+	// Outputs are omni selectors (-O), e.g. [MIN_LATENCY, P90_LATENCY, P99_LATENCY,
+	// THROUGHPUT]; default: those for request/response tests, the classic block for
+	// TCP_STREAM.
+	Outputs []string `yaml:"outputs"`
+}
+
+// DefaultNetperfPort is netserver's standard control port.
+const DefaultNetperfPort = 12865
 
 // Iperf3 describes one iperf3 client/server pair. The address family follows Server.Addr.
 type Iperf3 struct {

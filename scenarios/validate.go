@@ -395,11 +395,16 @@ func (v *validator) workloads(namespaces map[string]bool, devices map[string]*de
 			v.add(path+".name", "duplicate workload %q", w.Name)
 		}
 		seen[w.Name] = true
-		if w.Iperf3 == nil {
-			v.add(path, "a workload needs one tool: iperf3")
-			continue
+		switch {
+		case w.Iperf3 == nil && w.Netperf == nil:
+			v.add(path, "a workload needs one tool: iperf3 or netperf")
+		case w.Iperf3 != nil && w.Netperf != nil:
+			v.add(path, "a workload has one tool: split iperf3 and netperf into two workloads")
+		case w.Iperf3 != nil:
+			v.iperf3(path+".iperf3", w.Iperf3, namespaces, devices, opt)
+		default:
+			v.netperf(path+".netperf", w.Netperf, namespaces, devices, opt)
 		}
-		v.iperf3(path+".iperf3", w.Iperf3, namespaces, devices, opt)
 	}
 }
 
@@ -424,6 +429,41 @@ func (v *validator) iperf3(path string, w *Iperf3, namespaces map[string]bool, d
 	}
 	if w.Streams < 1 || w.Streams > 128 {
 		v.add(path+".streams", "%d: want 1 to 128", w.Streams)
+	}
+}
+
+var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+func (v *validator) netperf(path string, w *Netperf, namespaces map[string]bool, devices map[string]*device, opt Options) {
+	server := v.side(path+".server", w.Server, namespaces, devices, opt, true)
+	client := v.side(path+".client", w.Client, namespaces, devices, opt, false)
+	if server.IsValid() && client.IsValid() && server.Is4() != client.Is4() {
+		v.add(path+".client.addr", "%s and the server address %s are of different families", client, server)
+	}
+	rr := strings.HasSuffix(w.Test, "_RR")
+	switch w.Test {
+	case "TCP_STREAM", "TCP_RR", "TCP_CRR", "UDP_STREAM", "UDP_RR":
+	default:
+		v.add(path+".test", "%q: want TCP_STREAM, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR", w.Test)
+	}
+	if d := w.Duration.Std(); d < time.Second || d%time.Second != 0 {
+		v.add(path+".duration", "%s: want whole seconds, at least 1s", w.Duration)
+	}
+	if w.Port < 1 || w.Port > 65535 {
+		v.add(path+".port", "%d: want 1 to 65535", w.Port)
+	}
+	if !rr && (w.Request != 0 || w.Response != 0) {
+		v.add(path+".request", "request and response sizes belong to _RR tests, not %s", w.Test)
+	}
+	for key, n := range map[string]int{"request": w.Request, "response": w.Response, "message_size": w.MessageSize, "send_buffer": w.SendBuffer, "recv_buffer": w.RecvBuffer} {
+		if n < 0 {
+			v.add(path+"."+key, "%d: want a positive size in bytes", n)
+		}
+	}
+	for i, sel := range w.Outputs {
+		if !netperfSelectorRE.MatchString(sel) {
+			v.add(fmt.Sprintf("%s.outputs[%d]", path, i), "%q is not a netperf output selector (e.g. THROUGHPUT, MIN_LATENCY, P99_LATENCY)", sel)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -117,6 +118,7 @@ func planCmd() *cobra.Command {
 func runCmd() *cobra.Command {
 	var opt runner.Options
 	var ov scenarios.Overrides
+	var format string
 	c := &cobra.Command{
 		Use:   "run FILE|NAME",
 		Short: "Build the topology, measure every state, tear down, and print the table",
@@ -129,6 +131,9 @@ func runCmd() *cobra.Command {
 			if err := ov.Apply(s); err != nil {
 				return usageError{err}
 			}
+			if !slices.Contains(results.Formats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
+			}
 			if err := requireRoot(); err != nil {
 				return err
 			}
@@ -139,7 +144,7 @@ func runCmd() *cobra.Command {
 				s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
 			r, err := runner.Run(ctx, s, opt)
 			if r != nil {
-				if terr := results.Table(c.OutOrStdout(), r); terr != nil {
+				if terr := results.Render(c.OutOrStdout(), r, format); terr != nil {
 					err = errors.Join(err, terr)
 				}
 				fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s.journal)\n", runner.OutPath(opt, s, r.RunID), runner.OutPath(opt, s, r.RunID))
@@ -158,6 +163,7 @@ func runCmd() *cobra.Command {
 	f.StringVar(&opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json)")
 	f.StringVar(&opt.Label, "label", "", "label stored with the result, e.g. the kernel under test")
 	f.BoolVar(&opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
+	f.StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	return c
 }
 
@@ -336,19 +342,19 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch format {
-			case "table":
-				return results.Table(c.OutOrStdout(), r)
-			case "json":
+			if format == "json" {
 				data, err := os.ReadFile(args[0])
 				if err == nil {
 					_, err = c.OutOrStdout().Write(data)
 				}
 				return err
 			}
-			return usageError{fmt.Errorf("--format %q: want table or json", format)}
+			if !slices.Contains(results.Formats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
+			}
+			return results.Render(c.OutOrStdout(), r, format)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "table", "table or json")
+	c.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	return c
 }

@@ -172,7 +172,7 @@ func TestInterrupt(t *testing.T) {
 	for _, tc := range []struct {
 		scenario string
 		sig      syscall.Signal
-	}{{"veth-bigtcp", syscall.SIGINT}, {"veth-bigtcp", syscall.SIGTERM}, {"../../topo/testdata/ovs.yaml", syscall.SIGINT}} {
+	}{{"veth-bigtcp", syscall.SIGINT}, {"veth-bigtcp", syscall.SIGTERM}, {"../../topo/testdata/ovs.yaml", syscall.SIGINT}, {"big-tcp-rr", syscall.SIGINT}} {
 		sig := tc.sig
 		t.Run(filepath.Base(tc.scenario)+"/"+sig.String(), func(t *testing.T) {
 			if strings.Contains(tc.scenario, "ovs") {
@@ -372,5 +372,42 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	}
 	if r, err := results.ReadFile(out); err != nil || r.Complete || len(r.Cases[0].Samples) == 0 {
 		t.Errorf("partial result: %v", err)
+	}
+}
+
+// TestNetdevFormat: `run big-tcp-rr --format netdev` prints per state the commands and one
+// row of MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT per run, then the summary.
+func TestNetdevFormat(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "netperf")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := nsperf("run", "big-tcp-rr", "--runs", "2", "--duration", "1s", "--format", "netdev", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	row := regexp.MustCompile(`(?m)^\d+ +\d+ +\d+ +[\d.]+$`)
+	for _, state := range []string{"off", "on"} {
+		section := stdout[strings.Index(stdout, "# state "+state):]
+		if end := strings.Index(section[1:], "# state "); end > 0 {
+			section = section[:end]
+		}
+		if !strings.Contains(section, "link set dev eth0 gso_max_size") || !strings.Contains(section, "-O MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT|tail -1") {
+			t.Errorf("state %s lacks its commands:\n%s", state, section)
+		}
+		if n := len(row.FindAllString(section, -1)); n != 2 {
+			t.Errorf("state %s: %d rows, want 2:\n%s", state, n, section)
+		}
+	}
+	for _, metric := range []string{"rr6 throughput: off", "rr6 min_latency: off", "rr6 p90_latency", "rr6 p99_latency"} {
+		if !strings.Contains(stdout, metric) {
+			t.Errorf("summary lacks %q:\n%s", metric, stdout)
+		}
+	}
+	for _, format := range []string{"markdown", "csv", "netdev", "table"} {
+		if rep, _, code := nsperf("report", "--format", format, out); code != 0 || len(rep) == 0 {
+			t.Errorf("report --format %s: exit %d", format, code)
+		}
 	}
 }
