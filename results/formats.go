@@ -122,9 +122,9 @@ func summaryLines(c Case) []string {
 			if s.Stats.N == 0 {
 				continue
 			}
-			p := fmt.Sprintf("%s %s (n=%d, CV %s)", s.State, FormatValue(s.Stats.Mean, s.Unit), s.Stats.N, formatCV(s.Stats))
-			if s.Change != nil {
-				p += fmt.Sprintf(" %+.1f%% vs %s", 100*s.Change.Relative, s.Change.Baseline)
+			p := fmt.Sprintf("%s %s (n=%d, CV %s)", s.State, formatCentre(s), s.Stats.N, formatCV(s.Stats))
+			if c := s.Comparison; c != nil {
+				p += fmt.Sprintf(" vs %s: %s", c.Baseline, formatComparison(*c))
 			}
 			parts = append(parts, p)
 		}
@@ -199,11 +199,11 @@ func Markdown(w io.Writer, r *Result) error {
 				case !ok || s.Stats.N == 0:
 					cells = append(cells, "-")
 				default:
-					cells = append(cells, fmt.Sprintf("%s (%s)", FormatValue(s.Stats.Mean, s.Unit), formatCV(s.Stats)))
+					cells = append(cells, fmt.Sprintf("%s (%s)", formatCentre(s), formatCV(s.Stats)))
 				}
 				if st.CompareTo != "" {
-					if ok && s.Change != nil {
-						changes = append(changes, fmt.Sprintf("%+.1f%%", 100*s.Change.Relative))
+					if ok && s.Comparison != nil {
+						changes = append(changes, formatComparison(*s.Comparison))
 					} else {
 						changes = append(changes, "-")
 					}
@@ -218,19 +218,30 @@ func Markdown(w io.Writer, r *Result) error {
 	return nil
 }
 
+func optional(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
 // CSV writes one line per case, workload, metric and state.
 func CSV(w io.Writer, r *Result) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "workload", "metric", "unit", "state", "n", "mean", "median", "stddev", "cv", "min", "max", "compare_to", "change"})
+	cw.Write([]string{"case", "workload", "metric", "unit", "state", "n", "mean", "median", "median_lo", "median_hi", "stddev", "cv", "min", "max",
+		"compare_to", "change", "change_lo", "change_hi", "p", "verdict"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, c := range r.Cases {
 		for _, s := range c.Summaries {
-			base, change := "", ""
-			if s.Change != nil {
-				base, change = s.Change.Baseline, f(s.Change.Relative)
+			var cmp []string
+			if c := s.Comparison; c != nil {
+				cmp = []string{c.Baseline, f(c.Change), f(c.ChangeLo), f(c.ChangeHi), f(c.P), c.Verdict}
+			} else {
+				cmp = []string{"", "", "", "", "", ""}
 			}
 			st := s.Stats
-			cw.Write([]string{c.Label, s.Workload, s.Metric, s.Unit, s.State, strconv.Itoa(st.N), f(st.Mean), f(st.Median), f(st.Stddev), f(st.CV), f(st.Min), f(st.Max), base, change})
+			cw.Write(append([]string{c.Label, s.Workload, s.Metric, s.Unit, s.State, strconv.Itoa(st.N), f(st.Mean), f(st.Median),
+				optional(s.Centre.Lo), optional(s.Centre.Hi), f(st.Stddev), f(st.CV), f(st.Min), f(st.Max)}, cmp...))
 		}
 	}
 	cw.Flush()

@@ -110,17 +110,18 @@ func (s Sample) Value(metric string) (float64, bool) {
 
 // Summary is the statistics of one metric of one workload in one state.
 type Summary struct {
-	Workload string  `json:"workload"`
-	Metric   string  `json:"metric"`
-	Unit     string  `json:"unit"`
-	State    string  `json:"state"`
-	Stats    Stats   `json:"stats"`
-	Change   *Change `json:"change,omitempty"` // against the baseline; nil for the baseline
+	Workload string `json:"workload"`
+	Metric   string `json:"metric"`
+	Unit     string `json:"unit"`
+	State    string `json:"state"`
+	Stats    Stats  `json:"stats"`
+	Centre   Centre `json:"centre"`
+	// Comparison is against the state it is compared with; nil for the baseline.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
-// Change is a state's difference from the baseline state.
-type Change struct {
-	Baseline string  `json:"baseline"` // the state compared with
-	Relative float64 `json:"relative"` // (mean - baseline mean) / baseline mean
-	Better   bool    `json:"better"`   // the change goes the metric's better way
+// Policy is how comparisons decide.
+type Policy struct {
+	Alpha   float64 `json:"alpha"`    // significance level; default 0.05
+	CVLimit float64 `json:"cv_limit"` // above it, "no significant change" becomes "too noisy"; default 5%
 }

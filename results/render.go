@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -31,6 +32,33 @@ func FormatValue(v float64, unit string) string {
 	return strings.TrimSpace(fmt.Sprintf("%.3f %s", v, unit))
 }
 
+// formatCentre prints a median with its CI as ± the larger distance, in percent.
+func formatCentre(s Summary) string {
+	c := s.Centre
+	v := FormatValue(c.Median, s.Unit)
+	if c.Lo == nil || c.Hi == nil || c.Median == 0 {
+		return v + " ±n/a"
+	}
+	return fmt.Sprintf("%s ±%.1f%%", v, 100*math.Max(*c.Hi/c.Median-1, 1-*c.Lo/c.Median))
+}
+
+// formatComparison prints a change with its CI, p and verdict; "~" for no significant change.
+func formatComparison(c Comparison) string {
+	switch c.Verdict {
+	case TooFewRuns:
+		return fmt.Sprintf("%+.1f%% (%s)", 100*c.Change, c.Note)
+	case NoChange:
+		return fmt.Sprintf("~ (p=%.3f)", c.P)
+	case TooNoisy:
+		return fmt.Sprintf("~ too noisy (p=%.3f, %s)", c.P, c.Note)
+	}
+	ci := ""
+	if c.HasCI {
+		ci = fmt.Sprintf(" [%+.1f%%, %+.1f%%]", 100*c.ChangeLo, 100*c.ChangeHi)
+	}
+	return fmt.Sprintf("%+.1f%%%s p=%.3f %s", 100*c.Change, ci, c.P, c.Verdict)
+}
+
 func formatCV(s Stats) string {
 	if s.N < 2 {
 		return "n/a"
@@ -56,7 +84,8 @@ func Table(w io.Writer, r *Result) error {
 			return err
 		}
 	}
-	fmt.Fprintln(w, "means over runs; CV = sample standard deviation / mean; change = difference of means")
+	fmt.Fprintln(w, "median ± 95% CI (n/a: too few runs for an interval); CV = sample standard deviation / mean;")
+	fmt.Fprintln(w, "change = ratio of medians - 1 [95% CI], p = Mann-Whitney U; ~ = no significant change (p > alpha)")
 	for _, warning := range r.Warnings {
 		fmt.Fprintln(w, "WARNING: "+warning)
 	}
@@ -104,14 +133,14 @@ func caseTable(w io.Writer, c Case) error {
 				row = append(row, "-")
 				cvs = append(cvs, "-")
 			default:
-				row = append(row, FormatValue(s.Stats.Mean, s.Unit))
+				row = append(row, formatCentre(s))
 				cvs = append(cvs, formatCV(s.Stats))
 			}
 			if st.CompareTo == "" {
 				continue
 			}
-			if ok && s.Change != nil {
-				changes = append(changes, fmt.Sprintf("%+.1f%%", 100*s.Change.Relative))
+			if ok && s.Comparison != nil {
+				changes = append(changes, formatComparison(*s.Comparison))
 			} else {
 				changes = append(changes, "-")
 			}

@@ -55,7 +55,7 @@ func testSamples() []Sample {
 }
 
 func TestSummarizeChangeAndDirection(t *testing.T) {
-	sums := Summarize(testSamples(), testStates, []string{"tcp4"})
+	sums := Summarize(testSamples(), testStates, []string{"tcp4"}, Policy{})
 	if len(sums) != 4 {
 		t.Fatalf("%d summaries, want 4: %+v", len(sums), sums)
 	}
@@ -64,15 +64,19 @@ func TestSummarizeChangeAndDirection(t *testing.T) {
 		byKey[s.Metric+"/"+s.State] = s
 	}
 	on := byKey["throughput/on"]
-	if on.Stats.N != 2 || !near(on.Stats.Mean, 11e9) || on.Change == nil || !near(on.Change.Relative, 0.1) || !on.Change.Better {
-		t.Errorf("throughput/on = %+v change %+v; want n=2 mean 11e9 +10%% better", on.Stats, on.Change)
+	c := on.Comparison
+	if on.Stats.N != 2 || c == nil || !near(c.Change, 0.1) || c.Verdict != TooFewRuns || !strings.Contains(c.Note, "at least 4 runs") {
+		t.Errorf("throughput/on = %+v comparison %+v; want n=2, +10%%, too few runs", on.Stats, c)
 	}
-	if byKey["throughput/off"].Change != nil {
-		t.Error("the baseline has a change")
+	if c.Paired == nil || c.Paired.Rounds != 2 || c.Paired.Better != 2 || !near(c.Paired.Median, 1.1) {
+		t.Errorf("paired %+v", c.Paired)
 	}
-	rtt := byKey["rtt_mean/on"] // 55 vs 65: -15.38%, lower is better
-	if rtt.Change == nil || !near(rtt.Change.Relative, -10.0/65) || !rtt.Change.Better {
-		t.Errorf("rtt_mean/on change %+v", rtt.Change)
+	if byKey["throughput/off"].Comparison != nil {
+		t.Error("the baseline has a comparison")
+	}
+	rtt := byKey["rtt_mean/on"] // 55 vs 65: lower is better, every round
+	if rtt.Comparison == nil || !near(rtt.Comparison.Change, 55.0/65-1) || rtt.Comparison.Paired.Better != 2 {
+		t.Errorf("rtt_mean/on comparison %+v", rtt.Comparison)
 	}
 }
 
@@ -88,7 +92,7 @@ func testResult() *Result {
 		Cases: []Case{{
 			States:    testStates,
 			Samples:   samples,
-			Summaries: Summarize(samples, testStates, []string{"tcp4"}),
+			Summaries: Summarize(samples, testStates, []string{"tcp4"}, Policy{}),
 		}},
 	}
 }
@@ -194,7 +198,7 @@ func TestTableUnavailableAndCompareToGolden(t *testing.T) {
 	r := &Result{Schema: Schema, RunID: "nsp0000", Scenario: ScenarioInfo{Name: "vxlan-bigtcp"}, Complete: true,
 		Settings: Settings{Runs: 2, Order: "alternate"},
 		Cases: []Case{{Label: "mtu=1500", Matrix: map[string]string{"mtu": "1500"}, States: states, Samples: samples,
-			Summaries: Summarize(samples, states, []string{"tcp4"})}}}
+			Summaries: Summarize(samples, states, []string{"tcp4"}, Policy{})}}}
 	var b bytes.Buffer
 	if err := Table(&b, r); err != nil {
 		t.Fatal(err)
@@ -220,7 +224,7 @@ func netperfResult() *Result {
 	}
 	return &Result{Schema: Schema, RunID: "nsp0000", Scenario: ScenarioInfo{Name: "big-tcp-rr"}, Complete: true,
 		Settings: Settings{Runs: 2, Order: "alternate"}, Environment: Environment{KernelRelease: "6.18.44"},
-		Cases: []Case{{States: states, Samples: samples, Summaries: Summarize(samples, states, []string{"rr6"})}}}
+		Cases: []Case{{States: states, Samples: samples, Summaries: Summarize(samples, states, []string{"rr6"}, Policy{})}}}
 }
 
 func TestFormatsGolden(t *testing.T) {

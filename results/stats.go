@@ -53,7 +53,7 @@ func Describe(xs []float64) Stats {
 // Summarize computes, per workload and metric, the statistics of every state (in the order of
 // the records) and each state's change against the state it is compared with. Failed samples
 // are left out of the statistics; they stay in the samples.
-func Summarize(samples []Sample, states []StateRecord, workloads []string) []Summary {
+func Summarize(samples []Sample, states []StateRecord, workloads []string, policy Policy) []Summary {
 	var out []Summary
 	for _, w := range workloads {
 		var metrics []string
@@ -70,23 +70,28 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string) []Sum
 			}
 		}
 		for _, metric := range metrics {
-			stats := map[string]Stats{}
+			values := map[string][]float64{}
+			byRound := map[string]map[int]float64{}
 			for _, st := range states {
-				var xs []float64
+				byRound[st.Name] = map[int]float64{}
 				for _, s := range samples {
 					if s.Workload == w && s.State == st.Name && s.Error == "" {
 						if v, ok := s.Value(metric); ok {
-							xs = append(xs, v)
+							values[st.Name] = append(values[st.Name], v)
+							byRound[st.Name][s.Round] = v
 						}
 					}
 				}
-				stats[st.Name] = Describe(xs)
 			}
+			dir := DirectionOf(metric)
 			for _, st := range states {
-				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, Stats: stats[st.Name]}
-				if base, ok := stats[st.CompareTo]; ok && st.CompareTo != "" && base.N > 0 && sum.Stats.N > 0 && base.Mean != 0 {
-					rel := (sum.Stats.Mean - base.Mean) / math.Abs(base.Mean)
-					sum.Change = &Change{Baseline: st.CompareTo, Relative: rel, Better: rel*float64(DirectionOf(metric)) > 0}
+				xs := values[st.Name]
+				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, Stats: Describe(xs), Centre: CentreOf(xs)}
+				if st.CompareTo != "" && st.Unavailable == "" {
+					c := Compare(values[st.CompareTo], xs, dir, policy.Alpha, policy.CVLimit)
+					c.Baseline = st.CompareTo
+					c.Paired = PairedRatios(byRound[st.CompareTo], byRound[st.Name], dir)
+					sum.Comparison = &c
 				}
 				out = append(out, sum)
 			}

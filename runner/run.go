@@ -33,6 +33,8 @@ type Options struct {
 	ServerTimeout time.Duration
 	// Slack is added to a workload's duration and omit to bound one client run.
 	Slack time.Duration
+	// Policy decides comparisons (alpha, CV limit).
+	Policy results.Policy
 }
 
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
@@ -261,7 +263,7 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	if err != nil {
 		return err
 	}
-	defer func() { rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s)) }()
+	defer func() { rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s), m.opt.Policy) }()
 	applied := ""
 	for round, order := range rc.Schedule {
 		for _, name := range order {

@@ -135,7 +135,7 @@ func TestRunTwoStates(t *testing.T) {
 	for _, s := range c.Summaries {
 		if s.Metric == results.Throughput {
 			n++
-			if s.Stats.N != 2 || s.Stats.CV <= 0 || (s.State == "on") != (s.Change != nil) {
+			if s.Stats.N != 2 || s.Stats.CV <= 0 || (s.State == "on") != (s.Comparison != nil) {
 				t.Errorf("summary %+v", s)
 			}
 		}

@@ -1,0 +1,152 @@
+package results
+
+import (
+	"math"
+	"sort"
+	"testing"
+)
+
+// exactMannWhitneyP computes the two-sided p-value of the Mann-Whitney U test by enumerating
+// every way to split the pooled values into two groups of the original sizes (ties count
+// half), independently of the library under test.
+func exactMannWhitneyP(x, y []float64) float64 {
+	pooled := append(append([]float64(nil), x...), y...)
+	n, m := len(x), len(y)
+	u := func(a, b []float64) float64 {
+		var s float64
+		for _, xi := range a {
+			for _, yj := range b {
+				switch {
+				case xi > yj:
+					s++
+				case xi == yj:
+					s += 0.5
+				}
+			}
+		}
+		return s
+	}
+	observed := math.Abs(u(x, y) - float64(n*m)/2)
+	var extreme, total float64
+	var walk func(i int, a, b []float64)
+	walk = func(i int, a, b []float64) {
+		if i == len(pooled) {
+			total++
+			if math.Abs(u(a, b)-float64(n*m)/2) >= observed-1e-9 {
+				extreme++
+			}
+			return
+		}
+		if len(a) < n {
+			walk(i+1, append(a, pooled[i]), b)
+		}
+		if len(b) < m {
+			walk(i+1, a, append(b, pooled[i]))
+		}
+	}
+	walk(0, nil, nil)
+	return extreme / total
+}
+
+func TestMannWhitneyAgainstEnumeration(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		x, y []float64
+	}{
+		{"4v4 separated", []float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}},
+		{"3v3 separated", []float64{1, 2, 3}, []float64{4, 5, 6}},
+		{"5v5 interleaved", []float64{1, 3, 5, 7, 9}, []float64{2, 4, 6, 8, 10}},
+		{"5v6 overlapping", []float64{10.1, 10.4, 9.8, 10.0, 10.3}, []float64{10.6, 10.2, 10.9, 11.0, 10.7, 10.5}},
+		{"6v6 partly", []float64{8.1, 8.3, 8.2, 9.0, 8.8, 8.5}, []float64{8.9, 9.2, 9.4, 8.4, 9.1, 9.6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := exactMannWhitneyP(tc.x, tc.y)
+			got := Compare(tc.x, tc.y, HigherIsBetter, 0, 0).P
+			if math.Abs(got-want) > 1e-9 {
+				t.Errorf("p = %v, want %v (enumeration)", got, want)
+			}
+		})
+	}
+}
+
+func TestMannWhitneyTies(t *testing.T) {
+	// With ties the library uses the tie-corrected distribution; it must stay close to the
+	// enumeration, and identical samples must give p = 1.
+	x, y := []float64{1, 2, 2, 3, 4}, []float64{2, 3, 3, 4, 5}
+	if got, want := Compare(x, y, HigherIsBetter, 0, 0).P, exactMannWhitneyP(x, y); math.Abs(got-want) > 0.02 {
+		t.Errorf("ties: p = %v, enumeration %v", got, want)
+	}
+	same := []float64{7, 7, 7, 7, 7}
+	if c := Compare(same, same, HigherIsBetter, 0, 0); c.P != 1 || c.Verdict != NoChange {
+		t.Errorf("identical samples: %+v", c)
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		base, st  []float64
+		dir       Direction
+		verdict   string
+		wantNote  bool
+		wantPLess float64
+	}{
+		{"higher is better, up", []float64{10, 10.1, 10.2, 10.05}, []float64{11, 11.1, 11.2, 11.05}, HigherIsBetter, Improved, false, 0.05},
+		{"higher is better, down", []float64{10, 10.1, 10.2, 10.05}, []float64{5, 5.1, 5.2, 5.05}, HigherIsBetter, Regressed, false, 0.05},
+		{"latency down is better", []float64{50, 51, 52, 53}, []float64{40, 41, 42, 43}, LowerIsBetter, Improved, false, 0.05},
+		{"zero variance, different", []float64{5, 5, 5, 5}, []float64{6, 6, 6, 6}, HigherIsBetter, Improved, false, 0.05},
+		{"three runs can never be significant", []float64{1, 2, 3}, []float64{7, 8, 9}, HigherIsBetter, TooFewRuns, true, 1.01},
+		{"one run", []float64{10}, []float64{20}, HigherIsBetter, TooFewRuns, true, 1.01},
+		{"no change, quiet", []float64{10, 10.01, 10.02, 10.03, 10.04}, []float64{10.005, 10.015, 10.025, 10.035, 10.045}, HigherIsBetter, NoChange, false, 1.01},
+		{"no change, noisy", []float64{8, 12, 9, 11, 10}, []float64{9, 11, 10, 12, 8.5}, HigherIsBetter, TooNoisy, true, 1.01},
+		{"no runs", nil, []float64{1}, HigherIsBetter, TooFewRuns, true, 1.01},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Compare(tc.base, tc.st, tc.dir, 0, 0)
+			if c.Verdict != tc.verdict || (c.Note != "") != tc.wantNote || c.P >= tc.wantPLess {
+				t.Errorf("Compare = %+v, want verdict %q", c, tc.verdict)
+			}
+		})
+	}
+	if minSamples(0.05) != 4 || minSamples(0.01) != 5 {
+		t.Errorf("minSamples: %d %d", minSamples(0.05), minSamples(0.01))
+	}
+}
+
+// The Moses interval by hand: n = m = 5, alpha = 0.05. P(U <= 2) = 4/252 <= 0.025 <
+// P(U <= 3) = 7/252, so k = 3 and the interval is the 3rd smallest and the 3rd largest of the
+// 25 log ratios.
+func TestShiftCIByHand(t *testing.T) {
+	base := []float64{100, 102, 104, 106, 108}
+	state := []float64{110, 111, 113, 115, 119}
+	var d []float64
+	for _, x := range base {
+		for _, y := range state {
+			d = append(d, math.Log(y)-math.Log(x))
+		}
+	}
+	sort.Float64s(d)
+	lo, hi, ok := shiftCI(base, state, 0.95)
+	if !ok || !near(lo, math.Exp(d[2])-1) || !near(hi, math.Exp(d[22])-1) {
+		t.Fatalf("shiftCI = %v, %v, %v; want %v, %v", lo, hi, ok, math.Exp(d[2])-1, math.Exp(d[22])-1)
+	}
+	if _, _, ok := shiftCI([]float64{1, 2}, []float64{3, 4}, 0.95); ok {
+		t.Error("an interval from 2+2 runs, which cannot reach 95%")
+	}
+	dist := uDistribution(5, 5)
+	if dist[0] != 1 || dist[1] != 1 || dist[2] != 2 || dist[3] != 3 || len(dist) != 26 {
+		t.Errorf("U distribution for 5+5 starts %v", dist[:4])
+	}
+}
+
+// The median CI comes from benchmath: for 6 values at 95% it is [min, max] (order statistics
+// 1 and 6), and 5 values are too few for an interval.
+func TestCentre(t *testing.T) {
+	c := CentreOf([]float64{5, 1, 3, 2, 6, 4})
+	if c.Median != 3.5 || c.Lo == nil || *c.Lo != 1 || *c.Hi != 6 || c.Warning != "" {
+		t.Errorf("6 values: %+v", c)
+	}
+	if c := CentreOf([]float64{1, 2, 3, 4, 5}); c.Lo != nil || c.Warning == "" {
+		t.Errorf("5 values: %+v", c)
+	}
+}
