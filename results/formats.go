@@ -10,7 +10,7 @@ import (
 )
 
 // Formats are the names Render takes.
-var Formats = []string{"table", "netdev", "markdown", "csv", "json"}
+var Formats = []string{"table", "netdev", "markdown", "csv", "json", "benchstat", "junit"}
 
 // Render writes a result in a format: table (the default), netdev (per state, the commands
 // and one row per run, as in commit messages), markdown or csv (the summaries), json (the
@@ -25,6 +25,10 @@ func Render(w io.Writer, r *Result, format string) error {
 		return Markdown(w, r)
 	case "csv":
 		return CSV(w, r)
+	case "benchstat":
+		return Benchstat(w, r)
+	case "junit":
+		return JUnit(w, r)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

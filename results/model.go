@@ -67,6 +67,8 @@ type Case struct {
 	States    []StateRecord     `json:"states"`
 	Samples   []Sample          `json:"samples"`
 	Summaries []Summary         `json:"summaries"`
+	// Expectations are the scenario's expectations checked against this case.
+	Expectations []ExpectationResult `json:"expectations,omitempty"`
 }
 
 // StateRecord is what a state really was: the device attributes read back after applying it.

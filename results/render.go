@@ -160,6 +160,13 @@ func caseTable(w io.Writer, c Case) error {
 	for _, line := range Inheritance(c) {
 		fmt.Fprintln(w, line)
 	}
+	for _, e := range c.Expectations {
+		verdict := "PASS"
+		if !e.Pass {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "expect %s: %s (measured: %s)\n", e.Expectation, verdict, e.Measured)
+	}
 	failed := 0
 	for _, s := range c.Samples {
 		if s.Error != "" {

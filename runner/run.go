@@ -263,7 +263,17 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	if err != nil {
 		return err
 	}
-	defer func() { rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s), m.opt.Policy) }()
+	policy := m.opt.Policy
+	if policy.Alpha == 0 {
+		policy.Alpha = s.Alpha
+	}
+	if policy.CVLimit == 0 {
+		policy.CVLimit = float64(s.CVLimit)
+	}
+	defer func() {
+		rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s), policy)
+		rc.Expectations = results.Evaluate(*rc, s.Expect)
+	}()
 	applied := ""
 	for round, order := range rc.Schedule {
 		for _, name := range order {

@@ -270,6 +270,13 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		v.SetUint(u)
+	case reflect.Float64:
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil || (n.Tag != "!!float" && n.Tag != "!!int") {
+			d.problem(n, path, "want a number, got %s", kindName(n))
+			return
+		}
+		v.SetFloat(f)
 	default:
 		d.problem(n, path, "cannot decode into %s", v.Type())
 	}

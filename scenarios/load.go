@@ -146,6 +146,11 @@ func (s *Scenario) applyDefaults() {
 	if !s.written("order") {
 		s.Order = DefaultOrder
 	}
+	for i := range s.Expect {
+		if e := &s.Expect[i]; e.Metric == "" && e.Workload != "" {
+			e.Metric = "throughput"
+		}
+	}
 	if o := s.Topology.OVS; o != nil && !s.written("topology.ovs.datapath") {
 		o.Datapath = DatapathAuto
 	}
@@ -287,6 +292,7 @@ func (s *Scenario) cases() []*Scenario {
 
 // Overrides are command-line changes to a scenario's method.
 type Overrides struct {
+	AA       bool          // A/A control: the baseline against a copy of itself
 	OVSDB    string        // "": keep; unix:PATH: use that existing OVS instead of a private one
 	Runs     int           // 0: keep
 	Duration time.Duration // 0: keep
@@ -315,6 +321,20 @@ func (o Overrides) Apply(s *Scenario) error {
 		}
 	}
 	for _, c := range s.cases() {
+		if o.AA {
+			// The baseline twice, the copy compared with it: any difference found is noise.
+			base := c.States[0]
+			again := base
+			again.Name, again.CompareTo, again.Optional = base.Name+"-again", base.Name, false
+			c.States = []State{base, again}
+			var kept []Expectation // expectations name states that are gone
+			for _, e := range c.Expect {
+				if e.Value != nil && (e.State == "" || e.State == base.Name) {
+					kept = append(kept, e)
+				}
+			}
+			c.Expect = kept
+		}
 		if o.OVSDB != "" {
 			c.Topology.OVS.DB = o.OVSDB
 			if err := checkExistingOVS(c); err != nil {

@@ -4,6 +4,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,6 +23,12 @@ type Scenario struct {
 	// Matrix expands the scenario into cases, one per combination of values; ${name} in any
 	// value of the scenario stands for the case's value.
 	Matrix map[string][]string `yaml:"matrix"`
+	// Expect are the scenario's CI gates, checked against every case.
+	Expect []Expectation `yaml:"expect"`
+	// Alpha is the significance level of comparisons (default 0.05); CVLimit the CV above
+	// which a comparison without a significant difference is "too noisy" (default 5%).
+	Alpha   float64 `yaml:"alpha"`
+	CVLimit Percent `yaml:"cv_limit"`
 
 	// Cases are the concrete scenarios, one per matrix combination (one when there is no
 	// matrix), in the order they are measured. Filled by the loader.
@@ -167,6 +174,93 @@ func (s *Switch) UnmarshalScalar(v string) error {
 	default:
 		return fmt.Errorf("%q: want on or off", v)
 	}
+	return nil
+}
+
+// Expectation is one CI gate. Exactly one kind:
+//   - change: a workload's metric in a state against the state it is compared with, e.g.
+//     {workload: tcp6, metric: throughput, state: on, change: ">= +10%", significant: true};
+//   - cv: the spread of a workload's metric in a state (every state if none is named), e.g.
+//     {workload: tcp6, cv: "<= 5%"};
+//   - value: a device attribute as read back in a state (every state if none), e.g.
+//     {device: client/eth0, attr: tso_max_size, value: ">= 524280"}.
+type Expectation struct {
+	Workload    string     `yaml:"workload"`
+	Metric      string     `yaml:"metric"` // default: throughput
+	State       string     `yaml:"state"`
+	Change      *Condition `yaml:"change"`
+	Significant *bool      `yaml:"significant"`
+	CV          *Condition `yaml:"cv"`
+	Device      string     `yaml:"device"`
+	Attr        string     `yaml:"attr"`
+	Value       *Condition `yaml:"value"`
+}
+
+// Condition is a comparison with a number, e.g. ">= +10%", "<= 5%", ">= 524280".
+type Condition struct {
+	Op      string  // >=, <=, >, <, ==
+	Value   float64 // a fraction when Percent
+	Percent bool
+	Text    string
+}
+
+// UnmarshalScalar implements scalarDecoder.
+func (c *Condition) UnmarshalScalar(s string) error {
+	t := strings.TrimSpace(s)
+	for _, op := range []string{">=", "<=", "==", ">", "<"} {
+		if strings.HasPrefix(t, op) {
+			c.Op, t = op, strings.TrimSpace(t[len(op):])
+			break
+		}
+	}
+	if c.Op == "" {
+		return fmt.Errorf("%q: want a comparison such as \">= +10%%\" or \"<= 5%%\" or \">= 524280\"", s)
+	}
+	if strings.HasSuffix(t, "%") {
+		c.Percent, t = true, strings.TrimSuffix(t, "%")
+	}
+	v, err := strconv.ParseFloat(strings.TrimPrefix(t, "+"), 64)
+	if err != nil {
+		return fmt.Errorf("%q: %q is not a number", s, t)
+	}
+	if c.Percent {
+		v /= 100
+	}
+	c.Value, c.Text = v, strings.TrimSpace(s)
+	return nil
+}
+
+// Holds reports whether x satisfies the condition (x a fraction for percentages).
+func (c Condition) Holds(x float64) bool {
+	const eps = 1e-12
+	switch c.Op {
+	case ">=":
+		return x >= c.Value-eps
+	case "<=":
+		return x <= c.Value+eps
+	case ">":
+		return x > c.Value
+	case "<":
+		return x < c.Value
+	}
+	return x == c.Value
+}
+
+// Percent is a percentage written "5%" (or a plain fraction, 0.05).
+type Percent float64
+
+// UnmarshalScalar implements scalarDecoder.
+func (p *Percent) UnmarshalScalar(s string) error {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSuffix(t, "%"), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a percentage (e.g. 5%%)", s)
+	}
+	*p = Percent(v * scale)
 	return nil
 }
 

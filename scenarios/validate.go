@@ -62,6 +62,13 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	if s.Seed != nil && s.Order != OrderRandom {
 		v.add("seed", "a seed is used only with order: random")
 	}
+	if s.Alpha < 0 || s.Alpha >= 0.5 {
+		v.add("alpha", "%g: want a significance level between 0 and 0.5, e.g. 0.05", s.Alpha)
+	}
+	if s.CVLimit < 0 || s.CVLimit > 1 {
+		v.add("cv_limit", "%g%%: want 0%% to 100%%", float64(s.CVLimit)*100)
+	}
+	v.expectations(devices)
 	return v.problems
 }
 
@@ -430,6 +437,65 @@ func (v *validator) iperf3(path string, w *Iperf3, namespaces map[string]bool, d
 	if w.Streams < 1 || w.Streams > 128 {
 		v.add(path+".streams", "%d: want 1 to 128", w.Streams)
 	}
+}
+
+// DeviceAttrs are the device attributes an expectation can check.
+var DeviceAttrs = []string{"mtu", "gso_max_size", "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "tso_max_size", "tso_max_segs"}
+
+func (v *validator) expectations(devices map[string]*device) {
+	states := map[string]bool{}
+	for _, st := range v.s.States {
+		states[st.Name] = true
+	}
+	workloads := map[string]bool{}
+	for _, w := range v.s.Workloads {
+		workloads[w.Name] = true
+	}
+	for i, e := range v.s.Expect {
+		path := fmt.Sprintf("expect[%d]", i)
+		kinds := 0
+		for _, set := range []bool{e.Change != nil || e.Significant != nil, e.CV != nil, e.Value != nil} {
+			if set {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			v.add(path, "an expectation checks one thing: change (with significant), cv, or value")
+			continue
+		}
+		if e.State != "" && !states[e.State] {
+			v.add(path+".state", "no state named %q%s", e.State, have(states))
+		}
+		if e.Value != nil {
+			switch {
+			case devices[e.Device] == nil:
+				v.add(path+".device", "no device %q in the topology%s", e.Device, have(devices))
+			case !slicesContains(DeviceAttrs, e.Attr):
+				v.add(path+".attr", "%q: want one of %s", e.Attr, strings.Join(DeviceAttrs, ", "))
+			}
+			continue
+		}
+		if !workloads[e.Workload] {
+			v.add(path+".workload", "no workload named %q%s", e.Workload, have(workloads))
+		}
+		if e.Change != nil || e.Significant != nil {
+			switch {
+			case e.State == "" && len(v.s.States) != 2:
+				v.add(path+".state", "name the state whose change is expected (there are %d states)", len(v.s.States))
+			case e.State != "" && len(v.s.States) > 0 && e.State == v.s.States[0].Name && v.s.States[0].CompareTo == "":
+				v.add(path+".state", "%q is the baseline; name a state compared with it", e.State)
+			}
+		}
+	}
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)

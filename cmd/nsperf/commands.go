@@ -118,7 +118,7 @@ func planCmd() *cobra.Command {
 func runCmd() *cobra.Command {
 	var opt runner.Options
 	var ov scenarios.Overrides
-	var format string
+	var format, junit string
 	c := &cobra.Command{
 		Use:   "run FILE|NAME",
 		Short: "Build the topology, measure every state, tear down, and print the table",
@@ -143,6 +143,11 @@ func runCmd() *cobra.Command {
 			fmt.Fprintf(c.ErrOrStderr(), "%s: %d runs (%d per state and workload), about %s of measuring\n",
 				s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
 			r, err := runner.Run(ctx, s, opt)
+			if r != nil && junit != "" {
+				if jerr := writeJUnit(junit, r); jerr != nil {
+					err = errors.Join(err, jerr)
+				}
+			}
 			if r != nil {
 				if terr := results.Render(c.OutOrStdout(), r, format); terr != nil {
 					err = errors.Join(err, terr)
@@ -151,6 +156,11 @@ func runCmd() *cobra.Command {
 			}
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
+			}
+			if err == nil && r != nil {
+				if failures := r.Failures(); len(failures) > 0 {
+					return expectationError{failures}
+				}
 			}
 			return err
 		},
@@ -164,7 +174,24 @@ func runCmd() *cobra.Command {
 	f.StringVar(&opt.Label, "label", "", "label stored with the result, e.g. the kernel under test")
 	f.BoolVar(&opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	f.StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
+	f.StringVar(&junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
+	f.Float64Var(&opt.Policy.Alpha, "alpha", 0, "significance level of comparisons (default: the scenario's, else 0.05)")
+	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy, as a fraction (default: the scenario's, else 0.05)")
+	f.BoolVar(&ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
 	return c
+}
+
+// writeJUnit writes the JUnit report of a result to path.
+func writeJUnit(path string, r *results.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	if err := results.JUnit(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("junit %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 func upCmd() *cobra.Command {
@@ -352,7 +379,13 @@ func reportCmd() *cobra.Command {
 			if !slices.Contains(results.Formats, format) {
 				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
 			}
-			return results.Render(c.OutOrStdout(), r, format)
+			if err := results.Render(c.OutOrStdout(), r, format); err != nil {
+				return err
+			}
+			if failures := r.Failures(); len(failures) > 0 {
+				return expectationError{failures}
+			}
+			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,13 @@ const (
 	exitSkipped     = 4 // a capability the scenario needs is missing
 	exitInterrupted = 130
 )
+
+// expectationError carries why a result fails CI (exit 1).
+type expectationError struct{ failures []string }
+
+func (e expectationError) Error() string {
+	return "the result fails:\n  " + strings.Join(e.failures, "\n  ")
+}
 
 // usageError marks errors in how nsperf was called.
 type usageError struct{ error }
@@ -61,9 +69,12 @@ func exitCode(err error) int {
 	var problems scenarios.Problems
 	var capErr *topo.CapabilityError
 	var usage usageError
+	var expectation expectationError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &expectation):
+		return exitExpectation
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.As(err, &problems), errors.As(err, &usage):

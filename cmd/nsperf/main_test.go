@@ -58,6 +58,7 @@ func TestExitCodes(t *testing.T) {
 		{&topo.CapabilityError{Reasons: []string{"gso_max_size 185000 > tso_max_size 65536 of client/eth0"}}, exitSkipped},
 		{fmt.Errorf("state on: %w", &topo.CapabilityError{}), exitSkipped},
 		{errNotRoot, exitSkipped},
+		{expectationError{[]string{"expectation failed: tcp6 throughput on: change >= +10%"}}, exitExpectation},
 		{fmt.Errorf("interrupted: %w", context.Canceled), exitInterrupted},
 		{fmt.Errorf("%w: 1 of 8", runner.ErrRunsFailed), exitInfra},
 		{errors.New("netlink: invalid argument"), exitInfra},

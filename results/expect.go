@@ -1,0 +1,139 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// ExpectationResult is one expectation checked against one case.
+type ExpectationResult struct {
+	Expectation string `json:"expectation"` // as written, e.g. "tcp6 throughput on: change >= +10%, significant"
+	Workload    string `json:"workload,omitempty"`
+	Metric      string `json:"metric,omitempty"`
+	State       string `json:"state,omitempty"`
+	Pass        bool   `json:"pass"`
+	Measured    string `json:"measured"`
+}
+
+// Evaluate checks a case against the scenario's expectations.
+func Evaluate(c Case, exps []scenarios.Expectation) []ExpectationResult {
+	var out []ExpectationResult
+	for _, e := range exps {
+		out = append(out, evaluate(c, e))
+	}
+	return out
+}
+
+func evaluate(c Case, e scenarios.Expectation) ExpectationResult {
+	metric := e.Metric
+	if metric == "" {
+		metric = Throughput
+	}
+	states := statesFor(c, e.State)
+	switch {
+	case e.Value != nil:
+		r := ExpectationResult{Expectation: fmt.Sprintf("%s %s %s", e.Device, e.Attr, e.Value.Text), State: e.State, Pass: true}
+		var seen []string
+		for _, st := range c.States {
+			if !states[st.Name] || st.Devices == nil {
+				continue
+			}
+			v, ok := st.Devices[e.Device][e.Attr]
+			seen = append(seen, fmt.Sprintf("%d in %s", v, st.Name))
+			if !ok || !e.Value.Holds(float64(v)) {
+				r.Pass = false
+			}
+		}
+		if len(seen) == 0 {
+			r.Pass, seen = false, []string{"no state applied"}
+		}
+		r.Measured = strings.Join(seen, ", ")
+		return r
+	case e.CV != nil:
+		r := ExpectationResult{Expectation: fmt.Sprintf("%s %s cv %s", e.Workload, metric, e.CV.Text), Workload: e.Workload, Metric: metric, State: e.State, Pass: true}
+		var seen []string
+		for _, s := range c.Summaries {
+			if s.Workload == e.Workload && s.Metric == metric && states[s.State] && s.Stats.N > 0 {
+				seen = append(seen, fmt.Sprintf("%s %s", s.State, formatCV(s.Stats)))
+				if s.Stats.N < 2 || !e.CV.Holds(s.Stats.CV) {
+					r.Pass = false
+				}
+			}
+		}
+		if len(seen) == 0 {
+			r.Pass, seen = false, []string{"no measurement"}
+		}
+		r.Measured = strings.Join(seen, ", ")
+		return r
+	}
+	state := e.State
+	if state == "" && len(c.States) == 2 {
+		state = c.States[1].Name
+	}
+	desc := []string{}
+	if e.Change != nil {
+		desc = append(desc, "change "+e.Change.Text)
+	}
+	if e.Significant != nil {
+		desc = append(desc, map[bool]string{true: "significant", false: "not significant"}[*e.Significant])
+	}
+	r := ExpectationResult{Expectation: fmt.Sprintf("%s %s %s: %s", e.Workload, metric, state, strings.Join(desc, ", ")),
+		Workload: e.Workload, Metric: metric, State: state, Measured: "no measurement"}
+	for _, s := range c.Summaries {
+		if s.Workload != e.Workload || s.Metric != metric || s.State != state || s.Comparison == nil {
+			continue
+		}
+		cmp := *s.Comparison
+		r.Measured = formatComparison(cmp) + " vs " + cmp.Baseline
+		significant := cmp.Verdict == Improved || cmp.Verdict == Regressed
+		r.Pass = (e.Change == nil || e.Change.Holds(cmp.Change)) && (e.Significant == nil || *e.Significant == significant)
+	}
+	for _, st := range c.States {
+		if st.Name == state && st.Unavailable != "" {
+			r.Measured = "state unavailable: " + st.Unavailable
+		}
+	}
+	return r
+}
+
+func statesFor(c Case, state string) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range c.States {
+		if state == "" || st.Name == state {
+			out[st.Name] = true
+		}
+	}
+	return out
+}
+
+// Failures are why a result fails CI (exit 1): expectations that did not hold, and
+// significant regressions of metrics no expectation covers.
+func (r *Result) Failures() []string {
+	var out []string
+	for _, c := range r.Cases {
+		prefix := ""
+		if c.Label != "" {
+			prefix = "[" + c.Label + "] "
+		}
+		covered := map[string]bool{}
+		for _, e := range c.Expectations {
+			covered[e.Workload+"/"+e.Metric+"/"+e.State] = true
+			if e.Workload != "" && e.State == "" { // a cv expectation over every state
+				for _, st := range c.States {
+					covered[e.Workload+"/"+e.Metric+"/"+st.Name] = true
+				}
+			}
+			if !e.Pass {
+				out = append(out, fmt.Sprintf("%sexpectation failed: %s (measured: %s)", prefix, e.Expectation, e.Measured))
+			}
+		}
+		for _, s := range c.Summaries {
+			if s.Comparison != nil && s.Comparison.Verdict == Regressed && !covered[s.Workload+"/"+s.Metric+"/"+s.State] {
+				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s: %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, formatComparison(*s.Comparison)))
+			}
+		}
+	}
+	return out
+}

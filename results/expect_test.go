@@ -1,0 +1,147 @@
+package results
+
+import (
+	"bytes"
+	"encoding/xml"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+func cond(t *testing.T, s string) *scenarios.Condition {
+	t.Helper()
+	var c scenarios.Condition
+	if err := c.UnmarshalScalar(s); err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
+func yes() *bool { b := true; return &b }
+
+// expectResult is benchstatResult (throughput +10% improved, min_latency +20% regressed, p90
+// no significant change) with device attributes and expectations evaluated.
+func expectResult(t *testing.T, exps []scenarios.Expectation) *Result {
+	r := benchstatResult()
+	c := &r.Cases[0]
+	c.States[0].Devices = map[string]map[string]uint64{"client/eth0": {"tso_max_size": 524280, "gso_max_size": 65536}}
+	c.States[1].Devices = map[string]map[string]uint64{"client/eth0": {"tso_max_size": 524280, "gso_max_size": 185000}}
+	c.Expectations = Evaluate(*c, exps)
+	return r
+}
+
+func TestExpectations(t *testing.T) {
+	exps := []scenarios.Expectation{
+		{Workload: "tcp4", Metric: Throughput, Change: cond(t, ">= +5%"), Significant: yes()},   // pass
+		{Workload: "tcp4", Metric: Throughput, State: "on", Change: cond(t, ">= +20%")},         // fail: +10%
+		{Workload: "tcp4", Metric: "p90_latency", Significant: yes()},                           // fail: not significant
+		{Workload: "tcp4", Metric: Throughput, CV: cond(t, "<= 5%")},                            // pass
+		{Workload: "tcp4", Metric: "min_latency", CV: cond(t, "<= 1%")},                         // fail: ~1.6%
+		{Device: "client/eth0", Attr: "tso_max_size", Value: cond(t, ">= 524280")},              // pass
+		{Device: "client/eth0", Attr: "gso_max_size", State: "on", Value: cond(t, "== 185000")}, // pass
+		{Device: "client/eth0", Attr: "gso_max_size", Value: cond(t, ">= 100000")},              // fail in off
+		{Workload: "tcp4", Metric: "nonexistent", Change: cond(t, "> 0%")},                      // fail: no measurement
+	}
+	want := []bool{true, false, false, true, false, true, true, false, false}
+	r := expectResult(t, exps)
+	for i, e := range r.Cases[0].Expectations {
+		if e.Pass != want[i] {
+			t.Errorf("%s: pass %v, want %v (measured %s)", e.Expectation, e.Pass, want[i], e.Measured)
+		}
+	}
+	if got := r.Cases[0].Expectations[0].Measured; !strings.Contains(got, "+10.0%") || !strings.Contains(got, "improved") {
+		t.Errorf("measured figure %q", got)
+	}
+	failures := r.Failures()
+	// Five failed expectations; min_latency regressed but an expectation (its cv) covers it.
+	if len(failures) != 5 {
+		t.Errorf("failures:\n%s", strings.Join(failures, "\n"))
+	}
+	// Without expectations, the uncovered significant regression fails the result by itself.
+	plain := expectResult(t, nil)
+	if f := plain.Failures(); len(f) != 1 || !strings.Contains(f[0], "min_latency regressed in on vs off") {
+		t.Errorf("failures without expectations: %v", f)
+	}
+}
+
+func TestConditions(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		x    float64
+		want bool
+	}{{">= +10%", 0.10, true}, {">= +10%", 0.0999, false}, {"<= -5%", -0.06, true}, {"> 0%", 0, false}, {"< 5%", 0.049, true}, {"== 524280", 524280, true}, {">= 524280", 65536, false}} {
+		if got := cond(t, tc.text).Holds(tc.x); got != tc.want {
+			t.Errorf("%q holds for %v: %v", tc.text, tc.x, got)
+		}
+	}
+	var c scenarios.Condition
+	for _, bad := range []string{"10%", ">= lots", ""} {
+		if err := c.UnmarshalScalar(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// JUnit: one testcase per expectation and per compared metric; the counts add up; failures
+// carry the figures. Checked against the structure of the JUnit schema (testsuites >
+// testsuite{name,tests,failures,errors,skipped} > testcase{name,classname} > failure{message,type}).
+func TestJUnit(t *testing.T) {
+	exps := []scenarios.Expectation{
+		{Workload: "tcp4", Metric: Throughput, Change: cond(t, ">= +5%"), Significant: yes()},
+		{Workload: "tcp4", Metric: Throughput, Change: cond(t, ">= +20%")},
+	}
+	var b bytes.Buffer
+	if err := JUnit(&b, expectResult(t, exps)); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []struct {
+			Name     string `xml:"name,attr"`
+			Tests    *int   `xml:"tests,attr"`
+			Failures *int   `xml:"failures,attr"`
+			Errors   *int   `xml:"errors,attr"`
+			Skipped  *int   `xml:"skipped,attr"`
+			Cases    []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, b.String())
+	}
+	if len(doc.Suites) != 1 || doc.Suites[0].Tests == nil || doc.Suites[0].Errors == nil || doc.Suites[0].Skipped == nil {
+		t.Fatalf("testsuite attributes missing:\n%s", b.String())
+	}
+	s := doc.Suites[0]
+	failures := 0
+	for _, c := range s.Cases {
+		if c.Name == "" || c.Classname == "" {
+			t.Errorf("testcase without name or classname: %+v", c)
+		}
+		if c.Failure != nil {
+			failures++
+			if c.Failure.Message == "" || c.Failure.Type == "" || !strings.Contains(c.Failure.Text, "%") {
+				t.Errorf("failure without figures: %+v", c.Failure)
+			}
+		}
+	}
+	// 2 expectations + 4 compared metrics; failures: the +20% expectation and the uncovered
+	// min_latency regression.
+	if len(s.Cases) != 6 || *s.Tests != 6 || doc.Tests != 6 || failures != 2 || *s.Failures != 2 || doc.Failures != 2 {
+		t.Errorf("tests %d/%d/%d failures %d/%d/%d:\n%s", len(s.Cases), *s.Tests, doc.Tests, failures, *s.Failures, doc.Failures, b.String())
+	}
+	testenv.Golden(t, filepath.Join("testdata", "junit.golden"), b.String())
+}
