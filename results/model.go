@@ -82,6 +82,7 @@ type StateRecord struct {
 	Lower       map[string]string            `json:"lower,omitempty"`     // "ns/dev" -> its lower device
 	Recreated   []string                     `json:"recreated,omitempty"` // devices created anew in this state
 	Commands    []string                     `json:"commands,omitempty"`  // the iproute2/ethtool equivalent of applying it
+	Qdiscs      map[string]string            `json:"qdiscs,omitempty"`    // "ns/dev" -> the root qdisc read back
 }
 
 // Sample is one tool run.

@@ -374,6 +374,12 @@ func record(rec *results.StateRecord, devices map[string]topo.DeviceState) {
 		if d.Recreated {
 			rec.Recreated = append(rec.Recreated, ref)
 		}
+		if d.Qdisc != "" {
+			if rec.Qdiscs == nil {
+				rec.Qdiscs = map[string]string{}
+			}
+			rec.Qdiscs[ref] = d.Qdisc
+		}
 	}
 	sort.Strings(rec.Recreated)
 }

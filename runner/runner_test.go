@@ -431,3 +431,89 @@ func TestMissingToolIsACapability(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// calibration loads testdata/calibration.yaml with the token bucket at rate.
+func calibration(t *testing.T, rate string) *scenarios.Scenario {
+	t.Helper()
+	data, err := os.ReadFile("testdata/calibration.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.Parse("calibration.yaml", []byte(strings.Replace(string(data), "RATE", rate, 1)), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func throughputComparison(t *testing.T, r *results.Result) results.Comparison {
+	t.Helper()
+	for _, s := range r.Cases[0].Summaries {
+		if s.Metric == results.Throughput && s.Comparison != nil {
+			return *s.Comparison
+		}
+	}
+	t.Fatalf("no throughput comparison in %+v", r.Cases[0].Summaries)
+	return results.Comparison{}
+}
+
+// TestCalibration: an effect of known size is found, and no effect where there is none. A
+// token bucket at half the measured throughput is reported regressed and significant (at
+// about -50%); an A/A run (the baseline against itself) reports no significant change.
+func TestCalibration(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	dir := t.TempDir()
+
+	// What the link does here, now.
+	probe := calibration(t, "1gbit")
+	probe.States = probe.States[:1]
+	probe.Runs = 2
+	r, err := Run(context.Background(), probe, Options{Out: filepath.Join(dir, "probe.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseline := r.Cases[0].Summaries[0].Centre.Median
+	half := uint64(baseline/2/1e6) * 1e6
+
+	r, err = Run(context.Background(), calibration(t, fmt.Sprintf("%dbit", half)), Options{Out: filepath.Join(dir, "capped.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := throughputComparison(t, r)
+	if c.Verdict != results.Regressed || c.P > 0.05 || c.Change > -0.25 || c.Change < -0.75 {
+		t.Errorf("cap at %d bit/s of %.0f: %+v; want regressed, significant, about -50%%", half, baseline, c)
+	}
+	if q := r.Cases[0].States[1].Qdiscs["client/eth0"]; !strings.HasPrefix(q, "tbf rate ") {
+		t.Errorf("capped state's qdisc read back as %q", q)
+	}
+	if q := r.Cases[0].States[0].Qdiscs["client/eth0"]; q != "" {
+		t.Errorf("base state kept a qdisc: %q", q)
+	}
+
+	// A/A at alpha 0.01. Under no difference a false positive has probability alpha, so one
+	// repetition keeps this test from failing by chance more than once in 10^4 runs.
+	for attempt := 1; ; attempt++ {
+		aa := calibration(t, "1gbit")
+		if err := (scenarios.Overrides{AA: true, Omit: -1}).Apply(aa); err != nil {
+			t.Fatal(err)
+		}
+		r, err = Run(context.Background(), aa, Options{Out: filepath.Join(dir, "aa.json"), Policy: results.Policy{Alpha: 0.01}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = throughputComparison(t, r)
+		if c.Baseline != "base" || r.Cases[0].States[1].Name != "base-again" {
+			t.Fatalf("A/A states: %+v", r.Cases[0].States)
+		}
+		if c.Verdict != results.Improved && c.Verdict != results.Regressed {
+			break
+		}
+		if attempt == 2 {
+			t.Errorf("A/A found a difference twice: %+v", c)
+			break
+		}
+	}
+}

@@ -4,6 +4,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -154,11 +155,121 @@ type State struct {
 	// Offloads are ethtool features by kernel name (`ethtool -K DEV tx-udp_tnl-segmentation
 	// off`), per device; features a state leaves out are as the device was built.
 	Offloads map[string]map[string]Switch `yaml:"offloads"`
+	// Qdiscs attach a root qdisc to a device while the state is measured, for calibration:
+	// effects of known size (`tc qdisc replace dev DEV root tbf rate 5gbit burst 1mb`).
+	Qdiscs map[string]Qdisc `yaml:"qdiscs"`
 	// CompareTo names the state this one is compared with; default: the first state.
 	CompareTo string `yaml:"compare_to"`
 	// Optional: when the kernel cannot apply this state, the run measures the others and
 	// reports this one as unavailable, instead of ending with exit 4.
 	Optional bool `yaml:"optional"`
+}
+
+// Qdisc is one root qdisc: a token bucket (rate limit) or netem (delay).
+type Qdisc struct {
+	TBF   *TBF   `yaml:"tbf"`
+	Netem *Netem `yaml:"netem"`
+}
+
+// TBF is a token bucket filter: `tbf rate RATE burst BURST latency LATENCY`.
+type TBF struct {
+	Rate    Rate     `yaml:"rate"`    // e.g. 5gbit
+	Burst   Size     `yaml:"burst"`   // e.g. 1mb; at least 64kb so that GSO packets pass
+	Latency Duration `yaml:"latency"` // the longest a packet waits; default 50ms
+}
+
+// Netem delays packets: `netem delay DELAY [JITTER]`.
+type Netem struct {
+	Delay  Duration `yaml:"delay"`
+	Jitter Duration `yaml:"jitter"`
+}
+
+// String is the tc equivalent.
+func (q Qdisc) String() string {
+	switch {
+	case q.TBF != nil:
+		lat := q.TBF.Latency
+		if lat == 0 {
+			lat = Duration(50 * time.Millisecond)
+		}
+		return fmt.Sprintf("tbf rate %s burst %s latency %s", q.TBF.Rate, q.TBF.Burst, lat)
+	case q.Netem != nil:
+		s := "netem delay " + q.Netem.Delay.String()
+		if q.Netem.Jitter != 0 {
+			s += " " + q.Netem.Jitter.String()
+		}
+		return s
+	}
+	return ""
+}
+
+// Rate is a bit rate written like tc: 5gbit, 500mbit, 100kbit, or bits per second.
+type Rate uint64
+
+var rateUnits = []struct {
+	suffix string
+	scale  float64
+}{{"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}, {"bit", 1}}
+
+// UnmarshalScalar implements scalarDecoder.
+func (r *Rate) UnmarshalScalar(s string) error {
+	t := strings.ToLower(strings.TrimSpace(s))
+	scale := 1.0
+	for _, u := range rateUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, scale = strings.TrimSuffix(t, u.suffix), u.scale
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("%q is not a rate (e.g. 5gbit, 500mbit)", s)
+	}
+	*r = Rate(v * scale)
+	return nil
+}
+
+func (r Rate) String() string {
+	for _, u := range rateUnits {
+		if float64(r) >= u.scale && math.Mod(float64(r), u.scale) == 0 {
+			return fmt.Sprintf("%d%s", uint64(float64(r)/u.scale), u.suffix)
+		}
+	}
+	return fmt.Sprintf("%dbit", uint64(r))
+}
+
+// Size is a size in bytes written like tc: 1mb, 256kb, or bytes.
+type Size uint64
+
+// UnmarshalScalar implements scalarDecoder.
+func (z *Size) UnmarshalScalar(s string) error {
+	t := strings.ToLower(strings.TrimSpace(s))
+	scale := 1.0
+	for _, u := range []struct {
+		suffix string
+		scale  float64
+	}{{"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, scale = strings.TrimSuffix(t, u.suffix), u.scale
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("%q is not a size (e.g. 1mb, 256kb)", s)
+	}
+	*z = Size(v * scale)
+	return nil
+}
+
+func (z Size) String() string {
+	switch {
+	case z%(1<<20) == 0:
+		return fmt.Sprintf("%dmb", z>>20)
+	case z%(1<<10) == 0:
+		return fmt.Sprintf("%dkb", z>>10)
+	}
+	return fmt.Sprintf("%db", uint64(z))
 }
 
 // Switch is an offload setting: on/off (or true/false) in YAML.

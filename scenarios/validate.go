@@ -335,6 +335,22 @@ func (v *validator) states(devices map[string]*device) {
 				v.add(path+".compare_to", "state %q is optional and may be unavailable; compare with a state that is always measured", c)
 			}
 		}
+		for _, ref := range sortedKeys(st.Qdiscs) {
+			qpath := path + ".qdiscs." + ref
+			q := st.Qdiscs[ref]
+			switch {
+			case devices[ref] == nil:
+				v.add(qpath, "no device %s in the topology%s", ref, have(devices))
+			case (q.TBF == nil) == (q.Netem == nil):
+				v.add(qpath, "a qdisc is either tbf: {rate, burst} or netem: {delay}")
+			case q.TBF != nil && q.TBF.Rate == 0:
+				v.add(qpath+".tbf.rate", "missing: the rate, e.g. 5gbit")
+			case q.TBF != nil && q.TBF.Burst < 64<<10:
+				v.add(qpath+".tbf.burst", "%s: at least 64kb, so that a 64K GSO packet fits", q.TBF.Burst)
+			case q.Netem != nil && q.Netem.Delay <= 0:
+				v.add(qpath+".netem.delay", "missing: the delay, e.g. 100us")
+			}
+		}
 		for _, ref := range sortedKeys(st.Offloads) {
 			opath := path + ".offloads." + ref
 			if devices[ref] == nil {

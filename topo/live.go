@@ -27,6 +27,7 @@ type Live struct {
 	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
 	pristineFeatures map[string]map[string]bool
 	undoable         map[string]bool // devices whose removal is on the undo stack
+	qdiscs           map[string]bool // devices with a root qdisc nsperf attached
 
 	ovsClient *ovs.Client
 	ovsInst   *ovs.Instance
@@ -62,7 +63,7 @@ func Build(p *Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, qdiscs: map[string]bool{}, failed: make(chan error, 2)}
 	l.push("remove state file", owner.remove)
 	if o := p.Scenario.Topology.OVS; o != nil && o.DB != "" {
 		// An existing OVS runs in this (root) namespace: its bridges' ports are created here.

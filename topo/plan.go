@@ -357,6 +357,12 @@ func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []s
 			out = append(out, prefix+" "+strings.Join(ipv4, " ")+" || echo 'needs iproute2 >= 6.3: nsperf sets it through netlink' >&2")
 		}
 	}
+	for _, ref := range sortedKeys(st.Qdiscs) {
+		if include(ref) {
+			ns, dev := splitRef(ref)
+			out = append(out, fmt.Sprintf("ip netns exec %s tc qdisc replace dev %s root %s", id.Namespace(ns), dev, st.Qdiscs[ref]))
+		}
+	}
 	for _, ref := range sortedKeys(st.Offloads) {
 		if !include(ref) {
 			continue

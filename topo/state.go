@@ -83,6 +83,7 @@ func capabilityProblem(ref, knob string, v uint32, pristine Attrs) string {
 // DeviceState is a device as a state left it.
 type DeviceState struct {
 	Attrs    Attrs
+	Qdisc    string          // the root qdisc nsperf attached, as read back ("" for none)
 	Features map[string]bool // the ethtool features any state names
 	Lower    string          // a vxlan's underlay ("ns/dev"), whose limits it may inherit
 	// Recreated: the device was created anew for this state, after its lower device was set.
@@ -127,6 +128,7 @@ func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
 		if err := l.recreate(ref); err != nil {
 			return nil, fmt.Errorf("state %s: %w", st.Name, err)
 		}
+		l.qdiscs[ref] = false // a new device has none
 		// What it has now, fresh, is what it inherited in this state: the state's own
 		// settings apply on top of it, and what the state leaves out stays so.
 		a, err := l.ReadAttrs(ref)
@@ -188,6 +190,11 @@ func (l *Live) applyDevice(ref string, st scenarios.State) (DeviceState, error) 
 		}
 		ds.Features = got
 	}
+	q, err := l.applyQdisc(ref, st.Qdiscs[ref])
+	if err != nil {
+		return DeviceState{}, err
+	}
+	ds.Qdisc = q
 	got, err := l.ReadAttrs(ref)
 	if err != nil {
 		return DeviceState{}, err
