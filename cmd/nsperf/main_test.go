@@ -412,3 +412,37 @@ func TestNetdevFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectationExit1: a run whose expectation fails exits 1, says why, and writes the JUnit
+// report with the failure and its figures; `report` gives the same verdict without root.
+func TestExpectationExit1(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "iperf3")
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	data, err := os.ReadFile("../../scenarios/library/veth-bigtcp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "expect.yaml")
+	os.WriteFile(file, append(data, []byte(`expect:
+  - {workload: tcp4, change: ">= +1000%"}
+  - {device: client/eth0, state: "on", attr: gso_max_size, value: "== 185000"}
+`)...), 0o644)
+	out, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "junit.xml")
+	stdout, stderr, code := nsperf("run", file, "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", out, "--junit", junit)
+	if code != exitExpectation || !strings.Contains(stderr, "expectation failed: tcp4 throughput on: change >= +1000%") {
+		t.Fatalf("exit %d, want 1 naming the expectation:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "expect client/eth0 gso_max_size == 185000: PASS (measured: 185000 in on)") {
+		t.Errorf("table lacks the passing expectation:\n%s", stdout)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil || !strings.Contains(string(x), `<failure message="expectation failed: tcp4 throughput on: change &gt;= +1000%"`) {
+		t.Errorf("junit: %v\n%s", err, x)
+	}
+	if _, errOut, code := nsperf("report", out); code != exitExpectation || !strings.Contains(errOut, "expectation failed") {
+		t.Errorf("report: exit %d %s", code, errOut)
+	}
+}
