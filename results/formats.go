@@ -111,19 +111,12 @@ func netdevRuns(w io.Writer, runs []Sample) {
 // summaryLines says per workload and metric each state's mean and CV, and the changes.
 func summaryLines(c Case) []string {
 	var out []string
-	rows := map[[2]string][]Summary{}
-	var order [][2]string
-	for _, s := range c.Summaries {
-		key := [2]string{s.Workload, s.Metric}
-		if rows[key] == nil {
-			order = append(order, key)
-		}
-		rows[key] = append(rows[key], s)
-	}
+	order, rows := summaryRows(c)
 	for _, key := range order {
 		var parts []string
-		for _, s := range rows[key] {
-			if s.Stats.N == 0 {
+		for _, st := range c.States {
+			s, ok := rows[key][st.Name]
+			if !ok || s.Stats.N == 0 {
 				continue
 			}
 			p := fmt.Sprintf("%s %s (n=%d, CV %s)", s.State, formatCentre(s), s.Stats.N, formatCV(s.Stats))
@@ -182,16 +175,7 @@ func Markdown(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
 		fmt.Fprintln(w, "|"+strings.Repeat(" --- |", len(head)))
-		rows := map[[2]string]map[string]Summary{}
-		var order [][2]string
-		for _, s := range c.Summaries {
-			key := [2]string{s.Workload, s.Metric}
-			if rows[key] == nil {
-				rows[key] = map[string]Summary{}
-				order = append(order, key)
-			}
-			rows[key][s.State] = s
-		}
+		order, rows := summaryRows(c)
 		for _, key := range order {
 			cells := []string{key[0], key[1]}
 			var changes []string

@@ -110,16 +110,7 @@ func caseTable(w io.Writer, c Case) error {
 		}
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	rows := map[[2]string]map[string]Summary{}
-	var order [][2]string
-	for _, s := range c.Summaries {
-		key := [2]string{s.Workload, s.Metric}
-		if rows[key] == nil {
-			rows[key] = map[string]Summary{}
-			order = append(order, key)
-		}
-		rows[key][s.State] = s
-	}
+	order, rows := summaryRows(c)
 	for _, key := range order {
 		row := []string{key[0], key[1]}
 		var cvs, changes []string
@@ -177,6 +168,21 @@ func caseTable(w io.Writer, c Case) error {
 		fmt.Fprintf(w, "%d of %d runs failed and are left out of the statistics (samples[].error in the result)\n", failed, len(c.Samples))
 	}
 	return nil
+}
+
+// summaryRows groups a case's summaries into the rows of a table: one per workload and
+// metric, in the order they come, each with its summaries by state.
+func summaryRows(c Case) (order [][2]string, rows map[[2]string]map[string]Summary) {
+	rows = map[[2]string]map[string]Summary{}
+	for _, s := range c.Summaries {
+		key := [2]string{s.Workload, s.Metric}
+		if rows[key] == nil {
+			rows[key] = map[string]Summary{}
+			order = append(order, key)
+		}
+		rows[key][s.State] = s
+	}
+	return order, rows
 }
 
 // inheritedAttrs are the limits a device created over a lower device may take from it.
