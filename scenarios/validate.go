@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -486,7 +487,7 @@ func (v *validator) expectations(devices map[string]*device) {
 			switch {
 			case devices[e.Device] == nil:
 				v.add(path+".device", "no device %q in the topology%s", e.Device, have(devices))
-			case !slicesContains(DeviceAttrs, e.Attr):
+			case !slices.Contains(DeviceAttrs, e.Attr):
 				v.add(path+".attr", "%q: want one of %s", e.Attr, strings.Join(DeviceAttrs, ", "))
 			}
 			continue
@@ -503,15 +504,6 @@ func (v *validator) expectations(devices map[string]*device) {
 			}
 		}
 	}
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)

@@ -33,12 +33,7 @@ func loadOVS(t *testing.T) *scenarios.Scenario {
 // leaves nothing.
 func TestOVSPrivateBuild(t *testing.T) {
 	s := loadOVS(t)
-	before := testenv.Take(StateDir)
-	defer testenv.CheckClean(t, before, StateDir)
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := buildChecked(t, s)
 	defer func() {
 		if err := l.Teardown(); err != nil {
 			t.Error(err)
@@ -67,13 +62,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 // TestOVSKilledRunCleanup: a run that died leaves a private OVS running in its namespace;
 // nsperf cleanup kills the daemons, deletes the namespaces and the directory.
 func TestOVSKilledRunCleanup(t *testing.T) {
-	s := loadOVS(t)
-	before := testenv.Take(StateDir)
-	defer testenv.CheckClean(t, before, StateDir)
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := buildChecked(t, loadOVS(t))
 	l.ovsInst.Detach() // as if nsperf had been killed: the daemons stay
 	l.owner.PID = 1 << 30
 	l.owner.save()

@@ -332,7 +332,7 @@ func StateShell(s *scenarios.Scenario, st scenarios.State, id RunID) []string {
 
 func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []string {
 	var out []string
-	for _, ref := range sortedRefs(st.Devices) {
+	for _, ref := range sortedKeys(st.Devices) {
 		if !include(ref) {
 			continue
 		}
@@ -401,5 +401,3 @@ var knobs = []knob{
 	{"gso_ipv4_max_size", true, func(d scenarios.DeviceSettings) *uint32 { return d.GSOIPv4MaxSize }},
 	{"gro_ipv4_max_size", true, func(d scenarios.DeviceSettings) *uint32 { return d.GROIPv4MaxSize }},
 }
-
-func sortedRefs(m map[string]scenarios.DeviceSettings) []string { return sortedKeys(m) }

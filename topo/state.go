@@ -45,7 +45,7 @@ func (l *Live) CheckState(st scenarios.State) error {
 
 func (l *Live) stateProblems(st scenarios.State) []string {
 	var reasons []string
-	for _, ref := range sortedRefs(st.Devices) {
+	for _, ref := range sortedKeys(st.Devices) {
 		pristine, ok := l.pristine[ref]
 		if !ok {
 			reasons = append(reasons, fmt.Sprintf("no device %s in this topology", ref))

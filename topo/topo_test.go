@@ -26,14 +26,21 @@ func loadDefault(t testing.TB) *scenarios.Scenario {
 func buildDefault(t *testing.T) (*scenarios.Scenario, *Live) {
 	t.Helper()
 	testenv.RequireRoot(t)
+	s := loadDefault(t)
+	return s, buildChecked(t, s)
+}
+
+// buildChecked builds a scenario's topology and makes the test check, at its very end, that
+// nothing is left behind.
+func buildChecked(t *testing.T, s *scenarios.Scenario) *Live {
+	t.Helper()
 	before := testenv.Take(StateDir)
 	t.Cleanup(func() { testenv.CheckClean(t, before, StateDir) })
-	s := loadDefault(t)
 	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, l
+	return l
 }
 
 func TestPlanGolden(t *testing.T) {
