@@ -38,6 +38,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/iperf3
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/netperf
+	$(GO) test -run '^$$' -fuzz '^FuzzParseOwner$$' -fuzztime $(FUZZTIME) ./topo
+	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
 
 # Time to build and tear down the default topology: netlink (nsperf) against the same steps
 # done with ip commands. Reported in README.md, never asserted.

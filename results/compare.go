@@ -79,6 +79,9 @@ type Paired struct {
 	Better int     `json:"better"` // rounds in which the state did better than its baseline
 }
 
+// noRuns is the note of a comparison in which a side has no valid run.
+const noRuns = "no runs to compare"
+
 // Compare decides what a state's sample says against its baseline's for a metric of
 // direction dir. cvLimit <= 0 takes DefaultCVLimit, alpha <= 0 DefaultAlpha.
 func Compare(base, state []float64, dir Direction, alpha, cvLimit float64) Comparison {
@@ -91,7 +94,7 @@ func Compare(base, state []float64, dir Direction, alpha, cvLimit float64) Compa
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
 	c := Comparison{Alpha: alpha, P: 1}
 	if len(base) == 0 || len(state) == 0 {
-		c.Verdict, c.Note = TooFewRuns, "no runs to compare"
+		c.Verdict, c.Note = TooFewRuns, noRuns
 		return c
 	}
 	b, s := benchmath.NewSample(append([]float64(nil), base...), th), benchmath.NewSample(append([]float64(nil), state...), th)

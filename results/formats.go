@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/shellq"
 )
 
 // Formats are the names Render takes.
@@ -81,7 +83,7 @@ func Netdev(w io.Writer, r *Result) error {
 
 func netdevRuns(w io.Writer, runs []Sample) {
 	first := runs[0]
-	cmd := strings.Join(first.Argv, " ")
+	cmd := shellq.Join(first.Argv)
 	columns := first.Tool == "netperf" && strings.Contains(cmd, " -O ")
 	if columns {
 		cmd += "|tail -1"
@@ -96,6 +98,8 @@ func netdevRuns(w io.Writer, runs []Sample) {
 		switch {
 		case s.Error != "":
 			fmt.Fprintf(w, "FAILED: %s\n", s.Error)
+		case s.Invalid != "":
+			fmt.Fprintf(w, "INVALID (left out): %s\n", s.Invalid)
 		case s.Row != "":
 			fmt.Fprintln(w, s.Row)
 		default:

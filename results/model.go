@@ -38,6 +38,10 @@ type Settings struct {
 	Runs  int    `json:"runs"`
 	Order string `json:"order"`
 	Seed  *int64 `json:"seed,omitempty"`
+	// Policy is how the comparisons were decided; `nsperf report` recomputes with it.
+	Policy Policy `json:"policy"`
+	// Concurrent: measured while another nsperf run measured on this machine (--concurrent).
+	Concurrent string `json:"concurrent,omitempty"`
 }
 
 // Environment is the fingerprint of the machine the run measured.
@@ -96,9 +100,12 @@ type Sample struct {
 	Seconds  float64   `json:"seconds"` // wall time of the client
 	Metrics  []Metric  `json:"metrics,omitempty"`
 	Error    string    `json:"error,omitempty"` // a failed run is kept, with why
-	Stderr   string    `json:"stderr,omitempty"`
-	Output   string    `json:"output,omitempty"` // the tool's raw output
-	Row      string    `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
+	// Invalid says how the devices differed from the applied state when the sample ended
+	// (changed from outside the run): such a sample is kept but left out of the statistics.
+	Invalid string `json:"invalid,omitempty"`
+	Stderr  string `json:"stderr,omitempty"`
+	Output  string `json:"output,omitempty"` // the tool's raw output
+	Row     string `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
 }
 
 // Value returns a metric of the sample.

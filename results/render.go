@@ -46,6 +46,9 @@ func formatCentre(s Summary) string {
 func formatComparison(c Comparison) string {
 	switch c.Verdict {
 	case TooFewRuns:
+		if c.Note == noRuns {
+			return "n/a (" + noRuns + ")" // no change was measured, not a change of 0
+		}
 		return fmt.Sprintf("%+.1f%% (%s)", 100*c.Change, c.Note)
 	case NoChange:
 		return fmt.Sprintf("~ (p=%.3f)", c.P)

@@ -127,7 +127,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if err := WriteFile(path, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadFile(path)
+	got, _, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,26 +139,36 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Errorf("temporary files left: %v", entries)
 	}
 	os.WriteFile(path, []byte(`{"schema":"nsperf.result/v9"}`), 0o644)
-	if _, err := ReadFile(path); err == nil {
+	if _, _, err := ReadFile(path); err == nil {
 		t.Error("read a result of another schema")
 	}
 }
 
 func TestJournal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.journal")
-	j, err := OpenJournal(path, "nsp0000", "veth-bigtcp")
+	r := testResult()
+	j, err := NewJournal(path, r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := j.BeginCase(0, r.Cases[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("journal created before its first sample: %v", err)
+	}
 	for _, s := range testSamples() {
-		if err := j.Append(s); err != nil {
+		if err := j.Append(0, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	j.Close()
-	got, err := ReadJournal(path)
-	if err != nil || len(got) != 5 || got[4].Error == "" {
-		t.Fatalf("ReadJournal = %d samples, %v", len(got), err)
+	got, warnings, err := ReadJournal(path)
+	if err != nil || len(warnings) > 0 || len(got.Cases) != 1 || len(got.Cases[0].Samples) != 5 || got.Cases[0].Samples[4].Error == "" {
+		t.Fatalf("ReadJournal = %+v, %v, %v", got, warnings, err)
+	}
+	if got.Complete || got.RunID != r.RunID || len(got.Cases[0].States) != len(r.Cases[0].States) {
+		t.Errorf("journal header or case lost: complete=%v run=%s states=%d", got.Complete, got.RunID, len(got.Cases[0].States))
 	}
 }
 

@@ -75,7 +75,7 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string, polic
 			for _, st := range states {
 				byRound[st.Name] = map[int]float64{}
 				for _, s := range samples {
-					if s.Workload == w && s.State == st.Name && s.Error == "" {
+					if s.Workload == w && s.State == st.Name && s.Error == "" && s.Invalid == "" {
 						if v, ok := s.Value(metric); ok {
 							values[st.Name] = append(values[st.Name], v)
 							byRound[st.Name][s.Round] = v

@@ -1,129 +1,315 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
-// WriteFile stores a result atomically: a temporary file in the same directory, synced, then
-// renamed over the destination, so a reader never sees half a result.
+// MaxResultSize bounds what nsperf reads as a result or journal: raw tool output of a large
+// matrix run stays far below it, /dev/zero or a runaway file does not.
+const MaxResultSize = 256 << 20
+
+// InputError says that a file given to nsperf is not a result it can read: the caller's
+// mistake (exit 2), said with the file and the problem.
+type InputError struct {
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputError(path, format string, args ...any) error {
+	return &InputError{Path: path, Err: fmt.Errorf(format, args...)}
+}
+
+// WriteFile stores a result atomically: a new temporary file in the same directory, synced,
+// then renamed over the destination, so a reader never sees half a result and a symlink at the
+// destination is replaced rather than followed.
 func WriteFile(path string, r *Result) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing to remove
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
+	if err := safefile.Write(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }
 
-// ReadFile loads a stored result and checks its schema version.
-func ReadFile(path string) (*Result, error) {
-	data, err := os.ReadFile(path)
+// Encode writes a result as indented JSON (`--out -`, `report --format json`).
+func Encode(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadFile loads a stored result or the journal of a run that did not finish, checks its
+// schema version exactly, and recomputes every summary and expectation from the samples: the
+// stored ones are never trusted. A file that is not a readable result is an *InputError.
+func ReadFile(path string) (*Result, []string, error) {
+	data, err := safefile.ReadRegular(path, MaxResultSize)
 	if err != nil {
-		return nil, fmt.Errorf("read result: %w", err)
+		if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) || errors.Is(err, os.ErrNotExist) {
+			return nil, nil, &InputError{Path: path, Err: errors.New(strings.TrimPrefix(err.Error(), path+": "))}
+		}
+		return nil, nil, fmt.Errorf("read result: %w", err)
+	}
+	if isJournal(data) {
+		r, warnings, err := parseJournal(path, data)
+		if err != nil {
+			return nil, warnings, err
+		}
+		r.Recompute()
+		return r, warnings, nil
+	}
+	r, err := parseResult(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Recompute()
+	return r, nil, nil
+}
+
+func parseResult(path string, data []byte) (*Result, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, inputError(path, "empty file; not an nsperf result")
 	}
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("result %s: %w", path, err)
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syntax):
+			return nil, inputError(path, "not a complete nsperf result (JSON broken at byte %d: %v); a killed run's samples are in its .journal", syntax.Offset, syntax)
+		case errors.As(err, &typ):
+			return nil, inputError(path, "not an nsperf result: field %s holds a JSON %s", typ.Field, typ.Value)
+		}
+		return nil, inputError(path, "not an nsperf result: %v", err)
 	}
-	if !strings.HasPrefix(r.Schema, "nsperf.result/v1") {
-		return nil, fmt.Errorf("result %s: schema %q; this nsperf reads %s", path, r.Schema, Schema)
+	if r.Schema != Schema {
+		return nil, inputError(path, "schema %q; this nsperf reads %s only", r.Schema, Schema)
 	}
 	return &r, nil
 }
 
-// Journal appends each finished sample to a file as one JSON line, synced, so that an
-// interrupted run keeps every sample it finished. The first line names the run.
+// Recompute derives every summary and expectation from the samples, with the run's policy and
+// the expectations of its scenario text.
+func (r *Result) Recompute() {
+	var exps []scenarios.Expectation
+	var workloads []string
+	if s, err := scenarios.Parse(r.Scenario.File, []byte(r.Scenario.Text), scenarios.Options{}); err == nil {
+		exps = s.Expect
+		for _, w := range s.Workloads {
+			workloads = append(workloads, w.Name)
+		}
+	}
+	policy := r.Settings.Policy
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		names := workloads
+		for _, s := range c.Samples { // workloads an --aa or edited text does not list
+			if !contains(names, s.Workload) {
+				names = append(names, s.Workload)
+			}
+		}
+		if policy.Alpha == 0 { // results written before the policy was stored
+			for _, s := range c.Summaries {
+				if s.Comparison != nil {
+					policy.Alpha = s.Comparison.Alpha
+					break
+				}
+			}
+		}
+		c.Summaries = Summarize(c.Samples, c.States, names, policy)
+		c.Expectations = Evaluate(*c, exps)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// JournalSchema is the version of the journal's line format.
+const JournalSchema = "nsperf.journal/v1"
+
+// journalLine is one line of a journal: the header (the result without its cases), a case as
+// it begins, a state as read back after it was first applied, or a sample.
+type journalLine struct {
+	Journal string       `json:"journal,omitempty"`
+	Result  *Result      `json:"result,omitempty"`
+	Case    *int         `json:"case,omitempty"`
+	Begin   *Case        `json:"begin,omitempty"`
+	State   *StateRecord `json:"state,omitempty"`
+	Sample  *Sample      `json:"sample,omitempty"`
+}
+
+// Journal appends what a run finishes, one JSON line each, synced, so that a killed run keeps
+// every sample it finished (`nsperf report RESULT.journal` reads it). The file is created only
+// with the first sample: a run that measures nothing never touches an existing file, and a
+// symlink at the path is replaced, never followed.
 type Journal struct {
-	f    *os.File
-	Path string
+	Path    string
+	f       *safefile.Temp
+	pending [][]byte
 }
 
-// JournalHeader is the first line of a journal.
-type JournalHeader struct {
-	Journal  string `json:"journal"`
-	RunID    string `json:"run_id"`
-	Scenario string `json:"scenario"`
+// NewJournal prepares the journal of a run whose header (no cases yet) is r.
+func NewJournal(path string, r *Result) (*Journal, error) {
+	j := &Journal{Path: path}
+	header := *r
+	header.Cases = nil
+	return j, j.add(journalLine{Journal: JournalSchema, Result: &header}, false)
 }
 
-// OpenJournal creates a journal for a run.
-func OpenJournal(path, runID, scenario string) (*Journal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	j := &Journal{f: f, Path: path}
-	return j, j.append(JournalHeader{Journal: Schema, RunID: runID, Scenario: scenario})
+// BeginCase records a case's matrix values, states and schedule as it starts.
+func (j *Journal) BeginCase(i int, c Case) error {
+	c.Samples, c.Summaries, c.Expectations = nil, nil, nil
+	return j.add(journalLine{Case: &i, Begin: &c}, false)
 }
 
-// Append records one sample.
-func (j *Journal) Append(s Sample) error { return j.append(s) }
+// State records a state of case i as read back.
+func (j *Journal) State(i int, rec StateRecord) error {
+	return j.add(journalLine{Case: &i, State: &rec}, false)
+}
 
-func (j *Journal) append(v any) error {
-	data, err := json.Marshal(v)
+// Append records one sample of case i; the first one creates the file.
+func (j *Journal) Append(i int, s Sample) error {
+	return j.add(journalLine{Case: &i, Sample: &s}, true)
+}
+
+// Written reports whether the journal file exists (a sample was recorded).
+func (j *Journal) Written() bool { return j.f != nil }
+
+func (j *Journal) add(line journalLine, flush bool) error {
+	data, err := json.Marshal(line)
 	if err != nil {
 		return err
 	}
-	if _, err := j.f.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("journal %s: %w", j.Path, err)
+	j.pending = append(j.pending, append(data, '\n'))
+	if j.f == nil && !flush {
+		return nil
+	}
+	if j.f == nil {
+		if j.f, err = safefile.Create(j.Path, 0o644); err != nil {
+			return fmt.Errorf("journal %s: %w", j.Path, err)
+		}
+		if err := j.write(); err != nil {
+			return err
+		}
+		if err := j.f.Commit(); err != nil {
+			return fmt.Errorf("journal %s: %w", j.Path, err)
+		}
+		return nil
+	}
+	if err := j.write(); err != nil {
+		return err
 	}
 	return j.f.Sync()
 }
 
-// Close closes the journal file.
-func (j *Journal) Close() error { return j.f.Close() }
-
-// ReadJournal returns the samples of a journal.
-func ReadJournal(path string) ([]Sample, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+func (j *Journal) write() error {
+	for _, p := range j.pending {
+		if _, err := j.f.Write(p); err != nil {
+			return fmt.Errorf("journal %s: %w", j.Path, err)
+		}
 	}
-	var out []Sample
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if i == 0 || line == "" {
+	j.pending = nil
+	return nil
+}
+
+// Close closes the journal file.
+func (j *Journal) Close() error {
+	if j.f == nil {
+		return nil
+	}
+	j.f.Abort() // committed already: only closes
+	return nil
+}
+
+func isJournal(data []byte) bool {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var l journalLine
+	return json.Unmarshal(first, &l) == nil && l.Journal != ""
+}
+
+// ReadJournal rebuilds the result of a run from its journal: every complete line counts; a
+// torn last line (the run died while writing it, or the disk was full) is skipped with a
+// warning. Anything else that does not parse is an *InputError.
+func ReadJournal(path string) (*Result, []string, error) {
+	data, err := safefile.ReadRegular(path, MaxResultSize)
+	if err != nil {
+		return nil, nil, &InputError{Path: path, Err: err}
+	}
+	return parseJournal(path, data)
+}
+
+func parseJournal(path string, data []byte) (*Result, []string, error) {
+	lines := strings.SplitAfter(string(data), "\n")
+	var r *Result
+	var warnings []string
+	for n, text := range lines {
+		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		var s Sample
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			return out, fmt.Errorf("journal %s line %d: %w", path, i+1, err)
+		var l journalLine
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			if n == len(lines)-1 && !strings.HasSuffix(text, "\n") {
+				warnings = append(warnings, fmt.Sprintf("%s: line %d is torn (the run died while writing it); skipped", path, n+1))
+				continue
+			}
+			return nil, warnings, inputError(path, "line %d: not a journal line: %v", n+1, err)
 		}
-		out = append(out, s)
+		switch {
+		case r == nil:
+			if l.Journal != JournalSchema || l.Result == nil {
+				return nil, nil, inputError(path, "journal version %q; this nsperf reads %s only", l.Journal, JournalSchema)
+			}
+			r = l.Result
+			if r.Schema != Schema {
+				return nil, nil, inputError(path, "schema %q; this nsperf reads %s only", r.Schema, Schema)
+			}
+			r.Cases = nil
+			r.Complete = false
+		case l.Case == nil || *l.Case < 0 || *l.Case > len(r.Cases) || (*l.Case == len(r.Cases) && l.Begin == nil):
+			return nil, warnings, inputError(path, "line %d: names no case that began before it", n+1)
+		case l.Begin != nil:
+			if *l.Case != len(r.Cases) {
+				return nil, warnings, inputError(path, "line %d: case %d begins twice", n+1, *l.Case)
+			}
+			r.Cases = append(r.Cases, *l.Begin)
+		case l.State != nil:
+			c := &r.Cases[*l.Case]
+			for i := range c.States {
+				if c.States[i].Name == l.State.Name {
+					c.States[i] = *l.State
+				}
+			}
+		case l.Sample != nil:
+			c := &r.Cases[*l.Case]
+			c.Samples = append(c.Samples, *l.Sample)
+			if l.Sample.Start.After(r.End) {
+				r.End = l.Sample.Start
+			}
+		default:
+			return nil, warnings, inputError(path, "line %d: an empty journal line", n+1)
+		}
 	}
-	return out, nil
+	if r == nil {
+		return nil, warnings, inputError(path, "empty journal")
+	}
+	return r, warnings, nil
 }

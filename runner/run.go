@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -25,7 +24,7 @@ import (
 
 // Options tune a run.
 type Options struct {
-	Out      string    // result file; its journal is Out + ".journal"
+	Out      string    // result file; its journal is Out + ".journal"; "-": no file (the caller prints it)
 	Label    string    // e.g. the kernel under test
 	Keep     bool      // leave the topology up after the run (`nsperf down RUNID` removes it)
 	Progress io.Writer // progress lines; nil for none
@@ -35,10 +34,20 @@ type Options struct {
 	Slack time.Duration
 	// Policy decides comparisons (alpha, CV limit).
 	Policy results.Policy
+	// Concurrent measures even while another nsperf run measures on this machine, with a
+	// warning in the result, instead of waiting for it.
+	Concurrent bool
 }
 
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
 var ErrRunsFailed = errors.New("some runs failed")
+
+// ErrNotStored is returned (with the result) when the result file could not be written.
+var ErrNotStored = errors.New("result not stored")
+
+// ErrStateDrift is returned (with the result) when a device's knobs were changed from outside
+// the run while it measured.
+var ErrStateDrift = errors.New("the devices' state changed during the run")
 
 // Run measures a scenario: each matrix case in turn is built, measured and torn down. It
 // returns the result even when interrupted (Complete false, with the context's error) or when
@@ -59,13 +68,25 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	if err != nil {
 		return nil, err
 	}
+	policy := opt.Policy
+	if policy.Alpha == 0 {
+		policy.Alpha = s.Alpha
+	}
+	if policy.CVLimit == 0 {
+		policy.CVLimit = float64(s.CVLimit)
+	}
+	// One measuring run at a time per machine: two at once halve each other's figures.
+	lock, busy, err := topo.LockMeasuring(ctx, s.Name, opt.Concurrent, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	// The first case claims the run id; the others reuse it, one after the other.
 	first, err := build(s.Cases[0].Scenario, "", topo.BuildOptions{Kept: opt.Keep && len(s.Cases) == 1}, progress)
 	if err != nil {
 		return nil, err
 	}
 	id := first.ID
-	opt.Out = OutPath(opt, s, string(id))
 	sum := sha256.Sum256(s.Text)
 	r := &results.Result{
 		Schema:      results.Schema,
@@ -73,18 +94,21 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		Scenario:    results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
 		Label:       opt.Label,
 		Start:       time.Now().UTC(),
-		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed},
+		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
 		Environment: envinfo.Collect(tools, map[string]func(string) string{"iperf3": iperf3.Version, "netperf": netperf.Version}),
+	}
+	if busy != "" {
+		r.Warnings = append(r.Warnings, "measured while another nsperf run was measuring on this machine ("+busy+"; --concurrent): both runs' figures may be skewed")
 	}
 	if version, datapath, instance := first.OVS(); datapath != "" {
 		r.Environment.OVS = &results.OVSInfo{Version: version, Datapath: datapath, Instance: instance}
 	}
-	journal, jerr := results.OpenJournal(opt.Out+".journal", r.RunID, s.Name)
+	journal, jerr := results.NewJournal(JournalPath(opt, s, r.RunID), r)
 	if jerr != nil {
 		return nil, errors.Join(jerr, first.Teardown())
 	}
 	defer journal.Close()
-	m := &measurement{ctx: ctx, opt: opt, progress: progress, journal: journal, total: s.TotalRuns(), started: time.Now()}
+	m := &measurement{ctx: ctx, opt: opt, policy: policy, progress: progress, journal: journal, total: s.TotalRuns(), started: time.Now()}
 	var runErr error
 	for i, c := range s.Cases {
 		live := first
@@ -97,6 +121,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		if len(rc.Matrix) == 0 {
 			rc.Matrix = nil
 		}
+		m.caseIndex = i
 		runErr = m.measureCase(c, live, &rc)
 		r.Cases = append(r.Cases, rc)
 		for _, w := range live.Warnings() {
@@ -105,6 +130,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 			}
 		}
 		if opt.Keep && i == len(s.Cases)-1 {
+			live.Keep()
 			fmt.Fprintf(progress, "kept topology %s up; remove it with: nsperf down %s\n", live.ID, live.ID)
 		} else if terr := live.Teardown(); terr != nil {
 			runErr = errors.Join(runErr, terr)
@@ -115,16 +141,22 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	}
 	r.End = time.Now().UTC()
 	r.Complete = runErr == nil
-	if len(r.Cases) == 0 || (len(r.Cases) == 1 && len(r.Cases[0].Samples) == 0 && runErr != nil) {
-		// Nothing was measured (a refused state, a failed build): no result to keep.
-		os.Remove(opt.Out + ".journal")
+	if !journal.Written() {
+		// Nothing was measured (a refused state, a failed build): no result to keep, and no
+		// file of an earlier run at the same path is touched.
 		return nil, runErr
 	}
-	if werr := results.WriteFile(opt.Out, r); werr != nil {
-		return r, errors.Join(runErr, werr)
+	if opt.Out != "-" {
+		if werr := results.WriteFile(OutPath(opt, s, r.RunID), r); werr != nil {
+			return r, errors.Join(runErr, fmt.Errorf("%w: %w (the samples are in %s)", ErrNotStored, werr, JournalPath(opt, s, r.RunID)))
+		}
+	}
+	if runErr == nil && m.invalid > 0 {
+		runErr = fmt.Errorf("%w: %d of %d samples were taken while a device differed from the applied state (changed from outside nsperf), and are left out of the statistics:\n  %s",
+			ErrStateDrift, m.invalid, m.done, strings.Join(m.drifts, "\n  "))
 	}
 	if runErr == nil && m.failed > 0 {
-		runErr = fmt.Errorf("%w: %d of %d (their errors are in %s)", ErrRunsFailed, m.failed, m.done, opt.Out)
+		runErr = fmt.Errorf("%w: %d of %d (their errors are in the result)", ErrRunsFailed, m.failed, m.done)
 	}
 	return r, runErr
 }
@@ -191,17 +223,21 @@ func Up(s *scenarios.Scenario, progress io.Writer) (*topo.Live, error) {
 	if err != nil {
 		return nil, errors.Join(err, live.Teardown())
 	}
+	live.Keep()
 	return live, nil
 }
 
 type measurement struct {
-	ctx      context.Context
-	opt      Options
-	progress io.Writer
-	journal  *results.Journal
+	ctx       context.Context
+	opt       Options
+	policy    results.Policy
+	progress  io.Writer
+	journal   *results.Journal
+	caseIndex int
 
-	total, done, failed int
-	started             time.Time
+	total, done, failed, invalid int
+	drifts                       []string
+	started                      time.Time
 }
 
 // measureCase runs the rounds of one case on its built topology. States the kernel cannot
@@ -254,6 +290,9 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 		seed = *s.Seed
 	}
 	rc.Schedule = Schedule(available, s.Runs, s.Order, seed)
+	if err := m.journal.BeginCase(m.caseIndex, *rc); err != nil {
+		return err
+	}
 	servers, err := m.startNetservers(live, s)
 	defer func() {
 		for _, p := range servers {
@@ -263,55 +302,60 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	if err != nil {
 		return err
 	}
-	policy := m.opt.Policy
-	if policy.Alpha == 0 {
-		policy.Alpha = s.Alpha
-	}
-	if policy.CVLimit == 0 {
-		policy.CVLimit = float64(s.CVLimit)
-	}
 	defer func() {
-		rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s), policy)
+		rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s), m.policy)
 		rc.Expectations = results.Evaluate(*rc, s.Expect)
 	}()
 	applied := ""
+	var appliedDevices map[string]topo.DeviceState
 	for round, order := range rc.Schedule {
+	states:
 		for _, name := range order {
-			if err := m.ctx.Err(); err != nil {
-				return err
-			}
 			rec := records[name]
-			if rec.Unavailable != "" {
-				continue
-			}
-			if applied != name {
-				devices, err := live.Apply(states[name])
-				var capErr *topo.CapabilityError
-				if err != nil && states[name].Optional && errors.As(err, &capErr) {
-					m.unavailable(rec, capErr, s.Runs*len(s.Workloads)-countState(rc.Samples, name))
-					applied = ""
-					continue
+			for _, w := range s.Workloads {
+				if err := m.ctx.Err(); err != nil {
+					return err
 				}
+				if rec.Unavailable != "" {
+					continue states
+				}
+				if applied != name {
+					devices, err := live.Apply(states[name])
+					var capErr *topo.CapabilityError
+					if err != nil && states[name].Optional && errors.As(err, &capErr) {
+						m.unavailable(rec, capErr, s.Runs*len(s.Workloads)-countState(rc.Samples, name))
+						applied = ""
+						continue states
+					}
+					if err != nil {
+						return err
+					}
+					applied, appliedDevices = name, devices
+					if rec.Devices == nil {
+						record(rec, devices)
+						if err := m.journal.State(m.caseIndex, *rec); err != nil {
+							return err
+						}
+					}
+				}
+				sample, err := m.sample(live, servers, round+1, name, w)
 				if err != nil {
 					return err
 				}
-				applied = name
-				if rec.Devices == nil {
-					record(rec, devices)
+				// Read every device back: a knob changed from outside during the sample means
+				// it measured another state than the one recorded.
+				drift, err := live.Drift(appliedDevices)
+				if err != nil {
+					return err
 				}
-			}
-			for _, w := range s.Workloads {
-				var sample results.Sample
-				if w.Netperf != nil {
-					sample = m.netperf(live, round+1, name, w)
-				} else {
-					sample = m.iperf3(live, round+1, name, w)
-				}
-				if err := m.ctx.Err(); err != nil {
-					return err // a run cut short by the interrupt is no sample
+				if len(drift) > 0 {
+					sample.Invalid = "state changed during the sample: " + strings.Join(drift, "; ")
+					m.invalid++
+					m.drifts = append(m.drifts, fmt.Sprintf("round %d, state %s, workload %s: %s", round+1, name, w.Name, strings.Join(drift, "; ")))
+					applied = "" // apply the state again before the next sample
 				}
 				rc.Samples = append(rc.Samples, sample)
-				if err := m.journal.Append(sample); err != nil {
+				if err := m.journal.Append(m.caseIndex, sample); err != nil {
 					return err
 				}
 				m.done++
@@ -323,6 +367,47 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 		}
 	}
 	return nil
+}
+
+// sample runs one workload once; an error ends the case (interrupt, netserver gone).
+func (m *measurement) sample(live *topo.Live, servers map[string]*process, round int, state string, w scenarios.Workload) (results.Sample, error) {
+	var sample results.Sample
+	if n := w.Netperf; n != nil {
+		server := servers[netserverKey(n)]
+		if server.exited() && m.ctx.Err() == nil {
+			return sample, netserverDied(n, server)
+		}
+		sample = m.netperf(live, round, state, w)
+		if sample.Error != "" && server.exited() && m.ctx.Err() == nil {
+			return sample, netserverDied(n, server)
+		}
+	} else {
+		sample = m.iperf3(live, round, state, w)
+	}
+	if err := m.ctx.Err(); err != nil {
+		return sample, err // a run cut short by the interrupt is no sample
+	}
+	return sample, nil
+}
+
+// netserverKey identifies the netserver a netperf workload talks to.
+func netserverKey(n *scenarios.Netperf) string { return fmt.Sprintf("%s/%d", n.Server.NS, n.Port) }
+
+// netserverDied is the error of a case whose netserver exited: every later netperf run of the
+// case would fail.
+func netserverDied(n *scenarios.Netperf, p *process) error {
+	return fmt.Errorf("netserver in namespace %s (port %d) exited during the run (%v)%s; the case is stopped", n.Server.NS, n.Port, p.err, tail(p.stderr.String()))
+}
+
+func tail(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if len(s) > 400 {
+		s = "..." + s[len(s)-400:]
+	}
+	return ": " + s
 }
 
 // required returns the states that are not optional.
@@ -395,6 +480,18 @@ func (m *measurement) iperf3(live *topo.Live, round int, state string, w scenari
 		sample.Seconds = time.Since(sample.Start).Seconds()
 		return sample
 	}
+	if cfg.CPort != 0 {
+		// The previous run's connection on the same 4-tuple may still be in TIME_WAIT on
+		// either side: a fixed client port would then fail to bind or connect.
+		for p := cfg.CPort; p < cfg.CPort+max(cfg.Streams, 1); p++ {
+			if _, err := live.ClearTimeWait(cfg.Client.NS, p); err != nil {
+				return fail(err)
+			}
+		}
+		if _, err := live.ClearTimeWait(cfg.Server.NS, cfg.Port); err != nil {
+			return fail(err)
+		}
+	}
 	server, err := start(m.ctx, live, cfg.Server.NS, iperf3.ServerArgs(cfg))
 	if err != nil {
 		return fail(err)
@@ -427,21 +524,19 @@ func (m *measurement) iperf3(live *topo.Live, round int, state string, w scenari
 }
 
 // startNetservers starts one netserver per server namespace and control port, in the
-// foreground, and waits until each listens.
-func (m *measurement) startNetservers(live *topo.Live, s *scenarios.Scenario) ([]*process, error) {
-	var servers []*process
-	seen := map[string]bool{}
+// foreground, and waits until each listens. They are returned by netserverKey.
+func (m *measurement) startNetservers(live *topo.Live, s *scenarios.Scenario) (map[string]*process, error) {
+	servers := map[string]*process{}
 	for _, w := range s.Workloads {
 		n := w.Netperf
-		if n == nil || seen[n.Server.NS+"/"+fmt.Sprint(n.Port)] {
+		if n == nil || servers[netserverKey(n)] != nil {
 			continue
 		}
-		seen[n.Server.NS+"/"+fmt.Sprint(n.Port)] = true
 		p, err := start(m.ctx, live, n.Server.NS, netperf.ServerArgs(n))
 		if err != nil {
 			return servers, err
 		}
-		servers = append(servers, p)
+		servers[netserverKey(n)] = p
 		if err := p.waitListening(m.ctx, n.Port, m.opt.ServerTimeout); err != nil {
 			return servers, fmt.Errorf("netserver in %s: %w", n.Server.NS, err)
 		}

@@ -85,7 +85,7 @@ func TestRunTwoStates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
 	}
-	stored, err := results.ReadFile(out)
+	stored, _, err := results.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +143,9 @@ func TestRunTwoStates(t *testing.T) {
 	if n != 4 {
 		t.Errorf("%d throughput summaries, want 2 workloads x 2 states", n)
 	}
-	journal, err := results.ReadJournal(out + ".journal")
-	if err != nil || len(journal) != 8 {
-		t.Errorf("journal: %d samples, %v", len(journal), err)
+	journal, _, err := results.ReadJournal(out + ".journal")
+	if err != nil || len(journal.Cases[0].Samples) != 8 {
+		t.Errorf("journal: %v, %v", journal, err)
 	}
 	if !strings.Contains(progress.String(), "[8/8] round 2/2") {
 		t.Errorf("progress lacks the last line:\n%s", progress.String())
@@ -182,7 +182,7 @@ func TestFailedToolIsRecorded(t *testing.T) {
 			t.Errorf("sample: error %q stderr %q", s.Error, s.Stderr)
 		}
 	}
-	if stored, err := results.ReadFile(out); err != nil || len(stored.Cases[0].Samples) != 4 {
+	if stored, _, err := results.ReadFile(out); err != nil || len(stored.Cases[0].Samples) != 4 {
 		t.Errorf("stored result: %v", err)
 	}
 }

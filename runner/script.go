@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/shellq"
 	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
@@ -15,25 +16,21 @@ import (
 
 // OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.
 func OutPath(opt Options, s *scenarios.Scenario, id string) string {
-	if opt.Out != "" {
+	if opt.Out != "" && opt.Out != "-" {
 		return opt.Out
 	}
 	return filepath.Join("nsperf-results", s.Name+"-"+id+".json")
 }
 
-var unsafeShell = regexp.MustCompile(`[^A-Za-z0-9_./:=,@%+-]`)
+// JournalPath is where a run's journal goes: next to its result file, or next to the default
+// result path when the result goes to stdout (--out -).
+func JournalPath(opt Options, s *scenarios.Scenario, id string) string {
+	return OutPath(opt, s, id) + ".journal"
+}
+
 var unsafeIdent = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
-func shellQuote(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || unsafeShell.MatchString(a) {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
-}
+var shellQuote = shellq.Join
 
 // Script renders a run as a shell script of iproute2, ethtool and iperf3 commands that a
 // reader can run by hand: per matrix case, the topology, one function per state and per
@@ -94,11 +91,11 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 		workFn[w.Name] = fn
 		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
 		if n := w.Netperf; n != nil {
-			fmt.Fprintf(b, "\tip netns exec %s %s\n}\n", id.Namespace(n.Client.NS), shellQuote(netperf.ClientArgs(n)))
+			fmt.Fprintf(b, "\tip netns exec %s %s\n}\n", shellq.Word(id.Namespace(n.Client.NS)), shellQuote(netperf.ClientArgs(n)))
 			continue
 		}
 		cfg := w.Iperf3
-		srv, cli := id.Namespace(cfg.Server.NS), id.Namespace(cfg.Client.NS)
+		srv, cli := shellq.Word(id.Namespace(cfg.Server.NS)), shellq.Word(id.Namespace(cfg.Client.NS))
 		fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n", srv, shellQuote(iperf3.ServerArgs(cfg)))
 		fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%s' | grep -q .; do sleep 0.1; done\n", srv, strconv.Itoa(cfg.Port))
 		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait $!\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
@@ -110,7 +107,7 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 			continue
 		}
 		started[n.Server.NS+strconv.Itoa(n.Port)] = true
-		srv := id.Namespace(n.Server.NS)
+		srv := shellq.Word(id.Namespace(n.Server.NS))
 		fmt.Fprintf(b, "\n# netserver for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nnetservers=\"$netservers $!\"\n", srv, shellQuote(netperf.ServerArgs(n)))
 		fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", srv, n.Port)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"reflect"
 	"sort"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/nsperf/nsperf/internal/safefile"
 )
 
 //go:embed library/*.yaml
@@ -217,11 +218,19 @@ func (s *Scenario) pos(path string) Pos {
 	}
 }
 
+// MaxFileSize bounds a scenario file; the largest shipped one is a few KiB.
+const MaxFileSize = 1 << 20
+
 // Load reads a scenario from a file, or from the shipped library when arg names one.
+// Only a regular file of at most MaxFileSize is read: a FIFO or a device is refused at once,
+// never read from.
 func Load(arg string, opt Options) (*Scenario, error) {
-	data, err := os.ReadFile(arg)
+	data, err := safefile.ReadRegular(arg, MaxFileSize)
 	if err == nil {
 		return Parse(arg, data, opt)
+	}
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("scenario %w; a scenario is a YAML file of at most %s", err, safefile.Size(MaxFileSize))
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read scenario: %w", err)
@@ -312,12 +321,18 @@ func (o Overrides) Apply(s *Scenario) error {
 	if o.Omit >= 0 && o.Omit%time.Second != 0 {
 		return fmt.Errorf("--omit %s: want whole seconds", o.Omit)
 	}
+	if o.Duration > MaxIperf3Duration {
+		return fmt.Errorf("--duration %s: iperf3 measures at most %s", o.Duration, MaxIperf3Duration)
+	}
+	if o.Omit > MaxIperf3Omit {
+		return fmt.Errorf("--omit %s: iperf3 omits at most %s", o.Omit, MaxIperf3Omit)
+	}
 	if o.OVSDB != "" {
 		if s.Topology.OVS == nil {
 			return fmt.Errorf("--ovsdb %s: scenario %s has no Open vSwitch bridges", o.OVSDB, s.Name)
 		}
-		if !strings.HasPrefix(o.OVSDB, "unix:") {
-			return fmt.Errorf("--ovsdb %q: want unix:PATH of an existing ovsdb-server", o.OVSDB)
+		if !ovsDBRE.MatchString(o.OVSDB) {
+			return fmt.Errorf("--ovsdb %q: want unix:PATH of an existing ovsdb-server (letters, digits, '.', '_', '-', '/')", o.OVSDB)
 		}
 	}
 	for _, c := range s.cases() {

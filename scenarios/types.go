@@ -560,6 +560,12 @@ const (
 	MaxIfNameLen = 15     // IFNAMSIZ - 1
 )
 
+// Tool limits checked by validation: iperf3's MAX_TIME and MAX_OMIT_TIME.
+const (
+	MaxIperf3Duration = 86400 * time.Second
+	MaxIperf3Omit     = 600 * time.Second
+)
+
 // Pos is a place in a scenario file.
 type Pos struct{ Line, Col int }
 

@@ -14,6 +14,11 @@ var (
 	nsNameRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 	stateNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	featureNameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	// ifNameRE: what the kernel accepts as an interface name (dev_valid_name), narrowed to
+	// words a shell takes as they are, so that a name can never be read as shell syntax.
+	ifNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+	// ovsDBRE: unix:PATH of an existing ovsdb-server, a path of shell-safe characters.
+	ovsDBRE = regexp.MustCompile(`^unix:/[A-Za-z0-9._/-]+$`)
 )
 
 // MaxNamespaceNameLen keeps the run-id-prefixed namespace names (nsp3f9a-client) short.
@@ -151,7 +156,7 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 	default:
 		v.add("topology.ovs.datapath", "%q: want auto, system or netdev", o.Datapath)
 	}
-	if o.DB != "" && !strings.HasPrefix(o.DB, "unix:") {
+	if o.DB != "" && !ovsDBRE.MatchString(o.DB) {
 		v.add("topology.ovs.db", "%q: want unix:PATH of an existing ovsdb-server, or leave it out for a private OVS", o.DB)
 	}
 	if len(o.Bridges) == 0 {
@@ -280,8 +285,8 @@ func (v *validator) endpoint(path string, ep Endpoint, namespaces map[string]boo
 	case len(ep.Name) > MaxIfNameLen:
 		v.add(path+".name", "%q is %d bytes; interface names have at most %d", ep.Name, len(ep.Name), MaxIfNameLen)
 		ok = false
-	case ep.Name == "." || ep.Name == ".." || strings.ContainsAny(ep.Name, "/: \t\n"):
-		v.add(path+".name", "%q is not a valid interface name (no '/', ':' or spaces)", ep.Name)
+	case !ifNameRE.MatchString(ep.Name) || ep.Name == "." || ep.Name == "..":
+		v.add(path+".name", "%q: an interface name takes letters, digits, '.', '_' and '-', and does not start with '-' or '.'", ep.Name)
 		ok = false
 	}
 	if ok && devices[ep.Ref()] != nil {
@@ -445,6 +450,14 @@ func (v *validator) iperf3(path string, w *Iperf3, namespaces map[string]bool, d
 	}
 	wholeSeconds("duration", w.Duration, time.Second)
 	wholeSeconds("omit", w.Omit, 0)
+	// iperf3 refuses longer (MAX_TIME and MAX_OMIT_TIME in iperf_api.h), with an error that
+	// would fail every run only after the topology is built.
+	if w.Duration.Std() > MaxIperf3Duration {
+		v.add(path+".duration", "%s: iperf3 measures at most %s (-t)", w.Duration, MaxIperf3Duration)
+	}
+	if w.Omit.Std() > MaxIperf3Omit {
+		v.add(path+".omit", "%s: iperf3 omits at most %s (-O)", w.Omit, MaxIperf3Omit)
+	}
 	if w.Port < 1 || w.Port > 65535 {
 		v.add(path+".port", "%d: want 1 to 65535", w.Port)
 	}

@@ -64,7 +64,7 @@ func Build(p *Plan, opt BuildOptions) (*Live, error) {
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
 		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, qdiscs: map[string]bool{}, failed: make(chan error, 2)}
-	l.push("remove state file", owner.remove)
+	l.push("remove state file and lock", owner.release)
 	if o := p.Scenario.Topology.OVS; o != nil && o.DB != "" {
 		// An existing OVS runs in this (root) namespace: its bridges' ports are created here.
 		if err := l.rootSpace(); err != nil {
@@ -120,6 +120,15 @@ func (l *Live) Teardown() error {
 	return errors.Join(errs...)
 }
 
+// Keep leaves the topology up beyond this process (`nsperf up`, `run --keep`): the run's lock
+// is released, so that `nsperf down` and `cleanup --all` may remove it; its state file stays.
+func (l *Live) Keep() {
+	if l.owner.lock != nil {
+		l.owner.lock.Close()
+		l.owner.lock = nil
+	}
+}
+
 // Namespace returns the full name of a scenario namespace (for `ip netns exec`).
 func (l *Live) Namespace(ns string) string { return l.ID.Namespace(ns) }
 
@@ -166,8 +175,9 @@ func (l *Live) do(s Step) error {
 	return fmt.Errorf("unknown step kind %q", s.Kind)
 }
 
-// addNamespace: `ip netns add NAME`. The name is recorded in the state file first, so that a
-// crash right after creating it still leaves a trace for `nsperf cleanup`.
+// addNamespace: `ip netns add NAME; ip -n NAME link set lo alias nsperf:RUNID`. The name is
+// recorded in the state file first, so that a crash right after creating it still leaves a
+// trace for `nsperf cleanup`; the alias is the marker without which cleanup leaves it alone.
 func (l *Live) addNamespace(ns string) error {
 	full := l.ID.Namespace(ns)
 	l.owner.Namespaces = append(l.owner.Namespaces, full)
@@ -194,7 +204,7 @@ func (l *Live) addNamespace(ns string) error {
 	if err != nil {
 		return fmt.Errorf("netlink handle in %s: %w", full, err)
 	}
-	return nil
+	return markNamespace(sp.nl, l.ID)
 }
 
 // addVeth: `ip -n A link add NAME type veth peer name PEER netns B`, then an alias on both

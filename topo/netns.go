@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,37 +11,129 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
-// deleteNamespace kills every process still in a named namespace, then deletes it
-// (`ip netns pids NAME | xargs kill -9; ip netns del NAME`). A namespace that is already gone
-// is success.
-func deleteNamespace(name string) error {
-	path := filepath.Join("/run/netns", name)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+// errNotMarked: a namespace named like a run's that does not carry that run's marker; nsperf
+// did not make it (or had not marked it yet) and leaves it alone.
+var errNotMarked = errors.New("does not carry nsperf's marker for this run; left alone")
+
+// markNamespace sets the run's marker on a namespace nsperf just created: the alias of its
+// loopback device (`ip -n NAME link set lo alias nsperf:RUNID`). Only nsperf sets it, and
+// cleanup removes only namespaces that carry it.
+func markNamespace(h *netlink.Handle, id RunID) error {
+	lo, err := h.LinkByName("lo")
+	if err != nil {
+		return fmt.Errorf("mark namespace: %w", err)
+	}
+	if err := h.LinkSetAlias(lo, id.Alias()); err != nil {
+		return fmt.Errorf("mark namespace: %w", err)
+	}
+	return nil
+}
+
+// namespaceMarker reads the marker of a mounted named namespace: the alias of its loopback.
+func namespaceMarker(path string) (string, error) {
+	fd, err := netns.GetFromPath(path)
+	if err != nil {
+		return "", err
+	}
+	defer fd.Close()
+	h, err := netlink.NewHandleAt(fd)
+	if err != nil {
+		return "", err
+	}
+	defer h.Close()
+	lo, err := h.LinkByName("lo")
+	if err != nil {
+		return "", err
+	}
+	return lo.Attrs().Alias, nil
+}
+
+// isNamespaceMount reports whether path is a mounted network namespace (nsfs), not the empty
+// file a deletion interrupted between unmount and unlink leaves behind.
+func isNamespaceMount(path string) bool {
+	var fs unix.Statfs_t
+	return unix.Statfs(path, &fs) == nil && fs.Type == unix.NSFS_MAGIC
+}
+
+// removeRunNamespace removes a namespace of run id after checking that it is one: its name is
+// RUNID-NAME and it carries the run's marker. An empty unmounted file of that name (a killed
+// deletion) is removed too: it is no namespace and breaks `ip netns list`.
+func removeRunNamespace(name string, id RunID) error {
+	if m := runNamespaceName.FindStringSubmatch(name); m == nil || m[1] != string(id) {
+		return fmt.Errorf("namespace %q: %w", name, errNotMarked)
+	}
+	path := filepath.Join(NetnsDir, name)
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err := killProcessesIn(path); err != nil {
-		return fmt.Errorf("delete namespace %s: %w", name, err)
+	if err != nil {
+		return fmt.Errorf("namespace %s: %w", name, err)
 	}
-	if err := netns.DeleteNamed(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, unix.ENOENT) {
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("namespace %s: not a regular file: %w", name, errNotMarked)
+	}
+	if isNamespaceMount(path) {
+		marker, err := namespaceMarker(path)
+		if err != nil {
+			return fmt.Errorf("namespace %s: read marker: %w", name, err)
+		}
+		if marker != id.Alias() {
+			return fmt.Errorf("namespace %s %w", name, errNotMarked)
+		}
+	} else if st.Size() != 0 {
+		return fmt.Errorf("namespace %s: a file with content, not a namespace: %w", name, errNotMarked)
+	}
+	return deleteNamespace(name)
+}
+
+// deleteNamespace kills every process still in a named namespace, then deletes it
+// (`ip netns pids NAME | xargs kill -9; ip netns del NAME`). A namespace that is already gone
+// is success, and so is one whose deletion was cut short after the unmount: the empty file
+// left is removed.
+func deleteNamespace(name string) error {
+	path := filepath.Join(NetnsDir, name)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if isNamespaceMount(path) {
+		if err := killProcessesIn(path); err != nil {
+			return fmt.Errorf("delete namespace %s: %w", name, err)
+		}
+		if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("delete namespace %s: unmount: %w", name, err)
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete namespace %s: %w", name, err)
 	}
 	return nil
 }
 
 // killProcessesIn sends SIGKILL to every process whose network namespace is the one at nsPath
-// and waits until they are gone, so that the namespace and its devices really disappear.
+// and waits until they have exited (a process leaves its namespace before it is a zombie, so
+// both are waited for), so that the namespace and its devices really disappear.
 func killProcessesIn(nsPath string) error {
 	var target unix.Stat_t
 	if err := unix.Stat(nsPath, &target); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(5 * time.Second)
+	killed := map[int]bool{}
 	for {
 		pids := processesIn(target)
+		for pid := range killed {
+			if exiting(pid) {
+				pids = append(pids, pid)
+			} else {
+				delete(killed, pid)
+			}
+		}
 		if len(pids) == 0 {
 			return nil
 		}
@@ -49,9 +142,21 @@ func killProcessesIn(nsPath string) error {
 		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killed[pid] = true
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// exiting reports whether a process still exists and is not yet a zombie.
+func exiting(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	f := bytes.Fields(stat[i+1:])
+	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
 }
 
 func processesIn(target unix.Stat_t) []int {

@@ -64,16 +64,19 @@ func TestOVSPrivateBuild(t *testing.T) {
 func TestOVSKilledRunCleanup(t *testing.T) {
 	l := buildChecked(t, loadOVS(t))
 	l.ovsInst.Detach() // as if nsperf had been killed: the daemons stay
-	l.owner.PID = 1 << 30
-	l.owner.save()
+	l.Keep()           // as if its process had been killed: the lock is free, files and objects stay
 	left, err := FindLeftovers(false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, lo := range left {
 		if lo.RunID == l.ID {
-			if err := lo.Remove(); err != nil {
+			rm, err := lo.Remove()
+			if err != nil {
 				t.Fatal(err)
+			}
+			if len(rm.LeftAlone) > 0 || len(rm.Removed) != len(l.spaces) {
+				t.Errorf("removed %v, left alone %v", rm.Removed, rm.LeftAlone)
 			}
 		}
 	}

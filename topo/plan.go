@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/shellq"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
 )
@@ -38,7 +39,7 @@ func NewRunID() RunID {
 // ParseRunID checks a run id given by a user.
 func ParseRunID(s string) (RunID, error) {
 	if !runIDPattern.MatchString(s) {
-		return "", fmt.Errorf("%q is not a run id (like nsp3f9a; see `nsperf cleanup --list`)", s)
+		return "", fmt.Errorf("%q is not a run id (like nsp3f9a; `nsperf cleanup --dry-run` lists the runs left behind)", s)
 	}
 	return RunID(s), nil
 }
@@ -100,25 +101,25 @@ func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 		namespaces = append([]string{scenarios.OVSNamespace}, namespaces...)
 	}
 	for _, ns := range namespaces {
-		full := id.Namespace(ns)
-		p.add(Step{Kind: AddNamespace, NS: ns, Do: "ip netns add " + full, Undo: "ip netns del " + full})
+		full := shellq.Word(id.Namespace(ns))
+		p.add(Step{Kind: AddNamespace, NS: ns, Do: fmt.Sprintf("ip netns add %[1]s && ip -n %[1]s link set lo alias %s", full, id.Alias()), Undo: "ip netns del " + full})
 		p.add(Step{Kind: SetUp, NS: ns, Dev: "lo", Do: fmt.Sprintf("ip -n %s link set lo up", full)})
 	}
 	for _, l := range s.Topology.Links {
 		if v := l.Veth; v != nil {
-			a, b := id.Namespace(v.A.NS), id.Namespace(v.B.NS)
+			a, b := shellq.Word(id.Namespace(v.A.NS)), shellq.Word(id.Namespace(v.B.NS))
 			mtu := ""
 			if v.MTU != 0 {
 				mtu = fmt.Sprintf(" mtu %d", v.MTU)
 			}
 			p.add(Step{Kind: AddVeth, NS: v.A.NS, Dev: v.A.Name, Peer: v.B, MTU: v.MTU,
 				Do: fmt.Sprintf("ip -n %s link add %s%s type veth peer name %s netns %s%s && ip -n %s link set %s alias %s && ip -n %s link set %s alias %s",
-					a, v.A.Name, mtu, v.B.Name, b, mtu, a, v.A.Name, id.Alias(), b, v.B.Name, id.Alias())})
+					a, shellq.Word(v.A.Name), mtu, shellq.Word(v.B.Name), b, mtu, a, shellq.Word(v.A.Name), id.Alias(), b, shellq.Word(v.B.Name), id.Alias())})
 			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
 				p.addAddresses(ep)
 			}
 			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
-				p.add(Step{Kind: SetUp, NS: ep.NS, Dev: ep.Name, Do: fmt.Sprintf("ip -n %s link set %s up", id.Namespace(ep.NS), ep.Name)})
+				p.add(Step{Kind: SetUp, NS: ep.NS, Dev: ep.Name, Do: fmt.Sprintf("ip -n %s link set %s up", shellq.Word(id.Namespace(ep.NS)), shellq.Word(ep.Name))})
 			}
 		}
 	}
@@ -126,7 +127,7 @@ func NewPlan(s *scenarios.Scenario, id RunID) *Plan {
 		if x := l.Vxlan; x != nil {
 			p.add(Step{Kind: AddVxlan, NS: x.NS, Dev: x.Name, Vxlan: x, MTU: x.MTU, Do: vxlanShell(x, id)})
 			p.addAddresses(x.Endpoint())
-			p.add(Step{Kind: SetUp, NS: x.NS, Dev: x.Name, Do: fmt.Sprintf("ip -n %s link set %s up", id.Namespace(x.NS), x.Name)})
+			p.add(Step{Kind: SetUp, NS: x.NS, Dev: x.Name, Do: fmt.Sprintf("ip -n %s link set %s up", shellq.Word(id.Namespace(x.NS)), shellq.Word(x.Name))})
 		}
 	}
 	if s.Topology.OVS != nil {
@@ -155,8 +156,9 @@ func Datapath(o *scenarios.OVS) string {
 // offload off on the devices whose traffic crosses it.
 func (p *Plan) addOVS(o *scenarios.OVS) {
 	id := p.RunID
-	on := func(ns string) string { return "ip -n " + id.Namespace(ns) }
-	exec := func(ns string) string { return "ip netns exec " + id.Namespace(ns) + " " }
+	on := func(ns string) string { return "ip -n " + shellq.Word(id.Namespace(ns)) }
+	exec := func(ns string) string { return "ip netns exec " + shellq.Word(id.Namespace(ns)) + " " }
+	q := shellq.Word
 	db := o.DB
 	if db == "" {
 		dir := OVSDir(id)
@@ -168,14 +170,14 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 				"%[2]sovs-vswitchd %[3]s --unixctl=%[1]s/ovs-vswitchd.ctl --pidfile=%[1]s/ovs-vswitchd.pid --log-file=%[1]s/ovs-vswitchd.log --detach", dir, exec(scenarios.OVSNamespace), db),
 			Undo: fmt.Sprintf("ovs-appctl -t %[1]s/ovs-vswitchd.ctl exit; ovs-appctl -t %[1]s/ovsdb-server.ctl exit; rm -rf %[1]s", dir)})
 	} else {
-		p.add(Step{Kind: ConnectOVS, DB: db, Do: "ovs-vsctl --db=" + db + " show >/dev/null",
-			Undo: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", db, ovs.RunKey, id, db)})
+		p.add(Step{Kind: ConnectOVS, DB: db, Do: "ovs-vsctl --db=" + q(db) + " show >/dev/null",
+			Undo: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", q(db), ovs.RunKey, id, q(db))})
 	}
 	datapath := Datapath(o)
 	n := 0
 	for _, b := range o.Bridges {
 		spec := &ovs.BridgeSpec{Name: string(id) + "-" + b.Name, Datapath: datapath, RunID: string(id)}
-		vsctl := []string{fmt.Sprintf("ovs-vsctl --db=%s add-br %s -- set bridge %s datapath_type=%s external_ids:%s=%s", db, spec.Name, spec.Name, datapath, ovs.RunKey, id)}
+		vsctl := []string{fmt.Sprintf("ovs-vsctl --db=%s add-br %s -- set bridge %s datapath_type=%s external_ids:%s=%s", q(db), q(spec.Name), q(spec.Name), datapath, ovs.RunKey, id)}
 		var csum []scenarios.Endpoint
 		for _, port := range b.Ports {
 			if port.Veth != nil {
@@ -184,16 +186,16 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 				n++
 				ovsNS := p.ovsNS(o)
 				p.add(Step{Kind: AddVeth, NS: scenarios.OVSNamespace, Dev: name, Peer: *port.Veth,
-					Do: fmt.Sprintf("%s link add %s type veth peer name %s netns %s && %s link set %s alias %s", ovsNS, name, port.Veth.Name, id.Namespace(port.Veth.NS), ovsNS, name, id.Alias())})
+					Do: fmt.Sprintf("%s link add %s type veth peer name %s netns %s && %s link set %s alias %s", ovsNS, name, q(port.Veth.Name), q(id.Namespace(port.Veth.NS)), ovsNS, name, id.Alias())})
 				p.addAddresses(*port.Veth)
 				p.add(Step{Kind: SetUp, NS: scenarios.OVSNamespace, Dev: name, Do: fmt.Sprintf("%s link set %s up", ovsNS, name)})
-				p.add(Step{Kind: SetUp, NS: port.Veth.NS, Dev: port.Veth.Name, Do: fmt.Sprintf("%s link set %s up", on(port.Veth.NS), port.Veth.Name)})
+				p.add(Step{Kind: SetUp, NS: port.Veth.NS, Dev: port.Veth.Name, Do: fmt.Sprintf("%s link set %s up", on(port.Veth.NS), q(port.Veth.Name))})
 				spec.Ports = append(spec.Ports, ovs.PortSpec{Name: name})
-				vsctl = append(vsctl, "add-port "+spec.Name+" "+name)
+				vsctl = append(vsctl, "add-port "+q(spec.Name)+" "+name)
 				csum = append(csum, *port.Veth)
 			} else {
 				spec.Ports = append(spec.Ports, ovs.PortSpec{Name: port.Internal, Internal: true})
-				vsctl = append(vsctl, fmt.Sprintf("add-port %s %s -- set interface %s type=internal", spec.Name, port.Internal, port.Internal))
+				vsctl = append(vsctl, fmt.Sprintf("add-port %s %s -- set interface %s type=internal", q(spec.Name), q(port.Internal), q(port.Internal)))
 			}
 		}
 		p.add(Step{Kind: AddBridge, NS: scenarios.OVSNamespace, Dev: spec.Name, Bridge: spec, DB: db, Do: strings.Join(vsctl, " -- ")})
@@ -204,20 +206,20 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 			ep := port.Endpoint()
 			if ep.NS != scenarios.OVSNamespace {
 				p.add(Step{Kind: MoveLink, NS: scenarios.OVSNamespace, Dev: ep.Name, Peer: ep,
-					Do: fmt.Sprintf("%s link set %s netns %s", p.ovsNS(o), ep.Name, id.Namespace(ep.NS))})
+					Do: fmt.Sprintf("%s link set %s netns %s", p.ovsNS(o), q(ep.Name), q(id.Namespace(ep.NS)))})
 			}
 			if port.MTU != 0 {
-				p.add(Step{Kind: SetMTU, NS: ep.NS, Dev: ep.Name, MTU: port.MTU, Do: fmt.Sprintf("%s link set %s mtu %d", on(ep.NS), ep.Name, port.MTU)})
+				p.add(Step{Kind: SetMTU, NS: ep.NS, Dev: ep.Name, MTU: port.MTU, Do: fmt.Sprintf("%s link set %s mtu %d", on(ep.NS), q(ep.Name), port.MTU)})
 			}
 			p.addAddresses(ep)
-			p.add(Step{Kind: SetUp, NS: ep.NS, Dev: ep.Name, Do: fmt.Sprintf("%s link set %s up", on(ep.NS), ep.Name)})
+			p.add(Step{Kind: SetUp, NS: ep.NS, Dev: ep.Name, Do: fmt.Sprintf("%s link set %s up", on(ep.NS), q(ep.Name))})
 			csum = append(csum, ep)
 		}
 		if datapath == scenarios.DatapathNetdev {
 			// Seen here: through the userspace datapath TCP stalls until tx checksum offload is
 			// off on the devices at either end; that turns TSO off too.
 			for _, ep := range csum {
-				p.add(Step{Kind: TxCsumOff, NS: ep.NS, Dev: ep.Name, Do: exec(ep.NS) + "ethtool -K " + ep.Name + " tx off"})
+				p.add(Step{Kind: TxCsumOff, NS: ep.NS, Dev: ep.Name, Do: exec(ep.NS) + "ethtool -K " + q(ep.Name) + " tx off"})
 			}
 		}
 	}
@@ -229,7 +231,7 @@ func (p *Plan) ovsNS(o *scenarios.OVS) string {
 	if o.DB != "" {
 		return "ip"
 	}
-	return "ip -n " + p.RunID.Namespace(scenarios.OVSNamespace)
+	return "ip -n " + shellq.Word(p.RunID.Namespace(scenarios.OVSNamespace))
 }
 
 // DeviceSteps returns the steps that create one device, with its addresses and up: what
@@ -270,7 +272,7 @@ func vxlanShell(x *scenarios.Vxlan, id RunID) string {
 			args = append(args, "udp6zerocsumtx", "udp6zerocsumrx")
 		}
 	}
-	return strings.Join(args, " ") + fmt.Sprintf(" && ip -n %s link set %s alias %s", ns, x.Name, id.Alias())
+	return shellq.Join(args) + fmt.Sprintf(" && ip -n %s link set %s alias %s", shellq.Word(ns), shellq.Word(x.Name), id.Alias())
 }
 
 func (p *Plan) add(s Step) { p.Steps = append(p.Steps, s) }
@@ -283,7 +285,7 @@ func (p *Plan) addAddresses(ep scenarios.Endpoint) {
 			nodad = " nodad"
 		}
 		p.add(Step{Kind: AddAddress, NS: ep.NS, Dev: ep.Name, Addr: pfx,
-			Do: fmt.Sprintf("ip -n %s addr add %s dev %s%s", p.RunID.Namespace(ep.NS), pfx, ep.Name, nodad)})
+			Do: fmt.Sprintf("ip -n %s addr add %s dev %s%s", shellq.Word(p.RunID.Namespace(ep.NS)), pfx, shellq.Word(ep.Name), nodad)})
 	}
 }
 
@@ -322,7 +324,7 @@ func StateShell(s *scenarios.Scenario, st scenarios.State, id RunID) []string {
 	p := NewPlan(s, id)
 	for _, ref := range sortedKeys(recreated) {
 		ns, dev := splitRef(ref)
-		out = append(out, fmt.Sprintf("ip -n %s link del %s  # created anew: it inherits from its lower device as set now", id.Namespace(ns), dev))
+		out = append(out, fmt.Sprintf("ip -n %s link del %s  # created anew: it inherits from its lower device as set now", shellq.Word(id.Namespace(ns)), shellq.Word(dev)))
 		for _, step := range p.DeviceSteps(ns, dev) {
 			out = append(out, step.Do)
 		}
@@ -338,7 +340,7 @@ func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []s
 		}
 		ds := st.Devices[ref]
 		ns, dev, _ := strings.Cut(ref, "/")
-		prefix := fmt.Sprintf("ip -n %s link set dev %s", id.Namespace(ns), dev)
+		prefix := fmt.Sprintf("ip -n %s link set dev %s", shellq.Word(id.Namespace(ns)), shellq.Word(dev))
 		var plain, ipv4 []string
 		for _, k := range knobs {
 			if v := k.get(ds); v != nil {
@@ -360,7 +362,7 @@ func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []s
 	for _, ref := range sortedKeys(st.Qdiscs) {
 		if include(ref) {
 			ns, dev := splitRef(ref)
-			out = append(out, fmt.Sprintf("ip netns exec %s tc qdisc replace dev %s root %s", id.Namespace(ns), dev, st.Qdiscs[ref]))
+			out = append(out, fmt.Sprintf("ip netns exec %s tc qdisc replace dev %s root %s", shellq.Word(id.Namespace(ns)), shellq.Word(dev), st.Qdiscs[ref]))
 		}
 	}
 	for _, ref := range sortedKeys(st.Offloads) {
@@ -372,7 +374,7 @@ func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []s
 		for _, f := range sortedKeys(st.Offloads[ref]) {
 			args = append(args, f, onOff(bool(st.Offloads[ref][f])))
 		}
-		out = append(out, strings.Join(args, " "))
+		out = append(out, shellq.Join(args))
 	}
 	return out
 }

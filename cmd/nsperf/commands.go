@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/signal"
 	"runtime"
 	"slices"
@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/internal/envinfo"
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/iperf3"
@@ -134,6 +135,18 @@ func runCmd() *cobra.Command {
 			if !slices.Contains(results.Formats, format) {
 				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
 			}
+			// Output paths are checked before anything is built: a run of minutes must not
+			// end in a result it cannot write.
+			if opt.Out != "" && opt.Out != "-" {
+				if err := safefile.CheckWritable(opt.Out); err != nil {
+					return usageError{fmt.Errorf("--out: %w", err)}
+				}
+			}
+			if junit != "" {
+				if err := safefile.CheckWritable(junit); err != nil {
+					return usageError{fmt.Errorf("--junit: %w", err)}
+				}
+			}
 			if err := requireRoot(); err != nil {
 				return err
 			}
@@ -149,10 +162,22 @@ func runCmd() *cobra.Command {
 				}
 			}
 			if r != nil {
-				if terr := results.Render(c.OutOrStdout(), r, format); terr != nil {
+				table := c.OutOrStdout()
+				if opt.Out == "-" { // the result JSON goes to stdout, the table to stderr
+					table = c.ErrOrStderr()
+					if eerr := results.Encode(c.OutOrStdout(), r); eerr != nil {
+						err = errors.Join(err, eerr)
+					}
+				}
+				if terr := results.Render(table, r, format); terr != nil {
 					err = errors.Join(err, terr)
 				}
-				fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s.journal)\n", runner.OutPath(opt, s, r.RunID), runner.OutPath(opt, s, r.RunID))
+				switch {
+				case opt.Out == "-":
+					fmt.Fprintf(c.ErrOrStderr(), "result: stdout (journal: %s)\n", runner.JournalPath(opt, s, r.RunID))
+				case !errors.Is(err, runner.ErrNotStored):
+					fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s)\n", runner.OutPath(opt, s, r.RunID), runner.JournalPath(opt, s, r.RunID))
+				}
 			}
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
@@ -170,7 +195,8 @@ func runCmd() *cobra.Command {
 	f.StringVar(&ov.OVSDB, "ovsdb", "", "use the existing OVS at unix:PATH instead of a private instance")
 	f.DurationVar(&ov.Duration, "duration", 0, "measured time of each run, e.g. 15s (default: the scenario's)")
 	f.DurationVar(&ov.Omit, "omit", -1, "time at the start of each run left out, e.g. 5s (default: the scenario's)")
-	f.StringVar(&opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json)")
+	f.StringVar(&opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json); - writes the result JSON to stdout and the table to stderr")
+	f.BoolVar(&opt.Concurrent, "concurrent", false, "measure even while another nsperf run measures on this machine (with a warning in the result) instead of waiting for it")
 	f.StringVar(&opt.Label, "label", "", "label stored with the result, e.g. the kernel under test")
 	f.BoolVar(&opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	f.StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
@@ -181,17 +207,17 @@ func runCmd() *cobra.Command {
 	return c
 }
 
-// writeJUnit writes the JUnit report of a result to path.
+// writeJUnit writes the JUnit report of a result to path (a new file renamed over path: a
+// symlink there is replaced, not followed).
 func writeJUnit(path string, r *results.Result) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("junit: %w", err)
-	}
-	if err := results.JUnit(f, r); err != nil {
-		f.Close()
+	var b bytes.Buffer
+	if err := results.JUnit(&b, r); err != nil {
 		return fmt.Errorf("junit %s: %w", path, err)
 	}
-	return f.Close()
+	if err := safefile.Write(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("junit %s: %w", path, err)
+	}
+	return nil
 }
 
 func upCmd() *cobra.Command {
@@ -245,13 +271,14 @@ func downCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !o.Kept && o.Alive() {
-				return fmt.Errorf("run %s is still measuring (process %d); stop that process instead", id, o.PID)
+			rm, err := topo.Down(o)
+			for _, l := range rm.LeftAlone {
+				fmt.Fprintf(c.ErrOrStderr(), "left alone: %s\n", l)
 			}
-			if err := topo.Down(o); err != nil {
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.OutOrStdout(), "removed run %s (%s)\n", id, strings.Join(o.Namespaces, ", "))
+			fmt.Fprintf(c.OutOrStdout(), "removed run %s (%s)\n", id, strings.Join(rm.Removed, ", "))
 			return nil
 		},
 	}
@@ -296,14 +323,24 @@ func cleanupCmd() *cobra.Command {
 				}
 			}
 			for _, l := range left {
-				verb := "removed"
+				if l.Problem != nil {
+					fmt.Fprintf(c.ErrOrStderr(), "left alone: run %s: %v\n", l.RunID, l.Problem)
+					errs = append(errs, l.Problem)
+					continue
+				}
 				if dryRun {
-					verb = "would remove"
-				} else if err := l.Remove(); err != nil {
+					fmt.Fprintf(out, "would remove run %s: %s (%s)\n", l.RunID, strings.Join(l.Namespaces, ", "), l.Reason)
+					continue
+				}
+				rm, err := l.Remove()
+				for _, a := range rm.LeftAlone {
+					fmt.Fprintf(c.ErrOrStderr(), "left alone: %s\n", a)
+				}
+				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
-				fmt.Fprintf(out, "%s run %s: %s (%s)\n", verb, l.RunID, strings.Join(l.Namespaces, ", "), l.Reason)
+				fmt.Fprintf(out, "removed run %s: %s (%s)\n", l.RunID, strings.Join(rm.Removed, ", "), l.Reason)
 			}
 			return errors.Join(errs...)
 		},
@@ -362,24 +399,25 @@ func reportCmd() *cobra.Command {
 	var format string
 	c := &cobra.Command{
 		Use:   "report RESULT",
-		Short: "Render a stored result (table or json)",
+		Short: "Render a stored result or the journal of a killed run, with statistics recomputed from its samples",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			r, err := results.ReadFile(args[0])
+			if format != "json" && !slices.Contains(results.Formats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
+			}
+			r, warnings, err := results.ReadFile(args[0])
+			for _, w := range warnings {
+				fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
+			}
 			if err != nil {
 				return err
 			}
 			if format == "json" {
-				data, err := os.ReadFile(args[0])
-				if err == nil {
-					_, err = c.OutOrStdout().Write(data)
-				}
-				return err
+				err = results.Encode(c.OutOrStdout(), r)
+			} else {
+				err = results.Render(c.OutOrStdout(), r, format)
 			}
-			if !slices.Contains(results.Formats, format) {
-				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
-			}
-			if err := results.Render(c.OutOrStdout(), r, format); err != nil {
+			if err != nil {
 				return err
 			}
 			if failures := r.Failures(); len(failures) > 0 {

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
@@ -70,6 +72,8 @@ func exitCode(err error) int {
 	var capErr *topo.CapabilityError
 	var usage usageError
 	var expectation expectationError
+	var inputErr *results.InputError
+	var missingCaps missingCapabilities
 	switch {
 	case err == nil:
 		return exitOK
@@ -77,9 +81,9 @@ func exitCode(err error) int {
 		return exitExpectation
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &problems), errors.As(err, &usage):
+	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr):
 		return exitUsage
-	case errors.As(err, &capErr), errors.Is(err, errNotRoot):
+	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps):
 		return exitSkipped
 	case errors.Is(err, runner.ErrRunsFailed):
 		return exitInfra
@@ -89,9 +93,46 @@ func exitCode(err error) int {
 
 var errNotRoot = errors.New("needs root: network namespaces and devices can only be created by root (try sudo)")
 
+// missingCapabilities: root in a restricted container lacks what namespaces need (exit 4).
+type missingCapabilities []string
+
+func (m missingCapabilities) Error() string {
+	return fmt.Sprintf("needs the capabilities %s, which this process lacks (a restricted container?): run as root with CAP_NET_ADMIN and CAP_SYS_ADMIN", strings.Join(m, " and "))
+}
+
+// neededCapabilities are what creating namespaces and devices takes: CAP_NET_ADMIN for
+// devices and addresses, CAP_SYS_ADMIN for setns and the namespace mounts.
+var neededCapabilities = []struct {
+	name string
+	bit  uint
+}{{"CAP_NET_ADMIN", 12}, {"CAP_SYS_ADMIN", 21}}
+
 func requireRoot() error {
 	if os.Geteuid() != 0 {
 		return errNotRoot
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil // cannot tell: let the kernel say
+	}
+	var missing missingCapabilities
+	for _, line := range strings.Split(string(status), "\n") {
+		hex, ok := strings.CutPrefix(line, "CapEff:")
+		if !ok {
+			continue
+		}
+		eff, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+		if err != nil {
+			return nil
+		}
+		for _, c := range neededCapabilities {
+			if eff&(1<<c.bit) == 0 {
+				missing = append(missing, c.name)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return missing
 	}
 	return nil
 }

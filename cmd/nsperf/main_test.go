@@ -124,7 +124,7 @@ func waitJournal(t *testing.T, path string, n int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		if s, err := results.ReadJournal(path); err == nil && len(s) >= n {
+		if r, _, err := results.ReadJournal(path); err == nil && len(r.Cases) > 0 && len(r.Cases[0].Samples) >= n {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -147,7 +147,7 @@ func TestRunCLI(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	r, err := results.ReadFile(out)
+	r, _, err := results.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,11 +198,12 @@ func TestInterrupt(t *testing.T) {
 			if !strings.Contains(stderr.String(), "interrupted") {
 				t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
 			}
-			samples, err := results.ReadJournal(out + ".journal")
-			if err != nil || len(samples) == 0 {
-				t.Errorf("journal: %d samples, %v", len(samples), err)
+			journal, _, err := results.ReadJournal(out + ".journal")
+			if err != nil || len(journal.Cases) == 0 || len(journal.Cases[0].Samples) == 0 {
+				t.Fatalf("journal: %v, %v", journal, err)
 			}
-			r, err := results.ReadFile(out)
+			samples := journal.Cases[0].Samples
+			r, _, err := results.ReadFile(out)
 			if err != nil || r.Complete || len(r.Cases[0].Samples) != len(samples) {
 				t.Errorf("partial result: %v complete=%v", err, r != nil && r.Complete)
 			}
@@ -266,6 +267,11 @@ func TestCleanupAfterKill(t *testing.T) {
 	waitJournal(t, out+".journal", 1, 60*time.Second)
 	cmd.Process.Kill()
 	cmd.Wait()
+	// The finished samples live only in the journal: report reads it.
+	rep, repErr, code := nsperf("report", out+".journal")
+	if code != 0 || !strings.Contains(rep, "tcp4") {
+		t.Errorf("report of the killed run's journal: exit %d\n%s%s", code, rep, repErr)
+	}
 	left := testenv.Take(topo.StateDir)
 	if len(left.Namespaces) <= len(before.Namespaces) {
 		t.Fatalf("the killed run left no namespaces: the test proves nothing (%v)", left.Namespaces)
@@ -324,6 +330,9 @@ func TestRefusedStateExits4(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
+	// An earlier run's files at the same path: a run that measures nothing touches neither.
+	os.WriteFile(out, []byte("earlier result\n"), 0o644)
+	os.WriteFile(out+".journal", []byte("earlier journal\n"), 0o644)
 	_, errOut, code := nsperf("run", file, "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", out)
 	if probe.Device(topo.ProbeVxlanNoLower).Attrs.TSOMaxSize >= 185000 {
 		if code != 0 {
@@ -334,8 +343,10 @@ func TestRefusedStateExits4(t *testing.T) {
 	if code != exitSkipped || !strings.Contains(errOut, "state on: gso_max_size 185000 > tso_max_size 65536 of client/vx0") {
 		t.Fatalf("exit %d, want 4 with the reason:\n%s", code, errOut)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a run that measured nothing wrote a result")
+	for path, want := range map[string]string{out: "earlier result\n", out + ".journal": "earlier journal\n"} {
+		if data, err := os.ReadFile(path); err != nil || string(data) != want {
+			t.Errorf("%s changed by a run that measured nothing: %q, %v", path, data, err)
+		}
 	}
 }
 
@@ -371,7 +382,7 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitInfra || !strings.Contains(stderr.String(), "ovs-vswitchd exited unexpectedly") {
 		t.Fatalf("exit %v, want 3 naming ovs-vswitchd:\n%s", err, stderr.String())
 	}
-	if r, err := results.ReadFile(out); err != nil || r.Complete || len(r.Cases[0].Samples) == 0 {
+	if r, _, err := results.ReadFile(out); err != nil || r.Complete || len(r.Cases[0].Samples) == 0 {
 		t.Errorf("partial result: %v", err)
 	}
 }

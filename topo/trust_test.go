@@ -1,0 +1,271 @@
+package topo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/internal/netnsx"
+	"github.com/nsperf/nsperf/internal/testenv"
+)
+
+// victimNamespace makes a namespace nsperf did not create, with a process in it, and removes
+// both when the test ends.
+func victimNamespace(t *testing.T, name string) (pid int) {
+	t.Helper()
+	h, err := netnsx.NewNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	sleeper := exec.Command("ip", "netns", "exec", name, "sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go sleeper.Wait()
+	t.Cleanup(func() {
+		if err := deleteNamespace(name); err != nil {
+			t.Error(err)
+		}
+	})
+	return sleeper.Process.Pid
+}
+
+func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
+
+func alive(pid int) bool { return exiting(pid) } // exists and is not a zombie
+
+func writeStateFile(t *testing.T, id RunID, content string) {
+	t.Helper()
+	if err := ensureStateDir(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ownerPath(id), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(ownerPath(id)); os.Remove(lockPath(id)) })
+}
+
+// TestCleanupLeavesWhatStateFilesClaim: forged state files name a namespace nsperf never
+// made, a path out of /run/netns, a directory, and a state file is a symlink; cleanup --all
+// and down touch none of it, and say why.
+func TestCleanupLeavesWhatStateFilesClaim(t *testing.T) {
+	testenv.RequireRoot(t)
+	victim := fmt.Sprintf("victim%04x", os.Getpid()&0xffff)
+	pid := victimNamespace(t, victim)
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "precious")
+	os.WriteFile(precious, []byte("keep me\n"), 0o644)
+
+	writeStateFile(t, "nsp0f01", fmt.Sprintf(`{"run_id":"nsp0f01","pid":0,"namespaces":[%q],"dirs":[%q]}`, victim, dir))
+	writeStateFile(t, "nsp0f02", fmt.Sprintf(`{"run_id":"nsp0f02","pid":0,"namespaces":["../../proc/%d/ns/net"]}`, pid))
+	writeStateFile(t, "nsp0f03", `{"run_id":"nsp0f03","pid":0,"namespaces":["nsp0f03-x"],"dirs":["/"]}`)
+	writeStateFile(t, "nsp0f04", "this is not json")
+	// A symlinked state file whose target looks valid and names the victim's namespace.
+	target := filepath.Join(dir, "target.json")
+	os.WriteFile(target, []byte(fmt.Sprintf(`{"run_id":"nsp0f05","pid":0,"namespaces":["nsp0f05-client"]}`)), 0o644)
+	os.Remove(ownerPath("nsp0f05"))
+	if err := os.Symlink(target, ownerPath("nsp0f05")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(ownerPath("nsp0f05")); os.Remove(lockPath("nsp0f05")) })
+
+	left, err := FindLeftovers(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := 0
+	for _, l := range left {
+		if !strings.HasPrefix(string(l.RunID), "nsp0f0") {
+			continue
+		}
+		var sfe *StateFileError
+		if !errors.As(l.Problem, &sfe) {
+			t.Errorf("run %s: listed for removal (%s), want a state file problem", l.RunID, l.Reason)
+		}
+		if _, err := l.Remove(); err == nil {
+			t.Errorf("run %s: removing a forged run succeeded", l.RunID)
+		}
+		problems++
+	}
+	if problems != 5 {
+		t.Errorf("%d state file problems reported, want 5", problems)
+	}
+	if o, err := ReadOwner("nsp0f05"); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("symlinked state file read: %+v, %v", o, err)
+	}
+	if !exists(filepath.Join(NetnsDir, victim)) || !alive(pid) {
+		t.Error("the victim namespace or its process is gone")
+	}
+	if !exists(precious) || !exists(target) {
+		t.Error("a file a state file named was removed")
+	}
+}
+
+// TestCleanupLeavesUnmarkedNamespace: a namespace named like a run's, without nsperf's marker
+// and without a state file, is the user's: cleanup lists it and leaves it alone.
+func TestCleanupLeavesUnmarkedNamespace(t *testing.T) {
+	testenv.RequireRoot(t)
+	name := "nsp0aaa-mine"
+	pid := victimNamespace(t, name)
+	left, err := FindLeftovers(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range left {
+		if l.RunID != "nsp0aaa" {
+			continue
+		}
+		found = true
+		rm, err := l.Remove()
+		if err != nil || len(rm.Removed) != 0 || len(rm.LeftAlone) != 1 || !strings.Contains(rm.LeftAlone[0], "marker") {
+			t.Errorf("Remove = %+v, %v; want %s left alone for want of the marker", rm, err, name)
+		}
+	}
+	if !found {
+		t.Errorf("%s not listed", name)
+	}
+	if !exists(filepath.Join(NetnsDir, name)) || !alive(pid) {
+		t.Error("the unmarked namespace or its process is gone")
+	}
+}
+
+// TestCleanupSparesLiveRun: while a run is alive (its lock held), cleanup neither lists nor
+// removes it, with or without its state file; down refuses it.
+func TestCleanupSparesLiveRun(t *testing.T) {
+	_, l := buildDefault(t)
+	t.Cleanup(func() {
+		if err := l.Teardown(); err != nil {
+			t.Error(err)
+		}
+	})
+	aside := ownerPath(l.ID) + ".aside"
+	for _, withStateFile := range []bool{true, false} {
+		if !withStateFile { // as in the moment before a build records its first namespace
+			os.Rename(ownerPath(l.ID), aside)
+		}
+		left, err := FindLeftovers(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lo := range left {
+			if lo.RunID == l.ID {
+				t.Errorf("state file %v: live run listed as a leftover (%s)", withStateFile, lo.Reason)
+			}
+		}
+	}
+	os.Rename(aside, ownerPath(l.ID))
+	if _, err := Down(l.owner); err == nil || !strings.Contains(err.Error(), "in progress") {
+		t.Errorf("Down of a live run: %v", err)
+	}
+	for _, ns := range l.owner.Namespaces {
+		if !isNamespaceMount(filepath.Join(NetnsDir, ns)) {
+			t.Errorf("namespace %s of the live run is gone", ns)
+		}
+	}
+}
+
+// TestCleanupHalfDeletedNamespace: a deletion killed between unmount and unlink leaves an empty
+// file in /run/netns; cleanup removes it and goes on.
+func TestCleanupHalfDeletedNamespace(t *testing.T) {
+	_, l := buildDefault(t)
+	l.Keep() // as if its process had been killed
+	half := filepath.Join(NetnsDir, l.owner.Namespaces[0])
+	if err := unix.Unmount(half, unix.MNT_DETACH); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(half) || isNamespaceMount(half) {
+		t.Fatal("the unmounted namespace file should remain, unmounted")
+	}
+	removeLeftover(t, l.ID)
+	if exists(half) {
+		t.Error("the unmounted namespace file is still there")
+	}
+}
+
+// TestStaleProcessIDMeansNothing: a state file whose process id now belongs to another
+// process (here: init) does not keep a dead run alive.
+func TestStaleProcessIDMeansNothing(t *testing.T) {
+	_, l := buildDefault(t)
+	l.Keep()
+	l.owner.Kept = false
+	l.owner.PID = 1
+	if err := l.owner.save(); err != nil {
+		t.Fatal(err)
+	}
+	removeLeftover(t, l.ID)
+}
+
+func removeLeftover(t *testing.T, id RunID) {
+	t.Helper()
+	left, err := FindLeftovers(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lo := range left {
+		if lo.RunID == id {
+			if _, err := lo.Remove(); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("run %s not listed as a leftover: %+v", id, left)
+}
+
+// TestStateFileWriteReplacesSymlink: a symlink planted at a state file's path is replaced when
+// the state file is written, never followed.
+func TestStateFileWriteReplacesSymlink(t *testing.T) {
+	testenv.RequireRoot(t)
+	o, err := claimOwner(NewRunID(), "test", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.release()
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	os.Remove(ownerPath(o.RunID))
+	os.Symlink(victim, ownerPath(o.RunID))
+	if err := o.save(); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
+		t.Errorf("the symlink's target was written: %q", data)
+	}
+	if st, err := os.Lstat(ownerPath(o.RunID)); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("state file is not a regular file: %v", err)
+	}
+}
+
+// FuzzParseOwner: whatever a state file holds, what ParseOwner accepts names only the run's own
+// namespaces and directory.
+func FuzzParseOwner(f *testing.F) {
+	good, _ := json.Marshal(&Owner{RunID: "nsp1234", Namespaces: []string{"nsp1234-client", "nsp1234-ovs"}, Dirs: []string{OVSDir("nsp1234")}})
+	f.Add(good)
+	f.Add([]byte(`{"run_id":"nsp1234","namespaces":["../../proc/1/ns/net"]}`))
+	f.Add([]byte(`{"run_id":"nsp1234","namespaces":["nsp1234-a/../../x"],"dirs":["/"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := ParseOwner("nsp1234", data)
+		if err != nil {
+			return
+		}
+		for _, ns := range o.Namespaces {
+			if !strings.HasPrefix(ns, "nsp1234-") || strings.ContainsAny(ns, "/.") || filepath.Base(ns) != ns {
+				t.Fatalf("accepted namespace %q", ns)
+			}
+		}
+		for _, d := range o.Dirs {
+			if d != OVSDir("nsp1234") {
+				t.Fatalf("accepted directory %q", d)
+			}
+		}
+	})
+}
