@@ -254,16 +254,19 @@ func unlockRun(id RunID, f *os.File, remove bool) {
 }
 
 // Alive reports whether a run is in progress: its process holds the run's lock. A process id
-// means nothing here: ids are reused within minutes.
+// means nothing here: ids are reused within minutes. A run without a lock file is not alive: a
+// run creates it before anything else and removes it after everything else.
 func Alive(id RunID) bool {
-	f, alive, err := lockRun(id)
+	f, err := os.OpenFile(lockPath(id), os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
 	if err != nil {
 		return true // cannot tell: treat as alive, touch nothing
 	}
-	if !alive {
-		unlockRun(id, f, false)
-	}
-	return alive
+	defer f.Close()
+	err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	return err != nil
 }
 
 // Removal is what Down did: what it removed and what it left alone, and why.

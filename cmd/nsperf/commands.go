@@ -304,6 +304,7 @@ func cleanupCmd() *cobra.Command {
 				fmt.Fprintln(out, "nothing to clean up")
 			}
 			var errs []error
+			untrusted := 0
 			if ovsdb != "" {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
@@ -325,7 +326,7 @@ func cleanupCmd() *cobra.Command {
 			for _, l := range left {
 				if l.Problem != nil {
 					fmt.Fprintf(c.ErrOrStderr(), "left alone: run %s: %v\n", l.RunID, l.Problem)
-					errs = append(errs, l.Problem)
+					untrusted++
 					continue
 				}
 				if dryRun {
@@ -340,7 +341,12 @@ func cleanupCmd() *cobra.Command {
 					errs = append(errs, err)
 					continue
 				}
-				fmt.Fprintf(out, "removed run %s: %s (%s)\n", l.RunID, strings.Join(rm.Removed, ", "), l.Reason)
+				if len(rm.Removed) > 0 || len(rm.LeftAlone) == 0 {
+					fmt.Fprintf(out, "removed run %s: %s (%s)\n", l.RunID, strings.Join(rm.Removed, ", "), l.Reason)
+				}
+			}
+			if untrusted > 0 {
+				errs = append(errs, fmt.Errorf("%d state files not trusted, listed above: nothing they name was touched", untrusted))
 			}
 			return errors.Join(errs...)
 		},
