@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/safefile"
@@ -115,9 +116,9 @@ func (r *Result) Recompute() {
 	policy := r.Settings.Policy
 	for i := range r.Cases {
 		c := &r.Cases[i]
-		names := workloads
+		names := slices.Clone(workloads)
 		for _, s := range c.Samples { // workloads an --aa or edited text does not list
-			if !contains(names, s.Workload) {
+			if !slices.Contains(names, s.Workload) {
 				names = append(names, s.Workload)
 			}
 		}
@@ -132,15 +133,6 @@ func (r *Result) Recompute() {
 		c.Summaries = Summarize(c.Samples, c.States, names, policy)
 		c.Expectations = Evaluate(*c, exps)
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // JournalSchema is the version of the journal's line format.
