@@ -161,10 +161,7 @@ func TestJUnitReplacesSymlink(t *testing.T) {
 // TestOutStdout: --out - writes the result JSON to stdout (the table to stderr) and no file
 // named "-".
 func TestOutStdout(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	t.Chdir(t.TempDir())
 	stdout, stderr, code := nsperf("run", "veth-bigtcp", "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", "-")
 	if code != 0 {
@@ -185,10 +182,7 @@ func TestOutStdout(t *testing.T) {
 // TestMissingCapabilities: root without CAP_NET_ADMIN and CAP_SYS_ADMIN (a restricted
 // container) is exit 4 naming them, not exit 3 with a kernel error.
 func TestMissingCapabilities(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "setpriv")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "setpriv")
 	out, err := exec.Command("setpriv", "--bounding-set", "-net_admin,-sys_admin", "--inh-caps", "-net_admin,-sys_admin",
 		binary, "run", "veth-bigtcp", "--runs", "1", "--duration", "1s", "--out", filepath.Join(t.TempDir(), "r.json")).CombinedOutput()
 	var exit *exec.ExitError

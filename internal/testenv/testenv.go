@@ -114,3 +114,16 @@ func added(before, after []string) []string {
 	}
 	return out
 }
+
+// RootTest is the preamble of a root integration test: root (a failure in CI when missing),
+// the programs it drives, and the check, when the test and its cleanups end, that it left
+// nothing behind.
+func RootTest(t testing.TB, stateDir string, tools ...string) {
+	t.Helper()
+	RequireRoot(t)
+	for _, tool := range tools {
+		RequireTool(t, tool)
+	}
+	before := Take(stateDir)
+	t.Cleanup(func() { CheckClean(t, before, stateDir) })
+}
