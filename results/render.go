@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nsperf/nsperf/knobs"
 )
 
 // FormatValue prints a value in its unit the way commit messages do (65.567 Gbps).
@@ -188,9 +190,6 @@ func summaryRows(c Case) (order [][2]string, rows map[[2]string]map[string]Summa
 	return order, rows
 }
 
-// inheritedAttrs are the limits a device created over a lower device may take from it.
-var inheritedAttrs = []string{"tso_max_size", "tso_max_segs", "gso_max_size", "gso_max_segs", "gso_ipv4_max_size"}
-
 // Inheritance says, for each device created anew in every state over a lower device, whether
 // it takes each limit from its lower device. Only a lower-device value that changes between
 // states can show it: the device then either follows it (inherited) or not; a value that is
@@ -222,7 +221,11 @@ func Inheritance(c Case) []string {
 		out = append(out, fmt.Sprintf("inheritance: %s over %s, created anew in each state; values per state %s:", dev, lower, strings.Join(names, " / ")))
 		var b strings.Builder
 		tw := tabwriter.NewWriter(&b, 0, 0, 3, ' ', 0)
-		for _, a := range inheritedAttrs {
+		for _, k := range knobs.ReportOrder() {
+			if !k.Inherited {
+				continue
+			}
+			a := k.Name
 			var lv, dv []string
 			varies, follows := false, true
 			for _, st := range states {

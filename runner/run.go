@@ -443,7 +443,7 @@ func countState(samples []results.Sample, state string) int {
 func record(rec *results.StateRecord, devices map[string]topo.DeviceState) {
 	rec.Devices = map[string]map[string]uint64{}
 	for ref, d := range devices {
-		rec.Devices[ref] = d.Attrs.Map()
+		rec.Devices[ref] = d.Attrs.Widen()
 		if len(d.Features) > 0 {
 			if rec.Features == nil {
 				rec.Features = map[string]map[string]bool{}

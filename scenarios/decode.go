@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,6 +103,9 @@ func typeName(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// keyedMap is a map whose keys are a fixed set, checked like a struct's fields.
+type keyedMap interface{ KnownKeys() []string }
 
 var scalarDecoderType = reflect.TypeOf((*scalarDecoder)(nil)).Elem()
 
@@ -224,9 +228,17 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
+	var known []string
+	if kk, ok := v.Interface().(keyedMap); ok {
+		known = kk.KnownKeys()
+	}
 	for _, p := range d.mappingPairs(n, path) {
 		k, val := p[0], p[1]
 		key := joinPath(path, k.Value)
+		if known != nil && !slices.Contains(known, k.Value) {
+			d.problem(k, key, "unknown key (known: %s)", strings.Join(known, ", "))
+			continue
+		}
 		d.positions[key] = Pos{k.Line, k.Column}
 		elem := reflect.New(v.Type().Elem()).Elem()
 		d.decode(val, elem, key)

@@ -112,7 +112,7 @@ func TestLoadByNameAndDefaults(t *testing.T) {
 		t.Fatalf("states = %v", s.StateNames())
 	}
 	on := s.States[1].Devices["server/eth0"] // set through a YAML alias
-	if on.GSOIPv4MaxSize == nil || *on.GSOIPv4MaxSize != 185000 || on.MTU != nil {
+	if v, set := on["gso_ipv4_max_size"]; !set || v != 185000 || on["mtu"] != 0 {
 		t.Fatalf("server/eth0 in on = %+v", on)
 	}
 	w := s.Workloads[1].Iperf3
@@ -200,7 +200,7 @@ matrix:
 	for _, c := range s.Cases {
 		cs := c.Scenario
 		fmt.Fprintf(&b, "%s: veth mtu %d, gso a %d b %d, workload %s\n", c.Label(), cs.Topology.Links[0].Veth.MTU,
-			*cs.States[0].Devices["a/eth0"].GSOMaxSize, *cs.States[0].Devices["b/eth0"].GSOMaxSize, cs.Workloads[0].Name)
+			cs.States[0].Devices["a/eth0"]["gso_max_size"], cs.States[0].Devices["b/eth0"]["gso_max_size"], cs.Workloads[0].Name)
 	}
 	testenv.Golden(t, "testdata/matrix.golden", b.String())
 	if s.Cases[0].Scenario != s || s.Cases[0].Map()["gso"] != "65536" {

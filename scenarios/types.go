@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nsperf/nsperf/knobs"
 )
 
 // Scenario is one experiment: a topology, the states to compare and the workloads to run.
@@ -410,16 +412,13 @@ func (s *Scenario) Baseline(st State) string {
 	return s.States[0].Name
 }
 
-// DeviceSettings are the knobs a state sets on one device; nil means "as the device was
-// created", so that no state inherits values from the state measured before it.
-type DeviceSettings struct {
-	MTU            *uint32 `yaml:"mtu"`
-	GSOMaxSize     *uint32 `yaml:"gso_max_size"`
-	GSOMaxSegs     *uint32 `yaml:"gso_max_segs"`
-	GROMaxSize     *uint32 `yaml:"gro_max_size"`
-	GSOIPv4MaxSize *uint32 `yaml:"gso_ipv4_max_size"`
-	GROIPv4MaxSize *uint32 `yaml:"gro_ipv4_max_size"`
-}
+// DeviceSettings are the knobs a state sets on one device, by name (the registry in package
+// knobs); a knob left out means "as the device was created", so that no state inherits
+// values from the state measured before it.
+type DeviceSettings map[string]uint32
+
+// KnownKeys are the keys the decoder accepts: the settable knobs.
+func (DeviceSettings) KnownKeys() []string { return knobs.SettableNames() }
 
 // Workload is one measurement run in every state; exactly one tool is set.
 type Workload struct {
@@ -549,16 +548,8 @@ const (
 	OrderRandom    = "random"    // a seeded random permutation per round
 )
 
-// Kernel limits checked by validation (include/linux/netdevice.h, net/core/rtnetlink.c).
-const (
-	MaxGSOSize   = 524280 // GSO_MAX_SIZE = 8 * 65535
-	MaxGROSize   = 524280 // GRO_MAX_SIZE
-	MinGSOSize   = 193    // MAX_TCP_HEADER + 1 on this kernel; smaller is ERANGE
-	MaxGSOSegs   = 65535  // GSO_MAX_SEGS
-	MinMTU       = 68     // ETH_MIN_MTU (IPv4 minimum)
-	MaxMTU       = 65535  // ETH_MAX_MTU (veth's max_mtu)
-	MaxIfNameLen = 15     // IFNAMSIZ - 1
-)
+// MaxIfNameLen is IFNAMSIZ - 1; the knobs' kernel limits are in package knobs.
+const MaxIfNameLen = 15
 
 // Tool limits checked by validation: iperf3's MAX_TIME and MAX_OMIT_TIME.
 const (

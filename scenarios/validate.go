@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nsperf/nsperf/knobs"
 )
 
 var (
@@ -122,13 +124,7 @@ func (v *validator) links(namespaces map[string]bool) (map[string]*device, map[n
 		path += ".veth"
 		a := v.endpoint(path+".a", l.Veth.A, namespaces, devices, owner)
 		b := v.endpoint(path+".b", l.Veth.B, namespaces, devices, owner)
-		mtu := l.Veth.MTU
-		switch {
-		case mtu != 0 && (mtu < MinMTU || mtu > MaxMTU):
-			v.add(path+".mtu", "%d: want %d to %d", mtu, MinMTU, MaxMTU)
-		case mtu != 0 && mtu < 1280 && ((a != nil && a.ipv6) || (b != nil && b.ipv6)):
-			v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the link has IPv6 addresses", mtu)
-		}
+		v.mtu(path+".mtu", l.Veth.MTU, (a != nil && a.ipv6) || (b != nil && b.ipv6), "link")
 	}
 	for i, l := range v.s.Topology.Links {
 		if l.Vxlan != nil && l.Veth == nil {
@@ -193,11 +189,7 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 					v.add(ppath+".ns", "with an existing OVS (db: %s) an internal port must be moved into one of the scenario's namespaces", o.DB)
 				}
 				d := v.endpoint(ppath, Endpoint{NS: ep.NS, Name: p.Internal, Addrs: p.Addrs}, namespaces, devices, owner)
-				if p.MTU != 0 && (p.MTU < MinMTU || p.MTU > MaxMTU) {
-					v.add(ppath+".mtu", "%d: want %d to %d", p.MTU, MinMTU, MaxMTU)
-				} else if p.MTU != 0 && p.MTU < 1280 && d != nil && d.ipv6 {
-					v.add(ppath+".mtu", "%d is below 1280, the IPv6 minimum, and the port has IPv6 addresses", p.MTU)
-				}
+				v.mtu(ppath+".mtu", p.MTU, d != nil && d.ipv6, "port")
 			default:
 				if p.NS != "" || len(p.Addrs) > 0 || p.MTU != 0 {
 					v.add(ppath, "ns, addrs and mtu belong to internal ports; a veth port's addresses go on its veth end")
@@ -244,10 +236,19 @@ func (v *validator) vxlan(path string, x *Vxlan, namespaces map[string]bool, dev
 	if local.IsValid() && remote.IsValid() && local.Is4() != remote.Is4() {
 		v.add(path+".remote", "%s and the local address %s are of different families", remote, local)
 	}
-	if x.MTU != 0 && (x.MTU < MinMTU || x.MTU > MaxMTU) {
-		v.add(path+".mtu", "%d: want %d to %d", x.MTU, MinMTU, MaxMTU)
-	} else if x.MTU != 0 && x.MTU < 1280 && d != nil && d.ipv6 {
-		v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the device has IPv6 addresses", x.MTU)
+	v.mtu(path+".mtu", x.MTU, d != nil && d.ipv6, "device")
+}
+
+// mtu checks the MTU a topology entry creates its device with (0: the kernel's default);
+// what names the entry in the message (link, port, device).
+func (v *validator) mtu(path string, mtu int, ipv6 bool, what string) {
+	k, _ := knobs.Lookup("mtu")
+	switch {
+	case mtu == 0:
+	case mtu < int(k.Min) || mtu > int(k.Max):
+		v.add(path, "%d: want %d to %d", mtu, k.Min, k.Max)
+	case ipv6 && mtu < int(k.IPv6Min):
+		v.add(path, "%d is below %d, the IPv6 minimum, and the %s has IPv6 addresses", mtu, k.IPv6Min, what)
 	}
 }
 
@@ -389,22 +390,14 @@ func (v *validator) states(devices map[string]*device) {
 	}
 }
 
+// settings checks each knob a state sets against the registry's range.
 func (v *validator) settings(path string, ds DeviceSettings, d *device) {
-	check := func(key string, val *uint32, lo, hi uint32, why string) {
-		if val != nil && (*val < lo || *val > hi) {
-			v.add(path+"."+key, "%d %s", *val, why)
+	for _, name := range sortedKeys(ds) {
+		if k, ok := knobs.Lookup(name); ok {
+			if problem := k.Check(ds[name], d.ipv6); problem != "" {
+				v.add(path+"."+name, "%s", problem)
+			}
 		}
-	}
-	gso := fmt.Sprintf("is outside %d..%d (below %d the kernel answers ERANGE; above %d no kernel accepts)", MinGSOSize, MaxGSOSize, MinGSOSize, MaxGSOSize)
-	gro := fmt.Sprintf("exceeds %d, the largest GRO size any kernel accepts", MaxGROSize)
-	check("gso_max_size", ds.GSOMaxSize, MinGSOSize, MaxGSOSize, gso)
-	check("gso_ipv4_max_size", ds.GSOIPv4MaxSize, MinGSOSize, MaxGSOSize, gso)
-	check("gro_max_size", ds.GROMaxSize, 0, MaxGROSize, gro)
-	check("gro_ipv4_max_size", ds.GROIPv4MaxSize, 0, MaxGROSize, gro)
-	check("gso_max_segs", ds.GSOMaxSegs, 1, MaxGSOSegs, fmt.Sprintf("is outside 1..%d", MaxGSOSegs))
-	check("mtu", ds.MTU, MinMTU, MaxMTU, fmt.Sprintf("is outside %d..%d", MinMTU, MaxMTU))
-	if ds.MTU != nil && *ds.MTU < 1280 && d.ipv6 {
-		v.add(path+".mtu", "%d is below 1280, the IPv6 minimum, and the device has IPv6 addresses", *ds.MTU)
 	}
 }
 
@@ -469,9 +462,6 @@ func (v *validator) iperf3(path string, w *Iperf3, namespaces map[string]bool, d
 	}
 }
 
-// DeviceAttrs are the device attributes an expectation can check.
-var DeviceAttrs = []string{"mtu", "gso_max_size", "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "tso_max_size", "tso_max_segs"}
-
 func (v *validator) expectations(devices map[string]*device) {
 	states := map[string]bool{}
 	for _, st := range v.s.States {
@@ -500,8 +490,8 @@ func (v *validator) expectations(devices map[string]*device) {
 			switch {
 			case devices[e.Device] == nil:
 				v.add(path+".device", "no device %q in the topology%s", e.Device, have(devices))
-			case !slices.Contains(DeviceAttrs, e.Attr):
-				v.add(path+".attr", "%q: want one of %s", e.Attr, strings.Join(DeviceAttrs, ", "))
+			case !slices.Contains(knobs.Names(), e.Attr):
+				v.add(path+".attr", "%q: want one of %s", e.Attr, strings.Join(knobs.Names(), ", "))
 			}
 			continue
 		}

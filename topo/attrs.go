@@ -1,75 +1,62 @@
 package topo
 
 import (
+	"fmt"
+	"reflect"
+
 	"github.com/vishvananda/netlink"
 
+	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-// Attrs are the effective attributes of a device, read back from the kernel
+// Attrs are the effective attributes of a device by knob name, read back from the kernel
 // (`ip -d link show DEV`, which on iproute2 6.1 lacks the IPv4 sizes).
-type Attrs struct {
-	MTU            uint32 `json:"mtu"`
-	GSOMaxSize     uint32 `json:"gso_max_size"`
-	GSOMaxSegs     uint32 `json:"gso_max_segs"`
-	GROMaxSize     uint32 `json:"gro_max_size"`
-	GSOIPv4MaxSize uint32 `json:"gso_ipv4_max_size"`
-	GROIPv4MaxSize uint32 `json:"gro_ipv4_max_size"`
-	TSOMaxSize     uint32 `json:"tso_max_size"`
-	TSOMaxSegs     uint32 `json:"tso_max_segs"`
-}
+type Attrs = knobs.Values
 
+// attrsOf reads every registered attribute from the netlink library's LinkAttrs field that
+// the registry names for it.
 func attrsOf(l netlink.Link) Attrs {
-	a := l.Attrs()
-	return Attrs{
-		MTU:            uint32(a.MTU),
-		GSOMaxSize:     a.GSOMaxSize,
-		GSOMaxSegs:     a.GSOMaxSegs,
-		GROMaxSize:     a.GROMaxSize,
-		GSOIPv4MaxSize: a.GSOIPv4MaxSize,
-		GROIPv4MaxSize: a.GROIPv4MaxSize,
-		TSOMaxSize:     a.TSOMaxSize,
-		TSOMaxSegs:     a.TSOMaxSegs,
+	la := reflect.ValueOf(l.Attrs()).Elem()
+	a := Attrs{}
+	for _, k := range knobs.All {
+		f := la.FieldByName(k.Netlink)
+		switch f.Kind() {
+		case reflect.Int:
+			a[k.Name] = uint32(f.Int())
+		case reflect.Uint32:
+			a[k.Name] = uint32(f.Uint())
+		default:
+			panic(fmt.Sprintf("knob %s: netlink.LinkAttrs has no integer field %q", k.Name, k.Netlink))
+		}
 	}
+	return a
 }
 
-// Map returns the attributes by their names (as in `ip -d link show`).
-func (a Attrs) Map() map[string]uint64 {
-	return map[string]uint64{
-		"mtu": uint64(a.MTU), "gso_max_size": uint64(a.GSOMaxSize), "gso_max_segs": uint64(a.GSOMaxSegs),
-		"gro_max_size": uint64(a.GROMaxSize), "gso_ipv4_max_size": uint64(a.GSOIPv4MaxSize),
-		"gro_ipv4_max_size": uint64(a.GROIPv4MaxSize), "tso_max_size": uint64(a.TSOMaxSize), "tso_max_segs": uint64(a.TSOMaxSegs),
+// setKnob sets one knob through the netlink library's Handle.LinkSet<Netlink>, the
+// equivalent of `ip link set dev DEV NAME V`.
+func setKnob(h *netlink.Handle, link netlink.Link, k knobs.Knob, v uint32) error {
+	m := reflect.ValueOf(h).MethodByName("LinkSet" + k.Netlink)
+	if !m.IsValid() {
+		return fmt.Errorf("knob %s: netlink.Handle has no method LinkSet%s", k.Name, k.Netlink)
 	}
-}
-
-// field returns a pointer to the attribute a knob sets.
-func (a *Attrs) field(name string) *uint32 {
-	switch name {
-	case "mtu":
-		return &a.MTU
-	case "gso_max_size":
-		return &a.GSOMaxSize
-	case "gso_max_segs":
-		return &a.GSOMaxSegs
-	case "gro_max_size":
-		return &a.GROMaxSize
-	case "gso_ipv4_max_size":
-		return &a.GSOIPv4MaxSize
-	case "gro_ipv4_max_size":
-		return &a.GROIPv4MaxSize
+	out := m.Call([]reflect.Value{reflect.ValueOf(link), reflect.ValueOf(int(v))})
+	if err, _ := out[0].Interface().(error); err != nil {
+		return err
 	}
-	panic("unknown knob " + name)
+	return nil
 }
 
 // Desired returns the attributes a state asks of a device: what the device had when it was
 // built, overridden by what the state sets. Resetting what a state leaves out keeps each state
 // independent of the state measured before it.
 func Desired(pristine Attrs, ds scenarios.DeviceSettings) Attrs {
-	want := pristine
-	for _, k := range knobs {
-		if v := k.get(ds); v != nil {
-			*want.field(k.name) = *v
-		}
+	want := Attrs{}
+	for name, v := range pristine {
+		want[name] = v
+	}
+	for name, v := range ds {
+		want[name] = v
 	}
 	return want
 }

@@ -2,7 +2,8 @@ package topo
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Drift reads every device back and says how it differs from the state as it was applied
@@ -10,21 +11,16 @@ import (
 // measured. Equivalent: `ip -d link show DEV; ethtool -k DEV` compared with the read-back
 // after applying the state.
 func (l *Live) Drift(applied map[string]DeviceState) ([]string, error) {
-	refs := keys(applied)
-	sort.Strings(refs)
 	var out []string
-	for _, ref := range refs {
+	for _, ref := range slices.Sorted(maps.Keys(applied)) {
 		want := applied[ref]
 		got, err := l.ReadAttrs(ref)
 		if err != nil {
 			return nil, fmt.Errorf("read back %s: %w", ref, err)
 		}
-		have, had := got.Map(), want.Attrs.Map()
-		names := keys(had)
-		sort.Strings(names)
-		for _, name := range names {
-			if have[name] != had[name] {
-				out = append(out, fmt.Sprintf("%s %s is %d, applied %d", ref, name, have[name], had[name]))
+		for _, name := range slices.Sorted(maps.Keys(want.Attrs)) {
+			if got[name] != want.Attrs[name] {
+				out = append(out, fmt.Sprintf("%s %s is %d, applied %d", ref, name, got[name], want.Attrs[name]))
 			}
 		}
 		if len(want.Features) == 0 {
@@ -34,9 +30,7 @@ func (l *Live) Drift(applied map[string]DeviceState) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read back %s: %w", ref, err)
 		}
-		fnames := keys(want.Features)
-		sort.Strings(fnames)
-		for _, f := range fnames {
+		for _, f := range slices.Sorted(maps.Keys(want.Features)) {
 			if features[f] != want.Features[f] {
 				out = append(out, fmt.Sprintf("%s %s is %s, applied %s", ref, f, onOff(features[f]), onOff(want.Features[f])))
 			}

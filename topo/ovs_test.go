@@ -48,7 +48,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 		t.Fatalf("bridges: %+v, %v", bridges, err)
 	}
 	a, err := l.ReadAttrs("ovs/int0")
-	if err != nil || a.TSOMaxSize == 0 {
+	if err != nil || a["tso_max_size"] == 0 {
 		t.Fatalf("ovs/int0: %+v, %v", a, err)
 	}
 	if _, _, mode := l.OVS(); mode != "private" {
@@ -129,7 +129,7 @@ func TestExistingOVS(t *testing.T) {
 	if err != nil || len(mine) != 1 {
 		t.Errorf("bridges of the run in the existing OVS: %+v, %v", mine, err)
 	}
-	if a, err := l.ReadAttrs("server/int0"); err != nil || a.MTU == 0 {
+	if a, err := l.ReadAttrs("server/int0"); err != nil || a["mtu"] == 0 {
 		t.Errorf("internal port moved into server: %+v %v", a, err)
 	}
 	if err := inNamespace(nsName, l.Teardown); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/shellq"
+	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
 )
@@ -342,10 +343,10 @@ func stateShell(st scenarios.State, id RunID, include func(ref string) bool) []s
 		ns, dev, _ := strings.Cut(ref, "/")
 		prefix := fmt.Sprintf("ip -n %s link set dev %s", shellq.Word(id.Namespace(ns)), shellq.Word(dev))
 		var plain, ipv4 []string
-		for _, k := range knobs {
-			if v := k.get(ds); v != nil {
-				kv := fmt.Sprintf("%s %d", k.name, *v)
-				if k.ipv4 {
+		for _, k := range knobs.Settable() {
+			if v, set := ds[k.Name]; set {
+				kv := fmt.Sprintf("%s %d", k.Name, v)
+				if k.IPv4 {
 					ipv4 = append(ipv4, kv)
 				} else {
 					plain = append(plain, kv)
@@ -386,20 +387,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// knob is one settable device attribute; knobs lists them in the order they are applied.
-type knob struct {
-	name string
-	ipv4 bool
-	get  func(scenarios.DeviceSettings) *uint32
-}
-
-var knobs = []knob{
-	{"mtu", false, func(d scenarios.DeviceSettings) *uint32 { return d.MTU }},
-	{"gso_max_size", false, func(d scenarios.DeviceSettings) *uint32 { return d.GSOMaxSize }},
-	{"gso_max_segs", false, func(d scenarios.DeviceSettings) *uint32 { return d.GSOMaxSegs }},
-	{"gro_max_size", false, func(d scenarios.DeviceSettings) *uint32 { return d.GROMaxSize }},
-	{"gso_ipv4_max_size", true, func(d scenarios.DeviceSettings) *uint32 { return d.GSOIPv4MaxSize }},
-	{"gro_ipv4_max_size", true, func(d scenarios.DeviceSettings) *uint32 { return d.GROIPv4MaxSize }},
 }

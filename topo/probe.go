@@ -9,6 +9,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
+	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -95,7 +96,7 @@ func (l *Live) probe(r *ProbeReport) error {
 		if c.err == nil {
 			var a Attrs
 			if a, c.err = l.ReadAttrs("probe/" + c.dev); c.err == nil {
-				d.Attrs = &a
+				d.Attrs = a
 				l.pristine["probe/"+c.dev] = a
 			}
 		}
@@ -113,21 +114,22 @@ func (l *Live) probe(r *ProbeReport) error {
 	}{
 		{"gso_max_size", "veth0", 185000}, {"gro_max_size", "veth0", 185000},
 		{"gso_ipv4_max_size", "veth0", 185000}, {"gro_ipv4_max_size", "veth0", 185000},
-		{"gso_max_size", "veth0", scenarios.MaxGSOSize}, {"gso_max_size", "vxnolower", 185000},
+		{"gso_max_size", "veth0", knobs.MaxGSOSize}, {"gso_max_size", "vxnolower", 185000},
 		{"gso_max_size", "vxveth", 185000},
 	} {
 		c := KnobCheck{Knob: k.knob, Device: kindOf(created, k.dev), Value: k.v}
 		ref := "probe/" + k.dev
+		knob, _ := knobs.Lookup(k.knob)
 		if _, ok := l.pristine[ref]; !ok {
 			c.Error = "device not created"
-		} else if err := l.set(ref, k.knob, k.v); err != nil {
+		} else if err := l.set(ref, knob, k.v); err != nil {
 			c.Error = err.Error()
 			var capErr *CapabilityError
 			if errors.As(err, &capErr) {
 				c.Error = strings.Join(capErr.Reasons, "; ")
 			}
-		} else if got, err := l.ReadAttrs(ref); err != nil || *got.field(k.knob) != k.v {
-			c.Error = fmt.Sprintf("accepted, but reads back %d", *got.field(k.knob))
+		} else if got, err := l.ReadAttrs(ref); err != nil || got[k.knob] != k.v {
+			c.Error = fmt.Sprintf("accepted, but reads back %d", got[k.knob])
 		} else {
 			c.Accepted = true
 		}
@@ -162,7 +164,7 @@ func ovsNote() string {
 
 // verdicts decides the known kernel changes from what the devices showed.
 func verdicts(r *ProbeReport) []ChangeVerdict {
-	attrs := func(kind string) *Attrs {
+	attrs := func(kind string) Attrs {
 		if d := r.Device(kind); d != nil {
 			return d.Attrs
 		}
@@ -173,8 +175,8 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 	v4 := ChangeVerdict{Change: ChangeIPv4BigTCP, Verdict: Unknown, Evidence: "no veth to read"}
 	if a := attrs(ProbeVeth); a != nil {
 		v4.Verdict, v4.Evidence = Absent, "a veth reports no gso_ipv4_max_size"
-		if a.GSOIPv4MaxSize != 0 {
-			v4.Verdict, v4.Evidence = Present, fmt.Sprintf("a veth reports gso_ipv4_max_size %d", a.GSOIPv4MaxSize)
+		if a["gso_ipv4_max_size"] != 0 {
+			v4.Verdict, v4.Evidence = Present, fmt.Sprintf("a veth reports gso_ipv4_max_size %d", a["gso_ipv4_max_size"])
 		}
 	}
 	out = append(out, v4)
@@ -182,10 +184,10 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 	vx := ChangeVerdict{Change: ChangeVxlanBigTCP, Verdict: Unknown, Evidence: "no vxlan without a lower device could be created"}
 	if a := attrs(ProbeVxlanNoLower); a != nil {
 		vx.Verdict = Absent
-		if a.TSOMaxSize >= scenarios.MaxGSOSize {
+		if a["tso_max_size"] >= knobs.MaxGSOSize {
 			vx.Verdict = Present
 		}
-		vx.Evidence = fmt.Sprintf("a vxlan without a lower device has tso_max_size %d (%d with the change)", a.TSOMaxSize, scenarios.MaxGSOSize)
+		vx.Evidence = fmt.Sprintf("a vxlan without a lower device has tso_max_size %d (%d with the change)", a["tso_max_size"], knobs.MaxGSOSize)
 	}
 	out = append(out, vx)
 
@@ -202,10 +204,10 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 		if over == nil || lower == nil || base == nil {
 			continue
 		}
-		evidence = append(evidence, fmt.Sprintf("%s has tso_max_size %d (the lower device %d)", pair[0], over.TSOMaxSize, lower.TSOMaxSize))
-		if lower.TSOMaxSize != base.TSOMaxSize {
+		evidence = append(evidence, fmt.Sprintf("%s has tso_max_size %d (the lower device %d)", pair[0], over["tso_max_size"], lower["tso_max_size"]))
+		if lower["tso_max_size"] != base["tso_max_size"] {
 			informative++
-			follows = follows && over.TSOMaxSize == lower.TSOMaxSize
+			follows = follows && over["tso_max_size"] == lower["tso_max_size"]
 		}
 	}
 	switch {
@@ -222,9 +224,9 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 	return out
 }
 
-func tsoOf(a *Attrs) string {
+func tsoOf(a Attrs) string {
 	if a == nil {
 		return "nothing to compare"
 	}
-	return fmt.Sprint(a.TSOMaxSize)
+	return fmt.Sprint(a["tso_max_size"])
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nsperf/nsperf/knobs"
 )
 
 // ProbeReport is what `nsperf probe` finds out about the running kernel.
@@ -21,7 +23,7 @@ type ProbeReport struct {
 // ProbedDevice is one device created in the scratch namespace, with its defaults.
 type ProbedDevice struct {
 	Kind  string `json:"kind"` // e.g. "vxlan without a lower device"
-	Attrs *Attrs `json:"attrs,omitempty"`
+	Attrs Attrs  `json:"attrs,omitempty"`
 	Error string `json:"error,omitempty"` // why it could not be created or probed
 }
 
@@ -62,14 +64,21 @@ func (r *ProbeReport) Device(kind string) *ProbedDevice {
 func (r *ProbeReport) Text(w io.Writer) error {
 	fmt.Fprintf(w, "kernel %s (%s)\n\n", r.KernelRelease, r.KernelVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "device (defaults)\ttso_max_size\ttso_max_segs\tgso_max_size\tgso_max_segs\tgro_max_size\tgso_ipv4_max_size\tgro_ipv4_max_size\tmtu")
+	head := []string{"device (defaults)"}
+	for _, k := range knobs.ReportOrder() {
+		head = append(head, k.Name)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, d := range r.Devices {
 		if d.Attrs == nil {
 			fmt.Fprintf(tw, "%s\t%s\n", d.Kind, d.Error)
 			continue
 		}
-		a := d.Attrs
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", d.Kind, a.TSOMaxSize, a.TSOMaxSegs, a.GSOMaxSize, a.GSOMaxSegs, a.GROMaxSize, a.GSOIPv4MaxSize, a.GROIPv4MaxSize, a.MTU)
+		row := []string{d.Kind}
+		for _, k := range knobs.ReportOrder() {
+			row = append(row, fmt.Sprint(d.Attrs[k.Name]))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -10,8 +10,8 @@ import (
 )
 
 func probeReport(vxNoLower, vxVeth, vxTap uint32) *ProbeReport {
-	a := func(tso uint32) *Attrs {
-		return &Attrs{MTU: 1500, GSOMaxSize: 65536, GSOMaxSegs: 65535, GROMaxSize: 65536, GSOIPv4MaxSize: 65536, GROIPv4MaxSize: 65536, TSOMaxSize: tso, TSOMaxSegs: 65535}
+	a := func(tso uint32) Attrs {
+		return Attrs{"mtu": 1500, "gso_max_size": 65536, "gso_max_segs": 65535, "gro_max_size": 65536, "gso_ipv4_max_size": 65536, "gro_ipv4_max_size": 65536, "tso_max_size": tso, "tso_max_segs": 65535}
 	}
 	r := &ProbeReport{KernelRelease: "6.18.44", KernelVersion: "#1 SMP", Tools: map[string]string{"iperf3": "3.12"},
 		Devices: []ProbedDevice{{Kind: ProbeVeth, Attrs: a(524280)}, {Kind: ProbeVxlanNoLower, Attrs: a(vxNoLower)},
@@ -85,23 +85,23 @@ func TestProbe(t *testing.T) {
 		}
 	}
 	veth, noLower, overVeth := r.Device(ProbeVeth).Attrs, r.Device(ProbeVxlanNoLower).Attrs, r.Device(ProbeVxlanVeth).Attrs
-	if overVeth.TSOMaxSize != veth.TSOMaxSize {
-		t.Errorf("vxlan over a veth: tso_max_size %d, the veth %d", overVeth.TSOMaxSize, veth.TSOMaxSize)
+	if overVeth["tso_max_size"] != veth["tso_max_size"] {
+		t.Errorf("vxlan over a veth: tso_max_size %d, the veth %d", overVeth["tso_max_size"], veth["tso_max_size"])
 	}
 	want := Absent
-	if noLower.TSOMaxSize == 524280 {
+	if noLower["tso_max_size"] == 524280 {
 		want = Present
 	}
 	if got := verdictOf(r, ChangeVxlanBigTCP); got != want {
-		t.Errorf("vxlan BIG TCP verdict %s, but a vxlan without a lower device has tso_max_size %d", got, noLower.TSOMaxSize)
+		t.Errorf("vxlan BIG TCP verdict %s, but a vxlan without a lower device has tso_max_size %d", got, noLower["tso_max_size"])
 	}
 	for _, k := range r.Knobs {
 		onVeth := k.Device == ProbeVeth
 		if onVeth && !k.Accepted {
 			t.Errorf("%s %d refused on a veth: %s", k.Knob, k.Value, k.Error)
 		}
-		if k.Device == ProbeVxlanNoLower && k.Accepted != (noLower.TSOMaxSize >= k.Value) {
-			t.Errorf("%s %d on a vxlan without a lower device: accepted %v with tso_max_size %d", k.Knob, k.Value, k.Accepted, noLower.TSOMaxSize)
+		if k.Device == ProbeVxlanNoLower && k.Accepted != (noLower["tso_max_size"] >= k.Value) {
+			t.Errorf("%s %d on a vxlan without a lower device: accepted %v with tso_max_size %d", k.Knob, k.Value, k.Accepted, noLower["tso_max_size"])
 		}
 		if !k.Accepted && !strings.Contains(k.Error, "tso_max_size") {
 			t.Errorf("refusal without the reason: %q", k.Error)

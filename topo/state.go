@@ -8,6 +8,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/nsperf/nsperf/knobs"
+
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -51,9 +53,10 @@ func (l *Live) stateProblems(st scenarios.State) []string {
 			reasons = append(reasons, fmt.Sprintf("no device %s in this topology", ref))
 			continue
 		}
-		for _, k := range knobs {
-			if v := k.get(st.Devices[ref]); v != nil {
-				if r := capabilityProblem(ref, k.name, *v, pristine); r != "" {
+		ds := st.Devices[ref]
+		for _, k := range knobs.Settable() {
+			if v, set := ds[k.Name]; set {
+				if r := capabilityProblem(ref, k, v, pristine); r != "" {
 					reasons = append(reasons, r)
 				}
 			}
@@ -63,22 +66,18 @@ func (l *Live) stateProblems(st scenarios.State) []string {
 }
 
 // capabilityProblem explains why a device cannot take a value, or returns "".
-func capabilityProblem(ref, knob string, v uint32, pristine Attrs) string {
-	switch knob {
-	case "gso_max_size", "gso_ipv4_max_size":
-		if v > pristine.TSOMaxSize {
-			return fmt.Sprintf("%s %d > tso_max_size %d of %s", knob, v, pristine.TSOMaxSize, ref)
-		}
-	case "gso_max_segs":
-		if v > pristine.TSOMaxSegs {
-			return fmt.Sprintf("%s %d > tso_max_segs %d of %s", knob, v, pristine.TSOMaxSegs, ref)
-		}
+func capabilityProblem(ref string, k knobs.Knob, v uint32, pristine Attrs) string {
+	if k.Bound != "" && v > pristine[k.Bound] {
+		return fmt.Sprintf("%s %d > %s %d of %s", k.Name, v, k.Bound, pristine[k.Bound], ref)
 	}
-	if (knob == "gso_ipv4_max_size" || knob == "gro_ipv4_max_size") && pristine.GSOIPv4MaxSize == 0 {
-		return fmt.Sprintf("%s: this kernel has no IPv4 BIG TCP knobs (Linux 6.3 added them)", knob)
+	if k.IPv4 && !hasIPv4Knobs(pristine) {
+		return fmt.Sprintf("%s: this kernel has no IPv4 BIG TCP knobs (Linux 6.3 added them)", k.Name)
 	}
 	return ""
 }
+
+// hasIPv4Knobs: kernels before 6.3 report no IPv4 sizes (0), and have no knob to set.
+func hasIPv4Knobs(a Attrs) bool { return a["gso_ipv4_max_size"] != 0 }
 
 // DeviceState is a device as a state left it.
 type DeviceState struct {
@@ -163,14 +162,14 @@ func (l *Live) applyDevice(ref string, st scenarios.State) (DeviceState, error) 
 		if err != nil {
 			return DeviceState{}, err
 		}
-		for _, k := range knobs {
-			if k.ipv4 != ipv4 || *have.field(k.name) == *want.field(k.name) {
+		for _, k := range knobs.Settable() {
+			if k.IPv4 != ipv4 || have[k.Name] == want[k.Name] {
 				continue
 			}
-			if k.ipv4 && l.pristine[ref].GSOIPv4MaxSize == 0 {
+			if k.IPv4 && !hasIPv4Knobs(l.pristine[ref]) {
 				continue // the kernel has no such knob; Check refuses states that set it
 			}
-			if err := l.set(ref, k.name, *want.field(k.name)); err != nil {
+			if err := l.set(ref, k, want[k.Name]); err != nil {
 				return DeviceState{}, err
 			}
 		}
@@ -199,9 +198,9 @@ func (l *Live) applyDevice(ref string, st scenarios.State) (DeviceState, error) 
 	if err != nil {
 		return DeviceState{}, err
 	}
-	for _, k := range knobs {
-		if *got.field(k.name) != *want.field(k.name) {
-			return DeviceState{}, fmt.Errorf("%s of %s reads back %d after setting %d", k.name, ref, *got.field(k.name), *want.field(k.name))
+	for _, k := range knobs.Settable() {
+		if got[k.Name] != want[k.Name] {
+			return DeviceState{}, fmt.Errorf("%s of %s reads back %d after setting %d", k.Name, ref, got[k.Name], want[k.Name])
 		}
 	}
 	ds.Attrs = got
@@ -217,36 +216,20 @@ func keys[V any](m map[string]V) []string {
 }
 
 // set changes one knob of a device, explaining the kernel's refusals.
-func (l *Live) set(ref, knob string, v uint32) error {
+func (l *Live) set(ref string, k knobs.Knob, v uint32) error {
 	ns, dev := splitRef(ref)
-	err := l.withLink(ns, dev, func(h *netlink.Handle, link netlink.Link) error {
-		switch knob {
-		case "mtu":
-			return h.LinkSetMTU(link, int(v))
-		case "gso_max_size":
-			return h.LinkSetGSOMaxSize(link, int(v))
-		case "gso_max_segs":
-			return h.LinkSetGSOMaxSegs(link, int(v))
-		case "gro_max_size":
-			return h.LinkSetGROMaxSize(link, int(v))
-		case "gso_ipv4_max_size":
-			return h.LinkSetGSOIPv4MaxSize(link, int(v))
-		case "gro_ipv4_max_size":
-			return h.LinkSetGROIPv4MaxSize(link, int(v))
-		}
-		return fmt.Errorf("unknown knob %s", knob)
-	})
+	err := l.withLink(ns, dev, func(h *netlink.Handle, link netlink.Link) error { return setKnob(h, link, k, v) })
 	if err == nil {
 		return nil
 	}
 	// Handles give a bare errno, without the kernel's extended ack text: explain it here.
 	if errors.Is(err, unix.EINVAL) {
-		if r := capabilityProblem(ref, knob, v, l.pristine[ref]); r != "" {
+		if r := capabilityProblem(ref, k, v, l.pristine[ref]); r != "" {
 			return &CapabilityError{Reasons: []string{r}}
 		}
 	}
 	if errors.Is(err, unix.ERANGE) {
-		return fmt.Errorf("set %s %d on %s: below the smallest size this kernel accepts: %w", knob, v, ref, err)
+		return fmt.Errorf("set %s %d on %s: below the smallest size this kernel accepts: %w", k.Name, v, ref, err)
 	}
-	return fmt.Errorf("set %s %d on %s: %w", knob, v, ref, err)
+	return fmt.Errorf("set %s %d on %s: %w", k.Name, v, ref, err)
 }

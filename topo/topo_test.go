@@ -2,6 +2,7 @@ package topo
 
 import (
 	"errors"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -59,18 +61,17 @@ func TestPlanGolden(t *testing.T) {
 }
 
 func TestDesiredResetsWhatAStateLeavesOut(t *testing.T) {
-	pristine := Attrs{MTU: 1500, GSOMaxSize: 65536, GROMaxSize: 65536, GSOIPv4MaxSize: 65536, GROIPv4MaxSize: 65536, GSOMaxSegs: 65535, TSOMaxSize: 524280}
-	v := uint32(185000)
-	got := Desired(pristine, scenarios.DeviceSettings{GSOMaxSize: &v})
-	want := pristine
-	want.GSOMaxSize = 185000
-	if got != want {
+	pristine := Attrs{"mtu": 1500, "gso_max_size": 65536, "gro_max_size": 65536, "gso_ipv4_max_size": 65536, "gro_ipv4_max_size": 65536, "gso_max_segs": 65535, "tso_max_size": 524280}
+	got := Desired(pristine, scenarios.DeviceSettings{"gso_max_size": 185000})
+	want := maps.Clone(pristine)
+	want["gso_max_size"] = 185000
+	if !maps.Equal(got, want) || pristine["gso_max_size"] != 65536 {
 		t.Fatalf("Desired = %+v, want %+v", got, want)
 	}
 }
 
 func TestCapabilityProblem(t *testing.T) {
-	p := Attrs{TSOMaxSize: 65536, TSOMaxSegs: 65535, GSOIPv4MaxSize: 65536}
+	p := Attrs{"tso_max_size": 65536, "tso_max_segs": 65535, "gso_ipv4_max_size": 65536}
 	for _, tc := range []struct {
 		knob string
 		v    uint32
@@ -81,11 +82,13 @@ func TestCapabilityProblem(t *testing.T) {
 		{"gso_max_size", 65536, ""},
 		{"gro_max_size", 185000, ""}, // GRO is not bounded by TSO
 	} {
-		if got := capabilityProblem("client/eth0", tc.knob, tc.v, p); got != tc.want {
+		k, _ := knobs.Lookup(tc.knob)
+		if got := capabilityProblem("client/eth0", k, tc.v, p); got != tc.want {
 			t.Errorf("%s %d: %q, want %q", tc.knob, tc.v, got, tc.want)
 		}
 	}
-	if got := capabilityProblem("a/b", "gro_ipv4_max_size", 1, Attrs{TSOMaxSize: 65536}); !strings.Contains(got, "Linux 6.3") {
+	gro4, _ := knobs.Lookup("gro_ipv4_max_size")
+	if got := capabilityProblem("a/b", gro4, 1, Attrs{"tso_max_size": 65536}); !strings.Contains(got, "Linux 6.3") {
 		t.Errorf("missing IPv4 knobs: %q", got)
 	}
 }
@@ -118,8 +121,8 @@ func TestBuildApplyTeardown(t *testing.T) {
 		}
 	}()
 	for ref, a := range l.Pristine() {
-		if a.TSOMaxSize != 524280 {
-			t.Errorf("%s tso_max_size %d, want 524280 (veth)", ref, a.TSOMaxSize)
+		if a["tso_max_size"] != 524280 {
+			t.Errorf("%s tso_max_size %d, want 524280 (veth)", ref, a["tso_max_size"])
 		}
 	}
 	if err := l.Check(s.States); err != nil {
@@ -136,10 +139,10 @@ func TestBuildApplyTeardown(t *testing.T) {
 		}
 		for _, ref := range []string{"client/eth0", "server/eth0"} { // the peer explicitly too
 			a := eff[ref].Attrs
-			if a.GSOMaxSize != want || a.GROMaxSize != want || a.GSOIPv4MaxSize != want || a.GROIPv4MaxSize != want {
+			if a["gso_max_size"] != want || a["gro_max_size"] != want || a["gso_ipv4_max_size"] != want || a["gro_ipv4_max_size"] != want {
 				t.Errorf("state %s %s: %+v, want all sizes %d", st.Name, ref, a, want)
 			}
-			if read, _ := l.ReadAttrs(ref); read != a {
+			if read, _ := l.ReadAttrs(ref); !maps.Equal(read, a) {
 				t.Errorf("%s: Apply returned %+v, kernel has %+v", ref, a, read)
 			}
 		}
@@ -151,7 +154,7 @@ func TestRefusedStateIsCapabilityError(t *testing.T) {
 	defer l.Teardown()
 	// Pretend the client end is a 64K-limited device, as a tap or an OVS internal port is.
 	p := l.pristine["client/eth0"]
-	p.TSOMaxSize = 65536
+	p["tso_max_size"] = 65536
 	l.pristine["client/eth0"] = p
 	err := l.Check(s.States)
 	var ce *CapabilityError
@@ -263,8 +266,8 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 		if !vx.Recreated || vx.Lower != "a/eth0" || got["b/vx4"].Recreated {
 			t.Errorf("%s: a/vx4 %+v, b/vx4 recreated %v", st.Name, vx, got["b/vx4"].Recreated)
 		}
-		if vx.Attrs.TSOMaxSize != got["a/eth0"].Attrs.TSOMaxSize {
-			t.Errorf("%s: a/vx4 tso_max_size %d, its lower device's %d", st.Name, vx.Attrs.TSOMaxSize, got["a/eth0"].Attrs.TSOMaxSize)
+		if vx.Attrs["tso_max_size"] != got["a/eth0"].Attrs["tso_max_size"] {
+			t.Errorf("%s: a/vx4 tso_max_size %d, its lower device's %d", st.Name, vx.Attrs["tso_max_size"], got["a/eth0"].Attrs["tso_max_size"])
 		}
 		seen[index("a/vx4")] = true
 		eth := got["a/eth0"]
@@ -274,8 +277,8 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 				t.Errorf("apply %d (%s): a/eth0 %s = %v (recorded %v), want %v", i, st.Name, f, on, ok, wantOn)
 			}
 		}
-		if wantGSO := map[bool]uint32{true: 65536, false: 16000}[wantOn]; eth.Attrs.GSOMaxSize != wantGSO || (eth.Attrs.GSOMaxSegs == 16) == wantOn {
-			t.Errorf("%s: a/eth0 gso_max_size %d segs %d", st.Name, eth.Attrs.GSOMaxSize, eth.Attrs.GSOMaxSegs)
+		if wantGSO := map[bool]uint32{true: 65536, false: 16000}[wantOn]; eth.Attrs["gso_max_size"] != wantGSO || (eth.Attrs["gso_max_segs"] == 16) == wantOn {
+			t.Errorf("%s: a/eth0 gso_max_size %d segs %d", st.Name, eth.Attrs["gso_max_size"], eth.Attrs["gso_max_segs"])
 		}
 	}
 	if len(seen) < 2 {

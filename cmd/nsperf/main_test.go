@@ -298,7 +298,7 @@ func TestProbeCLI(t *testing.T) {
 		t.Fatalf("probe --format json: %v\n%s", err, out)
 	}
 	for _, kind := range []string{topo.ProbeVeth, topo.ProbeVxlanNoLower, topo.ProbeVxlanVeth, topo.ProbeTap, topo.ProbeBridge} {
-		if d := r.Device(kind); d == nil || d.Attrs == nil || d.Attrs.TSOMaxSize == 0 {
+		if d := r.Device(kind); d == nil || d.Attrs == nil || d.Attrs["tso_max_size"] == 0 {
 			t.Errorf("%s: %+v", kind, d)
 		}
 	}
@@ -334,7 +334,7 @@ func TestRefusedStateExits4(t *testing.T) {
 	os.WriteFile(out, []byte("earlier result\n"), 0o644)
 	os.WriteFile(out+".journal", []byte("earlier journal\n"), 0o644)
 	_, errOut, code := nsperf("run", file, "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", out)
-	if probe.Device(topo.ProbeVxlanNoLower).Attrs.TSOMaxSize >= 185000 {
+	if probe.Device(topo.ProbeVxlanNoLower).Attrs["tso_max_size"] >= 185000 {
 		if code != 0 {
 			t.Fatalf("kernel with the vxlan change: exit %d\n%s", code, errOut)
 		}

@@ -1,0 +1,147 @@
+// Package knobs is the one registry of the device attributes nsperf sets and reads back:
+// their scenario (YAML) names, ranges, iproute2 spelling, the order they are applied in,
+// what bounds them, and the netlink library's field and setter for each. Scenarios, the
+// plan, the live topology, the probe and the renderers all walk this table; adding a knob is
+// one entry here plus tests.
+package knobs
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Kind groups the attributes for ordering and reports.
+type Kind int
+
+// Kinds, in the order reports list them (`nsperf probe`, inheritance).
+const (
+	Limit Kind = iota // read only: what the driver allows (tso_max_size)
+	Size              // a GSO/GRO limit a state sets
+	Link              // a link property a state sets (mtu)
+)
+
+// Knob is one device attribute.
+type Knob struct {
+	// Name is the scenario key, the word of `ip link set dev DEV NAME N` and of
+	// `ip -d link show`, and the JSON name in results.
+	Name string
+	Kind Kind
+	// Netlink names the vishvananda/netlink LinkAttrs field that reads the attribute back;
+	// for a settable knob, Handle.LinkSet<Netlink> sets it.
+	Netlink string
+	// Min and Max are what any kernel accepts; Range explains the bounds after the value in
+	// a validation message ("600000 is outside ...").
+	Min, Max uint32
+	Range    string
+	// IPv6Min: a device with IPv6 addresses needs at least this (the MTU's 1280).
+	IPv6Min uint32
+	// IPv4 marks the IPv4 BIG TCP sizes (Linux 6.3): applied after the plain sizes, because
+	// setting a plain size of 64K or less also overwrites the IPv4 one; absent on older
+	// kernels, which then report them as 0.
+	IPv4 bool
+	// Bound names the read-only attribute that caps the knob on a device: the kernel refuses
+	// larger values with EINVAL.
+	Bound string
+	// Inherited: a device created over a lower device (vxlan dev U) may take it from there.
+	Inherited bool
+}
+
+// Settable reports whether a state may set the knob.
+func (k Knob) Settable() bool { return k.Kind != Limit }
+
+// Check returns why a value is out of range for a device (ipv6: it has IPv6 addresses),
+// or "".
+func (k Knob) Check(v uint32, ipv6 bool) string {
+	if v < k.Min || v > k.Max {
+		return fmt.Sprintf("%d %s", v, k.Range)
+	}
+	if ipv6 && v < k.IPv6Min {
+		return fmt.Sprintf("%d is below %d, the IPv6 minimum, and the device has IPv6 addresses", v, k.IPv6Min)
+	}
+	return ""
+}
+
+// Kernel limits (include/linux/netdevice.h, net/core/rtnetlink.c, this kernel's MAX_TCP_HEADER).
+const (
+	MaxGSOSize  = 524280 // GSO_MAX_SIZE = 8 * 65535
+	MaxGROSize  = 524280 // GRO_MAX_SIZE
+	MinGSOSize  = 193    // MAX_TCP_HEADER + 1 on this kernel; smaller is ERANGE
+	MaxGSOSegs  = 65535  // GSO_MAX_SEGS
+	MinMTU      = 68     // ETH_MIN_MTU (IPv4 minimum)
+	MaxMTU      = 65535  // ETH_MAX_MTU (veth's max_mtu)
+	MinIPv6MTU  = 1280   // IPV6_MIN_MTU
+	BigTCPFloor = 65536  // GSO_LEGACY_MAX_SIZE: the sizes every device starts with
+)
+
+var (
+	gsoRange = fmt.Sprintf("is outside %d..%d (below %d the kernel answers ERANGE; above %d no kernel accepts)", MinGSOSize, MaxGSOSize, MinGSOSize, MaxGSOSize)
+	groRange = fmt.Sprintf("exceeds %d, the largest GRO size any kernel accepts", MaxGROSize)
+)
+
+// All lists every attribute in the order a state applies them and messages list them.
+var All = []Knob{
+	{Name: "mtu", Kind: Link, Netlink: "MTU", Min: MinMTU, Max: MaxMTU, IPv6Min: MinIPv6MTU,
+		Range: fmt.Sprintf("is outside %d..%d", MinMTU, MaxMTU)},
+	{Name: "gso_max_size", Kind: Size, Netlink: "GSOMaxSize", Min: MinGSOSize, Max: MaxGSOSize, Range: gsoRange,
+		Bound: "tso_max_size", Inherited: true},
+	{Name: "gso_max_segs", Kind: Size, Netlink: "GSOMaxSegs", Min: 1, Max: MaxGSOSegs,
+		Range: fmt.Sprintf("is outside 1..%d", MaxGSOSegs), Bound: "tso_max_segs", Inherited: true},
+	{Name: "gro_max_size", Kind: Size, Netlink: "GROMaxSize", Max: MaxGROSize, Range: groRange},
+	{Name: "gso_ipv4_max_size", Kind: Size, Netlink: "GSOIPv4MaxSize", Min: MinGSOSize, Max: MaxGSOSize, Range: gsoRange,
+		IPv4: true, Bound: "tso_max_size", Inherited: true},
+	{Name: "gro_ipv4_max_size", Kind: Size, Netlink: "GROIPv4MaxSize", Max: MaxGROSize, Range: groRange, IPv4: true},
+	{Name: "tso_max_size", Kind: Limit, Netlink: "TSOMaxSize", Inherited: true},
+	{Name: "tso_max_segs", Kind: Limit, Netlink: "TSOMaxSegs", Inherited: true},
+}
+
+// Lookup returns the knob of a name.
+func Lookup(name string) (Knob, bool) {
+	i := slices.IndexFunc(All, func(k Knob) bool { return k.Name == name })
+	if i < 0 {
+		return Knob{}, false
+	}
+	return All[i], true
+}
+
+// Names returns the names of all attributes, in registry order.
+func Names() []string {
+	out := make([]string, len(All))
+	for i, k := range All {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// Settable returns the knobs a state may set, in the order they are applied.
+func Settable() []Knob {
+	return slices.DeleteFunc(slices.Clone(All), func(k Knob) bool { return !k.Settable() })
+}
+
+// SettableNames returns the names of the settable knobs, in order.
+func SettableNames() []string {
+	var out []string
+	for _, k := range Settable() {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+// ReportOrder returns all attributes as reports list them: limits, then sizes, then link
+// properties, each group in registry order.
+func ReportOrder() []Knob {
+	out := slices.Clone(All)
+	slices.SortStableFunc(out, func(a, b Knob) int { return int(a.Kind) - int(b.Kind) })
+	return out
+}
+
+// Values are a device's attributes (or the knobs a state sets) by knob name.
+type Values map[string]uint32
+
+// Widen returns the values as results store them.
+func (v Values) Widen() map[string]uint64 {
+	out := make(map[string]uint64, len(v))
+	for name, x := range v {
+		out[name] = uint64(x)
+	}
+	return out
+}

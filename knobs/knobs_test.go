@@ -1,0 +1,69 @@
+package knobs
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		knob string
+		v    uint32
+		ipv6 bool
+		want string
+	}{
+		{"gso_max_size", 185000, false, ""},
+		{"gso_max_size", 600000, false, "600000 is outside 193..524280 (below 193 the kernel answers ERANGE; above 524280 no kernel accepts)"},
+		{"gso_max_size", 100, false, "100 is outside 193..524280 (below 193 the kernel answers ERANGE; above 524280 no kernel accepts)"},
+		{"gro_max_size", 0, false, ""},
+		{"gro_ipv4_max_size", 524281, false, "524281 exceeds 524280, the largest GRO size any kernel accepts"},
+		{"gso_max_segs", 0, false, "0 is outside 1..65535"},
+		{"mtu", 1000, false, ""},
+		{"mtu", 1000, true, "1000 is below 1280, the IPv6 minimum, and the device has IPv6 addresses"},
+		{"mtu", 67, false, "67 is outside 68..65535"},
+	} {
+		k, ok := Lookup(tc.knob)
+		if !ok {
+			t.Fatalf("no knob %s", tc.knob)
+		}
+		if got := k.Check(tc.v, tc.ipv6); got != tc.want {
+			t.Errorf("%s %d: %q, want %q", tc.knob, tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range All {
+		if seen[k.Name] {
+			t.Errorf("%s twice", k.Name)
+		}
+		seen[k.Name] = true
+		if k.Bound != "" {
+			if b, ok := Lookup(k.Bound); !ok || b.Settable() {
+				t.Errorf("%s: bound %s is not a read-only attribute", k.Name, k.Bound)
+			}
+		}
+		if k.Settable() && k.Max == 0 {
+			t.Errorf("%s: settable without a range", k.Name)
+		}
+	}
+	// The IPv4 sizes come after every plain size: setting a plain size <= 64K overwrites them.
+	settable := SettableNames()
+	if i, j := slices.Index(settable, "gso_max_size"), slices.Index(settable, "gso_ipv4_max_size"); i > j {
+		t.Errorf("settable order %v", settable)
+	}
+	for i, k := range Settable() {
+		if !k.IPv4 && i > 0 && Settable()[i-1].IPv4 {
+			t.Errorf("plain knob %s after an IPv4 one", k.Name)
+		}
+	}
+	var order []string
+	for _, k := range ReportOrder() {
+		order = append(order, k.Name)
+	}
+	want := []string{"tso_max_size", "tso_max_segs", "gso_max_size", "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "mtu"}
+	if !slices.Equal(order, want) {
+		t.Errorf("report order %v, want %v", order, want)
+	}
+}
