@@ -20,6 +20,7 @@ import (
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // Options tune a run.
@@ -274,7 +275,7 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 			rc.States[i].CompareTo = s.Baseline(st)
 		}
 		records[st.Name] = &rc.States[i]
-		rc.States[i].Commands = topo.StateShell(s, st, live.ID)
+		rc.States[i].Commands = plan.StateShell(live.Plan.StateSteps(st))
 		if err := live.CheckState(st); err != nil {
 			var capErr *topo.CapabilityError
 			if !st.Optional || !errors.As(err, &capErr) {

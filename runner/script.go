@@ -12,6 +12,7 @@ import (
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.
@@ -76,7 +77,7 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 			role += " (optional)"
 		}
 		fmt.Fprintf(b, "\n# state %s%s\n%s() {\n", st.Name, role, fn)
-		lines := topo.StateShell(s, st, id)
+		lines := plan.StateShell(p.StateSteps(st))
 		if len(lines) == 0 {
 			lines = []string{":"}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // Drift reads every device back and says how it differs from the state as it was applied
@@ -32,7 +34,7 @@ func (l *Live) Drift(applied map[string]DeviceState) ([]string, error) {
 		}
 		for _, f := range slices.Sorted(maps.Keys(want.Features)) {
 			if features[f] != want.Features[f] {
-				out = append(out, fmt.Sprintf("%s %s is %s, applied %s", ref, f, onOff(features[f]), onOff(want.Features[f])))
+				out = append(out, fmt.Sprintf("%s %s is %s, applied %s", ref, f, plan.OnOff(features[f]), plan.OnOff(want.Features[f])))
 			}
 		}
 	}

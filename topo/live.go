@@ -1,9 +1,12 @@
 package topo
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,18 +18,19 @@ import (
 
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/topo/ovs"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // Live is a built topology: kernel handles per namespace and the undo stack that removes it.
 type Live struct {
 	ID       RunID
-	Plan     *Plan
+	Plan     *plan.Plan
 	owner    *Owner
 	spaces   map[string]*space // by scenario namespace name
 	pristine map[string]Attrs  // device attributes right after the build, by "ns/dev"
 	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
 	pristineFeatures map[string]map[string]bool
-	undoable         map[string]bool // devices whose removal is on the undo stack
+	undoable         map[string]bool // undo steps on the stack, by kind and object
 	qdiscs           map[string]bool // devices with a root qdisc nsperf attached
 
 	ovsClient *ovs.Client
@@ -57,7 +61,7 @@ type BuildOptions struct {
 
 // Build carries out a plan. On failure it removes what it had built and returns the error of
 // the step that failed.
-func Build(p *Plan, opt BuildOptions) (*Live, error) {
+func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 	owner, err := claimOwner(p.RunID, p.Scenario.Name, opt.Kept)
 	if err != nil {
 		return nil, err
@@ -92,6 +96,46 @@ func Build(p *Plan, opt BuildOptions) (*Live, error) {
 		l.pristineFeatures[ref] = f
 	}
 	return l, nil
+}
+
+// pushUndo puts a step's undo on the stack, once: a device created anew in each state keeps
+// the one undo of its first creation.
+func (l *Live) pushUndo(u *plan.Step) {
+	if u == nil {
+		return
+	}
+	key := fmt.Sprintf("%s %s/%s %s", u.Kind, u.NS, u.Dev, u.DB)
+	if l.undoable[key] {
+		return
+	}
+	l.undoable[key] = true
+	l.push(u.Do, func() error { return l.undoStep(*u) })
+}
+
+// undoStep carries out an undo step; what is already gone counts as removed.
+func (l *Live) undoStep(u plan.Step) error {
+	switch u.Kind {
+	case plan.DelNamespace:
+		sp := l.spaces[u.NS]
+		if sp.nl != nil {
+			sp.nl.Close()
+		}
+		if sp.eth != nil {
+			sp.eth.Close()
+		}
+		sp.fd.Close()
+		return deleteNamespace(sp.name)
+	case plan.DelLink:
+		return l.deleteLink(u.NS, u.Dev)
+	case plan.StopOVS:
+		return l.ovsInst.Stop()
+	case plan.DelBridges:
+		defer l.ovsClient.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), ovsTeardownTimeout)
+		defer cancel()
+		return l.ovsClient.DeleteRun(ctx, string(l.ID))
+	}
+	return fmt.Errorf("unknown undo step %q", u.Kind)
 }
 
 func (l *Live) push(what string, fn func() error) {
@@ -141,29 +185,29 @@ func (l *Live) Do(ns string, fn func() error) error {
 	return netnsx.Do(sp.fd, fn)
 }
 
-func (l *Live) do(s Step) error {
+func (l *Live) do(s plan.Step) error {
 	switch s.Kind {
-	case AddNamespace:
-		return l.addNamespace(s.NS)
-	case SetUp:
+	case plan.AddNamespace:
+		return l.addNamespace(s)
+	case plan.SetUp:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error { return h.LinkSetUp(link) })
-	case AddVeth:
+	case plan.AddVeth:
 		return l.addVeth(s)
-	case AddVxlan:
+	case plan.AddVxlan:
 		return l.addVxlan(s)
-	case StartOVS, ConnectOVS:
+	case plan.StartOVS, plan.ConnectOVS:
 		return l.startOVS(s)
-	case AddBridge:
+	case plan.AddBridge:
 		return l.addBridge(s)
-	case MoveLink:
+	case plan.MoveLink:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
 			return h.LinkSetNsFd(link, int(l.spaces[s.Peer.NS].fd))
 		})
-	case SetMTU:
+	case plan.SetMTU:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error { return h.LinkSetMTU(link, s.MTU) })
-	case TxCsumOff:
+	case plan.TxCsumOff:
 		return l.txCsumOff(s.NS + "/" + s.Dev)
-	case AddAddress:
+	case plan.AddAddress:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
 			addr := &netlink.Addr{IPNet: &net.IPNet{IP: s.Addr.Addr().AsSlice(), Mask: net.CIDRMask(s.Addr.Bits(), s.Addr.Addr().BitLen())}}
 			if s.Addr.Addr().Is6() {
@@ -178,7 +222,8 @@ func (l *Live) do(s Step) error {
 // addNamespace: `ip netns add NAME; ip -n NAME link set lo alias nsperf:RUNID`. The name is
 // recorded in the state file first, so that a crash right after creating it still leaves a
 // trace for `nsperf cleanup`; the alias is the marker without which cleanup leaves it alone.
-func (l *Live) addNamespace(ns string) error {
+func (l *Live) addNamespace(s plan.Step) error {
+	ns := s.NS
 	full := l.ID.Namespace(ns)
 	l.owner.Namespaces = append(l.owner.Namespaces, full)
 	if err := l.owner.save(); err != nil {
@@ -188,18 +233,9 @@ func (l *Live) addNamespace(ns string) error {
 	if err != nil {
 		return err
 	}
-	sp := &space{name: full, fd: fd}
-	l.spaces[ns] = sp
-	l.push("delete namespace "+full, func() error {
-		if sp.nl != nil {
-			sp.nl.Close()
-		}
-		if sp.eth != nil {
-			sp.eth.Close()
-		}
-		sp.fd.Close()
-		return deleteNamespace(full)
-	})
+	l.spaces[ns] = &space{name: full, fd: fd}
+	l.pushUndo(s.Undo)
+	sp := l.spaces[ns]
 	sp.nl, err = netlink.NewHandleAt(fd)
 	if err != nil {
 		return fmt.Errorf("netlink handle in %s: %w", full, err)
@@ -209,7 +245,7 @@ func (l *Live) addNamespace(ns string) error {
 
 // addVeth: `ip -n A link add NAME type veth peer name PEER netns B`, then an alias on both
 // ends naming the run.
-func (l *Live) addVeth(s Step) error {
+func (l *Live) addVeth(s plan.Step) error {
 	a, b := l.spaces[s.NS], l.spaces[s.Peer.NS]
 	veth := &netlink.Veth{
 		LinkAttrs:     netlink.LinkAttrs{Name: s.Dev, MTU: s.MTU},
@@ -220,13 +256,7 @@ func (l *Live) addVeth(s Step) error {
 	if err := a.nl.LinkAdd(veth); err != nil {
 		return err
 	}
-	l.push(fmt.Sprintf("delete veth %s/%s", s.NS, s.Dev), func() error {
-		link, err := a.nl.LinkByName(s.Dev)
-		if err != nil {
-			return ignoreGone(err)
-		}
-		return ignoreGone(a.nl.LinkDel(link))
-	})
+	l.pushUndo(s.Undo)
 	for _, end := range []struct{ ns, dev string }{{s.NS, s.Dev}, {s.Peer.NS, s.Peer.Name}} {
 		if err := l.withLink(end.ns, end.dev, func(h *netlink.Handle, link netlink.Link) error {
 			return h.LinkSetAlias(link, l.ID.Alias())
@@ -239,7 +269,7 @@ func (l *Live) addVeth(s Step) error {
 
 // addVxlan: `ip -n NS link add NAME type vxlan id VNI local L remote R dstport P [dev U]`,
 // created in its own namespace (which holds its underlay), with the run's alias.
-func (l *Live) addVxlan(s Step) error {
+func (l *Live) addVxlan(s plan.Step) error {
 	x := s.Vxlan
 	local, remote := net.ParseIP(x.Local), net.ParseIP(x.Remote)
 	vx := &netlink.Vxlan{
@@ -268,11 +298,7 @@ func (l *Live) addVxlan(s Step) error {
 	if err := sp.nl.LinkAdd(vx); err != nil {
 		return err
 	}
-	ref := s.NS + "/" + s.Dev
-	if !l.undoable[ref] { // a recreated device keeps its one undo
-		l.undoable[ref] = true
-		l.push("delete vxlan "+ref, func() error { return l.deleteLink(s.NS, s.Dev) })
-	}
+	l.pushUndo(s.Undo)
 	return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
 		return h.LinkSetAlias(link, l.ID.Alias())
 	})
@@ -291,7 +317,9 @@ func (l *Live) deleteLink(ns, dev string) error {
 	return ignoreGone(sp.nl.LinkDel(link))
 }
 
-// recreate deletes a device and creates it again with its addresses, as the plan does.
+// recreate deletes a device and creates it again with its addresses, as the plan does. What
+// it has now, fresh, is what it inherited in this state: its built values become these, so
+// that the state's own settings apply on top of them and what the state leaves out stays so.
 func (l *Live) recreate(ref string) error {
 	ns, dev := splitRef(ref)
 	if err := l.deleteLink(ns, dev); err != nil {
@@ -300,6 +328,17 @@ func (l *Live) recreate(ref string) error {
 	for _, step := range l.Plan.DeviceSteps(ns, dev) {
 		if err := l.do(step); err != nil {
 			return fmt.Errorf("recreate %s: %s: %w", ref, step.Do, err)
+		}
+	}
+	l.qdiscs[ref] = false // a new device has none
+	a, err := l.ReadAttrs(ref)
+	if err != nil {
+		return err
+	}
+	l.pristine[ref] = a
+	if names := slices.Collect(maps.Keys(l.pristineFeatures[ref])); len(names) > 0 {
+		if l.pristineFeatures[ref], err = l.readFeatures(ref, names); err != nil {
+			return err
 		}
 	}
 	return nil

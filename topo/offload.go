@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // featuresNamed returns, per device, the ethtool features any state sets: the ones each state
@@ -111,7 +112,7 @@ func (l *Live) applyFeatures(ref string, want map[string]bool) (map[string]bool,
 			continue
 		}
 		if !have[n].Available {
-			fixed = append(fixed, fmt.Sprintf("%s is fixed %s on %s", n, onOff(have[n].Active), ref))
+			fixed = append(fixed, fmt.Sprintf("%s is fixed %s on %s", n, plan.OnOff(have[n].Active), ref))
 			continue
 		}
 		change[n] = want[n]
@@ -136,18 +137,11 @@ func (l *Live) applyFeatures(ref string, want map[string]bool) (map[string]bool,
 	var wrong []string
 	for _, n := range names {
 		if got[n] != want[n] {
-			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", n, onOff(got[n]), onOff(want[n])))
+			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", n, plan.OnOff(got[n]), plan.OnOff(want[n])))
 		}
 	}
 	if len(wrong) > 0 {
 		return nil, fmt.Errorf("%s: features did not change as asked: %s", ref, strings.Join(wrong, "; "))
 	}
 	return got, nil
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }

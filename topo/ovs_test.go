@@ -44,7 +44,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 	}()
 	ctx := context.Background()
 	bridges, err := l.ovsClient.RunBridges(ctx, string(l.ID))
-	if err != nil || len(bridges) != 1 || bridges[0].Name != string(l.ID)+"-br0" || bridges[0].DatapathType != Datapath(s.Topology.OVS) {
+	if err != nil || len(bridges) != 1 || bridges[0].Name != string(l.ID)+"-br0" || bridges[0].DatapathType != l.Plan.Datapath() {
 		t.Fatalf("bridges: %+v, %v", bridges, err)
 	}
 	a, err := l.ReadAttrs("ovs/int0")
@@ -54,7 +54,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 	if _, _, mode := l.OVS(); mode != "private" {
 		t.Errorf("mode %q", mode)
 	}
-	if Datapath(s.Topology.OVS) == scenarios.DatapathNetdev && len(l.Warnings()) != 1 {
+	if l.Plan.Datapath() == scenarios.DatapathNetdev && len(l.Warnings()) != 1 {
 		t.Errorf("userspace datapath without a warning: %v", l.Warnings())
 	}
 }

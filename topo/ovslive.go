@@ -12,6 +12,14 @@ import (
 
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
+	"github.com/nsperf/nsperf/topo/plan"
+)
+
+// Timeouts of the steps that wait for Open vSwitch, and how often they look.
+const (
+	ovsTimeout         = 20 * time.Second // starting it, a transaction, an internal port to appear
+	ovsTeardownTimeout = 10 * time.Second // deleting the run's bridges from an existing OVS
+	pollInterval       = 20 * time.Millisecond
 )
 
 // rootSpace makes the namespace nsperf runs in the "ovs" namespace, for an existing OVS. It is
@@ -40,10 +48,10 @@ func (l *Live) rootSpace() error {
 
 // startOVS starts the private instance in the ovs namespace, or connects to an existing OVS,
 // and records what cleanup needs in the state file.
-func (l *Live) startOVS(s Step) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+func (l *Live) startOVS(s plan.Step) error {
+	ctx, cancel := context.WithTimeout(context.Background(), ovsTimeout)
 	defer cancel()
-	if s.Kind == ConnectOVS {
+	if s.Kind == plan.ConnectOVS {
 		l.owner.OVSDB = s.DB
 		if err := l.owner.save(); err != nil {
 			return err
@@ -53,15 +61,10 @@ func (l *Live) startOVS(s Step) error {
 			return err
 		}
 		l.ovsClient = c
-		l.push("delete the run's bridges in "+s.DB, func() error {
-			defer c.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			return c.DeleteRun(ctx, string(l.ID))
-		})
+		l.pushUndo(s.Undo)
 		return nil
 	}
-	dir := OVSDir(l.ID)
+	dir := s.Dir
 	l.owner.Dirs = append(l.owner.Dirs, dir)
 	if err := l.owner.save(); err != nil {
 		return err
@@ -71,7 +74,7 @@ func (l *Live) startOVS(s Step) error {
 		return err
 	}
 	l.ovsInst, l.ovsClient = in, in.Client
-	l.push("stop the private OVS", in.Stop)
+	l.pushUndo(s.Undo)
 	go func() {
 		if err, ok := <-in.Died(); ok {
 			l.failed <- err
@@ -82,8 +85,8 @@ func (l *Live) startOVS(s Step) error {
 
 // addBridge creates a bridge with its ports in one transaction, waits until ovs-vswitchd has
 // carried it out, and until the internal ports exist as devices.
-func (l *Live) addBridge(s Step) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+func (l *Live) addBridge(s plan.Step) error {
+	ctx, cancel := context.WithTimeout(context.Background(), ovsTimeout)
 	defer cancel()
 	c := l.ovsClient
 	if err := c.AddBridge(ctx, *s.Bridge); err != nil {
@@ -100,7 +103,7 @@ func (l *Live) addBridge(s Step) error {
 		if !p.Internal {
 			continue
 		}
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(ovsTimeout)
 		for {
 			link, err := sp.nl.LinkByName(p.Name)
 			if err == nil {
@@ -113,7 +116,7 @@ func (l *Live) addBridge(s Step) error {
 				errs, _ := c.InterfaceErrors(context.Background(), string(l.ID))
 				return fmt.Errorf("internal port %s did not appear in %s: %w (interface errors: %v)", p.Name, sp.name, err, errs)
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(pollInterval)
 		}
 	}
 	return nil
@@ -172,5 +175,5 @@ func (l *Live) OVS() (version, datapath, mode string) {
 	if o.DB != "" {
 		mode = "existing " + o.DB
 	}
-	return ovs.Version(), Datapath(o), mode
+	return ovs.Version(), l.Plan.Datapath(), mode
 }

@@ -3,14 +3,16 @@ package topo
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/knobs"
-
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // CapabilityError says that the kernel or a device cannot do what a scenario asks: the run is
@@ -47,7 +49,7 @@ func (l *Live) CheckState(st scenarios.State) error {
 
 func (l *Live) stateProblems(st scenarios.State) []string {
 	var reasons []string
-	for _, ref := range sortedKeys(st.Devices) {
+	for _, ref := range slices.Sorted(maps.Keys(st.Devices)) {
 		pristine, ok := l.pristine[ref]
 		if !ok {
 			reasons = append(reasons, fmt.Sprintf("no device %s in this topology", ref))
@@ -89,78 +91,88 @@ type DeviceState struct {
 	Recreated bool
 }
 
-// Apply puts every device in the state: the knobs and features the state sets, and the
-// build-time values for those it leaves out. Devices marked recreate are deleted and created
-// again after all others are set, so that they inherit from their lower device what this
-// state gave it; the state's own settings for them follow. Every device is read back, and a
-// value that did not stick is an error. Returns the devices by "ns/dev".
-// Equivalent: `ip -n NS link set dev DEV gso_max_size N ...; ethtool -K DEV FEATURE off`.
+// Apply puts every device in the state by carrying out the plan's state steps: the knobs and
+// features the state sets, and the build-time values for those it leaves out. Devices marked
+// recreate are deleted and created again after all others are set, so that they inherit from
+// their lower device what this state gave it; the state's own settings for them follow. Every
+// device is read back, and a value that did not stick is an error. Returns the devices by
+// "ns/dev". Equivalent: plan.StateShell of the same steps.
 func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
-	out := map[string]DeviceState{}
+	devices := map[string]*DeviceState{}
+	for _, step := range l.Plan.StateSteps(st) {
+		ref := step.NS + "/" + step.Dev
+		ds := devices[ref]
+		if ds == nil {
+			ds = &DeviceState{}
+			devices[ref] = ds
+		}
+		if err := l.applyStep(ref, step, ds); err != nil {
+			return nil, fmt.Errorf("state %s: %w", st.Name, err)
+		}
+	}
 	lower := map[string]string{}
-	var recreated []string
 	for _, link := range l.Plan.Scenario.Topology.Links {
-		if x := link.Vxlan; x != nil {
-			if x.Underlay != "" {
-				lower[x.NS+"/"+x.Name] = x.NS + "/" + x.Underlay
-			}
-			if x.Recreate {
-				recreated = append(recreated, x.NS+"/"+x.Name)
-			}
+		if x := link.Vxlan; x != nil && x.Underlay != "" {
+			lower[x.Endpoint().Ref()] = x.NS + "/" + x.Underlay
 		}
 	}
-	isRecreated := map[string]bool{}
-	for _, ref := range recreated {
-		isRecreated[ref] = true
-	}
-	for _, ref := range l.Devices() {
-		if isRecreated[ref] {
-			continue
-		}
-		ds, err := l.applyDevice(ref, st)
-		if err != nil {
-			return nil, fmt.Errorf("state %s: %w", st.Name, err)
-		}
-		out[ref] = ds
-	}
-	for _, ref := range recreated {
-		if err := l.recreate(ref); err != nil {
-			return nil, fmt.Errorf("state %s: %w", st.Name, err)
-		}
-		l.qdiscs[ref] = false // a new device has none
-		// What it has now, fresh, is what it inherited in this state: the state's own
-		// settings apply on top of it, and what the state leaves out stays so.
-		a, err := l.ReadAttrs(ref)
+	out := map[string]DeviceState{}
+	for ref, ds := range devices {
+		got, err := l.ReadAttrs(ref)
 		if err != nil {
 			return nil, err
 		}
-		l.pristine[ref] = a
-		if names := keys(l.pristineFeatures[ref]); len(names) > 0 {
-			if l.pristineFeatures[ref], err = l.readFeatures(ref, names); err != nil {
-				return nil, err
+		want := Desired(l.pristine[ref], st.Devices[ref])
+		for _, k := range knobs.Settable() {
+			if got[k.Name] != want[k.Name] {
+				return nil, fmt.Errorf("state %s: %s of %s reads back %d after setting %d", st.Name, k.Name, ref, got[k.Name], want[k.Name])
 			}
 		}
-		ds, err := l.applyDevice(ref, st)
-		if err != nil {
-			return nil, fmt.Errorf("state %s: %w", st.Name, err)
-		}
-		ds.Recreated = true
-		out[ref] = ds
-	}
-	for ref, lo := range lower {
-		ds := out[ref]
-		ds.Lower = lo
-		out[ref] = ds
+		ds.Attrs, ds.Lower = got, lower[ref]
+		out[ref] = *ds
 	}
 	return out, nil
 }
 
-func (l *Live) applyDevice(ref string, st scenarios.State) (DeviceState, error) {
-	want := Desired(l.pristine[ref], st.Devices[ref])
+// applyStep carries out one state step on a device.
+func (l *Live) applyStep(ref string, step plan.Step, ds *DeviceState) error {
+	switch step.Kind {
+	case plan.SetKnobs:
+		return l.applyKnobs(ref, step.Knobs)
+	case plan.SetQdisc:
+		var want scenarios.Qdisc
+		if step.Qdisc != nil {
+			want = *step.Qdisc
+		}
+		q, err := l.applyQdisc(ref, want)
+		ds.Qdisc = q
+		return err
+	case plan.SetOffloads:
+		if len(l.pristineFeatures[ref]) == 0 {
+			return nil
+		}
+		want := maps.Clone(l.pristineFeatures[ref])
+		for f, v := range step.Offloads {
+			want[f] = bool(v)
+		}
+		got, err := l.applyFeatures(ref, want)
+		ds.Features = got
+		return err
+	case plan.Recreate:
+		ds.Recreated = true
+		return l.recreate(ref)
+	}
+	return fmt.Errorf("unknown state step %q", step.Kind)
+}
+
+// applyKnobs sets a device's knobs to its built values overridden by the state's: plain sizes
+// first, then the IPv4 ones, each only where it differs.
+func (l *Live) applyKnobs(ref string, ds scenarios.DeviceSettings) error {
+	want := Desired(l.pristine[ref], ds)
 	for _, ipv4 := range []bool{false, true} {
 		have, err := l.ReadAttrs(ref)
 		if err != nil {
-			return DeviceState{}, err
+			return err
 		}
 		for _, k := range knobs.Settable() {
 			if k.IPv4 != ipv4 || have[k.Name] == want[k.Name] {
@@ -170,41 +182,11 @@ func (l *Live) applyDevice(ref string, st scenarios.State) (DeviceState, error) 
 				continue // the kernel has no such knob; Check refuses states that set it
 			}
 			if err := l.set(ref, k, want[k.Name]); err != nil {
-				return DeviceState{}, err
+				return err
 			}
 		}
 	}
-	ds := DeviceState{}
-	if len(l.pristineFeatures[ref]) > 0 {
-		wantF := map[string]bool{}
-		for f, v := range l.pristineFeatures[ref] {
-			wantF[f] = v
-		}
-		for f, v := range st.Offloads[ref] {
-			wantF[f] = bool(v)
-		}
-		got, err := l.applyFeatures(ref, wantF)
-		if err != nil {
-			return DeviceState{}, err
-		}
-		ds.Features = got
-	}
-	q, err := l.applyQdisc(ref, st.Qdiscs[ref])
-	if err != nil {
-		return DeviceState{}, err
-	}
-	ds.Qdisc = q
-	got, err := l.ReadAttrs(ref)
-	if err != nil {
-		return DeviceState{}, err
-	}
-	for _, k := range knobs.Settable() {
-		if got[k.Name] != want[k.Name] {
-			return DeviceState{}, fmt.Errorf("%s of %s reads back %d after setting %d", k.Name, ref, got[k.Name], want[k.Name])
-		}
-	}
-	ds.Attrs = got
-	return ds, nil
+	return nil
 }
 
 func keys[V any](m map[string]V) []string {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"maps"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 func loadDefault(t testing.TB) *scenarios.Scenario {
@@ -45,20 +45,6 @@ func buildChecked(t *testing.T, s *scenarios.Scenario) *Live {
 	return l
 }
 
-func TestPlanGolden(t *testing.T) {
-	s := loadDefault(t)
-	p := NewPlan(s, "nsp0000")
-	var b strings.Builder
-	b.WriteString(p.Shell())
-	for _, st := range s.States {
-		b.WriteString("# state " + st.Name + "\n")
-		for _, line := range StateShell(s, st, p.RunID) {
-			b.WriteString(line + "\n")
-		}
-	}
-	b.WriteString("# undo\n" + p.UndoShell())
-	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.plan.golden"), b.String())
-}
 
 func TestDesiredResetsWhatAStateLeavesOut(t *testing.T) {
 	pristine := Attrs{"mtu": 1500, "gso_max_size": 65536, "gro_max_size": 65536, "gso_ipv4_max_size": 65536, "gro_ipv4_max_size": 65536, "gso_max_segs": 65535, "tso_max_size": 524280}
@@ -93,20 +79,6 @@ func TestCapabilityProblem(t *testing.T) {
 	}
 }
 
-func TestRunIDs(t *testing.T) {
-	id := NewRunID()
-	if _, err := ParseRunID(string(id)); err != nil {
-		t.Fatal(err)
-	}
-	if id.Namespace("client") != string(id)+"-client" || id.Alias() != "nsperf:"+string(id) {
-		t.Fatal(id.Namespace("client"), id.Alias())
-	}
-	for _, bad := range []string{"", "nsp", "nsp12345", "abc1234", "nsp3F9A"} {
-		if _, err := ParseRunID(bad); err == nil {
-			t.Errorf("ParseRunID(%q) accepted", bad)
-		}
-	}
-}
 
 // TestBuildApplyTeardown builds the default topology, checks the read-back limits of both
 // states on both veth ends, and proves the teardown leaves nothing.
@@ -196,7 +168,7 @@ func TestFailedBuildRemovesWhatItBuilt(t *testing.T) {
 	s := loadDefault(t)
 	p := NewPlan(s, NewRunID())
 	// A step that fails after namespaces and the veth exist: an address on a missing device.
-	p.Steps = append(p.Steps, Step{Kind: SetUp, NS: "client", Dev: "nodev0", Do: "ip link set nodev0 up"})
+	p.Steps = append(p.Steps, plan.Step{Kind: plan.SetUp, NS: "client", Dev: "nodev0", Do: "ip link set nodev0 up"})
 	if _, err := Build(p, BuildOptions{}); err == nil || !strings.Contains(err.Error(), "nodev0") {
 		t.Fatalf("Build: %v", err)
 	}
@@ -291,13 +263,3 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 	}
 }
 
-func TestOVSPlanGolden(t *testing.T) {
-	defer func(d func() string) { DetectDatapath = d }(DetectDatapath)
-	DetectDatapath = func() string { return scenarios.DatapathNetdev }
-	s, err := scenarios.Load("ovs-internal-tso", scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := NewPlan(s, "nsp0000")
-	testenv.Golden(t, filepath.Join("testdata", "ovs-internal-tso.plan.golden"), p.Shell()+"# undo\n"+p.UndoShell())
-}

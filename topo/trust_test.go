@@ -270,24 +270,3 @@ func FuzzParseOwner(f *testing.F) {
 	})
 }
 
-// TestPlanQuotesEveryValue: even a name that validation would refuse is written into the plan
-// script as one quoted shell word, never as shell syntax.
-func TestPlanQuotesEveryValue(t *testing.T) {
-	s := loadDefault(t)
-	evil := "e$(id>P)"
-	s.Topology.Links[0].Veth.A.Name = evil
-	for ref, ds := range s.States[1].Devices {
-		if strings.HasPrefix(ref, "client/") {
-			delete(s.States[1].Devices, ref)
-			s.States[1].Devices["client/"+evil] = ds
-		}
-	}
-	p := NewPlan(s, "nsp0000")
-	script := p.Shell() + strings.Join(StateShell(s, s.States[1], "nsp0000"), "\n")
-	if strings.Contains(strings.ReplaceAll(script, "'"+evil+"'", ""), evil) {
-		t.Errorf("an unquoted %s in the plan:\n%s", evil, script)
-	}
-	if !strings.Contains(script, "'"+evil+"'") {
-		t.Errorf("the name is not in the plan at all:\n%s", script)
-	}
-}

@@ -16,10 +16,11 @@ import (
 	"github.com/ovn-org/libovsdb/ovsdb"
 
 	"github.com/nsperf/nsperf/topo/ovs/vswitchd"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // RunKey is the external_ids key that names the nsperf run owning a bridge.
-const RunKey = "nsperf-run"
+const RunKey = plan.RunKey
 
 // Client is a connection to one OVS database.
 type Client struct {
@@ -102,18 +103,10 @@ func (c *Client) EnsureRoot(ctx context.Context) error {
 }
 
 // PortSpec is one port of a bridge: an internal port, or an existing device (a veth end).
-type PortSpec struct {
-	Name     string
-	Internal bool
-}
+type PortSpec = plan.BridgePort
 
-// BridgeSpec is a bridge to create.
-type BridgeSpec struct {
-	Name     string
-	Datapath string // "system" or "netdev"
-	RunID    string
-	Ports    []PortSpec
-}
+// BridgeSpec is a bridge to create, as the plan describes it.
+type BridgeSpec = plan.Bridge
 
 // AddBridge creates a bridge with its ports and interfaces in one transaction, named with
 // UUIDs and hooked into Open_vSwitch.bridges; it bumps next_cfg so that WaitApplied can tell

@@ -1,0 +1,375 @@
+// Package plan turns one case of a scenario into ordered steps, pure data: the steps that
+// build its topology, each with the step that undoes it, and the steps that put it into each
+// state. Every step carries its iproute2, ovs-vsctl, ethtool or tc equivalent. Nothing here
+// touches the kernel or the file system: what the plan must know of the host comes in as
+// Host. Package topo carries the steps out through netlink; `nsperf plan` prints them.
+package plan
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/nsperf/nsperf/internal/shellq"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// RunID names one run; every namespace (nsp3f9a-client) and device alias (nsperf:nsp3f9a) the
+// run creates carries it, so that two runs never collide and leftovers can be traced.
+type RunID string
+
+// runIDPattern matches run ids.
+var runIDPattern = regexp.MustCompile(`^nsp[0-9a-f]{4}$`)
+
+// NewRunID returns a random run id. Claiming it (the state file) happens when topo builds.
+func NewRunID() RunID {
+	var b [2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return RunID("nsp" + hex.EncodeToString(b[:]))
+}
+
+// ParseRunID checks a run id given by a user.
+func ParseRunID(s string) (RunID, error) {
+	if !runIDPattern.MatchString(s) {
+		return "", fmt.Errorf("%q is not a run id (like nsp3f9a; `nsperf cleanup --dry-run` lists the runs left behind)", s)
+	}
+	return RunID(s), nil
+}
+
+// Namespace returns the name of the run's namespace for a scenario namespace.
+func (id RunID) Namespace(ns string) string { return string(id) + "-" + ns }
+
+// Alias is the alias every device of the run carries (`ip link set DEV alias nsperf:ID`).
+func (id RunID) Alias() string { return "nsperf:" + string(id) }
+
+// StepKind is what a step does.
+type StepKind string
+
+// The kinds of build steps, in the order a plan uses them.
+const (
+	AddNamespace StepKind = "namespace"
+	AddVeth      StepKind = "veth"
+	AddVxlan     StepKind = "vxlan"
+	StartOVS     StepKind = "start-ovs"   // a private OVS instance in the ovs namespace
+	ConnectOVS   StepKind = "connect-ovs" // an existing OVS
+	AddBridge    StepKind = "bridge"
+	MoveLink     StepKind = "move" // a device into another namespace
+	SetMTU       StepKind = "mtu"
+	TxCsumOff    StepKind = "tx-csum-off" // the userspace datapath needs it
+	AddAddress   StepKind = "address"
+	SetUp        StepKind = "up"
+)
+
+// The kinds of undo steps: each build step that leaves something behind names one.
+const (
+	DelNamespace StepKind = "del-namespace"
+	DelLink      StepKind = "del-link"
+	StopOVS      StepKind = "stop-ovs"    // the private instance: both daemons, then its directory
+	DelBridges   StepKind = "del-bridges" // the run's bridges in an existing OVS
+)
+
+// Step is one action of a plan: pure data, with its iproute2 (or ovs-vsctl, ethtool, tc)
+// equivalent, and the step that undoes it. The live topology carries out the data; `nsperf
+// plan` prints the text.
+type Step struct {
+	Kind   StepKind
+	NS     string             // scenario namespace the step acts in
+	Dev    string             // device in NS
+	Peer   scenarios.Endpoint // AddVeth: the other end; MoveLink: the device in its new namespace
+	Vxlan  *scenarios.Vxlan   // AddVxlan
+	Bridge *Bridge            // AddBridge
+	DB     string             // StartOVS, ConnectOVS, DelBridges: the ovsdb endpoint
+	Dir    string             // StartOVS, StopOVS: the private instance's directory
+	MTU    int
+	Addr   netip.Prefix
+
+	// State steps (see StateSteps).
+	Knobs    scenarios.DeviceSettings    // SetKnobs: what the state sets; the rest is reset
+	Qdisc    *scenarios.Qdisc            // SetQdisc: nil removes nsperf's root qdisc
+	Offloads map[string]scenarios.Switch // SetOffloads: features the state sets
+
+	Do   string // the command-line equivalent; state steps may have several lines, or none
+	Undo *Step  // what removes what this step created; nil if nothing
+	// WithNamespace marks an undo that deleting the device's namespace does too: the live
+	// side does it first (a device in the root namespace outlives no namespace), the shell
+	// leaves it to `ip netns del`.
+	WithNamespace bool
+}
+
+// Bridge is an OVS bridge to create, with its ports, owned by a run (external_ids:RunKey).
+type Bridge struct {
+	Name     string
+	Datapath string
+	RunID    string
+	Ports    []BridgePort
+}
+
+// BridgePort is one port of a bridge: an internal port, or an existing device (a veth end).
+type BridgePort struct {
+	Name     string
+	Internal bool
+}
+
+// RunKey is the external_ids key that names the nsperf run owning a bridge.
+const RunKey = "nsperf-run"
+
+// Plan is the ordered list of steps that builds a scenario's topology.
+type Plan struct {
+	RunID    RunID
+	Scenario *scenarios.Scenario
+	Host     Host
+	Steps    []Step
+}
+
+// New orders the steps for one case of a scenario: namespaces (with lo up), then veth links,
+// then vxlans (whose underlay must exist first), each with its addresses (IPv6 without
+// duplicate address detection, so they are usable at once) and up; then Open vSwitch.
+func New(s *scenarios.Scenario, id RunID, host Host) *Plan {
+	p := &Plan{RunID: id, Scenario: s, Host: host}
+	namespaces := s.Topology.Namespaces
+	if o := s.Topology.OVS; o != nil && o.DB == "" {
+		// First, so that it goes last: the devices of OVS live in it.
+		namespaces = append([]string{scenarios.OVSNamespace}, namespaces...)
+	}
+	for _, ns := range namespaces {
+		full := shellq.Word(id.Namespace(ns))
+		p.add(Step{Kind: AddNamespace, NS: ns, Do: fmt.Sprintf("ip netns add %[1]s && ip -n %[1]s link set lo alias %s", full, id.Alias()),
+			Undo: &Step{Kind: DelNamespace, NS: ns, Do: "ip netns del " + full}})
+		p.setUp(ns, "lo")
+	}
+	for _, l := range s.Topology.Links {
+		if v := l.Veth; v != nil {
+			a, b := shellq.Word(id.Namespace(v.A.NS)), shellq.Word(id.Namespace(v.B.NS))
+			mtu := ""
+			if v.MTU != 0 {
+				mtu = fmt.Sprintf(" mtu %d", v.MTU)
+			}
+			p.add(Step{Kind: AddVeth, NS: v.A.NS, Dev: v.A.Name, Peer: v.B, MTU: v.MTU, Undo: p.delLink(v.A.NS, v.A.Name),
+				Do: fmt.Sprintf("ip -n %s link add %s%s type veth peer name %s netns %s%s && ip -n %s link set %s alias %s && ip -n %s link set %s alias %s",
+					a, shellq.Word(v.A.Name), mtu, shellq.Word(v.B.Name), b, mtu, a, shellq.Word(v.A.Name), id.Alias(), b, shellq.Word(v.B.Name), id.Alias())})
+			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
+				p.addAddresses(ep)
+			}
+			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
+				p.setUp(ep.NS, ep.Name)
+			}
+		}
+	}
+	for _, l := range s.Topology.Links {
+		if x := l.Vxlan; x != nil {
+			p.add(Step{Kind: AddVxlan, NS: x.NS, Dev: x.Name, Vxlan: x, MTU: x.MTU, Do: vxlanShell(x, id), Undo: p.delLink(x.NS, x.Name)})
+			p.addAddresses(x.Endpoint())
+			p.setUp(x.NS, x.Name)
+		}
+	}
+	if s.Topology.OVS != nil {
+		p.addOVS(s.Topology.OVS)
+	}
+	return p
+}
+
+// Host is what a plan needs to know of the machine; the live side finds it out, tests make
+// it up, and planning itself never looks.
+type Host struct {
+	// Datapath is the OVS datapath a bridge with datapath: auto gets (system with the
+	// openvswitch kernel module, netdev without).
+	Datapath string
+	// StateDir holds the run's private OVS directory (RUNID-ovs).
+	StateDir string
+}
+
+// OVSDir is where a run's private OVS keeps its database, sockets and logs.
+func (h Host) OVSDir(id RunID) string { return filepath.Join(h.StateDir, string(id)+"-ovs") }
+
+// datapath returns the datapath a scenario's bridges use, "auto" resolved.
+func (h Host) datapath(o *scenarios.OVS) string {
+	if o.Datapath == "" || o.Datapath == scenarios.DatapathAuto {
+		return h.Datapath
+	}
+	return o.Datapath
+}
+
+// Datapath is the datapath the scenario's bridges use, auto resolved; "" without OVS.
+func (p *Plan) Datapath() string {
+	if o := p.Scenario.Topology.OVS; o != nil {
+		return p.Host.datapath(o)
+	}
+	return ""
+}
+
+// addOVS plans Open vSwitch: the private instance (or the connection to an existing one), each
+// bridge's veth pairs, the bridge with all its ports in one transaction, then the internal
+// ports moved into their namespaces, addressed and up; on the userspace datapath, tx checksum
+// offload off on the devices whose traffic crosses it.
+func (p *Plan) addOVS(o *scenarios.OVS) {
+	id := p.RunID
+	exec := func(ns string) string { return "ip netns exec " + shellq.Word(id.Namespace(ns)) + " " }
+	q := shellq.Word
+	db := o.DB
+	if db == "" {
+		dir := p.Host.OVSDir(id)
+		db = "unix:" + dir + "/db.sock"
+		p.add(Step{Kind: StartOVS, NS: scenarios.OVSNamespace, DB: db, Dir: dir,
+			Do: fmt.Sprintf("mkdir -p %[1]s && ovsdb-tool create %[1]s/conf.db /usr/share/openvswitch/vswitch.ovsschema && "+
+				"%[2]sovsdb-server %[1]s/conf.db --remote=punix:%[1]s/db.sock --unixctl=%[1]s/ovsdb-server.ctl --pidfile=%[1]s/ovsdb-server.pid --log-file=%[1]s/ovsdb-server.log --detach && "+
+				"ovs-vsctl --db=%[3]s --no-wait init && "+
+				"%[2]sovs-vswitchd %[3]s --unixctl=%[1]s/ovs-vswitchd.ctl --pidfile=%[1]s/ovs-vswitchd.pid --log-file=%[1]s/ovs-vswitchd.log --detach", dir, exec(scenarios.OVSNamespace), db),
+			Undo: &Step{Kind: StopOVS, NS: scenarios.OVSNamespace, Dir: dir,
+				Do: fmt.Sprintf("ovs-appctl -t %[1]s/ovs-vswitchd.ctl exit; ovs-appctl -t %[1]s/ovsdb-server.ctl exit; rm -rf %[1]s", dir)}})
+	} else {
+		p.add(Step{Kind: ConnectOVS, DB: db, Do: "ovs-vsctl --db=" + q(db) + " show >/dev/null",
+			Undo: &Step{Kind: DelBridges, DB: db,
+				Do: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", q(db), RunKey, id, q(db))}})
+	}
+	datapath := p.Host.datapath(o)
+	n := 0
+	for _, b := range o.Bridges {
+		spec := &Bridge{Name: string(id) + "-" + b.Name, Datapath: datapath, RunID: string(id)}
+		vsctl := []string{fmt.Sprintf("ovs-vsctl --db=%s add-br %s -- set bridge %s datapath_type=%s external_ids:%s=%s", q(db), q(spec.Name), q(spec.Name), datapath, RunKey, id)}
+		var csum []scenarios.Endpoint
+		for _, port := range b.Ports {
+			if port.Veth != nil {
+				// The bridge's end of the pair, in the namespace OVS runs in, named for the run.
+				name := fmt.Sprintf("%sp%d", id, n)
+				n++
+				ovsNS := p.ip(scenarios.OVSNamespace)
+				p.add(Step{Kind: AddVeth, NS: scenarios.OVSNamespace, Dev: name, Peer: *port.Veth, Undo: p.delLink(scenarios.OVSNamespace, name),
+					Do: fmt.Sprintf("%s link add %s type veth peer name %s netns %s && %s link set %s alias %s", ovsNS, name, q(port.Veth.Name), q(id.Namespace(port.Veth.NS)), ovsNS, name, id.Alias())})
+				p.addAddresses(*port.Veth)
+				p.setUp(scenarios.OVSNamespace, name)
+				p.setUp(port.Veth.NS, port.Veth.Name)
+				spec.Ports = append(spec.Ports, BridgePort{Name: name})
+				vsctl = append(vsctl, "add-port "+q(spec.Name)+" "+name)
+				csum = append(csum, *port.Veth)
+			} else {
+				spec.Ports = append(spec.Ports, BridgePort{Name: port.Internal, Internal: true})
+				vsctl = append(vsctl, fmt.Sprintf("add-port %s %s -- set interface %s type=internal", q(spec.Name), q(port.Internal), q(port.Internal)))
+			}
+		}
+		p.add(Step{Kind: AddBridge, NS: scenarios.OVSNamespace, Dev: spec.Name, Bridge: spec, DB: db, Do: strings.Join(vsctl, " -- ")})
+		for _, port := range b.Ports {
+			if port.Internal == "" {
+				continue
+			}
+			ep := port.Endpoint()
+			if ep.NS != scenarios.OVSNamespace {
+				p.add(Step{Kind: MoveLink, NS: scenarios.OVSNamespace, Dev: ep.Name, Peer: ep,
+					Do: fmt.Sprintf("%s link set %s netns %s", p.ip(scenarios.OVSNamespace), q(ep.Name), q(id.Namespace(ep.NS)))})
+			}
+			if port.MTU != 0 {
+				p.add(Step{Kind: SetMTU, NS: ep.NS, Dev: ep.Name, MTU: port.MTU, Do: fmt.Sprintf("%s link set %s mtu %d", p.ip(ep.NS), q(ep.Name), port.MTU)})
+			}
+			p.addAddresses(ep)
+			p.setUp(ep.NS, ep.Name)
+			csum = append(csum, ep)
+		}
+		if datapath == scenarios.DatapathNetdev {
+			// Seen here: through the userspace datapath TCP stalls until tx checksum offload is
+			// off on the devices at either end; that turns TSO off too.
+			for _, ep := range csum {
+				p.add(Step{Kind: TxCsumOff, NS: ep.NS, Dev: ep.Name, Do: exec(ep.NS) + "ethtool -K " + q(ep.Name) + " tx off"})
+			}
+		}
+	}
+}
+
+// DeviceSteps returns the steps that create one device, with its addresses and up: what
+// recreating it repeats.
+func (p *Plan) DeviceSteps(ns, dev string) []Step {
+	var out []Step
+	for _, s := range p.Steps {
+		if s.NS == ns && s.Dev == dev && s.Kind != AddNamespace {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func vxlanShell(x *scenarios.Vxlan, id RunID) string {
+	ns := id.Namespace(x.NS)
+	args := []string{"ip", "-n", ns, "link", "add", x.Name}
+	if x.MTU != 0 {
+		args = append(args, "mtu", fmt.Sprint(x.MTU))
+	}
+	args = append(args, "type", "vxlan", "id", fmt.Sprint(x.VNI), "local", x.Local, "remote", x.Remote, "dstport", fmt.Sprint(x.Port))
+	if x.Underlay != "" {
+		args = append(args, "dev", x.Underlay)
+	}
+	if x.Learning != nil && *x.Learning {
+		args = append(args, "learning")
+	} else {
+		args = append(args, "nolearning")
+	}
+	if x.UDPCsum != nil {
+		v6 := netip.MustParseAddr(x.Local).Is6()
+		switch {
+		case !v6 && *x.UDPCsum:
+			args = append(args, "udpcsum")
+		case !v6:
+			args = append(args, "noudpcsum")
+		case !*x.UDPCsum:
+			args = append(args, "udp6zerocsumtx", "udp6zerocsumrx")
+		}
+	}
+	return shellq.Join(args) + fmt.Sprintf(" && ip -n %s link set %s alias %s", shellq.Word(ns), shellq.Word(x.Name), id.Alias())
+}
+
+func (p *Plan) add(s Step) { p.Steps = append(p.Steps, s) }
+
+// setUp: `ip -n NS link set DEV up`.
+func (p *Plan) setUp(ns, dev string) {
+	p.add(Step{Kind: SetUp, NS: ns, Dev: dev, Do: fmt.Sprintf("%s link set %s up", p.ip(ns), shellq.Word(dev))})
+}
+
+// delLink is the undo of a device: `ip -n NS link del DEV`.
+func (p *Plan) delLink(ns, dev string) *Step {
+	return &Step{Kind: DelLink, NS: ns, Dev: dev, WithNamespace: true,
+		Do: fmt.Sprintf("%s link del %s", p.ip(ns), shellq.Word(dev))}
+}
+
+// ip is `ip -n NS` for a scenario namespace; plain `ip` for the ovs namespace of an existing
+// OVS, which is the root namespace.
+func (p *Plan) ip(ns string) string {
+	if o := p.Scenario.Topology.OVS; ns == scenarios.OVSNamespace && o != nil && o.DB != "" {
+		return "ip"
+	}
+	return "ip -n " + shellq.Word(p.RunID.Namespace(ns))
+}
+
+func (p *Plan) addAddresses(ep scenarios.Endpoint) {
+	for _, a := range ep.Addrs {
+		pfx := netip.MustParsePrefix(a) // validated by the loader
+		nodad := ""
+		if pfx.Addr().Is6() {
+			nodad = " nodad"
+		}
+		p.add(Step{Kind: AddAddress, NS: ep.NS, Dev: ep.Name, Addr: pfx,
+			Do: fmt.Sprintf("ip -n %s addr add %s dev %s%s", shellq.Word(p.RunID.Namespace(ep.NS)), pfx, shellq.Word(ep.Name), nodad)})
+	}
+}
+
+// Shell returns the plan as shell commands, one per line.
+func (p *Plan) Shell() string {
+	var b strings.Builder
+	for _, s := range p.Steps {
+		b.WriteString(s.Do + "\n")
+	}
+	return b.String()
+}
+
+// UndoShell returns the commands that undo the plan, last step first.
+func (p *Plan) UndoShell() string {
+	var b strings.Builder
+	for i := len(p.Steps) - 1; i >= 0; i-- {
+		if u := p.Steps[i].Undo; u != nil && !u.WithNamespace {
+			b.WriteString(u.Do + "\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,135 @@
+package plan
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nsperf/nsperf/internal/shellq"
+	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// The kinds of state steps, per device.
+const (
+	SetKnobs    StepKind = "knobs"    // the knobs the state sets; the live side resets the others
+	SetQdisc    StepKind = "qdisc"    // the root qdisc the state attaches, or none
+	SetOffloads StepKind = "offloads" // the ethtool features the state sets; the others as built
+	Recreate    StepKind = "recreate" // delete the device and run its build steps again
+)
+
+// StateSteps returns the steps that put every device of the topology into a state: knobs
+// (IPv6, i.e. plain, sizes before IPv4 ones, because setting a plain size of 64K or less also
+// overwrites the IPv4 one), qdiscs and offloads of the devices built once; then the devices
+// marked recreate are created anew, so that they inherit from their lower device what this
+// state gave it, and get their own settings. Every device has its steps even where the state
+// sets nothing: the live side then resets it to its built values, so that no state inherits
+// from the one measured before it; the shell rendering prints nothing for it.
+func (p *Plan) StateSteps(st scenarios.State) []Step {
+	var built, recreated []string
+	for _, ep := range p.Scenario.Devices() {
+		if p.recreated(ep.Ref()) {
+			recreated = append(recreated, ep.Ref())
+		} else {
+			built = append(built, ep.Ref())
+		}
+	}
+	slices.Sort(built)
+	slices.Sort(recreated)
+	out := p.deviceStateSteps(st, built)
+	for _, ref := range recreated {
+		ns, dev, _ := strings.Cut(ref, "/")
+		lines := []string{fmt.Sprintf("%s link del %s  # created anew: it inherits from its lower device as set now", p.ip(ns), shellq.Word(dev))}
+		for _, step := range p.DeviceSteps(ns, dev) {
+			lines = append(lines, step.Do)
+		}
+		out = append(out, Step{Kind: Recreate, NS: ns, Dev: dev, Do: strings.Join(lines, "\n")})
+	}
+	return append(out, p.deviceStateSteps(st, recreated)...)
+}
+
+// deviceStateSteps: for a group of devices, the knobs of each, then the qdiscs, then the
+// offloads, as a reader runs them.
+func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
+	var out []Step
+	for _, ref := range refs {
+		ns, dev, _ := strings.Cut(ref, "/")
+		out = append(out, Step{Kind: SetKnobs, NS: ns, Dev: dev, Knobs: st.Devices[ref], Do: p.knobsShell(ns, dev, st.Devices[ref])})
+	}
+	for _, ref := range refs {
+		ns, dev, _ := strings.Cut(ref, "/")
+		step := Step{Kind: SetQdisc, NS: ns, Dev: dev}
+		if q, ok := st.Qdiscs[ref]; ok {
+			step.Qdisc = &q
+			step.Do = fmt.Sprintf("ip netns exec %s tc qdisc replace dev %s root %s", shellq.Word(p.RunID.Namespace(ns)), shellq.Word(dev), q)
+		}
+		out = append(out, step)
+	}
+	for _, ref := range refs {
+		ns, dev, _ := strings.Cut(ref, "/")
+		step := Step{Kind: SetOffloads, NS: ns, Dev: dev, Offloads: st.Offloads[ref]}
+		if len(step.Offloads) > 0 {
+			args := []string{"ip", "netns", "exec", p.RunID.Namespace(ns), "ethtool", "-K", dev}
+			for _, f := range slices.Sorted(maps.Keys(step.Offloads)) {
+				args = append(args, f, OnOff(bool(step.Offloads[f])))
+			}
+			step.Do = shellq.Join(args)
+		}
+		out = append(out, step)
+	}
+	return out
+}
+
+// knobsShell is `ip link set` for the knobs a state sets: plain ones, then IPv4 ones, which
+// iproute2 before 6.3 does not know.
+func (p *Plan) knobsShell(ns, dev string, ds scenarios.DeviceSettings) string {
+	var plain, ipv4 []string
+	for _, k := range knobs.Settable() {
+		if v, set := ds[k.Name]; set {
+			kv := fmt.Sprintf("%s %d", k.Name, v)
+			if k.IPv4 {
+				ipv4 = append(ipv4, kv)
+			} else {
+				plain = append(plain, kv)
+			}
+		}
+	}
+	prefix := fmt.Sprintf("ip -n %s link set dev %s", shellq.Word(p.RunID.Namespace(ns)), shellq.Word(dev))
+	var lines []string
+	if len(plain) > 0 {
+		lines = append(lines, prefix+" "+strings.Join(plain, " "))
+	}
+	if len(ipv4) > 0 {
+		lines = append(lines, prefix+" "+strings.Join(ipv4, " ")+" || echo 'needs iproute2 >= 6.3: nsperf sets it through netlink' >&2")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *Plan) recreated(ref string) bool {
+	for _, l := range p.Scenario.Topology.Links {
+		if x := l.Vxlan; x != nil && x.Recreate && x.Endpoint().Ref() == ref {
+			return true
+		}
+	}
+	return false
+}
+
+// StateShell renders a state's steps as shell lines.
+func StateShell(steps []Step) []string {
+	var out []string
+	for _, s := range steps {
+		if s.Do != "" {
+			out = append(out, strings.Split(s.Do, "\n")...)
+		}
+	}
+	return out
+}
+
+// OnOff spells a feature setting as ethtool does.
+func OnOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
