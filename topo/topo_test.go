@@ -45,7 +45,6 @@ func buildChecked(t *testing.T, s *scenarios.Scenario) *Live {
 	return l
 }
 
-
 func TestDesiredResetsWhatAStateLeavesOut(t *testing.T) {
 	pristine := Attrs{"mtu": 1500, "gso_max_size": 65536, "gro_max_size": 65536, "gso_ipv4_max_size": 65536, "gro_ipv4_max_size": 65536, "gso_max_segs": 65535, "tso_max_size": 524280}
 	got := Desired(pristine, scenarios.DeviceSettings{"gso_max_size": 185000})
@@ -78,7 +77,6 @@ func TestCapabilityProblem(t *testing.T) {
 		t.Errorf("missing IPv4 knobs: %q", got)
 	}
 }
-
 
 // TestBuildApplyTeardown builds the default topology, checks the read-back limits of both
 // states on both veth ends, and proves the teardown leaves nothing.
@@ -262,4 +260,3 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 		t.Fatalf("apply fixed: %v", err)
 	}
 }
-

@@ -269,4 +269,3 @@ func FuzzParseOwner(f *testing.F) {
 		}
 	})
 }
-
