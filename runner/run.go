@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,8 +17,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/runner/iperf3"
-	"github.com/nsperf/nsperf/runner/netperf"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/plan"
@@ -96,7 +96,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		Label:       opt.Label,
 		Start:       time.Now().UTC(),
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
-		Environment: envinfo.Collect(tools, map[string]func(string) string{"iperf3": iperf3.Version, "netperf": netperf.Version}),
+		Environment: envinfo.Collect(tools),
 	}
 	if busy != "" {
 		r.Warnings = append(r.Warnings, "measured while another nsperf run was measuring on this machine ("+busy+"; --concurrent): both runs' figures may be skewed")
@@ -163,34 +163,32 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 }
 
 // requireTools checks that the programs the scenario's workloads drive are installed, and
-// returns how to ask each for its version. A missing one is a capability the scenario needs
-// (exit 4), with the way to install it.
-func requireTools(s *scenarios.Scenario) (map[string][]string, error) {
-	tools := map[string][]string{}
+// returns those whose version the result records. A missing one is a capability the scenario
+// needs (exit 4), with the way to install it.
+func requireTools(s *scenarios.Scenario) ([]envinfo.Tool, error) {
+	var missing []string
+	var versioned []envinfo.Tool
+	seen := map[string]bool{}
 	for _, c := range s.Cases {
 		for _, w := range c.Scenario.Workloads {
-			switch {
-			case w.Iperf3 != nil:
-				tools["iperf3"] = []string{iperf3.Binary, "--version"}
-			case w.Netperf != nil:
-				tools["netperf"] = []string{netperf.Binary, "-V"}
-				tools["netserver"] = nil
+			if seen[w.Tool()] {
+				continue
 			}
+			seen[w.Tool()] = true
+			d := driver(w)
+			for _, p := range d.Programs() {
+				if _, err := exec.LookPath(p.Binary); err != nil {
+					missing = append(missing, missingProgram(p))
+				}
+			}
+			versioned = append(versioned, versionedPrograms(d)...)
 		}
 	}
-	var missing []string
-	for name := range tools {
-		bin := map[string]string{"iperf3": iperf3.Binary, "netperf": netperf.Binary, "netserver": netperf.ServerBinary}[name]
-		if _, err := exec.LookPath(bin); err != nil {
-			missing = append(missing, fmt.Sprintf("%s is not installed (Debian: apt-get install %s; netperf is in the non-free component, which scripts/deps.sh enables)", bin, map[string]string{"iperf3": "iperf3", "netperf": "netperf", "netserver": "netperf"}[name]))
-		}
-	}
-	delete(tools, "netserver")
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		return nil, &topo.CapabilityError{Reasons: missing}
 	}
-	return tools, nil
+	return versioned, nil
 }
 
 // build builds a case's topology under run id id, or under a fresh one (retrying on the rare
@@ -294,7 +292,7 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	if err := m.journal.BeginCase(m.caseIndex, *rc); err != nil {
 		return err
 	}
-	servers, err := m.startNetservers(live, s)
+	servers, err := m.startSharedServers(live, s)
 	defer func() {
 		for _, p := range servers {
 			p.stop()
@@ -370,20 +368,17 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	return nil
 }
 
-// sample runs one workload once; an error ends the case (interrupt, netserver gone).
+// sample runs one workload once; an error ends the case (interrupt, a shared server gone).
 func (m *measurement) sample(live *topo.Live, servers map[string]*process, round int, state string, w scenarios.Workload) (results.Sample, error) {
-	var sample results.Sample
-	if n := w.Netperf; n != nil {
-		server := servers[netserverKey(n)]
-		if server.exited() && m.ctx.Err() == nil {
-			return sample, netserverDied(n, server)
-		}
-		sample = m.netperf(live, round, state, w)
-		if sample.Error != "" && server.exited() && m.ctx.Err() == nil {
-			return sample, netserverDied(n, server)
-		}
-	} else {
-		sample = m.iperf3(live, round, state, w)
+	d, spec := driver(w), w.Spec()
+	srv := d.Server(spec)
+	shared := servers[srv.Key]
+	if !srv.PerRun && shared.exited() && m.ctx.Err() == nil {
+		return results.Sample{}, serverDied(srv, shared)
+	}
+	sample := m.run(live, d, spec, srv, results.Sample{Round: round, State: state, Workload: w.Name, Tool: w.Tool()})
+	if sample.Error != "" && !srv.PerRun && shared.exited() && m.ctx.Err() == nil {
+		return sample, serverDied(srv, shared)
 	}
 	if err := m.ctx.Err(); err != nil {
 		return sample, err // a run cut short by the interrupt is no sample
@@ -391,13 +386,69 @@ func (m *measurement) sample(live *topo.Live, servers map[string]*process, round
 	return sample, nil
 }
 
-// netserverKey identifies the netserver a netperf workload talks to.
-func netserverKey(n *scenarios.Netperf) string { return fmt.Sprintf("%s/%d", n.Server.NS, n.Port) }
+// run is one run of a tool: its fixed ports cleared of TIME_WAIT, its one-off server started
+// and listening, then the client, bounded by the run's length and the slack. A failure is
+// recorded in the sample with the time it took and what client and server printed.
+func (m *measurement) run(live *topo.Live, d tool.Driver, spec scenarios.ToolSpec, srv tool.Server, sample results.Sample) results.Sample {
+	name := sample.Tool
+	sample.Argv, sample.Start = d.Client(spec), time.Now().UTC()
+	var stderr []*bytes.Buffer
+	fail := func(err error) results.Sample {
+		var text []string
+		for _, b := range stderr {
+			if t := strings.TrimSpace(b.String()); t != "" {
+				text = append(text, t)
+			}
+		}
+		sample.Error, sample.Stderr = err.Error(), strings.Join(text, "\n")
+		sample.Seconds = time.Since(sample.Start).Seconds()
+		return sample
+	}
+	for _, p := range d.FixedPorts(spec) {
+		if _, err := live.ClearTimeWait(p.NS, p.Port); err != nil {
+			return fail(err)
+		}
+	}
+	if srv.PerRun {
+		server, err := start(m.ctx, live, srv.NS, srv.Argv)
+		if err != nil {
+			return fail(err)
+		}
+		defer server.stop()
+		stderr = append(stderr, &server.stderr)
+		if err := server.waitListening(m.ctx, srv.Port, m.opt.ServerTimeout); err != nil {
+			return fail(fmt.Errorf("%s server: %w", name, err))
+		}
+	}
+	limit := spec.Length() + m.opt.Slack
+	ctx, cancel := context.WithTimeout(m.ctx, limit)
+	defer cancel()
+	client, err := start(ctx, live, clientNS(spec), sample.Argv)
+	if err != nil {
+		return fail(err)
+	}
+	stderr = append([]*bytes.Buffer{&client.stderr}, stderr...)
+	<-client.done
+	sample.Output = client.stdout.String()
+	metrics, row, perr := d.Parse(spec, client.stdout.Bytes(), client.stderr.Bytes())
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return fail(fmt.Errorf("%s client timed out after %s", name, limit))
+	case perr != nil:
+		if client.err != nil {
+			perr = fmt.Errorf("%w (exit: %v)", perr, client.err)
+		}
+		return fail(perr)
+	}
+	sample.Seconds = time.Since(sample.Start).Seconds()
+	sample.Metrics, sample.Row = metrics, row
+	return sample
+}
 
-// netserverDied is the error of a case whose netserver exited: every later netperf run of the
-// case would fail.
-func netserverDied(n *scenarios.Netperf, p *process) error {
-	return fmt.Errorf("netserver in namespace %s (port %d) exited during the run (%v)%s; the case is stopped", n.Server.NS, n.Port, p.err, tail(p.stderr.String()))
+// serverDied is the error of a case whose shared server exited: every later run against it
+// would fail.
+func serverDied(srv tool.Server, p *process) error {
+	return fmt.Errorf("%s in namespace %s (port %d) exited during the run (%v)%s; the case is stopped", serverName(srv), srv.NS, srv.Port, p.err, tail(p.stderr.String()))
 }
 
 func tail(s string) string {
@@ -470,113 +521,25 @@ func record(rec *results.StateRecord, devices map[string]topo.DeviceState) {
 	sort.Strings(rec.Recreated)
 }
 
-// iperf3 runs one iperf3 measurement: a one-off server, ready when it listens, then the client.
-func (m *measurement) iperf3(live *topo.Live, round int, state string, w scenarios.Workload) results.Sample {
-	cfg := w.Iperf3
-	argv := iperf3.ClientArgs(cfg)
-	sample := results.Sample{Round: round, State: state, Workload: w.Name, Tool: "iperf3", Argv: argv, Start: time.Now().UTC()}
-	fail := func(err error, stderr ...string) results.Sample {
-		sample.Error = err.Error()
-		sample.Stderr = strings.TrimSpace(strings.Join(stderr, "\n"))
-		sample.Seconds = time.Since(sample.Start).Seconds()
-		return sample
-	}
-	if cfg.CPort != 0 {
-		// The previous run's connection on the same 4-tuple may still be in TIME_WAIT on
-		// either side: a fixed client port would then fail to bind or connect.
-		for p := cfg.CPort; p < cfg.CPort+max(cfg.Streams, 1); p++ {
-			if _, err := live.ClearTimeWait(cfg.Client.NS, p); err != nil {
-				return fail(err)
-			}
-		}
-		if _, err := live.ClearTimeWait(cfg.Server.NS, cfg.Port); err != nil {
-			return fail(err)
-		}
-	}
-	server, err := start(m.ctx, live, cfg.Server.NS, iperf3.ServerArgs(cfg))
-	if err != nil {
-		return fail(err)
-	}
-	defer server.stop()
-	if err := server.waitListening(m.ctx, cfg.Port, m.opt.ServerTimeout); err != nil {
-		return fail(fmt.Errorf("iperf3 server: %w", err), server.stderr.String())
-	}
-	ctx, cancel := context.WithTimeout(m.ctx, cfg.Duration.Std()+cfg.Omit.Std()+m.opt.Slack)
-	defer cancel()
-	client, err := start(ctx, live, cfg.Client.NS, argv)
-	if err != nil {
-		return fail(err)
-	}
-	<-client.done
-	sample.Seconds = time.Since(sample.Start).Seconds()
-	sample.Output = client.stdout.String()
-	metrics, perr := iperf3.Parse(client.stdout.Bytes())
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		return fail(fmt.Errorf("iperf3 client timed out after %s", cfg.Duration.Std()+cfg.Omit.Std()+m.opt.Slack), client.stderr.String(), server.stderr.String())
-	case perr != nil:
-		if client.err != nil {
-			perr = fmt.Errorf("%w (exit: %v)", perr, client.err)
-		}
-		return fail(perr, client.stderr.String(), server.stderr.String())
-	}
-	sample.Metrics = metrics
-	return sample
-}
-
-// startNetservers starts one netserver per server namespace and control port, in the
-// foreground, and waits until each listens. They are returned by netserverKey.
-func (m *measurement) startNetservers(live *topo.Live, s *scenarios.Scenario) (map[string]*process, error) {
+// startSharedServers starts the servers that live through a case (netserver), one per Key,
+// in the foreground, and waits until each listens. They are returned by Key.
+func (m *measurement) startSharedServers(live *topo.Live, s *scenarios.Scenario) (map[string]*process, error) {
 	servers := map[string]*process{}
 	for _, w := range s.Workloads {
-		n := w.Netperf
-		if n == nil || servers[netserverKey(n)] != nil {
+		srv := driver(w).Server(w.Spec())
+		if srv.PerRun || servers[srv.Key] != nil {
 			continue
 		}
-		p, err := start(m.ctx, live, n.Server.NS, netperf.ServerArgs(n))
+		p, err := start(m.ctx, live, srv.NS, srv.Argv)
 		if err != nil {
 			return servers, err
 		}
-		servers[netserverKey(n)] = p
-		if err := p.waitListening(m.ctx, n.Port, m.opt.ServerTimeout); err != nil {
-			return servers, fmt.Errorf("netserver in %s: %w", n.Server.NS, err)
+		servers[srv.Key] = p
+		if err := p.waitListening(m.ctx, srv.Port, m.opt.ServerTimeout); err != nil {
+			return servers, fmt.Errorf("%s in %s: %w", serverName(srv), srv.NS, err)
 		}
 	}
 	return servers, nil
-}
-
-// netperf runs one netperf test against the case's netserver.
-func (m *measurement) netperf(live *topo.Live, round int, state string, w scenarios.Workload) results.Sample {
-	cfg := w.Netperf
-	argv := netperf.ClientArgs(cfg)
-	sample := results.Sample{Round: round, State: state, Workload: w.Name, Tool: "netperf", Argv: argv, Start: time.Now().UTC()}
-	limit := cfg.Duration.Std() + m.opt.Slack
-	ctx, cancel := context.WithTimeout(m.ctx, limit)
-	defer cancel()
-	client, err := start(ctx, live, cfg.Client.NS, argv)
-	if err != nil {
-		sample.Error = err.Error()
-		return sample
-	}
-	<-client.done
-	sample.Seconds = time.Since(sample.Start).Seconds()
-	sample.Output = client.stdout.String()
-	metrics, row, perr := netperf.Parse(client.stdout.String()+client.stderr.String(), cfg.Test, cfg.Outputs)
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		sample.Error = fmt.Sprintf("netperf timed out after %s", limit)
-	case perr != nil:
-		sample.Error = perr.Error()
-		if client.err != nil {
-			sample.Error += fmt.Sprintf(" (exit: %v)", client.err)
-		}
-	}
-	if sample.Error != "" {
-		sample.Stderr = strings.TrimSpace(client.stderr.String())
-		return sample
-	}
-	sample.Metrics, sample.Row = metrics, row
-	return sample
 }
 
 // report prints one progress line: where the run is, the last figure and the time left.

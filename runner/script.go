@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/shellq"
-	"github.com/nsperf/nsperf/runner/iperf3"
-	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/plan"
@@ -59,7 +56,7 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 
 func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 	p := topo.NewPlan(s, id)
-	b.WriteString("\nnetservers=\"\"\ncleanup() {\n\t[ -z \"$netservers\" ] || kill $netservers 2>/dev/null || true\n")
+	b.WriteString("\nservers=\"\"\ncleanup() {\n\t[ -z \"$servers\" ] || kill $servers 2>/dev/null || true\n")
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
 		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)
 	}
@@ -90,27 +87,28 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 	for i, w := range s.Workloads {
 		fn := fmt.Sprintf("workload%d_%s", i, unsafeIdent.ReplaceAllString(w.Name, "_"))
 		workFn[w.Name] = fn
+		d, spec := driver(w), w.Spec()
+		srv, client := d.Server(spec), shellq.Word(id.Namespace(clientNS(spec)))
 		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
-		if n := w.Netperf; n != nil {
-			fmt.Fprintf(b, "\tip netns exec %s %s\n}\n", shellq.Word(id.Namespace(n.Client.NS)), shellQuote(netperf.ClientArgs(n)))
+		if !srv.PerRun {
+			fmt.Fprintf(b, "\tip netns exec %s %s\n}\n", client, shellQuote(d.Client(spec)))
 			continue
 		}
-		cfg := w.Iperf3
-		srv, cli := shellq.Word(id.Namespace(cfg.Server.NS)), shellq.Word(id.Namespace(cfg.Client.NS))
-		fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n", srv, shellQuote(iperf3.ServerArgs(cfg)))
-		fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%s' | grep -q .; do sleep 0.1; done\n", srv, strconv.Itoa(cfg.Port))
-		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait $!\n}\n", cli, shellQuote(iperf3.ClientArgs(cfg)))
+		ns := shellq.Word(id.Namespace(srv.NS))
+		fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n", ns, shellQuote(srv.Argv))
+		fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
+		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait $!\n}\n", client, shellQuote(d.Client(spec)))
 	}
 	started := map[string]bool{}
 	for _, w := range s.Workloads {
-		n := w.Netperf
-		if n == nil || started[n.Server.NS+strconv.Itoa(n.Port)] {
+		srv := driver(w).Server(w.Spec())
+		if srv.PerRun || started[srv.Key] {
 			continue
 		}
-		started[n.Server.NS+strconv.Itoa(n.Port)] = true
-		srv := shellq.Word(id.Namespace(n.Server.NS))
-		fmt.Fprintf(b, "\n# netserver for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nnetservers=\"$netservers $!\"\n", srv, shellQuote(netperf.ServerArgs(n)))
-		fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", srv, n.Port)
+		started[srv.Key] = true
+		ns := shellq.Word(id.Namespace(srv.NS))
+		fmt.Fprintf(b, "\n# %s for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nservers=\"$servers $!\"\n", serverName(srv), ns, shellQuote(srv.Argv))
+		fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
 	}
 	var seed int64
 	if s.Seed != nil {
@@ -128,4 +126,10 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
 		fmt.Fprintf(b, "%s  # round %d\n", strings.Join(calls, "; "), r+1)
 	}
 	b.WriteString("cleanup\n")
+}
+
+// clientNS is the namespace a workload's client runs in.
+func clientNS(spec scenarios.ToolSpec) string {
+	client, _ := spec.Ends()
+	return client.NS
 }

@@ -160,40 +160,10 @@ func (s *Scenario) applyDefaults() {
 			l.Vxlan.Port = DefaultVxlanPort
 		}
 	}
-	for i := range s.Workloads {
-		if n := s.Workloads[i].Netperf; n != nil {
-			path := fmt.Sprintf("workloads[%d].netperf.", i)
-			if !s.written(path + "test") {
-				n.Test = "TCP_STREAM"
-			}
-			if !s.written(path + "duration") {
-				n.Duration = Duration(DefaultDuration)
-			}
-			if !s.written(path + "port") {
-				n.Port = DefaultNetperfPort
-			}
-			if !s.written(path+"outputs") && strings.HasSuffix(n.Test, "_RR") {
-				n.Outputs = []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
-			} else if !s.written(path+"outputs") && n.Test == "UDP_STREAM" {
-				n.Outputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS"}
-			}
-		}
-		w := s.Workloads[i].Iperf3
-		if w == nil {
-			continue
-		}
-		path := fmt.Sprintf("workloads[%d].iperf3.", i)
-		if !s.written(path + "duration") {
-			w.Duration = Duration(DefaultDuration)
-		}
-		if !s.written(path + "omit") {
-			w.Omit = Duration(DefaultOmit)
-		}
-		if !s.written(path + "port") {
-			w.Port = DefaultPort
-		}
-		if !s.written(path + "streams") {
-			w.Streams = DefaultStreams
+	for i, w := range s.Workloads {
+		if names, specs := w.tools(); len(specs) == 1 {
+			path := fmt.Sprintf("workloads[%d].%s.", i, names[0])
+			specs[0].setDefaults(func(key string) bool { return s.written(path + key) })
 		}
 	}
 }
@@ -321,12 +291,6 @@ func (o Overrides) Apply(s *Scenario) error {
 	if o.Omit >= 0 && o.Omit%time.Second != 0 {
 		return fmt.Errorf("--omit %s: want whole seconds", o.Omit)
 	}
-	if o.Duration > MaxIperf3Duration {
-		return fmt.Errorf("--duration %s: iperf3 measures at most %s", o.Duration, MaxIperf3Duration)
-	}
-	if o.Omit > MaxIperf3Omit {
-		return fmt.Errorf("--omit %s: iperf3 omits at most %s", o.Omit, MaxIperf3Omit)
-	}
 	if o.OVSDB != "" {
 		if s.Topology.OVS == nil {
 			return fmt.Errorf("--ovsdb %s: scenario %s has no Open vSwitch bridges", o.OVSDB, s.Name)
@@ -360,7 +324,11 @@ func (o Overrides) Apply(s *Scenario) error {
 			c.Runs = o.Runs
 		}
 		for _, w := range c.Workloads {
-			o.applyWorkload(w)
+			if spec := w.Spec(); spec != nil {
+				if err := spec.override(o); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -387,19 +355,4 @@ func checkExistingOVS(s *Scenario) error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-func (o Overrides) applyWorkload(w Workload) {
-	if w.Netperf != nil && o.Duration != 0 {
-		w.Netperf.Duration = Duration(o.Duration)
-	}
-	if w.Iperf3 == nil {
-		return
-	}
-	if o.Duration != 0 {
-		w.Iperf3.Duration = Duration(o.Duration)
-	}
-	if o.Omit >= 0 {
-		w.Iperf3.Omit = Duration(o.Omit)
-	}
 }

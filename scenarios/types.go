@@ -100,7 +100,7 @@ func (p Port) Endpoint() Endpoint {
 // MaxBridgeNameLen keeps RUNID-NAME within an interface name (the bridge's own port).
 const MaxBridgeNameLen = 7
 
-// Link is one link entry; exactly one kind is set. OVS follows in a later version.
+// Link is one link entry; exactly one kind is set. Open vSwitch bridges are in Topology.OVS.
 type Link struct {
 	Veth  *Veth  `yaml:"veth"`
 	Vxlan *Vxlan `yaml:"vxlan"`
@@ -420,84 +420,6 @@ type DeviceSettings map[string]uint32
 // KnownKeys are the keys the decoder accepts: the settable knobs.
 func (DeviceSettings) KnownKeys() []string { return knobs.SettableNames() }
 
-// Workload is one measurement run in every state; exactly one tool is set.
-type Workload struct {
-	Name    string   `yaml:"name"`
-	Iperf3  *Iperf3  `yaml:"iperf3"`
-	Netperf *Netperf `yaml:"netperf"`
-}
-
-// Tool returns the name of the workload's tool.
-func (w Workload) Tool() string {
-	if w.Netperf != nil {
-		return "netperf"
-	}
-	return "iperf3"
-}
-
-// Sides returns the workload's client and server, whatever its tool.
-func (w Workload) Sides() (client, server Side) {
-	if w.Netperf != nil {
-		return w.Netperf.Client, w.Netperf.Server
-	}
-	if w.Iperf3 != nil {
-		return w.Iperf3.Client, w.Iperf3.Server
-	}
-	return Side{}, Side{}
-}
-
-// Length is the time one run of the workload takes, omit included.
-func (w Workload) Length() time.Duration {
-	switch {
-	case w.Netperf != nil:
-		return w.Netperf.Duration.Std()
-	case w.Iperf3 != nil:
-		return w.Iperf3.Duration.Std() + w.Iperf3.Omit.Std()
-	}
-	return 0
-}
-
-// Netperf describes one netperf test against a netserver in the server namespace
-// (`netperf -H ADDR -t TEST -l SECS -T C,S -- -r REQ,RESP -O SELECTORS`). The address family
-// follows Server.Addr.
-type Netperf struct {
-	Test        string   `yaml:"test"` // TCP_STREAM (default), TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR
-	Client      Side     `yaml:"client"`
-	Server      Side     `yaml:"server"`
-	Duration    Duration `yaml:"duration"`     // -l (default 10s)
-	Port        int      `yaml:"port"`         // netserver's control port (-p, default 12865)
-	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests
-	Response    int      `yaml:"response"`     //
-	MessageSize int      `yaml:"message_size"` // -m, send size of stream tests
-	SendBuffer  int      `yaml:"send_buffer"`  // -s, local socket buffer
-	RecvBuffer  int      `yaml:"recv_buffer"`  // -S, remote socket buffer
-	// Outputs are omni selectors (-O), e.g. [MIN_LATENCY, P90_LATENCY, P99_LATENCY,
-	// THROUGHPUT]; default: those for request/response tests, the classic block for
-	// TCP_STREAM.
-	Outputs []string `yaml:"outputs"`
-}
-
-// DefaultNetperfPort is netserver's standard control port.
-const DefaultNetperfPort = 12865
-
-// Iperf3 describes one iperf3 client/server pair. The address family follows Server.Addr.
-type Iperf3 struct {
-	Client   Side     `yaml:"client"`
-	Server   Side     `yaml:"server"`
-	Duration Duration `yaml:"duration"` // -t: measured time, after the omitted start
-	Omit     Duration `yaml:"omit"`     // -O: seconds at the start left out of the result
-	Port     int      `yaml:"port"`     // -p: server port
-	CPort    int      `yaml:"cport"`    // --cport: fixed client port, 0 for an ephemeral one
-	Streams  int      `yaml:"streams"`  // -P
-}
-
-// Side is where one end of a workload runs.
-type Side struct {
-	NS   string `yaml:"ns"`
-	CPU  *int   `yaml:"cpu"`  // pinned CPU (-A); nil: not pinned
-	Addr string `yaml:"addr"` // server only: the address the client connects to
-}
-
 // Duration is a time.Duration written as "15s" (or a plain number of seconds) in YAML.
 type Duration time.Duration
 
@@ -531,14 +453,11 @@ func (d *Duration) UnmarshalScalar(s string) error {
 	return nil
 }
 
-// Defaults applied by the loader where a scenario is silent.
+// Defaults applied by the loader where a scenario is silent; each tool has its own too.
 const (
 	DefaultRuns     = 6
 	DefaultOrder    = OrderAlternate
-	DefaultDuration = 10 * time.Second
-	DefaultOmit     = 2 * time.Second
-	DefaultPort     = 5201
-	DefaultStreams  = 1
+	DefaultDuration = 10 * time.Second // a run's measured time, for every tool
 )
 
 // Orders of states within the rounds.
@@ -550,12 +469,6 @@ const (
 
 // MaxIfNameLen is IFNAMSIZ - 1; the knobs' kernel limits are in package knobs.
 const MaxIfNameLen = 15
-
-// Tool limits checked by validation: iperf3's MAX_TIME and MAX_OMIT_TIME.
-const (
-	MaxIperf3Duration = 86400 * time.Second
-	MaxIperf3Omit     = 600 * time.Second
-)
 
 // Pos is a place in a scenario file.
 type Pos struct{ Line, Col int }

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/nsperf/nsperf/knobs"
 )
@@ -160,8 +159,8 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 	}
 	if o.DB != "" {
 		for i, w := range v.s.Workloads {
-			if w.Iperf3 != nil && (w.Iperf3.Client.NS == OVSNamespace || w.Iperf3.Server.NS == OVSNamespace) {
-				v.add(fmt.Sprintf("workloads[%d].iperf3", i), "runs in the ovs namespace, which with an existing OVS (db: %s) is the root namespace; nsperf runs tools only in namespaces it built", o.DB)
+			if client, server := w.Sides(); client.NS == OVSNamespace || server.NS == OVSNamespace {
+				v.add(fmt.Sprintf("workloads[%d].%s", i, w.Tool()), "runs in the ovs namespace, which with an existing OVS (db: %s) is the root namespace; nsperf runs tools only in namespaces it built", o.DB)
 			}
 		}
 	}
@@ -401,67 +400,6 @@ func (v *validator) settings(path string, ds DeviceSettings, d *device) {
 	}
 }
 
-func (v *validator) workloads(namespaces map[string]bool, devices map[string]*device, opt Options) {
-	if len(v.s.Workloads) == 0 {
-		v.add("workloads", "missing: list at least one workload, e.g. an iperf3 client and server")
-	}
-	seen := map[string]bool{}
-	for i, w := range v.s.Workloads {
-		path := fmt.Sprintf("workloads[%d]", i)
-		switch {
-		case w.Name == "":
-			v.add(path+".name", "missing: every workload needs a name, e.g. tcp4")
-		case !stateNameRE.MatchString(w.Name):
-			v.add(path+".name", "%q: use letters, digits, '.', '_' and '-'", w.Name)
-		case seen[w.Name]:
-			v.add(path+".name", "duplicate workload %q", w.Name)
-		}
-		seen[w.Name] = true
-		switch {
-		case w.Iperf3 == nil && w.Netperf == nil:
-			v.add(path, "a workload needs one tool: iperf3 or netperf")
-		case w.Iperf3 != nil && w.Netperf != nil:
-			v.add(path, "a workload has one tool: split iperf3 and netperf into two workloads")
-		case w.Iperf3 != nil:
-			v.iperf3(path+".iperf3", w.Iperf3, namespaces, devices, opt)
-		default:
-			v.netperf(path+".netperf", w.Netperf, namespaces, devices, opt)
-		}
-	}
-}
-
-func (v *validator) iperf3(path string, w *Iperf3, namespaces map[string]bool, devices map[string]*device, opt Options) {
-	server := v.side(path+".server", w.Server, namespaces, devices, opt, true)
-	client := v.side(path+".client", w.Client, namespaces, devices, opt, false)
-	if server.IsValid() && client.IsValid() && server.Is4() != client.Is4() {
-		v.add(path+".client.addr", "%s and the server address %s are of different families", client, server)
-	}
-	wholeSeconds := func(key string, d Duration, min time.Duration) {
-		if d.Std() < min || d.Std()%time.Second != 0 {
-			v.add(path+"."+key, "%s: want whole seconds, at least %s", d, min)
-		}
-	}
-	wholeSeconds("duration", w.Duration, time.Second)
-	wholeSeconds("omit", w.Omit, 0)
-	// iperf3 refuses longer (MAX_TIME and MAX_OMIT_TIME in iperf_api.h), with an error that
-	// would fail every run only after the topology is built.
-	if w.Duration.Std() > MaxIperf3Duration {
-		v.add(path+".duration", "%s: iperf3 measures at most %s (-t)", w.Duration, MaxIperf3Duration)
-	}
-	if w.Omit.Std() > MaxIperf3Omit {
-		v.add(path+".omit", "%s: iperf3 omits at most %s (-O)", w.Omit, MaxIperf3Omit)
-	}
-	if w.Port < 1 || w.Port > 65535 {
-		v.add(path+".port", "%d: want 1 to 65535", w.Port)
-	}
-	if w.CPort < 0 || w.CPort > 65535 {
-		v.add(path+".cport", "%d: want 1 to 65535, or leave it out for an ephemeral port", w.CPort)
-	}
-	if w.Streams < 1 || w.Streams > 128 {
-		v.add(path+".streams", "%d: want 1 to 128", w.Streams)
-	}
-}
-
 func (v *validator) expectations(devices map[string]*device) {
 	states := map[string]bool{}
 	for _, st := range v.s.States {
@@ -505,41 +443,6 @@ func (v *validator) expectations(devices map[string]*device) {
 			case e.State != "" && len(v.s.States) > 0 && e.State == v.s.States[0].Name && v.s.States[0].CompareTo == "":
 				v.add(path+".state", "%q is the baseline; name a state compared with it", e.State)
 			}
-		}
-	}
-}
-
-var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
-
-func (v *validator) netperf(path string, w *Netperf, namespaces map[string]bool, devices map[string]*device, opt Options) {
-	server := v.side(path+".server", w.Server, namespaces, devices, opt, true)
-	client := v.side(path+".client", w.Client, namespaces, devices, opt, false)
-	if server.IsValid() && client.IsValid() && server.Is4() != client.Is4() {
-		v.add(path+".client.addr", "%s and the server address %s are of different families", client, server)
-	}
-	rr := strings.HasSuffix(w.Test, "_RR")
-	switch w.Test {
-	case "TCP_STREAM", "TCP_RR", "TCP_CRR", "UDP_STREAM", "UDP_RR":
-	default:
-		v.add(path+".test", "%q: want TCP_STREAM, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR", w.Test)
-	}
-	if d := w.Duration.Std(); d < time.Second || d%time.Second != 0 {
-		v.add(path+".duration", "%s: want whole seconds, at least 1s", w.Duration)
-	}
-	if w.Port < 1 || w.Port > 65535 {
-		v.add(path+".port", "%d: want 1 to 65535", w.Port)
-	}
-	if !rr && (w.Request != 0 || w.Response != 0) {
-		v.add(path+".request", "request and response sizes belong to _RR tests, not %s", w.Test)
-	}
-	for key, n := range map[string]int{"request": w.Request, "response": w.Response, "message_size": w.MessageSize, "send_buffer": w.SendBuffer, "recv_buffer": w.RecvBuffer} {
-		if n < 0 {
-			v.add(path+"."+key, "%d: want a positive size in bytes", n)
-		}
-	}
-	for i, sel := range w.Outputs {
-		if !netperfSelectorRE.MatchString(sel) {
-			v.add(fmt.Sprintf("%s.outputs[%d]", path, i), "%q is not a netperf output selector (e.g. THROUGHPUT, MIN_LATENCY, P99_LATENCY)", sel)
 		}
 	}
 }

@@ -17,9 +17,9 @@ import (
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/internal/version"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
-	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 )
@@ -370,11 +370,8 @@ func probeCmd() *cobra.Command {
 			if err := requireRoot(); err != nil {
 				return err
 			}
-			env := envinfo.Collect(map[string][]string{
-				"iperf3":       {iperf3.Binary, "--version"},
-				"netperf":      {"netperf", "-V"},
-				"ovs-vswitchd": {"ovs-vswitchd", "--version"},
-			}, map[string]func(string) string{"iperf3": iperf3.Version, "netperf": lastField, "ovs-vswitchd": lastField})
+			env := envinfo.Collect(append(runner.Programs(),
+				envinfo.Tool{Name: "ovs-vswitchd", Argv: []string{"ovs-vswitchd", "--version"}, Parse: version.LastField}))
 			report, err := topo.Probe(env.Tools)
 			if err != nil {
 				return err
@@ -390,15 +387,6 @@ func probeCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&format, "format", "text", "text or json")
 	return c
-}
-
-// lastField is the version in "Netperf version 2.7.0" and "ovs-vswitchd (Open vSwitch) 3.1.0".
-func lastField(out string) string {
-	f := strings.Fields(strings.SplitN(out, "\n", 2)[0])
-	if len(f) == 0 {
-		return ""
-	}
-	return f[len(f)-1]
 }
 
 func reportCmd() *cobra.Command {

@@ -13,9 +13,15 @@ import (
 	"github.com/nsperf/nsperf/results"
 )
 
-// Collect reads the kernel, CPU and the versions of the given tools (name -> argv that prints
-// the version; the first line of its output is kept unless parse is given).
-func Collect(tools map[string][]string, parse map[string]func(string) string) results.Environment {
+// Tool is a program whose version a result records.
+type Tool struct {
+	Name  string
+	Argv  []string            // prints the version
+	Parse func(string) string // reads it; nil keeps the first line of the output
+}
+
+// Collect reads the kernel, CPU and the versions of the given tools.
+func Collect(tools []Tool) results.Environment {
 	env := results.Environment{CPUs: runtime.NumCPU(), Tools: map[string]string{}}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -25,16 +31,16 @@ func Collect(tools map[string][]string, parse map[string]func(string) string) re
 		env.Hostname = unix.ByteSliceToString(u.Nodename[:])
 	}
 	env.CPUModel = cpuModel()
-	for name, argv := range tools {
-		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	for _, t := range tools {
+		out, err := exec.Command(t.Argv[0], t.Argv[1:]...).CombinedOutput()
 		if err != nil && len(out) == 0 {
-			env.Tools[name] = "unavailable: " + err.Error()
+			env.Tools[t.Name] = "unavailable: " + err.Error()
 			continue
 		}
-		if p := parse[name]; p != nil {
-			env.Tools[name] = p(string(out))
+		if t.Parse != nil {
+			env.Tools[t.Name] = t.Parse(string(out))
 		} else {
-			env.Tools[name] = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+			env.Tools[t.Name] = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 		}
 	}
 	return env

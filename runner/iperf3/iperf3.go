@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/netip"
 	"strconv"
 	"strings"
 
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -28,11 +28,7 @@ func ServerArgs(w *scenarios.Iperf3) []string {
 // ClientArgs is the measuring client: JSON output, the family of the server address, omit,
 // duration, pinned CPU and fixed client port when the workload says so.
 func ClientArgs(w *scenarios.Iperf3) []string {
-	family := "-4"
-	if a, err := netip.ParseAddr(w.Server.Addr); err == nil && a.Is6() {
-		family = "-6"
-	}
-	args := []string{Binary, "-c", w.Server.Addr, "-p", strconv.Itoa(w.Port), family, "-J",
+	args := []string{Binary, "-c", w.Server.Addr, "-p", strconv.Itoa(w.Port), w.Server.Family(), "-J",
 		"-t", strconv.Itoa(w.Duration.Seconds()), "-O", strconv.Itoa(w.Omit.Seconds())}
 	if w.Streams > 1 {
 		args = append(args, "-P", strconv.Itoa(w.Streams))
@@ -47,6 +43,43 @@ func ClientArgs(w *scenarios.Iperf3) []string {
 		args = append(args, "--cport", strconv.Itoa(w.CPort))
 	}
 	return args
+}
+
+// Driver drives iperf3: a one-off server per run, the client with JSON output.
+type Driver struct{}
+
+// Programs implements tool.Driver.
+func (Driver) Programs() []tool.Program {
+	return []tool.Program{{Name: "iperf3", Binary: Binary, Package: "iperf3", Version: []string{Binary, "--version"}, ParseVersion: Version}}
+}
+
+// Server implements tool.Driver: `iperf3 -s -1`, started before each run.
+func (Driver) Server(spec scenarios.ToolSpec) tool.Server {
+	w := spec.(*scenarios.Iperf3)
+	return tool.Server{NS: w.Server.NS, Argv: ServerArgs(w), Port: w.Port, PerRun: true}
+}
+
+// Client implements tool.Driver.
+func (Driver) Client(spec scenarios.ToolSpec) []string { return ClientArgs(spec.(*scenarios.Iperf3)) }
+
+// FixedPorts implements tool.Driver: with --cport, the client ports of every stream and the
+// server port, whose connections of the previous run may still be in TIME_WAIT on either side.
+func (Driver) FixedPorts(spec scenarios.ToolSpec) []tool.Port {
+	w := spec.(*scenarios.Iperf3)
+	if w.CPort == 0 {
+		return nil
+	}
+	var ports []tool.Port
+	for p := w.CPort; p < w.CPort+max(w.Streams, 1); p++ {
+		ports = append(ports, tool.Port{NS: w.Client.NS, Port: p})
+	}
+	return append(ports, tool.Port{NS: w.Server.NS, Port: w.Port})
+}
+
+// Parse implements tool.Driver: the client's -J output; iperf3 prints no row.
+func (Driver) Parse(_ scenarios.ToolSpec, stdout, _ []byte) ([]results.Metric, string, error) {
+	m, err := Parse(stdout)
+	return m, "", err
 }
 
 // output is the part of iperf3's -J output nsperf reads.

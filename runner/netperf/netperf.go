@@ -5,12 +5,13 @@ package netperf
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/version"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -29,21 +30,6 @@ const (
 	UDPRR     = "UDP_RR"
 )
 
-// IsRR reports whether a test is request/response (its throughput is a transaction rate).
-func IsRR(test string) bool { return strings.HasSuffix(test, "_RR") }
-
-// DefaultOutputs are the omni selectors a test reports when the scenario lists none; nil
-// means the classic output (the TCP_STREAM block of commit messages).
-func DefaultOutputs(test string) []string {
-	switch {
-	case IsRR(test):
-		return []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
-	case test == UDPStream:
-		return []string{"THROUGHPUT", "THROUGHPUT_UNITS"}
-	}
-	return nil
-}
-
 // ServerArgs is netserver in the foreground (-D) on the workload's control port.
 func ServerArgs(w *scenarios.Netperf) []string {
 	return []string{ServerBinary, "-D", "-p", strconv.Itoa(w.Port)}
@@ -52,11 +38,7 @@ func ServerArgs(w *scenarios.Netperf) []string {
 // ClientArgs is the measuring netperf: test, length, the family of the server address, CPU
 // binding of both sides (-T), then the test options: sizes, socket buffers, output selectors.
 func ClientArgs(w *scenarios.Netperf) []string {
-	family := "-4"
-	if a, err := netip.ParseAddr(w.Server.Addr); err == nil && a.Is6() {
-		family = "-6"
-	}
-	args := []string{Binary, "-H", w.Server.Addr, "-p", strconv.Itoa(w.Port), family, "-t", w.Test, "-l", strconv.Itoa(w.Duration.Seconds())}
+	args := []string{Binary, "-H", w.Server.Addr, "-p", strconv.Itoa(w.Port), w.Server.Family(), "-t", w.Test, "-l", strconv.Itoa(w.Duration.Seconds())}
 	if w.Client.CPU != nil || w.Server.CPU != nil {
 		args = append(args, "-T", cpu(w.Client.CPU)+","+cpu(w.Server.CPU))
 	}
@@ -64,7 +46,7 @@ func ClientArgs(w *scenarios.Netperf) []string {
 		args = append(args, "-L", w.Client.Addr)
 	}
 	var test []string
-	if IsRR(w.Test) && (w.Request > 0 || w.Response > 0) {
+	if w.IsRR() && (w.Request > 0 || w.Response > 0) {
 		test = append(test, "-r", fmt.Sprintf("%d,%d", w.Request, w.Response))
 	}
 	if w.MessageSize > 0 {
@@ -218,7 +200,7 @@ func toMetrics(test string, values map[string]string) ([]results.Metric, error) 
 		case sel == "THROUGHPUT":
 			units := strings.Replace(values["THROUGHPUT_UNITS"], "/sec", "/s", 1)
 			switch {
-			case IsRR(test) || strings.EqualFold(units, "Trans/s"):
+			case scenarios.IsRRTest(test) || strings.EqualFold(units, "Trans/s"):
 				m.Unit = "trans/s"
 			case units == "":
 				m.Unit, m.Value = "bit/s", v*1e6 // netperf's default: 10^6bits/s
@@ -263,10 +245,34 @@ func orderedKeys(m map[string]string) []string {
 }
 
 // Version extracts the version from `netperf -V` ("Netperf version 2.7.0").
-func Version(out string) string {
-	f := strings.Fields(strings.SplitN(out, "\n", 2)[0])
-	if len(f) == 0 {
-		return ""
+func Version(out string) string { return version.LastField(out) }
+
+// Driver drives netperf against one netserver per case, namespace and control port.
+type Driver struct{}
+
+// Programs implements tool.Driver.
+func (Driver) Programs() []tool.Program {
+	return []tool.Program{
+		{Name: "netperf", Binary: Binary, Package: "netperf", Version: []string{Binary, "-V"}, ParseVersion: Version},
+		{Name: "netserver", Binary: ServerBinary, Package: "netperf"},
 	}
-	return f[len(f)-1]
+}
+
+// Server implements tool.Driver: netserver in the foreground, shared by the case's workloads
+// that name the same namespace and control port.
+func (Driver) Server(spec scenarios.ToolSpec) tool.Server {
+	w := spec.(*scenarios.Netperf)
+	return tool.Server{NS: w.Server.NS, Argv: ServerArgs(w), Port: w.Port, Key: fmt.Sprintf("%s/%d", w.Server.NS, w.Port)}
+}
+
+// Client implements tool.Driver.
+func (Driver) Client(spec scenarios.ToolSpec) []string { return ClientArgs(spec.(*scenarios.Netperf)) }
+
+// FixedPorts implements tool.Driver: netperf's data connections use ephemeral ports.
+func (Driver) FixedPorts(scenarios.ToolSpec) []tool.Port { return nil }
+
+// Parse implements tool.Driver: netperf prints its errors on either stream.
+func (Driver) Parse(spec scenarios.ToolSpec, stdout, stderr []byte) ([]results.Metric, string, error) {
+	w := spec.(*scenarios.Netperf)
+	return Parse(string(stdout)+string(stderr), w.Test, w.Outputs)
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nsperf/nsperf/internal/version"
 )
 
 // SchemaPaths are where distributions install the Open_vSwitch schema (openvswitch-common).
@@ -188,11 +190,7 @@ func Version() string {
 	if err != nil {
 		return ""
 	}
-	f := strings.Fields(strings.SplitN(string(out), "\n", 2)[0])
-	if len(f) == 0 {
-		return ""
-	}
-	return f[len(f)-1]
+	return version.LastField(string(out))
 }
 
 // DetectDatapath returns system when the openvswitch kernel module is loaded, else netdev

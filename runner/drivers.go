@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/nsperf/nsperf/internal/envinfo"
+	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/runner/netperf"
+	"github.com/nsperf/nsperf/runner/tool"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// drivers are the tools' drivers by the YAML key a workload names its tool with. A new tool is
+// one line here, its package under runner/, and its settings in package scenarios.
+var drivers = map[string]tool.Driver{
+	"iperf3":  iperf3.Driver{},
+	"netperf": netperf.Driver{},
+}
+
+// driver returns the driver of a (validated) workload's tool.
+func driver(w scenarios.Workload) tool.Driver {
+	d, ok := drivers[w.Tool()]
+	if !ok {
+		panic(fmt.Sprintf("workload %s: no driver for tool %q", w.Name, w.Tool()))
+	}
+	return d
+}
+
+// serverName names a server for messages: its program.
+func serverName(s tool.Server) string { return filepath.Base(s.Argv[0]) }
+
+// Programs returns every program of every tool, with how to ask each for its version, for
+// `nsperf probe`.
+func Programs() []envinfo.Tool {
+	var out []envinfo.Tool
+	for _, name := range scenarios.ToolNames() {
+		out = append(out, versionedPrograms(drivers[name])...)
+	}
+	return out
+}
+
+func versionedPrograms(d tool.Driver) []envinfo.Tool {
+	var out []envinfo.Tool
+	for _, p := range d.Programs() {
+		if p.Version != nil {
+			out = append(out, envinfo.Tool{Name: p.Name, Argv: p.Version, Parse: p.ParseVersion})
+		}
+	}
+	return out
+}
+
+// missingProgram says how to install a program that is not on PATH.
+func missingProgram(p tool.Program) string {
+	return fmt.Sprintf("%s is not installed (Debian: apt-get install %s; netperf is in the non-free component, which scripts/deps.sh enables)", p.Binary, p.Package)
+}

@@ -1,0 +1,56 @@
+// Package tool is the interface between the runner and the programs it measures with. Each
+// tool (runner/iperf3, runner/netperf) implements Driver: what it needs installed, its server,
+// its client's argv, the ports it binds again every run, and how to read its output. The
+// runner starts, waits for, times and records every tool the same way, and never asks which
+// tool a workload uses.
+package tool
+
+import (
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// Driver drives one tool. Its methods are given the workload's settings of that tool
+// (scenarios.Workload.Spec), and are pure.
+type Driver interface {
+	// Programs are what must be installed to run the tool.
+	Programs() []Program
+	// Server is the server a workload's client talks to.
+	Server(spec scenarios.ToolSpec) Server
+	// Client is the measuring client's argv, run in the client's namespace.
+	Client(spec scenarios.ToolSpec) []string
+	// FixedPorts are the sockets every run binds again: TIME_WAIT leftovers of the previous
+	// run on them are cleared first.
+	FixedPorts(spec scenarios.ToolSpec) []Port
+	// Parse reads the client's output into metrics, and the row of values as the tool
+	// printed it ("" if it has none); an error says why the run measured nothing.
+	Parse(spec scenarios.ToolSpec, stdout, stderr []byte) ([]results.Metric, string, error)
+}
+
+// Program is one program a tool needs.
+type Program struct {
+	Name    string   // e.g. "netserver"
+	Binary  string   // what is run: the name on PATH, or a path
+	Package string   // the Debian package that installs it
+	Version []string // argv that prints its version; nil: not recorded
+	// ParseVersion reads the version out of what Version prints.
+	ParseVersion func(output string) string
+}
+
+// Server is a tool's server: argv in a namespace, ready when it listens on Port.
+type Server struct {
+	NS   string
+	Argv []string
+	Port int
+	// PerRun: a one-off server, started before each run and gone after it (iperf3 -s -1).
+	// Otherwise the server lives through a case and serves every workload with the same Key
+	// (netserver, one per namespace and control port).
+	PerRun bool
+	Key    string
+}
+
+// Port is a socket in a namespace.
+type Port struct {
+	NS   string
+	Port int
+}

@@ -1,0 +1,86 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+)
+
+// Iperf3 describes one iperf3 client/server pair. The address family follows Server.Addr.
+type Iperf3 struct {
+	Client   Side     `yaml:"client"`
+	Server   Side     `yaml:"server"`
+	Duration Duration `yaml:"duration"` // -t: measured time, after the omitted start
+	Omit     Duration `yaml:"omit"`     // -O: seconds at the start left out of the result
+	Port     int      `yaml:"port"`     // -p: server port
+	CPort    int      `yaml:"cport"`    // --cport: fixed client port, 0 for an ephemeral one
+	Streams  int      `yaml:"streams"`  // -P
+}
+
+// iperf3's defaults where a scenario is silent.
+const (
+	DefaultOmit    = 2 * time.Second
+	DefaultPort    = 5201
+	DefaultStreams = 1
+)
+
+// iperf3's MAX_TIME and MAX_OMIT_TIME (iperf_api.h): it refuses longer, with an error that
+// would fail every run only after the topology is built.
+const (
+	MaxIperf3Duration = 86400 * time.Second
+	MaxIperf3Omit     = 600 * time.Second
+)
+
+// Ends implements ToolSpec.
+func (w *Iperf3) Ends() (client, server Side) { return w.Client, w.Server }
+
+// Length implements ToolSpec: the omitted start and the measured time.
+func (w *Iperf3) Length() time.Duration { return w.Duration.Std() + w.Omit.Std() }
+
+func (w *Iperf3) setDefaults(written func(string) bool) {
+	if !written("duration") {
+		w.Duration = Duration(DefaultDuration)
+	}
+	if !written("omit") {
+		w.Omit = Duration(DefaultOmit)
+	}
+	if !written("port") {
+		w.Port = DefaultPort
+	}
+	if !written("streams") {
+		w.Streams = DefaultStreams
+	}
+}
+
+func (w *Iperf3) check(v *validator, path string) {
+	v.wholeSeconds(path+".duration", w.Duration, time.Second)
+	v.wholeSeconds(path+".omit", w.Omit, 0)
+	if w.Duration.Std() > MaxIperf3Duration {
+		v.add(path+".duration", "%s: iperf3 measures at most %s (-t)", w.Duration, MaxIperf3Duration)
+	}
+	if w.Omit.Std() > MaxIperf3Omit {
+		v.add(path+".omit", "%s: iperf3 omits at most %s (-O)", w.Omit, MaxIperf3Omit)
+	}
+	v.port(path+".port", w.Port)
+	if w.CPort < 0 || w.CPort > 65535 {
+		v.add(path+".cport", "%d: want 1 to 65535, or leave it out for an ephemeral port", w.CPort)
+	}
+	if w.Streams < 1 || w.Streams > 128 {
+		v.add(path+".streams", "%d: want 1 to 128", w.Streams)
+	}
+}
+
+func (w *Iperf3) override(o Overrides) error {
+	if o.Duration > MaxIperf3Duration {
+		return fmt.Errorf("--duration %s: iperf3 measures at most %s", o.Duration, MaxIperf3Duration)
+	}
+	if o.Omit > MaxIperf3Omit {
+		return fmt.Errorf("--omit %s: iperf3 omits at most %s", o.Omit, MaxIperf3Omit)
+	}
+	if o.Duration != 0 {
+		w.Duration = Duration(o.Duration)
+	}
+	if o.Omit >= 0 {
+		w.Omit = Duration(o.Omit)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Netperf describes one netperf test against a netserver in the server namespace
+// (`netperf -H ADDR -t TEST -l SECS -T C,S -- -r REQ,RESP -O SELECTORS`). The address family
+// follows Server.Addr.
+type Netperf struct {
+	Test        string   `yaml:"test"` // TCP_STREAM (default), TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR
+	Client      Side     `yaml:"client"`
+	Server      Side     `yaml:"server"`
+	Duration    Duration `yaml:"duration"`     // -l (default 10s)
+	Port        int      `yaml:"port"`         // netserver's control port (-p, default 12865)
+	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests
+	Response    int      `yaml:"response"`     //
+	MessageSize int      `yaml:"message_size"` // -m, send size of stream tests
+	SendBuffer  int      `yaml:"send_buffer"`  // -s, local socket buffer
+	RecvBuffer  int      `yaml:"recv_buffer"`  // -S, remote socket buffer
+	// Outputs are omni selectors (-O), e.g. [MIN_LATENCY, P90_LATENCY, P99_LATENCY,
+	// THROUGHPUT]; default: those for request/response tests, the classic block for
+	// TCP_STREAM.
+	Outputs []string `yaml:"outputs"`
+}
+
+// DefaultNetperfPort is netserver's standard control port.
+const DefaultNetperfPort = 12865
+
+var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// Ends implements ToolSpec.
+func (w *Netperf) Ends() (client, server Side) { return w.Client, w.Server }
+
+// Length implements ToolSpec: netperf has no warm-up of its own.
+func (w *Netperf) Length() time.Duration { return w.Duration.Std() }
+
+// IsRR reports whether the test is a request/response test.
+func (w *Netperf) IsRR() bool { return IsRRTest(w.Test) }
+
+// IsRRTest reports whether a netperf test is request/response: its throughput is a
+// transaction rate.
+func IsRRTest(test string) bool { return strings.HasSuffix(test, "_RR") }
+
+func (w *Netperf) setDefaults(written func(string) bool) {
+	if !written("test") {
+		w.Test = "TCP_STREAM"
+	}
+	if !written("duration") {
+		w.Duration = Duration(DefaultDuration)
+	}
+	if !written("port") {
+		w.Port = DefaultNetperfPort
+	}
+	if !written("outputs") && w.IsRR() {
+		w.Outputs = []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
+	} else if !written("outputs") && w.Test == "UDP_STREAM" {
+		w.Outputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS"}
+	}
+}
+
+func (w *Netperf) check(v *validator, path string) {
+	switch w.Test {
+	case "TCP_STREAM", "TCP_RR", "TCP_CRR", "UDP_STREAM", "UDP_RR":
+	default:
+		v.add(path+".test", "%q: want TCP_STREAM, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR", w.Test)
+	}
+	v.wholeSeconds(path+".duration", w.Duration, time.Second)
+	v.port(path+".port", w.Port)
+	if !w.IsRR() && (w.Request != 0 || w.Response != 0) {
+		v.add(path+".request", "request and response sizes belong to _RR tests, not %s", w.Test)
+	}
+	for key, n := range map[string]int{"request": w.Request, "response": w.Response, "message_size": w.MessageSize, "send_buffer": w.SendBuffer, "recv_buffer": w.RecvBuffer} {
+		if n < 0 {
+			v.add(path+"."+key, "%d: want a positive size in bytes", n)
+		}
+	}
+	for i, sel := range w.Outputs {
+		if !netperfSelectorRE.MatchString(sel) {
+			v.add(fmt.Sprintf("%s.outputs[%d]", path, i), "%q is not a netperf output selector (e.g. THROUGHPUT, MIN_LATENCY, P99_LATENCY)", sel)
+		}
+	}
+}
+
+func (w *Netperf) override(o Overrides) error {
+	if o.Duration != 0 {
+		w.Duration = Duration(o.Duration)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package scenarios
+
+import (
+	"fmt"
+	"net/netip"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// Workload is one measurement run in every state; exactly one tool is set. A tool is a field
+// whose type implements ToolSpec, named by its YAML key; adding a tool is adding such a field
+// and the file that defines its type (iperf3.go, netperf.go), plus its driver in the runner.
+type Workload struct {
+	Name    string   `yaml:"name"`
+	Iperf3  *Iperf3  `yaml:"iperf3"`
+	Netperf *Netperf `yaml:"netperf"`
+}
+
+// ToolSpec is what every tool's settings provide, so that the loader, validation and the
+// runner never ask which tool a workload uses.
+type ToolSpec interface {
+	// Ends returns where the client and the server run.
+	Ends() (client, server Side)
+	// Length is the time one run takes, any warm-up included.
+	Length() time.Duration
+	// setDefaults fills what the scenario leaves out; written says whether the file sets a
+	// key of the tool's mapping.
+	setDefaults(written func(key string) bool)
+	// check validates the tool's own settings (the ends are checked for every tool alike).
+	check(v *validator, path string)
+	// override applies the command line's changes to the method.
+	override(o Overrides) error
+}
+
+var toolSpecType = reflect.TypeOf((*ToolSpec)(nil)).Elem()
+
+// toolFields are the Workload fields that are tools, by YAML key, in declaration order.
+var toolFields = func() (out []struct {
+	key   string
+	index int
+}) {
+	t := reflect.TypeOf(Workload{})
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.Type.Implements(toolSpecType) {
+			out = append(out, struct {
+				key   string
+				index int
+			}{strings.Split(f.Tag.Get("yaml"), ",")[0], i})
+		}
+	}
+	return out
+}()
+
+// ToolNames are the YAML keys of the tools a workload can use.
+func ToolNames() []string {
+	var names []string
+	for _, f := range toolFields {
+		names = append(names, f.key)
+	}
+	return names
+}
+
+// tools returns the tools a workload sets, by YAML key: one when it is valid.
+func (w Workload) tools() (names []string, specs []ToolSpec) {
+	v := reflect.ValueOf(w)
+	for _, f := range toolFields {
+		if fv := v.Field(f.index); !fv.IsNil() {
+			names, specs = append(names, f.key), append(specs, fv.Interface().(ToolSpec))
+		}
+	}
+	return names, specs
+}
+
+// Tool returns the name of the workload's tool (its YAML key), "" if none is set.
+func (w Workload) Tool() string {
+	names, _ := w.tools()
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
+
+// Spec returns the workload's tool settings, nil if none is set.
+func (w Workload) Spec() ToolSpec {
+	_, specs := w.tools()
+	if len(specs) == 0 {
+		return nil
+	}
+	return specs[0]
+}
+
+// Sides returns the workload's client and server, whatever its tool.
+func (w Workload) Sides() (client, server Side) {
+	if spec := w.Spec(); spec != nil {
+		return spec.Ends()
+	}
+	return Side{}, Side{}
+}
+
+// Length is the time one run of the workload takes.
+func (w Workload) Length() time.Duration {
+	if spec := w.Spec(); spec != nil {
+		return spec.Length()
+	}
+	return 0
+}
+
+// Side is where one end of a workload runs.
+type Side struct {
+	NS   string `yaml:"ns"`
+	CPU  *int   `yaml:"cpu"`  // pinned CPU (-A); nil: not pinned
+	Addr string `yaml:"addr"` // server only: the address the client connects to
+}
+
+// Family returns the address family flag of the server address: "-4" or "-6".
+func (s Side) Family() string {
+	if a, err := netip.ParseAddr(s.Addr); err == nil && a.Is6() {
+		return "-6"
+	}
+	return "-4"
+}
+
+func (v *validator) workloads(namespaces map[string]bool, devices map[string]*device, opt Options) {
+	if len(v.s.Workloads) == 0 {
+		v.add("workloads", "missing: list at least one workload, e.g. an iperf3 client and server")
+	}
+	seen := map[string]bool{}
+	for i, w := range v.s.Workloads {
+		path := fmt.Sprintf("workloads[%d]", i)
+		switch {
+		case w.Name == "":
+			v.add(path+".name", "missing: every workload needs a name, e.g. tcp4")
+		case !stateNameRE.MatchString(w.Name):
+			v.add(path+".name", "%q: use letters, digits, '.', '_' and '-'", w.Name)
+		case seen[w.Name]:
+			v.add(path+".name", "duplicate workload %q", w.Name)
+		}
+		seen[w.Name] = true
+		names, specs := w.tools()
+		switch len(specs) {
+		case 0:
+			v.add(path, "a workload needs one tool: %s", orList(ToolNames()))
+		case 1:
+			tpath := path + "." + names[0]
+			client, server := specs[0].Ends()
+			srv := v.side(tpath+".server", server, namespaces, devices, opt, true)
+			cli := v.side(tpath+".client", client, namespaces, devices, opt, false)
+			if srv.IsValid() && cli.IsValid() && srv.Is4() != cli.Is4() {
+				v.add(tpath+".client.addr", "%s and the server address %s are of different families", cli, srv)
+			}
+			specs[0].check(v, tpath)
+		default:
+			v.add(path, "a workload has one tool: split %s into two workloads", strings.Join(names, " and "))
+		}
+	}
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// wholeSeconds checks a duration that a tool takes in whole seconds.
+func (v *validator) wholeSeconds(path string, d Duration, min time.Duration) {
+	if d.Std() < min || d.Std()%time.Second != 0 {
+		v.add(path, "%s: want whole seconds, at least %s", d, min)
+	}
+}
+
+// port checks a TCP or UDP port.
+func (v *validator) port(path string, port int) {
+	if port < 1 || port > 65535 {
+		v.add(path, "%d: want 1 to 65535", port)
+	}
+}
