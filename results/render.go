@@ -72,9 +72,9 @@ func formatCV(s Stats) string {
 }
 
 // Table writes the summaries in the layout of shared/seeds/ovs-internal-port-tso.md: one row
-// per workload and metric, the mean of each state, the CV of each state, and each state's
-// change against the state it is compared with; then, per case, the states that were
-// unavailable and what recreated devices inherited.
+// per workload and metric, the median of each state with its confidence interval, the CV of
+// each state, and each state's change against the state it is compared with; then, per case,
+// the states that were unavailable and what recreated devices inherited.
 func Table(w io.Writer, r *Result) error {
 	fmt.Fprintf(w, "%s  run %s  %d runs per state, %s order", r.Scenario.Name, r.RunID, r.Settings.Runs, r.Settings.Order)
 	if r.Environment.KernelRelease != "" {

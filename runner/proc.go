@@ -16,6 +16,9 @@ import (
 	"github.com/nsperf/nsperf/topo"
 )
 
+// listenPoll is how often waitListening looks for the server's socket.
+const listenPoll = 10 * time.Millisecond
+
 // process is a tool started inside one of the topology's namespaces.
 type process struct {
 	cmd    *exec.Cmd
@@ -85,7 +88,7 @@ func (p *process) waitListening(ctx context.Context, port int, timeout time.Dura
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(listenPoll):
 		}
 	}
 }

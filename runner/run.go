@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -50,16 +51,36 @@ var ErrNotStored = errors.New("result not stored")
 // the run while it measured.
 var ErrStateDrift = errors.New("the devices' state changed during the run")
 
+// Defaults of Options.
+const (
+	DefaultServerTimeout = 10 * time.Second
+	DefaultSlack         = 30 * time.Second
+)
+
+// OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.
+func OutPath(opt Options, s *scenarios.Scenario, id string) string {
+	if opt.Out != "" && opt.Out != "-" {
+		return opt.Out
+	}
+	return filepath.Join("nsperf-results", s.Name+"-"+id+".json")
+}
+
+// JournalPath is where a run's journal goes: next to its result file, or next to the default
+// result path when the result goes to stdout (--out -).
+func JournalPath(opt Options, s *scenarios.Scenario, id string) string {
+	return OutPath(opt, s, id) + ".journal"
+}
+
 // Run measures a scenario: each matrix case in turn is built, measured and torn down. It
 // returns the result even when interrupted (Complete false, with the context's error) or when
 // runs failed (ErrRunsFailed); the result file and journal are written in every case in which
 // measuring began.
 func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.Result, err error) {
 	if opt.ServerTimeout == 0 {
-		opt.ServerTimeout = 10 * time.Second
+		opt.ServerTimeout = DefaultServerTimeout
 	}
 	if opt.Slack == 0 {
-		opt.Slack = 30 * time.Second
+		opt.Slack = DefaultSlack
 	}
 	progress := opt.Progress
 	if progress == nil {
@@ -82,64 +103,20 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		return nil, err
 	}
 	defer lock.Release()
+	cases := s.Expand()
 	// The first case claims the run id; the others reuse it, one after the other.
-	first, err := build(s.Cases[0].Scenario, "", topo.BuildOptions{Kept: opt.Keep && len(s.Cases) == 1}, progress)
+	first, err := build(cases[0].Scenario, "", topo.BuildOptions{Kept: opt.Keep && len(cases) == 1}, progress)
 	if err != nil {
 		return nil, err
 	}
-	id := first.ID
-	sum := sha256.Sum256(s.Text)
-	r := &results.Result{
-		Schema:      results.Schema,
-		RunID:       string(id),
-		Scenario:    results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
-		Label:       opt.Label,
-		Start:       time.Now().UTC(),
-		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
-		Environment: envinfo.Collect(tools),
-	}
-	if busy != "" {
-		r.Warnings = append(r.Warnings, "measured while another nsperf run was measuring on this machine ("+busy+"; --concurrent): both runs' figures may be skewed")
-	}
-	if version, datapath, instance := first.OVS(); datapath != "" {
-		r.Environment.OVS = &results.OVSInfo{Version: version, Datapath: datapath, Instance: instance}
-	}
+	r := newResult(s, first, opt, policy, tools, busy)
 	journal, jerr := results.NewJournal(JournalPath(opt, s, r.RunID), r)
 	if jerr != nil {
 		return nil, errors.Join(jerr, first.Teardown())
 	}
 	defer journal.Close()
 	m := &measurement{ctx: ctx, opt: opt, policy: policy, progress: progress, journal: journal, total: s.TotalRuns(), started: time.Now()}
-	var runErr error
-	for i, c := range s.Cases {
-		live := first
-		if i > 0 {
-			if live, runErr = build(c.Scenario, id, topo.BuildOptions{Kept: opt.Keep && i == len(s.Cases)-1}, progress); runErr != nil {
-				break
-			}
-		}
-		rc := results.Case{Matrix: c.Map(), Label: c.Label()}
-		if len(rc.Matrix) == 0 {
-			rc.Matrix = nil
-		}
-		m.caseIndex = i
-		runErr = m.measureCase(c, live, &rc)
-		r.Cases = append(r.Cases, rc)
-		for _, w := range live.Warnings() {
-			if !slices.Contains(r.Warnings, w) {
-				r.Warnings = append(r.Warnings, w)
-			}
-		}
-		if opt.Keep && i == len(s.Cases)-1 {
-			live.Keep()
-			fmt.Fprintf(progress, "kept topology %s up; remove it with: nsperf down %s\n", live.ID, live.ID)
-		} else if terr := live.Teardown(); terr != nil {
-			runErr = errors.Join(runErr, terr)
-		}
-		if runErr != nil {
-			break
-		}
-	}
+	runErr := m.measureCases(cases, first, r)
 	r.End = time.Now().UTC()
 	r.Complete = runErr == nil
 	if !journal.Written() {
@@ -162,6 +139,64 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	return r, runErr
 }
 
+// newResult starts the result of a run: what was measured, how, and on what.
+func newResult(s *scenarios.Scenario, first *topo.Live, opt Options, policy results.Policy, tools []envinfo.Tool, busy string) *results.Result {
+	sum := sha256.Sum256(s.Text)
+	r := &results.Result{
+		Schema:      results.Schema,
+		RunID:       string(first.ID),
+		Scenario:    results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
+		Label:       opt.Label,
+		Start:       time.Now().UTC(),
+		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
+		Environment: envinfo.Collect(tools),
+	}
+	if busy != "" {
+		r.Warnings = append(r.Warnings, "measured while another nsperf run was measuring on this machine ("+busy+"; --concurrent): both runs' figures may be skewed")
+	}
+	if version, datapath, instance := first.OVS(); datapath != "" {
+		r.Environment.OVS = &results.OVSInfo{Version: version, Datapath: datapath, Instance: instance}
+	}
+	return r
+}
+
+// measureCases builds, measures and tears down each case in turn under the first case's run
+// id; the last case's topology stays up with --keep.
+func (m *measurement) measureCases(cases []scenarios.Case, first *topo.Live, r *results.Result) error {
+	last := len(cases) - 1
+	for i, c := range cases {
+		live := first
+		if i > 0 {
+			var err error
+			if live, err = build(c.Scenario, first.ID, topo.BuildOptions{Kept: m.opt.Keep && i == last}, m.progress); err != nil {
+				return err
+			}
+		}
+		rc := results.Case{Matrix: c.Map(), Label: c.Label()}
+		if len(rc.Matrix) == 0 {
+			rc.Matrix = nil
+		}
+		m.caseIndex = i
+		err := m.measureCase(c, live, &rc)
+		r.Cases = append(r.Cases, rc)
+		for _, w := range live.Warnings() {
+			if !slices.Contains(r.Warnings, w) {
+				r.Warnings = append(r.Warnings, w)
+			}
+		}
+		if m.opt.Keep && i == last {
+			live.Keep()
+			fmt.Fprintf(m.progress, "kept topology %s up; remove it with: nsperf down %s\n", live.ID, live.ID)
+		} else if terr := live.Teardown(); terr != nil {
+			err = errors.Join(err, terr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // requireTools checks that the programs the scenario's workloads drive are installed, and
 // returns those whose version the result records. A missing one is a capability the scenario
 // needs (exit 4), with the way to install it.
@@ -169,7 +204,7 @@ func requireTools(s *scenarios.Scenario) ([]envinfo.Tool, error) {
 	var missing []string
 	var versioned []envinfo.Tool
 	seen := map[string]bool{}
-	for _, c := range s.Cases {
+	for _, c := range s.Expand() {
 		for _, w := range c.Scenario.Workloads {
 			if seen[w.Tool()] {
 				continue
@@ -211,13 +246,14 @@ func build(s *scenarios.Scenario, id topo.RunID, bo topo.BuildOptions, progress 
 // Up builds a scenario's topology (its first case) and applies its baseline state, leaving
 // both in place.
 func Up(s *scenarios.Scenario, progress io.Writer) (*topo.Live, error) {
-	live, err := build(s.Cases[0].Scenario, "", topo.BuildOptions{Kept: true}, progress)
+	first := s.Expand()[0].Scenario
+	live, err := build(first, "", topo.BuildOptions{Kept: true}, progress)
 	if err != nil {
 		return nil, err
 	}
-	err = live.Check(s.States[:1])
+	err = live.Check(first.States[:1])
 	if err == nil {
-		_, err = live.Apply(s.States[0])
+		_, err = live.Apply(first.States[0])
 	}
 	if err != nil {
 		return nil, errors.Join(err, live.Teardown())
@@ -243,10 +279,30 @@ type measurement struct {
 // apply end the run (exit 4), unless they are optional: then they are recorded as
 // unavailable and the others are measured.
 func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results.Case) (err error) {
-	s := c.Scenario
-	// A daemon the topology needs (ovs-vswitchd) dying ends the case with its error.
+	defer m.stopWhenDaemonDies(live)(&err)
+	cr := &caseRun{m: m, label: c.Label(), s: c.Scenario, live: live, rc: rc}
+	if err := cr.prepare(); err != nil {
+		return err
+	}
+	servers, err := m.startSharedServers(live, cr.s)
+	defer func() {
+		for _, p := range servers {
+			p.stop()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	cr.servers = servers
+	defer cr.summarize()
+	return cr.rounds()
+}
+
+// stopWhenDaemonDies makes a daemon the topology needs (ovs-vswitchd) dying cancel the case,
+// with the daemon's error; the returned function restores the run's context and turns the
+// cancellation into that cause.
+func (m *measurement) stopWhenDaemonDies(live *topo.Live) func(*error) {
 	ctx, cancel := context.WithCancelCause(m.ctx)
-	defer cancel(nil)
 	go func() {
 		select {
 		case derr := <-live.Failed():
@@ -256,30 +312,53 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 	}()
 	outer := m.ctx
 	m.ctx = ctx
-	defer func() {
+	return func(err *error) {
 		m.ctx = outer
-		if err != nil && errors.Is(err, context.Canceled) {
-			err = context.Cause(ctx) // the interrupt itself, or the daemon's death
+		if *err != nil && errors.Is(*err, context.Canceled) {
+			*err = context.Cause(ctx) // the interrupt itself, or the daemon's death
 		}
-	}()
-	states := map[string]scenarios.State{}
-	records := map[string]*results.StateRecord{}
+		cancel(nil)
+	}
+}
+
+// caseRun is the measuring of one case: its states' records, the state applied now, and the
+// shared servers.
+type caseRun struct {
+	m       *measurement
+	label   string
+	s       *scenarios.Scenario
+	live    *topo.Live
+	rc      *results.Case
+	servers map[string]*process
+
+	states  map[string]scenarios.State
+	records map[string]*results.StateRecord
+	// applied is the state the devices are in ("" for none known), as Apply returned them.
+	applied        string
+	appliedDevices map[string]topo.DeviceState
+}
+
+// prepare records each state with its commands, finds which states this kernel can apply,
+// schedules the rounds over those, and starts the case in the journal.
+func (cr *caseRun) prepare() error {
+	s, rc := cr.s, cr.rc
+	cr.states, cr.records = map[string]scenarios.State{}, map[string]*results.StateRecord{}
 	rc.States = make([]results.StateRecord, len(s.States))
 	var available []string
 	for i, st := range s.States {
-		states[st.Name] = st
+		cr.states[st.Name] = st
 		rc.States[i] = results.StateRecord{Name: st.Name}
 		if i > 0 {
 			rc.States[i].CompareTo = s.Baseline(st)
 		}
-		records[st.Name] = &rc.States[i]
-		rc.States[i].Commands = plan.StateShell(live.Plan.StateSteps(st))
-		if err := live.CheckState(st); err != nil {
+		cr.records[st.Name] = &rc.States[i]
+		rc.States[i].Commands = plan.StateShell(cr.live.Plan.StateSteps(st))
+		if err := cr.live.CheckState(st); err != nil {
 			var capErr *topo.CapabilityError
 			if !st.Optional || !errors.As(err, &capErr) {
-				return live.Check(required(s.States)) // every required state's problems at once
+				return cr.live.Check(required(s.States)) // every required state's problems at once
 			}
-			m.unavailable(records[st.Name], capErr, s.Runs*len(s.Workloads))
+			cr.m.unavailable(cr.records[st.Name], capErr, s.Runs*len(s.Workloads))
 			continue
 		}
 		available = append(available, st.Name)
@@ -289,83 +368,100 @@ func (m *measurement) measureCase(c scenarios.Case, live *topo.Live, rc *results
 		seed = *s.Seed
 	}
 	rc.Schedule = Schedule(available, s.Runs, s.Order, seed)
-	if err := m.journal.BeginCase(m.caseIndex, *rc); err != nil {
-		return err
-	}
-	servers, err := m.startSharedServers(live, s)
-	defer func() {
-		for _, p := range servers {
-			p.stop()
-		}
-	}()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		rc.Summaries = results.Summarize(rc.Samples, rc.States, workloadNames(s), m.policy)
-		rc.Expectations = results.Evaluate(*rc, s.Expect)
-	}()
-	applied := ""
-	var appliedDevices map[string]topo.DeviceState
-	for round, order := range rc.Schedule {
+	return cr.m.journal.BeginCase(cr.m.caseIndex, *rc)
+}
+
+// rounds measures every workload in every state of every round, in the schedule's order.
+func (cr *caseRun) rounds() error {
+	for round, order := range cr.rc.Schedule {
 	states:
 		for _, name := range order {
-			rec := records[name]
-			for _, w := range s.Workloads {
-				if err := m.ctx.Err(); err != nil {
+			for _, w := range cr.s.Workloads {
+				if err := cr.m.ctx.Err(); err != nil {
 					return err
 				}
-				if rec.Unavailable != "" {
+				if cr.records[name].Unavailable != "" {
 					continue states
 				}
-				if applied != name {
-					devices, err := live.Apply(states[name])
-					var capErr *topo.CapabilityError
-					if err != nil && states[name].Optional && errors.As(err, &capErr) {
-						m.unavailable(rec, capErr, s.Runs*len(s.Workloads)-countState(rc.Samples, name))
-						applied = ""
-						continue states
-					}
-					if err != nil {
-						return err
-					}
-					applied, appliedDevices = name, devices
-					if rec.Devices == nil {
-						record(rec, devices)
-						if err := m.journal.State(m.caseIndex, *rec); err != nil {
-							return err
-						}
-					}
-				}
-				sample, err := m.sample(live, servers, round+1, name, w)
+				available, err := cr.apply(name)
 				if err != nil {
 					return err
 				}
-				// Read every device back: a knob changed from outside during the sample means
-				// it measured another state than the one recorded.
-				drift, err := live.Drift(appliedDevices)
-				if err != nil {
+				if !available {
+					continue states
+				}
+				if err := cr.measure(round+1, len(cr.rc.Schedule), name, w); err != nil {
 					return err
 				}
-				if len(drift) > 0 {
-					sample.Invalid = "state changed during the sample: " + strings.Join(drift, "; ")
-					m.invalid++
-					m.drifts = append(m.drifts, fmt.Sprintf("round %d, state %s, workload %s: %s", round+1, name, w.Name, strings.Join(drift, "; ")))
-					applied = "" // apply the state again before the next sample
-				}
-				rc.Samples = append(rc.Samples, sample)
-				if err := m.journal.Append(m.caseIndex, sample); err != nil {
-					return err
-				}
-				m.done++
-				if sample.Error != "" {
-					m.failed++
-				}
-				m.report(c.Label(), round+1, len(rc.Schedule), sample)
 			}
 		}
 	}
 	return nil
+}
+
+// apply puts the devices into a state unless they are in it, and records the state as read
+// back the first time. An optional state the kernel refuses only now becomes unavailable.
+func (cr *caseRun) apply(name string) (available bool, err error) {
+	if cr.applied == name {
+		return true, nil
+	}
+	st, rec := cr.states[name], cr.records[name]
+	devices, err := cr.live.Apply(st)
+	var capErr *topo.CapabilityError
+	if err != nil && st.Optional && errors.As(err, &capErr) {
+		cr.m.unavailable(rec, capErr, cr.s.Runs*len(cr.s.Workloads)-countState(cr.rc.Samples, name))
+		cr.applied = ""
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	cr.applied, cr.appliedDevices = name, devices
+	if rec.Devices == nil {
+		record(rec, devices)
+		if err := cr.m.journal.State(cr.m.caseIndex, *rec); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// measure takes one sample of a workload in the applied state, reads every device back
+// after it, and journals it: a knob changed from outside during the sample means it measured
+// another state than the one recorded, and the sample is kept but marked invalid.
+func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload) error {
+	m := cr.m
+	sample, err := m.sample(cr.live, cr.servers, round, state, w)
+	if err != nil {
+		return err
+	}
+	drift, err := cr.live.Drift(cr.appliedDevices)
+	if err != nil {
+		return err
+	}
+	if len(drift) > 0 {
+		sample.Invalid = "state changed during the sample: " + strings.Join(drift, "; ")
+		m.invalid++
+		m.drifts = append(m.drifts, fmt.Sprintf("round %d, state %s, workload %s: %s", round, state, w.Name, strings.Join(drift, "; ")))
+		cr.applied = "" // apply the state again before the next sample
+	}
+	cr.rc.Samples = append(cr.rc.Samples, sample)
+	if err := m.journal.Append(m.caseIndex, sample); err != nil {
+		return err
+	}
+	m.done++
+	if sample.Error != "" {
+		m.failed++
+	}
+	m.report(cr.label, round, rounds, sample)
+	return nil
+}
+
+// summarize computes the case's statistics and checks its expectations, whatever samples
+// there are.
+func (cr *caseRun) summarize() {
+	cr.rc.Summaries = results.Summarize(cr.rc.Samples, cr.rc.States, workloadNames(cr.s), cr.m.policy)
+	cr.rc.Expectations = results.Evaluate(*cr.rc, cr.s.Expect)
 }
 
 // sample runs one workload once; an error ends the case (interrupt, a shared server gone).

@@ -75,10 +75,7 @@ func TestScriptGolden(t *testing.T) {
 // TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over
 // IPv4 and IPv6 on pinned CPUs, journal, result, teardown.
 func TestRunTwoStates(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	out := filepath.Join(t.TempDir(), "r.json")
 	var progress strings.Builder
 	r, err := Run(context.Background(), short(t, 2, time.Second), Options{Out: out, Progress: &progress})
@@ -155,10 +152,7 @@ func TestRunTwoStates(t *testing.T) {
 // TestFailedToolIsRecorded: a client that fails is a recorded sample with its stderr, the run
 // says so, and nothing is left behind (the one-off server is stopped).
 func TestFailedToolIsRecorded(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	fake := filepath.Join(t.TempDir(), "iperf3")
 	real, _ := exec.LookPath("iperf3")
 	script := "#!/bin/sh\ncase \"$1\" in -s|--version) exec " + real + " \"$@\";; esac\necho 'iperf3: error - simulated client failure' >&2\nexit 1\n"
@@ -191,16 +185,12 @@ func TestFailedToolIsRecorded(t *testing.T) {
 // topology with ip, applies the states (recreating a vxlan over its lower device), runs
 // iperf3, and cleans up after itself.
 func TestPlanScriptRuns(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	testenv.RequireTool(t, "netperf")
 	for _, tc := range []struct {
 		name    string
 		results int // 1 run x states x workloads
 	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}, {"big-tcp-rr", 2}} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := testenv.Take(topo.StateDir)
-			defer testenv.CheckClean(t, before, topo.StateDir)
+			testenv.RootTest(t, topo.StateDir, "iperf3", "netperf")
 			s, err := scenarios.Load(tc.name, scenarios.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -228,10 +218,7 @@ func TestPlanScriptRuns(t *testing.T) {
 // underlays; an optional state the kernel refuses is reported unavailable, the others are
 // measured; the report says what the recreated vxlan inherited.
 func TestVxlanRun(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	s, err := scenarios.Load("../topo/testdata/vxlan.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -265,10 +252,7 @@ func TestVxlanRun(t *testing.T) {
 // TestMatrixRun: each case is built, measured and torn down in turn; the result has one case
 // per matrix value, each with the MTU it asked for.
 func TestMatrixRun(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	s, err := scenarios.Load("testdata/matrix.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -303,11 +287,7 @@ func TestMatrixRun(t *testing.T) {
 // TestOVSRun: TCP over IPv4 and IPv6 through a private OVS (internal port -> bridge -> veth);
 // the OVS in use and the userspace datapath's caveat are in the result.
 func TestOVSRun(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	testenv.RequireTool(t, "ovs-vswitchd")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3", "ovs-vswitchd")
 	s, err := scenarios.Load("../topo/testdata/ovs.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -343,10 +323,7 @@ func TestOVSRun(t *testing.T) {
 // TestNetperfRun: netperf tests between namespaces, each with every metric it was asked for,
 // one netserver per namespace and port, none left afterwards.
 func TestNetperfRun(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "netperf")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "netperf")
 	s, err := scenarios.Load("testdata/netperf.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -392,10 +369,7 @@ func TestNetperfRun(t *testing.T) {
 // TestNetperfFailureRecorded: a netperf that fails is a recorded sample with its error, and
 // the netserver does not outlive the run.
 func TestNetperfFailureRecorded(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "netperf")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "netperf")
 	fake := filepath.Join(t.TempDir(), "netperf")
 	os.WriteFile(fake, []byte("#!/bin/sh\necho 'establish control: are you sure there is a netserver listening on 198.18.0.2 at port 12865?'\nexit 255\n"), 0o755)
 	defer func(b string) { netperf.Binary = b }(netperf.Binary)
@@ -461,10 +435,7 @@ func throughputComparison(t *testing.T, r *results.Result) results.Comparison {
 // token bucket at half the measured throughput is reported regressed and significant (at
 // about -50%); an A/A run (the baseline against itself) reports no significant change.
 func TestCalibration(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	dir := t.TempDir()
 
 	// What the link does here, now.

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -11,20 +10,6 @@ import (
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/plan"
 )
-
-// OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.
-func OutPath(opt Options, s *scenarios.Scenario, id string) string {
-	if opt.Out != "" && opt.Out != "-" {
-		return opt.Out
-	}
-	return filepath.Join("nsperf-results", s.Name+"-"+id+".json")
-}
-
-// JournalPath is where a run's journal goes: next to its result file, or next to the default
-// result path when the result goes to stdout (--out -).
-func JournalPath(opt Options, s *scenarios.Scenario, id string) string {
-	return OutPath(opt, s, id) + ".journal"
-}
 
 var unsafeIdent = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
@@ -41,11 +26,7 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 	b.WriteString("# netlink and reads every value back). Knobs and features a state leaves out are reset by\n")
 	b.WriteString("# nsperf to the values the device had when it was built; this script leaves them as they are.\n")
 	b.WriteString("set -e\n")
-	cases := s.Cases
-	if len(cases) == 0 {
-		cases = []scenarios.Case{{Scenario: s}}
-	}
-	for _, c := range cases {
+	for _, c := range s.Expand() {
 		if c.Label() != "" {
 			fmt.Fprintf(&b, "\n######## case %s\n", c.Label())
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -292,14 +291,4 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) {
 	default:
 		d.problem(n, path, "cannot decode into %s", v.Type())
 	}
-}
-
-// sortedKeys returns the keys of a map in order, for deterministic output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

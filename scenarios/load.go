@@ -31,8 +31,10 @@ type Options struct {
 }
 
 // Parse decodes and validates a scenario, expanding its matrix into cases: each case is
-// decoded and validated on its own. The error, if any, is Problems: every problem found, a
-// problem that only some cases have naming them.
+// decoded and validated on its own. With a matrix, the scenario returned describes the file
+// (its name, text and, for the fields a matrix may vary, the first case's values) and Expand
+// returns the cases, each a scenario of its own. The error, if any, is Problems: every problem found, a problem
+// that only some cases have naming them.
 func Parse(file string, data []byte, opt Options) (*Scenario, error) {
 	doc, problem := parseDocument(file, data)
 	if problem != nil {
@@ -74,10 +76,23 @@ func Parse(file string, data []byte, opt Options) (*Scenario, error) {
 		}
 		return nil, sortProblems(unique)
 	}
-	for _, c := range cases {
-		c.Scenario.Cases = cases
+	if len(vars) == 0 {
+		return cases[0].Scenario, nil // without a matrix, the scenario is its one case
 	}
-	return cases[0].Scenario, nil
+	s := decodeScenario(file, data, substitute(doc, vars, combos[0]), opt, &problems) // valid: it is the first case
+	s.cases = cases
+	return s, nil
+}
+
+// Expand returns the concrete scenarios to measure, one per matrix combination in order; a
+// scenario without a matrix is its own one case. The cases of a matrix are scenarios of their
+// own: changing the scenario after loading changes none of them (Overrides.Apply changes
+// all).
+func (s *Scenario) Expand() []Case {
+	if len(s.cases) == 0 {
+		return []Case{{Scenario: s}}
+	}
+	return s.cases
 }
 
 // parseDocument parses the YAML text into the node of its one document.
@@ -238,7 +253,7 @@ func Shipped() ([]*Scenario, error) {
 // TotalRuns is the number of tool runs the scenario makes, over all its cases.
 func (s *Scenario) TotalRuns() int {
 	n := 0
-	for _, c := range s.cases() {
+	for _, c := range s.concrete() {
 		n += c.Runs * len(c.States) * len(c.Workloads)
 	}
 	return n
@@ -247,7 +262,7 @@ func (s *Scenario) TotalRuns() int {
 // EstimatedDuration is the measuring time (without set-up) a run takes, over all its cases.
 func (s *Scenario) EstimatedDuration() time.Duration {
 	var total time.Duration
-	for _, c := range s.cases() {
+	for _, c := range s.concrete() {
 		var per time.Duration
 		for _, w := range c.Workloads {
 			per += w.Length()
@@ -257,14 +272,11 @@ func (s *Scenario) EstimatedDuration() time.Duration {
 	return total
 }
 
-// cases returns the concrete scenarios, the scenario itself when it was not loaded by Parse.
-func (s *Scenario) cases() []*Scenario {
-	if len(s.Cases) == 0 {
-		return []*Scenario{s}
-	}
-	out := make([]*Scenario, len(s.Cases))
-	for i, c := range s.Cases {
-		out[i] = c.Scenario
+// concrete returns the scenarios of the cases, each once.
+func (s *Scenario) concrete() []*Scenario {
+	var out []*Scenario
+	for _, c := range s.Expand() {
+		out = append(out, c.Scenario)
 	}
 	return out
 }
@@ -281,8 +293,8 @@ type Overrides struct {
 // Apply changes the scenario and checks the new values like the loader would.
 func (o Overrides) Apply(s *Scenario) error {
 	if o.Runs != 0 {
-		if o.Runs < 1 || o.Runs > 1000 {
-			return fmt.Errorf("--runs %d: want 1 to 1000", o.Runs)
+		if problem := runsProblem(o.Runs); problem != "" {
+			return fmt.Errorf("--runs %s", problem)
 		}
 	}
 	if o.Duration != 0 && (o.Duration < time.Second || o.Duration%time.Second != 0) {
@@ -299,7 +311,12 @@ func (o Overrides) Apply(s *Scenario) error {
 			return fmt.Errorf("--ovsdb %q: want unix:PATH of an existing ovsdb-server (letters, digits, '.', '_', '-', '/')", o.OVSDB)
 		}
 	}
-	for _, c := range s.cases() {
+	// The scenario as the file describes it changes with its cases: a run records its method.
+	targets := s.concrete()
+	if len(s.cases) > 0 {
+		targets = append([]*Scenario{s}, targets...)
+	}
+	for _, c := range targets {
 		if o.AA {
 			// The baseline twice, the copy compared with it: any difference found is noise.
 			base := c.States[0]

@@ -197,14 +197,28 @@ matrix:
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	for _, c := range s.Cases {
+	for _, c := range s.Expand() {
 		cs := c.Scenario
 		fmt.Fprintf(&b, "%s: veth mtu %d, gso a %d b %d, workload %s\n", c.Label(), cs.Topology.Links[0].Veth.MTU,
 			cs.States[0].Devices["a/eth0"]["gso_max_size"], cs.States[0].Devices["b/eth0"]["gso_max_size"], cs.Workloads[0].Name)
 	}
 	testenv.Golden(t, "testdata/matrix.golden", b.String())
-	if s.Cases[0].Scenario != s || s.Cases[0].Map()["gso"] != "65536" {
-		t.Errorf("the scenario is not its first case: %+v", s.Cases[0])
+	first := s.Expand()[0]
+	if first.Map()["gso"] != "65536" || s.States[0].Devices["a/eth0"]["gso_max_size"] != first.Scenario.States[0].Devices["a/eth0"]["gso_max_size"] {
+		t.Errorf("the scenario does not describe its first case: %+v", first)
+	}
+	// No case refers back to the cases: each is a concrete scenario of its own.
+	for _, c := range s.Expand() {
+		if c.Scenario == s || len(c.Scenario.Expand()) != 1 || c.Scenario.Expand()[0].Scenario != c.Scenario {
+			t.Errorf("case %s is not a scenario of its own", c.Label())
+		}
+	}
+	// An override reaches every case and the scenario itself.
+	if err := (Overrides{Runs: 2, Omit: -1}).Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Runs != 2 || s.TotalRuns() != 2*len(s.States)*len(s.Workloads)*len(s.Expand()) {
+		t.Errorf("runs %d, total %d after --runs 2", s.Runs, s.TotalRuns())
 	}
 }
 
@@ -213,7 +227,7 @@ func TestNoMatrixIsOneCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Cases) != 1 || s.Cases[0].Scenario != s || s.Cases[0].Label() != "" {
-		t.Fatalf("cases: %+v", s.Cases)
+	if cases := s.Expand(); len(cases) != 1 || cases[0].Scenario != s || cases[0].Label() != "" {
+		t.Fatalf("cases: %+v", cases)
 	}
 }

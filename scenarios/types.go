@@ -33,9 +33,9 @@ type Scenario struct {
 	Alpha   float64 `yaml:"alpha"`
 	CVLimit Percent `yaml:"cv_limit"`
 
-	// Cases are the concrete scenarios, one per matrix combination (one when there is no
-	// matrix), in the order they are measured. Filled by the loader.
-	Cases []Case `yaml:"-"`
+	// cases are the concrete scenarios, one per matrix combination (one when there is no
+	// matrix), in the order they are measured; see Expand. Filled by the loader.
+	cases []Case
 
 	// Source facts, filled by the loader.
 	File string `yaml:"-"`
@@ -177,8 +177,11 @@ type Qdisc struct {
 type TBF struct {
 	Rate    Rate     `yaml:"rate"`    // e.g. 5gbit
 	Burst   Size     `yaml:"burst"`   // e.g. 1mb; at least 64kb so that GSO packets pass
-	Latency Duration `yaml:"latency"` // the longest a packet waits; default 50ms
+	Latency Duration `yaml:"latency"` // the longest a packet waits; default DefaultTBFLatency
 }
+
+// DefaultTBFLatency is tc's usual latency for a token bucket.
+const DefaultTBFLatency = 50 * time.Millisecond
 
 // Netem delays packets: `netem delay DELAY [JITTER]`.
 type Netem struct {
@@ -192,7 +195,7 @@ func (q Qdisc) String() string {
 	case q.TBF != nil:
 		lat := q.TBF.Latency
 		if lat == 0 {
-			lat = Duration(50 * time.Millisecond)
+			lat = Duration(DefaultTBFLatency)
 		}
 		return fmt.Sprintf("tbf rate %s burst %s latency %s", q.TBF.Rate, q.TBF.Burst, lat)
 	case q.Netem != nil:
@@ -208,16 +211,29 @@ func (q Qdisc) String() string {
 // Rate is a bit rate written like tc: 5gbit, 500mbit, 100kbit, or bits per second.
 type Rate uint64
 
-var rateUnits = []struct {
-	suffix string
-	scale  float64
-}{{"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}, {"bit", 1}}
+var rateUnits = []unit{{"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}, {"bit", 1}}
 
 // UnmarshalScalar implements scalarDecoder.
 func (r *Rate) UnmarshalScalar(s string) error {
+	v, ok := parseScaled(s, rateUnits)
+	if !ok {
+		return fmt.Errorf("%q is not a rate (e.g. 5gbit, 500mbit)", s)
+	}
+	*r = Rate(v)
+	return nil
+}
+
+type unit struct {
+	suffix string
+	scale  float64
+}
+
+// parseScaled reads a positive number with an optional unit suffix, as tc writes them; the
+// longer suffixes come first in units.
+func parseScaled(s string, units []unit) (float64, bool) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	scale := 1.0
-	for _, u := range rateUnits {
+	for _, u := range units {
 		if strings.HasSuffix(t, u.suffix) {
 			t, scale = strings.TrimSuffix(t, u.suffix), u.scale
 			break
@@ -225,10 +241,9 @@ func (r *Rate) UnmarshalScalar(s string) error {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || v <= 0 {
-		return fmt.Errorf("%q is not a rate (e.g. 5gbit, 500mbit)", s)
+		return 0, false
 	}
-	*r = Rate(v * scale)
-	return nil
+	return v * scale, true
 }
 
 func (r Rate) String() string {
@@ -245,22 +260,11 @@ type Size uint64
 
 // UnmarshalScalar implements scalarDecoder.
 func (z *Size) UnmarshalScalar(s string) error {
-	t := strings.ToLower(strings.TrimSpace(s))
-	scale := 1.0
-	for _, u := range []struct {
-		suffix string
-		scale  float64
-	}{{"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, scale = strings.TrimSuffix(t, u.suffix), u.scale
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 {
+	v, ok := parseScaled(s, []unit{{"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}})
+	if !ok {
 		return fmt.Errorf("%q is not a size (e.g. 1mb, 256kb)", s)
 	}
-	*z = Size(v * scale)
+	*z = Size(v)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -21,6 +22,17 @@ var (
 	// ovsDBRE: unix:PATH of an existing ovsdb-server, a path of shell-safe characters.
 	ovsDBRE = regexp.MustCompile(`^unix:/[A-Za-z0-9._/-]+$`)
 )
+
+// MaxRuns bounds the runs per state and workload.
+const MaxRuns = 1000
+
+// runsProblem says what is wrong with a number of runs, or "".
+func runsProblem(n int) string {
+	if n < 1 || n > MaxRuns {
+		return fmt.Sprintf("%d: want 1 to %d runs per state", n, MaxRuns)
+	}
+	return ""
+}
 
 // MaxNamespaceNameLen keeps the run-id-prefixed namespace names (nsp3f9a-client) short.
 const MaxNamespaceNameLen = 32
@@ -58,8 +70,8 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	v.ovs(namespaces, devices, owner)
 	v.states(devices)
 	v.workloads(namespaces, devices, opt)
-	if s.Runs < 1 || s.Runs > 1000 {
-		v.add("runs", "%d: want 1 to 1000 runs per state", s.Runs)
+	if problem := runsProblem(s.Runs); problem != "" {
+		v.add("runs", "%s", problem)
 	}
 	switch s.Order {
 	case OrderAlternate, OrderABBA, OrderRandom:
@@ -316,6 +328,19 @@ func (v *validator) endpoint(path string, ep Endpoint, namespaces map[string]boo
 	return d
 }
 
+// name checks the name of a state or workload (what), unique among those seen.
+func (v *validator) name(path, name, what, example string, seen map[string]bool) {
+	switch {
+	case name == "":
+		v.add(path, "missing: every %s needs a name, e.g. %s", what, example)
+	case !stateNameRE.MatchString(name):
+		v.add(path, "%q: use letters, digits, '.', '_' and '-'", name)
+	case seen[name]:
+		v.add(path, "duplicate %s %q", what, name)
+	}
+	seen[name] = true
+}
+
 func (v *validator) states(devices map[string]*device) {
 	if len(v.s.States) == 0 {
 		v.add("states", "missing: list at least one state; the first is the baseline")
@@ -341,7 +366,7 @@ func (v *validator) states(devices map[string]*device) {
 				v.add(path+".compare_to", "state %q is optional and may be unavailable; compare with a state that is always measured", c)
 			}
 		}
-		for _, ref := range sortedKeys(st.Qdiscs) {
+		for _, ref := range slices.Sorted(maps.Keys(st.Qdiscs)) {
 			qpath := path + ".qdiscs." + ref
 			q := st.Qdiscs[ref]
 			switch {
@@ -357,28 +382,20 @@ func (v *validator) states(devices map[string]*device) {
 				v.add(qpath+".netem.delay", "missing: the delay, e.g. 100us")
 			}
 		}
-		for _, ref := range sortedKeys(st.Offloads) {
+		for _, ref := range slices.Sorted(maps.Keys(st.Offloads)) {
 			opath := path + ".offloads." + ref
 			if devices[ref] == nil {
 				v.add(opath, "no device %s in the topology%s", ref, have(devices))
 				continue
 			}
-			for _, f := range sortedKeys(st.Offloads[ref]) {
+			for _, f := range slices.Sorted(maps.Keys(st.Offloads[ref])) {
 				if !featureNameRE.MatchString(f) {
 					v.add(opath+"."+f, "%q is not an ethtool feature name (kernel names, e.g. tx-udp_tnl-segmentation)", f)
 				}
 			}
 		}
-		switch {
-		case st.Name == "":
-			v.add(path+".name", "missing: every state needs a name, e.g. off or on")
-		case !stateNameRE.MatchString(st.Name):
-			v.add(path+".name", "%q: use letters, digits, '.', '_' and '-'", st.Name)
-		case seen[st.Name]:
-			v.add(path+".name", "duplicate state %q", st.Name)
-		}
-		seen[st.Name] = true
-		for _, ref := range sortedKeys(st.Devices) {
+		v.name(path+".name", st.Name, "state", "off or on", seen)
+		for _, ref := range slices.Sorted(maps.Keys(st.Devices)) {
 			dpath := path + ".devices." + ref
 			if devices[ref] == nil {
 				v.add(dpath, "no device %s in the topology%s", ref, have(devices))
@@ -391,7 +408,7 @@ func (v *validator) states(devices map[string]*device) {
 
 // settings checks each knob a state sets against the registry's range.
 func (v *validator) settings(path string, ds DeviceSettings, d *device) {
-	for _, name := range sortedKeys(ds) {
+	for _, name := range slices.Sorted(maps.Keys(ds)) {
 		if k, ok := knobs.Lookup(name); ok {
 			if problem := k.Check(ds[name], d.ipv6); problem != "" {
 				v.add(path+"."+name, "%s", problem)
@@ -485,7 +502,7 @@ func (v *validator) side(path string, sd Side, namespaces map[string]bool, devic
 	}
 	hint := "; nsperf only sends traffic to addresses it assigns"
 	if len(there) > 0 {
-		hint = " (addresses there: " + strings.Join(sortStrings(there), ", ") + ")" + hint
+		hint = " (addresses there: " + strings.Join(slices.Compact(slices.Sorted(slices.Values(there))), ", ") + ")" + hint
 	}
 	v.add(path+".addr", "no device in namespace %s carries %s%s", sd.NS, a, hint)
 	return netip.Addr{}
@@ -495,13 +512,5 @@ func have[V any](m map[string]V) string {
 	if len(m) == 0 {
 		return ""
 	}
-	return " (have: " + strings.Join(sortedKeys(m), ", ") + ")"
-}
-
-func sortStrings(s []string) []string {
-	m := map[string]bool{}
-	for _, x := range s {
-		m[x] = true
-	}
-	return sortedKeys(m)
+	return " (have: " + strings.Join(slices.Sorted(maps.Keys(m)), ", ") + ")"
 }

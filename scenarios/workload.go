@@ -128,15 +128,7 @@ func (v *validator) workloads(namespaces map[string]bool, devices map[string]*de
 	seen := map[string]bool{}
 	for i, w := range v.s.Workloads {
 		path := fmt.Sprintf("workloads[%d]", i)
-		switch {
-		case w.Name == "":
-			v.add(path+".name", "missing: every workload needs a name, e.g. tcp4")
-		case !stateNameRE.MatchString(w.Name):
-			v.add(path+".name", "%q: use letters, digits, '.', '_' and '-'", w.Name)
-		case seen[w.Name]:
-			v.add(path+".name", "duplicate workload %q", w.Name)
-		}
-		seen[w.Name] = true
+		v.name(path+".name", w.Name, "workload", "tcp4", seen)
 		names, specs := w.tools()
 		switch len(specs) {
 		case 0:

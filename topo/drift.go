@@ -28,7 +28,7 @@ func (l *Live) Drift(applied map[string]DeviceState) ([]string, error) {
 		if len(want.Features) == 0 {
 			continue
 		}
-		features, err := l.readFeatures(ref, keys(want.Features))
+		features, err := l.readFeatures(ref, slices.Collect(maps.Keys(want.Features)))
 		if err != nil {
 			return nil, fmt.Errorf("read back %s: %w", ref, err)
 		}

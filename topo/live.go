@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -131,7 +130,7 @@ func (l *Live) undoStep(u plan.Step) error {
 		return l.ovsInst.Stop()
 	case plan.DelBridges:
 		defer l.ovsClient.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), ovsTeardownTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), ovsRemoveTimeout)
 		defer cancel()
 		return l.ovsClient.DeleteRun(ctx, string(l.ID))
 	}
@@ -372,12 +371,7 @@ func (l *Live) Pristine() map[string]Attrs { return l.pristine }
 
 // Devices returns the refs of the topology's devices, sorted.
 func (l *Live) Devices() []string {
-	refs := make([]string, 0, len(l.pristine))
-	for r := range l.pristine {
-		refs = append(refs, r)
-	}
-	sort.Strings(refs)
-	return refs
+	return slices.Sorted(maps.Keys(l.pristine))
 }
 
 func splitRef(ref string) (ns, dev string) {

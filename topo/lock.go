@@ -53,7 +53,7 @@ func LockMeasuring(ctx context.Context, scenario string, concurrent bool, progre
 		case <-ctx.Done():
 			f.Close()
 			return nil, "", ctx.Err()
-		case <-time.After(250 * time.Millisecond):
+		case <-time.After(measuringLockPoll):
 		}
 	}
 	// Who holds it, for the message of a run that waits: information only.

@@ -123,7 +123,7 @@ func killProcessesIn(nsPath string) error {
 	if err := unix.Stat(nsPath, &target); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(killTimeout)
 	killed := map[int]bool{}
 	for {
 		pids := processesIn(target)
@@ -144,7 +144,7 @@ func killProcessesIn(nsPath string) error {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			killed[pid] = true
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollInterval)
 	}
 }
 

@@ -2,7 +2,8 @@ package topo
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/safchain/ethtool"
@@ -28,10 +29,7 @@ func featuresNamed(states []scenarios.State) map[string][]string {
 	}
 	out := map[string][]string{}
 	for ref, fs := range sets {
-		for f := range fs {
-			out[ref] = append(out[ref], f)
-		}
-		sort.Strings(out[ref])
+		out[ref] = slices.Sorted(maps.Keys(fs))
 	}
 	return out
 }
@@ -96,11 +94,7 @@ func (l *Live) readFeatures(ref string, names []string) (map[string]bool, error)
 // so a fixed feature in the wrong state is refused up front, and every feature is checked
 // after the change.
 func (l *Live) applyFeatures(ref string, want map[string]bool) (map[string]bool, error) {
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(want))
 	have, err := l.featureStates(ref, names)
 	if err != nil {
 		return nil, err

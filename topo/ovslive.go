@@ -15,13 +15,6 @@ import (
 	"github.com/nsperf/nsperf/topo/plan"
 )
 
-// Timeouts of the steps that wait for Open vSwitch, and how often they look.
-const (
-	ovsTimeout         = 20 * time.Second // starting it, a transaction, an internal port to appear
-	ovsTeardownTimeout = 10 * time.Second // deleting the run's bridges from an existing OVS
-	pollInterval       = 20 * time.Millisecond
-)
-
 // rootSpace makes the namespace nsperf runs in the "ovs" namespace, for an existing OVS. It is
 // not nsperf's to delete.
 func (l *Live) rootSpace() error {
@@ -49,7 +42,7 @@ func (l *Live) rootSpace() error {
 // startOVS starts the private instance in the ovs namespace, or connects to an existing OVS,
 // and records what cleanup needs in the state file.
 func (l *Live) startOVS(s plan.Step) error {
-	ctx, cancel := context.WithTimeout(context.Background(), ovsTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), OVSTimeout)
 	defer cancel()
 	if s.Kind == plan.ConnectOVS {
 		l.owner.OVSDB = s.DB
@@ -86,7 +79,7 @@ func (l *Live) startOVS(s plan.Step) error {
 // addBridge creates a bridge with its ports in one transaction, waits until ovs-vswitchd has
 // carried it out, and until the internal ports exist as devices.
 func (l *Live) addBridge(s plan.Step) error {
-	ctx, cancel := context.WithTimeout(context.Background(), ovsTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), OVSTimeout)
 	defer cancel()
 	c := l.ovsClient
 	if err := c.AddBridge(ctx, *s.Bridge); err != nil {
@@ -103,7 +96,7 @@ func (l *Live) addBridge(s plan.Step) error {
 		if !p.Internal {
 			continue
 		}
-		deadline := time.Now().Add(ovsTimeout)
+		deadline := time.Now().Add(OVSTimeout)
 		for {
 			link, err := sp.nl.LinkByName(p.Name)
 			if err == nil {

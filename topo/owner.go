@@ -290,7 +290,7 @@ func Down(o *Owner) (Removal, error) {
 	var rm Removal
 	var errs []error
 	if o.OVSDB != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), ovsRemoveTimeout)
 		c, err := ovs.Connect(ctx, o.OVSDB)
 		if err == nil {
 			err = c.DeleteRun(ctx, string(o.RunID))

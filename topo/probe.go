@@ -159,7 +159,7 @@ func ovsNote() string {
 	if _, err := os.Stat("/sys/module/openvswitch"); err != nil {
 		return "not probed: no openvswitch kernel module (the userspace datapath's internal ports are tap devices: see tap)"
 	}
-	return "not probed: nsperf does not drive Open vSwitch yet"
+	return "not probed: the probe creates no OVS bridge (measure one with the ovs-internal-tso scenario)"
 }
 
 // verdicts decides the known kernel changes from what the devices showed.

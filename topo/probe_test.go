@@ -72,9 +72,7 @@ func TestProbeTextGolden(t *testing.T) {
 // TestProbe runs the probe on this kernel: its verdicts agree with what it read, the knobs a
 // veth takes are accepted, and nothing is left behind.
 func TestProbe(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
-	defer testenv.CheckClean(t, before, StateDir)
+	testenv.RootTest(t, StateDir)
 	r, err := Probe(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func (l *Live) applyQdisc(ref string, want scenarios.Qdisc) (string, error) {
 			rate := uint64(t.Rate) / 8 // bytes/s
 			latency := t.Latency.Std()
 			if latency == 0 {
-				latency = 50 * time.Millisecond
+				latency = scenarios.DefaultTBFLatency
 			}
 			q := &netlink.Tbf{QdiscAttrs: root, Rate: rate, Buffer: netlink.Xmittime(rate, uint32(t.Burst)),
 				Limit: uint32(float64(rate)*latency.Seconds()) + uint32(t.Burst)}

@@ -189,14 +189,6 @@ func (l *Live) applyKnobs(ref string, ds scenarios.DeviceSettings) error {
 	return nil
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
 // set changes one knob of a device, explaining the kernel's refusals.
 func (l *Live) set(ref string, k knobs.Knob, v uint32) error {
 	ns, dev := splitRef(ref)

@@ -205,9 +205,7 @@ func TestCleanupRemovesKilledRun(t *testing.T) {
 // each state; offloads are set, read back, and reset by a state that leaves them out; a fixed
 // feature that cannot change is a capability error naming the device and the feature.
 func TestVxlanRecreateAndOffloads(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
-	t.Cleanup(func() { testenv.CheckClean(t, before, StateDir) })
+	testenv.RootTest(t, StateDir)
 	s, err := scenarios.Load("testdata/vxlan.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/testenv"
 )
 
@@ -20,21 +19,14 @@ import (
 // both when the test ends.
 func victimNamespace(t *testing.T, name string) (pid int) {
 	t.Helper()
-	h, err := netnsx.NewNamed(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Close()
+	testenv.NewNetNS(t, name)
 	sleeper := exec.Command("ip", "netns", "exec", name, "sleep", "600")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go sleeper.Wait()
-	t.Cleanup(func() {
-		if err := deleteNamespace(name); err != nil {
-			t.Error(err)
-		}
-	})
+	done := make(chan struct{})
+	go func() { sleeper.Wait(); close(done) }()
+	t.Cleanup(func() { sleeper.Process.Kill(); <-done })
 	return sleeper.Process.Pid
 }
 

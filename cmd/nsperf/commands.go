@@ -47,7 +47,7 @@ func listCmd() *cobra.Command {
 			}
 			for _, s := range shipped {
 				cases := ""
-				if n := len(s.Cases); n > 1 {
+				if n := len(s.Expand()); n > 1 {
 					cases = fmt.Sprintf("%d cases x ", n)
 				}
 				fmt.Fprintf(c.OutOrStdout(), "%-16s %s (%s%d runs x %d states, about %s)\n", s.Name, s.Description, cases, s.Runs, len(s.States), s.EstimatedDuration().Round(time.Minute))
@@ -95,7 +95,7 @@ func planCmd() *cobra.Command {
 	var runID string
 	c := &cobra.Command{
 		Use:   "plan FILE|NAME",
-		Short: "Print the run as a shell script of the equivalent ip and iperf3 commands",
+		Short: "Print the run as a shell script of the equivalent ip, ovs-vsctl, ethtool, tc and tool commands",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			s, err := loadScenario(args[0])
@@ -306,7 +306,7 @@ func cleanupCmd() *cobra.Command {
 			var errs []error
 			untrusted := 0
 			if ovsdb != "" {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), topo.OVSTimeout)
 				defer cancel()
 				bridges, err := topo.OVSLeftovers(ctx, ovsdb)
 				if err != nil {

@@ -133,10 +133,7 @@ func waitJournal(t *testing.T, path string, n int, within time.Duration) {
 }
 
 func TestRunCLI(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := nsperf("run", "veth-bigtcp", "--runs", "2", "--duration", "1s", "--omit", "0s", "--out", out, "--label", "test")
 	if code != 0 {
@@ -212,9 +209,7 @@ func TestInterrupt(t *testing.T) {
 }
 
 func TestUpDown(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir)
 	// A baseline that differs from the kernel's defaults shows that up applied it.
 	s, err := os.ReadFile("../../scenarios/library/veth-bigtcp.yaml")
 	if err != nil {
@@ -286,9 +281,7 @@ func TestCleanupAfterKill(t *testing.T) {
 }
 
 func TestProbeCLI(t *testing.T) {
-	testenv.RequireRoot(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir)
 	out, errOut, code := nsperf("probe", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -315,10 +308,7 @@ func TestProbeCLI(t *testing.T) {
 // device, on a kernel without "vxlan: Enable BIG TCP packets") ends the run before measuring,
 // with exit 4 and the reason; a kernel with the change takes it.
 func TestRefusedStateExits4(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	data, err := os.ReadFile("../../scenarios/library/vxlan-bigtcp.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -390,10 +380,7 @@ func TestOVSVswitchdKilled(t *testing.T) {
 // TestNetdevFormat: `run big-tcp-rr --format netdev` prints per state the commands and one
 // row of MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT per run, then the summary.
 func TestNetdevFormat(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "netperf")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "netperf")
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := nsperf("run", "big-tcp-rr", "--runs", "2", "--duration", "1s", "--format", "netdev", "--out", out)
 	if code != 0 {
@@ -427,10 +414,7 @@ func TestNetdevFormat(t *testing.T) {
 // TestExpectationExit1: a run whose expectation fails exits 1, says why, and writes the JUnit
 // report with the failure and its figures; `report` gives the same verdict without root.
 func TestExpectationExit1(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	testenv.RootTest(t, topo.StateDir, "iperf3")
 	data, err := os.ReadFile("../../scenarios/library/veth-bigtcp.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/internal/netnsx"
 )
 
 // RequireRoot skips a test that needs root, unless NSPERF_REQUIRE_ROOT=1 (set by .ci/run),
@@ -113,6 +117,29 @@ func added(before, after []string) []string {
 		}
 	}
 	return out
+}
+
+// NewNetNS makes a network namespace of the given name (`ip netns add NAME`), one that
+// nsperf did not create, and removes it (`ip netns del NAME`) when the test and its later
+// cleanups end; processes a test starts in it are the test's to stop. Returns its path.
+func NewNetNS(t testing.TB, name string) string {
+	t.Helper()
+	RequireRoot(t)
+	h, err := netnsx.NewNamed(name)
+	if err != nil {
+		t.Fatalf("namespace %s: %v", name, err)
+	}
+	h.Close()
+	path := filepath.Join("/run/netns", name)
+	t.Cleanup(func() {
+		if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && err != unix.EINVAL && err != unix.ENOENT {
+			t.Errorf("unmount %s: %v", path, err)
+		}
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			t.Errorf("remove %s: %v", path, err)
+		}
+	})
+	return path
 }
 
 // RootTest is the preamble of a root integration test: root (a failure in CI when missing),

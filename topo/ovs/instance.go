@@ -163,7 +163,7 @@ func (in *Instance) Stop() error {
 		_ = d.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-d.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(stopTimeout):
 			_ = d.cmd.Process.Kill()
 			<-d.done
 		}

@@ -22,6 +22,14 @@ import (
 // RunKey is the external_ids key that names the nsperf run owning a bridge.
 const RunKey = plan.RunKey
 
+// How long the OVS code waits when its caller set no deadline, and how often it looks.
+const (
+	waitTimeout  = 10 * time.Second
+	pollInterval = 20 * time.Millisecond
+	// stopTimeout is how long a daemon gets to exit after SIGTERM before SIGKILL.
+	stopTimeout = 5 * time.Second
+)
+
 // Client is a connection to one OVS database.
 type Client struct {
 	c client.Client
@@ -229,14 +237,14 @@ func (c *Client) InterfaceErrors(ctx context.Context, runID string) (map[string]
 func waitFor(ctx context.Context, ok func() bool) error {
 	if _, has := ctx.Deadline(); !has {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		ctx, cancel = context.WithTimeout(ctx, waitTimeout)
 		defer cancel()
 	}
 	for !ok() {
 		select {
 		case <-ctx.Done():
 			return errors.New("timed out")
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(pollInterval):
 		}
 	}
 	return nil
