@@ -42,6 +42,9 @@ type Settings struct {
 	Policy Policy `json:"policy"`
 	// Concurrent: measured while another nsperf run measured on this machine (--concurrent).
 	Concurrent string `json:"concurrent,omitempty"`
+	// RunLength is how long one run of each workload takes, warm-up included ("12s"), after
+	// overrides: the part of the method that the scenario text alone does not tell.
+	RunLength map[string]string `json:"run_length,omitempty"`
 }
 
 // Environment is the fingerprint of the machine the run measured.

@@ -151,6 +151,14 @@ func newResult(s *scenarios.Scenario, first *topo.Live, opt Options, policy resu
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
 		Environment: envinfo.Collect(tools),
 	}
+	for _, c := range s.Expand() {
+		for _, w := range c.Scenario.Workloads {
+			if r.Settings.RunLength == nil {
+				r.Settings.RunLength = map[string]string{}
+			}
+			r.Settings.RunLength[w.Name] = w.Length().String()
+		}
+	}
 	if busy != "" {
 		r.Warnings = append(r.Warnings, "measured while another nsperf run was measuring on this machine ("+busy+"; --concurrent): both runs' figures may be skewed")
 	}

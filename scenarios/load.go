@@ -373,3 +373,40 @@ func checkExistingOVS(s *Scenario) error {
 	}
 	return nil
 }
+
+// LoadExpectations reads a file of expectations: a YAML list, written as under expect: in a
+// scenario (`nsperf compare --expect FILE`).
+func LoadExpectations(file string) ([]Expectation, error) {
+	data, err := safefile.ReadRegular(file, MaxFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("expectations: %w", err)
+	}
+	doc, problem := parseDocument(file, data)
+	if problem != nil {
+		return nil, Problems{*problem}
+	}
+	var exps []Expectation
+	d := &decoder{file: file, positions: map[string]Pos{}}
+	d.decode(doc, reflect.ValueOf(&exps).Elem(), "expect")
+	problems := d.problems
+	for i := range exps {
+		e := &exps[i]
+		if e.Metric == "" && e.Workload != "" {
+			e.Metric = "throughput"
+		}
+		kinds := 0
+		for _, set := range []bool{e.Change != nil || e.Significant != nil, e.CV != nil, e.Value != nil} {
+			if set {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			path := fmt.Sprintf("expect[%d]", i)
+			problems = append(problems, Problem{File: file, Pos: d.positions[path], Path: path, Msg: "an expectation checks one thing: change (with significant), cv, or value"})
+		}
+	}
+	if len(problems) > 0 {
+		return nil, sortProblems(problems)
+	}
+	return exps, nil
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh: install what nsperf needs on a Debian 12 machine, only when it is missing.
 # Idempotent: a second run installs nothing and touches no apt source.
-#   iperf3, netperf (Debian's non-free component), openvswitch-switch, ethtool, iproute2.
+#   iperf3, netperf (Debian's non-free component), openvswitch-switch, ethtool, iproute2,
+#   and postgresql, whose server the history tests start for themselves.
 set -euo pipefail
 
 missing=()
@@ -15,6 +16,8 @@ need ethtool ethtool
 need ip iproute2
 need ovs-vswitchd openvswitch-switch
 need ovsdb-tool openvswitch-common
+# The server binaries are not on PATH: look where Debian puts them.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0

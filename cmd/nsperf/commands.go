@@ -119,7 +119,8 @@ func planCmd() *cobra.Command {
 func runCmd() *cobra.Command {
 	var opt runner.Options
 	var ov scenarios.Overrides
-	var format, junit string
+	var format, junit, db string
+	var noHistory bool
 	c := &cobra.Command{
 		Use:   "run FILE|NAME",
 		Short: "Build the topology, measure every state, tear down, and print the table",
@@ -172,11 +173,17 @@ func runCmd() *cobra.Command {
 				if terr := results.Render(table, r, format); terr != nil {
 					err = errors.Join(err, terr)
 				}
+				stored := ""
 				switch {
 				case opt.Out == "-":
 					fmt.Fprintf(c.ErrOrStderr(), "result: stdout (journal: %s)\n", runner.JournalPath(opt, s, r.RunID))
 				case !errors.Is(err, runner.ErrNotStored):
-					fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s)\n", runner.OutPath(opt, s, r.RunID), runner.JournalPath(opt, s, r.RunID))
+					stored = runner.OutPath(opt, s, r.RunID)
+					fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s)\n", stored, runner.JournalPath(opt, s, r.RunID))
+				}
+				// Only complete runs join the history, after their file is written.
+				if !noHistory && r.Complete {
+					recordRun(context.Background(), c, db, r, stored)
 				}
 			}
 			if errors.Is(err, context.Canceled) {
@@ -203,6 +210,8 @@ func runCmd() *cobra.Command {
 	f.StringVar(&junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
 	f.Float64Var(&opt.Policy.Alpha, "alpha", 0, "significance level of comparisons (default: the scenario's, else 0.05)")
 	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy, as a fraction (default: the scenario's, else 0.05)")
+	f.BoolVar(&noHistory, "no-history", false, "do not record the result in the history database")
+	f.StringVar(&db, "db", "", dbHelp)
 	f.BoolVar(&ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
 	return c
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
@@ -74,6 +75,7 @@ func exitCode(err error) int {
 	var expectation expectationError
 	var inputErr *results.InputError
 	var missingCaps missingCapabilities
+	var incomparable *compare.IncomparableError
 	switch {
 	case err == nil:
 		return exitOK
@@ -81,7 +83,7 @@ func exitCode(err error) int {
 		return exitExpectation
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr):
+	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable):
 		return exitUsage
 	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps):
 		return exitSkipped
@@ -149,7 +151,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), reportCmd())
+	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), reportCmd(), compareCmd(), historyCmd())
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			continue

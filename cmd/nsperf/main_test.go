@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "nsperf")
+	// Runs record their results in a history: the tests' own, never the user's.
+	os.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build nsperf: %v\n%s", err, out)
 		os.Exit(1)

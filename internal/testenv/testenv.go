@@ -77,7 +77,7 @@ func Take(stateDir string) Snapshot {
 			}
 		}
 		switch name {
-		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd":
+		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd", "postgres":
 			s.Processes = append(s.Processes, p.Name()+" "+name)
 		}
 	}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/topo"
+)
+
+// cappedScenario is one iperf3 flow over a veth whose client end a token bucket caps at
+// rate; mtu 0 keeps the veth's default.
+func cappedScenario(rate, mtu string) string {
+	link := "        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}\n        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}\n"
+	if mtu != "" {
+		link += "        mtu: " + mtu + "\n"
+	}
+	return "name: capped\ntopology:\n  namespaces: [client, server]\n  links:\n    - veth:\n" + link +
+		"states:\n  - name: base\n    qdiscs:\n      client/eth0: {tbf: {rate: " + rate + ", burst: 1mb}}\n" +
+		"workloads:\n  - name: tcp4\n    iperf3: {client: {ns: client, cpu: 0}, server: {ns: server, addr: 198.18.0.2, cpu: 1}, duration: 1s, omit: 0s}\n" +
+		"runs: 5\n"
+}
+
+// measure runs a scenario text and returns its result file.
+func measure(t *testing.T, dir, name, text string, args ...string) string {
+	t.Helper()
+	file := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, name+".json")
+	if _, stderr, code := nsperf(append([]string{"run", file, "--out", out, "--label", name}, args...)...); code != exitOK {
+		t.Fatalf("run %s: exit %d\n%s", name, code, stderr)
+	}
+	return out
+}
+
+// TestCompareRealRuns: results of real runs compared across runs. A NEW capped at half the
+// BASE's token bucket regresses by about half and exits 1; two runs of the same scenario
+// (A/A) show no significant change and exit 0; a topology difference is refused with exit
+// 2 naming it, and --force compares; the environment is printed; history labels work as
+// arguments.
+func TestCompareRealRuns(t *testing.T) {
+	testenv.RootTest(t, topo.StateDir, "iperf3")
+	dir := t.TempDir()
+	t.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
+	base := measure(t, dir, "base", cappedScenario("2gbit", ""))
+	half := measure(t, dir, "half", cappedScenario("1gbit", ""))
+
+	stdout, stderr, code := nsperf("compare", base, half, "--format", "json")
+	var rep struct {
+		Environment []string        `json:"environment"`
+		Result      *results.Result `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Result == nil {
+		t.Fatalf("compare --format json: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if code != exitExpectation {
+		t.Errorf("a regression exits %d, want %d\n%s", code, exitExpectation, stderr)
+	}
+	cmp := comparisonOf(t, rep.Result, "base@B")
+	if cmp.Verdict != results.Regressed || cmp.Change < -0.6 || cmp.Change > -0.4 {
+		t.Errorf("half the cap: %+v, want regressed by about 50%%", cmp)
+	}
+	if env := strings.Join(rep.Environment, "\n"); !strings.Contains(env, "label differs: A base, B half") || !strings.Contains(env, "kernel release") {
+		t.Errorf("environment:\n%s", env)
+	}
+
+	// A/A: a comparison is significant with probability alpha by construction, so a second
+	// pair is measured only if the first is; a sound method is significant twice in a row
+	// with probability alpha² (0.25%).
+	// Only throughput is compared: each further metric would be one more chance of a false
+	// verdict (see README, Method).
+	var aa string
+	for try := 0; try < 2; try++ {
+		again := measure(t, dir, "again", cappedScenario("2gbit", ""))
+		stdout, stderr, code = nsperf("compare", base, again, "--metric", "throughput")
+		aa = stdout + stderr
+		if code == exitOK {
+			break
+		}
+		base = measure(t, dir, "base", cappedScenario("2gbit", ""))
+	}
+	if code != exitOK || !strings.Contains(aa, "~ ") || strings.Contains(aa, "retransmits") {
+		t.Errorf("A/A: exit %d\n%s", code, aa)
+	}
+	if !strings.Contains(aa, "base@B vs base@A") {
+		t.Errorf("table lacks the comparison column:\n%s", aa)
+	}
+
+	// The same measurement with another topology is refused, and forced.
+	mtu := measure(t, dir, "mtu", cappedScenario("2gbit", "9000"), "--runs", "3")
+	_, stderr, code = nsperf("compare", base, mtu)
+	if code != exitUsage || !strings.Contains(stderr, "topology.links[0].veth.mtu: 0 / 9000") || !strings.Contains(stderr, "+        mtu: 9000") {
+		t.Errorf("topology difference: exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code = nsperf("compare", base, mtu, "--force")
+	if (code != exitOK && code != exitExpectation) || !strings.Contains(stdout, "compared with --force") || !strings.Contains(stdout, "base@B vs base@A") {
+		t.Errorf("--force: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// Runs were recorded in the history: labels stand for their newest run.
+	stdout, stderr, code = nsperf("compare", "base", "half", "--format", "csv")
+	if code != exitExpectation || !strings.Contains(stdout, "base@B") {
+		t.Errorf("compare by history labels: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = nsperf("history", "show", "capped", "--metric", "throughput")
+	if code != exitOK || strings.Count(stdout, "capped") != 0 || strings.Count(stdout, "nsp") < 4 {
+		t.Errorf("history show: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func comparisonOf(t *testing.T, r *results.Result, state string) results.Comparison {
+	t.Helper()
+	for _, c := range r.Cases {
+		for _, s := range c.Summaries {
+			if s.State == state && s.Metric == results.Throughput && s.Comparison != nil {
+				return *s.Comparison
+			}
+		}
+	}
+	t.Fatalf("no comparison of %s in %+v", state, r.Cases)
+	return results.Comparison{}
+}
+
+// TestHistoryCommands: import is idempotent and says so; list filters; rm removes; a
+// truncated database exits 3 naming its path. No root: results are written by hand.
+func TestHistoryCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	var files []string
+	for i, label := range []string{"base", "patched"} {
+		r := &results.Result{Schema: results.Schema, RunID: "nsp000" + string(rune('1'+i)), Label: label, Complete: true,
+			Scenario:    results.ScenarioInfo{Name: "pair", Text: "name: pair\n"},
+			Environment: results.Environment{KernelRelease: "6.18.44"}}
+		r.Start = r.Start.AddDate(2026, 0, i)
+		path := filepath.Join(dir, label+".json")
+		if err := results.WriteFile(path, r); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	stdout, stderr, code := nsperf(append([]string{"history", "import", "--db", db}, files...)...)
+	if code != exitOK || strings.Count(stdout, "imported") != 2 {
+		t.Fatalf("import: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, _, code = nsperf("history", "import", "--db", db, files[0])
+	if code != exitOK || !strings.Contains(stdout, "skipped") || !strings.Contains(stdout, "already in the history") {
+		t.Errorf("second import: exit %d\n%s", code, stdout)
+	}
+	stdout, _, _ = nsperf("history", "list", "--db", db, "--label", "patched")
+	if !strings.Contains(stdout, "nsp0002") || strings.Contains(stdout, "nsp0001") {
+		t.Errorf("list --label patched:\n%s", stdout)
+	}
+	if stdout, _, code = nsperf("history", "rm", "--db", db, "nsp0002"); code != exitOK || !strings.Contains(stdout, "untouched") {
+		t.Errorf("rm: exit %d %s", code, stdout)
+	}
+	if _, err := os.Stat(files[1]); err != nil {
+		t.Errorf("rm touched the result file: %v", err)
+	}
+	if _, _, code = nsperf("history", "rm", "--db", db, "nsp0002"); code != exitUsage {
+		t.Errorf("rm of a run not there: exit %d", code)
+	}
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	if err := os.Truncate(db, 512); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = nsperf("history", "list", "--db", db)
+	if code != exitInfra || !strings.Contains(stderr, db) {
+		t.Errorf("truncated database: exit %d\n%s", code, stderr)
+	}
+	if _, _, code = nsperf("compare", files[0], "no-such-run", "--db", filepath.Join(dir, "other.db")); code != exitUsage {
+		t.Errorf("compare with an unknown run: exit %d", code)
+	}
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+const dbHelp = "history database: a file path or postgres://... (default: $NSPERF_DB, else ~/.local/share/nsperf/history.db)"
+
+func compareCmd() *cobra.Command {
+	var format, db, expectFile string
+	var pairs []string
+	var opt compare.Options
+	c := &cobra.Command{
+		Use:   "compare BASE NEW [NEW...]",
+		Short: "Compare stored results across runs (e.g. kernels): each NEW against BASE, per state, workload and metric",
+		Long: "Compare stored results across runs. BASE and NEW are result files (or journals), or run ids or labels\n" +
+			"of the history. By default every state the results share is compared by name; --state BASE:NEW\n" +
+			"compares a state of BASE with a state of each NEW instead (repeatable).",
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			if !slices.Contains(compare.Formats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(compare.Formats, ", "))}
+			}
+			for _, p := range pairs {
+				base, new, ok := strings.Cut(p, ":")
+				if !ok || base == "" || new == "" {
+					return usageError{fmt.Errorf("--state %q: want BASE_STATE:NEW_STATE, e.g. off:on", p)}
+				}
+				opt.Pairs = append(opt.Pairs, compare.StatePair{Base: base, New: new})
+			}
+			if expectFile != "" {
+				exps, err := scenarios.LoadExpectations(expectFile)
+				if err != nil {
+					return usageError{err}
+				}
+				opt.Expect = exps
+			}
+			var sides []compare.Side
+			var store *history.DB
+			defer func() {
+				if store != nil {
+					store.Close()
+				}
+			}()
+			for _, arg := range args {
+				r, source, err := loadResult(c, arg, db, &store)
+				if err != nil {
+					return err
+				}
+				sides = append(sides, compare.Side{Source: source, Result: r})
+			}
+			rep, err := compare.New(sides, opt)
+			if err != nil {
+				if rep != nil {
+					rep.WriteHeader(c.ErrOrStderr(), false)
+				}
+				return err
+			}
+			if err := rep.Write(c.OutOrStdout(), c.ErrOrStderr(), format); err != nil {
+				return err
+			}
+			if failures := rep.Result.Failures(); len(failures) > 0 {
+				return expectationError{failures}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&format, "format", "table", "output: "+strings.Join(compare.Formats, ", "))
+	f.StringArrayVar(&pairs, "state", nil, "compare state BASE_STATE of BASE with state NEW_STATE of each NEW, as BASE_STATE:NEW_STATE (repeatable)")
+	f.BoolVar(&opt.Force, "force", false, "compare even when the scenarios differ in topology, device settings or tool arguments")
+	f.StringArrayVar(&opt.Metrics, "metric", nil, "compare only this metric, e.g. throughput (repeatable; default: every metric)")
+	f.StringVar(&expectFile, "expect", "", "expectations (a YAML list, as under expect: in a scenario) instead of the base scenario's")
+	f.Float64Var(&opt.Policy.Alpha, "alpha", 0, "significance level (default: the base run's, else 0.05)")
+	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy (default: the base run's, else 0.05)")
+	f.StringVar(&db, "db", "", dbHelp)
+	return c
+}
+
+// loadResult reads a result file, or else finds a run id or label in the history (opened on
+// first use).
+func loadResult(c *cobra.Command, arg, db string, store **history.DB) (*results.Result, string, error) {
+	if _, err := os.Lstat(arg); !errors.Is(err, fs.ErrNotExist) {
+		r, warnings, err := results.ReadFile(arg)
+		for _, w := range warnings {
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s: %s\n", arg, w)
+		}
+		return r, arg, err
+	}
+	var err error
+	if *store == nil {
+		if *store, err = history.Open(c.Context(), history.Resolve(db)); err != nil {
+			return nil, "", err
+		}
+	}
+	r, err := (*store).Find(c.Context(), arg)
+	if errors.Is(err, history.ErrNotFound) {
+		return nil, "", usageError{fmt.Errorf("%s: no such file, and %w", arg, err)}
+	}
+	return r, "history " + arg, err
+}
+
+func historyCmd() *cobra.Command {
+	var db string
+	h := &cobra.Command{
+		Use:   "history",
+		Short: "The history of results: import, list, show a series, remove",
+	}
+	h.PersistentFlags().StringVar(&db, "db", "", dbHelp)
+	open := func(c *cobra.Command) (*history.DB, error) { return history.Open(c.Context(), history.Resolve(db)) }
+
+	importCmd := &cobra.Command{
+		Use:   "import FILE...",
+		Short: "Record result files in the history; a run already there is skipped",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			var errs []error
+			for _, path := range args {
+				r, _, err := results.ReadFile(path)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				added, err := store.Import(c.Context(), r)
+				switch {
+				case err != nil:
+					errs = append(errs, fmt.Errorf("%s: %w", path, err))
+				case added:
+					fmt.Fprintf(c.OutOrStdout(), "imported %s: run %s (%s)\n", path, r.RunID, r.Scenario.Name)
+				default:
+					fmt.Fprintf(c.OutOrStdout(), "skipped %s: run %s is already in the history\n", path, r.RunID)
+				}
+			}
+			return errors.Join(errs...)
+		},
+	}
+
+	var filter history.Filter
+	var since string
+	listCmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the runs in the history, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if since != "" {
+				t, err := parseSince(since)
+				if err != nil {
+					return usageError{err}
+				}
+				filter.Since = t
+			}
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			runs, err := store.List(c.Context(), filter)
+			if err != nil {
+				return err
+			}
+			return history.WriteRuns(c.OutOrStdout(), runs)
+		},
+	}
+	lf := listCmd.Flags()
+	lf.StringVar(&filter.Scenario, "scenario", "", "only runs of this scenario")
+	lf.StringVar(&filter.Label, "label", "", "only runs with this label")
+	lf.StringVar(&filter.Kernel, "kernel", "", "only runs on this kernel release (or one that begins so, e.g. 6.18)")
+	lf.StringVar(&since, "since", "", "only runs from this date on (2026-11-30, or RFC 3339)")
+	lf.IntVar(&filter.Last, "last", 0, "only the newest N runs")
+
+	var q history.Query
+	var format string
+	showCmd := &cobra.Command{
+		Use:   "show SCENARIO",
+		Short: "Show the series of a scenario: one line per run with n, median, CI and CV",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if !slices.Contains([]string{"text", "csv", "json"}, format) {
+				return usageError{fmt.Errorf("--format %q: want text, csv or json", format)}
+			}
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			q.Scenario = args[0]
+			points, err := store.Show(c.Context(), q)
+			if err != nil {
+				return err
+			}
+			return history.WriteSeries(c.OutOrStdout(), points, format)
+		},
+	}
+	sf := showCmd.Flags()
+	sf.StringVar(&q.Case, "case", "", "only the matrix case with this label, e.g. mtu=8000")
+	sf.StringVar(&q.Workload, "workload", "", "only this workload")
+	sf.StringVar(&q.Metric, "metric", "", "only this metric, e.g. throughput")
+	sf.StringVar(&q.State, "state", "", "only this state")
+	sf.StringVar(&format, "format", "text", "text, csv or json")
+
+	rmCmd := &cobra.Command{
+		Use:   "rm RUNID",
+		Short: "Remove a run from the history (its result file stays)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			n, err := store.Remove(c.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return usageError{fmt.Errorf("run %s is not in the history %s", args[0], store.Name())}
+			}
+			fmt.Fprintf(c.OutOrStdout(), "removed run %s from %s (%d entries); its result file is untouched\n", args[0], store.Name(), n)
+			return nil
+		},
+	}
+	h.AddCommand(importCmd, listCmd, showCmd, rmCmd)
+	return h
+}
+
+func parseSince(s string) (time.Time, error) {
+	for _, layout := range []string{"2006-01-02", time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2026-11-30) or RFC 3339 time", s)
+}
+
+// recordRun adds a finished run's result to the history. The result file is written first
+// and stays the source of truth: a database problem is a warning with the way to catch up.
+func recordRun(ctx context.Context, c *cobra.Command, db string, r *results.Result, file string) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	name := history.Resolve(db)
+	store, err := history.Open(ctx, name)
+	if err == nil {
+		name = store.Name()
+		_, err = store.Import(ctx, r)
+		store.Close()
+	}
+	if err != nil {
+		hint := "nsperf history import " + file
+		if file == "" {
+			hint = "save the result with --out FILE and run nsperf history import FILE"
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "warning: the result is not in the history: %v (the result file is complete; to add it later: %s)\n", err, hint)
+		return
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "history: %s\n", name)
+}

@@ -1,0 +1,273 @@
+package compare
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"gopkg.in/yaml.v3"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// environmentDiff says, attribute by attribute, where the machines and runs of the sides
+// differ: kernel, CPU, host, tool versions, OVS datapath, label. Equal attributes are one
+// line at the end.
+func environmentDiff(sides []Side) []string {
+	type attr struct {
+		name string
+		of   func(*results.Result) string
+	}
+	attrs := []attr{
+		{"label", func(r *results.Result) string { return r.Label }},
+		{"kernel release", func(r *results.Result) string { return r.Environment.KernelRelease }},
+		{"kernel version", func(r *results.Result) string { return r.Environment.KernelVersion }},
+		{"cpu model", func(r *results.Result) string { return r.Environment.CPUModel }},
+		{"cpus", func(r *results.Result) string { return fmt.Sprint(r.Environment.CPUs) }},
+		{"hostname", func(r *results.Result) string { return r.Environment.Hostname }},
+		{"ovs datapath", func(r *results.Result) string {
+			if o := r.Environment.OVS; o != nil {
+				return o.Datapath
+			}
+			return ""
+		}},
+	}
+	tools := map[string]bool{}
+	for _, s := range sides {
+		for name := range s.Result.Environment.Tools {
+			tools[name] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		attrs = append(attrs, attr{name + " version", func(r *results.Result) string { return r.Environment.Tools[name] }})
+	}
+	var out, same []string
+	for _, a := range attrs {
+		var values []string
+		differ := false
+		for _, s := range sides {
+			v := a.of(s.Result)
+			differ = differ || v != a.of(sides[0].Result)
+			values = append(values, fmt.Sprintf("%s %s", s.Name, orNone(v)))
+		}
+		if differ {
+			out = append(out, fmt.Sprintf("%s differs: %s", a.name, strings.Join(values, ", ")))
+		} else {
+			same = append(same, a.name)
+		}
+	}
+	if len(same) > 0 {
+		out = append(out, "same: "+strings.Join(same, ", "))
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// checkComparable decides whether the sides measure the same thing. Results of the same
+// scenario text are comparable. Otherwise it returns the unified diff of the texts, and an
+// IncomparableError naming the first difference in the topology, in the device settings of
+// paired states of the same name, or in the tool arguments of the workloads (their duration
+// and warm-up aside, which are method). Differing method is a warning.
+func checkComparable(sides []Side, pairs []StatePair, explicitPairs bool) (diff string, warnings []string, err error) {
+	base := sides[0]
+	for _, s := range sides[1:] {
+		warnings = append(warnings, methodDiff(base, s)...)
+		if s.Result.Scenario.SHA256 == base.Result.Scenario.SHA256 {
+			continue
+		}
+		d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+			A: difflib.SplitLines(base.Result.Scenario.Text), B: difflib.SplitLines(s.Result.Scenario.Text),
+			FromFile: base.Name + ": " + base.Result.Scenario.File, ToFile: s.Name + ": " + s.Result.Scenario.File, Context: 2,
+		})
+		diff += d
+		if err == nil {
+			err = sameMeasurement(base, s, pairs, explicitPairs)
+		}
+	}
+	return diff, warnings, err
+}
+
+// sameMeasurement compares what two scenario texts measure, case by case.
+func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
+	sa, errA := scenarios.Parse(a.Result.Scenario.File, []byte(a.Result.Scenario.Text), scenarios.Options{})
+	sb, errB := scenarios.Parse(b.Result.Scenario.File, []byte(b.Result.Scenario.Text), scenarios.Options{})
+	if errA != nil || errB != nil {
+		return &IncomparableError{Difference: fmt.Sprintf("the scenario texts cannot both be read (%v; %v)", errA, errB)}
+	}
+	for _, ca := range sa.Expand() {
+		var cb *scenarios.Scenario
+		for _, c := range sb.Expand() {
+			if c.Label() == ca.Label() {
+				cb = c.Scenario
+			}
+		}
+		if cb == nil {
+			continue // a case only one has is left out of the comparison
+		}
+		where := ""
+		if ca.Label() != "" {
+			where = " (case " + ca.Label() + ")"
+		}
+		if d := firstDifference("topology", ca.Scenario.Topology, cb.Topology); d != "" {
+			return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name)}
+		}
+		if !explicitPairs {
+			// States compared by name should be the same settings; states a user pairs
+			// explicitly differ on purpose.
+			for _, p := range pairs {
+				sta, stb := stateOf(ca.Scenario, p.Base), stateOf(cb, p.New)
+				if sta == nil || stb == nil {
+					continue
+				}
+				type settings struct {
+					Devices  map[string]scenarios.DeviceSettings
+					Offloads map[string]map[string]scenarios.Switch
+				}
+				if d := firstDifference("states."+p.Base, settings{sta.Devices, sta.Offloads}, settings{stb.Devices, stb.Offloads}); d != "" {
+					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name)}
+				}
+			}
+		}
+		for _, wa := range ca.Scenario.Workloads {
+			for _, wb := range cb.Workloads {
+				if wa.Name != wb.Name {
+					continue
+				}
+				if wa.Tool() != wb.Tool() {
+					return &IncomparableError{Difference: fmt.Sprintf("workloads.%s: tool %s in %s, %s in %s%s", wa.Name, wa.Tool(), a.Name, wb.Tool(), b.Name, where)}
+				}
+				if d := firstDifference("workloads."+wa.Name+"."+wa.Tool(), withoutMethod(wa.Spec()), withoutMethod(wb.Spec())); d != "" {
+					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func stateOf(s *scenarios.Scenario, name string) *scenarios.State {
+	for i := range s.States {
+		if s.States[i].Name == name {
+			return &s.States[i]
+		}
+	}
+	return nil
+}
+
+// withoutMethod is a tool's settings as a tree without the keys that are method (how long
+// and how many), which differ between comparable runs.
+func withoutMethod(spec scenarios.ToolSpec) any {
+	tree := toTree(spec)
+	if m, ok := tree.(map[string]any); ok {
+		delete(m, "duration")
+		delete(m, "omit")
+	}
+	return tree
+}
+
+// toTree turns a value into maps, lists and scalars under its YAML names.
+func toTree(v any) any {
+	if t, ok := v.(map[string]any); ok {
+		return t
+	}
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var tree any
+	if err := yaml.Unmarshal(data, &tree); err != nil {
+		return string(data)
+	}
+	return tree
+}
+
+// firstDifference walks two values as YAML trees and names the first place they differ:
+// "topology.links[0].veth.mtu: 1500 / 9000"; "" when they are equal.
+func firstDifference(path string, a, b any) string {
+	return diffTree(path, toTree(a), toTree(b))
+}
+
+func diffTree(path string, a, b any) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if d := diffTree(path+"."+k, x[k], y[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := 0; i < max(len(x), len(y)); i++ {
+			var xi, yi any
+			if i < len(x) {
+				xi = x[i]
+			}
+			if i < len(y) {
+				yi = y[i]
+			}
+			if d := diffTree(fmt.Sprintf("%s[%d]", path, i), xi, yi); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if fmt.Sprint(a) == fmt.Sprint(b) {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s / %s", path, show(a), show(b))
+}
+
+func show(v any) string {
+	if v == nil {
+		return "(not set)"
+	}
+	if _, ok := v.(map[string]any); ok {
+		data, _ := yaml.Marshal(v)
+		return "{" + strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", "; ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
+// methodDiff warns where two runs measured the same thing differently: runs, order, and the
+// workloads' duration and warm-up.
+func methodDiff(a, b Side) []string {
+	var out []string
+	ra, rb := a.Result, b.Result
+	if ra.Settings.Runs != rb.Settings.Runs {
+		out = append(out, fmt.Sprintf("method differs: %d runs per state in %s, %d in %s", ra.Settings.Runs, a.Name, rb.Settings.Runs, b.Name))
+	}
+	if ra.Settings.Order != rb.Settings.Order {
+		out = append(out, fmt.Sprintf("method differs: order %s in %s, %s in %s", ra.Settings.Order, a.Name, rb.Settings.Order, b.Name))
+	}
+	la, lb := ra.Settings.RunLength, rb.Settings.RunLength
+	for _, w := range slices.Sorted(maps.Keys(la)) {
+		if v, ok := lb[w]; ok && v != la[w] {
+			out = append(out, fmt.Sprintf("method differs: a run of workload %s takes %s in %s, %s in %s", w, la[w], a.Name, v, b.Name))
+		}
+	}
+	return out
+}

@@ -1,0 +1,321 @@
+// Package compare sets stored results of different runs side by side: the same states on two
+// kernels, or a state of one run against another state of another. It pairs what the results
+// have in common and hands the pairs to the statistics of package results, so that a
+// comparison across runs is decided exactly as one within a run. Everything here is pure.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// Side is one result taking part: the first is the base, each other one is compared with it.
+type Side struct {
+	Name   string // short name in column headers: A, B, C, ...
+	Source string // where it came from: a file, or a run of the history
+	Result *results.Result
+}
+
+// StatePair names a state of the base and the state of each other result compared with it.
+type StatePair struct{ Base, New string }
+
+// Options tune a comparison.
+type Options struct {
+	Policy results.Policy
+	// Pairs are the states to compare; nil pairs every state the results share, by name.
+	Pairs []StatePair
+	// Force compares even when the scenarios differ in what is measured.
+	Force bool
+	// Expect replaces the base scenario's expectations (--expect FILE); nil keeps them.
+	Expect []scenarios.Expectation
+	// Metrics limits the comparison to these metrics; nil compares every metric.
+	Metrics []string
+}
+
+// Report is a comparison: who takes part, how their circumstances differ, and the merged
+// result whose states are the paired states of every side (off@A, off@B, ...).
+type Report struct {
+	Sides        []Side           `json:"-"`
+	Header       []string         `json:"sides"`                   // one line per side
+	Environment  []string         `json:"environment"`             // how the machines and runs differ
+	Warnings     []string         `json:"warnings,omitempty"`      // differing method, unpaired items
+	ScenarioDiff string           `json:"scenario_diff,omitempty"` // unified diff of the scenario texts
+	Result       *results.Result  `json:"result"`
+	Pairs        []StatePair      `json:"pairs"`
+	sides        map[string]*Side // by name
+	metrics      []string         // compared metrics; nil: all
+}
+
+// IncomparableError says why two results measure different things (exit 2); --force
+// compares anyway.
+type IncomparableError struct{ Difference string }
+
+func (e *IncomparableError) Error() string {
+	return "the results measure different things: " + e.Difference + " (--force compares them anyway)"
+}
+
+// StateName is the name of a side's state in the merged result: off@A.
+func StateName(state, side string) string { return state + "@" + side }
+
+// New compares sides[1:] each with sides[0].
+func New(sides []Side, opt Options) (*Report, error) {
+	if len(sides) < 2 {
+		return nil, errors.New("compare needs a base and at least one result to compare with it")
+	}
+	for i := range sides {
+		if sides[i].Name == "" {
+			sides[i].Name = string(rune('A' + i))
+		}
+	}
+	rep := &Report{Sides: sides, sides: map[string]*Side{}}
+	for i := range sides {
+		rep.sides[sides[i].Name] = &sides[i]
+		rep.Header = append(rep.Header, describe(sides[i]))
+	}
+	base := sides[0].Result
+	pairs := opt.Pairs
+	if pairs == nil {
+		pairs = commonStates(sides)
+		if len(pairs) == 0 {
+			return nil, &IncomparableError{Difference: "no state name is in every result; name the states to compare with --state BASE:NEW"}
+		}
+	}
+	for _, p := range pairs {
+		if !hasState(base, p.Base) {
+			return nil, &IncomparableError{Difference: fmt.Sprintf("%s has no state %q (it has: %s)", sides[0].Name, p.Base, strings.Join(stateNames(base), ", "))}
+		}
+		for _, s := range sides[1:] {
+			if !hasState(s.Result, p.New) {
+				return nil, &IncomparableError{Difference: fmt.Sprintf("%s has no state %q (it has: %s)", s.Name, p.New, strings.Join(stateNames(s.Result), ", "))}
+			}
+		}
+	}
+	rep.Pairs = pairs
+	rep.Environment = environmentDiff(sides)
+	var err error
+	if rep.ScenarioDiff, rep.Warnings, err = checkComparable(sides, pairs, opt.Pairs != nil); err != nil && !opt.Force {
+		return rep, err
+	} else if err != nil {
+		rep.Warnings = append(rep.Warnings, "compared with --force although "+strings.TrimSuffix(err.Error(), " (--force compares them anyway)"))
+	}
+	exps := opt.Expect
+	if exps == nil {
+		if s, perr := scenarios.Parse(base.Scenario.File, []byte(base.Scenario.Text), scenarios.Options{}); perr == nil {
+			exps = s.Expect
+		}
+	}
+	rep.metrics = opt.Metrics
+	rep.Result = rep.merge(pairs, opt.Policy, exps)
+	return rep, nil
+}
+
+// describe is a side's line in the header.
+func describe(s Side) string {
+	r := s.Result
+	parts := []string{fmt.Sprintf("%s = %s: run %s", s.Name, s.Source, r.RunID)}
+	if r.Label != "" {
+		parts = append(parts, "label "+r.Label)
+	}
+	parts = append(parts, "kernel "+orUnknown(r.Environment.KernelRelease), "scenario "+r.Scenario.Name, r.Start.Format("2006-01-02 15:04"))
+	if !r.Complete {
+		parts = append(parts, "INCOMPLETE")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// commonStates pairs every state of the base that each other result has too, in the base's
+// order.
+func commonStates(sides []Side) []StatePair {
+	var out []StatePair
+	for _, name := range stateNames(sides[0].Result) {
+		all := true
+		for _, s := range sides[1:] {
+			all = all && hasState(s.Result, name)
+		}
+		if all {
+			out = append(out, StatePair{Base: name, New: name})
+		}
+	}
+	return out
+}
+
+func stateNames(r *results.Result) []string {
+	var out []string
+	for _, c := range r.Cases {
+		for _, st := range c.States {
+			if !slices.Contains(out, st.Name) {
+				out = append(out, st.Name)
+			}
+		}
+	}
+	return out
+}
+
+func hasState(r *results.Result, name string) bool { return slices.Contains(stateNames(r), name) }
+
+// merge builds the result the renderers print: per case of the base that every side has,
+// the base's paired states and each side's, every side's state compared with the base's, the
+// statistics computed by results.Summarize as for a run.
+func (rep *Report) merge(pairs []StatePair, policy results.Policy, exps []scenarios.Expectation) *results.Result {
+	base := rep.Sides[0].Result
+	var ids []string
+	complete := true
+	for _, s := range rep.Sides {
+		ids = append(ids, s.Result.RunID)
+		complete = complete && s.Result.Complete
+	}
+	if policy.Alpha == 0 {
+		policy.Alpha = base.Settings.Policy.Alpha
+	}
+	if policy.CVLimit == 0 {
+		policy.CVLimit = base.Settings.Policy.CVLimit
+	}
+	m := &results.Result{
+		Schema:   results.Schema,
+		RunID:    strings.Join(ids, " vs "),
+		Scenario: base.Scenario,
+		Start:    base.Start,
+		End:      rep.Sides[len(rep.Sides)-1].Result.End,
+		Complete: complete,
+		Settings: results.Settings{Runs: base.Settings.Runs, Order: base.Settings.Order, Policy: policy},
+	}
+	for _, bc := range base.Cases {
+		cases := []results.Case{bc}
+		for _, s := range rep.Sides[1:] {
+			c, ok := caseOf(s.Result, bc.Label)
+			if !ok {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("case %q is not in %s: left out", bc.Label, s.Name))
+				break
+			}
+			cases = append(cases, c)
+		}
+		if len(cases) < len(rep.Sides) {
+			continue
+		}
+		m.Cases = append(m.Cases, rep.mergeCase(cases, pairs, policy, exps))
+	}
+	return m
+}
+
+func caseOf(r *results.Result, label string) (results.Case, bool) {
+	for _, c := range r.Cases {
+		if c.Label == label {
+			return c, true
+		}
+	}
+	return results.Case{}, false
+}
+
+// mergeCase makes one case of the paired states of every side.
+func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy results.Policy, exps []scenarios.Expectation) results.Case {
+	out := results.Case{Matrix: cases[0].Matrix, Label: cases[0].Label}
+	workloads := commonWorkloads(cases)
+	add := func(c results.Case, state, side, compareTo string) {
+		name := StateName(state, side)
+		for _, st := range out.States {
+			if st.Name == name {
+				return // a base state paired with several states of the others
+			}
+		}
+		rec := results.StateRecord{Name: name, CompareTo: compareTo}
+		for _, st := range c.States {
+			if st.Name == state {
+				rec.Unavailable, rec.Devices, rec.Features, rec.Lower, rec.Recreated, rec.Qdiscs = st.Unavailable, st.Devices, st.Features, st.Lower, st.Recreated, st.Qdiscs
+			}
+		}
+		out.States = append(out.States, rec)
+		for _, s := range c.Samples {
+			if s.State == state && slices.Contains(workloads, s.Workload) {
+				s.State = name
+				if rep.metrics != nil {
+					s.Metrics = slices.DeleteFunc(slices.Clone(s.Metrics), func(m results.Metric) bool { return !slices.Contains(rep.metrics, m.Name) })
+				}
+				out.Samples = append(out.Samples, s)
+			}
+		}
+	}
+	baseName := rep.Sides[0].Name
+	for _, p := range pairs {
+		add(cases[0], p.Base, baseName, "")
+	}
+	for i, s := range rep.Sides[1:] {
+		for _, p := range pairs {
+			add(cases[i+1], p.New, s.Name, StateName(p.Base, baseName))
+		}
+	}
+	out.Summaries = results.Summarize(out.Samples, out.States, workloads, policy)
+	for i := range out.Summaries {
+		// Rounds of different runs are not paired: per-round ratios mean nothing here.
+		if c := out.Summaries[i].Comparison; c != nil {
+			c.Paired = nil
+		}
+	}
+	out.Expectations = results.Evaluate(out, rep.expectations(exps, pairs))
+	return out
+}
+
+// commonWorkloads are the workloads every case measured, in the base's order.
+func commonWorkloads(cases []results.Case) []string {
+	var out []string
+	for _, s := range cases[0].Samples {
+		if slices.Contains(out, s.Workload) {
+			continue
+		}
+		all := true
+		for _, c := range cases[1:] {
+			all = all && slices.ContainsFunc(c.Samples, func(x results.Sample) bool { return x.Workload == s.Workload })
+		}
+		if all {
+			out = append(out, s.Workload)
+		}
+	}
+	return out
+}
+
+// expectations turns the scenario's expectations, written for the states of one run, into
+// expectations on the merged states: a change expected of a state is expected of each other
+// side's paired state against the base; a cv or value expectation holds for the state on
+// every side.
+func (rep *Report) expectations(exps []scenarios.Expectation, pairs []StatePair) []scenarios.Expectation {
+	var out []scenarios.Expectation
+	for _, e := range exps {
+		if e.Change == nil && e.Significant == nil {
+			if e.State == "" {
+				out = append(out, e)
+				continue
+			}
+			for i, s := range rep.Sides {
+				for _, p := range pairs {
+					if (i == 0 && p.Base == e.State) || (i > 0 && p.New == e.State) {
+						q := e
+						q.State = StateName(e.State, s.Name)
+						out = append(out, q)
+					}
+				}
+			}
+			continue
+		}
+		for _, s := range rep.Sides[1:] {
+			for _, p := range pairs {
+				if e.State == "" || e.State == p.New {
+					q := e
+					q.State = StateName(p.New, s.Name)
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,208 @@
+package compare
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+)
+
+const scenarioText = `name: pair
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+states:
+  - name: "off"
+  - name: "on"
+    devices: {client/eth0: {gso_max_size: 185000}}
+workloads:
+  - name: tcp4
+    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
+runs: 6
+`
+
+// result makes a stored result of the scenario text with throughputs per state (Gbit/s).
+func result(id, label, kernel, text string, tput map[string][]float64) *results.Result {
+	sum := sha256.Sum256([]byte(text))
+	r := &results.Result{
+		Schema: results.Schema, RunID: id, Label: label, Complete: true,
+		Scenario:    results.ScenarioInfo{Name: "pair", File: "pair.yaml", SHA256: hex.EncodeToString(sum[:]), Text: text},
+		Start:       time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		Settings:    results.Settings{Runs: 6, Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05}, RunLength: map[string]string{"tcp4": "12s"}},
+		Environment: results.Environment{KernelRelease: kernel, KernelVersion: "#1 SMP", CPUModel: "test CPU", CPUs: 2, Hostname: "box", Tools: map[string]string{"iperf3": "3.12"}},
+	}
+	c := results.Case{}
+	for _, st := range []string{"off", "on"} {
+		xs, ok := tput[st]
+		if !ok {
+			continue
+		}
+		rec := results.StateRecord{Name: st}
+		if st == "on" {
+			rec.CompareTo = "off"
+		}
+		c.States = append(c.States, rec)
+		for i, x := range xs {
+			c.Samples = append(c.Samples, results.Sample{Round: i + 1, State: st, Workload: "tcp4", Tool: "iperf3",
+				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: x * 1e9}}})
+		}
+	}
+	r.Cases = []results.Case{c}
+	r.Recompute()
+	return r
+}
+
+var (
+	baseOff = []float64{10.1, 9.8, 10.3, 10.0, 9.9, 10.2}
+	baseOn  = []float64{12.0, 12.4, 11.8, 12.2, 12.1, 11.9}
+	newOff  = []float64{8.1, 7.9, 8.3, 8.0, 7.8, 8.2}
+	newOn   = []float64{12.1, 12.3, 11.9, 12.2, 12.0, 12.4}
+)
+
+// TestCompareDecidesAsRun: a state of one result against a state of another is decided by
+// the same statistics as the two states within one run: the numbers are equal.
+func TestCompareDecidesAsRun(t *testing.T) {
+	both := result("nsp0001", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	var inRun results.Comparison
+	for _, s := range both.Cases[0].Summaries {
+		if s.State == "on" && s.Metric == results.Throughput {
+			inRun = *s.Comparison
+		}
+	}
+	a := result("nsp0002", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff})
+	b := result("nsp0003", "", "6.18.44", scenarioText, map[string][]float64{"on": baseOn})
+	rep, err := New([]Side{{Source: "a.json", Result: a}, {Source: "b.json", Result: b}}, Options{Pairs: []StatePair{{Base: "off", New: "on"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var across *results.Comparison
+	for _, s := range rep.Result.Cases[0].Summaries {
+		if s.State == "on@B" && s.Metric == results.Throughput {
+			across = s.Comparison
+		}
+	}
+	if across == nil {
+		t.Fatalf("no comparison of on@B: %+v", rep.Result.Cases[0].Summaries)
+	}
+	inRun.Paired, inRun.Baseline = nil, "off@A"
+	if *across != inRun {
+		t.Errorf("across runs %+v, within the run %+v", *across, inRun)
+	}
+	if across.Verdict != results.Improved {
+		t.Errorf("verdict %s", across.Verdict)
+	}
+}
+
+// TestCompareGolden: two kernels, every state by name, as table and markdown.
+func TestCompareGolden(t *testing.T) {
+	base := result("nsp0001", "base", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	patched := result("nsp0002", "patched", "6.19.0-rc1", scenarioText, map[string][]float64{"off": newOff, "on": newOn})
+	rep, err := New([]Side{{Source: "base.json", Result: base}, {Source: "patched.json", Result: patched}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "markdown"} {
+		var out, diag bytes.Buffer
+		if err := rep.Write(&out, &diag, format); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Golden(t, filepath.Join("testdata", "kernels."+format+".golden"), out.String())
+	}
+	failures := rep.Result.Failures()
+	if len(failures) != 1 || !strings.Contains(failures[0], "off@B vs off@A") {
+		t.Errorf("failures %q, want the regression of off", failures)
+	}
+	env := strings.Join(rep.Environment, "\n")
+	for _, want := range []string{"label differs: A base, B patched", "kernel release differs: A 6.18.44, B 6.19.0-rc1", "same: kernel version, cpu model, cpus, hostname"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("environment lacks %q:\n%s", want, env)
+		}
+	}
+}
+
+// TestCompareThreeResults: each result against the first, as benchstat does.
+func TestCompareThreeResults(t *testing.T) {
+	a := result("nsp0001", "", "k1", scenarioText, map[string][]float64{"off": baseOff})
+	b := result("nsp0002", "", "k2", scenarioText, map[string][]float64{"off": newOff})
+	c := result("nsp0003", "", "k3", scenarioText, map[string][]float64{"off": baseOff})
+	rep, err := New([]Side{{Source: "a", Result: a}, {Source: "b", Result: b}, {Source: "c", Result: c}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range rep.Result.Cases[0].Summaries {
+		if s.Comparison != nil {
+			got[s.State] = s.Comparison.Baseline + " " + s.Comparison.Verdict
+		}
+	}
+	if got["off@B"] != "off@A regressed" || got["off@C"] != "off@A no significant change" || len(got) != 2 {
+		t.Errorf("comparisons %v", got)
+	}
+}
+
+// TestCompareRefusesOtherMeasurement: a topology or tool argument that differs is refused,
+// naming the first difference, unless forced; a differing duration is only a warning.
+func TestCompareRefusesOtherMeasurement(t *testing.T) {
+	base := result("nsp0001", "", "k", scenarioText, map[string][]float64{"off": baseOff})
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"topology", "b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}", "b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}\n        mtu: 9000", "topology.links[0].veth.mtu: 0 / 9000"},
+		{"tool", "addr: 198.18.0.2}}", "addr: 198.18.0.2}, streams: 4}", "workloads.tcp4.iperf3.streams: 1 / 4"},
+		{"state", "gso_max_size: 185000", "gso_max_size: 65536", "states.on.devices.client/eth0.gso_max_size: 185000 / 65536"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(scenarioText, tc.from, tc.to, 1)
+			if text == scenarioText {
+				t.Fatal("the edit changed nothing")
+			}
+			other := result("nsp0002", "", "k", text, map[string][]float64{"off": newOff, "on": newOn})
+			if tc.name == "state" {
+				base = result("nsp0001", "", "k", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+			}
+			sides := []Side{{Source: "a", Result: base}, {Source: "b", Result: other}}
+			rep, err := New(sides, Options{})
+			var inc *IncomparableError
+			if !errors.As(err, &inc) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want the difference %q", err, tc.want)
+			}
+			if rep == nil || !strings.Contains(rep.ScenarioDiff, "+") {
+				t.Errorf("no scenario diff with the refusal")
+			}
+			rep, err = New(sides, Options{Force: true})
+			if err != nil || rep.Result == nil || !strings.Contains(strings.Join(rep.Warnings, "\n"), "--force") {
+				t.Fatalf("--force: %v %+v", err, rep)
+			}
+		})
+	}
+	longer := strings.Replace(scenarioText, "addr: 198.18.0.2}}", "addr: 198.18.0.2}, duration: 20s}", 1)
+	other := result("nsp0002", "", "k", longer, map[string][]float64{"off": newOff})
+	other.Settings.RunLength = map[string]string{"tcp4": "22s"}
+	rep, err := New([]Side{{Source: "a", Result: base}, {Source: "b", Result: other}}, Options{})
+	if err != nil {
+		t.Fatalf("a longer duration is method, not another measurement: %v", err)
+	}
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "a run of workload tcp4 takes 12s in A, 22s in B") {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+// TestCompareStateNotes: a state a side lacks is a clear error naming what it has.
+func TestCompareStateNotes(t *testing.T) {
+	a := result("nsp0001", "", "k", scenarioText, map[string][]float64{"off": baseOff})
+	b := result("nsp0002", "", "k", scenarioText, map[string][]float64{"on": newOn})
+	if _, err := New([]Side{{Source: "a", Result: a}, {Source: "b", Result: b}}, Options{}); err == nil || !strings.Contains(err.Error(), "--state") {
+		t.Errorf("no common state: %v", err)
+	}
+	if _, err := New([]Side{{Source: "a", Result: a}, {Source: "b", Result: b}}, Options{Pairs: []StatePair{{Base: "off", New: "of"}}}); err == nil || !strings.Contains(err.Error(), `B has no state "of" (it has: on)`) {
+		t.Errorf("unknown state: %v", err)
+	}
+}

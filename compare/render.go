@@ -1,0 +1,87 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// Formats are the outputs of a comparison: the result formats, json being the report.
+var Formats = results.Formats
+
+// readable formats carry the header above the table; the others are for programs, and the
+// header goes to the diagnostics writer instead.
+var readable = []string{"table", "markdown", "netdev"}
+
+// Write renders the report: the sides, how their environments differ, warnings and the
+// scenario diff, then the merged table in the format asked for.
+func (rep *Report) Write(w, diagnostics io.Writer, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	head := diagnostics
+	if slices.Contains(readable, format) {
+		head = w
+	}
+	rep.WriteHeader(head, format == "markdown")
+	return results.Render(w, rep.Result, format)
+}
+
+// directions says which way each compared metric is better: "throughput higher, rtt_mean lower".
+func (rep *Report) directions() string {
+	if rep.Result == nil {
+		return ""
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range rep.Result.Cases {
+		for _, s := range c.Summaries {
+			if seen[s.Metric] {
+				continue
+			}
+			seen[s.Metric] = true
+			way := "higher"
+			if results.DirectionOf(s.Metric) == results.LowerIsBetter {
+				way = "lower"
+			}
+			out = append(out, s.Metric+" "+way)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// WriteHeader writes who is compared and how their circumstances differ.
+func (rep *Report) WriteHeader(w io.Writer, markdown bool) {
+	item, indent := "", "  "
+	if markdown {
+		item, indent = "- ", "  - "
+	}
+	fmt.Fprintln(w, item+"compared: each result against "+rep.Sides[0].Name)
+	for _, h := range rep.Header {
+		fmt.Fprintln(w, indent+h)
+	}
+	fmt.Fprintln(w, item+"environment:")
+	for _, e := range rep.Environment {
+		fmt.Fprintln(w, indent+e)
+	}
+	if d := rep.directions(); d != "" {
+		fmt.Fprintln(w, item+"better: "+d)
+	}
+	for _, warning := range rep.Warnings {
+		fmt.Fprintln(w, item+"WARNING: "+warning)
+	}
+	if rep.ScenarioDiff != "" {
+		if markdown {
+			fmt.Fprintf(w, "\nscenario texts differ:\n\n```diff\n%s```\n", rep.ScenarioDiff)
+		} else {
+			fmt.Fprintf(w, "scenario texts differ:\n%s", rep.ScenarioDiff)
+		}
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,237 @@
+// Package history keeps stored results in a database, so that runs can be listed, found again
+// and followed over time: an embedded SQLite file by default (modernc.org/sqlite, pure Go), or
+// a PostgreSQL database that a fleet of test machines shares (jackc/pgx). Both take the same
+// schema, migrated by version, and the same queries. The result JSON files stay the source of
+// truth: the history holds a copy of each result and the summary series read from it.
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// EnvDB names the database when --db is not given.
+const EnvDB = "NSPERF_DB"
+
+// DefaultPath is where the SQLite history lives when neither --db nor NSPERF_DB names one:
+// $XDG_DATA_HOME/nsperf/history.db, else ~/.local/share/nsperf/history.db.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "/root"
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "nsperf", "history.db")
+}
+
+// Resolve picks the database: --db, else NSPERF_DB, else DefaultPath.
+func Resolve(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv(EnvDB); env != "" {
+		return env
+	}
+	return DefaultPath()
+}
+
+// Error is a database that cannot be used: unreadable, corrupt, unreachable, or of a newer
+// schema. It names the database and says what to do.
+type Error struct {
+	DB  string // the path or the URL without its password
+	Err error
+}
+
+func (e *Error) Error() string { return "history " + e.DB + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrNewerSchema is a database written by a newer nsperf: it is left as it is.
+var ErrNewerSchema = errors.New("the database has a newer schema than this nsperf knows; use a newer nsperf (it is left unchanged)")
+
+// DB is an open history.
+type DB struct {
+	db       *sql.DB
+	name     string // for messages
+	postgres bool
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the history at dsn (a file path, or postgres://...), creating an SQLite file and
+// its directory when missing, and migrates its schema to the current version.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	h := &DB{name: dsn, postgres: IsPostgres(dsn)}
+	var err error
+	if h.postgres {
+		h.name = redact(dsn)
+		h.db, err = sql.Open("pgx", dsn)
+	} else {
+		if dir := filepath.Dir(dsn); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, &Error{DB: dsn, Err: err}
+			}
+		}
+		// WAL lets readers go on while a run writes; the busy timeout makes two writers wait
+		// for each other instead of failing; immediate transactions take the write lock at
+		// BEGIN, so that two migrations or imports never deadlock on lock upgrades.
+		h.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(30000)&_pragma=journal_mode(wal)&_txlock=immediate")
+	}
+	if err != nil {
+		return nil, &Error{DB: h.name, Err: err}
+	}
+	if err := h.migrate(ctx); err != nil {
+		h.db.Close()
+		if errors.Is(err, ErrNewerSchema) {
+			return nil, &Error{DB: h.name, Err: err}
+		}
+		return nil, &Error{DB: h.name, Err: fmt.Errorf("%w (is it an nsperf history database? a corrupt SQLite file can be moved away; `nsperf history import` fills a new one from the result files)", err)}
+	}
+	return h, nil
+}
+
+// Close closes the database.
+func (h *DB) Close() error { return h.db.Close() }
+
+// Name is the database as messages name it.
+func (h *DB) Name() string { return h.name }
+
+// redact drops the password from a URL.
+func redact(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 {
+		return dsn
+	}
+	userinfo := dsn[scheme+3 : at]
+	if user, _, ok := strings.Cut(userinfo, ":"); ok {
+		return dsn[:scheme+3] + user + ":***" + dsn[at:]
+	}
+	return dsn
+}
+
+// q adapts a query written with ? placeholders to the database: PostgreSQL numbers them.
+func (h *DB) q(query string) string {
+	if !h.postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// migrations are the schema, one step per version; a step never changes once released.
+var migrations = []string{
+	// 1: runs with their result JSON; the summary series of every run.
+	`CREATE TABLE runs (
+		run_id   TEXT NOT NULL,
+		started  TEXT NOT NULL,
+		scenario TEXT NOT NULL,
+		sha256   TEXT NOT NULL,
+		label    TEXT NOT NULL,
+		kernel   TEXT NOT NULL,
+		hostname TEXT NOT NULL,
+		complete INTEGER NOT NULL,
+		result   TEXT NOT NULL,
+		PRIMARY KEY (run_id, started)
+	);
+	CREATE INDEX runs_by_scenario ON runs (scenario, started);
+	CREATE TABLE series (
+		run_id     TEXT NOT NULL,
+		started    TEXT NOT NULL,
+		case_label TEXT NOT NULL,
+		workload   TEXT NOT NULL,
+		metric     TEXT NOT NULL,
+		state      TEXT NOT NULL,
+		unit       TEXT NOT NULL,
+		n          INTEGER NOT NULL,
+		median     DOUBLE PRECISION NOT NULL,
+		lo         DOUBLE PRECISION,
+		hi         DOUBLE PRECISION,
+		cv         DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (run_id, started, case_label, workload, metric, state)
+	);
+	CREATE INDEX series_by_item ON series (workload, metric, state, case_label)`,
+}
+
+// SchemaVersion is the schema this nsperf writes.
+var SchemaVersion = len(migrations)
+
+// migrate brings the schema to SchemaVersion in one transaction that holds the database's
+// write lock (SQLite: BEGIN IMMEDIATE; PostgreSQL: an advisory lock), so that two processes
+// opening a new database at once migrate it once.
+func (h *DB) migrate(ctx context.Context) error {
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if h.postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7325601)`); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS nsperf_schema (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var version int
+	switch err := tx.QueryRowContext(ctx, `SELECT version FROM nsperf_schema`).Scan(&version); {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.ExecContext(ctx, `INSERT INTO nsperf_schema (version) VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if version > SchemaVersion {
+		return fmt.Errorf("%w (schema %d; this nsperf knows %d)", ErrNewerSchema, version, SchemaVersion)
+	}
+	for v := version; v < SchemaVersion; v++ {
+		for _, stmt := range strings.Split(migrations[v], ";") {
+			if strings.TrimSpace(stmt) == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("schema version %d: %w", v+1, err)
+			}
+		}
+	}
+	if version < SchemaVersion {
+		if _, err := tx.ExecContext(ctx, h.q(`UPDATE nsperf_schema SET version = ?`), SchemaVersion); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// timeFormat stores times so that they sort as text, in UTC.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeFormat, s)
+	return t
+}

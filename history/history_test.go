@@ -1,0 +1,246 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// testResult is a finished run of scenario s: throughput of states off and on (Gbit/s).
+func testResult(id, scenario, label, kernel string, start time.Time, off, on float64) *results.Result {
+	r := &results.Result{
+		Schema: results.Schema, RunID: id, Label: label, Complete: true, Start: start, End: start.Add(time.Minute),
+		Scenario:    results.ScenarioInfo{Name: scenario, File: scenario + ".yaml", SHA256: "00", Text: "name: " + scenario + "\n"},
+		Settings:    results.Settings{Runs: 3, Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05}},
+		Environment: results.Environment{KernelRelease: kernel, Hostname: "box", CPUs: 2},
+	}
+	c := results.Case{States: []results.StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}}
+	for i, f := range []float64{0.98, 1.0, 1.02} {
+		for st, v := range map[string]float64{"off": off, "on": on} {
+			c.Samples = append(c.Samples, results.Sample{Round: i + 1, State: st, Workload: "tcp4", Tool: "iperf3",
+				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: v * f * 1e9}}})
+		}
+	}
+	r.Cases = []results.Case{c}
+	r.Recompute()
+	return r
+}
+
+var t0 = time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
+
+// suite runs the history's behaviour against one database and returns what list and show
+// printed, so that SQLite and PostgreSQL can be held to the same output.
+func suite(t *testing.T, dsn string) string {
+	ctx := context.Background()
+	h, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var out bytes.Buffer
+	runs := []*results.Result{
+		testResult("nsp0001", "veth-bigtcp", "base", "6.18.44", t0, 10, 12),
+		testResult("nsp0002", "veth-bigtcp", "patched", "6.19.0", t0.Add(24*time.Hour), 10, 14),
+		testResult("nsp0003", "vxlan-lowerdev", "base", "6.18.44", t0.Add(48*time.Hour), 5, 6),
+		testResult("nsp0004", "veth-bigtcp", "base", "6.18.44", t0.Add(72*time.Hour), 9, 12),
+	}
+	for _, r := range runs {
+		if added, err := h.Import(ctx, r); err != nil || !added {
+			t.Fatalf("import %s: added %v, %v", r.RunID, added, err)
+		}
+	}
+	// Importing again is idempotent: said, and nothing doubles.
+	if added, err := h.Import(ctx, runs[0]); err != nil || added {
+		t.Fatalf("second import of %s: added %v, %v", runs[0].RunID, added, err)
+	}
+	for _, f := range []struct {
+		name   string
+		filter Filter
+		want   []string
+	}{
+		{"all", Filter{}, []string{"nsp0001", "nsp0002", "nsp0003", "nsp0004"}},
+		{"scenario", Filter{Scenario: "veth-bigtcp"}, []string{"nsp0001", "nsp0002", "nsp0004"}},
+		{"label", Filter{Label: "base", Scenario: "veth-bigtcp"}, []string{"nsp0001", "nsp0004"}},
+		{"kernel prefix", Filter{Kernel: "6.19"}, []string{"nsp0002"}},
+		{"since", Filter{Since: t0.Add(36 * time.Hour)}, []string{"nsp0003", "nsp0004"}},
+		{"last", Filter{Last: 2}, []string{"nsp0003", "nsp0004"}},
+	} {
+		got, err := h.List(ctx, f.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range got {
+			ids = append(ids, r.RunID)
+		}
+		if strings.Join(ids, " ") != strings.Join(f.want, " ") {
+			t.Errorf("list %s: %v, want %v", f.name, ids, f.want)
+		}
+		fmt.Fprintf(&out, "# list %s\n", f.name)
+		WriteRuns(&out, got)
+	}
+	points, err := h.Show(ctx, Query{Scenario: "veth-bigtcp", Metric: results.Throughput, State: "on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 3 || points[0].RunID != "nsp0001" || points[1].Median != 14e9 || points[2].Label != "base" {
+		t.Errorf("show: %+v", points)
+	}
+	for _, format := range []string{"text", "csv"} {
+		fmt.Fprintf(&out, "# show %s\n", format)
+		if err := WriteSeries(&out, points, format); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := h.Show(ctx, Query{Scenario: "veth-bigtcp"})
+	if len(all) != 6 { // 3 runs x 2 states x 1 metric
+		t.Errorf("show without filters: %d points, want 6", len(all))
+	}
+	got, err := h.Find(ctx, "patched")
+	if err != nil || got.RunID != "nsp0002" || len(got.Cases[0].Summaries) == 0 {
+		t.Errorf("find by label: %v %v", got, err)
+	}
+	if _, err := h.Find(ctx, "nsp9999"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("find of a missing run: %v", err)
+	}
+	if n, err := h.Remove(ctx, "nsp0002"); err != nil || n != 1 {
+		t.Errorf("rm: %d %v", n, err)
+	}
+	if left, _ := h.List(ctx, Filter{Scenario: "veth-bigtcp"}); len(left) != 2 {
+		t.Errorf("after rm: %d runs", len(left))
+	}
+	if points, _ := h.Show(ctx, Query{Scenario: "veth-bigtcp"}); len(points) != 4 {
+		t.Errorf("after rm: %d points, want 4", len(points))
+	}
+	return out.String()
+}
+
+func TestSQLite(t *testing.T) {
+	out := suite(t, filepath.Join(t.TempDir(), "sub", "history.db"))
+	if !strings.Contains(out, "nsp0002  patched  6.19.0") || !strings.Contains(out, "14.000 Gbps") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestConcurrentWriters: two processes import into one new database at once; every run of
+// both lands.
+func TestConcurrentWriters(t *testing.T) {
+	if dsn := os.Getenv("NSPERF_TEST_WRITER_DB"); dsn != "" {
+		writer(t, dsn)
+		return
+	}
+	concurrentWriters(t, filepath.Join(t.TempDir(), "history.db"))
+}
+
+func concurrentWriters(t *testing.T, dsn string) {
+	const perWriter = 25
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for w := 0; w < 2; w++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentWriters$")
+		cmd.Env = append(os.Environ(), "NSPERF_TEST_WRITER_DB="+dsn, "NSPERF_TEST_WRITER="+strconv.Itoa(w), "NSPERF_TEST_WRITES="+strconv.Itoa(perWriter))
+		var b bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &b, &b
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, &b)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("writer %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	h, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	runs, err := h.List(context.Background(), Filter{Scenario: "concurrent"})
+	if err != nil || len(runs) != 2*perWriter {
+		t.Errorf("%d runs after two writers of %d each: %v", len(runs), perWriter, err)
+	}
+}
+
+// writer is one of the processes of TestConcurrentWriters.
+func writer(t *testing.T, dsn string) {
+	w, _ := strconv.Atoi(os.Getenv("NSPERF_TEST_WRITER"))
+	n, _ := strconv.Atoi(os.Getenv("NSPERF_TEST_WRITES"))
+	for i := 0; i < n; i++ {
+		// Each import opens the database anew, as each `nsperf run` does.
+		h, err := Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := testResult(fmt.Sprintf("nsp%d%03d", w+1, i), "concurrent", "", "6.18.44", t0.Add(time.Duration(i)*time.Minute), 10, 12)
+		if added, err := h.Import(context.Background(), r); err != nil || !added {
+			t.Fatalf("import %s: %v %v", r.RunID, added, err)
+		}
+		h.Close()
+	}
+}
+
+// TestCorruptAndNewerDatabases: a truncated file is an Error naming the path; a database of
+// a newer schema is refused and left as it was.
+func TestCorruptAndNewerDatabases(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "history.db")
+	h, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		h.Import(ctx, testResult(fmt.Sprintf("nsp%04d", i), "s", "", "k", t0.Add(time.Duration(i)*time.Hour), 1, 2))
+	}
+	h.Close()
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	if err := os.Truncate(path, 1000); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(ctx, path)
+	var herr *Error
+	if !errors.As(err, &herr) || !strings.Contains(err.Error(), path) {
+		t.Errorf("truncated database: %v", err)
+	}
+
+	newer := filepath.Join(dir, "newer.db")
+	h, err = Open(ctx, newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.db.Exec(`UPDATE nsperf_schema SET version = 99`)
+	h.Close()
+	before, _ := os.ReadFile(newer)
+	if _, err := Open(ctx, newer); !errors.Is(err, ErrNewerSchema) {
+		t.Errorf("newer schema: %v", err)
+	}
+	db, _ := sql.Open("sqlite", newer)
+	var v int
+	db.QueryRow(`SELECT version FROM nsperf_schema`).Scan(&v)
+	db.Close()
+	if after, _ := os.ReadFile(newer); v != 99 || !bytes.Equal(before, after) {
+		t.Errorf("the newer database was altered: version %d", v)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	if got := redact("postgres://nsperf:secret@db.lab:5432/nsperf"); got != "postgres://nsperf:***@db.lab:5432/nsperf" {
+		t.Error(got)
+	}
+	if got := redact("postgres:///nsperf?host=/tmp/x"); got != "postgres:///nsperf?host=/tmp/x" {
+		t.Error(got)
+	}
+}
