@@ -45,6 +45,7 @@ fuzz:
 # done with ip commands. Reported in README.md, never asserted.
 bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
+	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi

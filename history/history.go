@@ -72,6 +72,20 @@ func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
+// ErrNoHistory is an SQLite history that does not exist yet.
+var ErrNoHistory = errors.New("no history here yet: complete runs record into it, and `nsperf history import FILE...` adds results")
+
+// OpenExisting opens the history for reading: an SQLite file must exist already (reading
+// creates none).
+func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
+	if !IsPostgres(dsn) {
+		if _, err := os.Stat(dsn); errors.Is(err, os.ErrNotExist) {
+			return nil, &Error{DB: dsn, Err: ErrNoHistory}
+		}
+	}
+	return Open(ctx, dsn)
+}
+
 // Open opens the history at dsn (a file path, or postgres://...), creating an SQLite file and
 // its directory when missing, and migrates its schema to the current version.
 func Open(ctx context.Context, dsn string) (*DB, error) {

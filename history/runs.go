@@ -160,7 +160,7 @@ func (h *DB) Find(ctx context.Context, ref string) (*results.Result, error) {
 		err = h.db.QueryRowContext(ctx, h.q(`SELECT result FROM runs WHERE label = ? ORDER BY started DESC LIMIT 1`), ref).Scan(&data)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%q: no run id or label %w %s (`nsperf history list` shows what is)", ref, ErrNotFound, h.name)
+		return nil, fmt.Errorf("run id or label %q: %w %s (`nsperf history list` shows what is)", ref, ErrNotFound, h.name)
 	}
 	if err != nil {
 		return nil, h.wrap(err)

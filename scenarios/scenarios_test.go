@@ -231,3 +231,21 @@ func TestNoMatrixIsOneCase(t *testing.T) {
 		t.Fatalf("cases: %+v", cases)
 	}
 }
+
+// TestLoadExpectations: a file of expectations for `nsperf compare --expect`, with defaults
+// and positioned problems.
+func TestLoadExpectations(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("- {workload: tcp4, state: \"on\", change: \">= +5%\", significant: true}\n- {workload: tcp4, cv: \"<= 10%\"}\n"), 0o644)
+	exps, err := LoadExpectations(good)
+	if err != nil || len(exps) != 2 || exps[0].Metric != "throughput" || exps[0].Change.Value != 0.05 || exps[1].CV == nil {
+		t.Fatalf("%+v %v", exps, err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("- {workload: tcp4, cv: \"<= 10%\", change: \">= 1%\"}\n- {workload: tcp4, colour: red, cv: \"<= 1%\"}\n"), 0o644)
+	_, err = LoadExpectations(bad)
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:1:3: expect[0]: an expectation checks one thing") || !strings.Contains(err.Error(), "expect[1].colour: unknown key") {
+		t.Errorf("err = %v", err)
+	}
+}

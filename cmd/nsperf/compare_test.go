@@ -144,6 +144,12 @@ func TestHistoryCommands(t *testing.T) {
 		}
 		files = append(files, path)
 	}
+	if _, stderr, code := nsperf("history", "list", "--db", db); code != exitUsage || !strings.Contains(stderr, "no history here yet") {
+		t.Errorf("list of a history not there: exit %d %s", code, stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("reading created the database")
+	}
 	stdout, stderr, code := nsperf(append([]string{"history", "import", "--db", db}, files...)...)
 	if code != exitOK || strings.Count(stdout, "imported") != 2 {
 		t.Fatalf("import: exit %d\n%s%s", code, stdout, stderr)

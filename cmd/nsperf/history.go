@@ -103,7 +103,10 @@ func loadResult(c *cobra.Command, arg, db string, store **history.DB) (*results.
 	}
 	var err error
 	if *store == nil {
-		if *store, err = history.Open(c.Context(), history.Resolve(db)); err != nil {
+		if *store, err = history.OpenExisting(c.Context(), history.Resolve(db)); err != nil {
+			if errors.Is(err, history.ErrNoHistory) {
+				return nil, "", usageError{fmt.Errorf("%s: no such file, and %w", arg, err)}
+			}
 			return nil, "", err
 		}
 	}
@@ -121,14 +124,21 @@ func historyCmd() *cobra.Command {
 		Short: "The history of results: import, list, show a series, remove",
 	}
 	h.PersistentFlags().StringVar(&db, "db", "", dbHelp)
-	open := func(c *cobra.Command) (*history.DB, error) { return history.Open(c.Context(), history.Resolve(db)) }
+	// Reading commands open an existing history only; import creates it.
+	open := func(c *cobra.Command) (*history.DB, error) {
+		store, err := history.OpenExisting(c.Context(), history.Resolve(db))
+		if errors.Is(err, history.ErrNoHistory) {
+			return nil, usageError{err}
+		}
+		return store, err
+	}
 
 	importCmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Record result files in the history; a run already there is skipped",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			store, err := open(c)
+			store, err := history.Open(c.Context(), history.Resolve(db))
 			if err != nil {
 				return err
 			}
