@@ -46,6 +46,8 @@ fuzz:
 bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
 	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/
+	$(GO) test -run '^$$' -bench 'Analyze' -benchtime 3x ./history/changepoint/
+	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi

@@ -188,6 +188,17 @@ var migrations = []string{
 		PRIMARY KEY (run_id, started, case_label, workload, metric, state)
 	);
 	CREATE INDEX series_by_item ON series (workload, metric, state, case_label)`,
+	// 2: acknowledged change points; "" in case_label, workload or state matches any.
+	`CREATE TABLE acks (
+		run_id     TEXT NOT NULL,
+		case_label TEXT NOT NULL,
+		workload   TEXT NOT NULL,
+		metric     TEXT NOT NULL,
+		state      TEXT NOT NULL,
+		reason     TEXT NOT NULL,
+		acked      TEXT NOT NULL,
+		PRIMARY KEY (run_id, case_label, workload, metric, state)
+	)`,
 }
 
 // SchemaVersion is the schema this nsperf writes.

@@ -181,8 +181,10 @@ func (h *DB) Remove(ctx context.Context, runID string) (int, error) {
 		return 0, h.wrap(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, h.q(`DELETE FROM series WHERE run_id = ?`), runID); err != nil {
-		return 0, h.wrap(err)
+	for _, table := range []string{"series", "acks"} {
+		if _, err := tx.ExecContext(ctx, h.q(`DELETE FROM `+table+` WHERE run_id = ?`), runID); err != nil {
+			return 0, h.wrap(err)
+		}
 	}
 	res, err := tx.ExecContext(ctx, h.q(`DELETE FROM runs WHERE run_id = ?`), runID)
 	if err != nil {

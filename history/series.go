@@ -25,6 +25,17 @@ type Query struct {
 	State    string
 }
 
+// Filter keeps the series a query selects (its scenario aside).
+func (q Query) Filter(series []Series) []Series {
+	var out []Series
+	for _, s := range series {
+		if (q.Case == "" || q.Case == s.Case) && (q.Workload == "" || q.Workload == s.Workload) && (q.Metric == "" || q.Metric == s.Metric) && (q.State == "" || q.State == s.State) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Point is one run's summary of one item (case, workload, metric, state).
 type Point struct {
 	Case     string    `json:"case,omitempty"`

@@ -2,7 +2,8 @@
 # deps.sh: install what nsperf needs on a Debian 12 machine, only when it is missing.
 # Idempotent: a second run installs nothing and touches no apt source.
 #   iperf3, netperf (Debian's non-free component), openvswitch-switch, ethtool, iproute2,
-#   and postgresql, whose server the history tests start for themselves.
+#   postgresql, whose server the history tests start for themselves, and
+#   chromium-headless-shell, in which the HTML report tests render their pages.
 set -euo pipefail
 
 missing=()
@@ -16,6 +17,8 @@ need ethtool ethtool
 need ip iproute2
 need ovs-vswitchd openvswitch-switch
 need ovsdb-tool openvswitch-common
+# The HTML report tests render pages in a real browser.
+need chromium-headless-shell chromium-headless-shell
 # The server binaries are not on PATH: look where Debian puts them.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 

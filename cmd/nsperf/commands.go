@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/signal"
 	"runtime"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/htmlreport"
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/version"
@@ -133,8 +135,8 @@ func runCmd() *cobra.Command {
 			if err := ov.Apply(s); err != nil {
 				return usageError{err}
 			}
-			if !slices.Contains(results.Formats, format) {
-				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
+			if !slices.Contains(resultFormats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(resultFormats, ", "))}
 			}
 			// Output paths are checked before anything is built: a run of minutes must not
 			// end in a result it cannot write.
@@ -170,7 +172,7 @@ func runCmd() *cobra.Command {
 						err = errors.Join(err, eerr)
 					}
 				}
-				if terr := results.Render(table, r, format); terr != nil {
+				if terr := renderResult(table, r, format); terr != nil {
 					err = errors.Join(err, terr)
 				}
 				stored := ""
@@ -206,7 +208,7 @@ func runCmd() *cobra.Command {
 	f.BoolVar(&opt.Concurrent, "concurrent", false, "measure even while another nsperf run measures on this machine (with a warning in the result) instead of waiting for it")
 	f.StringVar(&opt.Label, "label", "", "label stored with the result, e.g. the kernel under test")
 	f.BoolVar(&opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
-	f.StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
+	f.StringVar(&format, "format", "table", "output: "+strings.Join(resultFormats, ", "))
 	f.StringVar(&junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
 	f.Float64Var(&opt.Policy.Alpha, "alpha", 0, "significance level of comparisons (default: the scenario's, else 0.05)")
 	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy, as a fraction (default: the scenario's, else 0.05)")
@@ -405,8 +407,8 @@ func reportCmd() *cobra.Command {
 		Short: "Render a stored result or the journal of a killed run, with statistics recomputed from its samples",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if format != "json" && !slices.Contains(results.Formats, format) {
-				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(results.Formats, ", "))}
+			if !slices.Contains(resultFormats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(resultFormats, ", "))}
 			}
 			r, warnings, err := results.ReadFile(args[0])
 			for _, w := range warnings {
@@ -418,7 +420,7 @@ func reportCmd() *cobra.Command {
 			if format == "json" {
 				err = results.Encode(c.OutOrStdout(), r)
 			} else {
-				err = results.Render(c.OutOrStdout(), r, format)
+				err = renderResult(c.OutOrStdout(), r, format)
 			}
 			if err != nil {
 				return err
@@ -429,6 +431,17 @@ func reportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
+	c.Flags().StringVar(&format, "format", "table", "output: "+strings.Join(resultFormats, ", "))
 	return c
+}
+
+// resultFormats are what run and report print: the text formats, and html.
+var resultFormats = append(slices.Clone(results.Formats), "html")
+
+// renderResult prints a result in a format of resultFormats.
+func renderResult(w io.Writer, r *results.Result, format string) error {
+	if format == "html" {
+		return htmlreport.Result(w, r)
+	}
+	return results.Render(w, r, format)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +183,95 @@ func TestHistoryCommands(t *testing.T) {
 	}
 	if _, _, code = nsperf("compare", files[0], "no-such-run", "--db", filepath.Join(dir, "other.db")); code != exitUsage {
 		t.Errorf("compare with an unknown run: exit %d", code)
+	}
+}
+
+// TestAnalyzeRealRuns: a history of real short runs, the later half with a token bucket in
+// force: the change point lands at the first capped run, as a throughput regression;
+// --fail-on-new fails on it until it is acknowledged; the reports render as HTML.
+func TestAnalyzeRealRuns(t *testing.T) {
+	testenv.RootTest(t, topo.StateDir, "iperf3")
+	dir := t.TempDir()
+	t.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
+	free := strings.Replace(cappedScenario("1gbit", ""), "    qdiscs:\n      client/eth0: {tbf: {rate: 1gbit, burst: 1mb}}\n", "", 1)
+	var ids []string
+	var last string
+	for i := 0; i < 10; i++ {
+		text := free
+		if i >= 5 {
+			text = cappedScenario("1gbit", "")
+		}
+		last = measure(t, dir, fmt.Sprintf("run%d", i), text, "--runs", "2")
+		r, _, err := results.ReadFile(last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.RunID)
+	}
+	stdout, stderr, code := nsperf("history", "analyze", "capped", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("analyze: exit %d\n%s", code, stderr)
+	}
+	var series []struct {
+		Metric   string `json:"metric"`
+		Findings []struct {
+			Kind  string `json:"kind"`
+			After struct {
+				RunID string `json:"run_id"`
+			} `json:"after"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &series); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	found := false
+	for _, s := range series {
+		if s.Metric == results.Throughput {
+			found = len(s.Findings) == 1 && s.Findings[0].Kind == "regression" && s.Findings[0].After.RunID == ids[5]
+			if !found {
+				t.Errorf("throughput findings %+v, want one regression at run %s (the first capped one; runs %v)", s.Findings, ids[5], ids)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no throughput series with the step:\n%s", stdout)
+	}
+	if _, stderr, code = nsperf("history", "analyze", "capped", "--fail-on-new", "5", "--metric-is-no-flag"); code != exitUsage {
+		t.Errorf("unknown flag: exit %d %s", code, stderr)
+	}
+	if stdout, stderr, code = nsperf("history", "analyze", "capped", "--fail-on-new", "5"); code != exitExpectation || !strings.Contains(stderr, "tcp4 throughput base") {
+		t.Errorf("--fail-on-new 5: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, _, code = nsperf("history", "analyze", "capped", "--fail-on-new", "4"); code != exitOK {
+		t.Errorf("--fail-on-new 4 (the change is 5 runs old): exit %d", code)
+	}
+	if stdout, stderr, code = nsperf("history", "ack", ids[5], "--metric", "throughput", "--reason", "the test capped it"); code != exitOK {
+		t.Fatalf("ack: exit %d %s%s", code, stdout, stderr)
+	}
+	// The cap also raised the RTT: those regressions still fail until acknowledged too.
+	stdout, stderr, code = nsperf("history", "analyze", "capped", "--fail-on-new", "5")
+	if code != exitExpectation || !strings.Contains(stdout, "acknowledged: the test capped it") || strings.Contains(stderr, "throughput") || !strings.Contains(stderr, "rtt_mean") {
+		t.Errorf("after acknowledging throughput: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, m := range []string{"rtt_mean", "rtt_min", "rtt_max", "retransmits", "cpu_sender", "cpu_receiver"} {
+		nsperf("history", "ack", ids[5], "--metric", m, "--reason", "the test capped it")
+	}
+	if stdout, stderr, code = nsperf("history", "analyze", "capped", "--fail-on-new", "5"); code != exitOK {
+		t.Errorf("after acknowledging every metric: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"history", "analyze", "capped", "--format", "html"},
+		{"history", "show", "capped", "--metric", "throughput", "--format", "html"},
+		{"report", last, "--format", "html"},
+		{"compare", filepath.Join(dir, "run0.json"), last, "--format", "html", "--force"},
+	} {
+		stdout, stderr, code = nsperf(args...)
+		if (code != exitOK && code != exitExpectation) || !strings.Contains(stdout, "<svg") || strings.Contains(stdout, "http") {
+			t.Errorf("%v: exit %d, %d bytes\n%s", args, code, len(stdout), stderr)
+		}
+	}
+	stdout, _, _ = nsperf("history", "export", "capped", "--format", "csv")
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 11 || !strings.HasPrefix(lines[0], "time,run_id,label,kernel,tcp4.") {
+		t.Errorf("export:\n%s", stdout)
 	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/history/changepoint"
+	"github.com/nsperf/nsperf/htmlreport"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -32,8 +34,8 @@ func compareCmd() *cobra.Command {
 			"compares a state of BASE with a state of each NEW instead (repeatable).",
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !slices.Contains(compare.Formats, format) {
-				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(compare.Formats, ", "))}
+			if !slices.Contains(resultFormats, format) {
+				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(resultFormats, ", "))}
 			}
 			for _, p := range pairs {
 				base, new, ok := strings.Cut(p, ":")
@@ -70,7 +72,12 @@ func compareCmd() *cobra.Command {
 				}
 				return err
 			}
-			if err := rep.Write(c.OutOrStdout(), c.ErrOrStderr(), format); err != nil {
+			if format == "html" {
+				err = htmlreport.Compare(c.OutOrStdout(), rep)
+			} else {
+				err = rep.Write(c.OutOrStdout(), c.ErrOrStderr(), format)
+			}
+			if err != nil {
 				return err
 			}
 			if failures := rep.Result.Failures(); len(failures) > 0 {
@@ -80,7 +87,7 @@ func compareCmd() *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&format, "format", "table", "output: "+strings.Join(compare.Formats, ", "))
+	f.StringVar(&format, "format", "table", "output: "+strings.Join(resultFormats, ", "))
 	f.StringArrayVar(&pairs, "state", nil, "compare state BASE_STATE of BASE with state NEW_STATE of each NEW, as BASE_STATE:NEW_STATE (repeatable)")
 	f.BoolVar(&opt.Force, "force", false, "compare even when the scenarios differ in topology, device settings or tool arguments")
 	f.StringArrayVar(&opt.Metrics, "metric", nil, "compare only this metric, e.g. throughput (repeatable; default: every metric)")
@@ -204,8 +211,8 @@ func historyCmd() *cobra.Command {
 		Short: "Show the series of a scenario: one line per run with n, median, CI and CV",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !slices.Contains([]string{"text", "csv", "json"}, format) {
-				return usageError{fmt.Errorf("--format %q: want text, csv or json", format)}
+			if !slices.Contains([]string{"text", "csv", "json", "html"}, format) {
+				return usageError{fmt.Errorf("--format %q: want text, csv, json or html", format)}
 			}
 			store, err := open(c)
 			if err != nil {
@@ -213,6 +220,14 @@ func historyCmd() *cobra.Command {
 			}
 			defer store.Close()
 			q.Scenario = args[0]
+			if format == "html" {
+				// The series as plots, with their change points at the defaults.
+				series, err := store.Analyze(c.Context(), []string{q.Scenario}, changepoint.Options{})
+				if err != nil {
+					return err
+				}
+				return htmlreport.History(c.OutOrStdout(), "nsperf history show "+q.Scenario, q.Filter(series))
+			}
 			points, err := store.Show(c.Context(), q)
 			if err != nil {
 				return err
@@ -225,7 +240,7 @@ func historyCmd() *cobra.Command {
 	sf.StringVar(&q.Workload, "workload", "", "only this workload")
 	sf.StringVar(&q.Metric, "metric", "", "only this metric, e.g. throughput")
 	sf.StringVar(&q.State, "state", "", "only this state")
-	sf.StringVar(&format, "format", "text", "text, csv or json")
+	sf.StringVar(&format, "format", "text", "text, csv, json or html")
 
 	rmCmd := &cobra.Command{
 		Use:   "rm RUNID",
@@ -248,7 +263,108 @@ func historyCmd() *cobra.Command {
 			return nil
 		},
 	}
-	h.AddCommand(importCmd, listCmd, showCmd, rmCmd)
+	var cpOpt changepoint.Options
+	var failOnNew int
+	var analyzeFormat string
+	analyzeCmd := &cobra.Command{
+		Use:   "analyze [SCENARIO...]",
+		Short: "Find change points in every series of the history (E-divisive means, t-test), as regressions or improvements",
+		RunE: func(c *cobra.Command, args []string) error {
+			if !slices.Contains([]string{"table", "csv", "json", "html"}, analyzeFormat) {
+				return usageError{fmt.Errorf("--format %q: want table, csv, json or html", analyzeFormat)}
+			}
+			if cpOpt.PValue <= 0 || cpOpt.PValue >= 1 || cpOpt.Magnitude < 0 || cpOpt.MinSegment < 2 || cpOpt.Window < 2*cpOpt.MinSegment || failOnNew < 0 {
+				return usageError{fmt.Errorf("want 0 < --p-value < 1, --magnitude >= 0, --min-segment >= 2, --window >= 2 x --min-segment, --fail-on-new >= 0")}
+			}
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			series, err := store.Analyze(c.Context(), args, cpOpt)
+			if err != nil {
+				return err
+			}
+			if analyzeFormat == "html" {
+				err = htmlreport.History(c.OutOrStdout(), "nsperf history analyze", series)
+			} else {
+				err = history.WriteFindings(c.OutOrStdout(), series, analyzeFormat)
+			}
+			if err != nil {
+				return err
+			}
+			if failOnNew > 0 {
+				if failing := history.Failing(series, failOnNew); len(failing) > 0 {
+					return expectationError{append([]string{fmt.Sprintf("regressions in the last %d runs (acknowledge known ones with nsperf history ack):", failOnNew)}, failing...)}
+				}
+			}
+			return nil
+		},
+	}
+	af := analyzeCmd.Flags()
+	af.Float64Var(&cpOpt.PValue, "p-value", changepoint.DefaultPValue, "a change point needs a t-test p below this")
+	af.Float64Var(&cpOpt.Magnitude, "magnitude", 0, "and a change of at least this fraction, e.g. 0.02")
+	af.IntVar(&cpOpt.MinSegment, "min-segment", changepoint.DefaultMinSegment, "runs on each side of a change point, at least (one outlying run is no change point)")
+	af.IntVar(&cpOpt.Window, "window", changepoint.DefaultWindow, "runs per window of the split pass")
+	af.IntVar(&failOnNew, "fail-on-new", 0, "exit 1 when an unacknowledged regression began in the last N runs of its series")
+	af.StringVar(&analyzeFormat, "format", "table", "table, csv, json or html")
+
+	var ack history.Ack
+	ackCmd := &cobra.Command{
+		Use:   "ack RUNID --metric M --reason TEXT",
+		Short: "Acknowledge a known change: the change point whose first run after is RUNID stays listed and stops failing --fail-on-new",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if ack.Metric == "" || strings.TrimSpace(ack.Reason) == "" {
+				return usageError{fmt.Errorf("--metric and --reason are required: say which change is known and why")}
+			}
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			ack.RunID = args[0]
+			if err := store.Acknowledge(c.Context(), ack); err != nil {
+				if errors.Is(err, history.ErrNotFound) {
+					return usageError{err}
+				}
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "acknowledged the change of %s at run %s: %s\n", ack.Metric, ack.RunID, ack.Reason)
+			return nil
+		},
+	}
+	kf := ackCmd.Flags()
+	kf.StringVar(&ack.Metric, "metric", "", "the metric that changed, e.g. throughput")
+	kf.StringVar(&ack.Workload, "workload", "", "only this workload (default: any)")
+	kf.StringVar(&ack.State, "state", "", "only this state (default: any)")
+	kf.StringVar(&ack.Case, "case", "", "only this matrix case (default: any)")
+	kf.StringVar(&ack.Reason, "reason", "", "why the change is known, e.g. the commit that made it")
+
+	var exportFormat string
+	exportCmd := &cobra.Command{
+		Use:   "export SCENARIO --format csv",
+		Short: "Export a scenario's history in the CSV layout Apache Otava imports: time, run_id, label, kernel, one column per series",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if exportFormat != "csv" {
+				return usageError{fmt.Errorf("--format %q: want csv", exportFormat)}
+			}
+			store, err := open(c)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			series, err := store.Analyze(c.Context(), args, changepoint.Options{})
+			if err != nil {
+				return err
+			}
+			return history.Export(c.OutOrStdout(), series)
+		},
+	}
+	exportCmd.Flags().StringVar(&exportFormat, "format", "csv", "csv")
+
+	h.AddCommand(importCmd, listCmd, showCmd, rmCmd, analyzeCmd, ackCmd, exportCmd)
 	return h
 }
 

@@ -1,0 +1,95 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/history/changepoint"
+	"github.com/nsperf/nsperf/results"
+)
+
+// steppedHistory imports n runs of one scenario whose throughput drops by 20% and whose RTT
+// drops by 30% from run at on (noise CV 2%, seeded).
+func steppedHistory(t *testing.T, h *DB, n, at int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := 0; i < n; i++ {
+		tput, rtt := 10e9, 100.0
+		if i >= at {
+			tput, rtt = 8e9, 70
+		}
+		start := t0.Add(time.Duration(i) * time.Hour)
+		r := &results.Result{Schema: results.Schema, RunID: fmt.Sprintf("nsp%04d", i), Label: fmt.Sprintf("k%d", i), Complete: true, Start: start,
+			Scenario: results.ScenarioInfo{Name: "stepped"}, Environment: results.Environment{KernelRelease: "6.18." + fmt.Sprint(i)}}
+		c := results.Case{States: []results.StateRecord{{Name: "on"}}}
+		for round := 1; round <= 3; round++ {
+			noise := 1 + 0.02*rng.NormFloat64()
+			c.Samples = append(c.Samples, results.Sample{Round: round, State: "on", Workload: "tcp4",
+				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: tput * noise}, {Name: results.RTTMean, Unit: "us", Value: rtt * noise}}})
+		}
+		r.Cases = []results.Case{c}
+		r.Recompute()
+		if _, err := h.Import(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAnalyze: the change points of a history, with direction: a throughput drop is a
+// regression, an RTT drop an improvement; --fail-on-new counts only recent regressions;
+// an acknowledged one stays listed and stops failing.
+func TestAnalyze(t *testing.T) {
+	ctx := context.Background()
+	h, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	steppedHistory(t, h, 24, 18)
+	series, err := h.Analyze(ctx, nil, changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, s := range series {
+		for _, f := range s.Findings {
+			kinds[s.Metric] = fmt.Sprintf("%s %s->%s %d", f.Kind, f.Before.RunID, f.After.RunID, f.RunsAgo)
+		}
+	}
+	if kinds[results.Throughput] != "regression nsp0017->nsp0018 6" || kinds[results.RTTMean] != "improvement nsp0017->nsp0018 6" {
+		t.Errorf("findings %v", kinds)
+	}
+	if f := Failing(series, 5); len(f) != 0 {
+		t.Errorf("a change 6 runs ago fails --fail-on-new 5: %v", f)
+	}
+	if f := Failing(series, 6); len(f) != 1 || !strings.Contains(f[0], "tcp4 throughput on: -20") {
+		t.Errorf("--fail-on-new 6: %v", f)
+	}
+	if err := h.Acknowledge(ctx, Ack{RunID: "nsp0018", Metric: results.Throughput, Reason: "known: new default qdisc"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Acknowledge(ctx, Ack{RunID: "nsp9999", Metric: results.Throughput, Reason: "x"}); err == nil {
+		t.Errorf("acknowledged a run that is not there")
+	}
+	series, _ = h.Analyze(ctx, []string{"stepped"}, changepoint.Options{})
+	if f := Failing(series, 10); len(f) != 0 {
+		t.Errorf("acknowledged, still failing: %v", f)
+	}
+	var b bytes.Buffer
+	WriteFindings(&b, series, "table")
+	if !strings.Contains(b.String(), "regression (acknowledged: known: new default qdisc)") || !strings.Contains(b.String(), "2 change points in 2 series") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	b.Reset()
+	Export(&b, series)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 25 || lines[0] != "time,run_id,label,kernel,tcp4.rtt_mean.on,tcp4.throughput.on" || !strings.HasPrefix(lines[1], "2026-11-01T08:00:00Z,nsp0000,k0,6.18.0,") {
+		t.Errorf("export:\n%s", b.String())
+	}
+}

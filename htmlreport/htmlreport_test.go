@@ -1,0 +1,273 @@
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/history/changepoint"
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+)
+
+// testResult is a run of two cases, states off and on, throughput and RTT.
+func testResult() *results.Result {
+	r := &results.Result{Schema: results.Schema, RunID: "nsp0001", Label: "base", Complete: true,
+		Scenario:    results.ScenarioInfo{Name: "veth-bigtcp", File: "veth-bigtcp.yaml", SHA256: "abcdef0123456789"},
+		Start:       time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		End:         time.Date(2026, 11, 30, 12, 5, 0, 0, time.UTC),
+		Settings:    results.Settings{Runs: 6, Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05}},
+		Environment: results.Environment{KernelRelease: "6.18.44", KernelVersion: "#1 SMP", CPUModel: "test", CPUs: 2, Hostname: "box", Tools: map[string]string{"iperf3": "3.12"}},
+	}
+	for _, label := range []string{"mtu=1500", "mtu=8000"} {
+		c := results.Case{Label: label, States: []results.StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}}
+		for round := 1; round <= 6; round++ {
+			f := 1 + 0.01*float64(round%3)
+			for _, st := range []string{"off", "on"} {
+				tput := map[string]float64{"off": 10e9, "on": 13e9}[st]
+				c.Samples = append(c.Samples, results.Sample{Round: round, State: st, Workload: "tcp4", Tool: "iperf3",
+					Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: tput * f}, {Name: results.RTTMean, Unit: "us", Value: 60 / f}}})
+			}
+		}
+		r.Cases = append(r.Cases, c)
+	}
+	r.Recompute()
+	return r
+}
+
+var (
+	headingRE = regexp.MustCompile(`<h[12]>([^<]*)</h[12]>`)
+	titleRE   = regexp.MustCompile(`font-size:12px">([^<]*)</text>`)
+)
+
+// structure is what a reader sees of a page's layout: headings, the number of plots under
+// each, and the plots' titles and axis labels.
+func structure(page string) string {
+	var b strings.Builder
+	sections := strings.Split(page, "<h2>")
+	for i, s := range sections {
+		if i > 0 {
+			s = "<h2>" + s
+		}
+		for _, h := range headingRE.FindAllStringSubmatch(s, -1) {
+			fmt.Fprintf(&b, "%s\n", h[1])
+		}
+		if n := strings.Count(s, "<svg"); n > 0 {
+			fmt.Fprintf(&b, "  %d svg\n", n)
+		}
+		for _, t := range titleRE.FindAllStringSubmatch(s, -1) {
+			fmt.Fprintf(&b, "  text: %s\n", t[1])
+		}
+	}
+	return b.String()
+}
+
+// selfContained fails on anything a page would fetch: a URL, a script, a stylesheet link.
+func selfContained(t *testing.T, page string) {
+	t.Helper()
+	for _, bad := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page contains %q", bad)
+		}
+	}
+}
+
+func TestResultGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Result(&b, testResult()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	selfContained(t, page)
+	// One plot of samples and one in measuring order per case, workload and metric.
+	if n := strings.Count(page, "<svg"); n != 2*2*2 {
+		t.Errorf("%d plots, want 8", n)
+	}
+	testenv.Golden(t, filepath.Join("testdata", "result.structure.golden"), structure(page))
+}
+
+func TestCompareHTML(t *testing.T) {
+	a, b := testResult(), testResult()
+	b.RunID, b.Label = "nsp0002", "patched"
+	rep, err := compare.New([]compare.Side{{Source: "a.json", Result: a}, {Source: "b.json", Result: b}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Compare(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	selfContained(t, page)
+	if !strings.Contains(page, "off@B vs off@A") || !strings.Contains(page, "label differs: A base, B patched") {
+		t.Errorf("comparison page lacks the comparison or the environment")
+	}
+	// One colour per result: off@A and on@A are drawn in the same colour.
+	stroke := regexp.MustCompile(`stroke:(#[0-9A-F]{6})`)
+	colours := map[string]bool{}
+	for _, m := range stroke.FindAllStringSubmatch(page, -1) {
+		colours[m[1]] = true
+	}
+	if !colours["#1F77B4"] || !colours["#D62728"] || colours["#2CA02C"] {
+		t.Errorf("colours %v, want one per result", colours)
+	}
+}
+
+// testSeries is a history series with a 20% drop at run 12 of 24.
+func testSeries() history.Series {
+	s := history.Series{Scenario: "veth-bigtcp", Workload: "tcp4", Metric: results.Throughput, State: "on", Unit: "bit/s"}
+	for i := 0; i < 24; i++ {
+		v := 10e9 * (1 + 0.01*float64(i%4))
+		if i >= 12 {
+			v *= 0.8
+		}
+		lo, hi := v*0.98, v*1.02
+		s.Points = append(s.Points, history.Point{RunID: fmt.Sprintf("nsp%04d", i), Label: fmt.Sprintf("6.18.%d", i), Median: v, Lo: &lo, Hi: &hi,
+			Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)})
+	}
+	xs := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		xs[i] = p.Median
+	}
+	s.ChangePoints = changepoint.Detect(xs, changepoint.Options{})
+	for _, cp := range s.ChangePoints {
+		s.Findings = append(s.Findings, history.Finding{Before: s.Points[cp.Index-1], After: s.Points[cp.Index], Change: cp.Change, P: cp.P, Kind: history.Regression})
+	}
+	return s
+}
+
+func TestHistoryGolden(t *testing.T) {
+	s := testSeries()
+	if len(s.ChangePoints) != 1 || s.ChangePoints[0].Index != 12 {
+		t.Fatalf("change points %+v", s.ChangePoints)
+	}
+	var b bytes.Buffer
+	if err := History(&b, "nsperf history analyze", []history.Series{s}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	selfContained(t, page)
+	for _, want := range []string{"change point", "segment level", "Gbit/s", "higher is better", "6.18.12", "between run nsp0011"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("history page lacks %q", want)
+		}
+	}
+	testenv.Golden(t, filepath.Join("testdata", "history.structure.golden"), structure(page))
+}
+
+// TestRendersInBrowser: a real browser (Debian's chromium-headless-shell, installed when
+// missing) renders a report offline to a PNG of the window's size that is not blank.
+func TestRendersInBrowser(t *testing.T) {
+	browser := chromium(t)
+	dir := t.TempDir()
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"result":  func(b *bytes.Buffer) error { return Result(b, testResult()) },
+		"history": func(b *bytes.Buffer) error { return History(b, "history", []history.Series{testSeries()}) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		page, shot := filepath.Join(dir, name+".html"), filepath.Join(dir, name+".png")
+		if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// No network: the proxy goes nowhere, so a page that fetched anything would show it.
+		out, err := exec.Command(browser, "--no-sandbox", "--disable-gpu", "--proxy-server=127.0.0.1:9", "--window-size=1200,1600",
+			"--screenshot="+shot, "file://"+page).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", browser, err, out)
+		}
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 1600 {
+			t.Errorf("%s: screenshot %v, want 1200x1600", name, b)
+		}
+		if frac := inked(img); frac < 0.01 {
+			t.Errorf("%s: only %.3f%% of the screenshot is not white", name, 100*frac)
+		} else {
+			t.Logf("%s: %.1f%% of the screenshot is drawn", name, 100*frac)
+		}
+	}
+}
+
+// inked is the fraction of pixels that are not white.
+func inked(img image.Image) float64 {
+	b := img.Bounds()
+	n := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(b.Dx()*b.Dy())
+}
+
+// chromium finds Debian's chromium-headless-shell, installing it as root when it is missing.
+func chromium(t *testing.T) string {
+	t.Helper()
+	const name = "chromium-headless-shell"
+	if path, err := exec.LookPath(name); err == nil {
+		return path
+	}
+	if os.Geteuid() == 0 {
+		if out, err := exec.Command("apt-get", "install", "-y", "-qq", "--no-install-recommends", name).CombinedOutput(); err != nil {
+			t.Logf("apt-get install %s: %v\n%s", name, err, out)
+		}
+	}
+	testenv.RequireTool(t, name) // fails in CI, skips elsewhere
+	path, _ := exec.LookPath(name)
+	return path
+}
+
+// BenchmarkMatrixHTML: the HTML report of a run of 64 matrix cases (2 states, 2 workloads,
+// iperf3's 7 metrics, 6 runs each): 1,792 plots.
+func BenchmarkMatrixHTML(b *testing.B) {
+	r := testResult()
+	one := r.Cases[0]
+	r.Cases = nil
+	metrics := []string{results.Throughput, results.Retransmits, results.CPUSender, results.CPUReceiver, results.RTTMean, results.RTTMin, results.RTTMax}
+	for i := 0; i < 64; i++ {
+		c := results.Case{Label: fmt.Sprintf("case=%d", i), States: one.States}
+		for _, s := range one.Samples {
+			for _, w := range []string{"tcp4", "tcp6"} {
+				s2 := s
+				s2.Workload = w
+				s2.Metrics = nil
+				for k, m := range metrics {
+					s2.Metrics = append(s2.Metrics, results.Metric{Name: m, Unit: "count", Value: s.Metrics[0].Value * float64(k+1) / 1e9})
+				}
+				c.Samples = append(c.Samples, s2)
+			}
+		}
+		r.Cases = append(r.Cases, c)
+	}
+	r.Recompute()
+	for b.Loop() {
+		var out bytes.Buffer
+		if err := Result(&out, r); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(out.Len())/1e6, "MB")
+	}
+}

@@ -1,0 +1,294 @@
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/results"
+)
+
+// Result writes the HTML report of a run: its header, then per case, workload and metric the
+// samples of every state (box, points, median with its CI), the values in the order they were
+// measured, and the comparisons; then the text tables with expectations and warnings.
+func Result(w io.Writer, r *results.Result) error {
+	d := pageData{Title: fmt.Sprintf("nsperf: %s, run %s", r.Scenario.Name, r.RunID), Header: resultHeader(r)}
+	if err := addCases(&d, r, stateColours(r, nil)); err != nil {
+		return err
+	}
+	return d.write(w)
+}
+
+// Compare writes the HTML report of a comparison: the sides and their differences, then the
+// same plots as for a run, one colour per result.
+func Compare(w io.Writer, rep *compare.Report) error {
+	d := pageData{Title: "nsperf compare: " + rep.Result.RunID}
+	var head bytes.Buffer
+	rep.WriteHeader(&head, false)
+	for _, l := range strings.Split(strings.TrimSpace(head.String()), "\n") {
+		d.Header = append(d.Header, strings.TrimSpace(l))
+	}
+	sideOf := func(state string) string {
+		if i := strings.LastIndex(state, "@"); i >= 0 {
+			return state[i+1:]
+		}
+		return state
+	}
+	if err := addCases(&d, rep.Result, stateColours(rep.Result, sideOf)); err != nil {
+		return err
+	}
+	return d.write(w)
+}
+
+func resultHeader(r *results.Result) []string {
+	e := r.Environment
+	h := []string{
+		fmt.Sprintf("scenario %s (%s, sha256 %.12s)", r.Scenario.Name, r.Scenario.File, r.Scenario.SHA256),
+		fmt.Sprintf("kernel %s %s on %s, %d CPUs (%s)", e.KernelRelease, e.KernelVersion, e.Hostname, e.CPUs, e.CPUModel),
+		fmt.Sprintf("method: %d runs per state, %s order, alpha %g, CV limit %g%%", r.Settings.Runs, r.Settings.Order, r.Settings.Policy.Alpha, 100*r.Settings.Policy.CVLimit),
+		fmt.Sprintf("measured %s to %s UTC", r.Start.UTC().Format("2006-01-02 15:04:05"), r.End.UTC().Format("15:04:05")),
+	}
+	if r.Label != "" {
+		h = append(h, "label "+r.Label)
+	}
+	var tools []string
+	for name, v := range e.Tools {
+		tools = append(tools, name+" "+v)
+	}
+	sort.Strings(tools)
+	if len(tools) > 0 {
+		h = append(h, "tools: "+strings.Join(tools, ", "))
+	}
+	if e.OVS != nil {
+		h = append(h, fmt.Sprintf("Open vSwitch %s, %s datapath, %s instance", e.OVS.Version, e.OVS.Datapath, e.OVS.Instance))
+	}
+	if !r.Complete {
+		h = append(h, "INCOMPLETE: the run ended early; the figures cover the runs that finished")
+	}
+	return h
+}
+
+// stateColours gives each state a colour; group, when given, makes states of one group (a
+// result of a comparison) share theirs.
+func stateColours(r *results.Result, group func(string) string) map[string]color.Color {
+	out := map[string]color.Color{}
+	groups := map[string]int{}
+	for _, c := range r.Cases {
+		for _, st := range c.States {
+			key := st.Name
+			if group != nil {
+				key = group(st.Name)
+			}
+			if _, ok := groups[key]; !ok {
+				groups[key] = len(groups)
+			}
+			out[st.Name] = palette[groups[key]%len(palette)]
+		}
+	}
+	return out
+}
+
+func addCases(d *pageData, r *results.Result, colours map[string]color.Color) error {
+	for _, c := range r.Cases {
+		for _, item := range items(c) {
+			sec := section{Title: item.workload + " " + item.metric}
+			if c.Label != "" {
+				sec.Title = "[" + c.Label + "] " + sec.Title
+			}
+			for _, s := range c.Summaries {
+				if s.Workload == item.workload && s.Metric == item.metric && s.Comparison != nil {
+					class := "verdict"
+					if s.Comparison.Verdict == results.Regressed {
+						class = "verdict fail"
+					}
+					sec.Lines = append(sec.Lines, line{class, fmt.Sprintf("%s vs %s: %s", s.State, s.Comparison.Baseline, formatComparison(*s.Comparison))})
+				}
+			}
+			dist, err := distributionPlot(c, item, colours)
+			if err != nil {
+				return err
+			}
+			order, err := orderPlot(c, item, colours)
+			if err != nil {
+				return err
+			}
+			sec.Figures = append(sec.Figures, dist, order)
+			d.Sections = append(d.Sections, sec)
+		}
+		for _, st := range c.States {
+			if st.Unavailable != "" {
+				d.Sections = append(d.Sections, section{Title: "state " + st.Name + " unavailable", Lines: []line{{"warning", st.Unavailable}}})
+			}
+		}
+	}
+	var table bytes.Buffer
+	if err := results.Table(&table, r); err != nil {
+		return err
+	}
+	tables := section{Title: "Tables", Pre: table.String()}
+	for _, c := range r.Cases {
+		for _, e := range c.Expectations {
+			class, verdict := "pass", "pass"
+			if !e.Pass {
+				class, verdict = "fail", "FAIL"
+			}
+			tables.Lines = append(tables.Lines, line{class, fmt.Sprintf("expectation %s: %s (measured: %s)", verdict, e.Expectation, e.Measured)})
+		}
+	}
+	for _, warning := range r.Warnings {
+		tables.Lines = append(tables.Lines, line{"warning", "WARNING: " + warning})
+	}
+	d.Sections = append(d.Sections, tables)
+	return nil
+}
+
+// formatComparison is the table's wording of a comparison.
+func formatComparison(c results.Comparison) string {
+	if c.Verdict == results.NoChange || c.Verdict == results.TooNoisy || c.Verdict == results.TooFewRuns {
+		return fmt.Sprintf("%+.1f%% (p=%.3f) %s", 100*c.Change, c.P, c.Verdict)
+	}
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] p=%.3f %s", 100*c.Change, 100*c.ChangeLo, 100*c.ChangeHi, c.P, c.Verdict)
+}
+
+type item struct{ workload, metric, unit string }
+
+// items are the case's workload and metric pairs, in the order of its summaries.
+func items(c results.Case) []item {
+	var out []item
+	for _, s := range c.Summaries {
+		it := item{s.Workload, s.Metric, s.Unit}
+		if !slices.Contains(out, it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// valuesOf are the valid samples of a state for an item, in measuring order.
+func valuesOf(c results.Case, it item, state string) []float64 {
+	var out []float64
+	for _, s := range c.Samples {
+		if s.State != state || s.Workload != it.workload || s.Error != "" || s.Invalid != "" {
+			continue
+		}
+		if v, ok := s.Value(it.metric); ok {
+			out = append(out, v*scale(it.unit))
+		}
+	}
+	return finite(out)
+}
+
+// distributionPlot: per state a box (quartiles), every sample as a point, and the median with
+// its 95% CI as a bar beside it.
+func distributionPlot(c results.Case, it item, colours map[string]color.Color) (template.HTML, error) {
+	p := newPlot(it.workload+" "+it.metric+": samples per state", axisLabel(it.metric, it.unit))
+	var names []string
+	for i, st := range c.States {
+		names = append(names, st.Name)
+		xs := valuesOf(c, it, st.Name)
+		if len(xs) == 0 {
+			continue
+		}
+		x := float64(i)
+		if len(xs) >= 2 {
+			box, err := plotter.NewBoxPlot(vg.Points(18), x, plotter.Values(xs))
+			if err != nil {
+				return "", err
+			}
+			box.FillColor = color.Transparent
+			box.BoxStyle.Color = colours[st.Name]
+			p.Add(box)
+		}
+		pts := make(plotter.XYs, len(xs))
+		for k, v := range xs {
+			pts[k] = plotter.XY{X: x - 0.25 + 0.05*float64(k%5), Y: v}
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return "", err
+		}
+		sc.GlyphStyle = glyph(colours[st.Name], draw.CircleGlyph{})
+		p.Add(sc)
+		for _, s := range c.Summaries {
+			if s.State != st.Name || s.Workload != it.workload || s.Metric != it.metric {
+				continue
+			}
+			k := scale(it.unit)
+			m := s.Centre.Median * k
+			lo, hi := m, m
+			if s.Centre.Lo != nil && s.Centre.Hi != nil {
+				lo, hi = *s.Centre.Lo*k, *s.Centre.Hi*k
+			}
+			bars, err := plotter.NewYErrorBars(errorPoints{{x + 0.3, m, m - lo, hi - m}})
+			if err != nil {
+				return "", err
+			}
+			bars.LineStyle.Color = colours[st.Name]
+			bars.LineStyle.Width = vg.Points(1.5)
+			med, err := plotter.NewScatter(xy(x+0.3, m))
+			if err != nil {
+				return "", err
+			}
+			med.GlyphStyle = glyph(colours[st.Name], draw.BoxGlyph{})
+			p.Add(bars, med)
+		}
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	p.X.Label.Text = "box: quartiles, dots: runs, bar: median, 95% CI"
+	return svg(p, 5.5*vg.Inch, 3.6*vg.Inch)
+}
+
+// orderPlot: every sample in the order it was measured, coloured by state, so that drift
+// over the run shows.
+func orderPlot(c results.Case, it item, colours map[string]color.Color) (template.HTML, error) {
+	p := newPlot(it.workload+" "+it.metric+": in measuring order", axisLabel(it.metric, it.unit))
+	p.X.Label.Text = "sample, in the order measured"
+	series := map[string]plotter.XYs{}
+	n := 0
+	for _, s := range c.Samples {
+		if s.Workload != it.workload {
+			continue
+		}
+		n++
+		if s.Error != "" || s.Invalid != "" {
+			continue
+		}
+		v, ok := s.Value(it.metric)
+		if !ok {
+			continue
+		}
+		series[s.State] = append(series[s.State], plotter.XY{X: float64(n), Y: v * scale(it.unit)})
+	}
+	for _, rec := range c.States {
+		st := rec.Name
+		if len(series[st]) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(series[st])
+		if err != nil {
+			return "", err
+		}
+		sc.GlyphStyle = glyph(colours[st], draw.CircleGlyph{})
+		p.Add(sc)
+		p.Legend.Add(st, sc)
+	}
+	return svg(p, 5.5*vg.Inch, 3.6*vg.Inch)
+}
+
+// errorPoints are points with asymmetric vertical errors.
+type errorPoints []struct{ x, y, low, high float64 }
+
+func (e errorPoints) Len() int                        { return len(e) }
+func (e errorPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errorPoints) YError(i int) (float64, float64) { return e[i].low, e[i].high }
