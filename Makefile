@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 TESTFUZZ  ?= 100000x
 RUNFLAGS  ?=
 
-.PHONY: all build run test fuzz bench lint deps clean models models-check
+.PHONY: all build run test fuzz bench lint deps clean models models-check calibrate
 
 all: build
 
@@ -33,6 +33,11 @@ run: deps build
 test: deps lint models-check
 	$(GO) test -count=1 -p 1 ./...
 	$(MAKE) fuzz FUZZTIME=$(TESTFUZZ)
+
+# N short A/A runs and the token-bucket check: the false-alarm rate and whether the tbf's
+# change lies in the reported CI (README, Method).
+calibrate: deps build
+	N=$${N:-20} bash scripts/calibrate.sh
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios

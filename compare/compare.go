@@ -182,6 +182,9 @@ func (rep *Report) merge(pairs []StatePair, policy results.Policy, exps []scenar
 	if policy.CVLimit == 0 {
 		policy.CVLimit = base.Settings.Policy.CVLimit
 	}
+	if policy.MinChange == 0 {
+		policy.MinChange = base.Settings.Policy.MinChange
+	}
 	m := &results.Result{
 		Schema:   results.Schema,
 		RunID:    strings.Join(ids, " vs "),
@@ -189,7 +192,7 @@ func (rep *Report) merge(pairs []StatePair, policy results.Policy, exps []scenar
 		Start:    base.Start,
 		End:      rep.Sides[len(rep.Sides)-1].Result.End,
 		Complete: complete,
-		Settings: results.Settings{Runs: base.Settings.Runs, Order: base.Settings.Order, Policy: policy},
+		Settings: results.Settings{Runs: base.Settings.Runs, Order: base.Settings.Order, Policy: policy, Gates: base.Settings.Gates},
 	}
 	for _, bc := range base.Cases {
 		cases := []results.Case{bc}
@@ -204,7 +207,12 @@ func (rep *Report) merge(pairs []StatePair, policy results.Policy, exps []scenar
 		if len(cases) < len(rep.Sides) {
 			continue
 		}
-		m.Cases = append(m.Cases, rep.mergeCase(cases, pairs, policy, exps))
+		m.Cases = append(m.Cases, rep.mergeCase(cases, pairs, policy))
+	}
+	// The gated comparisons of all cases are one family, as in a run.
+	m.DecideFamily()
+	for i := range m.Cases {
+		m.Cases[i].Expectations = results.Evaluate(m.Cases[i], rep.expectations(exps, pairs))
 	}
 	return m
 }
@@ -219,7 +227,7 @@ func caseOf(r *results.Result, label string) (results.Case, bool) {
 }
 
 // mergeCase makes one case of the paired states of every side.
-func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy results.Policy, exps []scenarios.Expectation) results.Case {
+func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy results.Policy) results.Case {
 	out := results.Case{Matrix: cases[0].Matrix, Label: cases[0].Label}
 	workloads := commonWorkloads(cases)
 	add := func(c results.Case, state, side, compareTo string) {
@@ -262,7 +270,6 @@ func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy res
 			c.Paired = nil
 		}
 	}
-	out.Expectations = results.Evaluate(out, rep.expectations(exps, pairs))
 	return out
 }
 

@@ -18,6 +18,10 @@ const DefaultAlpha = 0.05
 // significant difference is called too noisy rather than "no change".
 const DefaultCVLimit = 0.05
 
+// DefaultMinChange is the smallest change worth a verdict: a significant change below it is
+// negligible, and a change whose CI lies within it either way is equivalence.
+const DefaultMinChange = 0.02
+
 // Verdicts of a comparison.
 const (
 	Improved   = "improved"
@@ -25,7 +29,32 @@ const (
 	NoChange   = "no significant change"
 	TooNoisy   = "too noisy"
 	TooFewRuns = "too few runs"
+	// Negligible: significant, but smaller than the minimum change that matters.
+	Negligible = "negligible"
+	// Changed: significant, for a metric with no better direction (raw CPU utilisation).
+	Changed = "changed"
+	// Equivalent: the change's CI lies within ±min change: nothing changed that matters (a
+	// positive statement, unlike NoChange, which says only that no change was shown).
+	Equivalent = "equivalent"
 )
+
+// Decided reports whether a comparison is settled: a change that matters either way, or no
+// change that matters (equivalence, or a negligible change whose CI stays within the
+// minimum change).
+func Decided(c Comparison) bool {
+	switch c.Verdict {
+	case Improved, Regressed, Equivalent:
+		return true
+	case Negligible:
+		return c.within()
+	}
+	return false
+}
+
+// within: the change's CI lies inside ±MinChange.
+func (c Comparison) within() bool {
+	return c.MinChange > 0 && c.HasCI && c.ChangeLo > -c.MinChange && c.ChangeHi < c.MinChange
+}
 
 // Method says how the statistics are computed, for the report.
 const Method = "centre: median with its distribution-free 95% CI; change: ratio of medians - 1 (as benchstat), " +
@@ -68,6 +97,17 @@ type Comparison struct {
 	Verdict  string  `json:"verdict"`
 	Note     string  `json:"note,omitempty"` // e.g. how many runs a verdict needs
 	Paired   *Paired `json:"paired,omitempty"`
+	// Gated: the metric decides the run's outcome (a gate of its workload); its p is
+	// adjusted for the run's family of gated comparisons (Holm), and PAdjusted decides.
+	Gated     bool    `json:"gated,omitempty"`
+	PAdjusted float64 `json:"p_adjusted,omitempty"`
+	MinChange float64 `json:"min_change,omitempty"`
+	// What the decision needs besides p: sample sizes, spreads, the metric's direction.
+	NBase     int     `json:"n_base"`
+	NState    int     `json:"n_state"`
+	CVBase    float64 `json:"cv_base"`
+	CVState   float64 `json:"cv_state"`
+	Direction int     `json:"direction"`
 }
 
 // Paired summarises the per-round ratios state/baseline of alternating runs.
@@ -82,21 +122,23 @@ type Paired struct {
 // noRuns is the note of a comparison in which a side has no valid run.
 const noRuns = "no runs to compare"
 
-// Compare decides what a state's sample says against its baseline's for a metric of
-// direction dir. cvLimit <= 0 takes DefaultCVLimit, alpha <= 0 DefaultAlpha.
-func Compare(base, state []float64, dir Direction, alpha, cvLimit float64) Comparison {
-	if alpha <= 0 {
-		alpha = DefaultAlpha
-	}
-	if cvLimit <= 0 {
-		cvLimit = DefaultCVLimit
-	}
-	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	c := Comparison{Alpha: alpha, P: 1}
+// Compare measures a state's sample against its baseline's for a metric of direction dir and
+// decides it with its own p. alpha <= 0 takes DefaultAlpha, cvLimit <= 0 DefaultCVLimit;
+// minChange 0 decides without a minimum change.
+func Compare(base, state []float64, dir Direction, alpha, cvLimit, minChange float64) Comparison {
+	c := Measure(base, state, dir)
+	c.Decide(c.P, alpha, cvLimit, minChange)
+	return c
+}
+
+// Measure computes what a comparison rests on: the change of the medians, its CI, the
+// Mann-Whitney p, the sample sizes and spreads. Decide turns it into a verdict.
+func Measure(base, state []float64, dir Direction) Comparison {
+	c := Comparison{P: 1, NBase: len(base), NState: len(state), Direction: int(dir)}
 	if len(base) == 0 || len(state) == 0 {
-		c.Verdict, c.Note = TooFewRuns, noRuns
 		return c
 	}
+	th := &benchmath.Thresholds{CompareAlpha: DefaultAlpha}
 	b, s := benchmath.NewSample(append([]float64(nil), base...), th), benchmath.NewSample(append([]float64(nil), state...), th)
 	mb, ms := median(b.Values), median(s.Values)
 	if mb != 0 {
@@ -108,22 +150,63 @@ func Compare(base, state []float64, dir Direction, alpha, cvLimit float64) Compa
 	}
 	cmp := benchmath.AssumeNothing.Compare(b, s)
 	c.P = cmp.P
-	significant := cmp.P <= alpha
+	c.CVBase, c.CVState = Describe(base).CV, Describe(state).CV
+	return c
+}
+
+// Decide sets the verdict from p (the comparison's own, or one adjusted for a family of
+// comparisons) at significance level alpha.
+func (c *Comparison) Decide(p, alpha, cvLimit, minChange float64) {
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	if cvLimit <= 0 {
+		cvLimit = DefaultCVLimit
+	}
+	c.Alpha, c.MinChange, c.Note = alpha, minChange, ""
+	if c.NBase == 0 || c.NState == 0 {
+		c.Verdict, c.Note = TooFewRuns, noRuns
+		return
+	}
+	significant := p <= alpha
 	switch {
-	case !significant && len(cmp.Warnings) > 0 && minSamples(alpha) > min(len(base), len(state)):
+	case significant && minChange > 0 && math.Abs(c.Change) < minChange:
+		c.Verdict, c.Note = Negligible, fmt.Sprintf("below %g%%", 100*minChange)
+	case !significant && c.within():
+		c.Verdict, c.Note = Equivalent, fmt.Sprintf("within ±%g%%", 100*minChange)
+	case !significant && minSamples(alpha) > min(c.NBase, c.NState):
 		c.Verdict = TooFewRuns
 		c.Note = fmt.Sprintf("need at least %d runs per state for p <= %g", minSamples(alpha), alpha)
-	case significant && (ms-mb)*float64(dir) > 0:
+	case significant && c.Direction == int(NoDirection) && c.Change != 0:
+		c.Verdict = Changed
+	case significant && c.Change*float64(c.Direction) > 0:
 		c.Verdict = Improved
-	case significant && ms != mb:
+	case significant && c.Change != 0:
 		c.Verdict = Regressed
-	case max(Describe(base).CV, Describe(state).CV) > cvLimit:
+	case max(c.CVBase, c.CVState) > cvLimit:
 		c.Verdict = TooNoisy
-		c.Note = fmt.Sprintf("CV %.1f%% / %.1f%% above %.0f%%", 100*Describe(base).CV, 100*Describe(state).CV, 100*cvLimit)
+		c.Note = fmt.Sprintf("CV %.1f%% / %.1f%% above %.0f%%", 100*c.CVBase, 100*c.CVState, 100*cvLimit)
 	default:
 		c.Verdict = NoChange
 	}
-	return c
+}
+
+// Holm adjusts p-values for a family of comparisons (Holm-Bonferroni, step-down): the
+// family-wise error rate stays at most alpha under any dependence between them.
+func Holm(ps []float64) []float64 {
+	idx := make([]int, len(ps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	out := make([]float64, len(ps))
+	running, m := 0.0, len(ps)
+	for rank, i := range idx {
+		adj := math.Min(1, float64(m-rank)*ps[i])
+		running = math.Max(running, adj)
+		out[i] = running
+	}
+	return out
 }
 
 // minSamples is the smallest equal sample size at which the two-sided exact U test can reach

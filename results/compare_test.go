@@ -61,7 +61,7 @@ func TestMannWhitneyAgainstEnumeration(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := exactMannWhitneyP(tc.x, tc.y)
-			got := Compare(tc.x, tc.y, HigherIsBetter, 0, 0).P
+			got := Compare(tc.x, tc.y, HigherIsBetter, 0, 0, 0).P
 			if math.Abs(got-want) > 1e-9 {
 				t.Errorf("p = %v, want %v (enumeration)", got, want)
 			}
@@ -73,11 +73,11 @@ func TestMannWhitneyTies(t *testing.T) {
 	// With ties the library uses the tie-corrected distribution; it must stay close to the
 	// enumeration, and identical samples must give p = 1.
 	x, y := []float64{1, 2, 2, 3, 4}, []float64{2, 3, 3, 4, 5}
-	if got, want := Compare(x, y, HigherIsBetter, 0, 0).P, exactMannWhitneyP(x, y); math.Abs(got-want) > 0.02 {
+	if got, want := Compare(x, y, HigherIsBetter, 0, 0, 0).P, exactMannWhitneyP(x, y); math.Abs(got-want) > 0.02 {
 		t.Errorf("ties: p = %v, enumeration %v", got, want)
 	}
 	same := []float64{7, 7, 7, 7, 7}
-	if c := Compare(same, same, HigherIsBetter, 0, 0); c.P != 1 || c.Verdict != NoChange {
+	if c := Compare(same, same, HigherIsBetter, 0, 0, 0); c.P != 1 || c.Verdict != NoChange {
 		t.Errorf("identical samples: %+v", c)
 	}
 }
@@ -102,7 +102,7 @@ func TestVerdicts(t *testing.T) {
 		{"no runs", nil, []float64{1}, HigherIsBetter, TooFewRuns, true, 1.01},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Compare(tc.base, tc.st, tc.dir, 0, 0)
+			c := Compare(tc.base, tc.st, tc.dir, 0, 0, 0)
 			if c.Verdict != tc.verdict || (c.Note != "") != tc.wantNote || c.P >= tc.wantPLess {
 				t.Errorf("Compare = %+v, want verdict %q", c, tc.verdict)
 			}

@@ -130,8 +130,26 @@ func (r *Result) Failures() []string {
 			}
 		}
 		for _, s := range c.Summaries {
-			if s.Comparison != nil && s.Comparison.Verdict == Regressed && !covered[s.Workload+"/"+s.Metric+"/"+s.State] {
+			if s.Comparison != nil && s.Comparison.Verdict == Regressed && s.Comparison.Gated && !covered[s.Workload+"/"+s.Metric+"/"+s.State] {
 				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s: %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, formatComparison(*s.Comparison)))
+			}
+		}
+	}
+	return out
+}
+
+// Notes are significant regressions of metrics that are not gated: listed for a reader, never
+// a reason to fail.
+func (r *Result) Notes() []string {
+	var out []string
+	for _, c := range r.Cases {
+		prefix := ""
+		if c.Label != "" {
+			prefix = "[" + c.Label + "] "
+		}
+		for _, s := range c.Summaries {
+			if s.Comparison != nil && s.Comparison.Verdict == Regressed && !s.Comparison.Gated {
+				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s (not gated: information only): %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, formatComparison(*s.Comparison)))
 			}
 		}
 	}

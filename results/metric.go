@@ -16,6 +16,9 @@ type Direction int
 const (
 	HigherIsBetter Direction = 1
 	LowerIsBetter  Direction = -1
+	// NoDirection: neither way is better by itself. Raw CPU utilisation is one: it falls when
+	// less work is done; CPU per unit of work (the *_per_gbit and *_per_trans metrics) judges.
+	NoDirection Direction = 0
 )
 
 // Metric names produced by the tool drivers, with their units and directions.
@@ -32,8 +35,8 @@ const (
 var directions = map[string]Direction{
 	Throughput:  HigherIsBetter,
 	Retransmits: LowerIsBetter,
-	CPUSender:   LowerIsBetter,
-	CPUReceiver: LowerIsBetter,
+	CPUSender:   NoDirection,
+	CPUReceiver: NoDirection,
 	RTTMean:     LowerIsBetter,
 	RTTMin:      LowerIsBetter,
 	RTTMax:      LowerIsBetter,
@@ -46,8 +49,46 @@ func DirectionOf(name string) Direction {
 	if d, ok := directions[name]; ok {
 		return d
 	}
-	if strings.HasSuffix(name, "_latency") || strings.HasSuffix(name, "_cpu_util") {
+	switch {
+	case strings.HasSuffix(name, "_cpu_util"):
+		return NoDirection
+	case strings.HasSuffix(name, "_latency"), strings.HasSuffix(name, perGbit), strings.HasSuffix(name, perTrans):
 		return LowerIsBetter
 	}
 	return HigherIsBetter
+}
+
+// Suffixes of the CPU efficiency metrics.
+const (
+	perGbit  = "_per_gbit"  // CPU-seconds per Gbit moved: cpu% / 100 / Gbit/s
+	perTrans = "_per_trans" // CPU-microseconds per transaction: cpu% / 100 * 1e6 / trans/s
+)
+
+// WithEfficiency adds, for each CPU utilisation a run reports, the CPU it spent per unit of
+// work: per Gbit for stream tests, per transaction for request/response tests (netperf's
+// service demand, from the same figures). A collapse of throughput then shows as more CPU
+// per Gbit, not as "less CPU".
+func WithEfficiency(ms []Metric) []Metric {
+	var work *Metric
+	for i := range ms {
+		if ms[i].Name == Throughput && ms[i].Value > 0 {
+			work = &ms[i]
+		}
+	}
+	if work == nil {
+		return ms
+	}
+	out := ms
+	for _, m := range ms {
+		if m.Unit != "%" || !(m.Name == CPUSender || m.Name == CPUReceiver || strings.HasSuffix(m.Name, "_cpu_util")) {
+			continue
+		}
+		switch work.Unit {
+		case "bit/s":
+			out = append(out, Metric{Name: m.Name + perGbit, Unit: "CPU-s/Gbit", Value: m.Value / 100 / (work.Value / 1e9)})
+		case "trans/s":
+			out = append(out, Metric{Name: m.Name + perTrans, Unit: "CPU-us/trans", Value: m.Value / 100 * 1e6 / work.Value})
+		}
+	}
+	return out
 }

@@ -42,6 +42,11 @@ type Settings struct {
 	Policy Policy `json:"policy"`
 	// Concurrent: measured while another nsperf run measured on this machine (--concurrent).
 	Concurrent string `json:"concurrent,omitempty"`
+	// Adaptive describes an adaptive run (runs: auto); Policy.Alpha is then the alpha of each
+	// look.
+	Adaptive *Adaptive `json:"adaptive,omitempty"`
+	// Gates are each workload's gated metrics: they decide the run; others are information.
+	Gates map[string][]string `json:"gates,omitempty"`
 	// RunLength is how long one run of each workload takes, warm-up included ("12s"), after
 	// overrides: the part of the method that the scenario text alone does not tell.
 	RunLength map[string]string `json:"run_length,omitempty"`
@@ -74,6 +79,8 @@ type Case struct {
 	States    []StateRecord     `json:"states"`
 	Samples   []Sample          `json:"samples"`
 	Summaries []Summary         `json:"summaries"`
+	// Adaptive says how many rounds an adaptive run took in this case, and why it stopped.
+	Adaptive string `json:"adaptive,omitempty"`
 	// Expectations are the scenario's expectations checked against this case.
 	Expectations []ExpectationResult `json:"expectations,omitempty"`
 }
@@ -107,8 +114,21 @@ type Sample struct {
 	// (changed from outside the run): such a sample is kept but left out of the statistics.
 	Invalid string `json:"invalid,omitempty"`
 	Stderr  string `json:"stderr,omitempty"`
-	Output  string `json:"output,omitempty"` // the tool's raw output
-	Row     string `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
+	// Noise is what else the machine did during the sample.
+	Noise  *Noise `json:"noise,omitempty"`
+	Output string `json:"output,omitempty"` // the tool's raw output
+	Row    string `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
+}
+
+// Noise is what else went on while a sample was measured (/proc/stat and the client's
+// rusage): time stolen by the hypervisor and spent in softirq, as percent of all CPU time;
+// CPU time on the pinned CPUs that the tools did not use, as percent of those CPUs' time;
+// the client's context switches.
+type Noise struct {
+	StealPct        float64 `json:"steal_pct"`
+	SoftirqPct      float64 `json:"softirq_pct"`
+	OtherPinnedPct  float64 `json:"other_pinned_pct"`
+	ContextSwitches int64   `json:"context_switches"`
 }
 
 // Value returns a metric of the sample.
@@ -133,8 +153,19 @@ type Summary struct {
 	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
+// Adaptive is the design of an adaptive run.
+type Adaptive struct {
+	MaxRuns     int     `json:"max_runs"`
+	FamilyAlpha float64 `json:"family_alpha"` // what the looks' alphas sum to
+	Design      string  `json:"design"`
+}
+
 // Policy is how comparisons decide.
 type Policy struct {
 	Alpha   float64 `json:"alpha"`    // significance level; default 0.05
 	CVLimit float64 `json:"cv_limit"` // above it, "no significant change" becomes "too noisy"; default 5%
+	// MinChange is the smallest change that matters (default 2%): a significant change below
+	// it is negligible, a CI within it equivalence. 0 (results written before it existed):
+	// none.
+	MinChange float64 `json:"min_change"`
 }

@@ -53,15 +53,30 @@ func formatComparison(c Comparison) string {
 		}
 		return fmt.Sprintf("%+.1f%% (%s)", 100*c.Change, c.Note)
 	case NoChange:
-		return fmt.Sprintf("~ (p=%.3f)", c.P)
+		return fmt.Sprintf("~ (%s)", formatP(c))
 	case TooNoisy:
-		return fmt.Sprintf("~ too noisy (p=%.3f, %s)", c.P, c.Note)
+		return fmt.Sprintf("~ too noisy (%s, %s)", formatP(c), c.Note)
 	}
 	ci := ""
 	if c.HasCI {
 		ci = fmt.Sprintf(" [%+.1f%%, %+.1f%%]", 100*c.ChangeLo, 100*c.ChangeHi)
 	}
-	return fmt.Sprintf("%+.1f%%%s p=%.3f %s", 100*c.Change, ci, c.P, c.Verdict)
+	switch c.Verdict {
+	case Negligible:
+		return fmt.Sprintf("~ %s (%+.1f%%%s %s)", c.Note, 100*c.Change, ci, formatP(c))
+	case Equivalent:
+		return fmt.Sprintf("= equivalent %s (%+.1f%%%s)", c.Note, 100*c.Change, ci)
+	}
+	return fmt.Sprintf("%+.1f%%%s %s %s", 100*c.Change, ci, formatP(c), c.Verdict)
+}
+
+// formatP prints p, and for a gated comparison the p adjusted for the run's family (Holm)
+// that decided it.
+func formatP(c Comparison) string {
+	if c.Gated && c.PAdjusted > 0 && c.PAdjusted != c.P {
+		return fmt.Sprintf("p=%.3f, adjusted %.3f", c.P, c.PAdjusted)
+	}
+	return fmt.Sprintf("p=%.3f", c.P)
 }
 
 func formatCV(s Stats) string {
@@ -88,11 +103,23 @@ func Table(w io.Writer, r *Result) error {
 		if err := caseTable(w, c); err != nil {
 			return err
 		}
+		if c.Adaptive != "" {
+			fmt.Fprintln(w, "adaptive: "+c.Adaptive)
+		}
 	}
 	fmt.Fprintln(w, "median ± 95% CI (n/a: too few runs for an interval); CV = sample standard deviation / mean;")
 	fmt.Fprintln(w, "change = ratio of medians - 1 [95% CI], p = Mann-Whitney U; ~ = no significant change (p > alpha)")
+	if pol := r.Settings.Policy; pol.MinChange > 0 || r.Settings.Gates != nil {
+		fmt.Fprintf(w, "gated metrics decide the run, their p adjusted together (Holm) at alpha %g; min change %g%%: smaller is negligible, a CI within it equivalent\n", pol.Alpha, 100*pol.MinChange)
+	}
+	if a := r.Settings.Adaptive; a != nil {
+		fmt.Fprintf(w, "adaptive runs: at most %d rounds, family-wise alpha %g spent over the looks (%s)\n", a.MaxRuns, a.FamilyAlpha, a.Design)
+	}
 	for _, warning := range r.Warnings {
 		fmt.Fprintln(w, "WARNING: "+warning)
+	}
+	for _, d := range r.Diagnose() {
+		fmt.Fprintln(w, d)
 	}
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: the run ended early (interrupted, or a failure above); the figures cover the runs that finished")

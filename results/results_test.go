@@ -253,7 +253,7 @@ func TestFormatsGolden(t *testing.T) {
 }
 
 func TestDirectionOfNetperfMetrics(t *testing.T) {
-	for name, want := range map[string]Direction{"min_latency": LowerIsBetter, "p99_latency": LowerIsBetter, "local_cpu_util": LowerIsBetter,
+	for name, want := range map[string]Direction{"min_latency": LowerIsBetter, "p99_latency": LowerIsBetter, "local_cpu_util": NoDirection, "cpu_sender": NoDirection, "cpu_sender_per_gbit": LowerIsBetter, "local_cpu_util_per_trans": LowerIsBetter,
 		"throughput": HigherIsBetter, "transaction_rate": HigherIsBetter, "retransmits": LowerIsBetter} {
 		if got := DirectionOf(name); got != want {
 			t.Errorf("DirectionOf(%s) = %d, want %d", name, got, want)

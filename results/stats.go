@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -88,7 +89,7 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string, polic
 				xs := values[st.Name]
 				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, Stats: Describe(xs), Centre: CentreOf(xs)}
 				if st.CompareTo != "" && st.Unavailable == "" {
-					c := Compare(values[st.CompareTo], xs, dir, policy.Alpha, policy.CVLimit)
+					c := Compare(values[st.CompareTo], xs, dir, policy.Alpha, policy.CVLimit, policy.MinChange)
 					c.Baseline = st.CompareTo
 					c.Paired = PairedRatios(byRound[st.CompareTo], byRound[st.Name], dir)
 					sum.Comparison = &c
@@ -98,4 +99,43 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string, polic
 		}
 	}
 	return out
+}
+
+// DecideFamily decides the gated comparisons of a result together: their p-values are
+// adjusted as one family over every case, workload and state (Holm), so that a run without
+// any real change fails with probability at most alpha however many gates it has. Comparisons
+// of metrics that are not gated keep the verdict of their own p and never fail the run. With
+// no gates recorded (results written before gates existed) every comparison is gated.
+func (r *Result) DecideFamily() {
+	pol := r.Settings.Policy
+	type ref struct{ c, s int }
+	var gated []ref
+	var ps []float64
+	for ci := range r.Cases {
+		for si := range r.Cases[ci].Summaries {
+			s := &r.Cases[ci].Summaries[si]
+			if s.Comparison == nil {
+				continue
+			}
+			s.Comparison.Gated = r.gated(s.Workload, s.Metric)
+			s.Comparison.PAdjusted = 0
+			if s.Comparison.Gated && s.Comparison.NBase > 0 && s.Comparison.NState > 0 {
+				gated = append(gated, ref{ci, si})
+				ps = append(ps, s.Comparison.P)
+			}
+		}
+	}
+	for i, adj := range Holm(ps) {
+		c := r.Cases[gated[i].c].Summaries[gated[i].s].Comparison
+		c.PAdjusted = adj
+		c.Decide(adj, pol.Alpha, pol.CVLimit, pol.MinChange)
+	}
+}
+
+// gated reports whether a workload's metric is one of its gates.
+func (r *Result) gated(workload, metric string) bool {
+	if r.Settings.Gates == nil {
+		return true
+	}
+	return slices.Contains(r.Settings.Gates[workload], metric)
 }

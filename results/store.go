@@ -131,7 +131,11 @@ func (r *Result) Recompute() {
 			}
 		}
 		c.Summaries = Summarize(c.Samples, c.States, names, policy)
-		c.Expectations = Evaluate(*c, exps)
+	}
+	r.Settings.Policy.Alpha = policy.Alpha
+	r.DecideFamily()
+	for i := range r.Cases {
+		r.Cases[i].Expectations = Evaluate(r.Cases[i], exps)
 	}
 }
 

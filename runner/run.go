@@ -14,9 +14,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nsperf/nsperf/internal/envinfo"
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
@@ -34,8 +36,10 @@ type Options struct {
 	ServerTimeout time.Duration
 	// Slack is added to a workload's duration and omit to bound one client run.
 	Slack time.Duration
-	// Policy decides comparisons (alpha, CV limit).
+	// Policy decides comparisons (alpha, CV limit); zero fields take the scenario's values.
 	Policy results.Policy
+	// MinChange overrides the scenario's min_change (default 2%) when set.
+	MinChange *float64
 	// Concurrent measures even while another nsperf run measures on this machine, with a
 	// warning in the result, instead of waiting for it.
 	Concurrent bool
@@ -97,6 +101,14 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	if policy.CVLimit == 0 {
 		policy.CVLimit = float64(s.CVLimit)
 	}
+	switch {
+	case opt.MinChange != nil:
+		policy.MinChange = *opt.MinChange
+	case s.MinChange != nil:
+		policy.MinChange = float64(*s.MinChange)
+	default:
+		policy.MinChange = results.DefaultMinChange
+	}
 	// One measuring run at a time per machine: two at once halve each other's figures.
 	lock, busy, err := topo.LockMeasuring(ctx, s.Name, opt.Concurrent, progress)
 	if err != nil {
@@ -115,8 +127,18 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		return nil, errors.Join(jerr, first.Teardown())
 	}
 	defer journal.Close()
-	m := &measurement{ctx: ctx, opt: opt, policy: policy, progress: progress, journal: journal, total: s.TotalRuns(), started: time.Now()}
+	m := &measurement{ctx: ctx, opt: opt, policy: policy, progress: progress, journal: journal, total: s.TotalRuns(), started: time.Now(), gates: r.Settings.Gates}
+	if s.Adaptive {
+		// Every look tests at its share of alpha; the result's comparisons are decided at it.
+		m.sequential = results.NewSequential(s.MaxRuns, policy.Alpha, len(cases))
+		m.policy.Alpha = m.sequential.Alpha[0]
+		r.Settings.Policy.Alpha = m.policy.Alpha
+		r.Settings.Adaptive = &results.Adaptive{MaxRuns: s.MaxRuns, FamilyAlpha: policy.Alpha, Design: m.sequential.String()}
+		fmt.Fprintf(progress, "adaptive: at most %d rounds; %s\n", s.MaxRuns, m.sequential)
+	}
 	runErr := m.measureCases(cases, first, r)
+	// The gated comparisons of all cases are decided as one family, as `nsperf report` does.
+	r.Recompute()
 	r.End = time.Now().UTC()
 	r.Complete = runErr == nil
 	if !journal.Written() {
@@ -151,12 +173,11 @@ func newResult(s *scenarios.Scenario, first *topo.Live, opt Options, policy resu
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
 		Environment: envinfo.Collect(tools),
 	}
+	r.Settings.RunLength, r.Settings.Gates = map[string]string{}, map[string][]string{}
 	for _, c := range s.Expand() {
 		for _, w := range c.Scenario.Workloads {
-			if r.Settings.RunLength == nil {
-				r.Settings.RunLength = map[string]string{}
-			}
 			r.Settings.RunLength[w.Name] = w.Length().String()
+			r.Settings.Gates[w.Name] = w.Gates()
 		}
 	}
 	if busy != "" {
@@ -278,6 +299,10 @@ type measurement struct {
 	journal   *results.Journal
 	caseIndex int
 
+	// sequential is the design of an adaptive run; gates the workloads' gated metrics.
+	sequential results.Sequential
+	gates      map[string][]string
+
 	total, done, failed, invalid int
 	drifts                       []string
 	started                      time.Time
@@ -341,6 +366,8 @@ type caseRun struct {
 
 	states  map[string]scenarios.State
 	records map[string]*results.StateRecord
+	// open are the gated comparisons the last look of an adaptive run left undecided.
+	open []string
 	// applied is the state the devices are in ("" for none known), as Apply returned them.
 	applied        string
 	appliedDevices map[string]topo.DeviceState
@@ -403,8 +430,33 @@ func (cr *caseRun) rounds() error {
 				}
 			}
 		}
+		if cr.s.Adaptive && cr.stopAfter(round+1) {
+			cr.rc.Schedule = cr.rc.Schedule[:round+1]
+			return nil
+		}
+	}
+	if cr.s.Adaptive {
+		cr.rc.Adaptive = fmt.Sprintf("%d rounds, the maximum: undecided after the last look: %s", len(cr.rc.Schedule), strings.Join(cr.open, "; "))
 	}
 	return nil
+}
+
+// stopAfter is an adaptive run's look after a round: it stops when every gated comparison of
+// the case is decided at the look's alpha.
+func (cr *caseRun) stopAfter(round int) bool {
+	seq := cr.m.sequential
+	k := seq.Look(round)
+	if k < 0 {
+		return false
+	}
+	_, open := results.DecideLook(*cr.rc, workloadNames(cr.s), cr.m.gates, seq.Alpha[k], cr.m.policy.CVLimit, cr.m.policy.MinChange)
+	cr.open = open
+	fmt.Fprintf(cr.m.progress, "look %d of %d after round %d: %d gated comparisons undecided\n", k+1, len(seq.Looks), round, len(open))
+	if len(open) > 0 {
+		return false
+	}
+	cr.rc.Adaptive = fmt.Sprintf("%d rounds: every gated comparison decided at look %d of %d (%s)", round, k+1, len(seq.Looks), seq)
+	return true
 }
 
 // apply puts the devices into a state unless they are in it, and records the state as read
@@ -513,12 +565,14 @@ func (m *measurement) run(live *topo.Live, d tool.Driver, spec scenarios.ToolSpe
 			return fail(err)
 		}
 	}
+	var perRunServer *process
 	if srv.PerRun {
 		server, err := start(m.ctx, live, srv.NS, srv.Argv)
 		if err != nil {
 			return fail(err)
 		}
 		defer server.stop()
+		perRunServer = server
 		stderr = append(stderr, &server.stderr)
 		if err := server.waitListening(m.ctx, srv.Port, m.opt.ServerTimeout); err != nil {
 			return fail(fmt.Errorf("%s server: %w", name, err))
@@ -527,12 +581,20 @@ func (m *measurement) run(live *topo.Live, d tool.Driver, spec scenarios.ToolSpe
 	limit := spec.Length() + m.opt.Slack
 	ctx, cancel := context.WithTimeout(m.ctx, limit)
 	defer cancel()
+	before := procstat.Read()
 	client, err := start(ctx, live, clientNS(spec), sample.Argv)
 	if err != nil {
 		return fail(err)
 	}
 	stderr = append([]*bytes.Buffer{&client.stderr}, stderr...)
 	<-client.done
+	if perRunServer != nil { // a one-off server ends with its test
+		select {
+		case <-perRunServer.done:
+		case <-time.After(time.Second):
+		}
+	}
+	sample.Noise = noise(before, procstat.Read(), pinnedCPUs(spec), client, perRunServer)
 	sample.Output = client.stdout.String()
 	metrics, row, perr := d.Parse(spec, client.stdout.Bytes(), client.stderr.Bytes())
 	switch {
@@ -545,8 +607,56 @@ func (m *measurement) run(live *topo.Live, d tool.Driver, spec scenarios.ToolSpe
 		return fail(perr)
 	}
 	sample.Seconds = time.Since(sample.Start).Seconds()
-	sample.Metrics, sample.Row = metrics, row
+	sample.Metrics, sample.Row = results.WithEfficiency(metrics), row
 	return sample
+}
+
+// pinnedCPUs are the CPUs a workload's ends are pinned to.
+func pinnedCPUs(spec scenarios.ToolSpec) []int {
+	client, server := spec.Ends()
+	var out []int
+	for _, c := range []*int{client.CPU, server.CPU} {
+		if c != nil && !slices.Contains(out, *c) {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// noise is what else the machine did while a sample ran: steal and softirq over all CPUs,
+// the pinned CPUs' busy time that the client and a one-off server did not use, and the
+// client's context switches.
+func noise(before, after procstat.Snapshot, pinned []int, client, server *process) *results.Noise {
+	all := after.All.Sub(before.All)
+	if all.Total() == 0 {
+		return nil
+	}
+	n := &results.Noise{
+		StealPct:   100 * float64(all.Steal) / float64(all.Total()),
+		SoftirqPct: 100 * float64(all.SoftIRQ) / float64(all.Total()),
+	}
+	toolTicks := 0.0
+	for _, p := range []*process{client, server} {
+		if p == nil || !p.exited() { // ProcessState is set when it has exited
+			continue
+		}
+		if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			toolTicks += cpu.Seconds() * procstat.ClockTicks
+			if p == client {
+				n.ContextSwitches = ru.Nvcsw + ru.Nivcsw
+			}
+		}
+	}
+	var busy, total uint64
+	for _, c := range pinned {
+		d := after.PerCPU[c].Sub(before.PerCPU[c])
+		busy, total = busy+d.Busy(), total+d.Total()
+	}
+	if total > 0 {
+		n.OtherPinnedPct = 100 * max(0, float64(busy)-toolTicks) / float64(total)
+	}
+	return n
 }
 
 // serverDied is the error of a case whose shared server exited: every later run against it

@@ -215,6 +215,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		d.positions[joinPath(path, k.Value)] = Pos{k.Line, k.Column}
+		// An integer field tagged ",auto" also takes the word auto, as AutoRuns.
+		if strings.Contains(t.Field(i).Tag.Get("yaml"), ",auto") && val.Kind == yaml.ScalarNode && val.Value == "auto" {
+			v.Field(i).SetInt(AutoRuns)
+			continue
+		}
 		d.decode(val, v.Field(i), joinPath(path, k.Value))
 	}
 }

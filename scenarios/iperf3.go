@@ -30,6 +30,9 @@ const (
 	MaxIperf3Omit     = 600 * time.Second
 )
 
+// Gates implements ToolSpec: a stream test is for its throughput.
+func (w *Iperf3) Gates() []string { return []string{"throughput"} }
+
 // Ends implements ToolSpec.
 func (w *Iperf3) Ends() (client, server Side) { return w.Client, w.Server }
 

@@ -159,6 +159,9 @@ func (s *Scenario) applyDefaults() {
 	if !s.written("runs") {
 		s.Runs = DefaultRuns
 	}
+	if s.Runs == AutoRuns {
+		s.SetAuto(s.MaxRuns)
+	}
 	if !s.written("order") {
 		s.Order = DefaultOrder
 	}
@@ -284,6 +287,8 @@ func (s *Scenario) concrete() []*Scenario {
 // Overrides are command-line changes to a scenario's method.
 type Overrides struct {
 	AA       bool          // A/A control: the baseline against a copy of itself
+	Auto     bool          // --runs auto: adaptive runs
+	MaxRuns  int           // --max-runs: with auto, at most this many rounds (0: the scenario's, else 20)
 	OVSDB    string        // "": keep; unix:PATH: use that existing OVS instead of a private one
 	Runs     int           // 0: keep
 	Duration time.Duration // 0: keep
@@ -295,6 +300,11 @@ func (o Overrides) Apply(s *Scenario) error {
 	if o.Runs != 0 {
 		if problem := runsProblem(o.Runs); problem != "" {
 			return fmt.Errorf("--runs %s", problem)
+		}
+	}
+	if o.MaxRuns != 0 {
+		if problem := runsProblem(o.MaxRuns); problem != "" || !o.Auto {
+			return fmt.Errorf("--max-runs %d: want 1 to %d, with --runs auto", o.MaxRuns, MaxRuns)
 		}
 	}
 	if o.Duration != 0 && (o.Duration < time.Second || o.Duration%time.Second != 0) {
@@ -337,8 +347,15 @@ func (o Overrides) Apply(s *Scenario) error {
 				return fmt.Errorf("--ovsdb %s: %w", o.OVSDB, err)
 			}
 		}
-		if o.Runs != 0 {
-			c.Runs = o.Runs
+		switch {
+		case o.Auto:
+			max := o.MaxRuns
+			if max == 0 {
+				max = c.MaxRuns
+			}
+			c.SetAuto(max)
+		case o.Runs != 0:
+			c.Runs, c.Adaptive, c.MaxRuns = o.Runs, false, 0
 		}
 		for _, w := range c.Workloads {
 			if spec := w.Spec(); spec != nil {

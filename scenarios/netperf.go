@@ -32,6 +32,15 @@ const DefaultNetperfPort = 12865
 
 var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
+// Gates implements ToolSpec: stream tests are for their throughput; request/response tests
+// for their transaction rate (netperf's throughput) and their P99 latency, when measured.
+func (w *Netperf) Gates() []string {
+	if w.IsRR() || w.Test == "TCP_CRR" {
+		return []string{"throughput", "p99_latency"}
+	}
+	return []string{"throughput"}
+}
+
 // Ends implements ToolSpec.
 func (w *Netperf) Ends() (client, server Side) { return w.Client, w.Server }
 

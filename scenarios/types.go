@@ -20,9 +20,14 @@ type Scenario struct {
 	Topology    Topology   `yaml:"topology"`
 	States      []State    `yaml:"states"` // ordered; the first is the baseline
 	Workloads   []Workload `yaml:"workloads"`
-	Runs        int        `yaml:"runs"`  // measured runs per state and workload
-	Order       string     `yaml:"order"` // alternate | abba | random
-	Seed        *int64     `yaml:"seed"`  // for order: random
+	Runs        int        `yaml:"runs,auto"` // measured runs per state and workload; auto: adaptive (AutoRuns)
+	// MaxRuns bounds the rounds of runs: auto (default DefaultMaxRuns).
+	MaxRuns int `yaml:"max_runs"`
+	// Adaptive: runs: auto; Runs is then MaxRuns, and the run stops at the first look at
+	// which every gated comparison is decided.
+	Adaptive bool   `yaml:"-"`
+	Order    string `yaml:"order"` // alternate | abba | random
+	Seed     *int64 `yaml:"seed"`  // for order: random
 	// Matrix expands the scenario into cases, one per combination of values; ${name} in any
 	// value of the scenario stands for the case's value.
 	Matrix map[string][]string `yaml:"matrix"`
@@ -32,6 +37,9 @@ type Scenario struct {
 	// which a comparison without a significant difference is "too noisy" (default 5%).
 	Alpha   float64 `yaml:"alpha"`
 	CVLimit Percent `yaml:"cv_limit"`
+	// MinChange is the smallest change that matters (default 2%): smaller significant changes
+	// are negligible, a CI within it is equivalence.
+	MinChange *Percent `yaml:"min_change"`
 
 	// cases are the concrete scenarios, one per matrix combination (one when there is no
 	// matrix), in the order they are measured; see Expand. Filled by the loader.
@@ -460,6 +468,8 @@ func (d *Duration) UnmarshalScalar(s string) error {
 // Defaults applied by the loader where a scenario is silent; each tool has its own too.
 const (
 	DefaultRuns     = 6
+	DefaultMaxRuns  = 20 // for runs: auto
+	AutoRuns        = -1 // runs: auto, as decoded
 	DefaultOrder    = OrderAlternate
 	DefaultDuration = 10 * time.Second // a run's measured time, for every tool
 )
@@ -503,6 +513,14 @@ func (s *Scenario) Devices() []Endpoint {
 		}
 	}
 	return out
+}
+
+// SetAuto makes the runs adaptive, with at most max rounds (0: DefaultMaxRuns).
+func (s *Scenario) SetAuto(max int) {
+	if max == 0 {
+		max = DefaultMaxRuns
+	}
+	s.Adaptive, s.Runs, s.MaxRuns = true, max, max
 }
 
 // StateNames returns the names of the states in order.

@@ -73,6 +73,9 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	if problem := runsProblem(s.Runs); problem != "" {
 		v.add("runs", "%s", problem)
 	}
+	if s.MaxRuns != 0 && !s.Adaptive {
+		v.add("max_runs", "max_runs goes with runs: auto")
+	}
 	switch s.Order {
 	case OrderAlternate, OrderABBA, OrderRandom:
 	default:
@@ -83,6 +86,9 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	}
 	if s.Alpha < 0 || s.Alpha >= 0.5 {
 		v.add("alpha", "%g: want a significance level between 0 and 0.5, e.g. 0.05", s.Alpha)
+	}
+	if s.MinChange != nil && (*s.MinChange < 0 || *s.MinChange >= 1) {
+		v.add("min_change", "%g%%: want 0%% to 100%%", float64(*s.MinChange)*100)
 	}
 	if s.CVLimit < 0 || s.CVLimit > 1 {
 		v.add("cv_limit", "%g%%: want 0%% to 100%%", float64(s.CVLimit)*100)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -15,6 +16,10 @@ type Workload struct {
 	Name    string   `yaml:"name"`
 	Iperf3  *Iperf3  `yaml:"iperf3"`
 	Netperf *Netperf `yaml:"netperf"`
+	// Gate names the metrics that decide a run; default: the tool's primary ones (Gates).
+	// The others are reported with their verdicts but never fail a run unless an
+	// expectation names them.
+	Gate []string `yaml:"gate"`
 }
 
 // ToolSpec is what every tool's settings provide, so that the loader, validation and the
@@ -31,6 +36,8 @@ type ToolSpec interface {
 	check(v *validator, path string)
 	// override applies the command line's changes to the method.
 	override(o Overrides) error
+	// Gates are the tool's primary metrics: what a run of it is for.
+	Gates() []string
 }
 
 var toolSpecType = reflect.TypeOf((*ToolSpec)(nil)).Elem()
@@ -98,6 +105,18 @@ func (w Workload) Sides() (client, server Side) {
 	return Side{}, Side{}
 }
 
+// Gates returns the metrics that decide a run of the workload: its gate: list, else its
+// tool's primary metrics.
+func (w Workload) Gates() []string {
+	if len(w.Gate) > 0 {
+		return w.Gate
+	}
+	if spec := w.Spec(); spec != nil {
+		return spec.Gates()
+	}
+	return nil
+}
+
 // Length is the time one run of the workload takes.
 func (w Workload) Length() time.Duration {
 	if spec := w.Spec(); spec != nil {
@@ -142,11 +161,18 @@ func (v *validator) workloads(namespaces map[string]bool, devices map[string]*de
 				v.add(tpath+".client.addr", "%s and the server address %s are of different families", cli, srv)
 			}
 			specs[0].check(v, tpath)
+			for j, g := range w.Gate {
+				if !metricNameRE.MatchString(g) {
+					v.add(fmt.Sprintf("%s.gate[%d]", path, j), "%q is not a metric name (e.g. throughput, p99_latency)", g)
+				}
+			}
 		default:
 			v.add(path, "a workload has one tool: split %s into two workloads", strings.Join(names, " and "))
 		}
 	}
 }
+
+var metricNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // orList joins names as "a, b or c".
 func orList(names []string) string {

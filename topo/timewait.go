@@ -9,12 +9,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ClearTimeWait removes the TIME_WAIT sockets on a local TCP port in a namespace of the
+// closing are the TCP states of a connection that is being closed: a finished run leaves them
+// behind on its ports, without a process, until the kernel times them out.
+var closing = map[uint8]bool{
+	netlink.TCP_TIME_WAIT: true, netlink.TCP_FIN_WAIT1: true, netlink.TCP_FIN_WAIT2: true,
+	netlink.TCP_CLOSING: true, netlink.TCP_LAST_ACK: true, netlink.TCP_CLOSE_WAIT: true,
+}
+
+// ClearTimeWait removes the sockets of closing connections (TIME_WAIT, and the FIN_WAIT and
+// LAST_ACK states a loaded machine catches them in) on a local TCP port in a namespace of the
 // topology, so that a client bound to a fixed port (iperf3 --cport) can connect again at once:
-// the previous run's connection with the same 4-tuple may still be in TIME_WAIT, and bind()
-// then fails with "Address already in use" (net.ipv4.tcp_tw_reuse does not help an explicit
-// bind). Equivalent: `ip netns exec NS ss -K state time-wait '( sport = :PORT )'`. Returns
-// how many it removed.
+// the previous run's connection on the same port may still be closing, and bind() then fails
+// with "Address already in use" (net.ipv4.tcp_tw_reuse does not help an explicit bind). It is
+// called between runs, when no tool of the topology runs. Equivalent: `ip netns exec NS ss -K
+// state closing '( sport = :PORT )'`. Returns how many it removed.
 func (l *Live) ClearTimeWait(ns string, port int) (int, error) {
 	n := 0
 	err := l.Do(ns, func() error {
@@ -26,11 +34,11 @@ func (l *Live) ClearTimeWait(ns string, port int) (int, error) {
 				return fmt.Errorf("list sockets: %w", err)
 			}
 			for _, s := range socks {
-				if s.State != netlink.TCP_TIME_WAIT || int(s.ID.SourcePort) != port {
+				if !closing[s.State] || int(s.ID.SourcePort) != port {
 					continue
 				}
-				if err := destroySocket(family, s.ID); err != nil {
-					return fmt.Errorf("remove TIME_WAIT socket %s:%d -> %s:%d: %w", s.ID.Source, s.ID.SourcePort, s.ID.Destination, s.ID.DestinationPort, err)
+				if err := destroySocket(family, s.State, s.ID); err != nil {
+					return fmt.Errorf("remove closing socket %s:%d -> %s:%d: %w", s.ID.Source, s.ID.SourcePort, s.ID.Destination, s.ID.DestinationPort, err)
 				}
 				n++
 			}
@@ -45,17 +53,17 @@ func (l *Live) ClearTimeWait(ns string, port int) (int, error) {
 
 // destroySocket sends SOCK_DESTROY for one TCP socket (kernels with CONFIG_INET_DIAG_DESTROY).
 // netlink.SocketDestroy would do it for IPv4 only.
-func destroySocket(family uint8, id netlink.SocketID) error {
+func destroySocket(family, state uint8, id netlink.SocketID) error {
 	req := nl.NewNetlinkRequest(nl.SOCK_DESTROY, unix.NLM_F_ACK)
-	req.AddData(&diagRequest{family: family, id: id})
+	req.AddData(&diagRequest{family: family, state: state, id: id})
 	_, err := req.Execute(unix.NETLINK_INET_DIAG, 0)
 	return err
 }
 
 // diagRequest is struct inet_diag_req_v2 for one TCP socket.
 type diagRequest struct {
-	family uint8
-	id     netlink.SocketID
+	family, state uint8
+	id            netlink.SocketID
 }
 
 func (r *diagRequest) Len() int { return 56 }
@@ -63,7 +71,7 @@ func (r *diagRequest) Len() int { return 56 }
 func (r *diagRequest) Serialize() []byte {
 	b := make([]byte, 56)
 	b[0], b[1] = r.family, unix.IPPROTO_TCP
-	binary.NativeEndian.PutUint32(b[4:], 1<<netlink.TCP_TIME_WAIT)
+	binary.NativeEndian.PutUint32(b[4:], 1<<r.state)
 	binary.BigEndian.PutUint16(b[8:], r.id.SourcePort)
 	binary.BigEndian.PutUint16(b[10:], r.id.DestinationPort)
 	src, dst := r.id.Source.To16(), r.id.Destination.To16()

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -123,6 +124,8 @@ func runCmd() *cobra.Command {
 	var ov scenarios.Overrides
 	var format, junit, db string
 	var noHistory bool
+	var minChange float64
+	var runs string
 	c := &cobra.Command{
 		Use:   "run FILE|NAME",
 		Short: "Build the topology, measure every state, tear down, and print the table",
@@ -131,6 +134,15 @@ func runCmd() *cobra.Command {
 			s, err := loadScenario(args[0])
 			if err != nil {
 				return err
+			}
+			switch n, perr := strconv.Atoi(runs); {
+			case runs == "":
+			case runs == "auto":
+				ov.Auto = true
+			case perr != nil:
+				return usageError{fmt.Errorf("--runs %q: want a number of runs or auto", runs)}
+			default:
+				ov.Runs = n
 			}
 			if err := ov.Apply(s); err != nil {
 				return usageError{err}
@@ -149,6 +161,12 @@ func runCmd() *cobra.Command {
 				if err := safefile.CheckWritable(junit); err != nil {
 					return usageError{fmt.Errorf("--junit: %w", err)}
 				}
+			}
+			if minChange >= 1 {
+				return usageError{fmt.Errorf("--min-change %g: want a fraction below 1, e.g. 0.02", minChange)}
+			}
+			if minChange >= 0 {
+				opt.MinChange = &minChange
 			}
 			if err := requireRoot(); err != nil {
 				return err
@@ -191,6 +209,11 @@ func runCmd() *cobra.Command {
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
 			}
+			if r != nil {
+				for _, n := range r.Notes() {
+					fmt.Fprintln(c.ErrOrStderr(), "note: "+n)
+				}
+			}
 			if err == nil && r != nil {
 				if failures := r.Failures(); len(failures) > 0 {
 					return expectationError{failures}
@@ -200,7 +223,8 @@ func runCmd() *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&ov.Runs, "runs", 0, "runs per state and workload (default: the scenario's)")
+	f.StringVar(&runs, "runs", "", "runs per state and workload, or auto: rounds until every gated comparison is decided (default: the scenario's)")
+	f.IntVar(&ov.MaxRuns, "max-runs", 0, "with --runs auto: at most this many rounds (default: the scenario's max_runs, else 20)")
 	f.StringVar(&ov.OVSDB, "ovsdb", "", "use the existing OVS at unix:PATH instead of a private instance")
 	f.DurationVar(&ov.Duration, "duration", 0, "measured time of each run, e.g. 15s (default: the scenario's)")
 	f.DurationVar(&ov.Omit, "omit", -1, "time at the start of each run left out, e.g. 5s (default: the scenario's)")
@@ -211,6 +235,7 @@ func runCmd() *cobra.Command {
 	f.StringVar(&format, "format", "table", "output: "+strings.Join(resultFormats, ", "))
 	f.StringVar(&junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
 	f.Float64Var(&opt.Policy.Alpha, "alpha", 0, "significance level of comparisons (default: the scenario's, else 0.05)")
+	f.Float64Var(&minChange, "min-change", -1, "smallest change that matters, as a fraction (default: the scenario's min_change, else 0.02): significant changes below it are negligible, a CI within it is equivalence")
 	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy, as a fraction (default: the scenario's, else 0.05)")
 	f.BoolVar(&noHistory, "no-history", false, "do not record the result in the history database")
 	f.StringVar(&db, "db", "", dbHelp)
@@ -424,6 +449,9 @@ func reportCmd() *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			for _, n := range r.Notes() {
+				fmt.Fprintln(c.ErrOrStderr(), "note: "+n)
 			}
 			if failures := r.Failures(); len(failures) > 0 {
 				return expectationError{failures}

@@ -80,6 +80,9 @@ func compareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, n := range rep.Result.Notes() {
+				fmt.Fprintln(c.ErrOrStderr(), "note: "+n)
+			}
 			if failures := rep.Result.Failures(); len(failures) > 0 {
 				return expectationError{failures}
 			}
@@ -93,6 +96,7 @@ func compareCmd() *cobra.Command {
 	f.StringArrayVar(&opt.Metrics, "metric", nil, "compare only this metric, e.g. throughput (repeatable; default: every metric)")
 	f.StringVar(&expectFile, "expect", "", "expectations (a YAML list, as under expect: in a scenario) instead of the base scenario's")
 	f.Float64Var(&opt.Policy.Alpha, "alpha", 0, "significance level (default: the base run's, else 0.05)")
+	f.Float64Var(&opt.Policy.MinChange, "min-change", 0, "smallest change that matters (default: the base run's)")
 	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy (default: the base run's, else 0.05)")
 	f.StringVar(&db, "db", "", dbHelp)
 	return c

@@ -1,0 +1,100 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Thresholds of the noise diagnostics.
+const (
+	StealWarnPct = 5.0  // hypervisor steal during a sample
+	OtherWarnPct = 10.0 // other work on the pinned CPUs during a sample
+)
+
+// Diagnose says what in a result's conditions weakens its figures: samples with steal or
+// other work on the pinned CPUs above the thresholds, gated metrics whose CV is above the
+// limit, and the drift of each baseline state (its last rounds against its first).
+func (r *Result) Diagnose() []string {
+	var out []string
+	var steal, other []float64
+	for _, c := range r.Cases {
+		for _, s := range c.Samples {
+			if s.Noise == nil {
+				continue
+			}
+			if s.Noise.StealPct > StealWarnPct {
+				steal = append(steal, s.Noise.StealPct)
+			}
+			if s.Noise.OtherPinnedPct > OtherWarnPct {
+				other = append(other, s.Noise.OtherPinnedPct)
+			}
+		}
+	}
+	if len(steal) > 0 {
+		out = append(out, fmt.Sprintf("noise: the hypervisor stole more than %g%% of the CPU time in %d samples (at most %.1f%%)", StealWarnPct, len(steal), slices.Max(steal)))
+	}
+	if len(other) > 0 {
+		out = append(out, fmt.Sprintf("noise: other work used more than %g%% of the pinned CPUs in %d samples (at most %.1f%%)", OtherWarnPct, len(other), slices.Max(other)))
+	}
+	limit := r.Settings.Policy.CVLimit
+	if limit == 0 {
+		limit = DefaultCVLimit
+	}
+	for _, c := range r.Cases {
+		prefix := ""
+		if c.Label != "" {
+			prefix = "[" + c.Label + "] "
+		}
+		for _, s := range c.Summaries {
+			if r.gated(s.Workload, s.Metric) && s.Stats.N >= 2 && s.Stats.CV > limit {
+				out = append(out, fmt.Sprintf("noise: %s%s %s in %s has CV %.1f%%, above the %g%% limit", prefix, s.Workload, s.Metric, s.State, 100*s.Stats.CV, 100*limit))
+			}
+		}
+		for _, st := range c.States {
+			if st.CompareTo != "" {
+				continue
+			}
+			for _, s := range c.Summaries {
+				if s.State != st.Name || !r.gated(s.Workload, s.Metric) {
+					continue
+				}
+				if d, k, ok := drift(c, s.Workload, s.Metric, st.Name); ok {
+					out = append(out, fmt.Sprintf("drift: %s%s %s in %s: last %d rounds vs first %d: %+.1f%%", prefix, s.Workload, s.Metric, st.Name, k, k, 100*d))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// drift compares the median of a state's last k rounds with its first k (k = a third of the
+// rounds, at least 2).
+func drift(c Case, workload, metric, state string) (float64, int, bool) {
+	type point struct {
+		round int
+		v     float64
+	}
+	var pts []point
+	for _, s := range c.Samples {
+		if s.Workload == workload && s.State == state && s.Error == "" && s.Invalid == "" {
+			if v, ok := s.Value(metric); ok {
+				pts = append(pts, point{s.Round, v})
+			}
+		}
+	}
+	k := len(pts) / 3
+	if k < 2 {
+		return 0, 0, false
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].round < pts[j].round })
+	var first, last []float64
+	for i := 0; i < k; i++ {
+		first, last = append(first, pts[i].v), append(last, pts[len(pts)-k+i].v)
+	}
+	f, l := Describe(first).Median, Describe(last).Median
+	if f == 0 {
+		return 0, 0, false
+	}
+	return l/f - 1, k, true
+}
