@@ -50,6 +50,7 @@ fuzz:
 # done with ip commands. Reported in README.md, never asserted.
 bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
+	$(GO) test -run '^$$' -bench 'Sizes|ApplyState' -benchtime 1x ./topo/
 	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/
 	$(GO) test -run '^$$' -bench 'Analyze' -benchtime 3x ./history/changepoint/
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/

@@ -21,6 +21,9 @@ type Result struct {
 	Settings    Settings     `json:"settings"`
 	Environment Environment  `json:"environment"`
 	Cases       []Case       `json:"cases"` // one per matrix combination; one when there is no matrix
+	// FirstSampleSeconds is the time from the start of the run (before the topology was
+	// built) to the start of its first measurement.
+	FirstSampleSeconds float64 `json:"first_sample_seconds,omitempty"`
 	// Warnings say what makes the figures unlike the path they stand for.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -96,7 +99,10 @@ type StateRecord struct {
 	Lower       map[string]string            `json:"lower,omitempty"`     // "ns/dev" -> its lower device
 	Recreated   []string                     `json:"recreated,omitempty"` // devices created anew in this state
 	Commands    []string                     `json:"commands,omitempty"`  // the iproute2/ethtool equivalent of applying it
-	Qdiscs      map[string]string            `json:"qdiscs,omitempty"`    // "ns/dev" -> the root qdisc read back
+	// ApplySeconds is how long applying the state and reading every device back took, each
+	// time it was applied.
+	ApplySeconds []float64         `json:"apply_seconds,omitempty"`
+	Qdiscs       map[string]string `json:"qdiscs,omitempty"` // "ns/dev" -> the root qdisc read back
 }
 
 // Sample is one tool run.

@@ -80,6 +80,7 @@ func JournalPath(opt Options, s *scenarios.Scenario, id string) string {
 // runs failed (ErrRunsFailed); the result file and journal are written in every case in which
 // measuring began.
 func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.Result, err error) {
+	runStart := time.Now()
 	if opt.ServerTimeout == 0 {
 		opt.ServerTimeout = DefaultServerTimeout
 	}
@@ -137,6 +138,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		fmt.Fprintf(progress, "adaptive: at most %d rounds; %s\n", s.MaxRuns, m.sequential)
 	}
 	runErr := m.measureCases(cases, first, r)
+	if !m.firstSample.IsZero() {
+		r.FirstSampleSeconds = m.firstSample.Sub(runStart).Seconds()
+	}
 	// The gated comparisons of all cases are decided as one family, as `nsperf report` does.
 	r.Recompute()
 	r.End = time.Now().UTC()
@@ -306,6 +310,7 @@ type measurement struct {
 	total, done, failed, invalid int
 	drifts                       []string
 	started                      time.Time
+	firstSample                  time.Time // when the first tool run began
 }
 
 // measureCase runs the rounds of one case on its built topology. States the kernel cannot
@@ -466,7 +471,9 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 		return true, nil
 	}
 	st, rec := cr.states[name], cr.records[name]
+	began := time.Now()
 	devices, err := cr.live.Apply(st)
+	applied := time.Since(began).Seconds()
 	var capErr *topo.CapabilityError
 	if err != nil && st.Optional && errors.As(err, &capErr) {
 		cr.m.unavailable(rec, capErr, cr.s.Runs*len(cr.s.Workloads)-countState(cr.rc.Samples, name))
@@ -477,6 +484,7 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 		return false, err
 	}
 	cr.applied, cr.appliedDevices = name, devices
+	rec.ApplySeconds = append(rec.ApplySeconds, applied)
 	if rec.Devices == nil {
 		record(rec, devices)
 		if err := cr.m.journal.State(cr.m.caseIndex, *rec); err != nil {
@@ -494,6 +502,9 @@ func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload
 	sample, err := m.sample(cr.live, cr.servers, round, state, w)
 	if err != nil {
 		return err
+	}
+	if m.firstSample.IsZero() {
+		m.firstSample = sample.Start
 	}
 	drift, err := cr.live.Drift(cr.appliedDevices)
 	if err != nil {

@@ -93,6 +93,11 @@ func TestRunTwoStates(t *testing.T) {
 	if len(c.Samples) != 8 {
 		t.Fatalf("%d samples, want 2 runs x 2 states x 2 workloads", len(c.Samples))
 	}
+	// Timings of the harness itself: each state's application, and the time to the first
+	// measurement (values are reported, never asserted).
+	if stored.FirstSampleSeconds <= 0 || len(c.States[0].ApplySeconds) == 0 || c.Samples[0].Noise == nil {
+		t.Errorf("first sample after %gs, state apply times %v, noise %+v", stored.FirstSampleSeconds, c.States[0].ApplySeconds, c.Samples[0].Noise)
+	}
 	for _, s := range c.Samples {
 		if s.Error != "" {
 			t.Errorf("sample failed: %s: %s", s.Error, s.Stderr)

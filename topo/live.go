@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ type Live struct {
 	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
 	pristineFeatures map[string]map[string]bool
 	undoable         map[string]bool // undo steps on the stack, by kind and object
+	index            map[string]int  // device indexes by "ns/dev", see withLink
 	qdiscs           map[string]bool // devices with a root qdisc nsperf attached
 
 	ovsClient *ovs.Client
@@ -37,11 +39,24 @@ type Live struct {
 	failed    chan error // a daemon the topology depends on died
 	csumOffOn []string   // devices with tx checksum offload turned off for the userspace datapath
 
-	mu   sync.Mutex
-	undo []undoEntry
+	mu    sync.Mutex
+	undo  []undoEntry
+	swept bool // the processes in the run's namespaces are gone (teardown)
+}
+
+// namespacePaths are the mounts of the run's own namespaces.
+func (l *Live) namespacePaths() []string {
+	var out []string
+	for _, sp := range l.spaces {
+		if !sp.root {
+			out = append(out, filepath.Join(NetnsDir, sp.name))
+		}
+	}
+	return out
 }
 
 type space struct {
+	root bool   // the namespace nsperf runs in (an existing OVS's): never deleted
 	name string // full name, e.g. nsp3f9a-client
 	fd   netns.NsHandle
 	nl   *netlink.Handle
@@ -66,7 +81,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, qdiscs: map[string]bool{}, failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, failed: make(chan error, 2)}
 	l.push("remove state file and lock", owner.release)
 	if o := p.Scenario.Topology.OVS; o != nil && o.DB != "" {
 		// An existing OVS runs in this (root) namespace: its bridges' ports are created here.
@@ -74,11 +89,17 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 			return nil, errors.Join(err, l.Teardown())
 		}
 	}
-	for i, step := range p.Steps {
-		if err := l.do(step); err != nil {
-			err = fmt.Errorf("build step %d (%s): %w", i+1, step.Do, err)
-			return nil, errors.Join(err, l.Teardown())
+	if err := l.addNamespaces(p.Steps); err != nil {
+		return nil, errors.Join(err, l.Teardown())
+	}
+	var steps []plan.Step
+	for _, step := range p.Steps {
+		if step.Kind != plan.AddNamespace && !(step.Kind == plan.SetUp && step.Dev == "lo") {
+			steps = append(steps, step) // the others were made above, all at once, with lo up
 		}
+	}
+	if err := l.buildSteps(steps); err != nil {
+		return nil, errors.Join(err, l.Teardown())
 	}
 	for _, ep := range p.Scenario.Devices() {
 		a, err := l.ReadAttrs(ep.Ref())
@@ -107,6 +128,11 @@ func (l *Live) pushUndo(u *plan.Step) {
 	if l.undoable[key] {
 		return
 	}
+	// Deleting the namespace removes its devices; deleting one on its own costs an RCU grace
+	// period (15-30 ms). Only a device in the root namespace (an existing OVS's) outlives it.
+	if sp := l.spaces[u.NS]; u.WithNamespace && sp != nil && !sp.root {
+		return
+	}
 	l.undoable[key] = true
 	l.push(u.Do, func() error { return l.undoStep(*u) })
 }
@@ -123,7 +149,14 @@ func (l *Live) undoStep(u plan.Step) error {
 			sp.eth.Close()
 		}
 		sp.fd.Close()
-		return deleteNamespace(sp.name)
+		if !l.swept {
+			// One pass over /proc for every namespace of the run, not one per namespace.
+			l.swept = true
+			if err := killProcessesInAll(l.namespacePaths()); err != nil {
+				return err
+			}
+		}
+		return removeNamespaceMount(sp.name)
 	case plan.DelLink:
 		return l.deleteLink(u.NS, u.Dev)
 	case plan.StopOVS:
@@ -199,6 +232,7 @@ func (l *Live) do(s plan.Step) error {
 	case plan.AddBridge:
 		return l.addBridge(s)
 	case plan.MoveLink:
+		defer l.forget(s.NS, s.Dev)
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
 			return h.LinkSetNsFd(link, int(l.spaces[s.Peer.NS].fd))
 		})
@@ -218,29 +252,83 @@ func (l *Live) do(s plan.Step) error {
 	return fmt.Errorf("unknown step kind %q", s.Kind)
 }
 
-// addNamespace: `ip netns add NAME; ip -n NAME link set lo alias nsperf:RUNID`. The name is
-// recorded in the state file first, so that a crash right after creating it still leaves a
-// trace for `nsperf cleanup`; the alias is the marker without which cleanup leaves it alone.
-func (l *Live) addNamespace(s plan.Step) error {
-	ns := s.NS
-	full := l.ID.Namespace(ns)
-	l.owner.Namespaces = append(l.owner.Namespaces, full)
+// buildSteps carries out the steps after the namespaces, in order. (Running the veth pairs in
+// parallel was measured and gained nothing: the kernel serialises link changes under the
+// RTNL lock.)
+func (l *Live) buildSteps(steps []plan.Step) error {
+	for _, step := range steps {
+		if err := l.do(step); err != nil {
+			return fmt.Errorf("build step (%s): %w", step.Do, err)
+		}
+	}
+	return nil
+}
+
+// addNamespaces makes every namespace of the plan at once: `ip netns add NAME; ip -n NAME
+// link set lo alias nsperf:RUNID` each. The names are recorded in the state file first (one
+// write), so that a crash right after creating them still leaves a trace for `nsperf
+// cleanup`; the alias is the marker without which cleanup leaves a namespace alone. They are
+// created in parallel, one thread each; each one made is registered, with its undo, even when
+// another fails.
+func (l *Live) addNamespaces(steps []plan.Step) error {
+	var todo []plan.Step
+	for _, s := range steps {
+		if s.Kind == plan.AddNamespace {
+			todo = append(todo, s)
+			l.owner.Namespaces = append(l.owner.Namespaces, l.ID.Namespace(s.NS))
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
 	if err := l.owner.save(); err != nil {
 		return err
 	}
+	made := make([]*space, len(todo))
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	for i, s := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			made[i], errs[i] = newSpace(l.ID, s.NS)
+		}()
+	}
+	wg.Wait()
+	for i, s := range todo {
+		if made[i] != nil {
+			l.spaces[s.NS] = made[i]
+			l.index[s.NS+"/lo"] = loopback.Index
+			l.pushUndo(s.Undo)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newSpace creates one namespace with its netlink handle and the run's marker. A namespace
+// that exists is returned with the error of the step that failed after it.
+func newSpace(id RunID, ns string) (*space, error) {
+	full := id.Namespace(ns)
 	fd, err := netnsx.NewNamed(full)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	l.spaces[ns] = &space{name: full, fd: fd}
-	l.pushUndo(s.Undo)
-	sp := l.spaces[ns]
-	sp.nl, err = netlink.NewHandleAt(fd)
-	if err != nil {
-		return fmt.Errorf("netlink handle in %s: %w", full, err)
+	sp := &space{name: full, fd: fd}
+	if sp.nl, err = netlink.NewHandleAt(fd); err != nil {
+		return sp, fmt.Errorf("netlink handle in %s: %w", full, err)
 	}
-	return markNamespace(sp.nl, l.ID)
+	if err := markNamespace(sp.nl, id); err != nil {
+		return sp, err
+	}
+	// The plan's next step, `ip -n NAME link set lo up`, done here, in parallel too.
+	if err := sp.nl.LinkSetUp(loopback); err != nil {
+		return sp, fmt.Errorf("%s: lo up: %w", full, err)
+	}
+	return sp, nil
 }
+
+// addNamespace makes one namespace (a plan step carried out on its own).
+func (l *Live) addNamespace(s plan.Step) error { return l.addNamespaces([]plan.Step{s}) }
 
 // addVeth: `ip -n A link add NAME type veth peer name PEER netns B`, then an alias on both
 // ends naming the run.
@@ -256,6 +344,7 @@ func (l *Live) addVeth(s plan.Step) error {
 		return err
 	}
 	l.pushUndo(s.Undo)
+	// The kernel takes no alias with RTM_NEWLINK for a veth: both ends get theirs now.
 	for _, end := range []struct{ ns, dev string }{{s.NS, s.Dev}, {s.Peer.NS, s.Peer.Name}} {
 		if err := l.withLink(end.ns, end.dev, func(h *netlink.Handle, link netlink.Link) error {
 			return h.LinkSetAlias(link, l.ID.Alias())
@@ -305,6 +394,7 @@ func (l *Live) addVxlan(s plan.Step) error {
 
 // deleteLink: `ip -n NS link del DEV`; a device already gone is success.
 func (l *Live) deleteLink(ns, dev string) error {
+	l.forget(ns, dev)
 	sp, ok := l.spaces[ns]
 	if !ok {
 		return nil
@@ -343,27 +433,50 @@ func (l *Live) recreate(ref string) error {
 	return nil
 }
 
+// withLink runs fn with a device to change: what the changes need of it is its index, which
+// is looked up once (`ip link show DEV`) and kept until nsperf deletes or moves the device.
 func (l *Live) withLink(ns, dev string, fn func(*netlink.Handle, netlink.Link) error) error {
 	sp, ok := l.spaces[ns]
 	if !ok {
 		return fmt.Errorf("no namespace %s in this topology", ns)
 	}
-	link, err := sp.nl.LinkByName(dev)
+	ref := ns + "/" + dev
+	if idx, ok := l.index[ref]; ok {
+		return fn(sp.nl, &netlink.Device{LinkAttrs: netlink.LinkAttrs{Index: idx, Name: dev}})
+	}
+	link, err := l.lookup(ns, dev)
 	if err != nil {
-		return fmt.Errorf("%s/%s: %w", ns, dev, err)
+		return err
 	}
 	return fn(sp.nl, link)
 }
 
-// ReadAttrs reads the effective attributes of a device ("ns/dev").
+// lookup reads a device afresh (`ip -d link show DEV`) and remembers its index.
+func (l *Live) lookup(ns, dev string) (netlink.Link, error) {
+	sp, ok := l.spaces[ns]
+	if !ok {
+		return nil, fmt.Errorf("no namespace %s in this topology", ns)
+	}
+	link, err := sp.nl.LinkByName(dev)
+	if err != nil {
+		delete(l.index, ns+"/"+dev)
+		return nil, fmt.Errorf("%s/%s: %w", ns, dev, err)
+	}
+	l.index[ns+"/"+dev] = link.Attrs().Index
+	return link, nil
+}
+
+// forget drops what is known of a device nsperf deletes or moves.
+func (l *Live) forget(ns, dev string) { delete(l.index, ns+"/"+dev) }
+
+// ReadAttrs reads the effective attributes of a device ("ns/dev"), always from the kernel.
 func (l *Live) ReadAttrs(ref string) (Attrs, error) {
 	ns, dev := splitRef(ref)
-	var a Attrs
-	err := l.withLink(ns, dev, func(_ *netlink.Handle, link netlink.Link) error {
-		a = attrsOf(link)
-		return nil
-	})
-	return a, err
+	link, err := l.lookup(ns, dev)
+	if err != nil {
+		return nil, err
+	}
+	return attrsOf(link), nil
 }
 
 // Pristine returns each device's attributes as built, by "ns/dev".

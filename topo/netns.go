@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,15 +25,14 @@ var errNotMarked = errors.New("does not carry nsperf's marker for this run; left
 // loopback device (`ip -n NAME link set lo alias nsperf:RUNID`). Only nsperf sets it, and
 // cleanup removes only namespaces that carry it.
 func markNamespace(h *netlink.Handle, id RunID) error {
-	lo, err := h.LinkByName("lo")
-	if err != nil {
-		return fmt.Errorf("mark namespace: %w", err)
-	}
-	if err := h.LinkSetAlias(lo, id.Alias()); err != nil {
+	if err := h.LinkSetAlias(loopback, id.Alias()); err != nil {
 		return fmt.Errorf("mark namespace: %w", err)
 	}
 	return nil
 }
+
+// loopback is lo of a new namespace: the kernel always gives it index 1.
+var loopback = &netlink.Device{LinkAttrs: netlink.LinkAttrs{Index: 1, Name: "lo"}}
 
 // namespaceMarker reads the marker of a mounted named namespace: the alias of its loopback.
 func namespaceMarker(path string) (string, error) {
@@ -102,12 +102,20 @@ func deleteNamespace(name string) error {
 		return nil
 	}
 	if isNamespaceMount(path) {
-		if err := killProcessesIn(path); err != nil {
+		if err := killProcessesInAll([]string{path}); err != nil {
 			return fmt.Errorf("delete namespace %s: %w", name, err)
 		}
-		if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
-			return fmt.Errorf("delete namespace %s: unmount: %w", name, err)
-		}
+	}
+	return removeNamespaceMount(name)
+}
+
+// removeNamespaceMount unmounts and removes a named namespace whose processes are gone
+// (`ip netns del NAME`). The kernel removes its devices on its own after that; none of them is
+// reachable any more. Gone already, or unmounted already, is success.
+func removeNamespaceMount(name string) error {
+	path := filepath.Join(NetnsDir, name)
+	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("delete namespace %s: unmount: %w", name, err)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete namespace %s: %w", name, err)
@@ -115,18 +123,25 @@ func deleteNamespace(name string) error {
 	return nil
 }
 
-// killProcessesIn sends SIGKILL to every process whose network namespace is the one at nsPath
-// and waits until they have exited (a process leaves its namespace before it is a zombie, so
-// both are waited for), so that the namespace and its devices really disappear.
-func killProcessesIn(nsPath string) error {
-	var target unix.Stat_t
-	if err := unix.Stat(nsPath, &target); err != nil {
-		return err
+// killProcessesInAll sends SIGKILL to every process whose network namespace is one of those
+// mounted at nsPaths and waits until they have exited (a process leaves its namespace before
+// it is a zombie, so both are waited for), so that the namespaces and their devices really
+// disappear. One pass over /proc serves every namespace.
+func killProcessesInAll(nsPaths []string) error {
+	targets := map[[2]uint64]bool{}
+	for _, p := range nsPaths {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err == nil {
+			targets[[2]uint64{st.Dev, st.Ino}] = true
+		}
+	}
+	if len(targets) == 0 {
+		return nil
 	}
 	deadline := time.Now().Add(killTimeout)
 	killed := map[int]bool{}
 	for {
-		pids := processesIn(target)
+		pids := processesIn(targets)
 		for pid := range killed {
 			if exiting(pid) {
 				pids = append(pids, pid)
@@ -138,7 +153,7 @@ func killProcessesIn(nsPath string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("processes %v in %s survive SIGKILL", pids, nsPath)
+			return fmt.Errorf("processes %v in %s survive SIGKILL", pids, strings.Join(nsPaths, ", "))
 		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -159,7 +174,7 @@ func exiting(pid int) bool {
 	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
 }
 
-func processesIn(target unix.Stat_t) []int {
+func processesIn(targets map[[2]uint64]bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	self := os.Getpid()
 	var pids []int
@@ -172,7 +187,7 @@ func processesIn(target unix.Stat_t) []int {
 		if unix.Stat(filepath.Join("/proc", e.Name(), "ns/net"), &st) != nil {
 			continue
 		}
-		if st.Dev == target.Dev && st.Ino == target.Ino {
+		if targets[[2]uint64{st.Dev, st.Ino}] {
 			pids = append(pids, pid)
 		}
 	}

@@ -27,7 +27,7 @@ func (l *Live) rootSpace() error {
 		fd.Close()
 		return err
 	}
-	sp := &space{name: "(root)", fd: fd, nl: nl}
+	sp := &space{root: true, name: "(root)", fd: fd, nl: nl}
 	l.spaces[scenarios.OVSNamespace] = sp
 	l.push("close root namespace handles", func() error {
 		nl.Close()

@@ -108,7 +108,8 @@ func (o *Owner) save() error {
 	if err != nil {
 		return err
 	}
-	if err := safefile.Write(ownerPath(o.RunID), append(data, '\n'), 0o644); err != nil {
+	// The state directory is /run (tmpfs): no fsync, see safefile.Replace.
+	if err := safefile.Replace(ownerPath(o.RunID), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write state file: %w", err)
 	}
 	return nil

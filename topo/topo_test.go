@@ -90,6 +90,17 @@ func TestBuildApplyTeardown(t *testing.T) {
 			t.Error("second teardown:", err)
 		}
 	}()
+	// Every device and every namespace's lo carries the run's marker.
+	for _, ref := range []string{"client/eth0", "server/eth0", "client/lo", "server/lo"} {
+		ns, dev := splitRef(ref)
+		link, err := l.lookup(ns, dev)
+		if err != nil || link.Attrs().Alias != l.ID.Alias() {
+			t.Errorf("%s: alias %q, want %q (%v)", ref, link.Attrs().Alias, l.ID.Alias(), err)
+		}
+		if dev == "lo" && link.Attrs().OperState == 0 && link.Attrs().Flags&1 == 0 {
+			t.Errorf("%s is down", ref)
+		}
+	}
 	for ref, a := range l.Pristine() {
 		if a["tso_max_size"] != 524280 {
 			t.Errorf("%s tso_max_size %d, want 524280 (veth)", ref, a["tso_max_size"])
