@@ -135,24 +135,13 @@ func (t *Temp) Abort() {
 // symlink) without syncing it to disk: for files on tmpfs (/run), where a crash of the process
 // leaves the old or the new file and a power loss leaves neither, so that a sync buys nothing
 // and costs a millisecond per write.
-func Replace(path string, data []byte, perm fs.FileMode) error {
-	t, err := Create(path, perm)
-	if err != nil {
-		return err
-	}
-	defer t.Abort()
-	if _, err := t.File.Write(data); err != nil {
-		return err
-	}
-	if err := os.Rename(t.Name(), t.target); err != nil {
-		return err
-	}
-	t.done = true
-	return t.Close()
-}
+func Replace(path string, data []byte, perm fs.FileMode) error { return write(path, data, perm, false) }
 
-// Write stores data at path atomically and without following a symlink at path.
-func Write(path string, data []byte, perm fs.FileMode) error {
+// Write stores data at path atomically and without following a symlink at path, synced to
+// disk before it replaces what was there.
+func Write(path string, data []byte, perm fs.FileMode) error { return write(path, data, perm, true) }
+
+func write(path string, data []byte, perm fs.FileMode, sync bool) error {
 	t, err := Create(path, perm)
 	if err != nil {
 		return err
@@ -161,7 +150,12 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	if _, err := t.File.Write(data); err != nil {
 		return err
 	}
-	if err := t.Commit(); err != nil {
+	if sync {
+		err = t.Commit()
+	} else if err = os.Rename(t.Name(), t.target); err == nil {
+		t.done = true
+	}
+	if err != nil {
 		return err
 	}
 	return t.Close()
