@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"errors"
 	"encoding/binary"
 	"fmt"
 
@@ -37,7 +38,9 @@ func (l *Live) ClearTimeWait(ns string, port int) (int, error) {
 				if !closing[s.State] || int(s.ID.SourcePort) != port {
 					continue
 				}
-				if err := destroySocket(family, s.State, s.ID); err != nil {
+				// A closing connection may finish between the listing and the destroy: a
+				// socket already gone (ENOENT) is what was wanted.
+				if err := destroySocket(family, s.State, s.ID); err != nil && !errors.Is(err, unix.ENOENT) {
 					return fmt.Errorf("remove closing socket %s:%d -> %s:%d: %w", s.ID.Source, s.ID.SourcePort, s.ID.Destination, s.ID.DestinationPort, err)
 				}
 				n++
