@@ -1,8 +1,8 @@
 package topo
 
 import (
-	"errors"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/vishvananda/netlink"
