@@ -57,6 +57,7 @@ type Finding struct {
 const (
 	Regression  = "regression"
 	Improvement = "improvement"
+	Change      = "change" // of a metric with no better direction
 )
 
 // Analyze finds the change points of every series of the given scenarios (all when none).
@@ -117,7 +118,10 @@ func (s *Series) analyze(opt changepoint.Options, acks []Ack) {
 	for _, cp := range s.ChangePoints {
 		f := Finding{Before: s.Points[cp.Index-1], After: s.Points[cp.Index], LevelBefore: cp.Before, LevelAfter: cp.After,
 			Change: cp.Change, P: cp.P, Kind: Improvement, RunsAgo: len(xs) - cp.Index}
-		if (cp.After-cp.Before)*float64(results.DirectionOf(s.Metric)) < 0 {
+		switch dir := results.DirectionOf(s.Metric); {
+		case dir == results.NoDirection:
+			f.Kind = Change // raw CPU utilisation: neither better nor worse by itself
+		case (cp.After-cp.Before)*float64(dir) < 0:
 			f.Kind = Regression
 		}
 		for _, a := range acks {
