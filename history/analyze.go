@@ -28,6 +28,9 @@ type Series struct {
 	Points       []Point                   `json:"points"`
 	ChangePoints []changepoint.ChangePoint `json:"-"`
 	Findings     []Finding                 `json:"findings,omitempty"`
+	// Gated: the metric is a gate of its workload in the scenario's newest run (every metric
+	// of runs recorded before gates existed): only gated regressions fail --fail-on-new.
+	Gated bool `json:"gated"`
 }
 
 // Name is the series as messages and columns name it: "[mtu=8000] tcp4 throughput on".
@@ -87,12 +90,36 @@ func (h *DB) Analyze(ctx context.Context, scenarioNames []string, opt changepoin
 		if err != nil {
 			return nil, err
 		}
+		gates, err := h.newestGates(ctx, name)
+		if err != nil {
+			return nil, err
+		}
 		for _, s := range group(name, points) {
+			s.Gated = gates == nil || slices.Contains(gates[s.Workload], s.Metric)
 			s.analyze(opt, acks)
 			out = append(out, s)
 		}
 	}
 	return out, nil
+}
+
+// newestGates are the gated metrics of a scenario's newest run, by workload; nil when that run
+// recorded none (every metric then counts).
+func (h *DB) newestGates(ctx context.Context, scenario string) (map[string][]string, error) {
+	var data string
+	err := h.db.QueryRowContext(ctx, h.q(`SELECT result FROM runs WHERE scenario = ? ORDER BY started DESC LIMIT 1`), scenario).Scan(&data)
+	if err != nil {
+		return nil, h.wrap(err)
+	}
+	var r struct {
+		Settings struct {
+			Gates map[string][]string `json:"gates"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return nil, h.wrap(fmt.Errorf("scenario %s: newest stored result: %w", scenario, err))
+	}
+	return r.Settings.Gates, nil
 }
 
 // group splits a scenario's points into series; Show orders them by item, then time.
@@ -133,13 +160,14 @@ func (s *Series) analyze(opt changepoint.Options, acks []Ack) {
 	}
 }
 
-// Failing returns the unacknowledged regressions whose new level began in the last n runs of
-// their series (the CI use: a change point a new run made).
+// Failing returns the unacknowledged regressions of gated metrics whose new level began in the
+// last n runs of their series (the CI use: a change point a new run made). Other metrics'
+// change points are listed, never failing, as in a run.
 func Failing(series []Series, n int) []string {
 	var out []string
 	for _, s := range series {
 		for _, f := range s.Findings {
-			if f.Kind == Regression && f.Acknowledged == "" && f.RunsAgo <= n {
+			if s.Gated && f.Kind == Regression && f.Acknowledged == "" && f.RunsAgo <= n {
 				out = append(out, fmt.Sprintf("%s %s: %+.1f%% from run %s (p=%.2g)", s.Scenario, s.Name(), 100*f.Change, f.After.RunID, f.P))
 			}
 		}

@@ -16,7 +16,7 @@ import (
 
 // steppedHistory imports n runs of one scenario whose throughput drops by 20% and whose RTT
 // drops by 30% from run at on (noise CV 2%, seeded).
-func steppedHistory(t *testing.T, h *DB, n, at int) {
+func steppedHistory(t *testing.T, h *DB, n, at int, gates map[string][]string) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(9, 9))
 	for i := 0; i < n; i++ {
@@ -34,6 +34,7 @@ func steppedHistory(t *testing.T, h *DB, n, at int) {
 				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: tput * noise}, {Name: results.RTTMean, Unit: "us", Value: rtt * noise}}})
 		}
 		r.Cases = []results.Case{c}
+		r.Settings.Gates = gates
 		r.Recompute()
 		if _, err := h.Import(context.Background(), r); err != nil {
 			t.Fatal(err)
@@ -51,7 +52,7 @@ func TestAnalyze(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	steppedHistory(t, h, 24, 18)
+	steppedHistory(t, h, 24, 18, nil)
 	series, err := h.Analyze(ctx, nil, changepoint.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -91,5 +92,34 @@ func TestAnalyze(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 25 || lines[0] != "time,run_id,label,kernel,tcp4.rtt_mean.on,tcp4.throughput.on" || !strings.HasPrefix(lines[1], "2026-11-01T08:00:00Z,nsp0000,k0,6.18.0,") {
 		t.Errorf("export:\n%s", b.String())
+	}
+}
+
+// TestAnalyzeFailsOnGatesOnly: with rtt_mean the recorded gate, the throughput drop of the
+// test history is listed as a regression but does not fail --fail-on-new (with every metric
+// gated it does: TestAnalyze).
+func TestAnalyzeFailsOnGatesOnly(t *testing.T) {
+	ctx := context.Background()
+	h, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	steppedHistory(t, h, 24, 18, map[string][]string{"tcp4": {results.RTTMean}})
+	series, err := h.Analyze(ctx, nil, changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := map[string]bool{}
+	for _, s := range series {
+		gated[s.Metric] = s.Gated
+	}
+	if !gated[results.RTTMean] || gated[results.Throughput] {
+		t.Errorf("gated %v, want only rtt_mean", gated)
+	}
+	// The throughput drop is a regression but not gated: nothing fails; RTT fell (an
+	// improvement): nothing fails either.
+	if f := Failing(series, 10); len(f) != 0 {
+		t.Errorf("failing %v", f)
 	}
 }

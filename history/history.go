@@ -16,7 +16,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"modernc.org/sqlite"               // registers "sqlite"
 )
 
 // EnvDB names the database when --db is not given.
@@ -108,7 +108,14 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, &Error{DB: h.name, Err: err}
 	}
-	if err := h.migrate(ctx); err != nil {
+	// Switching a new file to WAL takes an exclusive lock and does not wait for it: a second
+	// process opening the same new database at that moment gets SQLITE_BUSY at once. It
+	// tries again, as the busy timeout would have it do.
+	err = h.migrate(ctx)
+	for deadline := time.Now().Add(30 * time.Second); busy(err) && time.Now().Before(deadline); err = h.migrate(ctx) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
 		h.db.Close()
 		if errors.Is(err, ErrNewerSchema) {
 			return nil, &Error{DB: h.name, Err: err}
@@ -116,6 +123,12 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, &Error{DB: h.name, Err: fmt.Errorf("%w (is it an nsperf history database? a corrupt SQLite file can be moved away; `nsperf history import` fills a new one from the result files)", err)}
 	}
 	return h, nil
+}
+
+// busy reports an SQLite "database is locked" (SQLITE_BUSY and its extended codes).
+func busy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5
 }
 
 // Close closes the database.

@@ -248,18 +248,11 @@ func TestAnalyzeRealRuns(t *testing.T) {
 	if stdout, stderr, code = nsperf("history", "ack", ids[5], "--metric", "throughput", "--reason", "the test capped it"); code != exitOK {
 		t.Fatalf("ack: exit %d %s%s", code, stdout, stderr)
 	}
-	// The cap may also have moved other metrics (RTT, CPU per Gbit): those regressions, if the
-	// data shows them, still fail until acknowledged too; throughput no longer does.
+	// Throughput is the gate: acknowledged, nothing fails any more, whatever else the cap
+	// moved (RTT, CPU per Gbit), which stays listed.
 	stdout, stderr, code = nsperf("history", "analyze", "capped", "--fail-on-new", "5")
-	if !strings.Contains(stdout, "acknowledged: the test capped it") || strings.Contains(stderr, "throughput base:") ||
-		(code == exitExpectation) != strings.Contains(stderr, "regressions in the last 5 runs") || (code != exitOK && code != exitExpectation) {
+	if code != exitOK || !strings.Contains(stdout, "acknowledged: the test capped it") {
 		t.Errorf("after acknowledging throughput: exit %d\n%s%s", code, stdout, stderr)
-	}
-	for _, m := range []string{"rtt_mean", "rtt_min", "rtt_max", "retransmits", "cpu_sender", "cpu_receiver", "cpu_sender_per_gbit", "cpu_receiver_per_gbit"} {
-		nsperf("history", "ack", ids[5], "--metric", m, "--reason", "the test capped it")
-	}
-	if stdout, stderr, code = nsperf("history", "analyze", "capped", "--fail-on-new", "5"); code != exitOK {
-		t.Errorf("after acknowledging every metric: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, args := range [][]string{
 		{"history", "analyze", "capped", "--format", "html"},
