@@ -52,6 +52,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
 	$(GO) test -run '^$$' -bench 'Sizes|ApplyState' -benchtime 1x ./topo/
 	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/
+	$(GO) test -run '^$$' -bench 'AnalyzeHistory' -benchtime 2x ./history/
 	$(GO) test -run '^$$' -bench 'Analyze' -benchtime 3x ./history/changepoint/
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
 
