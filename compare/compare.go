@@ -40,15 +40,14 @@ type Options struct {
 // Report is a comparison: who takes part, how their circumstances differ, and the merged
 // result whose states are the paired states of every side (off@A, off@B, ...).
 type Report struct {
-	Sides        []Side           `json:"-"`
-	Header       []string         `json:"sides"`                   // one line per side
-	Environment  []string         `json:"environment"`             // how the machines and runs differ
-	Warnings     []string         `json:"warnings,omitempty"`      // differing method, unpaired items
-	ScenarioDiff string           `json:"scenario_diff,omitempty"` // unified diff of the scenario texts
-	Result       *results.Result  `json:"result"`
-	Pairs        []StatePair      `json:"pairs"`
-	sides        map[string]*Side // by name
-	metrics      []string         // compared metrics; nil: all
+	Sides        []Side          `json:"-"`
+	Header       []string        `json:"sides"`                   // one line per side
+	Environment  []string        `json:"environment"`             // how the machines and runs differ
+	Warnings     []string        `json:"warnings,omitempty"`      // differing method, unpaired items
+	ScenarioDiff string          `json:"scenario_diff,omitempty"` // unified diff of the scenario texts
+	Result       *results.Result `json:"result"`
+	Pairs        []StatePair     `json:"pairs"`
+	metrics      []string        // compared metrics; nil: all
 }
 
 // IncomparableError says why two results measure different things (exit 2); --force
@@ -72,9 +71,8 @@ func New(sides []Side, opt Options) (*Report, error) {
 			sides[i].Name = string(rune('A' + i))
 		}
 	}
-	rep := &Report{Sides: sides, sides: map[string]*Side{}}
+	rep := &Report{Sides: sides}
 	for i := range sides {
-		rep.sides[sides[i].Name] = &sides[i]
 		rep.Header = append(rep.Header, describe(sides[i]))
 	}
 	base := sides[0].Result

@@ -10,9 +10,6 @@ import (
 	"github.com/nsperf/nsperf/results"
 )
 
-// Formats are the outputs of a comparison: the result formats, json being the report.
-var Formats = results.Formats
-
 // readable formats carry the header above the table; the others are for programs, and the
 // header goes to the diagnostics writer instead.
 var readable = []string{"table", "markdown", "netdev"}

@@ -111,7 +111,7 @@ func addCases(d *pageData, r *results.Result, colours map[string]color.Color) er
 					if s.Comparison.Verdict == results.Regressed {
 						class = "verdict fail"
 					}
-					sec.Lines = append(sec.Lines, line{class, fmt.Sprintf("%s vs %s: %s", s.State, s.Comparison.Baseline, formatComparison(*s.Comparison))})
+					sec.Lines = append(sec.Lines, line{class, fmt.Sprintf("%s vs %s: %s", s.State, s.Comparison.Baseline, results.FormatComparison(*s.Comparison))})
 				}
 			}
 			dist, err := distributionPlot(c, item, colours)
@@ -150,14 +150,6 @@ func addCases(d *pageData, r *results.Result, colours map[string]color.Color) er
 	}
 	d.Sections = append(d.Sections, tables)
 	return nil
-}
-
-// formatComparison is the table's wording of a comparison.
-func formatComparison(c results.Comparison) string {
-	if c.Verdict == results.NoChange || c.Verdict == results.TooNoisy || c.Verdict == results.TooFewRuns {
-		return fmt.Sprintf("%+.1f%% (p=%.3f) %s", 100*c.Change, c.P, c.Verdict)
-	}
-	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] p=%.3f %s", 100*c.Change, 100*c.ChangeLo, 100*c.ChangeHi, c.P, c.Verdict)
 }
 
 type item struct{ workload, metric, unit string }

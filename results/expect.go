@@ -86,7 +86,7 @@ func evaluate(c Case, e scenarios.Expectation) ExpectationResult {
 			continue
 		}
 		cmp := *s.Comparison
-		r.Measured = formatComparison(cmp) + " vs " + cmp.Baseline
+		r.Measured = FormatComparison(cmp) + " vs " + cmp.Baseline
 		significant := cmp.Verdict == Improved || cmp.Verdict == Regressed
 		r.Pass = (e.Change == nil || e.Change.Holds(cmp.Change)) && (e.Significant == nil || *e.Significant == significant)
 	}
@@ -131,7 +131,7 @@ func (r *Result) Failures() []string {
 		}
 		for _, s := range c.Summaries {
 			if s.Comparison != nil && s.Comparison.Verdict == Regressed && s.Comparison.Gated && !covered[s.Workload+"/"+s.Metric+"/"+s.State] {
-				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s: %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, formatComparison(*s.Comparison)))
+				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s: %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, FormatComparison(*s.Comparison)))
 			}
 		}
 	}
@@ -149,7 +149,7 @@ func (r *Result) Notes() []string {
 		}
 		for _, s := range c.Summaries {
 			if s.Comparison != nil && s.Comparison.Verdict == Regressed && !s.Comparison.Gated {
-				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s (not gated: information only): %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, formatComparison(*s.Comparison)))
+				out = append(out, fmt.Sprintf("%s%s %s regressed in %s vs %s (not gated: information only): %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline, FormatComparison(*s.Comparison)))
 			}
 		}
 	}

@@ -86,8 +86,8 @@ func TestMinChangeAndEquivalence(t *testing.T) {
 		t.Errorf("+1.4%% without min change: %s", c.Verdict)
 	}
 	same := []float64{100.1, 99.9, 100.2, 99.95, 100, 100.15}
-	if c := Compare(base, same, HigherIsBetter, 0.05, 0.05, 0.02); c.Verdict != Equivalent || formatComparison(c)[:12] != "= equivalent" {
-		t.Errorf("equal: %s %q", c.Verdict, formatComparison(c))
+	if c := Compare(base, same, HigherIsBetter, 0.05, 0.05, 0.02); c.Verdict != Equivalent || FormatComparison(c)[:12] != "= equivalent" {
+		t.Errorf("equal: %s %q", c.Verdict, FormatComparison(c))
 	}
 	drop := []float64{90, 90.3, 89.8, 90.1, 89.9, 90.2}
 	if c := Compare(base, drop, HigherIsBetter, 0.05, 0.05, 0.02); c.Verdict != Regressed {

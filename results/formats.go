@@ -125,7 +125,7 @@ func summaryLines(c Case) []string {
 			}
 			p := fmt.Sprintf("%s %s (n=%d, CV %s)", s.State, formatCentre(s), s.Stats.N, formatCV(s.Stats))
 			if c := s.Comparison; c != nil {
-				p += fmt.Sprintf(" vs %s: %s", c.Baseline, formatComparison(*c))
+				p += fmt.Sprintf(" vs %s: %s", c.Baseline, FormatComparison(*c))
 			}
 			parts = append(parts, p)
 		}
@@ -195,7 +195,7 @@ func Markdown(w io.Writer, r *Result) error {
 				}
 				if st.CompareTo != "" {
 					if ok && s.Comparison != nil {
-						changes = append(changes, formatComparison(*s.Comparison))
+						changes = append(changes, FormatComparison(*s.Comparison))
 					} else {
 						changes = append(changes, "-")
 					}

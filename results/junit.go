@@ -65,7 +65,7 @@ func JUnit(w io.Writer, r *Result) error {
 			if cmp == nil {
 				continue
 			}
-			figures := fmt.Sprintf("%s vs %s: %s (n=%d; %s median %s, %s median %s)", s.State, cmp.Baseline, formatComparison(*cmp), s.Stats.N,
+			figures := fmt.Sprintf("%s vs %s: %s (n=%d; %s median %s, %s median %s)", s.State, cmp.Baseline, FormatComparison(*cmp), s.Stats.N,
 				cmp.Baseline, FormatValue(medianOf(c, s.Workload, s.Metric, cmp.Baseline), s.Unit), s.State, FormatValue(s.Centre.Median, s.Unit))
 			tc := junitCase{Name: fmt.Sprintf("%s %s %s vs %s", s.Workload, s.Metric, s.State, cmp.Baseline), Classname: class, SystemOut: figures}
 			if cmp.Verdict == Regressed && cmp.Gated && !covered[s.Workload+"/"+s.Metric+"/"+s.State] {

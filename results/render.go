@@ -44,8 +44,9 @@ func formatCentre(s Summary) string {
 	return fmt.Sprintf("%s ±%.1f%%", v, 100*math.Max(*c.Hi/c.Median-1, 1-*c.Lo/c.Median))
 }
 
-// formatComparison prints a change with its CI, p and verdict; "~" for no significant change.
-func formatComparison(c Comparison) string {
+// FormatComparison prints a change with its CI, p (and Holm's adjusted p) and verdict, as the
+// table does; "~" for no significant change.
+func FormatComparison(c Comparison) string {
 	switch c.Verdict {
 	case TooFewRuns:
 		if c.Note == noRuns {
@@ -163,7 +164,7 @@ func caseTable(w io.Writer, c Case) error {
 				continue
 			}
 			if ok && s.Comparison != nil {
-				changes = append(changes, formatComparison(*s.Comparison))
+				changes = append(changes, FormatComparison(*s.Comparison))
 			} else {
 				changes = append(changes, "-")
 			}
