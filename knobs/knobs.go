@@ -63,14 +63,13 @@ func (k Knob) Check(v uint32, ipv6 bool) string {
 
 // Kernel limits (include/linux/netdevice.h, net/core/rtnetlink.c, this kernel's MAX_TCP_HEADER).
 const (
-	MaxGSOSize  = 524280 // GSO_MAX_SIZE = 8 * 65535
-	MaxGROSize  = 524280 // GRO_MAX_SIZE
-	MinGSOSize  = 193    // MAX_TCP_HEADER + 1 on this kernel; smaller is ERANGE
-	MaxGSOSegs  = 65535  // GSO_MAX_SEGS
-	MinMTU      = 68     // ETH_MIN_MTU (IPv4 minimum)
-	MaxMTU      = 65535  // ETH_MAX_MTU (veth's max_mtu)
-	MinIPv6MTU  = 1280   // IPV6_MIN_MTU
-	BigTCPFloor = 65536  // GSO_LEGACY_MAX_SIZE: the sizes every device starts with
+	MaxGSOSize = 524280 // GSO_MAX_SIZE = 8 * 65535
+	MaxGROSize = 524280 // GRO_MAX_SIZE
+	MinGSOSize = 193    // MAX_TCP_HEADER + 1 on this kernel; smaller is ERANGE
+	MaxGSOSegs = 65535  // GSO_MAX_SEGS
+	MinMTU     = 68     // ETH_MIN_MTU (IPv4 minimum)
+	MaxMTU     = 65535  // ETH_MAX_MTU (veth's max_mtu)
+	MinIPv6MTU = 1280   // IPV6_MIN_MTU
 )
 
 var (
