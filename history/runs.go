@@ -26,6 +26,17 @@ type Run struct {
 // Import records a result: the run, a copy of its JSON and its summary series, in one
 // transaction. A run already there (same run id and start) is left as it is: added is false.
 func (h *DB) Import(ctx context.Context, r *results.Result) (added bool, err error) {
+	if len(r.Kernels) > 0 {
+		// An A/B run of two kernels is two runs, one per kernel, each with its own id and label.
+		for _, k := range r.Kernels {
+			a, err := h.Import(ctx, k)
+			if err != nil {
+				return added, err
+			}
+			added = added || a
+		}
+		return added, nil
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return false, err

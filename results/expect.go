@@ -112,6 +112,11 @@ func statesFor(c Case, state string) map[string]bool {
 // significant regressions of metrics no expectation covers.
 func (r *Result) Failures() []string {
 	var out []string
+	for i, k := range r.Kernels {
+		for _, f := range k.Failures() {
+			out = append(out, fmt.Sprintf("kernel %c (%s): %s", 'A'+i, k.Label, f))
+		}
+	}
 	for _, c := range r.Cases {
 		prefix := ""
 		if c.Label != "" {

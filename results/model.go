@@ -26,6 +26,22 @@ type Result struct {
 	FirstSampleSeconds float64 `json:"first_sample_seconds,omitempty"`
 	// Warnings say what makes the figures unlike the path they stand for.
 	Warnings []string `json:"warnings,omitempty"`
+	// Kernels are the kernels' own results of an A/B run of two kernels (nsperf run --kernel A
+	// --kernel B); the cases of this result then hold the states of both, named state@A and
+	// state@B, and compare each state of B with the same state of A.
+	Kernels []*Result `json:"kernels,omitempty"`
+	// Turns are the A/B run's schedule: which kernel ran which round while the other was
+	// paused, and the host CPU the paused one used meanwhile.
+	Turns []Turn `json:"turns,omitempty"`
+}
+
+// Turn is one kernel's turn in an A/B run: it ran its round Gate while the other was paused.
+type Turn struct {
+	Gate    int     `json:"gate"`    // the guest's N-th round (counted over all cases)
+	Kernel  string  `json:"kernel"`  // A or B
+	Seconds float64 `json:"seconds"` // how long the turn took
+	// PausedCPUSeconds is the host CPU time the paused guest (its QEMU) used meanwhile.
+	PausedCPUSeconds float64 `json:"paused_cpu_seconds"`
 }
 
 // ScenarioInfo identifies the scenario exactly: its full text and hash.
@@ -65,6 +81,30 @@ type Environment struct {
 	Tools         map[string]string `json:"tools"` // name -> version
 	Hostname      string            `json:"hostname"`
 	OVS           *OVSInfo          `json:"ovs,omitempty"`
+	// VM is the virtual machine the run measured in (nsperf run --kernel); the kernel fields
+	// above are then the guest's.
+	VM *VMInfo `json:"vm,omitempty"`
+}
+
+// VMInfo is the QEMU guest of a run on a kernel under test.
+type VMInfo struct {
+	Accel       string      `json:"accel"` // kvm or tcg
+	CPUs        int         `json:"cpus"`
+	MemoryMB    int         `json:"memory_mb"`
+	QEMU        string      `json:"qemu"` // version
+	Image       KernelImage `json:"image"`
+	Modules     string      `json:"modules,omitempty"` // --modules DIR
+	Loaded      []string    `json:"loaded,omitempty"`  // the modules loaded, in order
+	BootSeconds float64     `json:"boot_seconds"`      // QEMU's start to nsperf's start in the guest
+	Warning     string      `json:"warning,omitempty"` // e.g. why KVM was not used
+}
+
+// KernelImage is a kernel image as its boot header identifies it.
+type KernelImage struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	Release string `json:"release"` // uname -r of the guest
+	Version string `json:"version"` // the header's whole version string
 }
 
 // OVSInfo is the Open vSwitch a run used.

@@ -92,11 +92,27 @@ func formatCV(s Stats) string {
 // each state, and each state's change against the state it is compared with; then, per case,
 // the states that were unavailable and what recreated devices inherited.
 func Table(w io.Writer, r *Result) error {
+	for i, k := range r.Kernels {
+		fmt.Fprintf(w, "kernel %c: %s\n", 'A'+i, k.Label)
+		if err := Table(w, k); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Kernels) > 0 {
+		fmt.Fprintln(w, "kernel B against kernel A, state by state (STATE@A, STATE@B):")
+	}
 	fmt.Fprintf(w, "%s  run %s  %d runs per state, %s order", r.Scenario.Name, r.RunID, r.Settings.Runs, r.Settings.Order)
 	if r.Environment.KernelRelease != "" {
 		fmt.Fprintf(w, "  kernel %s", r.Environment.KernelRelease)
 	}
 	fmt.Fprintln(w)
+	if line := DescribeVM(r); line != "" && len(r.Kernels) == 0 {
+		fmt.Fprintln(w, line)
+	}
+	if line := DescribeTurns(r.Turns); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	for _, c := range r.Cases {
 		if c.Label != "" {
 			fmt.Fprintf(w, "\n[%s]\n", c.Label)
@@ -277,4 +293,38 @@ func Inheritance(c Case) []string {
 		out = append(out, strings.TrimRight(b.String(), "\n"))
 	}
 	return out
+}
+
+// DescribeVM is a line on the guest a run measured in; "" for a run on the host.
+func DescribeVM(r *Result) string {
+	v := r.Environment.VM
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s",
+		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, strings.ToUpper(v.Accel), v.CPUs, v.MemoryMB, v.BootSeconds)
+}
+
+// DescribeTurns sums up an A/B run's schedule: how many turns each kernel took while the
+// other was paused, and the most host CPU a paused guest used during a turn.
+func DescribeTurns(turns []Turn) string {
+	if len(turns) == 0 {
+		return ""
+	}
+	var order []string
+	var worst Turn
+	for _, t := range turns {
+		if len(order) < 8 {
+			order = append(order, fmt.Sprintf("%d%s", t.Gate, t.Kernel))
+		}
+		if t.PausedCPUSeconds >= worst.PausedCPUSeconds {
+			worst = t
+		}
+	}
+	more := ""
+	if len(turns) > len(order) {
+		more = " ..."
+	}
+	return fmt.Sprintf("turns: %d (%s%s), the other guest paused in each; the most host CPU a paused guest used: %.2f s during %s's %.0f s turn %d",
+		len(turns), strings.Join(order, " "), more, worst.PausedCPUSeconds, worst.Kernel, worst.Seconds, worst.Gate)
 }

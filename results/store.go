@@ -113,6 +113,14 @@ func (r *Result) Recompute() {
 			workloads = append(workloads, w.Name)
 		}
 	}
+	// An A/B run of two kernels: each kernel's result is a run of its own; the states of both
+	// compared with each other carry no expectations (those are about the states of one run).
+	for _, k := range r.Kernels {
+		k.Recompute()
+	}
+	if len(r.Kernels) > 0 {
+		exps = nil
+	}
 	policy := r.Settings.Policy
 	for i := range r.Cases {
 		c := &r.Cases[i]

@@ -43,6 +43,9 @@ type Options struct {
 	// Concurrent measures even while another nsperf run measures on this machine, with a
 	// warning in the result, instead of waiting for it.
 	Concurrent bool
+	// BeforeRound is called before each round of each case; an error ends the run. A guest
+	// of an A/B kernel run waits there for its turn (vm.GuestGate).
+	BeforeRound func() error
 }
 
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
@@ -414,6 +417,11 @@ func (cr *caseRun) prepare() error {
 // rounds measures every workload in every state of every round, in the schedule's order.
 func (cr *caseRun) rounds() error {
 	for round, order := range cr.rc.Schedule {
+		if cr.m.opt.BeforeRound != nil {
+			if err := cr.m.opt.BeforeRound(); err != nil {
+				return err
+			}
+		}
 	states:
 		for _, name := range order {
 			for _, w := range cr.s.Workloads {

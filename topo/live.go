@@ -314,7 +314,7 @@ func newSpace(id RunID, ns string) (*space, error) {
 		return nil, err
 	}
 	sp := &space{name: full, fd: fd}
-	if sp.nl, err = netlink.NewHandleAt(fd); err != nil {
+	if sp.nl, err = netlink.NewHandleAt(fd, unix.NETLINK_ROUTE); err != nil {
 		return sp, fmt.Errorf("netlink handle in %s: %w", full, err)
 	}
 	if err := markNamespace(sp.nl, id); err != nil {

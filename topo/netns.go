@@ -41,7 +41,7 @@ func namespaceMarker(path string) (string, error) {
 		return "", err
 	}
 	defer fd.Close()
-	h, err := netlink.NewHandleAt(fd)
+	h, err := netlink.NewHandleAt(fd, unix.NETLINK_ROUTE)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
@@ -22,7 +23,7 @@ func (l *Live) rootSpace() error {
 	if err != nil {
 		return fmt.Errorf("current network namespace: %w", err)
 	}
-	nl, err := netlink.NewHandleAt(fd)
+	nl, err := netlink.NewHandleAt(fd, unix.NETLINK_ROUTE)
 	if err != nil {
 		fd.Close()
 		return err

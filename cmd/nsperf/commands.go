@@ -25,12 +25,27 @@ import (
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/vm"
 )
 
 // loadScenario loads a scenario file or shipped name, validated against this machine; a name
 // that is neither is a usage error (exit 2), like an invalid scenario.
 func loadScenario(arg string) (*scenarios.Scenario, error) {
 	s, err := scenarios.Load(arg, scenarios.Options{CPUs: runtime.NumCPU()})
+	var problems scenarios.Problems
+	if err != nil && !errors.As(err, &problems) {
+		return nil, usageError{err}
+	}
+	return s, err
+}
+
+// loadGuestScenario loads a scenario to run in a guest: its pinned CPUs are checked against
+// the guest's vCPUs (--vm-cpus; by default the guest gets as many as the scenario pins).
+func loadGuestScenario(arg string, vmCPUs int) (*scenarios.Scenario, error) {
+	if vmCPUs < 0 {
+		return nil, usageError{fmt.Errorf("--vm-cpus %d: want a positive number", vmCPUs)}
+	}
+	s, err := scenarios.Load(arg, scenarios.Options{CPUs: vmCPUs})
 	var problems scenarios.Problems
 	if err != nil && !errors.As(err, &problems) {
 		return nil, usageError{err}
@@ -126,14 +141,31 @@ func runCmd() *cobra.Command {
 	var noHistory bool
 	var minChange float64
 	var runs string
+	var labels []string
+	var vf vmFlags
+	var inGuest bool
 	c := &cobra.Command{
 		Use:   "run FILE|NAME",
 		Short: "Build the topology, measure every state, tear down, and print the table",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := loadScenario(args[0])
+			var s *scenarios.Scenario
+			var err error
+			if len(vf.kernels) > 0 {
+				s, err = loadGuestScenario(args[0], vf.cpus)
+			} else {
+				s, err = loadScenario(args[0])
+			}
 			if err != nil {
 				return err
+			}
+			switch {
+			case len(vf.kernels) == 0 && len(labels) > 1:
+				return usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
+			case len(vf.kernels) == 0 && (len(vf.modules) > 0 || c.Flags().Changed("vm-cpus") || c.Flags().Changed("vm-memory") || c.Flags().Changed("vm-accel")):
+				return usageError{errors.New("--modules and --vm-* need --kernel: they describe the guest")}
+			case len(labels) == 1 && len(vf.kernels) < 2:
+				opt.Label = labels[0]
 			}
 			switch n, perr := strconv.Atoi(runs); {
 			case runs == "":
@@ -174,9 +206,19 @@ func runCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			opt.Progress = c.ErrOrStderr()
-			fmt.Fprintf(c.ErrOrStderr(), "%s: %d runs (%d per state and workload), about %s of measuring\n",
-				s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
-			r, err := runner.Run(ctx, s, opt)
+			if !inGuest {
+				fmt.Fprintf(c.ErrOrStderr(), "%s: %d runs (%d per state and workload), about %s of measuring\n",
+					s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
+			}
+			if vf.gate != "" {
+				opt.BeforeRound = vm.GuestGate(ctx, vf.gate)
+			}
+			var r *results.Result
+			if len(vf.kernels) > 0 {
+				r, err = runInVM(ctx, c, args[0], s, vf, labels, opt)
+			} else {
+				r, err = runner.Run(ctx, s, opt)
+			}
 			if r != nil && junit != "" {
 				if jerr := writeJUnit(junit, r); jerr != nil {
 					err = errors.Join(err, jerr)
@@ -195,8 +237,12 @@ func runCmd() *cobra.Command {
 				}
 				stored := ""
 				switch {
+				case inGuest: // the host says where it stores the result
 				case opt.Out == "-":
 					fmt.Fprintf(c.ErrOrStderr(), "result: stdout (journal: %s)\n", runner.JournalPath(opt, s, r.RunID))
+				case len(vf.kernels) > 0 && !errors.Is(err, runner.ErrNotStored):
+					stored = runner.OutPath(opt, s, r.RunID)
+					fmt.Fprintf(c.ErrOrStderr(), "result: %s\n", stored)
 				case !errors.Is(err, runner.ErrNotStored):
 					stored = runner.OutPath(opt, s, r.RunID)
 					fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s)\n", stored, runner.JournalPath(opt, s, r.RunID))
@@ -230,7 +276,10 @@ func runCmd() *cobra.Command {
 	f.DurationVar(&ov.Omit, "omit", -1, "time at the start of each run left out, e.g. 5s (default: the scenario's)")
 	f.StringVar(&opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json); - writes the result JSON to stdout and the table to stderr")
 	f.BoolVar(&opt.Concurrent, "concurrent", false, "measure even while another nsperf run measures on this machine (with a warning in the result) instead of waiting for it")
-	f.StringVar(&opt.Label, "label", "", "label stored with the result, e.g. the kernel under test")
+	f.StringArrayVar(&labels, "label", nil, "label stored with the result, e.g. the kernel under test (with --kernel twice: once per kernel)")
+	vf.add(f, true)
+	f.BoolVar(&inGuest, "in-guest", false, "")
+	_ = f.MarkHidden("in-guest")
 	f.BoolVar(&opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	f.StringVar(&format, "format", "table", "output: "+strings.Join(resultFormats, ", "))
 	f.StringVar(&junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")

@@ -76,9 +76,12 @@ func exitCode(err error) int {
 	var inputErr *results.InputError
 	var missingCaps missingCapabilities
 	var incomparable *compare.IncomparableError
+	var guest guestExit
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &guest):
+		return guest.code // a guest's nsperf decided: its exit status is ours
 	case errors.As(err, &expectation):
 		return exitExpectation
 	case errors.Is(err, context.Canceled):

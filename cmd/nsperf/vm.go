@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// vmFlags are the flags of a run or probe on a kernel under test.
+type vmFlags struct {
+	kernels, modules []string
+	cpus, memoryMB   int
+	accel            string
+	bootTimeout      time.Duration
+	gate             string // hidden: the guest side of an A/B run
+}
+
+func (f *vmFlags) add(fs *pflag.FlagSet, ab bool) {
+	help := "boot this kernel image (arch/x86/boot/bzImage) in QEMU over the host's root and run there"
+	if ab {
+		help += "; twice: an A/B run of two kernels, rounds alternating between them"
+	}
+	fs.StringArrayVar(&f.kernels, "kernel", nil, help)
+	fs.StringArrayVar(&f.modules, "modules", nil, "the kernel's modules: a make modules_install INSTALL_MOD_PATH= tree or an extracted package (once for all kernels, or once per --kernel)")
+	fs.IntVar(&f.cpus, "vm-cpus", 0, "vCPUs of the guest (default: enough for every CPU the scenario pins)")
+	fs.IntVar(&f.memoryMB, "vm-memory", vm.DefaultMemoryMB, "guest memory in MiB")
+	fs.StringVar(&f.accel, "vm-accel", "auto", "auto (KVM when it boots a guest, else TCG), kvm or tcg")
+	fs.DurationVar(&f.bootTimeout, "boot-timeout", vm.DefaultBootTimeout, "how long the guest may take from QEMU's start to running nsperf")
+	fs.StringVar(&f.gate, "vm-gate", "", "")
+	_ = fs.MarkHidden("vm-gate")
+}
+
+// kernels reads every --kernel image and pairs it with its modules and label.
+func (f *vmFlags) kernelList(labels []string) ([]vm.Kernel, error) {
+	if len(f.modules) > 1 && len(f.modules) != len(f.kernels) {
+		return nil, usageError{fmt.Errorf("--modules given %d times for %d --kernel: give it once for all or once per kernel", len(f.modules), len(f.kernels))}
+	}
+	if len(labels) > 0 && len(labels) != len(f.kernels) {
+		return nil, usageError{fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(labels), len(f.kernels))}
+	}
+	var ks []vm.Kernel
+	for i, path := range f.kernels {
+		img, err := vm.ReadImage(path)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		k := vm.Kernel{Image: img, Label: img.Release}
+		switch len(f.modules) {
+		case 1:
+			k.Modules = f.modules[0]
+		case len(f.kernels):
+			k.Modules = f.modules[i]
+		}
+		if len(labels) > 0 {
+			k.Label = labels[i]
+		}
+		ks = append(ks, k)
+	}
+	if len(ks) == 2 && ks[0].Label == ks[1].Label {
+		ks[0].Label += " (A)"
+		ks[1].Label += " (B)"
+	}
+	return ks, nil
+}
+
+// session is what both run and probe pass to vm.Boot.
+func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Options, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return vm.Options{}, fmt.Errorf("the nsperf binary to run in the guest: %w", err)
+	}
+	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}}, nil
+}
+
+// guestExit is a guest command's exit status, passed through as nsperf's own.
+type guestExit struct {
+	code int
+	err  error
+}
+
+func (e guestExit) Error() string { return e.err.Error() }
+func (e guestExit) Unwrap() error { return e.err }
+
+// forwardedRunFlags are the run flags the guest's nsperf gets as they were given.
+var forwardedRunFlags = []string{"runs", "max-runs", "duration", "omit", "alpha", "min-change", "cv-limit", "aa"}
+
+// runInVM runs the scenario in a guest on each --kernel: one kernel is a run like any other,
+// measured in the guest; two are an A/B run whose rounds alternate between the kernels. The
+// result is written on the host (its file, with the guests' console logs next to it when a
+// guest failed), and returned for the table, JUnit and the history.
+func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario, vf vmFlags, labels []string, opt runner.Options) (*results.Result, error) {
+	if len(vf.kernels) > 2 {
+		return nil, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
+	}
+	for _, refused := range []string{"keep", "ovsdb", "concurrent"} {
+		if c.Flags().Changed(refused) {
+			return nil, usageError{fmt.Errorf("--%s cannot be used with --kernel: the guest is private to the run", refused)}
+		}
+	}
+	ks, err := vf.kernelList(labels)
+	if err != nil {
+		return nil, err
+	}
+	cpus := vf.cpus
+	if cpus == 0 {
+		cpus = vm.PinnedCPUs(s)
+	}
+	o, err := vf.options(c, ks, cpus)
+	if err != nil {
+		return nil, err
+	}
+	o.Required, o.Optional = vm.Needs(s)
+	guestScenario := arg
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		o.Files["scenario.yaml"] = arg
+		guestScenario = vm.GuestDir + "/scenario.yaml"
+	}
+	var forwarded []string
+	for _, name := range forwardedRunFlags {
+		if f := c.Flags().Lookup(name); f != nil && f.Changed {
+			forwarded = append(forwarded, "--"+name+"="+f.Value.String())
+		}
+	}
+	o.Args = func(i int) []string {
+		a := append([]string{"run", guestScenario, "--out", vm.GuestDir + "/result.json", "--no-history", "--in-guest", "--label", ks[i].Label}, forwarded...)
+		if len(ks) > 1 {
+			a = append(a, "--vm-gate", vm.GuestDir)
+		}
+		return a
+	}
+	session, err := vm.Boot(ctx, o)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, err
+	}
+	defer session.Close()
+	var turns []results.Turn
+	if len(ks) > 1 {
+		turns, err = session.Alternate(ctx)
+		if err != nil {
+			return nil, err
+		}
+	}
+	outcomes := session.Wait(ctx)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted; the guests were stopped and their files removed: %w", ctx.Err())
+	}
+	var rs []*results.Result
+	var errs []error
+	code := 0
+	for i, out := range outcomes {
+		r, err := guestResult(out, arg)
+		if out.ExitCode != 0 && code == 0 {
+			code = out.ExitCode
+		}
+		failed := out.Err != nil || out.ExitCode != 0 || r == nil
+		if failed && len(out.Console) > 0 {
+			id := "vm-" + time.Now().Format("20060102-150405")
+			if r != nil {
+				id = r.RunID
+			}
+			logPath := runner.OutPath(opt, s, id) + fmt.Sprintf(".%c.console.log", 'A'+i)
+			if opt.Out == "-" {
+				logPath = runner.OutPath(runner.Options{}, s, id) + fmt.Sprintf(".%c.console.log", 'A'+i)
+			}
+			if werr := writeFileIn(logPath, out.Console); werr == nil {
+				fmt.Fprintf(c.ErrOrStderr(), "vm %c: console log: %s\n", 'A'+i, logPath)
+			}
+		}
+		switch {
+		case out.Err != nil:
+			errs = append(errs, out.Err)
+		case r == nil && err != nil:
+			errs = append(errs, fmt.Errorf("vm %c: nsperf in the guest exited %d without a result: %w", 'A'+i, out.ExitCode, err))
+		}
+		rs = append(rs, r)
+	}
+	if len(errs) > 0 || slicesContainsNil(rs) {
+		err := errors.Join(errs...)
+		if err == nil {
+			err = errors.New("a guest left no result")
+		}
+		if code != 0 {
+			return nil, guestExit{code, err}
+		}
+		return nil, err
+	}
+	r := rs[0]
+	if len(rs) == 2 {
+		if r, err = abResult(rs, turns); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Out != "-" {
+		if err := results.WriteFile(runner.OutPath(opt, s, r.RunID), r); err != nil {
+			return r, errors.Join(runner.ErrNotStored, err)
+		}
+	}
+	if code != 0 {
+		return r, guestExit{code, fmt.Errorf("nsperf in the guest exited %d", code)}
+	}
+	return r, nil
+}
+
+func slicesContainsNil(rs []*results.Result) bool {
+	for _, r := range rs {
+		if r == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// guestResult reads a guest's result and records where it was measured.
+func guestResult(out vm.Outcome, scenarioArg string) (*results.Result, error) {
+	if len(out.Result) == 0 {
+		return nil, errors.New("the guest wrote no result.json")
+	}
+	tmp, err := os.CreateTemp("", "nsperf-guest-*.json")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out.Result); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	tmp.Close()
+	r, _, err := results.ReadFile(tmp.Name())
+	if err != nil {
+		return nil, err
+	}
+	r.Scenario.File = scenarioArg
+	info := out.Info
+	r.Environment.VM = &info
+	if info.Accel == vm.AccelTCG {
+		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG, an emulated CPU: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
+	}
+	if info.Warning != "" {
+		r.Warnings = append(r.Warnings, "vm: "+info.Warning)
+	}
+	return r, nil
+}
+
+// abResult makes the result of an A/B run: the states of both kernels side by side, each of
+// B compared with the same state of A (rounds paired: they alternated), and both kernels' own
+// results with their comparisons between states.
+func abResult(rs []*results.Result, turns []results.Turn) (*results.Result, error) {
+	sides := []compare.Side{{Name: "A", Source: "kernel " + rs[0].Label, Result: rs[0]}, {Name: "B", Source: "kernel " + rs[1].Label, Result: rs[1]}}
+	rep, err := compare.New(sides, compare.Options{Policy: rs[0].Settings.Policy, Expect: []scenarios.Expectation{}})
+	if err != nil {
+		return nil, fmt.Errorf("comparing the two kernels: %w", err)
+	}
+	m := rep.Result
+	m.Schema = results.Schema
+	m.RunID = string(topo.NewRunID())
+	m.Label = rs[0].Label + " vs " + rs[1].Label
+	m.Start, m.End = rs[0].Start, rs[0].End
+	if rs[1].End.After(m.End) {
+		m.End = rs[1].End
+	}
+	m.Complete = rs[0].Complete && rs[1].Complete
+	m.Scenario, m.Settings, m.Environment = rs[0].Scenario, rs[0].Settings, rs[0].Environment
+	m.Environment.KernelRelease = rs[0].Environment.KernelRelease + " vs " + rs[1].Environment.KernelRelease
+	m.Warnings = append(append([]string{}, rs[0].Warnings...), rep.Warnings...)
+	m.Kernels, m.Turns = rs, turns
+	m.Recompute()
+	return m, nil
+}
+
+// writeFileIn writes a file, creating its directory.
+func writeFileIn(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

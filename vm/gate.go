@@ -1,0 +1,139 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// The A/B gate: two guests take turns. Before each round a guest writes gate/ready-N into its
+// exchange directory and waits for gate/go-N from the host; the host lets one guest run (QMP
+// cont) until it is ready for its next round, pauses it (QMP stop) and lets the other run the
+// same round. A paused guest uses no host CPU, so the running one measures alone.
+
+const gateDir = "gate"
+
+// gatePoll is how often each side looks for the other's file: between rounds only.
+const gatePoll = 20 * time.Millisecond
+
+// GuestGate returns the guest's side of the gate for the runner's BeforeRound: dir is the
+// exchange directory as the guest sees it.
+func GuestGate(ctx context.Context, dir string) func() error {
+	n := 0
+	return func() error {
+		n++
+		g := filepath.Join(dir, gateDir)
+		if err := os.MkdirAll(g, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(g, "ready-"+strconv.Itoa(n)), nil, 0o644); err != nil {
+			return fmt.Errorf("gate: %w", err)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(g, "go-"+strconv.Itoa(n))); err == nil {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(gatePoll):
+			}
+		}
+	}
+}
+
+// Turn is one guest's turn between two gates.
+type Turn = results.Turn
+
+// readyOrExit waits until guest i is ready for gate n or its QEMU exits.
+func (s *Session) readyOrExit(ctx context.Context, i, n int) (ready bool, err error) {
+	path := filepath.Join(s.Exchange(i), gateDir, "ready-"+strconv.Itoa(n))
+	m := s.guests[i].m
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-m.Exited():
+			return false, nil
+		case <-time.After(gatePoll):
+		}
+	}
+}
+
+// Alternate runs the guests' rounds in turns: every guest runs round N while the others are
+// paused, in ABBA order (A first in odd rounds, B first in even ones) so that neither kernel
+// always follows the other. It returns when every guest has ended, with the turns taken.
+func (s *Session) Alternate(ctx context.Context) ([]Turn, error) {
+	alive := make([]bool, len(s.guests))
+	// Every guest boots, builds its topology and reaches gate 1; then it is paused.
+	for i := range s.guests {
+		ready, err := s.readyOrExit(ctx, i, 1)
+		if err != nil {
+			return nil, err
+		}
+		alive[i] = ready
+		if ready {
+			if err := s.guests[i].m.Pause(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var turns []Turn
+	for n := 1; ; n++ {
+		order := make([]int, len(s.guests))
+		for i := range order {
+			order[i] = i
+			if n%2 == 0 {
+				order[i] = len(s.guests) - 1 - i
+			}
+		}
+		any := false
+		for _, i := range order {
+			if !alive[i] {
+				continue
+			}
+			any = true
+			m := s.guests[i].m
+			others := map[int]time.Duration{}
+			for j, g := range s.guests {
+				if j != i && alive[j] {
+					others[j] = g.m.CPUTime()
+				}
+			}
+			start := time.Now()
+			if err := os.WriteFile(filepath.Join(s.Exchange(i), gateDir, "go-"+strconv.Itoa(n)), nil, 0o644); err != nil {
+				return turns, err
+			}
+			if err := m.Cont(); err != nil {
+				return turns, err
+			}
+			ready, err := s.readyOrExit(ctx, i, n+1)
+			if err != nil {
+				return turns, err
+			}
+			t := Turn{Gate: n, Kernel: s.guests[i].cfg.Name, Seconds: time.Since(start).Seconds()}
+			for j, before := range others {
+				t.PausedCPUSeconds += (s.guests[j].m.CPUTime() - before).Seconds()
+			}
+			turns = append(turns, t)
+			if !ready {
+				alive[i] = false
+				continue
+			}
+			if err := m.Pause(); err != nil {
+				return turns, err
+			}
+		}
+		if !any {
+			return turns, nil
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package vm
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/cavaliergopher/cpio"
+
+	"github.com/nsperf/nsperf/internal/shellq"
+)
+
+// Mount tags and paths shared by the host's QEMU command line and the guest's /init.
+const (
+	hostRootTag = "hostroot"       // the host's / (read-only)
+	exchangeTag = "nsperfx"        // the run's directory on the host (read-write)
+	GuestDir    = "/run/nsperf-vm" // where the guest sees the exchange directory, inside the host root
+	// progressPrefix starts the lines /init writes on the progress port.
+	progressPrefix = "nsperf-vm: "
+)
+
+// initScript is the guest's /init: load the modules, mount the host root read-only over 9p
+// with fresh proc, sys, dev, /run and /tmp in it, mount the exchange directory, run nsperf in
+// the host root and leave its exit status for the host, then power off. The kernel log goes to
+// ttyS0 (the console log); ttyS1 carries nsperf's stderr and these progress lines to the host.
+const initScript = `#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec 3>/dev/ttyS1
+say() { echo "nsperf-vm: $*" >&3; }
+fail() { say "error: $*"; poweroff -f; }
+say booted
+while read -r m; do
+	insmod "/modules/$m" || fail "insmod $m failed (see the console log)"
+done </modules.list
+say modules loaded
+mkdir -p /host
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /host || fail "mounting the host root over 9p failed: is 9p over virtio (9p, 9pnet_virtio, virtio_pci) built in or in --modules?"
+mount -t proc proc /host/proc
+mount -t sysfs sysfs /host/sys
+mount -t devtmpfs devtmpfs /host/dev
+mount -t tmpfs tmpfs /host/run
+mount -t tmpfs tmpfs /host/tmp
+mkdir -p /host/run/nsperf-vm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 nsperfx /host/run/nsperf-vm || fail "mounting the exchange directory over 9p failed"
+say running
+chroot /host /bin/sh -c 'cd /run/nsperf-vm && exec "$@"' nsperf-guest %s >/host/run/nsperf-vm/stdout 2>&3
+echo $? >/host/run/nsperf-vm/exit.tmp && mv /host/run/nsperf-vm/exit.tmp /host/run/nsperf-vm/exit
+sync
+poweroff -f
+`
+
+// InitScript is /init for a guest that runs argv (argv[0] a path inside the host root).
+func InitScript(argv []string) string {
+	return fmt.Sprintf(initScript, shellq.Join(argv))
+}
+
+// WriteInitramfs writes a gzipped newc cpio archive: busybox (a static build), the modules in
+// load order (/modules/NAME and /modules.list), and /init.
+func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string, init string) error {
+	gz := gzip.NewWriter(w)
+	cw := cpio.NewWriter(gz)
+	dir := func(name string) error {
+		return cw.WriteHeader(&cpio.Header{Name: name, Mode: cpio.TypeDir | 0o755})
+	}
+	file := func(name string, mode cpio.FileMode, data []byte) error {
+		if err := cw.WriteHeader(&cpio.Header{Name: name, Mode: cpio.TypeReg | mode, Size: int64(len(data))}); err != nil {
+			return err
+		}
+		_, err := cw.Write(data)
+		return err
+	}
+	for _, d := range []string{"bin", "dev", "proc", "sys", "modules", "host"} {
+		if err := dir(d); err != nil {
+			return err
+		}
+	}
+	bb, err := os.ReadFile(busybox)
+	if err != nil {
+		return fmt.Errorf("initramfs: %w (install busybox-static)", err)
+	}
+	if err := file("bin/busybox", 0o755, bb); err != nil {
+		return err
+	}
+	var list strings.Builder
+	for _, m := range modules {
+		data, err := os.ReadFile(path.Join(modDir, m))
+		if err != nil {
+			return fmt.Errorf("initramfs: module %w", err)
+		}
+		base := path.Base(m)
+		if strings.HasSuffix(base, ".xz") || strings.HasSuffix(base, ".zst") || strings.HasSuffix(base, ".gz") {
+			return fmt.Errorf("initramfs: module %s is compressed; install modules uncompressed (make modules_install without CONFIG_MODULE_COMPRESS)", m)
+		}
+		if err := file("modules/"+base, 0o644, data); err != nil {
+			return err
+		}
+		list.WriteString(base + "\n")
+	}
+	if err := file("modules.list", 0o644, []byte(list.String())); err != nil {
+		return err
+	}
+	if err := file("init", 0o755, []byte(init)); err != nil {
+		return err
+	}
+	if err := cw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}

@@ -1,0 +1,75 @@
+package vm
+
+import (
+	"slices"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// Needs are the kernel modules a scenario needs in the guest: required ones must be there
+// (as modules or built in), optional ones are loaded when they are. Open vSwitch wants its
+// kernel datapath (openvswitch) but runs its userspace one without it, unless the scenario
+// names datapath: system.
+func Needs(s *scenarios.Scenario) (required, optional []string) {
+	add := func(list *[]string, m ...string) {
+		for _, x := range m {
+			if !slices.Contains(*list, x) {
+				*list = append(*list, x)
+			}
+		}
+	}
+	// The runner lists TCP sockets through sock_diag before each run (TIME_WAIT of the
+	// fixed client port).
+	add(&required, "tcp_diag")
+	for _, c := range s.Expand() {
+		t := c.Scenario.Topology
+		for _, l := range t.Links {
+			if l.Veth != nil {
+				add(&required, "veth")
+			}
+			if l.Vxlan != nil {
+				add(&required, "vxlan")
+			}
+		}
+		if t.OVS != nil {
+			add(&required, "veth") // a bridge's ports to namespaces are veth pairs
+			if t.OVS.Datapath == scenarios.DatapathSystem {
+				add(&required, "openvswitch")
+			} else {
+				add(&optional, "openvswitch")
+			}
+			add(&optional, "tun") // the userspace datapath's internal ports are tap devices
+		}
+		for _, st := range c.Scenario.States {
+			for _, q := range st.Qdiscs {
+				if q.TBF != nil {
+					add(&optional, "sch_tbf")
+				}
+				if q.Netem != nil {
+					add(&optional, "sch_netem")
+				}
+			}
+		}
+	}
+	return required, optional
+}
+
+// ProbeNeeds are what `nsperf probe` looks at: every device kind it creates.
+var ProbeNeeds = []string{"veth", "vxlan", "openvswitch", "tun", "tcp_diag"}
+
+// PinnedCPUs is the number of CPUs a guest needs for every CPU the scenario pins to: the
+// highest pinned CPU plus one, at least 1.
+func PinnedCPUs(s *scenarios.Scenario) int {
+	n := 1
+	for _, c := range s.Expand() {
+		for _, w := range c.Scenario.Workloads {
+			client, server := w.Sides()
+			for _, sd := range []scenarios.Side{client, server} {
+				if sd.CPU != nil && *sd.CPU+1 > n {
+					n = *sd.CPU + 1
+				}
+			}
+		}
+	}
+	return n
+}

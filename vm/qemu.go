@@ -1,0 +1,332 @@
+package vm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/digitalocean/go-qemu/qmp"
+)
+
+// QEMU is the system emulator nsperf boots guests with (Debian: qemu-system-x86).
+const QEMU = "qemu-system-x86_64"
+
+// Accelerators.
+const (
+	AccelKVM = "kvm"
+	AccelTCG = "tcg"
+)
+
+// Config is one guest.
+type Config struct {
+	Name     string // A, B: names the guest in progress lines
+	Image    Image
+	Initrd   string    // the initramfs (WriteInitramfs)
+	Accel    string    // kvm or tcg
+	CPUs     int       // vCPUs
+	MemoryMB int       // guest memory
+	Dir      string    // the guest's directory on the host; Dir/x is shared read-write
+	Progress io.Writer // the guest's stderr and /init's progress, line by line
+	// Stopped starts the guest paused at its first instruction (-S): Cont runs it.
+	Stopped bool
+}
+
+// Machine is a running guest.
+type Machine struct {
+	cfg      Config
+	cmd      *exec.Cmd
+	mon      *qmp.SocketMonitor
+	exited   chan struct{}
+	waitErr  error
+	mu       sync.Mutex
+	phase    string   // the last progress word of /init: booted, modules loaded, running
+	lastLine []string // the last lines of the guest's stderr
+	phaseCh  chan string
+}
+
+// Exchange is the directory the guest shares with the host (its GuestDir).
+func (c Config) Exchange() string { return filepath.Join(c.Dir, "x") }
+
+// ConsoleLog is the guest kernel's console log.
+func (c Config) ConsoleLog() string { return filepath.Join(c.Dir, "console.log") }
+
+func (c Config) qmpSocket() string { return filepath.Join(c.Dir, "qmp.sock") }
+
+// args is QEMU's command line: the kernel and initramfs, the host root read-only and the
+// exchange directory read-write over 9p (virtio), no network, the console to a file, the
+// second serial port (the guest's stderr) on QEMU's stdout, QMP on a socket in Dir.
+func (c Config) args() []string {
+	a := []string{
+		"-name", "nsperf-" + filepath.Base(c.Dir),
+		"-accel", c.Accel,
+		"-m", strconv.Itoa(c.MemoryMB),
+		"-smp", strconv.Itoa(c.CPUs),
+		"-kernel", c.Image.Path,
+		"-initrd", c.Initrd,
+		"-append", "console=ttyS0 rdinit=/init panic=-1 oops=panic",
+		"-display", "none", "-monitor", "none", "-no-reboot", "-nic", "none",
+		"-chardev", "file,id=console,path=" + c.ConsoleLog(),
+		"-serial", "chardev:console",
+		"-chardev", "stdio,id=progress,signal=off",
+		"-serial", "chardev:progress",
+		"-virtfs", "local,path=/,mount_tag=" + hostRootTag + ",security_model=none,readonly=on",
+		"-virtfs", "local,path=" + c.Exchange() + ",mount_tag=" + exchangeTag + ",security_model=none",
+		"-qmp", "unix:" + c.qmpSocket() + ",server=on,wait=off",
+	}
+	if c.Stopped {
+		a = append(a, "-S")
+	}
+	return a
+}
+
+// CommandLine is QEMU's command line, for the record and for running it by hand.
+func (c Config) CommandLine() []string { return append([]string{QEMU}, c.args()...) }
+
+// Start starts QEMU. It returns once QMP answers; the guest boots on (or waits for Cont
+// when Stopped).
+func Start(cfg Config) (*Machine, error) {
+	if err := os.MkdirAll(cfg.Exchange(), 0o755); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(QEMU, cfg.args()...)
+	cmd.Stdin = nil
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &lockedWriter{w: &stderr}
+	// Its own process group: a ^C on the terminal reaches nsperf, which stops the guest
+	// itself, and never QEMU directly in the middle of that.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("vm %s: starting %s: %w (install qemu-system-x86)", cfg.Name, QEMU, err)
+	}
+	m := &Machine{cfg: cfg, cmd: cmd, exited: make(chan struct{}), phaseCh: make(chan string, 16)}
+	var lines sync.WaitGroup
+	lines.Add(1)
+	go func() { defer lines.Done(); m.readProgress(stdout) }()
+	go func() {
+		lines.Wait()
+		m.waitErr = cmd.Wait()
+		if m.waitErr != nil && stderr.Len() > 0 {
+			m.waitErr = fmt.Errorf("%w: %s", m.waitErr, strings.TrimSpace(cmd.Stderr.(*lockedWriter).String()))
+		}
+		close(m.exited)
+	}()
+	// QMP: the socket appears once QEMU has parsed its command line.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mon, err := qmp.NewSocketMonitor("unix", cfg.qmpSocket(), 2*time.Second)
+		if err == nil {
+			if err = mon.Connect(); err == nil {
+				m.mon = mon
+				break
+			}
+		}
+		select {
+		case <-m.exited:
+			return nil, fmt.Errorf("vm %s: %s exited at once: %v", cfg.Name, QEMU, m.waitErr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			m.Kill()
+			return nil, fmt.Errorf("vm %s: QMP socket %s did not answer: %w", cfg.Name, cfg.qmpSocket(), err)
+		}
+	}
+	return m, nil
+}
+
+// lockedWriter is a strings.Builder written by exec's copying goroutine and read by others.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+// readProgress forwards the guest's stderr line by line and notes /init's progress words.
+func (m *Machine) readProgress(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if word, ok := strings.CutPrefix(line, progressPrefix); ok {
+			m.mu.Lock()
+			m.phase = word
+			m.mu.Unlock()
+			select {
+			case m.phaseCh <- word:
+			default:
+			}
+			if !strings.HasPrefix(word, "error: ") {
+				continue
+			}
+		}
+		m.mu.Lock()
+		m.lastLine = append(m.lastLine, line)
+		if len(m.lastLine) > 20 {
+			m.lastLine = m.lastLine[1:]
+		}
+		m.mu.Unlock()
+		if m.cfg.Progress != nil {
+			fmt.Fprintln(m.cfg.Progress, line)
+		}
+	}
+}
+
+// Phase is how far /init got: "", booted, modules loaded, running, or "error: ...".
+func (m *Machine) Phase() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.phase
+}
+
+// LastLines are the guest's last lines of stderr.
+func (m *Machine) LastLines() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.lastLine...)
+}
+
+// ErrBootTimeout: the guest did not reach the wanted phase in time.
+var ErrBootTimeout = errors.New("boot timeout")
+
+// WaitPhase waits until /init says word (booted, running), the guest ends, or the timeout.
+func (m *Machine) WaitPhase(ctx context.Context, word string, timeout time.Duration) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		if p := m.Phase(); p == word || (word == "booted" && p != "") {
+			return nil
+		} else if strings.HasPrefix(p, "error: ") {
+			return fmt.Errorf("vm %s: %s", m.cfg.Name, strings.TrimPrefix(p, "error: "))
+		}
+		select {
+		case <-m.phaseCh:
+		case <-m.exited:
+			if p := m.Phase(); p == word {
+				return nil
+			}
+			return fmt.Errorf("vm %s: the guest ended before it was %s (QEMU: %v)%s", m.cfg.Name, word, m.waitErr, m.consoleHint())
+		case <-t.C:
+			return fmt.Errorf("vm %s: %w: the guest was not %s after %s%s", m.cfg.Name, ErrBootTimeout, word, timeout, m.consoleHint())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// consoleHint is the last lines of the console log, for errors.
+func (m *Machine) consoleHint() string {
+	tail := ConsoleTail(m.cfg.ConsoleLog(), 15)
+	if tail == "" {
+		return "; the console log is empty"
+	}
+	return "; the console's last lines:\n    " + strings.ReplaceAll(tail, "\n", "\n    ")
+}
+
+// ConsoleTail is the last n lines of a console log.
+func ConsoleTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(string(data), "\r", ""), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// qmpRun runs one QMP command.
+func (m *Machine) qmpRun(command string) error {
+	raw, err := json.Marshal(map[string]string{"execute": command})
+	if err != nil {
+		return err
+	}
+	if _, err := m.mon.Run(raw); err != nil {
+		return fmt.Errorf("vm %s: QMP %s: %w", m.cfg.Name, command, err)
+	}
+	return nil
+}
+
+// Pause stops the guest's vCPUs (QMP stop): the guest uses no CPU until Cont, and its clock
+// stands still.
+func (m *Machine) Pause() error { return m.qmpRun("stop") }
+
+// Cont lets a paused guest run on (QMP cont).
+func (m *Machine) Cont() error { return m.qmpRun("cont") }
+
+// Exited is closed when QEMU has exited.
+func (m *Machine) Exited() <-chan struct{} { return m.exited }
+
+// Wait waits for QEMU to exit (the guest powers off when its command ends).
+func (m *Machine) Wait(ctx context.Context) error {
+	select {
+	case <-m.exited:
+		return m.waitErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Kill ends QEMU at once and waits for it.
+func (m *Machine) Kill() {
+	if m.mon != nil {
+		m.mon.Disconnect()
+	}
+	_ = syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
+	<-m.exited
+}
+
+// PID is QEMU's process id.
+func (m *Machine) PID() int { return m.cmd.Process.Pid }
+
+// CPUTime is the CPU time QEMU has used so far (user and system, all threads).
+func (m *Machine) CPUTime() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.PID()))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(fields) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(fields[11], 10, 64)
+	st, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// ExitCode is the guest command's exit status, from the exchange directory; ok is false when
+// the guest never got to write it.
+func (m *Machine) ExitCode() (code int, ok bool) {
+	data, err := os.ReadFile(filepath.Join(m.cfg.Exchange(), "exit"))
+	if err != nil {
+		return 0, false
+	}
+	code, err = strconv.Atoi(strings.TrimSpace(string(data)))
+	return code, err == nil
+}

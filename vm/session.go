@@ -1,0 +1,316 @@
+package vm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/topo"
+)
+
+// Kernel is one kernel under test.
+type Kernel struct {
+	Image   Image
+	Modules string // --modules DIR; "" when everything needed is built in
+	Label   string
+}
+
+// Options are what a session boots and runs.
+type Options struct {
+	Kernels  []Kernel
+	CPUs     int
+	MemoryMB int
+	// Accel is auto (KVM when it boots a guest, else TCG), kvm or tcg.
+	Accel string
+	// BootTimeout bounds the time from QEMU's start to /init running the command.
+	BootTimeout time.Duration
+	// Binary is the nsperf binary to run in the guest; it is copied into the exchange
+	// directory, as the host's /tmp and /run are not visible there.
+	Binary string
+	// Files are copied into each guest's exchange directory: name there -> host path.
+	Files map[string]string
+	// Args is the guest command's arguments after the binary, per kernel (index).
+	Args func(kernel int) []string
+	// Modules are loaded in the guest in dependency order, after BootModules: Required ones
+	// must exist, Optional ones are loaded when the tree has them.
+	Required, Optional []string
+	Progress           io.Writer
+}
+
+// Defaults.
+const (
+	DefaultMemoryMB    = 2048
+	DefaultBootTimeout = 120 * time.Second
+	// kvmProbeTimeout bounds how long a KVM guest may take to print its first line; a working
+	// KVM boots in a second or two, a broken nested one hangs after the BIOS forever.
+	kvmProbeTimeout = 20 * time.Second
+)
+
+// Outcome is what one guest left: its command's exit status and the files it wrote.
+type Outcome struct {
+	Kernel Kernel
+	Info   Info
+	// Exited is false when the guest never wrote an exit status (boot failure, killed).
+	Exited   bool
+	ExitCode int
+	Result   []byte // result.json, when the guest wrote one
+	Journal  []byte // result.json.journal
+	Stdout   []byte
+	Console  []byte // the kernel's console log
+	Err      error  // why the guest did not finish
+}
+
+// Info describes the VM a result was measured in.
+type Info = results.VMInfo
+
+// Dir is where sessions keep their guests' directories while they run (tmpfs).
+func Dir() string { return filepath.Join(topo.StateDir, "vm") }
+
+// guest is one booted kernel of a session.
+type guest struct {
+	cfg     Config
+	m       *Machine
+	info    Info
+	lock    *os.File
+	started time.Time
+}
+
+// Session is the guests of one run, booted and running their commands.
+type Session struct {
+	opt    Options
+	guests []*guest
+}
+
+// Boot boots every kernel: prepares its directory (lock, initramfs, binary, files) and
+// starts QEMU, choosing the accelerator with the first guest. It waits until each guest runs
+// its command.
+func Boot(ctx context.Context, opt Options) (s *Session, err error) {
+	s = &Session{opt: opt}
+	defer func() {
+		if err != nil {
+			s.Close()
+			s = nil
+		}
+	}()
+	if opt.MemoryMB == 0 {
+		opt.MemoryMB = DefaultMemoryMB
+	}
+	if opt.BootTimeout == 0 {
+		opt.BootTimeout = DefaultBootTimeout
+	}
+	s.opt = opt
+	qemuVersion, err := qemuVersion()
+	if err != nil {
+		return s, err
+	}
+	accel, warning := opt.Accel, ""
+	switch accel {
+	case "", "auto":
+		accel, warning = chooseAccel()
+	case AccelKVM, AccelTCG:
+	default:
+		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
+	}
+	for i, k := range opt.Kernels {
+		g, err := s.prepare(i, k)
+		if err != nil {
+			return s, err
+		}
+		g.info = Info{Accel: accel, CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
+		g.cfg.Accel = accel
+		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB)
+		if err := g.start(); err != nil {
+			return s, err
+		}
+		if opt.Accel == "" || opt.Accel == "auto" {
+			if accel == AccelKVM {
+				if perr := g.m.WaitPhase(ctx, "booted", kvmProbeTimeout); errors.Is(perr, ErrBootTimeout) {
+					g.m.Kill()
+					markKVMBroken()
+					accel = AccelTCG
+					warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG", kvmProbeTimeout)
+					fmt.Fprintf(opt.Progress, "vm %s: %s\n", g.cfg.Name, warning)
+					g.cfg.Accel, g.info.Accel, g.info.Warning = accel, accel, warning
+					if err := g.start(); err != nil {
+						return s, err
+					}
+				} else if perr != nil {
+					return s, perr
+				}
+			}
+		}
+	}
+	for _, g := range s.guests {
+		if err := g.m.WaitPhase(ctx, "running", opt.BootTimeout); err != nil {
+			return s, err
+		}
+		g.info.BootSeconds = time.Since(g.started).Seconds()
+		fmt.Fprintf(opt.Progress, "vm %s: %s is up after %.1f s; running nsperf in it\n", g.cfg.Name, g.info.Image.Release, g.info.BootSeconds)
+	}
+	return s, nil
+}
+
+// prepare makes a guest's directory: its lock (held while the guest lives: `nsperf cleanup`
+// leaves a locked directory alone), the exchange directory with the binary and files, and
+// the initramfs with the modules.
+func (s *Session) prepare(i int, k Kernel) (*guest, error) {
+	if err := os.MkdirAll(Dir(), 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(Dir(), "vm-")
+	if err != nil {
+		return nil, err
+	}
+	g := &guest{cfg: Config{Name: string(rune('A' + i)), Image: k.Image, CPUs: s.opt.CPUs, MemoryMB: s.opt.MemoryMB, Dir: dir, Progress: s.opt.Progress}}
+	s.guests = append(s.guests, g)
+	if g.lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600); err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(g.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(g.cfg.Exchange(), 0o755); err != nil {
+		return nil, err
+	}
+	if err := copyFile(s.opt.Binary, filepath.Join(g.cfg.Exchange(), "nsperf"), 0o755); err != nil {
+		return nil, err
+	}
+	for name, src := range s.opt.Files {
+		if err := copyFile(src, filepath.Join(g.cfg.Exchange(), name), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	var modFiles []string
+	modDir := ""
+	if k.Modules != "" {
+		tree, err := FindTree(k.Modules, k.Image.Release)
+		if err != nil {
+			return nil, err
+		}
+		modDir = tree.Dir
+		if modFiles, _, err = tree.Resolve(append(append([]string{}, BootModules...), s.opt.Required...), s.opt.Optional); err != nil {
+			return nil, err
+		}
+		for _, f := range modFiles {
+			g.info.Loaded = append(g.info.Loaded, ModName(f))
+		}
+	}
+	argv := append([]string{GuestDir + "/nsperf"}, s.opt.Args(i)...)
+	var initrd bytes.Buffer
+	if err := WriteInitramfs(&initrd, "/bin/busybox", modDir, modFiles, InitScript(argv)); err != nil {
+		return nil, err
+	}
+	g.cfg.Initrd = filepath.Join(dir, "initramfs.cpio.gz")
+	return g, os.WriteFile(g.cfg.Initrd, initrd.Bytes(), 0o644)
+}
+
+// start starts (or restarts) the guest's QEMU and records its pid for `nsperf cleanup`.
+func (g *guest) start() error {
+	os.Remove(g.cfg.ConsoleLog())
+	os.Remove(g.cfg.qmpSocket())
+	g.started = time.Now()
+	m, err := Start(g.cfg)
+	if err != nil {
+		return err
+	}
+	g.m = m
+	return os.WriteFile(filepath.Join(g.cfg.Dir, "qemu.pid"), []byte(strconv.Itoa(m.PID())+"\n"), 0o644)
+}
+
+// Wait waits for every guest's command to end and the guest to power off, and collects
+// what each left. Cancelling ctx kills the guests.
+func (s *Session) Wait(ctx context.Context) []Outcome {
+	for _, g := range s.guests {
+		if err := g.m.Wait(ctx); err != nil && ctx.Err() != nil {
+			break
+		}
+	}
+	return s.Outcomes(ctx.Err())
+}
+
+// Outcomes collects what every guest left; err (e.g. the context's) is the reason for those
+// that did not finish.
+func (s *Session) Outcomes(err error) []Outcome {
+	var out []Outcome
+	for i, g := range s.guests {
+		o := Outcome{Kernel: s.opt.Kernels[i], Info: g.info}
+		x := g.cfg.Exchange()
+		o.ExitCode, o.Exited = g.m.ExitCode()
+		o.Result, _ = os.ReadFile(filepath.Join(x, "result.json"))
+		o.Journal, _ = os.ReadFile(filepath.Join(x, "result.json.journal"))
+		o.Stdout, _ = os.ReadFile(filepath.Join(x, "stdout"))
+		o.Console, _ = os.ReadFile(g.cfg.ConsoleLog())
+		switch {
+		case err != nil:
+			o.Err = err
+		case !o.Exited:
+			o.Err = fmt.Errorf("vm %s: the guest powered off without an exit status (QEMU: %v)%s", g.cfg.Name, g.m.waitErr, g.m.consoleHint())
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// Machines are the session's guests, in kernel order.
+func (s *Session) Machines() []*Machine {
+	var ms []*Machine
+	for _, g := range s.guests {
+		ms = append(ms, g.m)
+	}
+	return ms
+}
+
+// Exchange is the exchange directory of guest i on the host.
+func (s *Session) Exchange(i int) string { return s.guests[i].cfg.Exchange() }
+
+// Close kills what still runs and removes every guest's directory.
+func (s *Session) Close() error {
+	var errs []error
+	for _, g := range s.guests {
+		if g.m != nil {
+			select {
+			case <-g.m.Exited():
+			default:
+				g.m.Kill()
+			}
+			if g.m.mon != nil {
+				g.m.mon.Disconnect()
+			}
+		}
+		if err := os.RemoveAll(g.cfg.Dir); err != nil {
+			errs = append(errs, err)
+		}
+		if g.lock != nil {
+			g.lock.Close()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, mode)
+}
+
+// qemuVersion is the first line of `qemu-system-x86_64 --version`'s version, e.g. 7.2.22.
+func qemuVersion() (string, error) {
+	out, err := execOutput(QEMU, "--version")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (install qemu-system-x86: scripts/deps.sh does)", QEMU, err)
+	}
+	line, _, _ := strings.Cut(out, "\n")
+	return strings.TrimSpace(strings.TrimPrefix(line, "QEMU emulator version ")), nil
+}
