@@ -105,7 +105,7 @@ func (l *Live) probe(r *ProbeReport) error {
 		}
 		r.Devices = append(r.Devices, d)
 	}
-	r.Devices = append(r.Devices, ProbedDevice{Kind: ProbeOVSInternal, Error: ovsNote()})
+	r.Devices = append(r.Devices, probeOVSInternal())
 
 	for _, k := range []struct {
 		knob string
@@ -154,12 +154,32 @@ func kindOf(created []probeDevice, dev string) string {
 	return dev
 }
 
-// ovsNote says why no OVS internal port of the kernel datapath was probed.
-func ovsNote() string {
+// probeOVSInternal reads the defaults of an internal port of the kernel datapath: a private
+// OVS with one bridge (datapath_type=system) and one internal port, built and removed like a
+// run's. Without the openvswitch module there is no such port to read.
+func probeOVSInternal() ProbedDevice {
+	d := ProbedDevice{Kind: ProbeOVSInternal}
 	if _, err := os.Stat("/sys/module/openvswitch"); err != nil {
-		return "not probed: no openvswitch kernel module (the userspace datapath's internal ports are tap devices: see tap)"
+		d.Error = "not probed: no openvswitch kernel module (the userspace datapath's internal ports are tap devices: see tap)"
+		return d
 	}
-	return "not probed: the probe creates no OVS bridge (measure one with the ovs-internal-tso scenario)"
+	s := &scenarios.Scenario{Name: "probe-ovs", Topology: scenarios.Topology{OVS: &scenarios.OVS{
+		Datapath: scenarios.DatapathSystem,
+		Bridges:  []scenarios.Bridge{{Name: "br0", Ports: []scenarios.Port{{Internal: "int0"}}}},
+	}}}
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		d.Error = "not created: " + err.Error()
+		return d
+	}
+	d.Attrs, err = l.ReadAttrs(scenarios.OVSNamespace + "/int0")
+	if err != nil {
+		d.Error = "not read: " + err.Error()
+	}
+	if terr := l.Teardown(); terr != nil && d.Error == "" {
+		d.Error = "read, but not removed: " + terr.Error()
+	}
+	return d
 }
 
 // verdicts decides the known kernel changes from what the devices showed.
@@ -191,7 +211,15 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 	}
 	out = append(out, vx)
 
-	out = append(out, ChangeVerdict{Change: ChangeOVSInternal, Verdict: Unknown, Evidence: r.Device(ProbeOVSInternal).Error})
+	ovsv := ChangeVerdict{Change: ChangeOVSInternal, Verdict: Unknown, Evidence: r.Device(ProbeOVSInternal).Error}
+	if a := attrs(ProbeOVSInternal); a != nil {
+		ovsv.Verdict = Absent
+		if a["tso_max_size"] >= knobs.MaxGSOSize {
+			ovsv.Verdict = Present
+		}
+		ovsv.Evidence = fmt.Sprintf("an internal port of the kernel datapath has tso_max_size %d (%d with the change)", a["tso_max_size"], knobs.MaxGSOSize)
+	}
+	out = append(out, ovsv)
 
 	// A vxlan over a lower device shows inheritance only where that device's tso_max_size
 	// differs from a vxlan's own default.

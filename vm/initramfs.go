@@ -50,6 +50,7 @@ mount -t tmpfs tmpfs /host/tmp
 mkdir -p /host/run/nsperf-vm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 nsperfx /host/run/nsperf-vm || fail "mounting the exchange directory over 9p failed"
 say running
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 chroot /host /bin/sh -c 'cd /run/nsperf-vm && exec "$@"' nsperf-guest %s >/host/run/nsperf-vm/stdout 2>&3
 echo $? >/host/run/nsperf-vm/exit.tmp && mv /host/run/nsperf-vm/exit.tmp /host/run/nsperf-vm/exit
 sync

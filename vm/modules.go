@@ -23,6 +23,8 @@ type Tree struct {
 	deps    map[string][]string // module name -> its file and its dependencies' files, relative to Dir
 	files   map[string]string   // module name -> its file, relative to Dir
 	builtin map[string]bool
+	softPre map[string][]string // module -> what modules.softdep says to load before it
+	aliases map[string][]string // exact alias -> modules (modules.alias)
 }
 
 // ModName is a module's name as the kernel knows it: the file name without .ko (and
@@ -78,6 +80,14 @@ func FindTree(dir, release string) (*Tree, error) {
 		t.readBuiltin(b)
 		b.Close()
 	}
+	if f, err := os.Open(filepath.Join(found, "modules.softdep")); err == nil {
+		t.readSoftdep(f)
+		f.Close()
+	}
+	if f, err := os.Open(filepath.Join(found, "modules.alias")); err == nil {
+		t.readAliases(f)
+		f.Close()
+	}
 	return t, nil
 }
 
@@ -114,6 +124,73 @@ func (t *Tree) readBuiltin(r io.Reader) {
 	}
 }
 
+// readSoftdep reads modules.softdep: "softdep libcrc32c pre: crc32c" (libcrc32c asks the
+// crypto API for crc32c when it loads; without a modprobe in the guest it must be there
+// first).
+func (t *Tree) readSoftdep(r io.Reader) {
+	t.softPre = map[string][]string{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 || f[0] != "softdep" {
+			continue
+		}
+		pre := false
+		for _, w := range f[2:] {
+			switch w {
+			case "pre:":
+				pre = true
+			case "post:":
+				pre = false
+			default:
+				if pre {
+					t.softPre[ModName(f[1])] = append(t.softPre[ModName(f[1])], w)
+				}
+			}
+		}
+	}
+}
+
+// readAliases reads the exact aliases of modules.alias ("alias crc32c crc32c_generic"); the
+// patterns (pci:v..., with *) name hardware and are not needed here.
+func (t *Tree) readAliases(r io.Reader) {
+	t.aliases = map[string][]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == "alias" && !strings.ContainsAny(f[1], "*?[") {
+			t.aliases[f[1]] = append(t.aliases[f[1]], ModName(f[2]))
+		}
+	}
+}
+
+// provider is the module (or built-in) that provides name, a module name or an alias. Of
+// several, the generic implementation is taken: a CPU-specific one (crc32c_intel) may refuse
+// the guest's CPU.
+func (t *Tree) provider(name string) (string, bool) {
+	if n := ModName(name); t.files[n] != "" || t.builtin[n] {
+		return n, true
+	}
+	cands := t.aliases[name]
+	for _, c := range cands {
+		if t.builtin[c] {
+			return c, true
+		}
+	}
+	for _, c := range cands {
+		if strings.HasSuffix(c, "_generic") && t.files[c] != "" {
+			return c, true
+		}
+	}
+	for _, c := range cands {
+		if t.files[c] != "" {
+			return c, true
+		}
+	}
+	return "", false
+}
+
 // Resolve orders the modules to load for the wanted ones, dependencies first, each once, as
 // files relative to t.Dir. Built-in modules need no loading. A required module that is
 // neither a module of the tree nor built in is an error naming every such module; an
@@ -127,6 +204,14 @@ func (t *Tree) Resolve(required, optional []string) (files, skipped []string, er
 			return
 		}
 		seen[name] = true
+		if t.files[name] == "" {
+			return // built in
+		}
+		for _, pre := range t.softPre[name] {
+			if p, ok := t.provider(pre); ok {
+				visit(p)
+			}
+		}
 		deps := t.deps[name]
 		// Each entry lists every dependency, the one to load first last.
 		for i := len(deps) - 1; i >= 0; i-- {

@@ -221,7 +221,12 @@ func (m *Machine) WaitPhase(ctx context.Context, word string, timeout time.Durat
 		if p := m.Phase(); p == word || (word == "booted" && p != "") {
 			return nil
 		} else if strings.HasPrefix(p, "error: ") {
-			return fmt.Errorf("vm %s: %s", m.cfg.Name, strings.TrimPrefix(p, "error: "))
+			// /init powers off after the error: the console has said why by then.
+			select {
+			case <-m.exited:
+			case <-time.After(5 * time.Second):
+			}
+			return fmt.Errorf("vm %s: %s%s", m.cfg.Name, strings.TrimPrefix(p, "error: "), m.consoleHint())
 		}
 		select {
 		case <-m.phaseCh:

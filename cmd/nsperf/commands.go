@@ -444,9 +444,10 @@ func cleanupCmd() *cobra.Command {
 
 func probeCmd() *cobra.Command {
 	var format string
+	var vf vmFlags
 	c := &cobra.Command{
 		Use:   "probe",
-		Short: "Tell what this kernel can do: device defaults, accepted knobs, known kernel changes",
+		Short: "Tell what this kernel (or the kernel image of --kernel, in a guest) can do: device defaults, accepted knobs, known kernel changes",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
@@ -454,6 +455,11 @@ func probeCmd() *cobra.Command {
 			}
 			if err := requireRoot(); err != nil {
 				return err
+			}
+			if len(vf.kernels) > 0 {
+				ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+				defer stop()
+				return probeInVM(ctx, c, vf, format)
 			}
 			env := envinfo.Collect(append(runner.Programs(),
 				envinfo.Tool{Name: "ovs-vswitchd", Argv: []string{"ovs-vswitchd", "--version"}, Parse: version.LastField}))
@@ -471,6 +477,7 @@ func probeCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&format, "format", "text", "text or json")
+	vf.add(c.Flags(), false)
 	return c
 }
 

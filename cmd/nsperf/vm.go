@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -289,4 +290,51 @@ func writeFileIn(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// probeInVM probes the kernel of --kernel in a guest, with every module the probe looks at
+// loaded when --modules has it, and prints the guest's report.
+func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string) error {
+	if len(vf.kernels) > 1 {
+		return usageError{errors.New("probe takes one --kernel")}
+	}
+	ks, err := vf.kernelList(nil)
+	if err != nil {
+		return err
+	}
+	cpus := max(vf.cpus, 1)
+	o, err := vf.options(c, ks, cpus)
+	if err != nil {
+		return err
+	}
+	o.Optional = vm.ProbeNeeds
+	o.Args = func(int) []string { return []string{"probe", "--format", format} }
+	session, err := vm.Boot(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	out := session.Wait(ctx)[0]
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted; the guest was stopped and its files removed: %w", ctx.Err())
+	}
+	c.OutOrStdout().Write(out.Stdout)
+	if out.Err != nil {
+		return out.Err
+	}
+	if format == "text" {
+		fmt.Fprintf(c.OutOrStdout(), "probed in QEMU %s with %s, %d vCPU; kernel image %s (sha256 %.12s); modules loaded: %s\n",
+			out.Info.QEMU, strings.ToUpper(out.Info.Accel), out.Info.CPUs, out.Kernel.Image.Path, out.Kernel.Image.SHA256, orNone(strings.Join(out.Info.Loaded, " ")))
+	}
+	if out.ExitCode != 0 {
+		return guestExit{out.ExitCode, fmt.Errorf("nsperf probe in the guest exited %d", out.ExitCode)}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
