@@ -270,8 +270,13 @@ func build(s *scenarios.Scenario, id topo.RunID, bo topo.BuildOptions, progress 
 		if use == "" {
 			use = topo.NewRunID()
 		}
-		fmt.Fprintf(progress, "building %s as run %s\n", s.Name, use)
-		live, err := topo.Build(topo.NewPlan(s, use), bo)
+		p := topo.NewPlan(s, use)
+		if dp := p.Datapath(); dp != "" {
+			fmt.Fprintf(progress, "building %s as run %s (OVS datapath %s)\n", s.Name, use, dp)
+		} else {
+			fmt.Fprintf(progress, "building %s as run %s\n", s.Name, use)
+		}
+		live, err := topo.Build(p, bo)
 		if err != nil && id == "" && errors.Is(err, fs.ErrExist) && attempt < 5 {
 			continue
 		}

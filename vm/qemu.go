@@ -68,7 +68,7 @@ func (c Config) qmpSocket() string { return filepath.Join(c.Dir, "qmp.sock") }
 // second serial port (the guest's stderr) on QEMU's stdout, QMP on a socket in Dir.
 func (c Config) args() []string {
 	a := []string{
-		"-name", "nsperf-" + filepath.Base(c.Dir),
+		"-name", "nsperf-" + filepath.Base(c.Dir), // nsperf cleanup finds a killed run's QEMU by it
 		"-accel", c.Accel,
 		"-m", strconv.Itoa(c.MemoryMB),
 		"-smp", strconv.Itoa(c.CPUs),

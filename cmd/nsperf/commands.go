@@ -252,7 +252,7 @@ func runCmd() *cobra.Command {
 					recordRun(context.Background(), c, db, r, stored)
 				}
 			}
-			if errors.Is(err, context.Canceled) {
+			if errors.Is(err, context.Canceled) && len(vf.kernels) == 0 {
 				return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
 			}
 			if r != nil {
@@ -374,7 +374,7 @@ func cleanupCmd() *cobra.Command {
 	var ovsdb string
 	c := &cobra.Command{
 		Use:   "cleanup",
-		Short: "Remove what killed runs left behind (namespaces, their devices and processes, private OVS instances, bridges)",
+		Short: "Remove what killed runs left behind (namespaces, their devices and processes, private OVS instances, bridges, guests of --kernel runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := requireRoot(); err != nil {
@@ -384,8 +384,12 @@ func cleanupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			guests, err := vm.Leftovers()
+			if err != nil {
+				return err
+			}
 			out := c.OutOrStdout()
-			if len(left) == 0 && ovsdb == "" {
+			if len(left) == 0 && len(guests) == 0 && ovsdb == "" {
 				fmt.Fprintln(out, "nothing to clean up")
 			}
 			var errs []error
@@ -429,6 +433,17 @@ func cleanupCmd() *cobra.Command {
 				if len(rm.Removed) > 0 || len(rm.LeftAlone) == 0 {
 					fmt.Fprintf(out, "removed run %s: %s (%s)\n", l.RunID, strings.Join(rm.Removed, ", "), l.Reason)
 				}
+			}
+			for _, g := range guests {
+				if dryRun {
+					fmt.Fprintf(out, "would remove guest %s\n", g)
+					continue
+				}
+				if err := g.Remove(); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(out, "removed guest %s\n", g)
 			}
 			if untrusted > 0 {
 				errs = append(errs, fmt.Errorf("%d state files not trusted, listed above: nothing they name was touched", untrusted))

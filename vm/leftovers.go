@@ -1,0 +1,135 @@
+package vm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Leftover is what a killed run on a kernel under test left: its guest's directory and the
+// QEMU still running for it, if any.
+type Leftover struct {
+	Name string // the directory's name, vm-XXXX: QEMU runs with -name nsperf-vm-XXXX
+	Dir  string // "" when only the process is left
+	PIDs []int  // QEMU processes named for it
+}
+
+// Leftovers finds the guests of runs that are gone: directories in Dir() whose lock nobody
+// holds, and QEMU processes whose -name is nsperf-NAME for such a directory (or for one that
+// is gone). A guest whose run is alive (its lock held) is never listed.
+func Leftovers() ([]Leftover, error) {
+	found := map[string]*Leftover{}
+	entries, err := os.ReadDir(Dir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "vm-") {
+			found[e.Name()] = &Leftover{Name: e.Name(), Dir: filepath.Join(Dir(), e.Name())}
+		}
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		if name := guestName(pid); name != "" {
+			l := found[name]
+			if l == nil {
+				l = &Leftover{Name: name}
+				found[name] = l
+			}
+			l.PIDs = append(l.PIDs, pid)
+		}
+	}
+	var out []Leftover
+	for _, l := range found {
+		if l.Dir != "" && locked(l.Dir) {
+			continue
+		}
+		out = append(out, *l)
+	}
+	return out, nil
+}
+
+// guestName is NAME when pid is a QEMU started by nsperf (-name nsperf-NAME), else "".
+func guestName(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	args := bytes.Split(bytes.TrimRight(data, "\x00"), []byte{0})
+	if len(args) == 0 || filepath.Base(string(args[0])) != QEMU {
+		return ""
+	}
+	for i := 0; i+1 < len(args); i++ {
+		if string(args[i]) == "-name" {
+			if name, ok := strings.CutPrefix(string(args[i+1]), "nsperf-vm-"); ok && !strings.ContainsAny(name, "/,") {
+				return "vm-" + name
+			}
+		}
+	}
+	return ""
+}
+
+// locked reports whether a run holds the guest directory's lock (it is alive).
+func locked(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A run creates the lock right after the directory: give a run starting now that
+		// moment, then call it gone.
+		if st, serr := os.Stat(dir); serr == nil && time.Since(st.ModTime()) < 10*time.Second {
+			return true
+		}
+		return false
+	}
+	if err != nil {
+		return true // cannot tell: touch nothing
+	}
+	defer f.Close()
+	return unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil
+}
+
+// Remove kills the leftover's QEMU processes and removes its directory.
+func (l Leftover) Remove() error {
+	for _, pid := range l.PIDs {
+		if guestName(pid) != l.Name { // gone, or the pid is another process by now
+			continue
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("kill QEMU %d of %s: %w", pid, l.Name, err)
+		}
+		for i := 0; i < 500 && guestName(pid) == l.Name; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if l.Dir != "" {
+		return os.RemoveAll(l.Dir)
+	}
+	return nil
+}
+
+// String says what the leftover is.
+func (l Leftover) String() string {
+	var parts []string
+	if len(l.PIDs) > 0 {
+		parts = append(parts, fmt.Sprintf("QEMU pid %v", l.PIDs))
+	}
+	if l.Dir != "" {
+		parts = append(parts, l.Dir)
+	}
+	return l.Name + " (" + strings.Join(parts, ", ") + ")"
+}
