@@ -45,6 +45,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/netperf
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOwner$$' -fuzztime $(FUZZTIME) ./topo
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
+	$(GO) test -run '^$$' -fuzz '^FuzzParseImage$$' -fuzztime $(FUZZTIME) ./vm
+	$(GO) test -run '^$$' -fuzz '^FuzzModulesDep$$' -fuzztime $(FUZZTIME) ./vm
 
 # Time to build and tear down the default topology: netlink (nsperf) against the same steps
 # done with ip commands. Reported in README.md, never asserted.

@@ -96,7 +96,10 @@ type VMInfo struct {
 	Modules     string      `json:"modules,omitempty"` // --modules DIR
 	Loaded      []string    `json:"loaded,omitempty"`  // the modules loaded, in order
 	BootSeconds float64     `json:"boot_seconds"`      // QEMU's start to nsperf's start in the guest
-	Warning     string      `json:"warning,omitempty"` // e.g. why KVM was not used
+	// FirstSampleSeconds is the time from the start of nsperf run on the host to the guest's
+	// first measurement: boot, module loading and the topology's build.
+	FirstSampleSeconds float64 `json:"first_sample_seconds,omitempty"`
+	Warning            string  `json:"warning,omitempty"` // e.g. why KVM was not used
 }
 
 // KernelImage is a kernel image as its boot header identifies it.

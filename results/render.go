@@ -301,8 +301,8 @@ func DescribeVM(r *Result) string {
 	if v == nil {
 		return ""
 	}
-	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s",
-		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, strings.ToUpper(v.Accel), v.CPUs, v.MemoryMB, v.BootSeconds)
+	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s, first measurement after %.1f s",
+		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, strings.ToUpper(v.Accel), v.CPUs, v.MemoryMB, v.BootSeconds, v.FirstSampleSeconds)
 }
 
 // DescribeTurns sums up an A/B run's schedule: how many turns each kernel took while the

@@ -3,7 +3,8 @@
 # Idempotent: a second run installs nothing and touches no apt source.
 #   iperf3, netperf (Debian's non-free component), openvswitch-switch, ethtool, iproute2,
 #   postgresql, whose server the history tests start for themselves, and
-#   chromium-headless-shell, in which the HTML report tests render their pages.
+#   chromium-headless-shell, in which the HTML report tests render their pages, and
+#   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel).
 set -euo pipefail
 
 missing=()
@@ -17,6 +18,10 @@ need ethtool ethtool
 need ip iproute2
 need ovs-vswitchd openvswitch-switch
 need ovsdb-tool openvswitch-common
+# nsperf run --kernel boots the kernel under test in QEMU, with a static busybox as the
+# initramfs's shell (a dynamic one would need the host's libraries there).
+need qemu-system-x86_64 qemu-system-x86
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || missing+=(busybox-static)
 # The HTML report tests render pages in a real browser.
 need chromium-headless-shell chromium-headless-shell
 # The server binaries are not on PATH: look where Debian puts them.

@@ -238,7 +238,18 @@ func (t *Tree) Resolve(required, optional []string) (files, skipped []string, er
 		want(m, false)
 	}
 	if len(missing) > 0 {
-		return nil, skipped, fmt.Errorf("--modules %s: missing modules %s: neither in modules.dep nor built in (modules.builtin); build them (=m or =y in .config) and run make modules_install again", t.Dir, strings.Join(missing, ", "))
+		return nil, skipped, &MissingModulesError{Dir: t.Dir, Modules: missing}
 	}
 	return slices.Clip(files), skipped, nil
+}
+
+// MissingModulesError names the modules a guest needs that the kernel has neither as modules
+// nor built in (exit 4: a capability is missing).
+type MissingModulesError struct {
+	Dir     string
+	Modules []string
+}
+
+func (e *MissingModulesError) Error() string {
+	return fmt.Sprintf("--modules %s: missing modules %s: neither in modules.dep nor built in (modules.builtin); build them (=m or =y in .config) and run make modules_install again", e.Dir, strings.Join(e.Modules, ", "))
 }

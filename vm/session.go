@@ -98,12 +98,21 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	s = &Session{opt: opt}
 	defer func() {
 		if err != nil {
+			be := &BootError{Err: err, Consoles: map[string][]byte{}}
+			for _, g := range s.guests {
+				if data, rerr := os.ReadFile(g.cfg.ConsoleLog()); rerr == nil && len(data) > 0 {
+					be.Consoles[g.cfg.Name] = data
+				}
+			}
 			s.Close()
-			s = nil
+			s, err = nil, be
 		}
 	}()
 	if opt.MemoryMB == 0 {
 		opt.MemoryMB = DefaultMemoryMB
+	}
+	if opt.Progress == nil {
+		opt.Progress = io.Discard
 	}
 	if opt.BootTimeout == 0 {
 		opt.BootTimeout = DefaultBootTimeout
@@ -117,6 +126,9 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	switch accel {
 	case "", "auto":
 		accel, warning = chooseAccel()
+		if warning != "" {
+			fmt.Fprintf(opt.Progress, "vm: %s\n", warning)
+		}
 	case AccelKVM, AccelTCG:
 	default:
 		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
@@ -314,3 +326,13 @@ func qemuVersion() (string, error) {
 	line, _, _ := strings.Cut(out, "\n")
 	return strings.TrimSpace(strings.TrimPrefix(line, "QEMU emulator version ")), nil
 }
+
+// BootError is a failed boot, with the console log of each guest that printed one (by guest
+// name): kept for the user, as the guest's directory is removed.
+type BootError struct {
+	Err      error
+	Consoles map[string][]byte
+}
+
+func (e *BootError) Error() string { return e.Err.Error() }
+func (e *BootError) Unwrap() error { return e.Err }

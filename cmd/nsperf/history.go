@@ -27,12 +27,13 @@ func compareCmd() *cobra.Command {
 	var pairs []string
 	var opt compare.Options
 	c := &cobra.Command{
-		Use:   "compare BASE NEW [NEW...]",
+		Use:   "compare BASE NEW [NEW...] | compare AB_RESULT",
 		Short: "Compare stored results across runs (e.g. kernels): each NEW against BASE, per state, workload and metric",
 		Long: "Compare stored results across runs. BASE and NEW are result files (or journals), or run ids or labels\n" +
 			"of the history. By default every state the results share is compared by name; --state BASE:NEW\n" +
-			"compares a state of BASE with a state of each NEW instead (repeatable).",
-		Args: cobra.MinimumNArgs(2),
+			"compares a state of BASE with a state of each NEW instead (repeatable). The result of an A/B run of two\n" +
+			"kernels (run --kernel A --kernel B) takes part as its two kernels.",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if !slices.Contains(resultFormats, format) {
 				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(resultFormats, ", "))}
@@ -63,7 +64,17 @@ func compareCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				sides = append(sides, compare.Side{Source: source, Result: r})
+				if len(r.Kernels) == 0 {
+					sides = append(sides, compare.Side{Source: source, Result: r})
+					continue
+				}
+				// An A/B run of two kernels takes part as its kernels.
+				for i, k := range r.Kernels {
+					sides = append(sides, compare.Side{Source: fmt.Sprintf("%s, kernel %c", source, 'A'+i), Result: k})
+				}
+			}
+			if len(sides) < 2 {
+				return usageError{errors.New("compare needs a base and at least one result to compare with it (or one result of an A/B run of two kernels)")}
 			}
 			rep, err := compare.New(sides, opt)
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/vm"
 )
 
 // Exit codes (shared/design.md).
@@ -77,6 +78,7 @@ func exitCode(err error) int {
 	var missingCaps missingCapabilities
 	var incomparable *compare.IncomparableError
 	var guest guestExit
+	var modules *vm.MissingModulesError
 	switch {
 	case err == nil:
 		return exitOK
@@ -88,7 +90,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable):
 		return exitUsage
-	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps):
+	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps), errors.As(err, &modules):
 		return exitSkipped
 	case errors.Is(err, runner.ErrRunsFailed):
 		return exitInfra

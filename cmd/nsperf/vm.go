@@ -68,6 +68,11 @@ func (f *vmFlags) kernelList(labels []string) ([]vm.Kernel, error) {
 		if len(labels) > 0 {
 			k.Label = labels[i]
 		}
+		if k.Modules != "" {
+			if _, err := vm.FindTree(k.Modules, img.Release); err != nil {
+				return nil, usageError{err}
+			}
+		}
 		ks = append(ks, k)
 	}
 	if len(ks) == 2 && ks[0].Label == ks[1].Label {
@@ -103,6 +108,7 @@ var forwardedRunFlags = []string{"runs", "max-runs", "duration", "omit", "alpha"
 // result is written on the host (its file, with the guests' console logs next to it when a
 // guest failed), and returned for the table, JUnit and the history.
 func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario, vf vmFlags, labels []string, opt runner.Options) (*results.Result, error) {
+	start := time.Now()
 	if len(vf.kernels) > 2 {
 		return nil, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
 	}
@@ -143,13 +149,17 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		return a
 	}
 	session, err := vm.Boot(ctx, o)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, err
+	var bootErr *vm.BootError
+	if errors.As(err, &bootErr) {
+		for name, console := range bootErr.Consoles {
+			keepConsole(c, runner.OutPath(opt, s, "vm-"+time.Now().Format("20060102-150405")), name, console)
 		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	defer session.Close()
+	booted := time.Since(start)
 	var turns []results.Turn
 	if len(ks) > 1 {
 		turns, err = session.Alternate(ctx)
@@ -165,23 +175,16 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 	var errs []error
 	code := 0
 	for i, out := range outcomes {
-		r, err := guestResult(out, arg)
+		r, err := guestResult(out, arg, booted)
 		if out.ExitCode != 0 && code == 0 {
 			code = out.ExitCode
 		}
-		failed := out.Err != nil || out.ExitCode != 0 || r == nil
-		if failed && len(out.Console) > 0 {
+		if failed := out.Err != nil || out.ExitCode != 0 || r == nil; failed && len(out.Console) > 0 {
 			id := "vm-" + time.Now().Format("20060102-150405")
 			if r != nil {
 				id = r.RunID
 			}
-			logPath := runner.OutPath(opt, s, id) + fmt.Sprintf(".%c.console.log", 'A'+i)
-			if opt.Out == "-" {
-				logPath = runner.OutPath(runner.Options{}, s, id) + fmt.Sprintf(".%c.console.log", 'A'+i)
-			}
-			if werr := writeFileIn(logPath, out.Console); werr == nil {
-				fmt.Fprintf(c.ErrOrStderr(), "vm %c: console log: %s\n", 'A'+i, logPath)
-			}
+			keepConsole(c, runner.OutPath(opt, s, id), string(rune('A'+i)), out.Console)
 		}
 		switch {
 		case out.Err != nil:
@@ -228,7 +231,7 @@ func slicesContainsNil(rs []*results.Result) bool {
 }
 
 // guestResult reads a guest's result and records where it was measured.
-func guestResult(out vm.Outcome, scenarioArg string) (*results.Result, error) {
+func guestResult(out vm.Outcome, scenarioArg string, booted time.Duration) (*results.Result, error) {
 	if len(out.Result) == 0 {
 		return nil, errors.New("the guest wrote no result.json")
 	}
@@ -248,6 +251,9 @@ func guestResult(out vm.Outcome, scenarioArg string) (*results.Result, error) {
 	}
 	r.Scenario.File = scenarioArg
 	info := out.Info
+	if r.FirstSampleSeconds > 0 {
+		info.FirstSampleSeconds = booted.Seconds() + r.FirstSampleSeconds
+	}
 	r.Environment.VM = &info
 	if info.Accel == vm.AccelTCG {
 		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG, an emulated CPU: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
@@ -282,6 +288,20 @@ func abResult(rs []*results.Result, turns []results.Turn) (*results.Result, erro
 	m.Kernels, m.Turns = rs, turns
 	m.Recompute()
 	return m, nil
+}
+
+// keepConsole writes a failed guest's console log next to its result (RESULT.A.console.log;
+// with --out -, next to the default result path) and says where.
+func keepConsole(c *cobra.Command, result, guest string, console []byte) {
+	if result == "-" || result == "" {
+		return
+	}
+	path := result + "." + guest + ".console.log"
+	if err := writeFileIn(path, console); err != nil {
+		fmt.Fprintf(c.ErrOrStderr(), "vm %s: the console log could not be kept: %v\n", guest, err)
+		return
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "vm %s: console log: %s\n", guest, path)
 }
 
 // writeFileIn writes a file, creating its directory.

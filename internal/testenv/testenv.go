@@ -63,6 +63,8 @@ func Take(stateDir string) Snapshot {
 		}
 	}
 	s.StateFiles, _ = filepath.Glob(filepath.Join(stateDir, "nsp*"))
+	guests, _ := filepath.Glob(filepath.Join(stateDir, "vm", "vm-*")) // --kernel runs' guests
+	s.StateFiles = append(s.StateFiles, guests...)
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
 		comm, err := os.ReadFile(filepath.Join("/proc", p.Name(), "comm"))
@@ -77,7 +79,7 @@ func Take(stateDir string) Snapshot {
 			}
 		}
 		switch name {
-		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd", "postgres":
+		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd", "postgres", "qemu-system-x86":
 			s.Processes = append(s.Processes, p.Name()+" "+name)
 		}
 	}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// The guest tests boot Debian's 6.1 kernel (not the host's) under TCG with one vCPU and short
+// runs: testdata/veth-bigtcp-short.yaml is veth-bigtcp cut to IPv6 (6.1 has no IPv4 BIG TCP
+// knobs), both ends on CPU 0, two alternating runs of 2 s per state.
+
+const shortScenario = "testdata/veth-bigtcp-short.yaml"
+
+// runBinary runs nsperf as a process and returns its output and exit code.
+func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+// noGuestLeft checks that no QEMU process and no guest directory outlived the command.
+func noGuestLeft(t *testing.T) {
+	t.Helper()
+	if left, err := vm.Leftovers(); err != nil || len(left) > 0 {
+		t.Errorf("guests left behind: %v %v", left, err)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(vm.Dir(), "vm-*")); len(dirs) > 0 {
+		t.Errorf("guest directories left behind: %v", dirs)
+	}
+}
+
+func TestVMRun(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	defer noGuestLeft(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := r.Environment
+	if !strings.HasPrefix(env.KernelRelease, "6.1.") || env.VM == nil || env.VM.Accel != "tcg" || env.VM.CPUs != 1 ||
+		env.VM.Image.Path != image || len(env.VM.Image.SHA256) != 64 || !strings.Contains(env.VM.QEMU, ".") || !slices.Contains(env.VM.Loaded, "veth") {
+		t.Errorf("environment: kernel %q, vm %+v", env.KernelRelease, env.VM)
+	}
+	if r.Label != env.KernelRelease || r.Scenario.File != shortScenario {
+		t.Errorf("label %q, scenario file %q", r.Label, r.Scenario.File)
+	}
+	states := map[string]int{}
+	for _, s := range r.Cases[0].Samples {
+		if s.Error != "" {
+			t.Errorf("sample failed: %s", s.Error)
+		}
+		if _, ok := s.Value("throughput"); ok {
+			states[s.State]++
+		}
+	}
+	if states["off"] != 2 || states["on"] != 2 {
+		t.Errorf("samples per state: %v, want 2 each", states)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "TCG") }) || !strings.Contains(stdout, "WARNING: measured in a QEMU guest with TCG") {
+		t.Errorf("no TCG warning: %v\n%s", r.Warnings, stdout)
+	}
+	if !strings.Contains(stdout, "vm: guest kernel 6.1.") {
+		t.Errorf("the table does not name the guest:\n%s", stdout)
+	}
+}
+
+func TestVMProbe(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	defer noGuestLeft(t)
+	stdout, stderr, code := runBinary(t, "probe", "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var report topo.ProbeReport
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if !strings.HasPrefix(report.KernelRelease, "6.1.") {
+		t.Errorf("probed kernel %q, want the guest's 6.1", report.KernelRelease)
+	}
+	d := report.Device(topo.ProbeOVSInternal)
+	if d == nil || d.Error != "" || d.Attrs["tso_max_size"] != 65536 {
+		t.Fatalf("OVS internal port of the kernel datapath: %+v", d)
+	}
+	for _, c := range report.Changes {
+		if c.Change == topo.ChangeOVSInternal && c.Verdict != topo.Absent {
+			t.Errorf("6.1 has not got the internal port change: %+v", c)
+		}
+	}
+}
+
+// TestVMOVSSeed runs the shipped ovs-internal-tso seed in the guest, where the openvswitch
+// module gives the kernel datapath: 6.1 has not got the September 2026 change, so the "on"
+// state cannot be applied (tso_max_size 65536 of the internal port): exit 4, as promised.
+func TestVMOVSSeed(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	defer noGuestLeft(t)
+	stdout, stderr, code := runBinary(t, "run", "ovs-internal-tso", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
+		"--no-history", "--runs", "2", "--duration", "1s", "--omit", "0s", "--out", filepath.Join(t.TempDir(), "r.json"))
+	if code != exitSkipped {
+		t.Fatalf("exit %d, want 4\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"(OVS datapath system)", "gso_max_size 524280 > tso_max_size 65536 of ovs/int0"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestVMKernelsAB runs the same image as kernel A and kernel B: the rounds alternate ABBA, the
+// waiting guest is paused (its QEMU uses next to no CPU during the other's turn), and with
+// alpha 0.01 the two alike kernels show no significant change.
+func TestVMKernelsAB(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	defer noGuestLeft(t)
+	out := filepath.Join(t.TempDir(), "ab.json")
+	db := filepath.Join(t.TempDir(), "h.db")
+	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
+		"--runs", "5", "--alpha", "0.01", "--label", "base", "--label", "patched", "--db", db, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Kernels) != 2 || r.Kernels[0].Label != "base" || r.Kernels[1].Label != "patched" || r.Kernels[0].RunID == r.Kernels[1].RunID {
+		t.Fatalf("kernels: %d", len(r.Kernels))
+	}
+	// Turns: round 1 A then B, round 2 B then A, ...; each kernel ran every round once.
+	var order []string
+	for _, turn := range r.Turns {
+		order = append(order, turn.Kernel)
+		if turn.PausedCPUSeconds > 0.1*turn.Seconds {
+			t.Errorf("the paused guest used %.2f s of CPU during a %.1f s turn", turn.PausedCPUSeconds, turn.Seconds)
+		}
+	}
+	if got := strings.Join(order, ""); !strings.HasPrefix(got, "ABBAABBAAB") {
+		t.Errorf("turn order %s, want ABBA...", got)
+	}
+	states := map[string]int{}
+	for _, c := range r.Cases {
+		for _, s := range c.Samples {
+			states[s.State]++
+		}
+		for _, s := range c.Summaries {
+			if s.Comparison != nil && s.Comparison.Gated && (s.Comparison.Verdict == results.Regressed || s.Comparison.Verdict == results.Improved) {
+				t.Errorf("%s %s %s vs %s: %s between identical kernels", s.Workload, s.Metric, s.State, s.Comparison.Baseline, s.Comparison.Verdict)
+			}
+		}
+	}
+	if states["off@A"] != 5 || states["on@B"] != 5 {
+		t.Errorf("samples per merged state: %v", states)
+	}
+	for _, want := range []string{"kernel A: base", "kernel B: patched", "on@B vs on@A", "turns: 10 (1A 1B 2B 2A"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+	// compare reads the A/B result as its two kernels; the history holds both as runs.
+	cmpOut, cmpErr, cmpCode := runBinary(t, "compare", out)
+	if cmpCode != 0 || !strings.Contains(cmpOut, "on@B vs on@A") {
+		t.Errorf("compare of the A/B result: exit %d\n%s\n%s", cmpCode, cmpOut, cmpErr)
+	}
+	hist, herr, hcode := runBinary(t, "history", "list", "--db", db)
+	if hcode != 0 || !strings.Contains(hist, "base") || !strings.Contains(hist, "patched") {
+		t.Errorf("history list: exit %d\n%s\n%s", hcode, hist, herr)
+	}
+}
+
+// TestVMInterrupt stops a guest run with SIGINT once it measures: exit 130, no QEMU, no guest
+// directory, nothing of the run left.
+func TestVMInterrupt(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	before := testenv.Take(topo.StateDir)
+	defer testenv.CheckClean(t, before, topo.StateDir)
+	defer noGuestLeft(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(binary, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--runs", "20", "--out", filepath.Join(tmp, "r.json"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "[1/") { // the guest measured its first run
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want 130\n%s", err, seen.String())
+	}
+	if !strings.Contains(seen.String(), "interrupted; the guests were stopped") {
+		t.Errorf("stderr:\n%s", seen.String())
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
+	}
+}
+
+func TestVMBadInput(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	defer noGuestLeft(t)
+	tmp := t.TempDir()
+	text := filepath.Join(tmp, "notes.txt")
+	os.WriteFile(text, []byte("not a kernel\n"), 0o644)
+	// A module tree of the right release that lacks veth and the rest.
+	partial := filepath.Join(tmp, "lib", "modules", "6.1.0-57-amd64")
+	os.MkdirAll(filepath.Join(partial, "kernel"), 0o755)
+	os.WriteFile(filepath.Join(partial, "modules.dep"), []byte("kernel/fs/9p/9p.ko:\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"no such image", []string{"--kernel", filepath.Join(tmp, "bzImage")}, exitUsage, []string{"--kernel " + filepath.Join(tmp, "bzImage"), "no such file"}},
+		{"not a kernel", []string{"--kernel", text}, exitUsage, []string{"not an x86 kernel image (bzImage)"}},
+		{"modules of another kernel", []string{"--kernel", image, "--modules", filepath.Join(tmp, "nothing")}, exitUsage, []string{"no modules of 6.1.0-57-amd64"}},
+		{"missing modules", []string{"--kernel", image, "--modules", tmp}, exitSkipped, []string{"missing modules virtio_pci, 9pnet_virtio, tcp_diag, veth"}},
+		{"boot timeout", []string{"--kernel", image, "--modules", modules, "--boot-timeout", "1s"}, exitInfra, []string{"boot timeout: the guest was not running after 1s", "console"}},
+		{"three kernels", []string{"--kernel", image, "--kernel", image, "--kernel", image}, exitUsage, []string{"an A/B run compares two kernels"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", shortScenario, "--vm-accel", "tcg", "--no-history", "--out", filepath.Join(tmp, "r.json")}, tc.args...)
+			stdout, stderr, code := runBinary(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestVMCleanupFindsKilledGuest: a QEMU of a run that was killed (its directory unlocked) is
+// found and stopped by nsperf cleanup; a QEMU that nsperf did not start is left alone.
+func TestVMCleanupFindsKilledGuest(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, vm.QEMU)
+	dir := filepath.Join(vm.Dir(), "vm-killedtest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(dir, old, old) // not a run that is just starting
+	start := func(name string) (*exec.Cmd, chan error) {
+		cmd := exec.Command(vm.QEMU, "-name", name, "-S", "-display", "none", "-nodefaults", "-accel", "tcg", "-m", "64")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+		return cmd, exited
+	}
+	_, exited := start("nsperf-vm-killedtest")
+	theirs, _ := start("somebody-elses-vm")
+	time.Sleep(200 * time.Millisecond) // QEMU has exec'd: its command line is readable
+	stdout, stderr, code := runBinary(t, "cleanup")
+	if code != 0 || !strings.Contains(stdout, "removed guest vm-killedtest") {
+		t.Fatalf("cleanup: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed run's QEMU still runs")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still exists", dir)
+	}
+	if err := theirs.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("somebody else's QEMU was touched: %v", err)
+	}
+}
+
+// TestVMAccelAuto: with --vm-accel auto, KVM is tried when /dev/kvm opens; where it hangs
+// after the BIOS (nested virtualization on the development VMs) the guest is restarted under
+// TCG, saying so, and the next run goes straight to TCG.
+func TestVMAccelAuto(t *testing.T) {
+	image, modules := testenv.TestKernel(t)
+	defer noGuestLeft(t)
+	cache := filepath.Join(vm.Dir(), "kvm-hangs")
+	os.Remove(cache) // what an earlier run learnt: this test wants to see the probe
+	stdout, stderr, code := runBinary(t, "probe", "--kernel", image, "--modules", modules, "--format", "json")
+	if code != 0 || !strings.Contains(stdout, "kernel_release") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	switch {
+	case strings.Contains(stderr, "with kvm") && strings.Contains(stderr, "fell back to TCG"):
+		if _, err := os.Stat(cache); err != nil {
+			t.Errorf("the KVM hang is not remembered: %v", err)
+		}
+		// The next run does not wait for KVM again (it stops at the boot timeout of 1 s).
+		_, stderr2, _ := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--boot-timeout", "1s", "--no-history")
+		if !strings.Contains(stderr2, "KVM hung after the BIOS in an earlier run") || !strings.Contains(stderr2, "with tcg") {
+			t.Errorf("second run:\n%s", stderr2)
+		}
+	case strings.Contains(stderr, "with kvm"):
+		t.Logf("KVM works here:\n%s", stderr)
+	case strings.Contains(stderr, "with tcg"):
+		t.Logf("no usable /dev/kvm here:\n%s", stderr)
+	default:
+		t.Errorf("stderr names no accelerator:\n%s", stderr)
+	}
+}

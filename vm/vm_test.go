@@ -1,0 +1,249 @@
+package vm
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cavaliergopher/cpio"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// bzImage makes the first bytes of an x86 kernel image whose header carries version.
+func bzImage(version string, proto uint16) []byte {
+	data := make([]byte, 0x400)
+	copy(data[headerMagicOffset:], "HdrS")
+	binary.LittleEndian.PutUint16(data[headerVersionOffset:], proto)
+	binary.LittleEndian.PutUint16(data[kernelVersionOffset:], 0x300-0x200)
+	copy(data[0x300:], version+"\x00")
+	return data
+}
+
+func TestParseImage(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		data          []byte
+		release, fail string
+	}{
+		{"debian", bzImage("6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3", 0x020f), "6.1.0-57-amd64", ""},
+		{"own build", bzImage("6.18.0-rc3-00042-gdeadbeef (me@box) #7 SMP", 0x020f), "6.18.0-rc3-00042-gdeadbeef", ""},
+		{"vmlinux (ELF)", append([]byte("\x7fELF"), make([]byte, 0x400)...), "", "not an x86 kernel image"},
+		{"short file", []byte("hello"), "", "not an x86 kernel image"},
+		{"old protocol", bzImage("2.6.12 (x)", 0x0204), "", "too old"},
+		{"no version string", func() []byte { d := bzImage("", 0x020f); binary.LittleEndian.PutUint16(d[kernelVersionOffset:], 0); return d }(), "", "no kernel version"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release, _, err := ParseImage(tc.data)
+			if tc.fail != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.fail) {
+					t.Fatalf("err %v, want %q", err, tc.fail)
+				}
+				return
+			}
+			if err != nil || release != tc.release {
+				t.Fatalf("release %q, %v; want %q", release, err, tc.release)
+			}
+		})
+	}
+}
+
+func TestReadImageErrors(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("not a kernel"), 0o644)
+	for path, want := range map[string]string{
+		filepath.Join(dir, "missing"): "no such file",
+		text:                          "not an x86 kernel image",
+		dir:                           "is a directory",
+	} {
+		if _, err := ReadImage(path); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--kernel "+path) {
+			t.Errorf("ReadImage(%s): %v, want %q", path, err, want)
+		}
+	}
+	img := filepath.Join(dir, "bzImage")
+	os.WriteFile(img, bzImage("6.1.0-57-amd64 (x) #1", 0x020f), 0o644)
+	got, err := ReadImage(img)
+	if err != nil || got.Release != "6.1.0-57-amd64" || len(got.SHA256) != 64 {
+		t.Errorf("ReadImage: %+v, %v", got, err)
+	}
+}
+
+// moduleTree writes a lib/modules/RELEASE tree with the given modules.dep and friends.
+func moduleTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	base := t.TempDir()
+	dir := filepath.Join(base, "lib", "modules", "6.1.0-test")
+	os.MkdirAll(filepath.Join(dir, "kernel"), 0o755)
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	return base
+}
+
+func TestResolve(t *testing.T) {
+	base := moduleTree(t, map[string]string{
+		"modules.dep": `kernel/drivers/virtio/virtio_pci.ko: kernel/drivers/virtio/virtio_pci_legacy_dev.ko kernel/drivers/virtio/virtio_pci_modern_dev.ko kernel/drivers/virtio/virtio_ring.ko kernel/drivers/virtio/virtio.ko
+kernel/drivers/virtio/virtio_pci_legacy_dev.ko:
+kernel/drivers/virtio/virtio_pci_modern_dev.ko:
+kernel/drivers/virtio/virtio_ring.ko:
+kernel/drivers/virtio/virtio.ko:
+kernel/net/9p/9pnet_virtio.ko: kernel/drivers/virtio/virtio_ring.ko kernel/drivers/virtio/virtio.ko kernel/net/9p/9pnet.ko
+kernel/net/9p/9pnet.ko:
+kernel/fs/9p/9p.ko: kernel/fs/netfs/netfs.ko kernel/net/9p/9pnet.ko kernel/fs/fscache/fscache.ko
+kernel/fs/netfs/netfs.ko:
+kernel/fs/fscache/fscache.ko: kernel/fs/netfs/netfs.ko
+kernel/drivers/net/veth.ko:
+kernel/lib/libcrc32c.ko:
+kernel/crypto/crc32c_generic.ko:
+kernel/arch/x86/crypto/crc32c-intel.ko:
+kernel/net/openvswitch/openvswitch.ko: kernel/net/nsh/nsh.ko kernel/lib/libcrc32c.ko
+kernel/net/nsh/nsh.ko:
+`,
+		"modules.builtin": "kernel/net/ipv6/ipv6.ko\nkernel/drivers/net/tun.ko\n",
+		"modules.softdep": "# Soft dependencies\nsoftdep libcrc32c pre: crc32c\n",
+		"modules.alias":   "alias crc32c crc32c_intel\nalias crc32c crc32c_generic\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\n",
+	})
+	tree, err := FindTree(base, "6.1.0-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, skipped, err := tree.Resolve(append(slices.Clone(BootModules), "veth", "tun"), []string{"openvswitch", "sch_netem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, ModName(f))
+	}
+	// Every module after its dependencies, each once; tun is built in; the generic crc32c
+	// before libcrc32c (softdep), not the CPU-specific one.
+	want := []string{"virtio", "virtio_ring", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "9pnet", "9pnet_virtio", "netfs", "fscache", "9p", "veth", "crc32c_generic", "libcrc32c", "nsh", "openvswitch"}
+	if !slices.Equal(names, want) {
+		t.Errorf("load order\n got %v\nwant %v", names, want)
+	}
+	if !slices.Equal(skipped, []string{"sch_netem"}) {
+		t.Errorf("skipped %v, want [sch_netem]", skipped)
+	}
+	_, _, err = tree.Resolve([]string{"veth", "vxlan", "tcp_diag"}, nil)
+	var missing *MissingModulesError
+	if !errors.As(err, &missing) || !slices.Equal(missing.Modules, []string{"vxlan", "tcp_diag"}) || !strings.Contains(err.Error(), "missing modules vxlan, tcp_diag") {
+		t.Errorf("missing modules: %v", err)
+	}
+}
+
+func TestFindTree(t *testing.T) {
+	base := moduleTree(t, map[string]string{"modules.dep": "kernel/drivers/net/veth.ko:\n"})
+	for _, dir := range []string{base, filepath.Join(base, "lib", "modules"), filepath.Join(base, "lib", "modules", "6.1.0-test")} {
+		if tree, err := FindTree(dir, "6.1.0-test"); err != nil || !strings.HasSuffix(tree.Dir, "lib/modules/6.1.0-test") {
+			t.Errorf("FindTree(%s): %v", dir, err)
+		}
+	}
+	if _, err := FindTree(base, "6.2.0-other"); err == nil || !strings.Contains(err.Error(), "no modules of 6.2.0-other") || !strings.Contains(err.Error(), "6.1.0-test") {
+		t.Errorf("other release: %v", err)
+	}
+}
+
+func TestInitramfs(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "busybox"), []byte("#!busybox"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "kernel", "drivers", "net"), 0o755)
+	os.WriteFile(filepath.Join(dir, "kernel", "drivers", "net", "veth.ko"), []byte("ELF veth"), 0o644)
+	init := InitScript([]string{GuestDir + "/nsperf", "run", "/run/nsperf-vm/scenario.yaml", "--label", "it's mine"})
+	var b bytes.Buffer
+	if err := WriteInitramfs(&b, filepath.Join(dir, "busybox"), dir, []string{"kernel/drivers/net/veth.ko"}, init); err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzip.NewReader(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cpio.NewReader(gz)
+	got := map[string]string{}
+	for {
+		h, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(r)
+		got[h.Name] = string(data)
+		if h.Name == "init" && h.Mode&0o111 == 0 {
+			t.Errorf("init is not executable: %v", h.Mode)
+		}
+	}
+	if got["modules.list"] != "veth.ko\n" || got["modules/veth.ko"] != "ELF veth" || got["bin/busybox"] != "#!busybox" {
+		t.Errorf("archive: %q", got)
+	}
+	// The guest's command is one shell-quoted line: a label cannot become shell syntax.
+	if !strings.Contains(got["init"], `nsperf-guest /run/nsperf-vm/nsperf run /run/nsperf-vm/scenario.yaml --label 'it'\''s mine' >`) {
+		t.Errorf("init:\n%s", got["init"])
+	}
+}
+
+func TestNeeds(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cpus     int
+		required []string
+		optional []string
+	}{
+		{"veth-bigtcp", 2, []string{"tcp_diag", "veth"}, nil},
+		{"vxlan-bigtcp", 2, []string{"tcp_diag", "veth", "vxlan"}, nil},
+		{"ovs-internal-tso", 2, []string{"tcp_diag", "veth"}, []string{"openvswitch", "tun"}},
+	} {
+		s, err := scenarios.Load(tc.name, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, opt := Needs(s)
+		if !slices.Equal(req, tc.required) || !slices.Equal(opt, tc.optional) || PinnedCPUs(s) != tc.cpus {
+			t.Errorf("%s: required %v optional %v cpus %d; want %v %v %d", tc.name, req, opt, PinnedCPUs(s), tc.required, tc.optional, tc.cpus)
+		}
+	}
+}
+
+func FuzzParseImage(f *testing.F) {
+	f.Add(bzImage("6.1.0-57-amd64 (x) #1", 0x020f))
+	f.Add([]byte("HdrS"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		release, version, err := ParseImage(data)
+		if err == nil && (release == "" || !strings.HasPrefix(version, release)) {
+			t.Fatalf("release %q of version %q", release, version)
+		}
+	})
+}
+
+func FuzzModulesDep(f *testing.F) {
+	f.Add("kernel/a.ko: kernel/b.ko\nkernel/b.ko:\n", "softdep a pre: c\n")
+	f.Add("a.ko: a.ko\n", "softdep a pre: a\n")
+	f.Fuzz(func(t *testing.T, dep, softdep string) {
+		tree := &Tree{}
+		if err := tree.readDep(strings.NewReader(dep)); err != nil {
+			return
+		}
+		tree.readSoftdep(strings.NewReader(softdep))
+		tree.readAliases(strings.NewReader(softdep))
+		var want []string
+		for name := range tree.files {
+			want = append(want, name)
+		}
+		files, _, _ := tree.Resolve(want, nil)
+		seen := map[string]bool{}
+		for _, f := range files {
+			if seen[f] {
+				t.Fatalf("%s loaded twice: %v", f, files)
+			}
+			seen[f] = true
+		}
+	})
+}
