@@ -38,7 +38,11 @@ func TestParseImage(t *testing.T) {
 		{"vmlinux (ELF)", append([]byte("\x7fELF"), make([]byte, 0x400)...), "", "not an x86 kernel image"},
 		{"short file", []byte("hello"), "", "not an x86 kernel image"},
 		{"old protocol", bzImage("2.6.12 (x)", 0x0204), "", "too old"},
-		{"no version string", func() []byte { d := bzImage("", 0x020f); binary.LittleEndian.PutUint16(d[kernelVersionOffset:], 0); return d }(), "", "no kernel version"},
+		{"no version string", func() []byte {
+			d := bzImage("", 0x020f)
+			binary.LittleEndian.PutUint16(d[kernelVersionOffset:], 0)
+			return d
+		}(), "", "no kernel version"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			release, _, err := ParseImage(tc.data)
