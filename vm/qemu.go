@@ -51,6 +51,7 @@ type Machine struct {
 	waitErr  error
 	mu       sync.Mutex
 	phase    string   // the last progress word of /init: booted, modules loaded, running
+	phaseAt  map[string]time.Time
 	lastLine []string // the last lines of the guest's stderr
 	phaseCh  chan string
 }
@@ -175,6 +176,10 @@ func (m *Machine) readProgress(r io.Reader) {
 		if word, ok := strings.CutPrefix(line, progressPrefix); ok {
 			m.mu.Lock()
 			m.phase = word
+			if m.phaseAt == nil {
+				m.phaseAt = map[string]time.Time{}
+			}
+			m.phaseAt[word] = time.Now()
 			m.mu.Unlock()
 			select {
 			case m.phaseCh <- word:
@@ -201,6 +206,13 @@ func (m *Machine) Phase() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.phase
+}
+
+// PhaseAt is when /init said word ("booted": the kernel ran /init).
+func (m *Machine) PhaseAt(word string) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.phaseAt[word]
 }
 
 // LastLines are the guest's last lines of stderr.

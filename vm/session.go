@@ -167,7 +167,9 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 			return s, err
 		}
 		g.info.BootSeconds = time.Since(g.started).Seconds()
-		fmt.Fprintf(opt.Progress, "vm %s: %s is up after %.1f s; running nsperf in it\n", g.cfg.Name, g.info.Image.Release, g.info.BootSeconds)
+		fmt.Fprintf(opt.Progress, "vm %s: %s is up after %.1f s (kernel to /init %.1f s, %d modules %.1f s, mounts %.1f s); running nsperf in it\n",
+			g.cfg.Name, g.info.Image.Release, g.info.BootSeconds, g.m.PhaseAt("booted").Sub(g.started).Seconds(), len(g.info.Loaded),
+			g.m.PhaseAt("modules loaded").Sub(g.m.PhaseAt("booted")).Seconds(), g.m.PhaseAt("running").Sub(g.m.PhaseAt("modules loaded")).Seconds())
 	}
 	return s, nil
 }
@@ -222,7 +224,7 @@ func (s *Session) prepare(i int, k Kernel) (*guest, error) {
 	if err := WriteInitramfs(&initrd, "/bin/busybox", modDir, modFiles, InitScript(argv)); err != nil {
 		return nil, err
 	}
-	g.cfg.Initrd = filepath.Join(dir, "initramfs.cpio.gz")
+	g.cfg.Initrd = filepath.Join(dir, "initramfs.cpio")
 	return g, os.WriteFile(g.cfg.Initrd, initrd.Bytes(), 0o644)
 }
 

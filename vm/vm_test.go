@@ -2,7 +2,6 @@ package vm
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -165,11 +164,7 @@ func TestInitramfs(t *testing.T) {
 	if err := WriteInitramfs(&b, filepath.Join(dir, "busybox"), dir, []string{"kernel/drivers/net/veth.ko"}, init); err != nil {
 		t.Fatal(err)
 	}
-	gz, err := gzip.NewReader(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := cpio.NewReader(gz)
+	r := cpio.NewReader(&b)
 	got := map[string]string{}
 	for {
 		h, err := r.Next()

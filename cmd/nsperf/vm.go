@@ -112,7 +112,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 	if len(vf.kernels) > 2 {
 		return nil, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
 	}
-	for _, refused := range []string{"keep", "ovsdb", "concurrent"} {
+	for _, refused := range []string{"keep", "ovsdb"} {
 		if c.Flags().Changed(refused) {
 			return nil, usageError{fmt.Errorf("--%s cannot be used with --kernel: the guest is private to the run", refused)}
 		}
@@ -148,6 +148,13 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		}
 		return a
 	}
+	// One measuring run at a time on this machine, guests included: a guest's vCPUs share
+	// the host's CPUs with whatever else measures.
+	lock, busy, err := topo.LockMeasuring(ctx, s.Name, opt.Concurrent, c.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	session, err := vm.Boot(ctx, o)
 	var bootErr *vm.BootError
 	if errors.As(err, &bootErr) {
@@ -203,6 +210,12 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 			return nil, guestExit{code, err}
 		}
 		return nil, err
+	}
+	if busy != "" {
+		for _, r := range rs {
+			r.Settings.Concurrent = busy
+			r.Warnings = append(r.Warnings, "measured while another nsperf run was measuring on this host ("+busy+"; --concurrent): both runs' figures may be skewed")
+		}
 	}
 	r := rs[0]
 	if len(rs) == 2 {

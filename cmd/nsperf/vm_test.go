@@ -43,6 +43,19 @@ func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
+// guestTest is the preamble of a guest test: the test kernel, and the check at the end that
+// nothing of the run is left, on the host or of the guest.
+func guestTest(t *testing.T) (image, modules string) {
+	t.Helper()
+	image, modules = testenv.TestKernel(t)
+	before := testenv.Take(topo.StateDir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, topo.StateDir)
+		noGuestLeft(t)
+	})
+	return image, modules
+}
+
 // noGuestLeft checks that no QEMU process and no guest directory outlived the command.
 func noGuestLeft(t *testing.T) {
 	t.Helper()
@@ -55,10 +68,7 @@ func noGuestLeft(t *testing.T) {
 }
 
 func TestVMRun(t *testing.T) {
-	image, modules := testenv.TestKernel(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
-	defer noGuestLeft(t)
+	image, modules := guestTest(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--out", out)
 	if code != 0 {
@@ -97,10 +107,7 @@ func TestVMRun(t *testing.T) {
 }
 
 func TestVMProbe(t *testing.T) {
-	image, modules := testenv.TestKernel(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
-	defer noGuestLeft(t)
+	image, modules := guestTest(t)
 	stdout, stderr, code := runBinary(t, "probe", "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -127,10 +134,7 @@ func TestVMProbe(t *testing.T) {
 // module gives the kernel datapath: 6.1 has not got the September 2026 change, so the "on"
 // state cannot be applied (tso_max_size 65536 of the internal port): exit 4, as promised.
 func TestVMOVSSeed(t *testing.T) {
-	image, modules := testenv.TestKernel(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
-	defer noGuestLeft(t)
+	image, modules := guestTest(t)
 	stdout, stderr, code := runBinary(t, "run", "ovs-internal-tso", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
 		"--no-history", "--runs", "2", "--duration", "1s", "--omit", "0s", "--out", filepath.Join(t.TempDir(), "r.json"))
 	if code != exitSkipped {
@@ -147,10 +151,7 @@ func TestVMOVSSeed(t *testing.T) {
 // waiting guest is paused (its QEMU uses next to no CPU during the other's turn), and with
 // alpha 0.01 the two alike kernels show no significant change.
 func TestVMKernelsAB(t *testing.T) {
-	image, modules := testenv.TestKernel(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
-	defer noGuestLeft(t)
+	image, modules := guestTest(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
 	db := filepath.Join(t.TempDir(), "h.db")
 	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
@@ -209,10 +210,7 @@ func TestVMKernelsAB(t *testing.T) {
 // TestVMInterrupt stops a guest run with SIGINT once it measures: exit 130, no QEMU, no guest
 // directory, nothing of the run left.
 func TestVMInterrupt(t *testing.T) {
-	image, modules := testenv.TestKernel(t)
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
-	defer noGuestLeft(t)
+	image, modules := guestTest(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(binary, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--runs", "20", "--out", filepath.Join(tmp, "r.json"))
 	stderr, err := cmd.StderrPipe()
