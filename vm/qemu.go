@@ -38,6 +38,7 @@ type Config struct {
 	MemoryMB int       // guest memory
 	Dir      string    // the guest's directory on the host; Dir/x is shared read-write
 	Progress io.Writer // the guest's stderr and /init's progress, line by line
+	Prefix   string    // put before each forwarded line: "[A] " when two guests talk at once
 	// Stopped starts the guest paused at its first instruction (-S): Cont runs it.
 	Stopped bool
 }
@@ -50,7 +51,7 @@ type Machine struct {
 	exited   chan struct{}
 	waitErr  error
 	mu       sync.Mutex
-	phase    string   // the last progress word of /init: booted, modules loaded, running
+	phase    string // the last progress word of /init: booted, modules loaded, running
 	phaseAt  map[string]time.Time
 	lastLine []string // the last lines of the guest's stderr
 	phaseCh  chan string
@@ -196,7 +197,7 @@ func (m *Machine) readProgress(r io.Reader) {
 		}
 		m.mu.Unlock()
 		if m.cfg.Progress != nil {
-			fmt.Fprintln(m.cfg.Progress, line)
+			fmt.Fprintln(m.cfg.Progress, m.cfg.Prefix+line)
 		}
 	}
 }

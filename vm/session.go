@@ -186,6 +186,9 @@ func (s *Session) prepare(i int, k Kernel) (*guest, error) {
 		return nil, err
 	}
 	g := &guest{cfg: Config{Name: string(rune('A' + i)), Image: k.Image, CPUs: s.opt.CPUs, MemoryMB: s.opt.MemoryMB, Dir: dir, Progress: s.opt.Progress}}
+	if len(s.opt.Kernels) > 1 {
+		g.cfg.Prefix = "[" + g.cfg.Name + "] "
+	}
 	s.guests = append(s.guests, g)
 	if g.lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600); err != nil {
 		return nil, err
