@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -113,13 +114,7 @@ func BenchmarkSizes(b *testing.B) {
 				ipUp, ipDown = append(ipUp, t1.Sub(t0)), append(ipDown, t2.Sub(t1))
 			}
 			m := func(ds []time.Duration) time.Duration {
-				for i := range ds {
-					for j := i + 1; j < len(ds); j++ {
-						if ds[j] < ds[i] {
-							ds[i], ds[j] = ds[j], ds[i]
-						}
-					}
-				}
+				slices.Sort(ds)
 				return ds[len(ds)/2]
 			}
 			nu, nd, iu, id := m(nsUp), m(nsDown), m(ipUp), m(ipDown)
