@@ -72,6 +72,15 @@ func resultHeader(r *results.Result) []string {
 	if e.OVS != nil {
 		h = append(h, fmt.Sprintf("Open vSwitch %s, %s datapath, %s instance", e.OVS.Version, e.OVS.Datapath, e.OVS.Instance))
 	}
+	if vm := results.DescribeVM(r); vm != "" {
+		h = append(h, vm)
+	}
+	for i, k := range r.Kernels { // an A/B run of two kernels: the plots show STATE@A and STATE@B
+		h = append(h, fmt.Sprintf("kernel %c: %s, %s (its own table below, under Tables)", 'A'+i, k.Label, results.DescribeVM(k)))
+	}
+	if turns := results.DescribeTurns(r.Turns); turns != "" {
+		h = append(h, turns)
+	}
 	if !r.Complete {
 		h = append(h, "INCOMPLETE: the run ended early; the figures cover the runs that finished")
 	}

@@ -45,9 +45,32 @@ type junitFailure struct {
 // significantly and no expectation covers it, as for exit code 1.
 func JUnit(w io.Writer, r *Result) error {
 	doc := junitSuites{Name: "nsperf " + r.Scenario.Name}
+	// An A/B run of two kernels: each kernel's own run, then kernel B against kernel A.
+	for i, k := range r.Kernels {
+		doc.addResult(k, fmt.Sprintf("kernel %c (%s): ", 'A'+i, k.Label))
+	}
+	if len(r.Kernels) > 0 {
+		doc.addResult(r, "kernel B vs kernel A: ")
+	} else {
+		doc.addResult(r, "")
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// addResult adds a suite per case of r, with prefix before each suite's name.
+func (doc *junitSuites) addResult(r *Result, prefix string) {
 	class := "nsperf." + r.Scenario.Name
 	for _, c := range r.Cases {
-		suite := junitSuite{Name: strings.TrimSpace(r.Scenario.Name + " " + c.Label)}
+		suite := junitSuite{Name: prefix + strings.TrimSpace(r.Scenario.Name+" "+c.Label)}
 		if !r.Start.IsZero() {
 			suite.Timestamp = r.Start.Format("2006-01-02T15:04:05")
 		}
@@ -77,16 +100,6 @@ func JUnit(w io.Writer, r *Result) error {
 		doc.Tests += suite.Tests
 		doc.Failures += suite.Failures
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
 }
 
 func (s *junitSuite) add(tc junitCase) {

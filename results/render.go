@@ -301,8 +301,12 @@ func DescribeVM(r *Result) string {
 	if v == nil {
 		return ""
 	}
-	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s, first measurement after %.1f s",
-		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, strings.ToUpper(v.Accel), v.CPUs, v.MemoryMB, v.BootSeconds, v.FirstSampleSeconds)
+	first := ""
+	if v.FirstSampleSeconds > 0 {
+		first = fmt.Sprintf(", first measurement after %.1f s", v.FirstSampleSeconds)
+	}
+	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s%s",
+		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, strings.ToUpper(v.Accel), v.CPUs, v.MemoryMB, v.BootSeconds, first)
 }
 
 // DescribeTurns sums up an A/B run's schedule: how many turns each kernel took while the

@@ -45,16 +45,15 @@ type Config struct {
 
 // Machine is a running guest.
 type Machine struct {
-	cfg      Config
-	cmd      *exec.Cmd
-	mon      *qmp.SocketMonitor
-	exited   chan struct{}
-	waitErr  error
-	mu       sync.Mutex
-	phase    string // the last progress word of /init: booted, modules loaded, running
-	phaseAt  map[string]time.Time
-	lastLine []string // the last lines of the guest's stderr
-	phaseCh  chan string
+	cfg     Config
+	cmd     *exec.Cmd
+	mon     *qmp.SocketMonitor
+	exited  chan struct{}
+	waitErr error
+	mu      sync.Mutex
+	phase   string // the last progress word of /init: booted, modules loaded, running
+	phaseAt map[string]time.Time
+	phaseCh chan string
 }
 
 // Exchange is the directory the guest shares with the host (its GuestDir).
@@ -91,9 +90,6 @@ func (c Config) args() []string {
 	}
 	return a
 }
-
-// CommandLine is QEMU's command line, for the record and for running it by hand.
-func (c Config) CommandLine() []string { return append([]string{QEMU}, c.args()...) }
 
 // Start starts QEMU. It returns once QMP answers; the guest boots on (or waits for Cont
 // when Stopped).
@@ -190,12 +186,6 @@ func (m *Machine) readProgress(r io.Reader) {
 				continue
 			}
 		}
-		m.mu.Lock()
-		m.lastLine = append(m.lastLine, line)
-		if len(m.lastLine) > 20 {
-			m.lastLine = m.lastLine[1:]
-		}
-		m.mu.Unlock()
 		if m.cfg.Progress != nil {
 			fmt.Fprintln(m.cfg.Progress, m.cfg.Prefix+line)
 		}
@@ -214,13 +204,6 @@ func (m *Machine) PhaseAt(word string) time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.phaseAt[word]
-}
-
-// LastLines are the guest's last lines of stderr.
-func (m *Machine) LastLines() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.lastLine...)
 }
 
 // ErrBootTimeout: the guest did not reach the wanted phase in time.

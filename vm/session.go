@@ -278,15 +278,6 @@ func (s *Session) Outcomes(err error) []Outcome {
 	return out
 }
 
-// Machines are the session's guests, in kernel order.
-func (s *Session) Machines() []*Machine {
-	var ms []*Machine
-	for _, g := range s.guests {
-		ms = append(ms, g.m)
-	}
-	return ms
-}
-
 // Exchange is the exchange directory of guest i on the host.
 func (s *Session) Exchange(i int) string { return s.guests[i].cfg.Exchange() }
 

@@ -219,7 +219,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 	}
 	r := rs[0]
 	if len(rs) == 2 {
-		if r, err = abResult(rs, turns); err != nil {
+		if r, err = compare.Kernels(rs[0], rs[1], string(topo.NewRunID()), turns); err != nil {
 			return nil, err
 		}
 	}
@@ -275,32 +275,6 @@ func guestResult(out vm.Outcome, scenarioArg string, booted time.Duration) (*res
 		r.Warnings = append(r.Warnings, "vm: "+info.Warning)
 	}
 	return r, nil
-}
-
-// abResult makes the result of an A/B run: the states of both kernels side by side, each of
-// B compared with the same state of A (rounds paired: they alternated), and both kernels' own
-// results with their comparisons between states.
-func abResult(rs []*results.Result, turns []results.Turn) (*results.Result, error) {
-	sides := []compare.Side{{Name: "A", Source: "kernel " + rs[0].Label, Result: rs[0]}, {Name: "B", Source: "kernel " + rs[1].Label, Result: rs[1]}}
-	rep, err := compare.New(sides, compare.Options{Policy: rs[0].Settings.Policy, Expect: []scenarios.Expectation{}})
-	if err != nil {
-		return nil, fmt.Errorf("comparing the two kernels: %w", err)
-	}
-	m := rep.Result
-	m.Schema = results.Schema
-	m.RunID = string(topo.NewRunID())
-	m.Label = rs[0].Label + " vs " + rs[1].Label
-	m.Start, m.End = rs[0].Start, rs[0].End
-	if rs[1].End.After(m.End) {
-		m.End = rs[1].End
-	}
-	m.Complete = rs[0].Complete && rs[1].Complete
-	m.Scenario, m.Settings, m.Environment = rs[0].Scenario, rs[0].Settings, rs[0].Environment
-	m.Environment.KernelRelease = rs[0].Environment.KernelRelease + " vs " + rs[1].Environment.KernelRelease
-	m.Warnings = append(append([]string{}, rs[0].Warnings...), rep.Warnings...)
-	m.Kernels, m.Turns = rs, turns
-	m.Recompute()
-	return m, nil
 }
 
 // keepConsole writes a failed guest's console log next to its result (RESULT.A.console.log;
