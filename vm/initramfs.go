@@ -1,6 +1,8 @@
 package vm
 
 import (
+	"bytes"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -86,6 +88,9 @@ func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string
 	if err != nil {
 		return fmt.Errorf("initramfs: %w (install busybox-static)", err)
 	}
+	if dynamic(bb) {
+		return fmt.Errorf("initramfs: %s is linked dynamically and cannot run without the host's libraries: install busybox-static", busybox)
+	}
 	if err := file("bin/busybox", 0o755, bb); err != nil {
 		return err
 	}
@@ -111,4 +116,18 @@ func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string
 		return err
 	}
 	return cw.Close()
+}
+
+// dynamic reports whether an ELF executable asks for a program interpreter (ld.so).
+func dynamic(data []byte) bool {
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return false // not ELF (a test's stand-in): let the guest say
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true
+		}
+	}
+	return false
 }

@@ -189,6 +189,26 @@ func TestInitramfs(t *testing.T) {
 	}
 }
 
+// TestInitramfsRefusesDynamicBusybox: a busybox that needs ld.so cannot be /init's shell.
+func TestInitramfsRefusesDynamicBusybox(t *testing.T) {
+	sh, err := os.Executable() // the test binary: Go, static unless cgo; find a dynamic one
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/bin/ls", "/usr/bin/ls", sh} {
+		data, err := os.ReadFile(p)
+		if err != nil || !dynamic(data) {
+			continue
+		}
+		err = WriteInitramfs(io.Discard, p, "", nil, "")
+		if err == nil || !strings.Contains(err.Error(), "install busybox-static") {
+			t.Errorf("%s: %v", p, err)
+		}
+		return
+	}
+	t.Skip("no dynamically linked program found")
+}
+
 func TestNeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
