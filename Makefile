@@ -53,6 +53,7 @@ fuzz:
 bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
 	NSPERF_BENCH_1024=1 $(GO) test -run '^$$' -bench 'Sizes|ApplyState' -benchtime 1x ./topo/
+	$(GO) test -run '^$$' -bench 'ProcessSweep' -benchtime 2000x ./topo/
 	$(GO) test -run '^$$' -bench 'FirstSample' -benchtime 3x ./runner/
 	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/
 	$(GO) test -run '^$$' -bench 'AnalyzeHistory' -benchtime 2x ./history/

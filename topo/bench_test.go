@@ -152,3 +152,15 @@ func BenchmarkApplyState(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkProcessSweep is the teardown's one pass over /proc that finds the processes in a
+// run's namespaces (none here: the cost of looking).
+func BenchmarkProcessSweep(b *testing.B) {
+	testenv.RequireRoot(b)
+	targets := map[[2]uint64]bool{{1, 1}: true}
+	for b.Loop() {
+		if pids := processesIn(targets); len(pids) != 0 {
+			b.Fatal(pids)
+		}
+	}
+}

@@ -175,19 +175,32 @@ func exiting(pid int) bool {
 }
 
 func processesIn(targets map[[2]uint64]bool) []int {
-	entries, _ := os.ReadDir("/proc")
+	proc, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer proc.Close()
+	names, _ := proc.Readdirnames(-1)
+	// readlink of /proc/PID/ns/net ("net:[INODE]") costs half of a stat, which follows the
+	// link into nsfs (BenchmarkProcessSweep, 67 processes: 0.35 against 0.65 ms); the inode
+	// alone names a namespace, as nsfs has one device.
+	inodes := map[string]bool{}
+	for t := range targets {
+		inodes["net:["+strconv.FormatUint(t[1], 10)+"]"] = true
+	}
 	self := os.Getpid()
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+	buf := make([]byte, 64)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
 		if err != nil || pid == self {
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Stat(filepath.Join("/proc", e.Name(), "ns/net"), &st) != nil {
+		n, err := unix.Readlinkat(int(proc.Fd()), name+"/ns/net", buf)
+		if err != nil {
 			continue
 		}
-		if targets[[2]uint64{st.Dev, st.Ino}] {
+		if inodes[string(buf[:n])] {
 			pids = append(pids, pid)
 		}
 	}
