@@ -39,9 +39,21 @@ type Live struct {
 	failed    chan error // a daemon the topology depends on died
 	csumOffOn []string   // devices with tx checksum offload turned off for the userspace datapath
 
-	mu    sync.Mutex
-	undo  []undoEntry
-	swept bool // the processes in the run's namespaces are gone (teardown)
+	mu   sync.Mutex
+	undo []undoEntry
+	// sweep reports when the processes in the run's namespaces are gone: the teardown kills
+	// them while it unmounts the namespaces, and waits for it before it removes the state file.
+	sweep chan error
+}
+
+// waitSweep waits for the teardown's killing of the processes in the run's namespaces.
+func (l *Live) waitSweep() error {
+	if l.sweep == nil {
+		return nil
+	}
+	err := <-l.sweep
+	l.sweep <- err // a later call gets the same answer
+	return err
 }
 
 // namespacePaths are the mounts of the run's own namespaces.
@@ -76,13 +88,27 @@ type BuildOptions struct {
 // Build carries out a plan. On failure it removes what it had built and returns the error of
 // the step that failed.
 func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
-	owner, err := claimOwner(p.RunID, p.Scenario.Name, opt.Kept)
+	// The namespaces are recorded with the claim, before any exists: one write of the state
+	// file instead of two.
+	var names []string
+	for _, s := range p.Steps {
+		if s.Kind == plan.AddNamespace {
+			names = append(names, p.RunID.Namespace(s.NS))
+		}
+	}
+	owner, err := claimOwner(p.RunID, p.Scenario.Name, opt.Kept, names...)
 	if err != nil {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
 		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, failed: make(chan error, 2)}
-	l.push("remove state file and lock", owner.release)
+	l.push("remove state file and lock", func() error {
+		// While processes of the run may live on, the state file stays for nsperf cleanup.
+		if err := l.waitSweep(); err != nil {
+			return err
+		}
+		return owner.release()
+	})
 	if o := p.Scenario.Topology.OVS; o != nil && o.DB != "" {
 		// An existing OVS runs in this (root) namespace: its bridges' ports are created here.
 		if err := l.rootSpace(); err != nil {
@@ -149,12 +175,14 @@ func (l *Live) undoStep(u plan.Step) error {
 			sp.eth.Close()
 		}
 		sp.fd.Close()
-		if !l.swept {
-			// One pass over /proc for every namespace of the run, not one per namespace.
-			l.swept = true
-			if err := killProcessesInAll(l.namespacePaths()); err != nil {
-				return err
-			}
+		if l.sweep == nil {
+			// One pass over /proc for every namespace of the run, not one per namespace, and
+			// on another thread while the namespaces are unmounted: their identities are
+			// taken now, while they are mounted.
+			paths := l.namespacePaths()
+			targets := namespaceTargets(paths)
+			l.sweep = make(chan error, 1)
+			go func() { l.sweep <- killProcessesIn(targets, paths) }()
 		}
 		return removeNamespaceMount(sp.name)
 	case plan.DelLink:
@@ -272,17 +300,23 @@ func (l *Live) buildSteps(steps []plan.Step) error {
 // another fails.
 func (l *Live) addNamespaces(steps []plan.Step) error {
 	var todo []plan.Step
+	recorded := true
 	for _, s := range steps {
 		if s.Kind == plan.AddNamespace {
 			todo = append(todo, s)
-			l.owner.Namespaces = append(l.owner.Namespaces, l.ID.Namespace(s.NS))
+			if full := l.ID.Namespace(s.NS); !slices.Contains(l.owner.Namespaces, full) {
+				l.owner.Namespaces = append(l.owner.Namespaces, full)
+				recorded = false
+			}
 		}
 	}
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := l.owner.save(); err != nil {
-		return err
+	if !recorded { // each namespace is in the state file before it exists
+		if err := l.owner.save(); err != nil {
+			return err
+		}
 	}
 	made := make([]*space, len(todo))
 	errs := make([]error, len(todo))

@@ -128,6 +128,12 @@ func removeNamespaceMount(name string) error {
 // it is a zombie, so both are waited for), so that the namespaces and their devices really
 // disappear. One pass over /proc serves every namespace.
 func killProcessesInAll(nsPaths []string) error {
+	return killProcessesIn(namespaceTargets(nsPaths), nsPaths)
+}
+
+// namespaceTargets identifies the namespaces mounted at nsPaths (device and inode), so that
+// their processes can be found after the mounts are gone.
+func namespaceTargets(nsPaths []string) map[[2]uint64]bool {
 	targets := map[[2]uint64]bool{}
 	for _, p := range nsPaths {
 		var st unix.Stat_t
@@ -135,6 +141,12 @@ func killProcessesInAll(nsPaths []string) error {
 			targets[[2]uint64{st.Dev, st.Ino}] = true
 		}
 	}
+	return targets
+}
+
+// killProcessesIn is killProcessesInAll for namespaces identified by namespaceTargets; nsPaths
+// only name them in the error.
+func killProcessesIn(targets map[[2]uint64]bool, nsPaths []string) error {
 	if len(targets) == 0 {
 		return nil
 	}

@@ -73,7 +73,7 @@ func ensureStateDir() error {
 
 // claimOwner creates the lock and state file of a new run and takes the lock, before anything
 // of the run exists; it fails with fs.ErrExist if the run id is taken.
-func claimOwner(id RunID, scenario string, kept bool) (*Owner, error) {
+func claimOwner(id RunID, scenario string, kept bool, namespaces ...string) (*Owner, error) {
 	if err := ensureStateDir(); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func claimOwner(id RunID, scenario string, kept bool) (*Owner, error) {
 		lock.Close()
 		return nil, fmt.Errorf("run id %s: %w", id, fs.ErrExist)
 	}
-	o := &Owner{RunID: id, PID: os.Getpid(), Kept: kept, Scenario: scenario, Created: time.Now().UTC(), lock: lock}
+	o := &Owner{RunID: id, PID: os.Getpid(), Kept: kept, Scenario: scenario, Created: time.Now().UTC(), Namespaces: namespaces, lock: lock}
 	if err := o.save(); err != nil {
 		o.release()
 		return nil, err

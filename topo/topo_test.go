@@ -2,11 +2,15 @@ package topo
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
@@ -182,6 +186,36 @@ func TestFailedBuildRemovesWhatItBuilt(t *testing.T) {
 		t.Fatalf("Build: %v", err)
 	}
 	testenv.CheckClean(t, before, StateDir)
+}
+
+// TestTeardownKillsWhatRunsInside: a process left in a run's namespace is killed by the
+// teardown (on another thread, while the namespaces are unmounted), and is gone, or a zombie
+// waiting for its parent, by the time Teardown returns, which removes the state file last.
+func TestTeardownKillsWhatRunsInside(t *testing.T) {
+	_, l := buildDefault(t)
+	sleeper := exec.Command("ip", "netns", "exec", l.Namespace("client"), "sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { sleeper.Wait(); close(exited) }()
+	// ip netns exec has become sleep once the process is in the namespace.
+	for i := 0; i < 500; i++ {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", sleeper.Process.Pid)); strings.TrimSpace(string(comm)) == "sleep" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := l.Teardown(); err != nil {
+		t.Fatal(err)
+	}
+	if exiting(sleeper.Process.Pid) {
+		t.Errorf("process %d still runs after the teardown", sleeper.Process.Pid)
+	}
+	<-exited
+	if _, err := os.Stat(ownerPath(l.ID)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("state file: %v", err)
+	}
 }
 
 func TestCleanupRemovesKilledRun(t *testing.T) {
