@@ -29,14 +29,18 @@ type vmFlags struct {
 	gate             string // hidden: the guest side of an A/B run
 }
 
-func (f *vmFlags) add(fs *pflag.FlagSet, ab bool) {
+func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 	help := "boot this kernel image (arch/x86/boot/bzImage) in QEMU over the host's root and run there"
-	if ab {
+	if forRun {
 		help += "; twice: an A/B run of two kernels, rounds alternating between them"
 	}
 	fs.StringArrayVar(&f.kernels, "kernel", nil, help)
 	fs.StringArrayVar(&f.modules, "modules", nil, "the kernel's modules: a make modules_install INSTALL_MOD_PATH= tree or an extracted package (once for all kernels, or once per --kernel)")
-	fs.IntVar(&f.cpus, "vm-cpus", 0, "vCPUs of the guest (default: enough for every CPU the scenario pins)")
+	cpusHelp := "vCPUs of the guest (default 1)"
+	if forRun {
+		cpusHelp = "vCPUs of the guest (default: enough for every CPU the scenario pins)"
+	}
+	fs.IntVar(&f.cpus, "vm-cpus", 0, cpusHelp)
 	fs.IntVar(&f.memoryMB, "vm-memory", vm.DefaultMemoryMB, "guest memory in MiB")
 	fs.StringVar(&f.accel, "vm-accel", "auto", "auto (KVM when it boots a guest, else TCG), kvm or tcg")
 	fs.DurationVar(&f.bootTimeout, "boot-timeout", vm.DefaultBootTimeout, "how long the guest may take from QEMU's start to running nsperf")
