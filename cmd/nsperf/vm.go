@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,6 +114,8 @@ var forwardedRunFlags = []string{"runs", "max-runs", "duration", "omit", "alpha"
 // guest failed), and returned for the table, JUnit and the history.
 func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario, vf vmFlags, labels []string, opt runner.Options) (*results.Result, error) {
 	start := time.Now()
+	// Console logs of guests that left no result are named after the run's start.
+	noResultID := "vm-" + start.Format("20060102-150405")
 	if len(vf.kernels) > 2 {
 		return nil, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
 	}
@@ -163,7 +166,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 	var bootErr *vm.BootError
 	if errors.As(err, &bootErr) {
 		for name, console := range bootErr.Consoles {
-			keepConsole(c, runner.OutPath(opt, s, "vm-"+time.Now().Format("20060102-150405")), name, console)
+			keepConsole(c, runner.OutPath(opt, s, noResultID), name, console)
 		}
 	}
 	if err != nil {
@@ -191,7 +194,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 			code = out.ExitCode
 		}
 		if failed := out.Err != nil || out.ExitCode != 0 || r == nil; failed && len(out.Console) > 0 {
-			id := "vm-" + time.Now().Format("20060102-150405")
+			id := noResultID
 			if r != nil {
 				id = r.RunID
 			}
@@ -205,7 +208,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		}
 		rs = append(rs, r)
 	}
-	if len(errs) > 0 || slicesContainsNil(rs) {
+	if len(errs) > 0 || slices.Contains(rs, nil) {
 		err := errors.Join(errs...)
 		if err == nil {
 			err = errors.New("a guest left no result")
@@ -236,15 +239,6 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		return r, guestExit{code, fmt.Errorf("nsperf in the guest exited %d", code)}
 	}
 	return r, nil
-}
-
-func slicesContainsNil(rs []*results.Result) bool {
-	for _, r := range rs {
-		if r == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // guestResult reads a guest's result and records where it was measured.
