@@ -64,6 +64,12 @@ func ReadFile(path string) (*Result, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("read result: %w", err)
 	}
+	return Parse(path, data)
+}
+
+// Parse reads a result or a journal already in memory (e.g. a guest's, copied out of its
+// directory); path only names it in errors.
+func Parse(path string, data []byte) (*Result, []string, error) {
 	if isJournal(data) {
 		r, warnings, err := parseJournal(path, data)
 		if err != nil {

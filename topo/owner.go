@@ -258,16 +258,22 @@ func unlockRun(id RunID, f *os.File, remove bool) {
 // means nothing here: ids are reused within minutes. A run without a lock file is not alive: a
 // run creates it before anything else and removes it after everything else.
 func Alive(id RunID) bool {
-	f, err := os.OpenFile(lockPath(id), os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	held, missing := LockHeld(lockPath(id))
+	return held && !missing
+}
+
+// LockHeld reports whether a process holds the lock file at path (flock), or that there is
+// no such file. When it cannot tell, the lock counts as held: touch nothing.
+func LockHeld(path string) (held, missing bool) {
+	f, err := os.OpenFile(path, os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false
+		return false, true
 	}
 	if err != nil {
-		return true // cannot tell: treat as alive, touch nothing
+		return true, false
 	}
 	defer f.Close()
-	err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
-	return err != nil
+	return unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil, false
 }
 
 // Removal is what Down did: what it removed and what it left alone, and why.

@@ -182,6 +182,20 @@ func probeOVSInternal() ProbedDevice {
 	return d
 }
 
+// raisedTSO decides a change that raises a device's tso_max_size to the GSO maximum: present
+// when the device a shows it, absent when it shows 64K, unknown (with why) without a device.
+func raisedTSO(change string, a Attrs, device, unknown string) ChangeVerdict {
+	if a == nil {
+		return ChangeVerdict{Change: change, Verdict: Unknown, Evidence: unknown}
+	}
+	v := ChangeVerdict{Change: change, Verdict: Absent,
+		Evidence: fmt.Sprintf("%s has tso_max_size %d (%d with the change)", device, a["tso_max_size"], knobs.MaxGSOSize)}
+	if a["tso_max_size"] >= knobs.MaxGSOSize {
+		v.Verdict = Present
+	}
+	return v
+}
+
 // verdicts decides the known kernel changes from what the devices showed.
 func verdicts(r *ProbeReport) []ChangeVerdict {
 	attrs := func(kind string) Attrs {
@@ -201,25 +215,9 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 	}
 	out = append(out, v4)
 
-	vx := ChangeVerdict{Change: ChangeVxlanBigTCP, Verdict: Unknown, Evidence: "no vxlan without a lower device could be created"}
-	if a := attrs(ProbeVxlanNoLower); a != nil {
-		vx.Verdict = Absent
-		if a["tso_max_size"] >= knobs.MaxGSOSize {
-			vx.Verdict = Present
-		}
-		vx.Evidence = fmt.Sprintf("a vxlan without a lower device has tso_max_size %d (%d with the change)", a["tso_max_size"], knobs.MaxGSOSize)
-	}
-	out = append(out, vx)
-
-	ovsv := ChangeVerdict{Change: ChangeOVSInternal, Verdict: Unknown, Evidence: r.Device(ProbeOVSInternal).Error}
-	if a := attrs(ProbeOVSInternal); a != nil {
-		ovsv.Verdict = Absent
-		if a["tso_max_size"] >= knobs.MaxGSOSize {
-			ovsv.Verdict = Present
-		}
-		ovsv.Evidence = fmt.Sprintf("an internal port of the kernel datapath has tso_max_size %d (%d with the change)", a["tso_max_size"], knobs.MaxGSOSize)
-	}
-	out = append(out, ovsv)
+	out = append(out,
+		raisedTSO(ChangeVxlanBigTCP, attrs(ProbeVxlanNoLower), "a vxlan without a lower device", "no vxlan without a lower device could be created"),
+		raisedTSO(ChangeOVSInternal, attrs(ProbeOVSInternal), "an internal port of the kernel datapath", r.Device(ProbeOVSInternal).Error))
 
 	// A vxlan over a lower device shows inheritance only where that device's tso_max_size
 	// differs from a vxlan's own default.

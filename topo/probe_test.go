@@ -61,6 +61,27 @@ func TestProbeVerdicts(t *testing.T) {
 	}
 }
 
+// TestProbeOVSVerdict: an internal port of the kernel datapath (probed in a guest with the
+// openvswitch module) decides the OVS change; without one it stays unknown, saying why.
+func TestProbeOVSVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		tso  uint32
+		want string
+	}{{65536, Absent}, {524280, Present}} {
+		r := probeReport(65536, 524280, 65536)
+		r.Devices[len(r.Devices)-1] = ProbedDevice{Kind: ProbeOVSInternal, Attrs: Attrs{"tso_max_size": tc.tso}}
+		r.Changes = verdicts(r)
+		if got := verdictOf(r, ChangeOVSInternal); got != tc.want {
+			t.Errorf("tso_max_size %d: %s, want %s", tc.tso, got, tc.want)
+		}
+	}
+	for _, c := range probeReport(65536, 524280, 65536).Changes {
+		if c.Change == ChangeOVSInternal && c.Evidence != "not probed: no openvswitch kernel module" {
+			t.Errorf("unknown without its reason: %+v", c)
+		}
+	}
+}
+
 func TestProbeTextGolden(t *testing.T) {
 	var b bytes.Buffer
 	if err := probeReport(65536, 524280, 65536).Text(&b); err != nil {

@@ -2,7 +2,6 @@ package vm
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -34,9 +33,4 @@ func chooseAccel() (accel, warning string) {
 
 func markKVMBroken() {
 	_ = os.WriteFile(kvmBrokenFile(), []byte(bootID()+"\n"), 0o644)
-}
-
-func execOutput(name string, args ...string) (string, error) {
-	out, err := exec.Command(name, args...).Output()
-	return string(out), err
 }

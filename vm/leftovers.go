@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/nsperf/nsperf/topo"
 )
 
 // Leftover is what a killed run on a kernel under test left: its guest's directory and the
@@ -87,20 +87,14 @@ func guestName(pid int) string {
 
 // locked reports whether a run holds the guest directory's lock (it is alive).
 func locked(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	held, missing := topo.LockHeld(filepath.Join(dir, "lock"))
+	if missing {
 		// A run creates the lock right after the directory: give a run starting now that
 		// moment, then call it gone.
-		if st, serr := os.Stat(dir); serr == nil && time.Since(st.ModTime()) < 10*time.Second {
-			return true
-		}
-		return false
+		st, err := os.Stat(dir)
+		return err == nil && time.Since(st.ModTime()) < 10*time.Second
 	}
-	if err != nil {
-		return true // cannot tell: touch nothing
-	}
-	defer f.Close()
-	return unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil
+	return held
 }
 
 // Remove kills the leftover's QEMU processes and removes its directory.

@@ -135,7 +135,7 @@ func Start(cfg Config) (*Machine, error) {
 		}
 		select {
 		case <-m.exited:
-			return nil, fmt.Errorf("vm %s: %s exited at once: %v", cfg.Name, QEMU, m.waitErr)
+			return nil, fmt.Errorf("vm %s: %s exited at once: %w", cfg.Name, QEMU, m.waitErr)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

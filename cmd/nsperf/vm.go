@@ -246,17 +246,7 @@ func guestResult(out vm.Outcome, scenarioArg string, booted time.Duration) (*res
 	if len(out.Result) == 0 {
 		return nil, errors.New("the guest wrote no result.json")
 	}
-	tmp, err := os.CreateTemp("", "nsperf-guest-*.json")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out.Result); err != nil {
-		tmp.Close()
-		return nil, err
-	}
-	tmp.Close()
-	r, _, err := results.ReadFile(tmp.Name())
+	r, _, err := results.Parse("the guest's result.json", out.Result)
 	if err != nil {
 		return nil, err
 	}
