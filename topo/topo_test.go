@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -215,6 +216,54 @@ func TestTeardownKillsWhatRunsInside(t *testing.T) {
 	<-exited
 	if _, err := os.Stat(ownerPath(l.ID)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("state file: %v", err)
+	}
+}
+
+// TestKernelThreadsAreSkipped: the teardown's sweep of /proc leaves out kthreadd and its
+// children, which never run in a namespace nsperf made, and only when pid 2 is kthreadd.
+func TestKernelThreadsAreSkipped(t *testing.T) {
+	for _, c := range []struct {
+		stat string
+		want bool
+	}{
+		{"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 4 0 0 20 0 1 0 1 0 0", true},
+		// pid 2 of a container's PID namespace: an ordinary process, whatever its name.
+		{"2 (kthreadd) S 1 1 1 0 -1 4194560 120 0 0 0 0 0 0 0 20 0 1 0 300 2490368", false},
+		{"2 (a) b) S 0 0 0 0 -1 2129984", true}, // the name ends at the last ")"
+		{"2 (short) S 0 0", false},
+		{"garbage", false},
+	} {
+		if got := isKernelThread([]byte(c.stat)); got != c.want {
+			t.Errorf("isKernelThread(%q) = %v, want %v", c.stat, got, c.want)
+		}
+	}
+	if _, err := os.Stat("/proc/2/task/2/children"); err != nil {
+		t.Skipf("no children file of pid 2 (CONFIG_PROC_CHILDREN?): %v", err)
+	}
+	kt := kernelThreads()
+	if !kt["2"] || len(kt) < 2 {
+		t.Fatalf("kernel threads %v: want kthreadd and its children", kt)
+	}
+	if kt[strconv.Itoa(os.Getpid())] || kt["1"] {
+		t.Errorf("kernel threads %v include this process or init", kt)
+	}
+	threads := 0
+	for pid := range kt {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if isKernelThread(stat) {
+			threads++
+		}
+		// A child of kthreadd: a kernel thread, or a helper the kernel started (modprobe).
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if pid != "2" && f[1] != "2" {
+			t.Errorf("pid %s is no child of kthreadd: %s", pid, stat)
+		}
+	}
+	if threads < 2 {
+		t.Errorf("only %d kernel threads among %v", threads, kt)
 	}
 }
 
