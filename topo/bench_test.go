@@ -169,14 +169,16 @@ func floorUp(tb testing.TB, s *scenarios.Scenario) time.Duration {
 	for i, ns := range names {
 		index[ns] = i
 	}
+	err := errors.Join(errs...)
 	for _, link := range s.Topology.Links {
-		if errs[0] != nil || link.Veth == nil {
+		if err != nil || link.Veth == nil {
 			continue
 		}
 		a, b := link.Veth.A, link.Veth.B
-		errs[0] = links[index[a.NS]].LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: a.Name}, PeerName: b.Name, PeerNamespace: netlink.NsFd(handles[index[b.NS]])})
+		err = links[index[a.NS]].LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: a.Name}, PeerName: b.Name, PeerNamespace: netlink.NsFd(handles[index[b.NS]])})
 	}
 	d := time.Since(t0)
+	errs = []error{err}
 	for i, ns := range names {
 		if links[i] != nil {
 			links[i].Close()

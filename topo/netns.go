@@ -181,9 +181,19 @@ func exiting(pid int) bool {
 	if err != nil {
 		return false
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	f := bytes.Fields(stat[i+1:])
+	f := statFields(stat)
 	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
+}
+
+// statFields are the fields of a /proc/PID/stat line after the process name, which ends at
+// the last ")" (a name may hold spaces and parentheses): state, ppid, pgrp, session, tty_nr,
+// tpgid, flags, ... None for a line without a name.
+func statFields(stat []byte) [][]byte {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return bytes.Fields(stat[i+1:])
 }
 
 func processesIn(targets map[[2]uint64]bool) []int {
@@ -250,12 +260,7 @@ func kernelThreads() map[string]bool {
 
 // isKernelThread reads the flags of a /proc/PID/stat line.
 func isKernelThread(stat []byte) bool {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return false
-	}
-	// After the name: state, ppid, pgrp, session, tty_nr, tpgid, flags.
-	f := bytes.Fields(stat[i+1:])
+	f := statFields(stat)
 	if len(f) < 7 {
 		return false
 	}

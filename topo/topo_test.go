@@ -257,8 +257,7 @@ func TestKernelThreadsAreSkipped(t *testing.T) {
 			threads++
 		}
 		// A child of kthreadd: a kernel thread, or a helper the kernel started (modprobe).
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if pid != "2" && f[1] != "2" {
+		if f := statFields(stat); pid != "2" && string(f[1]) != "2" {
 			t.Errorf("pid %s is no child of kthreadd: %s", pid, stat)
 		}
 	}
