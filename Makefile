@@ -43,7 +43,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/iperf3
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/netperf
-	$(GO) test -run '^$$' -fuzz '^FuzzParseOwner$$' -fuzztime $(FUZZTIME) ./topo
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./topo/runstate
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
 	$(GO) test -run '^$$' -fuzz '^FuzzParseImage$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzModulesDep$$' -fuzztime $(FUZZTIME) ./vm
@@ -53,7 +53,7 @@ fuzz:
 bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
 	NSPERF_BENCH_1024=1 $(GO) test -run '^$$' -bench 'Sizes|ApplyState' -benchtime 1x ./topo/
-	$(GO) test -run '^$$' -bench 'ProcessSweep' -benchtime 2000x ./topo/
+	$(GO) test -run '^$$' -bench 'ProcessSweep' -benchtime 2000x ./topo/runstate/
 	$(GO) test -run '^$$' -bench 'FirstSample' -benchtime 3x ./runner/
 	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/
 	$(GO) test -run '^$$' -bench 'AnalyzeHistory' -benchtime 2x ./history/

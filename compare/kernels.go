@@ -32,6 +32,8 @@ func Kernels(a, b *results.Result, runID string, turns []results.Turn) (*results
 	m.Environment.VM = nil // each kernel's result names its guest
 	m.Warnings = append(append([]string{}, a.Warnings...), rep.Warnings...)
 	m.Kernels, m.Turns = []*results.Result{a, b}, turns
-	m.Recompute()
+	if err := m.Recompute(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }

@@ -180,7 +180,9 @@ func (h *DB) Find(ctx context.Context, ref string) (*results.Result, error) {
 	if err := json.Unmarshal([]byte(data), &r); err != nil {
 		return nil, h.wrap(fmt.Errorf("run %s: stored result: %w", ref, err))
 	}
-	r.Recompute()
+	if err := r.Recompute(); err != nil {
+		return nil, h.wrap(err)
+	}
 	return &r, nil
 }
 

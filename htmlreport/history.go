@@ -98,7 +98,18 @@ func seriesPlot(s history.Series) (template.HTML, error) {
 	bars.LineStyle.Color = palette[0]
 	p.Add(line, bars, sc)
 	p.Legend.Add("run median, 95% CI", sc)
-	// Segment levels between change points, and the change points themselves.
+	if err := addChangePoints(p, s, pts, lo, hi); err != nil {
+		return "", err
+	}
+	p.X.Tick.Marker = runTicks(s.Points)
+	p.X.Tick.Label.Rotation = math.Pi / 4
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	return svg(p, 7*vg.Inch, 3.6*vg.Inch)
+}
+
+// addChangePoints draws the level of each segment between change points, and each change
+// point as a dashed line from lo to hi.
+func addChangePoints(p *plot.Plot, s history.Series, pts plotter.XYs, lo, hi float64) error {
 	bounds := []int{0}
 	for _, cp := range s.ChangePoints {
 		bounds = append(bounds, cp.Index)
@@ -116,7 +127,7 @@ func seriesPlot(s history.Series) (template.HTML, error) {
 		level /= float64(b - a)
 		seg, err := plotter.NewLine(plotter.XYs{{X: float64(a) - 0.4, Y: level}, {X: float64(b-1) + 0.4, Y: level}})
 		if err != nil {
-			return "", err
+			return err
 		}
 		seg.LineStyle.Color, seg.LineStyle.Width = levelColour, vg.Points(2)
 		p.Add(seg)
@@ -128,7 +139,7 @@ func seriesPlot(s history.Series) (template.HTML, error) {
 		x := float64(cp.Index) - 0.5
 		mark, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
 		if err != nil {
-			return "", err
+			return err
 		}
 		mark.LineStyle.Color, mark.LineStyle.Width = changeColour, vg.Points(1.5)
 		mark.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -137,10 +148,7 @@ func seriesPlot(s history.Series) (template.HTML, error) {
 			p.Legend.Add("change point", mark)
 		}
 	}
-	p.X.Tick.Marker = runTicks(s.Points)
-	p.X.Tick.Label.Rotation = math.Pi / 4
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-	return svg(p, 7*vg.Inch, 3.6*vg.Inch)
+	return nil
 }
 
 // runTicks label the runs on the x axis by label (else run id), at most about 20 of them.

@@ -3,6 +3,8 @@ package results
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -145,4 +147,46 @@ func TestJUnit(t *testing.T) {
 		t.Errorf("tests %d/%d/%d failures %d/%d/%d:\n%s", len(s.Cases), *s.Tests, doc.Tests, failures, *s.Failures, doc.Failures, b.String())
 	}
 	testenv.Golden(t, filepath.Join("testdata", "junit.golden"), b.String())
+}
+
+// TestStoredExpectationsAreNeverDropped: a result whose stored scenario text no longer
+// validates (here: a knob this nsperf does not know) keeps its expect: list, evaluated as
+// when it ran; one whose expect: cannot be read is refused as input (exit 2), never read as a
+// result without expectations.
+func TestStoredExpectationsAreNeverDropped(t *testing.T) {
+	data, err := os.ReadFile("testdata/stored-invalid.yaml") // a knob this nsperf does not know
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if _, err := scenarios.Parse("stored", []byte(text), scenarios.Options{}); err == nil {
+		t.Fatal("the stored text validates: the test needs one that does not")
+	}
+	r := benchstatResult()
+	r.Scenario.Text = text
+	var b bytes.Buffer
+	if err := Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Parse("r.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Cases[0].Expectations; len(e) != 1 || e[0].Pass {
+		t.Fatalf("expectations %+v: want the stored one, failed (+10%% is below +20%%)", e)
+	}
+	if f := got.Failures(); len(f) == 0 {
+		t.Error("a failed stored expectation does not fail the result")
+	}
+
+	r.Scenario.Text = strings.Replace(text, `change: ">= +20%"`, `change: "about twice"`, 1)
+	b.Reset()
+	if err := Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Parse("r.json", b.Bytes())
+	var input *InputError
+	if !errors.As(err, &input) || !strings.Contains(err.Error(), "expect") {
+		t.Errorf("unreadable stored expectations: %v, want an input error naming expect", err)
+	}
 }

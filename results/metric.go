@@ -1,6 +1,10 @@
 package results
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
 
 // Metric is one figure a tool run produced.
 type Metric struct {
@@ -23,13 +27,13 @@ const (
 
 // Metric names produced by the tool drivers, with their units and directions.
 const (
-	Throughput  = "throughput"   // bits/s, received
-	Retransmits = "retransmits"  // count, sender
-	CPUSender   = "cpu_sender"   // percent of one CPU... as iperf3 reports host_total
-	CPUReceiver = "cpu_receiver" // percent, iperf3 remote_total
-	RTTMean     = "rtt_mean"     // microseconds, mean over streams of the sender's smoothed RTT
-	RTTMin      = "rtt_min"      // microseconds
-	RTTMax      = "rtt_max"      // microseconds
+	Throughput  = scenarios.MetricThroughput // bits/s, received
+	Retransmits = "retransmits"              // count, sender
+	CPUSender   = "cpu_sender"               // percent of one CPU... as iperf3 reports host_total
+	CPUReceiver = "cpu_receiver"             // percent, iperf3 remote_total
+	RTTMean     = "rtt_mean"                 // microseconds, mean over streams of the sender's smoothed RTT
+	RTTMin      = "rtt_min"                  // microseconds
+	RTTMax      = "rtt_max"                  // microseconds
 )
 
 var directions = map[string]Direction{

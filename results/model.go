@@ -1,12 +1,13 @@
 // Package results holds the result model (versioned JSON), its statistics and renderers, and
-// the journal that keeps the samples of an interrupted run. Everything here is pure.
+// the store: the result file, written atomically, and the journal that keeps the samples of
+// an interrupted run. Nothing here needs root; only the store touches files.
 package results
 
 import (
 	"time"
 )
 
-// Schema is the version of the result JSON; readers refuse other major versions.
+// Schema is the version of the result JSON; readers refuse any other.
 const Schema = "nsperf.result/v1"
 
 // Result is everything one `nsperf run` measured, with what is needed to reproduce it.

@@ -87,10 +87,11 @@ func formatCV(s Stats) string {
 	return fmt.Sprintf("%.2f%%", 100*s.CV)
 }
 
-// Table writes the summaries in the layout of shared/seeds/ovs-internal-port-tso.md: one row
-// per workload and metric, the median of each state with its confidence interval, the CV of
-// each state, and each state's change against the state it is compared with; then, per case,
-// the states that were unavailable and what recreated devices inherited.
+// Table writes the summaries in the layout of the commit message of "openvswitch: raise
+// internal port TSO limit": one row per workload and metric, the median of each state with
+// its confidence interval, the CV of each state, and each state's change against the state it
+// is compared with; then, per case, the states that were unavailable and what recreated
+// devices inherited.
 func Table(w io.Writer, r *Result) error {
 	for i, k := range r.Kernels {
 		fmt.Fprintf(w, "kernel %c: %s\n", 'A'+i, k.Label)

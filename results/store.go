@@ -75,14 +75,18 @@ func Parse(path string, data []byte) (*Result, []string, error) {
 		if err != nil {
 			return nil, warnings, err
 		}
-		r.Recompute()
+		if err := r.Recompute(); err != nil {
+			return nil, warnings, &InputError{Path: path, Err: err}
+		}
 		return r, warnings, nil
 	}
 	r, err := parseResult(path, data)
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Recompute()
+	if err := r.Recompute(); err != nil {
+		return nil, nil, &InputError{Path: path, Err: err}
+	}
 	return r, nil, nil
 }
 
@@ -109,20 +113,20 @@ func parseResult(path string, data []byte) (*Result, error) {
 }
 
 // Recompute derives every summary and expectation from the samples, with the run's policy and
-// the expectations of its scenario text.
-func (r *Result) Recompute() {
-	var exps []scenarios.Expectation
-	var workloads []string
-	if s, err := scenarios.Parse(r.Scenario.File, []byte(r.Scenario.Text), scenarios.Options{}); err == nil {
-		exps = s.Expect
-		for _, w := range s.Workloads {
-			workloads = append(workloads, w.Name)
-		}
+// the expectations of its scenario text. A text that no longer validates still gives its
+// expect: list; one whose expect: cannot be read is an error, and the result's stored
+// expectations are kept as they are.
+func (r *Result) Recompute() error {
+	exps, workloads, err := scenarios.StoredExpectations(r.Scenario.File, []byte(r.Scenario.Text))
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.RunID, err)
 	}
 	// An A/B run of two kernels: each kernel's result is a run of its own; the states of both
 	// compared with each other carry no expectations (those are about the states of one run).
 	for _, k := range r.Kernels {
-		k.Recompute()
+		if err := k.Recompute(); err != nil {
+			return err
+		}
 	}
 	if len(r.Kernels) > 0 {
 		exps = nil
@@ -151,6 +155,7 @@ func (r *Result) Recompute() {
 	for i := range r.Cases {
 		r.Cases[i].Expectations = Evaluate(r.Cases[i], exps)
 	}
+	return nil
 }
 
 // JournalSchema is the version of the journal's line format.

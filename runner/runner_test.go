@@ -19,6 +19,7 @@ import (
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 func TestSchedule(t *testing.T) {
@@ -75,7 +76,7 @@ func TestScriptGolden(t *testing.T) {
 // TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over
 // IPv4 and IPv6 on pinned CPUs, journal, result, teardown.
 func TestRunTwoStates(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	out := filepath.Join(t.TempDir(), "r.json")
 	var progress strings.Builder
 	r, err := Run(context.Background(), short(t, 2, time.Second), Options{Out: out, Progress: &progress})
@@ -157,18 +158,16 @@ func TestRunTwoStates(t *testing.T) {
 // TestFailedToolIsRecorded: a client that fails is a recorded sample with its stderr, the run
 // says so, and nothing is left behind (the one-off server is stopped).
 func TestFailedToolIsRecorded(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	fake := filepath.Join(t.TempDir(), "iperf3")
 	real, _ := exec.LookPath("iperf3")
 	script := "#!/bin/sh\ncase \"$1\" in -s|--version) exec " + real + " \"$@\";; esac\necho 'iperf3: error - simulated client failure' >&2\nexit 1\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	defer func(b string) { iperf3.Binary = b }(iperf3.Binary)
-	iperf3.Binary = fake
 	s := short(t, 1, time.Second)
 	out := filepath.Join(t.TempDir(), "r.json")
-	r, err := Run(context.Background(), s, Options{Out: out, ServerTimeout: 5 * time.Second})
+	r, err := Run(context.Background(), s, Options{Out: out, ServerTimeout: 5 * time.Second, Machine: substitute(iperf3.Binary, fake)})
 	if !errors.Is(err, ErrRunsFailed) {
 		t.Fatalf("Run: %v, want ErrRunsFailed", err)
 	}
@@ -195,7 +194,7 @@ func TestPlanScriptRuns(t *testing.T) {
 		results int // 1 run x states x workloads
 	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}, {"big-tcp-rr", 2}} {
 		t.Run(tc.name, func(t *testing.T) {
-			testenv.RootTest(t, topo.StateDir, "iperf3", "netperf")
+			testenv.RootTest(t, runstate.Dir, "iperf3", "netperf")
 			s, err := scenarios.Load(tc.name, scenarios.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -223,7 +222,7 @@ func TestPlanScriptRuns(t *testing.T) {
 // underlays; an optional state the kernel refuses is reported unavailable, the others are
 // measured; the report says what the recreated vxlan inherited.
 func TestVxlanRun(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	s, err := scenarios.Load("../topo/testdata/vxlan.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +256,7 @@ func TestVxlanRun(t *testing.T) {
 // TestMatrixRun: each case is built, measured and torn down in turn; the result has one case
 // per matrix value, each with the MTU it asked for.
 func TestMatrixRun(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	s, err := scenarios.Load("testdata/matrix.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +291,7 @@ func TestMatrixRun(t *testing.T) {
 // TestOVSRun: TCP over IPv4 and IPv6 through a private OVS (internal port -> bridge -> veth);
 // the OVS in use and the userspace datapath's caveat are in the result.
 func TestOVSRun(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3", "ovs-vswitchd")
+	testenv.RootTest(t, runstate.Dir, "iperf3", "ovs-vswitchd")
 	s, err := scenarios.Load("../topo/testdata/ovs.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +327,7 @@ func TestOVSRun(t *testing.T) {
 // TestNetperfRun: netperf tests between namespaces, each with every metric it was asked for,
 // one netserver per namespace and port, none left afterwards.
 func TestNetperfRun(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "netperf")
+	testenv.RootTest(t, runstate.Dir, "netperf")
 	s, err := scenarios.Load("testdata/netperf.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -374,17 +373,15 @@ func TestNetperfRun(t *testing.T) {
 // TestNetperfFailureRecorded: a netperf that fails is a recorded sample with its error, and
 // the netserver does not outlive the run.
 func TestNetperfFailureRecorded(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "netperf")
+	testenv.RootTest(t, runstate.Dir, "netperf")
 	fake := filepath.Join(t.TempDir(), "netperf")
 	os.WriteFile(fake, []byte("#!/bin/sh\necho 'establish control: are you sure there is a netserver listening on 198.18.0.2 at port 12865?'\nexit 255\n"), 0o755)
-	defer func(b string) { netperf.Binary = b }(netperf.Binary)
-	netperf.Binary = fake
 	s, err := scenarios.Load("big-tcp-rr", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	(scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: -1}).Apply(s)
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Machine: substitute(netperf.Binary, fake)})
 	if !errors.Is(err, ErrRunsFailed) || len(r.Cases[0].Samples) != 2 {
 		t.Fatalf("Run: %v", err)
 	}
@@ -398,15 +395,14 @@ func TestNetperfFailureRecorded(t *testing.T) {
 // TestMissingToolIsACapability: a scenario whose tool is not installed is refused before
 // anything is built (exit 4), with the way to install it.
 func TestMissingToolIsACapability(t *testing.T) {
-	defer func(b string) { netperf.Binary = b }(netperf.Binary)
-	netperf.Binary = "/nonexistent/netperf"
 	s, err := scenarios.Load("big-tcp-rr", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	m := &fakeMachine{missing: []string{netperf.Binary}}
+	_, err = Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Machine: m})
 	var capErr *topo.CapabilityError
-	if !errors.As(err, &capErr) || !strings.Contains(err.Error(), "/nonexistent/netperf is not installed (Debian: apt-get install netperf; netperf is in the non-free component") {
+	if !errors.As(err, &capErr) || !strings.Contains(err.Error(), "netperf is not installed (Debian: apt-get install netperf; netperf is in the non-free component") || m.builds != 0 {
 		t.Fatalf("Run: %v", err)
 	}
 }
@@ -440,7 +436,7 @@ func throughputComparison(t *testing.T, r *results.Result) results.Comparison {
 // token bucket at half the measured throughput is reported regressed and significant (at
 // about -50%); an A/A run (the baseline against itself) reports no significant change.
 func TestCalibration(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	dir := t.TempDir()
 
 	// What the link does here, now.

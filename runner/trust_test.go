@@ -19,7 +19,7 @@ import (
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // hook is a progress writer that calls onSample after each finished sample, with the run id,
@@ -72,7 +72,7 @@ func inNamespace(t *testing.T, name string, fn func() error) {
 // the sample invalid (kept, named, left out of the statistics) and the run exit with
 // ErrStateDrift naming the device and the knob.
 func TestStateDriftInvalidatesSample(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	s := short(t, 1, time.Second)
 	h := &hook{}
 	h.onSample = func(id string, n int) {
@@ -138,7 +138,7 @@ func plantTimeWait(t *testing.T, ns, addr string, port int) {
 // TestFixedClientPortBackToBack: 20 back-to-back runs on one fixed client port all succeed,
 // although before each the port has a connection in TIME_WAIT (as the previous run's may be).
 func TestFixedClientPortBackToBack(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	s := short(t, 10, time.Second)
 	s.Workloads = s.Workloads[:1] // tcp4, --cport 40000
 	if w := s.Workloads[0].Iperf3; w == nil || w.CPort == 0 {
@@ -168,7 +168,7 @@ func TestFixedClientPortBackToBack(t *testing.T) {
 // TestNetserverDeathStopsCase: netserver dying mid-run stops the case at once, naming it,
 // instead of failing every later netperf run.
 func TestNetserverDeathStopsCase(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "netperf")
+	testenv.RootTest(t, runstate.Dir, "netperf")
 	s, err := scenarios.Load("testdata/netperf.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -187,8 +187,8 @@ func TestNetserverDeathStopsCase(t *testing.T) {
 // when interrupted, having built nothing; with Concurrent it measures at once and its result
 // says so.
 func TestMeasuringLock(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
-	held, busy, err := topo.LockMeasuring(context.Background(), "other", false, nil)
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	held, busy, err := runstate.LockMeasuring(context.Background(), "other", false, nil)
 	if err != nil || busy != "" {
 		t.Fatalf("LockMeasuring: %v %q", err, busy)
 	}

@@ -18,9 +18,9 @@ type Iperf3 struct {
 
 // iperf3's defaults where a scenario is silent.
 const (
-	DefaultOmit    = 2 * time.Second
-	DefaultPort    = 5201
-	DefaultStreams = 1
+	DefaultIperf3Omit    = 2 * time.Second
+	DefaultIperf3Port    = 5201
+	DefaultIperf3Streams = 1
 )
 
 // iperf3's MAX_TIME and MAX_OMIT_TIME (iperf_api.h): it refuses longer, with an error that
@@ -31,7 +31,7 @@ const (
 )
 
 // Gates implements ToolSpec: a stream test is for its throughput.
-func (w *Iperf3) Gates() []string { return []string{"throughput"} }
+func (w *Iperf3) Gates() []string { return []string{MetricThroughput} }
 
 // Ends implements ToolSpec.
 func (w *Iperf3) Ends() (client, server Side) { return w.Client, w.Server }
@@ -44,13 +44,13 @@ func (w *Iperf3) setDefaults(written func(string) bool) {
 		w.Duration = Duration(DefaultDuration)
 	}
 	if !written("omit") {
-		w.Omit = Duration(DefaultOmit)
+		w.Omit = Duration(DefaultIperf3Omit)
 	}
 	if !written("port") {
-		w.Port = DefaultPort
+		w.Port = DefaultIperf3Port
 	}
 	if !written("streams") {
-		w.Streams = DefaultStreams
+		w.Streams = DefaultIperf3Streams
 	}
 }
 

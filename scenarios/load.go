@@ -167,15 +167,16 @@ func (s *Scenario) applyDefaults() {
 	}
 	for i := range s.Expect {
 		if e := &s.Expect[i]; e.Metric == "" && e.Workload != "" {
-			e.Metric = "throughput"
+			e.Metric = MetricThroughput
 		}
 	}
 	if o := s.Topology.OVS; o != nil && !s.written("topology.ovs.datapath") {
 		o.Datapath = DatapathAuto
 	}
 	for i, l := range s.Topology.Links {
-		if l.Vxlan != nil && !s.written(fmt.Sprintf("topology.links[%d].vxlan.port", i)) {
-			l.Vxlan.Port = DefaultVxlanPort
+		if names, specs := l.kinds(); len(specs) == 1 {
+			path := fmt.Sprintf("topology.links[%d].%s.", i, names[0])
+			specs[0].setDefaults(func(key string) bool { return s.written(path + key) })
 		}
 	}
 	for i, w := range s.Workloads {
@@ -402,14 +403,19 @@ func LoadExpectations(file string) ([]Expectation, error) {
 	if problem != nil {
 		return nil, Problems{*problem}
 	}
+	return decodeExpectations(file, doc)
+}
+
+// decodeExpectations decodes a YAML list of expectations, with the defaults of a scenario's.
+func decodeExpectations(file string, list *yaml.Node) ([]Expectation, error) {
 	var exps []Expectation
 	d := &decoder{file: file, positions: map[string]Pos{}}
-	d.decode(doc, reflect.ValueOf(&exps).Elem(), "expect")
+	d.decode(list, reflect.ValueOf(&exps).Elem(), "expect")
 	problems := d.problems
 	for i := range exps {
 		e := &exps[i]
 		if e.Metric == "" && e.Workload != "" {
-			e.Metric = "throughput"
+			e.Metric = MetricThroughput
 		}
 		kinds := 0
 		for _, set := range []bool{e.Change != nil || e.Significant != nil, e.CV != nil, e.Value != nil} {
@@ -426,4 +432,37 @@ func LoadExpectations(file string) ([]Expectation, error) {
 		return nil, sortProblems(problems)
 	}
 	return exps, nil
+}
+
+// StoredExpectations are the expectations and workload names of a scenario text stored in a
+// result. A text that no longer validates (written by another nsperf version, or edited)
+// still gives its expect: list, which is decoded on its own; only when that list itself cannot
+// be read is it an error: a result's expectations are never dropped in silence.
+func StoredExpectations(file string, text []byte) (exps []Expectation, workloads []string, err error) {
+	if len(bytes.TrimSpace(text)) == 0 {
+		return nil, nil, nil // a result that stored no scenario text
+	}
+	if s, err := Parse(file, text, Options{}); err == nil {
+		for _, w := range s.Workloads {
+			workloads = append(workloads, w.Name)
+		}
+		return s.Expect, workloads, nil
+	}
+	doc, problem := parseDocument(file, text)
+	if problem != nil {
+		return nil, nil, fmt.Errorf("the stored scenario text: %w", Problems{*problem})
+	}
+	if doc.Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("the stored scenario text is not a mapping")
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "expect" {
+			exps, err := decodeExpectations(file, doc.Content[i+1])
+			if err != nil {
+				return nil, nil, fmt.Errorf("the stored scenario text no longer validates, and its expect: cannot be read: %w", err)
+			}
+			return exps, nil, nil
+		}
+	}
+	return nil, nil, nil
 }

@@ -3,7 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"regexp"
-	"strings"
+	"slices"
 	"time"
 )
 
@@ -27,6 +27,18 @@ type Netperf struct {
 	Outputs []string `yaml:"outputs"`
 }
 
+// The netperf tests nsperf drives.
+const (
+	NetperfTCPStream = "TCP_STREAM"
+	NetperfTCPRR     = "TCP_RR"
+	NetperfTCPCRR    = "TCP_CRR" // a connection per transaction
+	NetperfUDPStream = "UDP_STREAM"
+	NetperfUDPRR     = "UDP_RR"
+)
+
+// NetperfTests are the tests a netperf workload takes, the default first.
+var NetperfTests = []string{NetperfTCPStream, NetperfTCPRR, NetperfTCPCRR, NetperfUDPStream, NetperfUDPRR}
+
 // DefaultNetperfPort is netserver's standard control port.
 const DefaultNetperfPort = 12865
 
@@ -35,10 +47,10 @@ var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 // Gates implements ToolSpec: stream tests are for their throughput; request/response tests
 // for their transaction rate (netperf's throughput) and their P99 latency, when measured.
 func (w *Netperf) Gates() []string {
-	if w.IsRR() || w.Test == "TCP_CRR" {
-		return []string{"throughput", "p99_latency"}
+	if Transactional(w.Test) {
+		return []string{MetricThroughput, MetricP99Latency}
 	}
-	return []string{"throughput"}
+	return []string{MetricThroughput}
 }
 
 // Ends implements ToolSpec.
@@ -47,16 +59,20 @@ func (w *Netperf) Ends() (client, server Side) { return w.Client, w.Server }
 // Length implements ToolSpec: netperf has no warm-up of its own.
 func (w *Netperf) Length() time.Duration { return w.Duration.Std() }
 
-// IsRR reports whether the test is a request/response test.
-func (w *Netperf) IsRR() bool { return IsRRTest(w.Test) }
+// PersistentRR reports whether the test is request/response over one connection (TCP_RR,
+// UDP_RR): it takes -r REQ,RESP and reports latencies by default. TCP_CRR, a connection per
+// transaction, is not.
+func (w *Netperf) PersistentRR() bool { return w.Test == NetperfTCPRR || w.Test == NetperfUDPRR }
 
-// IsRRTest reports whether a netperf test is request/response: its throughput is a
-// transaction rate.
-func IsRRTest(test string) bool { return strings.HasSuffix(test, "_RR") }
+// Transactional reports whether a netperf test's throughput is a transaction rate: the
+// request/response tests, TCP_CRR included.
+func Transactional(test string) bool {
+	return test == NetperfTCPRR || test == NetperfUDPRR || test == NetperfTCPCRR
+}
 
 func (w *Netperf) setDefaults(written func(string) bool) {
 	if !written("test") {
-		w.Test = "TCP_STREAM"
+		w.Test = NetperfTests[0]
 	}
 	if !written("duration") {
 		w.Duration = Duration(DefaultDuration)
@@ -64,22 +80,20 @@ func (w *Netperf) setDefaults(written func(string) bool) {
 	if !written("port") {
 		w.Port = DefaultNetperfPort
 	}
-	if !written("outputs") && w.IsRR() {
+	if !written("outputs") && w.PersistentRR() {
 		w.Outputs = []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
-	} else if !written("outputs") && w.Test == "UDP_STREAM" {
+	} else if !written("outputs") && w.Test == NetperfUDPStream {
 		w.Outputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS"}
 	}
 }
 
 func (w *Netperf) check(v *validator, path string) {
-	switch w.Test {
-	case "TCP_STREAM", "TCP_RR", "TCP_CRR", "UDP_STREAM", "UDP_RR":
-	default:
-		v.add(path+".test", "%q: want TCP_STREAM, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR", w.Test)
+	if !slices.Contains(NetperfTests, w.Test) {
+		v.add(path+".test", "%q: want %s", w.Test, orList(NetperfTests))
 	}
 	v.wholeSeconds(path+".duration", w.Duration, time.Second)
 	v.port(path+".port", w.Port)
-	if !w.IsRR() && (w.Request != 0 || w.Response != 0) {
+	if !w.PersistentRR() && (w.Request != 0 || w.Response != 0) {
 		v.add(path+".request", "request and response sizes belong to _RR tests, not %s", w.Test)
 	}
 	for key, n := range map[string]int{"request": w.Request, "response": w.Response, "message_size": w.MessageSize, "send_buffer": w.SendBuffer, "recv_buffer": w.RecvBuffer} {

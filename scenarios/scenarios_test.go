@@ -116,7 +116,7 @@ func TestLoadByNameAndDefaults(t *testing.T) {
 		t.Fatalf("server/eth0 in on = %+v", on)
 	}
 	w := s.Workloads[1].Iperf3
-	if w.Port != DefaultPort || w.Streams != 1 || w.Duration.Std() != 10*time.Second || w.Omit.Std() != 3*time.Second {
+	if w.Port != DefaultIperf3Port || w.Streams != 1 || w.Duration.Std() != 10*time.Second || w.Omit.Std() != 3*time.Second {
 		t.Fatalf("workload defaults: %+v", w)
 	}
 	if _, err := Load("no-such-scenario", Options{}); err == nil || !strings.Contains(err.Error(), "nsperf list") {

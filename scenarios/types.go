@@ -64,6 +64,10 @@ type Topology struct {
 // its own, where its bridges' ports and internal ports appear; workloads may run there.
 const OVSNamespace = "ovs"
 
+// OVSRunKey is the external_ids key that names the nsperf run owning an OVS bridge, port or
+// interface (`ovs-vsctl find bridge external_ids:nsperf-run=RUNID`).
+const OVSRunKey = "nsperf-run"
+
 // OVS describes Open vSwitch bridges. By default nsperf starts a private OVS instance for the
 // run; DB names an existing one instead (e.g. unix:/run/openvswitch/db.sock), where nsperf
 // creates and removes only its own bridges.
@@ -107,46 +111,6 @@ func (p Port) Endpoint() Endpoint {
 
 // MaxBridgeNameLen keeps RUNID-NAME within an interface name (the bridge's own port).
 const MaxBridgeNameLen = 7
-
-// Link is one link entry; exactly one kind is set. Open vSwitch bridges are in Topology.OVS.
-type Link struct {
-	Veth  *Veth  `yaml:"veth"`
-	Vxlan *Vxlan `yaml:"vxlan"`
-}
-
-// Vxlan is one vxlan device (`ip link add NAME type vxlan id VNI local L remote R dstport P
-// [dev UNDERLAY]`), created in the namespace that holds its underlay: a vxlan moved to another
-// namespace keeps its UDP socket where it was created. A pair of them, one in each of two
-// namespaces, makes an overlay.
-type Vxlan struct {
-	NS       string   `yaml:"ns"`
-	Name     string   `yaml:"name"`
-	VNI      int      `yaml:"vni"`
-	Port     int      `yaml:"port"`     // UDP destination port; default 4789 (IANA), not the kernel's 8472
-	Local    string   `yaml:"local"`    // underlay source address, carried by a device in NS
-	Remote   string   `yaml:"remote"`   // the peer's underlay address, carried by a device of the topology
-	Underlay string   `yaml:"underlay"` // lower device in NS (`dev`): the vxlan inherits its TSO limits
-	Learning *bool    `yaml:"learning"` // default false (iproute2's default is true)
-	UDPCsum  *bool    `yaml:"udp_csum"` // default: the kernel's (off over IPv4, on over IPv6)
-	MTU      int      `yaml:"mtu"`      // 0: the kernel's (the lower device's MTU - 50, or 1450)
-	Addrs    []string `yaml:"addrs"`    // overlay addresses
-	// Recreate deletes and creates the device again after each state's settings are applied
-	// to the other devices, so that every state measures what it inherits from its underlay.
-	Recreate bool `yaml:"recreate"`
-}
-
-// Endpoint returns the vxlan as a device of the topology.
-func (v *Vxlan) Endpoint() Endpoint { return Endpoint{NS: v.NS, Name: v.Name, Addrs: v.Addrs} }
-
-// DefaultVxlanPort is the IANA port iproute2 users expect; the kernel's default is 8472.
-const DefaultVxlanPort = 4789
-
-// Veth is a veth pair with one end in each of two namespaces (`ip link add ... type veth peer`).
-type Veth struct {
-	A   Endpoint `yaml:"a"`
-	B   Endpoint `yaml:"b"`
-	MTU int      `yaml:"mtu"` // 0: the kernel default (1500)
-}
 
 // Endpoint is one network device in one namespace with its addresses (CIDR notation).
 type Endpoint struct {
@@ -487,17 +451,15 @@ const MaxIfNameLen = 15
 // Pos is a place in a scenario file.
 type Pos struct{ Line, Col int }
 
-// Devices returns every device the topology creates, in topology order.
+// Devices returns every device the topology creates, in the order it creates them: the
+// links stage by stage, then the ports of Open vSwitch.
 func (s *Scenario) Devices() []Endpoint {
 	var out []Endpoint
-	for _, l := range s.Topology.Links {
-		if l.Veth != nil {
-			out = append(out, l.Veth.A, l.Veth.B)
-		}
-	}
-	for _, l := range s.Topology.Links {
-		if l.Vxlan != nil {
-			out = append(out, l.Vxlan.Endpoint())
+	for _, stage := range LinkStages {
+		for _, l := range s.Topology.Links {
+			if spec := l.Spec(); spec != nil && spec.Stage() == stage {
+				out = append(out, spec.Devices()...)
+			}
 		}
 	}
 	if o := s.Topology.OVS; o != nil {

@@ -124,31 +124,28 @@ type device struct {
 }
 
 func (v *validator) links(namespaces map[string]bool) (map[string]*device, map[netip.Addr]string) {
-	devices := map[string]*device{}
-	owner := map[netip.Addr]string{}
-	for i, l := range v.s.Topology.Links {
-		path := fmt.Sprintf("topology.links[%d]", i)
-		switch {
-		case l.Veth == nil && l.Vxlan == nil:
-			v.add(path, "a link needs one kind: veth or vxlan")
-			continue
-		case l.Veth != nil && l.Vxlan != nil:
-			v.add(path, "a link has one kind: split veth and vxlan into two entries")
-			continue
-		case l.Veth == nil:
-			continue // vxlans are checked once every veth address is known
-		}
-		path += ".veth"
-		a := v.endpoint(path+".a", l.Veth.A, namespaces, devices, owner)
-		b := v.endpoint(path+".b", l.Veth.B, namespaces, devices, owner)
-		v.mtu(path+".mtu", l.Veth.MTU, (a != nil && a.ipv6) || (b != nil && b.ipv6), "link")
-	}
-	for i, l := range v.s.Topology.Links {
-		if l.Vxlan != nil && l.Veth == nil {
-			v.vxlan(fmt.Sprintf("topology.links[%d].vxlan", i), l.Vxlan, namespaces, devices, owner)
+	t := &topologyIndex{namespaces: namespaces, devices: map[string]*device{}, owner: map[netip.Addr]string{}}
+	// Stage by stage: a device on top of others is checked once every address below it is
+	// known.
+	for _, stage := range LinkStages {
+		for i, l := range v.s.Topology.Links {
+			path := fmt.Sprintf("topology.links[%d]", i)
+			names, specs := l.kinds()
+			switch {
+			case len(specs) == 0 && stage == LinkOwn:
+				v.add(path, "a link needs one kind: %s", orList(LinkKinds()))
+			case len(specs) > 1 && stage == LinkOwn:
+				entries := "two"
+				if len(names) > 2 {
+					entries = "separate"
+				}
+				v.add(path, "a link has one kind: split %s into %s entries", strings.Join(names, " and "), entries)
+			case len(specs) == 1 && specs[0].Stage() == stage:
+				specs[0].check(v, path+"."+names[0], t)
+			}
 		}
 	}
-	return devices, owner
+	return t.devices, t.owner
 }
 
 func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) {
@@ -215,45 +212,6 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 			}
 		}
 	}
-}
-
-func (v *validator) vxlan(path string, x *Vxlan, namespaces map[string]bool, devices map[string]*device, owner map[netip.Addr]string) {
-	underlay := map[netip.Addr]string{} // the underlay addresses, before the overlay's join them
-	for a, ref := range owner {
-		underlay[a] = ref
-	}
-	d := v.endpoint(path, x.Endpoint(), namespaces, devices, owner)
-	if x.VNI < 1 || x.VNI > 1<<24-1 {
-		if x.VNI == 0 {
-			v.add(path+".vni", "missing: the VXLAN network identifier, 1 to 16777215")
-		} else {
-			v.add(path+".vni", "%d: want 1 to 16777215", x.VNI)
-		}
-	}
-	if x.Port < 1 || x.Port > 65535 {
-		v.add(path+".port", "%d: want 1 to 65535 (default %d)", x.Port, DefaultVxlanPort)
-	}
-	if x.Underlay != "" && devices[x.NS+"/"+x.Underlay] == nil {
-		v.add(path+".underlay", "no device %s/%s in the topology to be the lower device", x.NS, x.Underlay)
-	}
-	local := v.underlayAddr(path+".local", x.Local, "the underlay source address, carried by a device in namespace "+x.NS, underlay)
-	if local.IsValid() {
-		ref := underlay[local]
-		switch {
-		case x.Underlay != "" && ref != x.NS+"/"+x.Underlay:
-			v.add(path+".local", "%s is on %s, not on the underlay %s/%s", local, ref, x.NS, x.Underlay)
-		case !strings.HasPrefix(ref, x.NS+"/"):
-			v.add(path+".local", "%s is on %s, not in namespace %s where the vxlan is created", local, ref, x.NS)
-		}
-	}
-	remote := v.underlayAddr(path+".remote", x.Remote, "the peer's underlay address, carried by a device of the topology", underlay)
-	if remote.IsValid() && strings.HasPrefix(underlay[remote], x.NS+"/") {
-		v.add(path+".remote", "%s is in namespace %s itself; the remote end lives in another namespace", remote, x.NS)
-	}
-	if local.IsValid() && remote.IsValid() && local.Is4() != remote.Is4() {
-		v.add(path+".remote", "%s and the local address %s are of different families", remote, local)
-	}
-	v.mtu(path+".mtu", x.MTU, d != nil && d.ipv6, "device")
 }
 
 // mtu checks the MTU a topology entry creates its device with (0: the kernel's default);

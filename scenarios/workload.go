@@ -43,59 +43,21 @@ type ToolSpec interface {
 var toolSpecType = reflect.TypeOf((*ToolSpec)(nil)).Elem()
 
 // toolFields are the Workload fields that are tools, by YAML key, in declaration order.
-var toolFields = func() (out []struct {
-	key   string
-	index int
-}) {
-	t := reflect.TypeOf(Workload{})
-	for i := 0; i < t.NumField(); i++ {
-		if f := t.Field(i); f.Type.Implements(toolSpecType) {
-			out = append(out, struct {
-				key   string
-				index int
-			}{strings.Split(f.Tag.Get("yaml"), ",")[0], i})
-		}
-	}
-	return out
-}()
+var toolFields = specFields(reflect.TypeOf(Workload{}), toolSpecType)
 
 // ToolNames are the YAML keys of the tools a workload can use.
-func ToolNames() []string {
-	var names []string
-	for _, f := range toolFields {
-		names = append(names, f.key)
-	}
-	return names
-}
+func ToolNames() []string { return fieldKeys(toolFields) }
 
 // tools returns the tools a workload sets, by YAML key: one when it is valid.
 func (w Workload) tools() (names []string, specs []ToolSpec) {
-	v := reflect.ValueOf(w)
-	for _, f := range toolFields {
-		if fv := v.Field(f.index); !fv.IsNil() {
-			names, specs = append(names, f.key), append(specs, fv.Interface().(ToolSpec))
-		}
-	}
-	return names, specs
+	return setFields[ToolSpec](w, toolFields)
 }
 
 // Tool returns the name of the workload's tool (its YAML key), "" if none is set.
-func (w Workload) Tool() string {
-	names, _ := w.tools()
-	if len(names) == 0 {
-		return ""
-	}
-	return names[0]
-}
+func (w Workload) Tool() string { names, _ := w.tools(); return first(names) }
 
 // Spec returns the workload's tool settings, nil if none is set.
-func (w Workload) Spec() ToolSpec {
-	_, specs := w.tools()
-	if len(specs) == 0 {
-		return nil
-	}
-	return specs[0]
-}
+func (w Workload) Spec() ToolSpec { _, specs := w.tools(); return first(specs) }
 
 // Sides returns the workload's client and server, whatever its tool.
 func (w Workload) Sides() (client, server Side) {

@@ -19,6 +19,7 @@ import (
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // BenchmarkBuildTeardown builds and removes the default topology through netlink, as nsperf
@@ -160,7 +161,7 @@ func floorUp(tb testing.TB, s *scenarios.Scenario) time.Duration {
 				return
 			}
 			if links[i], errs[i] = netlink.NewHandleAt(handles[i], unix.NETLINK_ROUTE); errs[i] == nil {
-				errs[i] = links[i].LinkSetUp(loopback)
+				errs[i] = links[i].LinkSetUp(runstate.Loopback)
 			}
 		}()
 	}
@@ -220,17 +221,5 @@ func BenchmarkApplyState(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
-	}
-}
-
-// BenchmarkProcessSweep is the teardown's one pass over /proc that finds the processes in a
-// run's namespaces (none here: the cost of looking).
-func BenchmarkProcessSweep(b *testing.B) {
-	testenv.RequireRoot(b)
-	targets := map[[2]uint64]bool{{1, 1}: true}
-	for b.Loop() {
-		if pids := processesIn(targets); len(pids) != 0 {
-			b.Fatal(pids)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,15 +18,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
+	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
 	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // Live is a built topology: kernel handles per namespace and the undo stack that removes it.
 type Live struct {
 	ID       RunID
 	Plan     *plan.Plan
-	owner    *Owner
+	owner    *runstate.StateFile
 	spaces   map[string]*space // by scenario namespace name
 	pristine map[string]Attrs  // device attributes right after the build, by "ns/dev"
 	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
@@ -61,7 +65,7 @@ func (l *Live) namespacePaths() []string {
 	var out []string
 	for _, sp := range l.spaces {
 		if !sp.root {
-			out = append(out, filepath.Join(NetnsDir, sp.name))
+			out = append(out, filepath.Join(runstate.NetnsDir, sp.name))
 		}
 	}
 	return out
@@ -96,7 +100,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 			names = append(names, p.RunID.Namespace(s.NS))
 		}
 	}
-	owner, err := claimOwner(p.RunID, p.Scenario.Name, opt.Kept, names...)
+	owner, err := runstate.Claim(p.RunID, p.Scenario.Name, opt.Kept, names...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +111,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		if err := l.waitSweep(); err != nil {
 			return err
 		}
-		return owner.release()
+		return owner.Release()
 	})
 	if o := p.Scenario.Topology.OVS; o != nil && o.DB != "" {
 		// An existing OVS runs in this (root) namespace: its bridges' ports are created here.
@@ -180,9 +184,9 @@ func (l *Live) undoStep(u plan.Step) error {
 			// on another thread while the namespaces are unmounted: their identities are
 			// taken now, while they are mounted.
 			paths := l.namespacePaths()
-			targets := namespaceTargets(paths)
+			targets := runstate.NamespaceTargets(paths)
 			l.sweep = make(chan error, 1)
-			go func() { l.sweep <- killProcessesIn(targets, paths) }()
+			go func() { l.sweep <- runstate.KillTargets(targets, paths) }()
 		}
 		return removeNamespaceMount(sp.name)
 	case plan.DelLink:
@@ -227,10 +231,7 @@ func (l *Live) Teardown() error {
 // Keep leaves the topology up beyond this process (`nsperf up`, `run --keep`): the run's lock
 // is released, so that `nsperf down` and `cleanup --all` may remove it; its state file stays.
 func (l *Live) Keep() {
-	if l.owner.lock != nil {
-		l.owner.lock.Close()
-		l.owner.lock = nil
-	}
+	l.owner.Unlock()
 }
 
 // Namespace returns the full name of a scenario namespace (for `ip netns exec`).
@@ -245,6 +246,27 @@ func (l *Live) Do(ns string, fn func() error) error {
 	return netnsx.Do(sp.fd, fn)
 }
 
+// Start runs argv in a scenario namespace (`ip netns exec NS argv...`).
+func (l *Live) Start(ctx context.Context, ns string, argv []string) (proc.Process, error) {
+	p, err := proc.Start(ctx, argv, func(start func() error) error { return l.Do(ns, start) })
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, err // says what to install
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start %s in %s: %w", argv[0], ns, err)
+	}
+	return p, nil
+}
+
+// RunID is the run id the topology was built under.
+func (l *Live) RunID() RunID { return l.ID }
+
+// StateCommands are the commands that put the devices into a state, as `nsperf plan` prints
+// them.
+func (l *Live) StateCommands(st scenarios.State) []string {
+	return plan.StateShell(l.Plan.StateSteps(st))
+}
+
 func (l *Live) do(s plan.Step) error {
 	switch s.Kind {
 	case plan.AddNamespace:
@@ -252,9 +274,9 @@ func (l *Live) do(s plan.Step) error {
 	case plan.SetUp:
 		return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error { return h.LinkSetUp(link) })
 	case plan.AddVeth:
-		return l.addVeth(s)
-	case plan.AddVxlan:
-		return l.addVxlan(s)
+		return l.addVeth(s.NS, s.Dev, s.Peer, 0, s.Undo)
+	case plan.AddLink:
+		return l.addLink(s)
 	case plan.StartOVS, plan.ConnectOVS:
 		return l.startOVS(s)
 	case plan.AddBridge:
@@ -314,7 +336,7 @@ func (l *Live) addNamespaces(steps []plan.Step) error {
 		return nil
 	}
 	if !recorded { // each namespace is in the state file before it exists
-		if err := l.owner.save(); err != nil {
+		if err := l.owner.Save(); err != nil {
 			return err
 		}
 	}
@@ -332,7 +354,7 @@ func (l *Live) addNamespaces(steps []plan.Step) error {
 	for i, s := range todo {
 		if made[i] != nil {
 			l.spaces[s.NS] = made[i]
-			l.index[s.NS+"/lo"] = loopback.Index
+			l.index[s.NS+"/lo"] = runstate.Loopback.Index
 			l.pushUndo(s.Undo)
 		}
 	}
@@ -351,11 +373,11 @@ func newSpace(id RunID, ns string) (*space, error) {
 	if sp.nl, err = netlink.NewHandleAt(fd, unix.NETLINK_ROUTE); err != nil {
 		return sp, fmt.Errorf("netlink handle in %s: %w", full, err)
 	}
-	if err := markNamespace(sp.nl, id); err != nil {
+	if err := runstate.Mark(sp.nl, id); err != nil {
 		return sp, err
 	}
 	// The plan's next step, `ip -n NAME link set lo up`, done here, in parallel too.
-	if err := sp.nl.LinkSetUp(loopback); err != nil {
+	if err := sp.nl.LinkSetUp(runstate.Loopback); err != nil {
 		return sp, fmt.Errorf("%s: lo up: %w", full, err)
 	}
 	return sp, nil
@@ -363,68 +385,6 @@ func newSpace(id RunID, ns string) (*space, error) {
 
 // addNamespace makes one namespace (a plan step carried out on its own).
 func (l *Live) addNamespace(s plan.Step) error { return l.addNamespaces([]plan.Step{s}) }
-
-// addVeth: `ip -n A link add NAME type veth peer name PEER netns B`, then an alias on both
-// ends naming the run.
-func (l *Live) addVeth(s plan.Step) error {
-	a, b := l.spaces[s.NS], l.spaces[s.Peer.NS]
-	veth := &netlink.Veth{
-		LinkAttrs:     netlink.LinkAttrs{Name: s.Dev, MTU: s.MTU},
-		PeerName:      s.Peer.Name,
-		PeerNamespace: netlink.NsFd(b.fd),
-		PeerMTU:       uint32(s.MTU),
-	}
-	if err := a.nl.LinkAdd(veth); err != nil {
-		return err
-	}
-	l.pushUndo(s.Undo)
-	// The kernel takes no alias with RTM_NEWLINK for a veth: both ends get theirs now.
-	for _, end := range []struct{ ns, dev string }{{s.NS, s.Dev}, {s.Peer.NS, s.Peer.Name}} {
-		if err := l.withLink(end.ns, end.dev, func(h *netlink.Handle, link netlink.Link) error {
-			return h.LinkSetAlias(link, l.ID.Alias())
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// addVxlan: `ip -n NS link add NAME type vxlan id VNI local L remote R dstport P [dev U]`,
-// created in its own namespace (which holds its underlay), with the run's alias.
-func (l *Live) addVxlan(s plan.Step) error {
-	x := s.Vxlan
-	local, remote := net.ParseIP(x.Local), net.ParseIP(x.Remote)
-	vx := &netlink.Vxlan{
-		LinkAttrs: netlink.LinkAttrs{Name: x.Name, MTU: x.MTU},
-		VxlanId:   x.VNI,
-		SrcAddr:   local,
-		Group:     remote, // netlink's Group carries a unicast remote too
-		Port:      x.Port,
-		Learning:  x.Learning != nil && *x.Learning,
-	}
-	if x.UDPCsum != nil {
-		if local.To4() != nil {
-			vx.UDPCSum = *x.UDPCsum
-		} else {
-			vx.UDP6ZeroCSumTx, vx.UDP6ZeroCSumRx = !*x.UDPCsum, !*x.UDPCsum
-		}
-	}
-	sp := l.spaces[s.NS]
-	if x.Underlay != "" {
-		lower, err := sp.nl.LinkByName(x.Underlay)
-		if err != nil {
-			return fmt.Errorf("underlay %s/%s: %w", s.NS, x.Underlay, err)
-		}
-		vx.VtepDevIndex = lower.Attrs().Index
-	}
-	if err := sp.nl.LinkAdd(vx); err != nil {
-		return err
-	}
-	l.pushUndo(s.Undo)
-	return l.withLink(s.NS, s.Dev, func(h *netlink.Handle, link netlink.Link) error {
-		return h.LinkSetAlias(link, l.ID.Alias())
-	})
-}
 
 // deleteLink: `ip -n NS link del DEV`; a device already gone is success.
 func (l *Live) deleteLink(ns, dev string) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 func loadOVS(t *testing.T) *scenarios.Scenario {
@@ -38,7 +39,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 		if err := l.Teardown(); err != nil {
 			t.Error(err)
 		}
-		if _, err := os.Stat(OVSDir(l.ID)); !os.IsNotExist(err) {
+		if _, err := os.Stat(runstate.OVSDir(l.ID)); !os.IsNotExist(err) {
 			t.Errorf("private OVS directory left: %v", err)
 		}
 	}()
@@ -80,7 +81,7 @@ func TestOVSKilledRunCleanup(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(OVSDir(l.ID)); !os.IsNotExist(err) {
+	if _, err := os.Stat(runstate.OVSDir(l.ID)); !os.IsNotExist(err) {
 		t.Errorf("private OVS directory left: %v", err)
 	}
 }
@@ -104,8 +105,8 @@ func TestExistingOVS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Stop()
-	before := testenv.Take(StateDir)
-	defer testenv.CheckClean(t, before, StateDir)
+	before := testenv.Take(runstate.Dir)
+	defer testenv.CheckClean(t, before, runstate.Dir)
 	if err := (scenarios.Overrides{OVSDB: in.Endpoint, Omit: -1}).Apply(s); err == nil || !strings.Contains(err.Error(), "runs in the ovs namespace") {
 		t.Fatalf("an existing OVS accepted a workload in the ovs (root) namespace: %v", err)
 	}

@@ -47,7 +47,7 @@ func (l *Live) startOVS(s plan.Step) error {
 	defer cancel()
 	if s.Kind == plan.ConnectOVS {
 		l.owner.OVSDB = s.DB
-		if err := l.owner.save(); err != nil {
+		if err := l.owner.Save(); err != nil {
 			return err
 		}
 		c, err := ovs.Connect(ctx, s.DB)
@@ -60,7 +60,7 @@ func (l *Live) startOVS(s plan.Step) error {
 	}
 	dir := s.Dir
 	l.owner.Dirs = append(l.owner.Dirs, dir)
-	if err := l.owner.save(); err != nil {
+	if err := l.owner.Save(); err != nil {
 		return err
 	}
 	in, err := ovs.Start(ctx, dir, func(start func() error) error { return l.Do(s.NS, start) })
@@ -83,7 +83,11 @@ func (l *Live) addBridge(s plan.Step) error {
 	ctx, cancel := context.WithTimeout(context.Background(), OVSTimeout)
 	defer cancel()
 	c := l.ovsClient
-	if err := c.AddBridge(ctx, *s.Bridge); err != nil {
+	b := ovs.BridgeSpec{Name: s.Bridge.Name, Datapath: s.Bridge.Datapath, RunID: s.Bridge.RunID}
+	for _, p := range s.Bridge.Ports {
+		b.Ports = append(b.Ports, ovs.PortSpec{Name: p.Name, Internal: p.Internal})
+	}
+	if err := c.AddBridge(ctx, b); err != nil {
 		return err
 	}
 	if err := c.WaitApplied(ctx); err != nil {

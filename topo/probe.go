@@ -62,32 +62,29 @@ func Probe(tools map[string]string) (*ProbeReport, error) {
 
 func (l *Live) probe(r *ProbeReport) error {
 	sp := l.spaces["probe"]
-	veth0, err := sp.nl.LinkByName("veth0")
-	if err != nil {
-		return err
-	}
 	// A tap is created in the calling thread's namespace, whatever handle asks for it.
 	tapErr := netnsx.Do(sp.fd, func() error {
 		return sp.nl.LinkAdd(&netlink.Tuntap{LinkAttrs: netlink.LinkAttrs{Name: "tap0"}, Mode: netlink.TUNTAP_MODE_TAP})
 	})
 	tap, _ := sp.nl.LinkByName("tap0")
-	vxlan := func(name string, vni int, lower netlink.Link) error {
-		vx := &netlink.Vxlan{LinkAttrs: netlink.LinkAttrs{Name: name}, VxlanId: vni, Port: scenarios.DefaultVxlanPort + vni,
-			SrcAddr: []byte{198, 18, 0, 1}, Group: []byte{198, 18, 0, 2}}
-		if lower != nil {
-			vx.VtepDevIndex = lower.Attrs().Index
+	// Each vxlan gets a port of its own: two on one port and local address collide.
+	vxlan := func(name string, vni int, underlay string) error {
+		vx, err := l.vxlanDevice(&scenarios.Vxlan{NS: "probe", Name: name, VNI: vni, Port: scenarios.DefaultVxlanPort + vni,
+			Local: "198.18.0.1", Remote: "198.18.0.2", Underlay: underlay})
+		if err != nil {
+			return err
 		}
 		return sp.nl.LinkAdd(vx)
 	}
 	created := []probeDevice{
 		{ProbeVeth, "veth0", nil},
-		{ProbeVxlanNoLower, "vxnolower", vxlan("vxnolower", 1, nil)},
-		{ProbeVxlanVeth, "vxveth", vxlan("vxveth", 2, veth0)},
+		{ProbeVxlanNoLower, "vxnolower", vxlan("vxnolower", 1, "")},
+		{ProbeVxlanVeth, "vxveth", vxlan("vxveth", 2, "veth0")},
 		{ProbeTap, "tap0", tapErr},
 		{ProbeBridge, "br0", sp.nl.LinkAdd(&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "br0"}})},
 	}
 	if tap != nil {
-		created = append(created, probeDevice{ProbeVxlanTap, "vxtap", vxlan("vxtap", 3, tap)})
+		created = append(created, probeDevice{ProbeVxlanTap, "vxtap", vxlan("vxtap", 3, "tap0")})
 	} else {
 		created = append(created, probeDevice{ProbeVxlanTap, "", fmt.Errorf("no tap: %v", tapErr)})
 	}

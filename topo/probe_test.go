@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 func probeReport(vxNoLower, vxVeth, vxTap uint32) *ProbeReport {
@@ -93,7 +94,7 @@ func TestProbeTextGolden(t *testing.T) {
 // TestProbe runs the probe on this kernel: its verdicts agree with what it read, the knobs a
 // veth takes are accepted, and nothing is left behind.
 func TestProbe(t *testing.T) {
-	testenv.RootTest(t, StateDir)
+	testenv.RootTest(t, runstate.Dir)
 	r, err := Probe(nil)
 	if err != nil {
 		t.Fatal(err)

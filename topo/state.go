@@ -112,8 +112,8 @@ func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
 	}
 	lower := map[string]string{}
 	for _, link := range l.Plan.Scenario.Topology.Links {
-		if x := link.Vxlan; x != nil && x.Underlay != "" {
-			lower[x.Endpoint().Ref()] = x.NS + "/" + x.Underlay
+		if d, ok := link.Spec().(scenarios.Stacked); ok && d.LowerDevice() != "" {
+			lower[link.Spec().Devices()[0].Ref()] = d.LowerDevice()
 		}
 	}
 	out := map[string]DeviceState{}

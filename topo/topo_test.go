@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 func loadDefault(t testing.TB) *scenarios.Scenario {
@@ -41,8 +41,8 @@ func buildDefault(t *testing.T) (*scenarios.Scenario, *Live) {
 // nothing is left behind.
 func buildChecked(t *testing.T, s *scenarios.Scenario) *Live {
 	t.Helper()
-	before := testenv.Take(StateDir)
-	t.Cleanup(func() { testenv.CheckClean(t, before, StateDir) })
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() { testenv.CheckClean(t, before, runstate.Dir) })
 	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestRefusedStateIsCapabilityError(t *testing.T) {
 
 func TestTwoRunsAtOnceDoNotCollide(t *testing.T) {
 	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
+	before := testenv.Take(runstate.Dir)
 	s := loadDefault(t)
 	var wg sync.WaitGroup
 	lives := make([]*Live, 2)
@@ -173,12 +173,12 @@ func TestTwoRunsAtOnceDoNotCollide(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	testenv.CheckClean(t, before, StateDir)
+	testenv.CheckClean(t, before, runstate.Dir)
 }
 
 func TestFailedBuildRemovesWhatItBuilt(t *testing.T) {
 	testenv.RequireRoot(t)
-	before := testenv.Take(StateDir)
+	before := testenv.Take(runstate.Dir)
 	s := loadDefault(t)
 	p := NewPlan(s, NewRunID())
 	// A step that fails after namespaces and the veth exist: an address on a missing device.
@@ -186,7 +186,7 @@ func TestFailedBuildRemovesWhatItBuilt(t *testing.T) {
 	if _, err := Build(p, BuildOptions{}); err == nil || !strings.Contains(err.Error(), "nodev0") {
 		t.Fatalf("Build: %v", err)
 	}
-	testenv.CheckClean(t, before, StateDir)
+	testenv.CheckClean(t, before, runstate.Dir)
 }
 
 // TestTeardownKillsWhatRunsInside: a process left in a run's namespace is killed by the
@@ -210,59 +210,12 @@ func TestTeardownKillsWhatRunsInside(t *testing.T) {
 	if err := l.Teardown(); err != nil {
 		t.Fatal(err)
 	}
-	if exiting(sleeper.Process.Pid) {
+	if runstate.Running(sleeper.Process.Pid) {
 		t.Errorf("process %d still runs after the teardown", sleeper.Process.Pid)
 	}
 	<-exited
-	if _, err := os.Stat(ownerPath(l.ID)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(runstate.Path(l.ID)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("state file: %v", err)
-	}
-}
-
-// TestKernelThreadsAreSkipped: the teardown's sweep of /proc leaves out kthreadd and its
-// children, which never run in a namespace nsperf made, and only when pid 2 is kthreadd.
-func TestKernelThreadsAreSkipped(t *testing.T) {
-	for _, c := range []struct {
-		stat string
-		want bool
-	}{
-		{"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 4 0 0 20 0 1 0 1 0 0", true},
-		// pid 2 of a container's PID namespace: an ordinary process, whatever its name.
-		{"2 (kthreadd) S 1 1 1 0 -1 4194560 120 0 0 0 0 0 0 0 20 0 1 0 300 2490368", false},
-		{"2 (a) b) S 0 0 0 0 -1 2129984", true}, // the name ends at the last ")"
-		{"2 (short) S 0 0", false},
-		{"garbage", false},
-	} {
-		if got := isKernelThread([]byte(c.stat)); got != c.want {
-			t.Errorf("isKernelThread(%q) = %v, want %v", c.stat, got, c.want)
-		}
-	}
-	if _, err := os.Stat("/proc/2/task/2/children"); err != nil {
-		t.Skipf("no children file of pid 2 (CONFIG_PROC_CHILDREN?): %v", err)
-	}
-	kt := kernelThreads()
-	if !kt["2"] || len(kt) < 2 {
-		t.Fatalf("kernel threads %v: want kthreadd and its children", kt)
-	}
-	if kt[strconv.Itoa(os.Getpid())] || kt["1"] {
-		t.Errorf("kernel threads %v include this process or init", kt)
-	}
-	threads := 0
-	for pid := range kt {
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			continue // exited meanwhile
-		}
-		if isKernelThread(stat) {
-			threads++
-		}
-		// A child of kthreadd: a kernel thread, or a helper the kernel started (modprobe).
-		if f := statFields(stat); pid != "2" && string(f[1]) != "2" {
-			t.Errorf("pid %s is no child of kthreadd: %s", pid, stat)
-		}
-	}
-	if threads < 2 {
-		t.Errorf("only %d kernel threads among %v", threads, kt)
 	}
 }
 
@@ -298,7 +251,7 @@ func TestCleanupRemovesKilledRun(t *testing.T) {
 // each state; offloads are set, read back, and reset by a state that leaves them out; a fixed
 // feature that cannot change is a capability error naming the device and the feature.
 func TestVxlanRecreateAndOffloads(t *testing.T) {
-	testenv.RootTest(t, StateDir)
+	testenv.RootTest(t, runstate.Dir)
 	s, err := scenarios.Load("testdata/vxlan.yaml", scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // victimNamespace makes a namespace nsperf did not create, with a process in it, and removes
@@ -32,17 +32,17 @@ func victimNamespace(t *testing.T, name string) (pid int) {
 
 func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
-func alive(pid int) bool { return exiting(pid) } // exists and is not a zombie
+func alive(pid int) bool { return runstate.Running(pid) } // exists and is not a zombie
 
 func writeStateFile(t *testing.T, id RunID, content string) {
 	t.Helper()
-	if err := ensureStateDir(); err != nil {
+	if err := runstate.EnsureDir(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(ownerPath(id), []byte(content), 0o644); err != nil {
+	if err := os.WriteFile(runstate.Path(id), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Remove(ownerPath(id)); os.Remove(lockPath(id)) })
+	t.Cleanup(func() { os.Remove(runstate.Path(id)); os.Remove(runstate.LockPath(id)) })
 }
 
 // TestCleanupLeavesWhatStateFilesClaim: forged state files name a namespace nsperf never
@@ -63,11 +63,11 @@ func TestCleanupLeavesWhatStateFilesClaim(t *testing.T) {
 	// A symlinked state file whose target looks valid and names the victim's namespace.
 	target := filepath.Join(dir, "target.json")
 	os.WriteFile(target, []byte(fmt.Sprintf(`{"run_id":"nsp0f05","pid":0,"namespaces":["nsp0f05-client"]}`)), 0o644)
-	os.Remove(ownerPath("nsp0f05"))
-	if err := os.Symlink(target, ownerPath("nsp0f05")); err != nil {
+	os.Remove(runstate.Path("nsp0f05"))
+	if err := os.Symlink(target, runstate.Path("nsp0f05")); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Remove(ownerPath("nsp0f05")); os.Remove(lockPath("nsp0f05")) })
+	t.Cleanup(func() { os.Remove(runstate.Path("nsp0f05")); os.Remove(runstate.LockPath("nsp0f05")) })
 
 	left, err := FindLeftovers(true)
 	if err != nil {
@@ -78,7 +78,7 @@ func TestCleanupLeavesWhatStateFilesClaim(t *testing.T) {
 		if !strings.HasPrefix(string(l.RunID), "nsp0f0") {
 			continue
 		}
-		var sfe *StateFileError
+		var sfe *runstate.StateFileError
 		if !errors.As(l.Problem, &sfe) {
 			t.Errorf("run %s: listed for removal (%s), want a state file problem", l.RunID, l.Reason)
 		}
@@ -90,10 +90,10 @@ func TestCleanupLeavesWhatStateFilesClaim(t *testing.T) {
 	if problems != 5 {
 		t.Errorf("%d state file problems reported, want 5", problems)
 	}
-	if o, err := ReadOwner("nsp0f05"); err == nil || !strings.Contains(err.Error(), "symlink") {
+	if o, err := runstate.Read("nsp0f05"); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("symlinked state file read: %+v, %v", o, err)
 	}
-	if !exists(filepath.Join(NetnsDir, victim)) || !alive(pid) {
+	if !exists(filepath.Join(runstate.NetnsDir, victim)) || !alive(pid) {
 		t.Error("the victim namespace or its process is gone")
 	}
 	if !exists(precious) || !exists(target) {
@@ -125,7 +125,7 @@ func TestCleanupLeavesUnmarkedNamespace(t *testing.T) {
 	if !found {
 		t.Errorf("%s not listed", name)
 	}
-	if !exists(filepath.Join(NetnsDir, name)) || !alive(pid) {
+	if !exists(filepath.Join(runstate.NetnsDir, name)) || !alive(pid) {
 		t.Error("the unmarked namespace or its process is gone")
 	}
 }
@@ -139,10 +139,10 @@ func TestCleanupSparesLiveRun(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	aside := ownerPath(l.ID) + ".aside"
+	aside := runstate.Path(l.ID) + ".aside"
 	for _, withStateFile := range []bool{true, false} {
 		if !withStateFile { // as in the moment before a build records its first namespace
-			os.Rename(ownerPath(l.ID), aside)
+			os.Rename(runstate.Path(l.ID), aside)
 		}
 		left, err := FindLeftovers(true)
 		if err != nil {
@@ -154,12 +154,12 @@ func TestCleanupSparesLiveRun(t *testing.T) {
 			}
 		}
 	}
-	os.Rename(aside, ownerPath(l.ID))
+	os.Rename(aside, runstate.Path(l.ID))
 	if _, err := Down(l.owner); err == nil || !strings.Contains(err.Error(), "in progress") {
 		t.Errorf("Down of a live run: %v", err)
 	}
 	for _, ns := range l.owner.Namespaces {
-		if !isNamespaceMount(filepath.Join(NetnsDir, ns)) {
+		if !runstate.IsNamespaceMount(filepath.Join(runstate.NetnsDir, ns)) {
 			t.Errorf("namespace %s of the live run is gone", ns)
 		}
 	}
@@ -170,11 +170,11 @@ func TestCleanupSparesLiveRun(t *testing.T) {
 func TestCleanupHalfDeletedNamespace(t *testing.T) {
 	_, l := buildDefault(t)
 	l.Keep() // as if its process had been killed
-	half := filepath.Join(NetnsDir, l.owner.Namespaces[0])
+	half := filepath.Join(runstate.NetnsDir, l.owner.Namespaces[0])
 	if err := unix.Unmount(half, unix.MNT_DETACH); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(half) || isNamespaceMount(half) {
+	if !exists(half) || runstate.IsNamespaceMount(half) {
 		t.Fatal("the unmounted namespace file should remain, unmounted")
 	}
 	removeLeftover(t, l.ID)
@@ -190,7 +190,7 @@ func TestStaleProcessIDMeansNothing(t *testing.T) {
 	l.Keep()
 	l.owner.Kept = false
 	l.owner.PID = 1
-	if err := l.owner.save(); err != nil {
+	if err := l.owner.Save(); err != nil {
 		t.Fatal(err)
 	}
 	removeLeftover(t, l.ID)
@@ -211,53 +211,4 @@ func removeLeftover(t *testing.T, id RunID) {
 		}
 	}
 	t.Fatalf("run %s not listed as a leftover: %+v", id, left)
-}
-
-// TestStateFileWriteReplacesSymlink: a symlink planted at a state file's path is replaced when
-// the state file is written, never followed.
-func TestStateFileWriteReplacesSymlink(t *testing.T) {
-	testenv.RequireRoot(t)
-	o, err := claimOwner(NewRunID(), "test", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.release()
-	victim := filepath.Join(t.TempDir(), "victim")
-	os.WriteFile(victim, []byte("keep me\n"), 0o644)
-	os.Remove(ownerPath(o.RunID))
-	os.Symlink(victim, ownerPath(o.RunID))
-	if err := o.save(); err != nil {
-		t.Fatal(err)
-	}
-	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
-		t.Errorf("the symlink's target was written: %q", data)
-	}
-	if st, err := os.Lstat(ownerPath(o.RunID)); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("state file is not a regular file: %v", err)
-	}
-}
-
-// FuzzParseOwner: whatever a state file holds, what ParseOwner accepts names only the run's own
-// namespaces and directory.
-func FuzzParseOwner(f *testing.F) {
-	good, _ := json.Marshal(&Owner{RunID: "nsp1234", Namespaces: []string{"nsp1234-client", "nsp1234-ovs"}, Dirs: []string{OVSDir("nsp1234")}})
-	f.Add(good)
-	f.Add([]byte(`{"run_id":"nsp1234","namespaces":["../../proc/1/ns/net"]}`))
-	f.Add([]byte(`{"run_id":"nsp1234","namespaces":["nsp1234-a/../../x"],"dirs":["/"]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := ParseOwner("nsp1234", data)
-		if err != nil {
-			return
-		}
-		for _, ns := range o.Namespaces {
-			if !strings.HasPrefix(ns, "nsp1234-") || strings.ContainsAny(ns, "/.") || filepath.Base(ns) != ns {
-				t.Fatalf("accepted namespace %q", ns)
-			}
-		}
-		for _, d := range o.Dirs {
-			if d != OVSDir("nsp1234") {
-				t.Fatalf("accepted directory %q", d)
-			}
-		}
-	})
 }

@@ -47,9 +47,6 @@ func GuestGate(ctx context.Context, dir string) func() error {
 	}
 }
 
-// Turn is one guest's turn between two gates.
-type Turn = results.Turn
-
 // readyOrExit waits until guest i is ready for gate n or its QEMU exits.
 func (s *Session) readyOrExit(ctx context.Context, i, n int) (ready bool, err error) {
 	path := filepath.Join(s.Exchange(i), gateDir, "ready-"+strconv.Itoa(n))
@@ -71,7 +68,7 @@ func (s *Session) readyOrExit(ctx context.Context, i, n int) (ready bool, err er
 // Alternate runs the guests' rounds in turns: every guest runs round N while the others are
 // paused, in ABBA order (A first in odd rounds, B first in even ones) so that neither kernel
 // always follows the other. It returns when every guest has ended, with the turns taken.
-func (s *Session) Alternate(ctx context.Context) ([]Turn, error) {
+func (s *Session) Alternate(ctx context.Context) ([]results.Turn, error) {
 	alive := make([]bool, len(s.guests))
 	// Every guest boots, builds its topology and reaches gate 1; then it is paused.
 	for i := range s.guests {
@@ -86,7 +83,7 @@ func (s *Session) Alternate(ctx context.Context) ([]Turn, error) {
 			}
 		}
 	}
-	var turns []Turn
+	var turns []results.Turn
 	for n := 1; ; n++ {
 		order := make([]int, len(s.guests))
 		for i := range order {
@@ -119,7 +116,7 @@ func (s *Session) Alternate(ctx context.Context) ([]Turn, error) {
 			if err != nil {
 				return turns, err
 			}
-			t := Turn{Gate: n, Kernel: s.guests[i].cfg.Name, Seconds: time.Since(start).Seconds()}
+			t := results.Turn{Gate: n, Kernel: s.guests[i].cfg.Name, Seconds: time.Since(start).Seconds()}
 			for j, before := range others {
 				t.PausedCPUSeconds += (s.guests[j].m.CPUTime() - before).Seconds()
 			}

@@ -17,9 +17,6 @@ import (
 	"github.com/nsperf/nsperf/results"
 )
 
-// Image is a kernel image to boot, identified by what its boot header says.
-type Image = results.KernelImage
-
 // x86 boot protocol (Documentation/arch/x86/boot.rst): the setup header starts at 0x1f1; the
 // magic "HdrS" is at 0x202, the protocol version at 0x206, and kernel_version at 0x20e points
 // (minus 0x200) to the NUL-terminated version string, which starts with the release.
@@ -55,25 +52,25 @@ func ParseImage(data []byte) (release, version string, err error) {
 }
 
 // ReadImage identifies the kernel image at path.
-func ReadImage(path string) (Image, error) {
+func ReadImage(path string) (results.KernelImage, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Image{}, fmt.Errorf("--kernel %s: %w", path, err)
+		return results.KernelImage{}, fmt.Errorf("--kernel %s: %w", path, err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return Image{}, fmt.Errorf("--kernel %s: is a directory; give the kernel image file (arch/x86/boot/bzImage)", path)
+		return results.KernelImage{}, fmt.Errorf("--kernel %s: is a directory; give the kernel image file (arch/x86/boot/bzImage)", path)
 	}
 	h := sha256.New()
 	var head bytes.Buffer
 	if _, err := io.Copy(io.MultiWriter(h, &limitedBuffer{&head, 64 << 10}), f); err != nil {
-		return Image{}, fmt.Errorf("--kernel %s: %w", path, err)
+		return results.KernelImage{}, fmt.Errorf("--kernel %s: %w", path, err)
 	}
 	release, version, err := ParseImage(head.Bytes())
 	if err != nil {
-		return Image{}, fmt.Errorf("--kernel %s: %w", path, err)
+		return results.KernelImage{}, fmt.Errorf("--kernel %s: %w", path, err)
 	}
-	return Image{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Release: release, Version: version}, nil
+	return results.KernelImage{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Release: release, Version: version}, nil
 }
 
 // limitedBuffer keeps the first max bytes written to it and takes the rest without keeping it.

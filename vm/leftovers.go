@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // Leftover is what a killed run on a kernel under test left: its guest's directory and the
@@ -87,7 +87,7 @@ func guestName(pid int) string {
 
 // locked reports whether a run holds the guest directory's lock (it is alive).
 func locked(dir string) bool {
-	held, missing := topo.LockHeld(filepath.Join(dir, "lock"))
+	held, missing := runstate.LockHeld(filepath.Join(dir, "lock"))
 	if missing {
 		// A run creates the lock right after the directory: give a run starting now that
 		// moment, then call it gone.

@@ -24,12 +24,7 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 	for _, c := range s.Expand() {
 		t := c.Scenario.Topology
 		for _, l := range t.Links {
-			if l.Veth != nil {
-				add(&required, "veth")
-			}
-			if l.Vxlan != nil {
-				add(&required, "vxlan")
-			}
+			add(&required, l.Spec().Modules()...)
 		}
 		if t.OVS != nil {
 			add(&required, "veth") // a bridge's ports to namespaces are veth pairs

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/digitalocean/go-qemu/qmp"
+
+	"github.com/nsperf/nsperf/results"
 )
 
 // QEMU is the system emulator nsperf boots guests with (Debian: qemu-system-x86).
@@ -31,7 +33,7 @@ const (
 // Config is one guest.
 type Config struct {
 	Name     string // A, B: names the guest in progress lines
-	Image    Image
+	Image    results.KernelImage
 	Initrd   string    // the initramfs (WriteInitramfs)
 	Accel    string    // kvm or tcg
 	CPUs     int       // vCPUs

@@ -16,12 +16,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // Kernel is one kernel under test.
 type Kernel struct {
-	Image   Image
+	Image   results.KernelImage
 	Modules string // --modules DIR; "" when everything needed is built in
 	Label   string
 }
@@ -61,7 +61,7 @@ const (
 // Outcome is what one guest left: its command's exit status and the files it wrote.
 type Outcome struct {
 	Kernel Kernel
-	Info   Info
+	Info   results.VMInfo
 	// Exited is false when the guest never wrote an exit status (boot failure, killed).
 	Exited   bool
 	ExitCode int
@@ -71,17 +71,14 @@ type Outcome struct {
 	Err      error  // why the guest did not finish
 }
 
-// Info describes the VM a result was measured in.
-type Info = results.VMInfo
-
 // Dir is where sessions keep their guests' directories while they run (tmpfs).
-func Dir() string { return filepath.Join(topo.StateDir, "vm") }
+func Dir() string { return filepath.Join(runstate.Dir, "vm") }
 
 // guest is one booted kernel of a session.
 type guest struct {
 	cfg     Config
 	m       *Machine
-	info    Info
+	info    results.VMInfo
 	lock    *os.File
 	started time.Time
 }
@@ -139,7 +136,7 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 		if err != nil {
 			return s, err
 		}
-		g.info = Info{Accel: accel, CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
+		g.info = results.VMInfo{Accel: accel, CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
 		g.cfg.Accel = accel
 		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB)
 		if err := g.start(); err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // cappedScenario is one iperf3 flow over a veth whose client end a token bucket caps at
@@ -46,7 +46,7 @@ func measure(t *testing.T, dir, name, text string, args ...string) string {
 // 2 naming it, and --force compares; the environment is printed; history labels work as
 // arguments.
 func TestCompareRealRuns(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	dir := t.TempDir()
 	t.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
 	base := measure(t, dir, "base", cappedScenario("2gbit", ""))
@@ -190,7 +190,7 @@ func TestHistoryCommands(t *testing.T) {
 // force: the change point lands at the first capped run, as a throughput regression;
 // --fail-on-new fails on it until it is acknowledged; the reports render as HTML.
 func TestAnalyzeRealRuns(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	dir := t.TempDir()
 	t.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
 	free := strings.Replace(cappedScenario("1gbit", ""), "    qdiscs:\n      client/eth0: {tbf: {rate: 1gbit, burst: 1mb}}\n", "", 1)

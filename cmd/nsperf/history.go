@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,9 +34,6 @@ func compareCmd() *cobra.Command {
 			"kernels (run --kernel A --kernel B) takes part as its two kernels.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !slices.Contains(resultFormats, format) {
-				return usageError{fmt.Errorf("--format %q: want one of %s", format, strings.Join(resultFormats, ", "))}
-			}
 			for _, p := range pairs {
 				base, new, ok := strings.Cut(p, ":")
 				if !ok || base == "" || new == "" {
@@ -52,26 +48,10 @@ func compareCmd() *cobra.Command {
 				}
 				opt.Expect = exps
 			}
-			var sides []compare.Side
-			var store *history.DB
-			defer func() {
-				if store != nil {
-					store.Close()
-				}
-			}()
-			for _, arg := range args {
-				r, source, err := loadResult(c, arg, db, &store)
-				if err != nil {
-					return err
-				}
-				if len(r.Kernels) == 0 {
-					sides = append(sides, compare.Side{Source: source, Result: r})
-					continue
-				}
-				// An A/B run of two kernels takes part as its kernels.
-				for i, k := range r.Kernels {
-					sides = append(sides, compare.Side{Source: fmt.Sprintf("%s, kernel %c", source, 'A'+i), Result: k})
-				}
+			sides, closeDB, err := loadSides(c, args, db)
+			defer closeDB()
+			if err != nil {
+				return err
 			}
 			if len(sides) < 2 {
 				return usageError{errors.New("compare needs a base and at least one result to compare with it (or one result of an A/B run of two kernels)")}
@@ -101,7 +81,7 @@ func compareCmd() *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&format, "format", "table", "output: "+strings.Join(resultFormats, ", "))
+	formatFlag(f, &format, resultFormats...)
 	f.StringArrayVar(&pairs, "state", nil, "compare state BASE_STATE of BASE with state NEW_STATE of each NEW, as BASE_STATE:NEW_STATE (repeatable)")
 	f.BoolVar(&opt.Force, "force", false, "compare even when the scenarios differ in topology, device settings or tool arguments")
 	f.StringArrayVar(&opt.Metrics, "metric", nil, "compare only this metric, e.g. throughput (repeatable; default: every metric)")
@@ -111,6 +91,31 @@ func compareCmd() *cobra.Command {
 	f.Float64Var(&opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy (default: the base run's, else 0.05)")
 	f.StringVar(&db, "db", "", dbHelp)
 	return c
+}
+
+// loadSides reads every result to compare; an A/B run of two kernels takes part as its
+// kernels. closeDB closes the history if one was opened.
+func loadSides(c *cobra.Command, args []string, db string) (sides []compare.Side, closeDB func(), err error) {
+	var store *history.DB
+	closeDB = func() {
+		if store != nil {
+			store.Close()
+		}
+	}
+	for _, arg := range args {
+		r, source, err := loadResult(c, arg, db, &store)
+		if err != nil {
+			return nil, closeDB, err
+		}
+		if len(r.Kernels) == 0 {
+			sides = append(sides, compare.Side{Source: source, Result: r})
+			continue
+		}
+		for i, k := range r.Kernels {
+			sides = append(sides, compare.Side{Source: fmt.Sprintf("%s, kernel %c", source, 'A'+i), Result: k})
+		}
+	}
+	return sides, closeDB, nil
 }
 
 // loadResult reads a result file, or else finds a run id or label in the history (opened on
@@ -140,27 +145,35 @@ func loadResult(c *cobra.Command, arg, db string, store **history.DB) (*results.
 }
 
 func historyCmd() *cobra.Command {
-	var db string
 	h := &cobra.Command{
 		Use:   "history",
 		Short: "The history of results: import, list, show a series, remove",
 	}
-	h.PersistentFlags().StringVar(&db, "db", "", dbHelp)
-	// Reading commands open an existing history only; import creates it.
-	open := func(c *cobra.Command) (*history.DB, error) {
-		store, err := history.OpenExisting(c.Context(), history.Resolve(db))
-		if errors.Is(err, history.ErrNoHistory) {
-			return nil, usageError{err}
-		}
-		return store, err
-	}
+	db := &historyDB{}
+	h.PersistentFlags().StringVar(&db.name, "db", "", dbHelp)
+	h.AddCommand(historyImportCmd(db), historyListCmd(db), historyShowCmd(db), historyRmCmd(db), historyAnalyzeCmd(db), historyAckCmd(db), historyExportCmd(db))
+	return h
+}
 
-	importCmd := &cobra.Command{
+// historyDB is the --db of the history commands.
+type historyDB struct{ name string }
+
+// open opens an existing history: reading commands never create one; import does.
+func (d *historyDB) open(c *cobra.Command) (*history.DB, error) {
+	store, err := history.OpenExisting(c.Context(), history.Resolve(d.name))
+	if errors.Is(err, history.ErrNoHistory) {
+		return nil, usageError{err}
+	}
+	return store, err
+}
+
+func historyImportCmd(db *historyDB) *cobra.Command {
+	return &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Record result files in the history; a run already there is skipped",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			store, err := history.Open(c.Context(), history.Resolve(db))
+			store, err := history.Open(c.Context(), history.Resolve(db.name))
 			if err != nil {
 				return err
 			}
@@ -185,7 +198,9 @@ func historyCmd() *cobra.Command {
 			return errors.Join(errs...)
 		},
 	}
+}
 
+func historyListCmd(db *historyDB) *cobra.Command {
 	var filter history.Filter
 	var since string
 	listCmd := &cobra.Command{
@@ -200,7 +215,7 @@ func historyCmd() *cobra.Command {
 				}
 				filter.Since = t
 			}
-			store, err := open(c)
+			store, err := db.open(c)
 			if err != nil {
 				return err
 			}
@@ -218,7 +233,10 @@ func historyCmd() *cobra.Command {
 	lf.StringVar(&filter.Kernel, "kernel", "", "only runs on this kernel release (or one that begins so, e.g. 6.18)")
 	lf.StringVar(&since, "since", "", "only runs from this date on (2026-11-30, or RFC 3339)")
 	lf.IntVar(&filter.Last, "last", 0, "only the newest N runs")
+	return listCmd
+}
 
+func historyShowCmd(db *historyDB) *cobra.Command {
 	var q history.Query
 	var format string
 	showCmd := &cobra.Command{
@@ -226,10 +244,7 @@ func historyCmd() *cobra.Command {
 		Short: "Show the series of a scenario: one line per run with n, median, CI and CV",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !slices.Contains([]string{"text", "csv", "json", "html"}, format) {
-				return usageError{fmt.Errorf("--format %q: want text, csv, json or html", format)}
-			}
-			store, err := open(c)
+			store, err := db.open(c)
 			if err != nil {
 				return err
 			}
@@ -255,14 +270,17 @@ func historyCmd() *cobra.Command {
 	sf.StringVar(&q.Workload, "workload", "", "only this workload")
 	sf.StringVar(&q.Metric, "metric", "", "only this metric, e.g. throughput")
 	sf.StringVar(&q.State, "state", "", "only this state")
-	sf.StringVar(&format, "format", "text", "text, csv, json or html")
+	formatFlag(sf, &format, "table", "csv", "json", "html")
+	return showCmd
+}
 
-	rmCmd := &cobra.Command{
+func historyRmCmd(db *historyDB) *cobra.Command {
+	return &cobra.Command{
 		Use:   "rm RUNID",
 		Short: "Remove a run from the history (its result file stays)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			store, err := open(c)
+			store, err := db.open(c)
 			if err != nil {
 				return err
 			}
@@ -278,6 +296,9 @@ func historyCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+func historyAnalyzeCmd(db *historyDB) *cobra.Command {
 	var cpOpt changepoint.Options
 	var failOnNew int
 	var analyzeFormat string
@@ -285,13 +306,10 @@ func historyCmd() *cobra.Command {
 		Use:   "analyze [SCENARIO...]",
 		Short: "Find change points in every series of the history (E-divisive means, t-test), as regressions or improvements",
 		RunE: func(c *cobra.Command, args []string) error {
-			if !slices.Contains([]string{"table", "csv", "json", "html"}, analyzeFormat) {
-				return usageError{fmt.Errorf("--format %q: want table, csv, json or html", analyzeFormat)}
-			}
 			if cpOpt.PValue <= 0 || cpOpt.PValue >= 1 || cpOpt.Magnitude < 0 || cpOpt.MinSegment < 2 || cpOpt.Window < 2*cpOpt.MinSegment || failOnNew < 0 {
 				return usageError{fmt.Errorf("want 0 < --p-value < 1, --magnitude >= 0, --min-segment >= 2, --window >= 2 x --min-segment, --fail-on-new >= 0")}
 			}
-			store, err := open(c)
+			store, err := db.open(c)
 			if err != nil {
 				return err
 			}
@@ -322,8 +340,11 @@ func historyCmd() *cobra.Command {
 	af.IntVar(&cpOpt.MinSegment, "min-segment", changepoint.DefaultMinSegment, "runs on each side of a change point, at least (one outlying run is no change point)")
 	af.IntVar(&cpOpt.Window, "window", changepoint.DefaultWindow, "runs per window of the split pass")
 	af.IntVar(&failOnNew, "fail-on-new", 0, "exit 1 when an unacknowledged regression began in the last N runs of its series")
-	af.StringVar(&analyzeFormat, "format", "table", "table, csv, json or html")
+	formatFlag(af, &analyzeFormat, "table", "csv", "json", "html")
+	return analyzeCmd
+}
 
+func historyAckCmd(db *historyDB) *cobra.Command {
 	var ack history.Ack
 	ackCmd := &cobra.Command{
 		Use:   "ack RUNID --metric M --reason TEXT",
@@ -333,7 +354,7 @@ func historyCmd() *cobra.Command {
 			if ack.Metric == "" || strings.TrimSpace(ack.Reason) == "" {
 				return usageError{fmt.Errorf("--metric and --reason are required: say which change is known and why")}
 			}
-			store, err := open(c)
+			store, err := db.open(c)
 			if err != nil {
 				return err
 			}
@@ -355,17 +376,17 @@ func historyCmd() *cobra.Command {
 	kf.StringVar(&ack.State, "state", "", "only this state (default: any)")
 	kf.StringVar(&ack.Case, "case", "", "only this matrix case (default: any)")
 	kf.StringVar(&ack.Reason, "reason", "", "why the change is known, e.g. the commit that made it")
+	return ackCmd
+}
 
+func historyExportCmd(db *historyDB) *cobra.Command {
 	var exportFormat string
 	exportCmd := &cobra.Command{
 		Use:   "export SCENARIO --format csv",
 		Short: "Export a scenario's history in the CSV layout Apache Otava imports: time, run_id, label, kernel, one column per series",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if exportFormat != "csv" {
-				return usageError{fmt.Errorf("--format %q: want csv", exportFormat)}
-			}
-			store, err := open(c)
+			store, err := db.open(c)
 			if err != nil {
 				return err
 			}
@@ -377,10 +398,8 @@ func historyCmd() *cobra.Command {
 			return history.Export(c.OutOrStdout(), series)
 		},
 	}
-	exportCmd.Flags().StringVar(&exportFormat, "format", "csv", "csv")
-
-	h.AddCommand(importCmd, listCmd, showCmd, rmCmd, analyzeCmd, ackCmd, exportCmd)
-	return h
+	formatFlag(exportCmd.Flags(), &exportFormat, "csv")
+	return exportCmd
 }
 
 func parseSince(s string) (time.Time, error) {

@@ -17,15 +17,16 @@ import (
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/vm"
 )
 
-// Exit codes (shared/design.md).
+// Exit codes, as the README lists them under nsperf run.
 const (
 	exitOK          = 0
-	exitExpectation = 1 // an expectation failed or a significant regression (later issues)
+	exitExpectation = 1 // an expectation failed or a gated significant regression
 	exitUsage       = 2 // usage or invalid scenario
 	exitInfra       = 3 // a tool failed, the kernel refused
 	exitSkipped     = 4 // a capability the scenario needs is missing
@@ -77,13 +78,13 @@ func exitCode(err error) int {
 	var inputErr *results.InputError
 	var missingCaps missingCapabilities
 	var incomparable *compare.IncomparableError
-	var guest guestExit
+	var guest kernels.ExitError
 	var modules *vm.MissingModulesError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &guest):
-		return guest.code // a guest's nsperf decided: its exit status is ours
+		return guest.Code // a guest's nsperf decided: its exit status is ours
 	case errors.As(err, &expectation):
 		return exitExpectation
 	case errors.Is(err, context.Canceled):

@@ -21,6 +21,7 @@ import (
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // binary is nsperf built once for the tests that need a process of their own (signals, kill).
@@ -135,7 +136,7 @@ func waitJournal(t *testing.T, path string, n int, within time.Duration) {
 }
 
 func TestRunCLI(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := nsperf("run", "veth-bigtcp", "--runs", "2", "--duration", "1s", "--omit", "0s", "--out", out, "--label", "test")
 	if code != 0 {
@@ -178,8 +179,8 @@ func TestInterrupt(t *testing.T) {
 			if strings.Contains(tc.scenario, "ovs") {
 				testenv.RequireTool(t, "ovs-vswitchd")
 			}
-			before := testenv.Take(topo.StateDir)
-			defer testenv.CheckClean(t, before, topo.StateDir)
+			before := testenv.Take(runstate.Dir)
+			defer testenv.CheckClean(t, before, runstate.Dir)
 			out := filepath.Join(t.TempDir(), "r.json")
 			cmd := exec.Command(binary, "run", tc.scenario, "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
 			var stderr bytes.Buffer
@@ -211,7 +212,7 @@ func TestInterrupt(t *testing.T) {
 }
 
 func TestUpDown(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir)
+	testenv.RootTest(t, runstate.Dir)
 	// A baseline that differs from the kernel's defaults shows that up applied it.
 	s, err := os.ReadFile("../../scenarios/library/veth-bigtcp.yaml")
 	if err != nil {
@@ -254,8 +255,8 @@ func TestUpDown(t *testing.T) {
 func TestCleanupAfterKill(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "iperf3")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	before := testenv.Take(runstate.Dir)
+	defer testenv.CheckClean(t, before, runstate.Dir)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd := exec.Command(binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--out", out)
 	if err := cmd.Start(); err != nil {
@@ -269,7 +270,7 @@ func TestCleanupAfterKill(t *testing.T) {
 	if code != 0 || !strings.Contains(rep, "tcp4") {
 		t.Errorf("report of the killed run's journal: exit %d\n%s%s", code, rep, repErr)
 	}
-	left := testenv.Take(topo.StateDir)
+	left := testenv.Take(runstate.Dir)
 	if len(left.Namespaces) <= len(before.Namespaces) {
 		t.Fatalf("the killed run left no namespaces: the test proves nothing (%v)", left.Namespaces)
 	}
@@ -283,7 +284,7 @@ func TestCleanupAfterKill(t *testing.T) {
 }
 
 func TestProbeCLI(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir)
+	testenv.RootTest(t, runstate.Dir)
 	out, errOut, code := nsperf("probe", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -310,7 +311,7 @@ func TestProbeCLI(t *testing.T) {
 // device, on a kernel without "vxlan: Enable BIG TCP packets") ends the run before measuring,
 // with exit 4 and the reason; a kernel with the change takes it.
 func TestRefusedStateExits4(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	data, err := os.ReadFile("../../scenarios/library/vxlan-bigtcp.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -348,8 +349,8 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "iperf3")
 	testenv.RequireTool(t, "ovs-vswitchd")
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	before := testenv.Take(runstate.Dir)
+	defer testenv.CheckClean(t, before, runstate.Dir)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd := exec.Command(binary, "run", "../../topo/testdata/ovs.yaml", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
 	var stderr bytes.Buffer
@@ -359,7 +360,7 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	}
 	waitJournal(t, out+".journal", 1, 60*time.Second)
 	killed := false
-	for _, p := range testenv.Take(topo.StateDir).Processes { // "PID NAME", new since the test began
+	for _, p := range testenv.Take(runstate.Dir).Processes { // "PID NAME", new since the test began
 		var pid int
 		if strings.HasSuffix(p, " ovs-vswitchd") && !slices.Contains(before.Processes, p) {
 			fmt.Sscan(p, &pid)
@@ -382,7 +383,7 @@ func TestOVSVswitchdKilled(t *testing.T) {
 // TestNetdevFormat: `run big-tcp-rr --format netdev` prints per state the commands and one
 // row of MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT per run, then the summary.
 func TestNetdevFormat(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "netperf")
+	testenv.RootTest(t, runstate.Dir, "netperf")
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := nsperf("run", "big-tcp-rr", "--runs", "2", "--duration", "1s", "--format", "netdev", "--out", out)
 	if code != 0 {
@@ -416,7 +417,7 @@ func TestNetdevFormat(t *testing.T) {
 // TestExpectationExit1: a run whose expectation fails exits 1, says why, and writes the JUnit
 // report with the failure and its figures; `report` gives the same verdict without root.
 func TestExpectationExit1(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	data, err := os.ReadFile("../../scenarios/library/veth-bigtcp.yaml")
 	if err != nil {
 		t.Fatal(err)

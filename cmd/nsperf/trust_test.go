@@ -13,7 +13,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // nsperfWithin runs nsperf in process and fails the test if it has not returned after limit:
@@ -124,8 +124,8 @@ func TestIperf3LimitsValidated(t *testing.T) {
 // TestOutputPathsCheckedFirst: --out naming a directory or an unwritable place, and --junit
 // likewise, fail with exit 2 before anything is built.
 func TestOutputPathsCheckedFirst(t *testing.T) {
-	before := testenv.Take(topo.StateDir)
-	defer testenv.CheckClean(t, before, topo.StateDir)
+	before := testenv.Take(runstate.Dir)
+	defer testenv.CheckClean(t, before, runstate.Dir)
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"--out", dir}, {"--out", dir + "/"}, {"--out", "/proc/nsperf/r.json"}, {"--junit", dir},
@@ -161,7 +161,7 @@ func TestJUnitReplacesSymlink(t *testing.T) {
 // TestOutStdout: --out - writes the result JSON to stdout (the table to stderr) and no file
 // named "-".
 func TestOutStdout(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	t.Chdir(t.TempDir())
 	stdout, stderr, code := nsperf("run", "veth-bigtcp", "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", "-")
 	if code != 0 {
@@ -182,7 +182,7 @@ func TestOutStdout(t *testing.T) {
 // TestMissingCapabilities: root without CAP_NET_ADMIN and CAP_SYS_ADMIN (a restricted
 // container) is exit 4 naming them, not exit 3 with a kernel error.
 func TestMissingCapabilities(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "setpriv")
+	testenv.RootTest(t, runstate.Dir, "setpriv")
 	out, err := exec.Command("setpriv", "--bounding-set", "-net_admin,-sys_admin", "--inh-caps", "-net_admin,-sys_admin",
 		binary, "run", "veth-bigtcp", "--runs", "1", "--duration", "1s", "--out", filepath.Join(t.TempDir(), "r.json")).CombinedOutput()
 	var exit *exec.ExitError

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // TestAANegligibleCPU: an A/A result (fixture samples) in which cpu_sender differs by 1.4%
@@ -54,7 +54,7 @@ func TestAANegligibleCPU(t *testing.T) {
 // TestAdaptiveTBF: with runs: auto, a token bucket at half of what the link did unpacked is
 // decided "regressed" at the first look, after 5 rounds, on this machine.
 func TestAdaptiveTBF(t *testing.T) {
-	testenv.RootTest(t, topo.StateDir, "iperf3")
+	testenv.RootTest(t, runstate.Dir, "iperf3")
 	dir := t.TempDir()
 	text := strings.Replace(cappedScenario("1gbit", ""), "states:\n  - name: base\n", "states:\n  - name: free\n  - name: base\n    compare_to: free\n", 1)
 	text = strings.Replace(text, "runs: 5\n", "runs: auto\n", 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -48,9 +49,9 @@ func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 func guestTest(t *testing.T) (image, modules string) {
 	t.Helper()
 	image, modules = testenv.TestKernel(t)
-	before := testenv.Take(topo.StateDir)
+	before := testenv.Take(runstate.Dir)
 	t.Cleanup(func() {
-		testenv.CheckClean(t, before, topo.StateDir)
+		testenv.CheckClean(t, before, runstate.Dir)
 		noGuestLeft(t)
 	})
 	return image, modules

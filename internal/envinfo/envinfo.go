@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/nsperf/nsperf/results"
 )
 
 // Tool is a program whose version a result records.
@@ -20,9 +18,17 @@ type Tool struct {
 	Parse func(string) string // reads it; nil keeps the first line of the output
 }
 
+// Facts are what a result records of the machine (results.Environment, filled in from them).
+type Facts struct {
+	KernelRelease, KernelVersion, Machine, Hostname string
+	CPUModel                                        string
+	CPUs                                            int
+	Tools                                           map[string]string // name -> version
+}
+
 // Collect reads the kernel, CPU and the versions of the given tools.
-func Collect(tools []Tool) results.Environment {
-	env := results.Environment{CPUs: runtime.NumCPU(), Tools: map[string]string{}}
+func Collect(tools []Tool) Facts {
+	env := Facts{CPUs: runtime.NumCPU(), Tools: map[string]string{}}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		env.KernelRelease = unix.ByteSliceToString(u.Release[:])

@@ -13,8 +13,8 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-// Binary is the program run; tests point it elsewhere.
-var Binary = "iperf3"
+// Binary is the program run, as found on PATH.
+const Binary = "iperf3"
 
 // ServerArgs is a one-off server (-1) bound to the workload's address, pinned to its CPU.
 func ServerArgs(w *scenarios.Iperf3) []string {

@@ -15,19 +15,10 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-// Binaries run; tests point them elsewhere.
-var (
+// The programs run, as found on PATH.
+const (
 	Binary       = "netperf"
 	ServerBinary = "netserver"
-)
-
-// Tests nsperf drives.
-const (
-	TCPStream = "TCP_STREAM"
-	TCPRR     = "TCP_RR"
-	TCPCRR    = "TCP_CRR"
-	UDPStream = "UDP_STREAM"
-	UDPRR     = "UDP_RR"
 )
 
 // ServerArgs is netserver in the foreground (-D) on the workload's control port.
@@ -46,7 +37,7 @@ func ClientArgs(w *scenarios.Netperf) []string {
 		args = append(args, "-L", w.Client.Addr)
 	}
 	var test []string
-	if w.IsRR() && (w.Request > 0 || w.Response > 0) {
+	if w.PersistentRR() && (w.Request > 0 || w.Response > 0) {
 		test = append(test, "-r", fmt.Sprintf("%d,%d", w.Request, w.Response))
 	}
 	if w.MessageSize > 0 {
@@ -200,7 +191,7 @@ func toMetrics(test string, values map[string]string) ([]results.Metric, error) 
 		case sel == "THROUGHPUT":
 			units := strings.Replace(values["THROUGHPUT_UNITS"], "/sec", "/s", 1)
 			switch {
-			case scenarios.IsRRTest(test) || strings.EqualFold(units, "Trans/s"):
+			case scenarios.Transactional(test) || strings.EqualFold(units, "Trans/s"):
 				m.Unit = "trans/s"
 			case units == "":
 				m.Unit, m.Value = "bit/s", v*1e6 // netperf's default: 10^6bits/s

@@ -44,24 +44,24 @@ func TestParseFixtures(t *testing.T) {
 		row        string
 		want       map[string]results.Metric
 	}{
-		{"netperf-rr-O.txt", TCPRR, rrSelectors, "43           51           104          19546.24",
+		{"netperf-rr-O.txt", scenarios.NetperfTCPRR, rrSelectors, "43           51           104          19546.24",
 			map[string]results.Metric{"min_latency": mt("min_latency", "us", 43), "p90_latency": mt("p90_latency", "us", 51),
 				"p99_latency": mt("p99_latency", "us", 104), "throughput": mt("throughput", "trans/s", 19546.24)}},
-		{"netperf-crr-O.txt", TCPCRR, []string{"MIN_LATENCY", "MEAN_LATENCY", "P99_LATENCY", "THROUGHPUT", "THROUGHPUT_UNITS"}, "53           70.98        181          14071.38   Trans/s",
+		{"netperf-crr-O.txt", scenarios.NetperfTCPCRR, []string{"MIN_LATENCY", "MEAN_LATENCY", "P99_LATENCY", "THROUGHPUT", "THROUGHPUT_UNITS"}, "53           70.98        181          14071.38   Trans/s",
 			map[string]results.Metric{"min_latency": mt("min_latency", "us", 53), "mean_latency": mt("mean_latency", "us", 70.98),
 				"p99_latency": mt("p99_latency", "us", 181), "throughput": mt("throughput", "trans/s", 14071.38)}},
-		{"netperf-udprr-O.txt", UDPRR, []string{"MIN_LATENCY", "P50_LATENCY", "P99_LATENCY", "THROUGHPUT"}, "18           27           74           34144.35",
+		{"netperf-udprr-O.txt", scenarios.NetperfUDPRR, []string{"MIN_LATENCY", "P50_LATENCY", "P99_LATENCY", "THROUGHPUT"}, "18           27           74           34144.35",
 			map[string]results.Metric{"min_latency": mt("min_latency", "us", 18), "p50_latency": mt("p50_latency", "us", 27),
 				"p99_latency": mt("p99_latency", "us", 74), "throughput": mt("throughput", "trans/s", 34144.35)}},
-		{"netperf-udp-O.txt", UDPStream, []string{"THROUGHPUT", "THROUGHPUT_UNITS", "LOCAL_SEND_SIZE"}, "1567.07    10^6bits/s  1400",
+		{"netperf-udp-O.txt", scenarios.NetperfUDPStream, []string{"THROUGHPUT", "THROUGHPUT_UNITS", "LOCAL_SEND_SIZE"}, "1567.07    10^6bits/s  1400",
 			map[string]results.Metric{"throughput": mt("throughput", "bit/s", 1567.07e6)}},
-		{"netperf-stream-classic.txt", TCPStream, nil, "131072  16384  16384    2.00     5161.47",
+		{"netperf-stream-classic.txt", scenarios.NetperfTCPStream, nil, "131072  16384  16384    2.00     5161.47",
 			map[string]results.Metric{"throughput": mt("throughput", "bit/s", 5161.47e6)}},
-		{"netperf-stream-k.txt", TCPStream, nil, "", // CPU utilisation -1: not measured, left out
+		{"netperf-stream-k.txt", scenarios.NetperfTCPStream, nil, "", // CPU utilisation -1: not measured, left out
 			map[string]results.Metric{"throughput": mt("throughput", "bit/s", 4774.07e6), "mean_latency": mt("mean_latency", "us", 27.36)}},
-		{"seed-vxlan-stream-0.txt", TCPStream, nil, "131072  16384  16384    30.00    34440.00",
+		{"seed-vxlan-stream-0.txt", scenarios.NetperfTCPStream, nil, "131072  16384  16384    30.00    34440.00",
 			map[string]results.Metric{"throughput": mt("throughput", "bit/s", 34440e6)}},
-		{"seed-vxlan-stream-5.txt", TCPStream, nil, "131072  16384  16384    60.00    29390.78",
+		{"seed-vxlan-stream-5.txt", scenarios.NetperfTCPStream, nil, "131072  16384  16384    60.00    29390.78",
 			map[string]results.Metric{"throughput": mt("throughput", "bit/s", 29390.78e6)}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -93,7 +93,7 @@ func TestParseSeedRows(t *testing.T) {
 		t.Fatalf("%d rows, want the seed's 20", len(rows))
 	}
 	header := "MIGRATED TCP REQUEST/RESPONSE TEST from ::0 (::) port 0 AF_INET6 to iroa23 () port 0 AF_INET6 : demo\n"
-	ms, row, err := Parse(header+rows[0]+"\n", TCPRR, rrSelectors)
+	ms, row, err := Parse(header+rows[0]+"\n", scenarios.NetperfTCPRR, rrSelectors)
 	if err != nil || row != rows[0] {
 		t.Fatalf("%v %q", err, row)
 	}
@@ -119,9 +119,9 @@ func TestParseBadOutput(t *testing.T) {
 		{"unknown unit", strings.Replace(fixture(t, "netperf-udp-O.txt"), "10^6bits/s", "furlongs/s", 1), []string{"THROUGHPUT", "THROUGHPUT_UNITS", "LOCAL_SEND_SIZE"}, "unknown unit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			test := TCPRR
+			test := scenarios.NetperfTCPRR
 			if tc.name == "unknown unit" {
-				test = UDPStream
+				test = scenarios.NetperfUDPStream
 			}
 			_, _, err := Parse(tc.out, test, tc.selectors)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -129,19 +129,19 @@ func TestParseBadOutput(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := Parse(fixture(t, "netperf-refused.txt"), TCPRR, rrSelectors); !errors.Is(err, ErrTool) {
+	if _, _, err := Parse(fixture(t, "netperf-refused.txt"), scenarios.NetperfTCPRR, rrSelectors); !errors.Is(err, ErrTool) {
 		t.Errorf("refused is not ErrTool: %v", err)
 	}
 }
 
 func TestArgs(t *testing.T) {
 	c0, c1 := 0, 1
-	w := &scenarios.Netperf{Test: TCPRR, Client: scenarios.Side{NS: "client", CPU: &c0}, Server: scenarios.Side{NS: "server", Addr: "2001:2::2", CPU: &c1},
+	w := &scenarios.Netperf{Test: scenarios.NetperfTCPRR, Client: scenarios.Side{NS: "client", CPU: &c0}, Server: scenarios.Side{NS: "server", Addr: "2001:2::2", CPU: &c1},
 		Duration: scenarios.Duration(10 * time.Second), Port: 12865, Request: 80000, Response: 80000, Outputs: rrSelectors}
 	if got, want := strings.Join(ClientArgs(w), " "), "netperf -H 2001:2::2 -p 12865 -6 -t TCP_RR -l 10 -T 0,1 -- -r 80000,80000 -O MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT"; got != want {
 		t.Errorf("client %s\nwant   %s", got, want)
 	}
-	w = &scenarios.Netperf{Test: TCPStream, Server: scenarios.Side{Addr: "198.18.0.2"}, Duration: scenarios.Duration(60 * time.Second), Port: 12866, MessageSize: 16384, SendBuffer: 1 << 20}
+	w = &scenarios.Netperf{Test: scenarios.NetperfTCPStream, Server: scenarios.Side{Addr: "198.18.0.2"}, Duration: scenarios.Duration(60 * time.Second), Port: 12866, MessageSize: 16384, SendBuffer: 1 << 20}
 	if got, want := strings.Join(ClientArgs(w), " "), "netperf -H 198.18.0.2 -p 12866 -4 -t TCP_STREAM -l 60 -- -m 16384 -s 1048576"; got != want {
 		t.Errorf("client %s\nwant   %s", got, want)
 	}
@@ -167,7 +167,7 @@ func FuzzParse(f *testing.F) {
 		if columns {
 			sel = rrSelectors
 		}
-		ms, _, err := Parse(out, TCPRR, sel)
+		ms, _, err := Parse(out, scenarios.NetperfTCPRR, sel)
 		if err == nil && len(ms) == 0 {
 			t.Fatal("no metrics and no error")
 		}

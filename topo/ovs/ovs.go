@@ -15,12 +15,12 @@ import (
 	"github.com/ovn-org/libovsdb/model"
 	"github.com/ovn-org/libovsdb/ovsdb"
 
+	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs/vswitchd"
-	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // RunKey is the external_ids key that names the nsperf run owning a bridge.
-const RunKey = plan.RunKey
+const RunKey = scenarios.OVSRunKey
 
 // How long the OVS code waits when its caller set no deadline, and how often it looks.
 const (
@@ -111,10 +111,18 @@ func (c *Client) EnsureRoot(ctx context.Context) error {
 }
 
 // PortSpec is one port of a bridge: an internal port, or an existing device (a veth end).
-type PortSpec = plan.BridgePort
+type PortSpec struct {
+	Name     string
+	Internal bool
+}
 
-// BridgeSpec is a bridge to create, as the plan describes it.
-type BridgeSpec = plan.Bridge
+// BridgeSpec is a bridge to create, owned by a run (external_ids:nsperf-run=RunID).
+type BridgeSpec struct {
+	Name     string
+	Datapath string
+	RunID    string
+	Ports    []PortSpec
+}
 
 // AddBridge creates a bridge with its ports and interfaces in one transaction, named with
 // UUIDs and hooked into Open_vSwitch.bridges; it bumps next_cfg so that WaitApplied can tell

@@ -22,8 +22,10 @@ import (
 // run creates carries it, so that two runs never collide and leftovers can be traced.
 type RunID string
 
-// runIDPattern matches run ids.
-var runIDPattern = regexp.MustCompile(`^nsp[0-9a-f]{4}$`)
+// RunIDPattern is what a run id is, as a regular expression: nsp and four hex digits.
+const RunIDPattern = `nsp[0-9a-f]{4}`
+
+var runIDRE = regexp.MustCompile(`^` + RunIDPattern + `$`)
 
 // NewRunID returns a random run id. Claiming it (the state file) happens when topo builds.
 func NewRunID() RunID {
@@ -36,7 +38,7 @@ func NewRunID() RunID {
 
 // ParseRunID checks a run id given by a user.
 func ParseRunID(s string) (RunID, error) {
-	if !runIDPattern.MatchString(s) {
+	if !runIDRE.MatchString(s) {
 		return "", fmt.Errorf("%q is not a run id (like nsp3f9a; `nsperf cleanup --dry-run` lists the runs left behind)", s)
 	}
 	return RunID(s), nil
@@ -54,8 +56,8 @@ type StepKind string
 // The kinds of build steps, in the order a plan uses them.
 const (
 	AddNamespace StepKind = "namespace"
-	AddVeth      StepKind = "veth"
-	AddVxlan     StepKind = "vxlan"
+	AddLink      StepKind = "link"        // a link of any kind (Step.Link)
+	AddVeth      StepKind = "veth"        // the pair of a bridge's port
 	StartOVS     StepKind = "start-ovs"   // a private OVS instance in the ovs namespace
 	ConnectOVS   StepKind = "connect-ovs" // an existing OVS
 	AddBridge    StepKind = "bridge"
@@ -78,16 +80,17 @@ const (
 // equivalent, and the step that undoes it. The live topology carries out the data; `nsperf
 // plan` prints the text.
 type Step struct {
-	Kind   StepKind
-	NS     string             // scenario namespace the step acts in
-	Dev    string             // device in NS
-	Peer   scenarios.Endpoint // AddVeth: the other end; MoveLink: the device in its new namespace
-	Vxlan  *scenarios.Vxlan   // AddVxlan
-	Bridge *Bridge            // AddBridge
-	DB     string             // StartOVS, ConnectOVS, DelBridges: the ovsdb endpoint
-	Dir    string             // StartOVS, StopOVS: the private instance's directory
-	MTU    int
-	Addr   netip.Prefix
+	Kind     StepKind
+	NS       string             // scenario namespace the step acts in
+	Dev      string             // device in NS
+	Peer     scenarios.Endpoint // AddVeth: the other end; MoveLink: the device in its new namespace
+	Link     scenarios.LinkSpec // AddLink; LinkKind is its YAML key
+	LinkKind string
+	Bridge   *Bridge // AddBridge
+	DB       string  // StartOVS, ConnectOVS, DelBridges: the ovsdb endpoint
+	Dir      string  // StartOVS, StopOVS: the private instance's directory
+	MTU      int
+	Addr     netip.Prefix
 
 	// State steps (see StateSteps).
 	Knobs    scenarios.DeviceSettings    // SetKnobs: what the state sets; the rest is reset
@@ -102,7 +105,7 @@ type Step struct {
 	WithNamespace bool
 }
 
-// Bridge is an OVS bridge to create, with its ports, owned by a run (external_ids:RunKey).
+// Bridge is an OVS bridge to create, with its ports, owned by a run (external_ids:scenarios.OVSRunKey).
 type Bridge struct {
 	Name     string
 	Datapath string
@@ -116,9 +119,6 @@ type BridgePort struct {
 	Internal bool
 }
 
-// RunKey is the external_ids key that names the nsperf run owning a bridge.
-const RunKey = "nsperf-run"
-
 // Plan is the ordered list of steps that builds a scenario's topology.
 type Plan struct {
 	RunID    RunID
@@ -127,9 +127,9 @@ type Plan struct {
 	Steps    []Step
 }
 
-// New orders the steps for one case of a scenario: namespaces (with lo up), then veth links,
-// then vxlans (whose underlay must exist first), each with its addresses (IPv6 without
-// duplicate address detection, so they are usable at once) and up; then Open vSwitch.
+// New orders the steps for one case of a scenario: namespaces (with lo up), then the links
+// stage by stage (a vxlan after its underlay), each with its addresses (IPv6 without duplicate
+// address detection, so they are usable at once) and up; then Open vSwitch.
 func New(s *scenarios.Scenario, id RunID, host Host) *Plan {
 	p := &Plan{RunID: id, Scenario: s, Host: host}
 	namespaces := s.Topology.Namespaces
@@ -143,29 +143,11 @@ func New(s *scenarios.Scenario, id RunID, host Host) *Plan {
 			Undo: &Step{Kind: DelNamespace, NS: ns, Do: "ip netns del " + full}})
 		p.setUp(ns, "lo")
 	}
-	for _, l := range s.Topology.Links {
-		if v := l.Veth; v != nil {
-			a, b := shellq.Word(id.Namespace(v.A.NS)), shellq.Word(id.Namespace(v.B.NS))
-			mtu := ""
-			if v.MTU != 0 {
-				mtu = fmt.Sprintf(" mtu %d", v.MTU)
+	for _, stage := range scenarios.LinkStages {
+		for _, l := range s.Topology.Links {
+			if spec := l.Spec(); spec.Stage() == stage {
+				p.addLink(l.Kind(), spec)
 			}
-			p.add(Step{Kind: AddVeth, NS: v.A.NS, Dev: v.A.Name, Peer: v.B, MTU: v.MTU, Undo: p.delLink(v.A.NS, v.A.Name),
-				Do: fmt.Sprintf("ip -n %s link add %s%s type veth peer name %s netns %s%s && ip -n %s link set %s alias %s && ip -n %s link set %s alias %s",
-					a, shellq.Word(v.A.Name), mtu, shellq.Word(v.B.Name), b, mtu, a, shellq.Word(v.A.Name), id.Alias(), b, shellq.Word(v.B.Name), id.Alias())})
-			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
-				p.addAddresses(ep)
-			}
-			for _, ep := range []scenarios.Endpoint{v.A, v.B} {
-				p.setUp(ep.NS, ep.Name)
-			}
-		}
-	}
-	for _, l := range s.Topology.Links {
-		if x := l.Vxlan; x != nil {
-			p.add(Step{Kind: AddVxlan, NS: x.NS, Dev: x.Name, Vxlan: x, MTU: x.MTU, Do: vxlanShell(x, id), Undo: p.delLink(x.NS, x.Name)})
-			p.addAddresses(x.Endpoint())
-			p.setUp(x.NS, x.Name)
 		}
 	}
 	if s.Topology.OVS != nil {
@@ -225,13 +207,13 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 	} else {
 		p.add(Step{Kind: ConnectOVS, DB: db, Do: "ovs-vsctl --db=" + q(db) + " show >/dev/null",
 			Undo: &Step{Kind: DelBridges, DB: db,
-				Do: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", q(db), RunKey, id, q(db))}})
+				Do: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", q(db), scenarios.OVSRunKey, id, q(db))}})
 	}
 	datapath := p.Host.datapath(o)
 	n := 0
 	for _, b := range o.Bridges {
 		spec := &Bridge{Name: string(id) + "-" + b.Name, Datapath: datapath, RunID: string(id)}
-		vsctl := []string{fmt.Sprintf("ovs-vsctl --db=%s add-br %s -- set bridge %s datapath_type=%s external_ids:%s=%s", q(db), q(spec.Name), q(spec.Name), datapath, RunKey, id)}
+		vsctl := []string{fmt.Sprintf("ovs-vsctl --db=%s add-br %s -- set bridge %s datapath_type=%s external_ids:%s=%s", q(db), q(spec.Name), q(spec.Name), datapath, scenarios.OVSRunKey, id)}
 		var csum []scenarios.Endpoint
 		for _, port := range b.Ports {
 			if port.Veth != nil {
@@ -291,33 +273,19 @@ func (p *Plan) DeviceSteps(ns, dev string) []Step {
 	return out
 }
 
-func vxlanShell(x *scenarios.Vxlan, id RunID) string {
-	ns := id.Namespace(x.NS)
-	args := []string{"ip", "-n", ns, "link", "add", x.Name}
-	if x.MTU != 0 {
-		args = append(args, "mtu", fmt.Sprint(x.MTU))
+// addLink plans a link: the command that creates its devices, then their addresses, then up.
+// Removing the first device removes the link (the peer of a veth goes with it).
+func (p *Plan) addLink(kind string, spec scenarios.LinkSpec) {
+	devs := spec.Devices()
+	first := devs[0]
+	p.add(Step{Kind: AddLink, NS: first.NS, Dev: first.Name, Link: spec, LinkKind: kind,
+		Do: spec.Command(p.RunID.Namespace, p.RunID.Alias()), Undo: p.delLink(first.NS, first.Name)})
+	for _, ep := range devs {
+		p.addAddresses(ep)
 	}
-	args = append(args, "type", "vxlan", "id", fmt.Sprint(x.VNI), "local", x.Local, "remote", x.Remote, "dstport", fmt.Sprint(x.Port))
-	if x.Underlay != "" {
-		args = append(args, "dev", x.Underlay)
+	for _, ep := range devs {
+		p.setUp(ep.NS, ep.Name)
 	}
-	if x.Learning != nil && *x.Learning {
-		args = append(args, "learning")
-	} else {
-		args = append(args, "nolearning")
-	}
-	if x.UDPCsum != nil {
-		v6 := netip.MustParseAddr(x.Local).Is6()
-		switch {
-		case !v6 && *x.UDPCsum:
-			args = append(args, "udpcsum")
-		case !v6:
-			args = append(args, "noudpcsum")
-		case !*x.UDPCsum:
-			args = append(args, "udp6zerocsumtx", "udp6zerocsumrx")
-		}
-	}
-	return shellq.Join(args) + fmt.Sprintf(" && ip -n %s link set %s alias %s", shellq.Word(ns), shellq.Word(x.Name), id.Alias())
 }
 
 func (p *Plan) add(s Step) { p.Steps = append(p.Steps, s) }

@@ -139,7 +139,7 @@ func TestStateStepsCoverEveryDevice(t *testing.T) {
 	// Every build step that leaves something behind names its undo.
 	for _, st := range p.Steps {
 		switch st.Kind {
-		case AddNamespace, AddVeth, AddVxlan, StartOVS, ConnectOVS:
+		case AddNamespace, AddVeth, AddLink, StartOVS, ConnectOVS:
 			if st.Undo == nil || st.Undo.Do == "" {
 				t.Errorf("%s %s/%s has no undo", st.Kind, st.NS, st.Dev)
 			}

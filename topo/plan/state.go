@@ -108,7 +108,7 @@ func (p *Plan) knobsShell(ns, dev string, ds scenarios.DeviceSettings) string {
 
 func (p *Plan) recreated(ref string) bool {
 	for _, l := range p.Scenario.Topology.Links {
-		if x := l.Vxlan; x != nil && x.Recreate && x.Endpoint().Ref() == ref {
+		if r, ok := l.Spec().(scenarios.Recreated); ok && r.RecreatedPerState() && l.Spec().Devices()[0].Ref() == ref {
 			return true
 		}
 	}

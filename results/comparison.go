@@ -56,11 +56,6 @@ func (c Comparison) within() bool {
 	return c.MinChange > 0 && c.HasCI && c.ChangeLo > -c.MinChange && c.ChangeHi < c.MinChange
 }
 
-// Method says how the statistics are computed, for the report.
-const Method = "centre: median with its distribution-free 95% CI; change: ratio of medians - 1 (as benchstat), " +
-	"95% CI from the Hodges-Lehmann/Moses interval of log ratios; p: Mann-Whitney U test (benchstat's engine, " +
-	"golang.org/x/perf/benchmath); significant when p <= alpha; not significant with a CV above the limit: too noisy"
-
 // Centre is the median of a sample with its confidence interval.
 type Centre struct {
 	Median  float64  `json:"median"`

@@ -4,11 +4,10 @@
 package topo
 
 import (
-	"regexp"
-
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/ovs"
 	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // RunID names one run (see plan.RunID).
@@ -20,18 +19,9 @@ var (
 	ParseRunID = plan.ParseRunID
 )
 
-// namespaceOfRun matches the namespaces a run creates.
-var namespaceOfRun = regexp.MustCompile(`^(nsp[0-9a-f]{4})-`)
-
-// DetectDatapath resolves datapath: auto; tests replace it.
-var DetectDatapath = ovs.DetectDatapath
-
 // Host is what a plan needs to know of this machine: the OVS datapath auto stands for, and
 // where state files live.
-func Host() plan.Host { return plan.Host{Datapath: DetectDatapath(), StateDir: StateDir} }
+func Host() plan.Host { return plan.Host{Datapath: ovs.DetectDatapath(), StateDir: runstate.Dir} }
 
 // NewPlan plans one case of a scenario on this machine.
 func NewPlan(s *scenarios.Scenario, id RunID) *plan.Plan { return plan.New(s, id, Host()) }
-
-// OVSDir is where a run's private OVS keeps its database, sockets and logs.
-func OVSDir(id RunID) string { return plan.Host{StateDir: StateDir}.OVSDir(id) }

@@ -1,0 +1,223 @@
+// Package kernels measures a scenario on kernels under test, each in a QEMU guest booted on
+// it over the host's root (package vm) running the same nsperf: one kernel is a run like any
+// other, measured in the guest; two are an A/B run whose rounds alternate between the kernels,
+// its result made by compare.Kernels. The result is written on the host, with the console
+// logs of guests that failed next to it.
+package kernels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// Options say what to boot and how to call nsperf in the guest.
+type Options struct {
+	// VM is the guests' settings, kernels included; Args is filled in by Run.
+	VM vm.Options
+	// Scenario is the scenario as the user named it (a file is copied into the guest).
+	Scenario string
+	// ScenarioFile is true when Scenario names a file, false for a shipped name.
+	ScenarioFile bool
+	// GuestFlags are run flags passed on to the guest's nsperf as given (--runs=5).
+	GuestFlags []string
+}
+
+// ExitError is a guest's nsperf exit status, which the host's nsperf passes on as its own.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e ExitError) Error() string { return e.Err.Error() }
+func (e ExitError) Unwrap() error { return e.Err }
+
+// Run measures s in a guest on each kernel of k.VM.Kernels (one or two) and returns the
+// result, stored at runner.OutPath unless opt.Out is "-".
+func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Options) (*results.Result, error) {
+	start := time.Now()
+	if opt.Machine == nil {
+		opt.Machine = runner.Host{}
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	// Console logs of guests that left no result are named after the run's start.
+	noResultID := "vm-" + start.Format("20060102-150405")
+	o := k.guestOptions()
+	// One measuring run at a time on this machine, guests included: a guest's vCPUs share
+	// the host's CPUs with whatever else measures.
+	release, busy, err := opt.Machine.LockMeasuring(ctx, s.Name, opt.Concurrent, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	session, err := vm.Boot(ctx, o)
+	var bootErr *vm.BootError
+	if errors.As(err, &bootErr) {
+		for name, console := range bootErr.Consoles {
+			keepConsole(progress, runner.OutPath(opt, s, noResultID), name, console)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer session.Close()
+	booted := time.Since(start)
+	var turns []results.Turn
+	if len(o.Kernels) > 1 {
+		if turns, err = session.Alternate(ctx); err != nil {
+			return nil, err
+		}
+	}
+	outcomes := session.Wait(ctx)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interrupted; the guests were stopped and their files removed: %w", ctx.Err())
+	}
+	rs, code, err := guestResults(outcomes, k.Scenario, booted, func(guest int, id string, console []byte) {
+		if id == "" {
+			id = noResultID
+		}
+		keepConsole(progress, runner.OutPath(opt, s, id), string(rune('A'+guest)), console)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return store(s, opt, rs, turns, busy, code)
+}
+
+// guestOptions are the guests' settings with the command each runs.
+func (k Options) guestOptions() vm.Options {
+	o := k.VM
+	o.Files = map[string]string{}
+	for name, path := range k.VM.Files {
+		o.Files[name] = path
+	}
+	guestScenario := k.Scenario
+	if k.ScenarioFile {
+		o.Files["scenario.yaml"] = k.Scenario
+		guestScenario = vm.GuestDir + "/scenario.yaml"
+	}
+	o.Args = func(i int) []string {
+		a := append([]string{"run", guestScenario, "--out", vm.GuestDir + "/result.json", "--no-history", "--in-guest", "--label", o.Kernels[i].Label}, k.GuestFlags...)
+		if len(o.Kernels) > 1 {
+			a = append(a, "--vm-gate", vm.GuestDir)
+		}
+		return a
+	}
+	return o
+}
+
+// guestResults reads each guest's result; keep is called with the console log of each guest
+// that failed. code is the first non-zero exit status of a guest's nsperf.
+func guestResults(outcomes []vm.Outcome, scenarioArg string, booted time.Duration, keep func(guest int, id string, console []byte)) (rs []*results.Result, code int, err error) {
+	var errs []error
+	for i, out := range outcomes {
+		r, err := guestResult(out, scenarioArg, booted)
+		if out.ExitCode != 0 && code == 0 {
+			code = out.ExitCode
+		}
+		if failed := out.Err != nil || out.ExitCode != 0 || r == nil; failed && len(out.Console) > 0 {
+			id := ""
+			if r != nil {
+				id = r.RunID
+			}
+			keep(i, id, out.Console)
+		}
+		switch {
+		case out.Err != nil:
+			errs = append(errs, out.Err)
+		case r == nil && err != nil:
+			errs = append(errs, fmt.Errorf("vm %c: nsperf in the guest exited %d without a result: %w", 'A'+i, out.ExitCode, err))
+		}
+		rs = append(rs, r)
+	}
+	if len(errs) == 0 && !slices.Contains(rs, nil) {
+		return rs, code, nil
+	}
+	err = errors.Join(errs...)
+	if err == nil {
+		err = errors.New("a guest left no result")
+	}
+	if code != 0 {
+		return nil, code, ExitError{code, err}
+	}
+	return nil, code, err
+}
+
+// store makes the run's result of the guests' (an A/B result of two), writes it, and passes
+// a guest's non-zero exit status on.
+func store(s *scenarios.Scenario, opt runner.Options, rs []*results.Result, turns []results.Turn, busy string, code int) (*results.Result, error) {
+	if busy != "" {
+		for _, r := range rs {
+			r.Settings.Concurrent = busy
+			r.Warnings = append(r.Warnings, runner.ConcurrentWarning(busy, "host"))
+		}
+	}
+	r := rs[0]
+	if len(rs) == 2 {
+		var err error
+		if r, err = compare.Kernels(rs[0], rs[1], string(topo.NewRunID()), turns); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Out != "-" {
+		if err := results.WriteFile(runner.OutPath(opt, s, r.RunID), r); err != nil {
+			return r, errors.Join(runner.ErrNotStored, err)
+		}
+	}
+	if code != 0 {
+		return r, ExitError{code, fmt.Errorf("nsperf in the guest exited %d", code)}
+	}
+	return r, nil
+}
+
+// guestResult reads a guest's result and records where it was measured.
+func guestResult(out vm.Outcome, scenarioArg string, booted time.Duration) (*results.Result, error) {
+	if len(out.Result) == 0 {
+		return nil, errors.New("the guest wrote no result.json")
+	}
+	r, _, err := results.Parse("the guest's result.json", out.Result)
+	if err != nil {
+		return nil, err
+	}
+	r.Scenario.File = scenarioArg
+	info := out.Info
+	if r.FirstSampleSeconds > 0 {
+		info.FirstSampleSeconds = booted.Seconds() + r.FirstSampleSeconds
+	}
+	r.Environment.VM = &info
+	if info.Accel == vm.AccelTCG {
+		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG, an emulated CPU: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
+	}
+	if info.Warning != "" {
+		r.Warnings = append(r.Warnings, "vm: "+info.Warning)
+	}
+	return r, nil
+}
+
+// keepConsole writes a failed guest's console log next to its result (RESULT.A.console.log;
+// with --out -, next to the default result path), never through a symlink, and says where.
+func keepConsole(progress io.Writer, result, guest string, console []byte) {
+	if result == "-" || result == "" {
+		return
+	}
+	path := result + "." + guest + ".console.log"
+	if err := safefile.Write(path, console, 0o644); err != nil {
+		fmt.Fprintf(progress, "vm %s: the console log could not be kept: %v\n", guest, err)
+		return
+	}
+	fmt.Fprintf(progress, "vm %s: console log: %s\n", guest, path)
+}

@@ -1,0 +1,396 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/envinfo"
+	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo"
+)
+
+// The run loop without root: a fake machine builds fake topologies whose processes print
+// canned tool output. Each test states what the fake does differently from a real kernel.
+
+// fakeMachine builds fakeNetworks and counts what the loop asked of it.
+type fakeMachine struct {
+	mu sync.Mutex
+	// throughput gives a sample's figure in bit/s by state and round.
+	throughput func(state string, round int) float64
+	// buildFailures are errors the first builds return, one each.
+	buildFailures []error
+	// unavailable are states the kernel refuses (a capability error from Check).
+	unavailable map[string]string
+	// driftAt makes Drift report a changed device after that many samples (0: never).
+	driftAt int
+	// serverDiesAfter makes a shared server (netserver) exit after that many client runs.
+	serverDiesAfter int
+	// missing are programs LookPath does not find.
+	missing []string
+
+	builds, teardowns, locks int
+	networks                 []*fakeNetwork
+}
+
+func (m *fakeMachine) Build(s *scenarios.Scenario, id topo.RunID, kept bool, progress io.Writer) (Network, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.builds++
+	fmt.Fprintf(progress, "building %s as run %s\n", s.Name, id)
+	if len(m.buildFailures) > 0 {
+		err := m.buildFailures[0]
+		m.buildFailures = m.buildFailures[1:]
+		return nil, err
+	}
+	n := &fakeNetwork{m: m, id: id, failed: make(chan error)}
+	m.networks = append(m.networks, n)
+	return n, nil
+}
+
+func (m *fakeMachine) NewRunID() topo.RunID { return topo.RunID(fmt.Sprintf("nsp%04x", m.builds)) }
+
+func (m *fakeMachine) LockMeasuring(context.Context, string, bool, io.Writer) (func(), string, error) {
+	m.locks++
+	return func() { m.locks-- }, "", nil
+}
+
+func (m *fakeMachine) LookPath(binary string) (string, error) {
+	if slices.Contains(m.missing, binary) {
+		return "", exec.ErrNotFound
+	}
+	return "/fake/" + binary, nil
+}
+
+func (m *fakeMachine) Environment([]envinfo.Tool) results.Environment {
+	return results.Environment{KernelRelease: "fake"}
+}
+
+// fakeNetwork is a built topology whose devices take every state at once.
+type fakeNetwork struct {
+	m       *fakeMachine
+	id      topo.RunID
+	failed  chan error
+	state   string
+	samples int
+	servers []*fakeProcess
+	down    bool
+}
+
+func (n *fakeNetwork) RunID() topo.RunID { return n.id }
+func (n *fakeNetwork) StateCommands(st scenarios.State) []string {
+	return []string{"# state " + st.Name}
+}
+func (n *fakeNetwork) Warnings() []string                     { return nil }
+func (n *fakeNetwork) Failed() <-chan error                   { return n.failed }
+func (n *fakeNetwork) OVS() (string, string, string)          { return "", "", "" }
+func (n *fakeNetwork) Keep()                                  {}
+func (n *fakeNetwork) ClearTimeWait(string, int) (int, error) { return 0, nil }
+
+func (n *fakeNetwork) Check(states []scenarios.State) error {
+	var reasons []string
+	for _, st := range states {
+		if r, ok := n.m.unavailable[st.Name]; ok {
+			reasons = append(reasons, r)
+		}
+	}
+	if len(reasons) > 0 {
+		return &topo.CapabilityError{Reasons: reasons}
+	}
+	return nil
+}
+
+func (n *fakeNetwork) CheckState(st scenarios.State) error { return n.Check([]scenarios.State{st}) }
+
+func (n *fakeNetwork) Apply(st scenarios.State) (map[string]topo.DeviceState, error) {
+	n.state = st.Name
+	return map[string]topo.DeviceState{"client/eth0": {Attrs: topo.Attrs{"gso_max_size": 65536}}}, nil
+}
+
+func (n *fakeNetwork) Drift(map[string]topo.DeviceState) ([]string, error) {
+	if n.m.driftAt > 0 && n.samples == n.m.driftAt {
+		return []string{"client/eth0 gso_max_size 65536 -> 185000"}, nil
+	}
+	return nil, nil
+}
+
+func (n *fakeNetwork) Teardown() error {
+	n.m.teardowns++
+	n.down = true
+	for _, p := range n.servers {
+		p.Stop()
+	}
+	return nil
+}
+
+// Start starts a fake process: a server listens at once; a client prints the canned output
+// of its tool for the applied state and ends, and so does a one-off server with it.
+func (n *fakeNetwork) Start(ctx context.Context, ns string, argv []string) (proc.Process, error) {
+	if n.down {
+		return nil, errors.New("topology torn down")
+	}
+	p := &fakeProcess{done: make(chan struct{})}
+	switch {
+	case strings.HasSuffix(argv[0], "netserver"), len(argv) > 1 && argv[1] == "-s":
+		p.listening, p.oneOff = true, slices.Contains(argv, "-1")
+		n.servers = append(n.servers, p)
+		return p, nil
+	}
+	n.samples++
+	round := n.samples
+	value := n.m.throughput(n.state, round)
+	if strings.HasSuffix(argv[0], "netperf") {
+		p.stdout = "MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 198.18.0.2 () port 0 AF_INET\n" +
+			"Recv   Send    Send\nSocket Socket  Message  Elapsed\nSize   Size    Size     Time     Throughput\n" +
+			"bytes  bytes   bytes    secs.    10^6bits/sec\n\n" + fmt.Sprintf("131072  16384  16384    1.00    %.2f\n", value/1e6)
+	} else {
+		p.stdout = fmt.Sprintf(`{"start":{"version":"iperf 3.12"},"end":{"sum_received":{"bits_per_second":%g,"seconds":1},"sum_sent":{"retransmits":0}}}`, value)
+	}
+	p.exit()
+	for _, s := range n.servers {
+		switch {
+		case s.oneOff: // iperf3 -s -1 ends with its test
+			s.exit()
+		case n.m.serverDiesAfter > 0 && n.samples >= n.m.serverDiesAfter:
+			s.err, s.stderr = errors.New("signal: killed"), "netserver: fake death"
+			s.exit()
+		}
+	}
+	return p, nil
+}
+
+// fakeProcess is a process that has printed what it prints.
+type fakeProcess struct {
+	once      sync.Once
+	done      chan struct{}
+	stdout    string
+	stderr    string
+	err       error
+	listening bool
+	oneOff    bool
+}
+
+func (p *fakeProcess) exit()                               { p.once.Do(func() { close(p.done) }) }
+func (p *fakeProcess) Done() <-chan struct{}               { return p.done }
+func (p *fakeProcess) Err() error                          { return p.err }
+func (p *fakeProcess) Stdout() []byte                      { return []byte(p.stdout) }
+func (p *fakeProcess) Stderr() string                      { return p.stderr }
+func (p *fakeProcess) Stop()                               { p.exit() }
+func (p *fakeProcess) Listening(int) bool                  { return p.listening }
+func (p *fakeProcess) Usage() (time.Duration, int64, bool) { return 0, 0, false }
+
+var _ Network = (*topo.Live)(nil)
+
+// loopScenario is testdata/loop.yaml, with WORKLOADS and RUNS to fill in.
+func loopScenario(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/loop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+const iperf3Workload = `workloads:
+  - {name: tcp4, iperf3: {client: {ns: client, cpu: 0}, server: {ns: server, addr: 198.18.0.2, cpu: 1}, duration: 1s, omit: 0s}}`
+
+const netperfWorkload = `workloads:
+  - {name: stream4, netperf: {test: TCP_STREAM, client: {ns: client}, server: {ns: server, addr: 198.18.0.2}, duration: 1s}}`
+
+// loopRun runs a scenario text on a fake machine; extra is spliced in before runs:.
+func loopRun(t *testing.T, m *fakeMachine, workloads, runs, extra string) (*results.Result, string, error) {
+	t.Helper()
+	text := strings.NewReplacer("WORKLOADS", workloads+"\n"+extra, "RUNS", runs).Replace(loopScenario(t))
+	s, err := scenarios.Parse("loop.yaml", []byte(text), scenarios.Options{})
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	if m.throughput == nil {
+		m.throughput = func(state string, round int) float64 {
+			base := 10e9
+			if state == "on" {
+				base = 15e9
+			}
+			return base * (1 + 0.01*float64(round%3))
+		}
+	}
+	var progress strings.Builder
+	r, err := Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, Progress: &progress})
+	if m.locks != 0 {
+		t.Errorf("measuring lock still held after the run")
+	}
+	if m.teardowns != len(m.networks) {
+		t.Errorf("%d topologies built, %d torn down", len(m.networks), m.teardowns)
+	}
+	return r, progress.String(), err
+}
+
+func TestLoopAdaptiveStopsWhenDecided(t *testing.T) {
+	m := &fakeMachine{}
+	r, progress, err := loopRun(t, m, iperf3Workload, "auto", "max_runs: 30")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	c := r.Cases[0]
+	if len(c.Schedule) >= 30 || !strings.Contains(c.Adaptive, "every gated comparison decided") {
+		t.Errorf("a +50%% change with 1%% noise ran %d of 30 rounds (%q)\n%s", len(c.Schedule), c.Adaptive, progress)
+	}
+	if got := len(c.Samples); got != 2*len(c.Schedule) {
+		t.Errorf("%d samples for %d rounds of 2 states", got, len(c.Schedule))
+	}
+	var on *results.Summary
+	for i, sum := range c.Summaries {
+		if sum.Workload == "tcp4" && sum.Metric == results.Throughput && sum.State == "on" {
+			on = &c.Summaries[i]
+		}
+	}
+	if on == nil || on.Comparison == nil || on.Comparison.Verdict != results.Improved {
+		t.Errorf("on vs off throughput: %+v", on)
+	}
+}
+
+func TestLoopAdaptiveRunsToTheMaximumWhenUndecided(t *testing.T) {
+	m := &fakeMachine{throughput: func(state string, round int) float64 { return 10e9 * (1 + 0.2*float64(round%4)) }}
+	r, progress, err := loopRun(t, m, iperf3Workload, "auto", "max_runs: 6")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	if c := r.Cases[0]; len(c.Schedule) != 6 || !strings.Contains(c.Adaptive, "the maximum") {
+		t.Errorf("equal states stopped after %d of 6 rounds (%q)", len(c.Schedule), c.Adaptive)
+	}
+}
+
+func TestLoopOptionalStateUnavailable(t *testing.T) {
+	m := &fakeMachine{unavailable: map[string]string{"big": "client/eth0: gso_max_size 524280 > tso_max_size 65536"}}
+	text := strings.Replace(loopScenario(t), "WORKLOADS", `  - name: big
+    optional: true
+    devices: {client/eth0: {gso_max_size: 524280}}
+WORKLOADS`, 1)
+	s, err := scenarios.Parse("loop.yaml", []byte(strings.NewReplacer("WORKLOADS", iperf3Workload, "RUNS", "3").Replace(text)), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.throughput = func(string, int) float64 { return 10e9 }
+	r, err := Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Cases[0]
+	var big *results.StateRecord
+	for i := range c.States {
+		if c.States[i].Name == "big" {
+			big = &c.States[i]
+		}
+	}
+	if big == nil || !strings.Contains(big.Unavailable, "tso_max_size 65536") {
+		t.Fatalf("state big: %+v", big)
+	}
+	for _, smp := range c.Samples {
+		if smp.State == "big" {
+			t.Errorf("an unavailable state was measured: %+v", smp)
+		}
+	}
+	if len(c.Samples) != 6 {
+		t.Errorf("%d samples, want 3 rounds of off and on", len(c.Samples))
+	}
+
+	// The same state, required, ends the run before anything is measured.
+	s.States[2].Optional = false
+	_, err = Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m})
+	var capErr *topo.CapabilityError
+	if !errors.As(err, &capErr) {
+		t.Errorf("a required state the kernel refuses: %v, want a capability error", err)
+	}
+}
+
+func TestLoopDriftInvalidatesTheSample(t *testing.T) {
+	m := &fakeMachine{driftAt: 3}
+	r, _, err := loopRun(t, m, iperf3Workload, "3", "")
+	if !errors.Is(err, ErrStateDrift) {
+		t.Fatalf("err %v, want ErrStateDrift", err)
+	}
+	var invalid []results.Sample
+	for _, smp := range r.Cases[0].Samples {
+		if smp.Invalid != "" {
+			invalid = append(invalid, smp)
+		}
+	}
+	if len(invalid) != 1 || invalid[0].Round != 2 || !strings.Contains(invalid[0].Invalid, "gso_max_size 65536 -> 185000") {
+		t.Errorf("invalid samples: %+v", invalid)
+	}
+	if len(r.Cases[0].Samples) != 6 {
+		t.Errorf("the run stopped at the drift: %d samples", len(r.Cases[0].Samples))
+	}
+}
+
+func TestLoopSharedServerDies(t *testing.T) {
+	m := &fakeMachine{serverDiesAfter: 3}
+	r, _, err := loopRun(t, m, netperfWorkload, "4", "")
+	if err == nil || !strings.Contains(err.Error(), "exited during the run") || !strings.Contains(err.Error(), "fake death") {
+		t.Fatalf("err %v, want the server's death with its stderr", err)
+	}
+	if r == nil || r.Complete || len(r.Cases[0].Samples) != 3 {
+		t.Fatalf("result after the server died: %+v", r)
+	}
+}
+
+func TestLoopBuildFailsOnce(t *testing.T) {
+	// A fresh run id that collides with a live run's is drawn again.
+	m := &fakeMachine{buildFailures: []error{fmt.Errorf("state file: %w", fs.ErrExist)}}
+	r, progress, err := loopRun(t, m, iperf3Workload, "2", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.builds != 2 || strings.Count(progress, "building loop") != 2 || len(r.Cases[0].Samples) != 4 {
+		t.Errorf("%d builds, %d samples\n%s", m.builds, len(r.Cases[0].Samples), progress)
+	}
+
+	// Any other failure ends the run with nothing measured and no result.
+	m = &fakeMachine{buildFailures: []error{errors.New("netlink: operation not permitted")}}
+	r, _, err = loopRun(t, m, iperf3Workload, "2", "")
+	if err == nil || r != nil || m.builds != 1 {
+		t.Errorf("a failed build: result %v, err %v, %d builds", r, err, m.builds)
+	}
+}
+
+// substitute is this machine with one program replaced by another (a script that fails), in
+// every tool run of the real topology.
+func substitute(binary, with string) Machine {
+	return substituted{programs: map[string]string{binary: with}}
+}
+
+type substituted struct {
+	Host
+	programs map[string]string
+}
+
+func (m substituted) Build(s *scenarios.Scenario, id topo.RunID, kept bool, progress io.Writer) (Network, error) {
+	n, err := m.Host.Build(s, id, kept, progress)
+	if err != nil {
+		return nil, err
+	}
+	return substitutedNetwork{n, m.programs}, nil
+}
+
+type substitutedNetwork struct {
+	Network
+	programs map[string]string
+}
+
+func (n substitutedNetwork) Start(ctx context.Context, ns string, argv []string) (proc.Process, error) {
+	if p, ok := n.programs[argv[0]]; ok {
+		argv = append([]string{p}, argv[1:]...)
+	}
+	return n.Network.Start(ctx, ns, argv)
+}
