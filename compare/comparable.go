@@ -124,6 +124,9 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 			// States compared by name should be the same settings; states a user pairs
 			// explicitly differ on purpose.
 			for _, p := range pairs {
+				if p.Base != p.New {
+					continue // a state one side cannot apply, compared with the baseline
+				}
 				sta, stb := stateOf(ca.Scenario, p.Base), stateOf(cb, p.New)
 				if sta == nil || stb == nil {
 					continue

@@ -77,8 +77,9 @@ func New(sides []Side, opt Options) (*Report, error) {
 	}
 	base := sides[0].Result
 	pairs := opt.Pairs
+	var capabilities []results.Capability
 	if pairs == nil {
-		pairs = commonStates(sides)
+		pairs, capabilities = defaultPairs(sides)
 		if len(pairs) == 0 {
 			return nil, &IncomparableError{Difference: "no state name is in every result; name the states to compare with --state BASE:NEW"}
 		}
@@ -109,6 +110,7 @@ func New(sides []Side, opt Options) (*Report, error) {
 	}
 	rep.metrics = opt.Metrics
 	rep.Result = rep.merge(pairs, opt.Policy, exps)
+	rep.Result.Capabilities = capabilities
 	return rep, nil
 }
 

@@ -79,3 +79,75 @@ func TestKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsCapability: the A/B of a patch that raises a device's limit. "on" is refused by
+// kernel A (recorded unavailable, with the reason) and applies on B: the result says so first,
+// as a capability line, compares on@B with off@A (what the patch makes possible) next to
+// off@B with off@A (what it changes by default), in every format and after storing; a state
+// that one kernel lacks fails nothing.
+func TestKernelsCapability(t *testing.T) {
+	const why = "gso_max_size 524280 > tso_max_size 65536 of ovs/int0"
+	a := result("nsp000a", "stock", "6.12.117", scenarioText, map[string][]float64{"off": baseOff})
+	a.Cases[0].States = append(a.Cases[0].States, results.StateRecord{Name: "on", CompareTo: "off", Unavailable: why})
+	a.Recompute()
+	b := result("nsp000b", "patched", "6.12.117", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	ab, err := Kernels(a, b, "nsp00ab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ab.json")
+	if err := results.WriteFile(path, ab); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "on: unavailable on A (" + why + "), applies on B; on@B compared with off@A"
+	if len(back.Capabilities) != 1 || back.Capabilities[0].Line() != line {
+		t.Fatalf("capabilities %+v, want %q", back.Capabilities, line)
+	}
+	verdicts := map[string]string{}
+	for _, s := range back.Cases[0].Summaries {
+		if s.Comparison != nil && s.Metric == results.Throughput {
+			verdicts[s.State+" vs "+s.Comparison.Baseline] = s.Comparison.Verdict
+		}
+	}
+	if verdicts["on@B vs off@A"] != results.Improved || verdicts["off@B vs off@A"] == results.Regressed || len(verdicts) != 2 {
+		t.Errorf("B against A: %v", verdicts)
+	}
+	if f := back.Failures(); len(f) != 0 {
+		t.Errorf("a state kernel A lacks fails the run: %v", f)
+	}
+	for _, format := range []string{"table", "netdev", "markdown", "junit", "json"} {
+		var b bytes.Buffer
+		if err := results.Render(&b, back, format); err != nil {
+			t.Fatal(err)
+		}
+		want := line
+		switch format {
+		case "json":
+			want = `"unavailable": {`
+		case "junit": // XML escapes the ">"
+			want = `<testcase name="capability on" classname="nsperf.pair">`
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s lacks the capability:\n%s", format, b.String())
+		}
+	}
+	var table bytes.Buffer
+	results.Table(&table, back)
+	if i, j := strings.Index(table.String(), "kernel B against kernel A"), strings.Index(table.String(), "capability: on"); i < 0 || j < i || strings.Count(table.String()[i:j], "\n") != 1 {
+		t.Errorf("the capability is not the first line of the B-against-A section:\n%s", table.String())
+	}
+
+	// compare AB.json takes part as its two kernels, and says the same.
+	sides := []Side{{Source: "A", Result: back.Kernels[0]}, {Source: "B", Result: back.Kernels[1]}}
+	rep, err := New(sides, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Result.Capabilities) != 1 || rep.Result.Capabilities[0].Line() != line {
+		t.Errorf("compare: capabilities %+v", rep.Result.Capabilities)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,46 @@ func BenchmarkMatrixHTML(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(out.Len())/1e6, "MB")
+	}
+}
+
+// TestMeasuringOrderFollowsTheTurns: the "in measuring order" plot of an A/B run of two
+// kernels follows the turns (A B, B A), not all of A's samples before B's; and the header
+// names the policy's defaults, not 0.
+func TestMeasuringOrderFollowsTheTurns(t *testing.T) {
+	var samples []results.Sample
+	for _, side := range []string{"A", "B"} { // as compare.Kernels merges them: A's first
+		for round := 1; round <= 3; round++ {
+			samples = append(samples, results.Sample{State: "off@" + side, Round: round})
+		}
+	}
+	turns := []results.Turn{{Gate: 1, Kernel: "A"}, {Gate: 1, Kernel: "B"}, {Gate: 2, Kernel: "B"}, {Gate: 2, Kernel: "A"}, {Gate: 3, Kernel: "A"}, {Gate: 3, Kernel: "B"}}
+	var got []string
+	for _, s := range measuringOrder(samples, turns, 0) {
+		got = append(got, fmt.Sprintf("%s%d", strings.TrimPrefix(s.State, "off@"), s.Round))
+	}
+	if strings.Join(got, " ") != "A1 B1 B2 A2 A3 B3" {
+		t.Errorf("measuring order %v, want A1 B1 B2 A2 A3 B3", got)
+	}
+	// A second case's rounds come after the first's gates.
+	got = nil
+	for _, s := range measuringOrder(samples[:2], []results.Turn{{Gate: 4, Kernel: "A"}, {Gate: 3, Kernel: "A"}}, 2) {
+		got = append(got, fmt.Sprint(s.Round))
+	}
+	if strings.Join(got, " ") != "2 1" {
+		t.Errorf("second case: %v", got)
+	}
+	if plain := measuringOrder(samples, nil, 0); !slices.EqualFunc(plain, samples, func(a, b results.Sample) bool { return a.State == b.State && a.Round == b.Round }) {
+		t.Error("a result without turns is reordered")
+	}
+
+	r := testResult()
+	r.Settings.Policy = results.Policy{}
+	var b bytes.Buffer
+	if err := Result(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "alpha 0.05, CV limit 5%") {
+		t.Errorf("the header does not name the default policy")
 	}
 }

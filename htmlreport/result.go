@@ -55,7 +55,7 @@ func resultHeader(r *results.Result) []string {
 	h := []string{
 		fmt.Sprintf("scenario %s (%s, sha256 %.12s)", r.Scenario.Name, r.Scenario.File, r.Scenario.SHA256),
 		fmt.Sprintf("kernel %s %s on %s, %d CPUs (%s)", e.KernelRelease, e.KernelVersion, e.Hostname, e.CPUs, e.CPUModel),
-		fmt.Sprintf("method: %d runs per state, %s order, alpha %g, CV limit %g%%", r.Settings.Runs, r.Settings.Order, r.Settings.Policy.Alpha, 100*r.Settings.Policy.CVLimit),
+		fmt.Sprintf("method: %d runs per state, %s order, alpha %g, CV limit %g%%", r.Settings.Runs, r.Settings.Order, r.Settings.Policy.Effective().Alpha, 100*r.Settings.Policy.Effective().CVLimit),
 		fmt.Sprintf("measured %s to %s UTC", r.Start.UTC().Format("2006-01-02 15:04:05"), r.End.UTC().Format("15:04:05")),
 	}
 	if r.Label != "" {
@@ -80,6 +80,9 @@ func resultHeader(r *results.Result) []string {
 	}
 	if turns := results.DescribeTurns(r.Turns); turns != "" {
 		h = append(h, turns)
+	}
+	for _, c := range r.Capabilities {
+		h = append(h, "capability: "+c.Line())
 	}
 	if !r.Complete {
 		h = append(h, "INCOMPLETE: the run ended early; the figures cover the runs that finished")
@@ -108,7 +111,10 @@ func stateColours(r *results.Result, group func(string) string) map[string]color
 }
 
 func addCases(d *pageData, r *results.Result, colours map[string]color.Color) error {
+	gates := 0 // an A/B run's gates count the rounds over all cases
 	for _, c := range r.Cases {
+		ordered := measuringOrder(c.Samples, r.Turns, gates)
+		gates += rounds(c.Samples)
 		for _, item := range items(c) {
 			sec := section{Title: item.workload + " " + item.metric}
 			if c.Label != "" {
@@ -127,7 +133,7 @@ func addCases(d *pageData, r *results.Result, colours map[string]color.Color) er
 			if err != nil {
 				return err
 			}
-			order, err := orderPlot(c, item, colours)
+			order, err := orderPlot(c, ordered, item, colours)
 			if err != nil {
 				return err
 			}
@@ -252,12 +258,12 @@ func distributionPlot(c results.Case, it item, colours map[string]color.Color) (
 
 // orderPlot: every sample in the order it was measured, coloured by state, so that drift
 // over the run shows.
-func orderPlot(c results.Case, it item, colours map[string]color.Color) (template.HTML, error) {
+func orderPlot(c results.Case, samples []results.Sample, it item, colours map[string]color.Color) (template.HTML, error) {
 	p := newPlot(it.workload+" "+it.metric+": in measuring order", axisLabel(it.metric, it.unit))
 	p.X.Label.Text = "sample, in the order measured"
 	series := map[string]plotter.XYs{}
 	n := 0
-	for _, s := range c.Samples {
+	for _, s := range samples {
 		if s.Workload != it.workload {
 			continue
 		}
@@ -285,6 +291,39 @@ func orderPlot(c results.Case, it item, colours map[string]color.Color) (templat
 		p.Legend.Add(st, sc)
 	}
 	return svg(p, 5.5*vg.Inch, 3.6*vg.Inch)
+}
+
+// measuringOrder puts the samples of an A/B run of two kernels (STATE@A, STATE@B) in the
+// order the guests measured them: round by round as the turns went (A B B A ...), the gate of
+// a round being before plus its round. A guest's clock stops while it is paused, so the
+// samples' start times cannot tell. Other results are in measuring order already.
+func measuringOrder(samples []results.Sample, turns []results.Turn, before int) []results.Sample {
+	if len(turns) == 0 {
+		return samples
+	}
+	position := map[string]int{}
+	for i, t := range turns {
+		position[fmt.Sprintf("%s/%d", t.Kernel, t.Gate)] = i
+	}
+	at := func(s results.Sample) int {
+		_, kernel, _ := strings.Cut(s.State, "@")
+		if i, ok := position[fmt.Sprintf("%s/%d", kernel, before+s.Round)]; ok {
+			return i
+		}
+		return len(turns) // not in a turn: last
+	}
+	out := slices.Clone(samples)
+	slices.SortStableFunc(out, func(a, b results.Sample) int { return at(a) - at(b) })
+	return out
+}
+
+// rounds is the number of rounds the samples cover.
+func rounds(samples []results.Sample) int {
+	n := 0
+	for _, s := range samples {
+		n = max(n, s.Round)
+	}
+	return n
 }
 
 // errorPoints are points with asymmetric vertical errors.

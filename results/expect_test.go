@@ -190,3 +190,19 @@ func TestStoredExpectationsAreNeverDropped(t *testing.T) {
 		t.Errorf("unreadable stored expectations: %v, want an input error naming expect", err)
 	}
 }
+
+// TestTableNamesTheEffectivePolicy: a result that stored no alpha or CV limit (a kernel of an
+// A/B run whose compared state was unavailable decided nothing) says the defaults it would
+// decide with, not "alpha 0".
+func TestTableNamesTheEffectivePolicy(t *testing.T) {
+	r := benchstatResult()
+	r.Settings.Policy = Policy{MinChange: 0.02}
+	r.Settings.Gates = map[string][]string{"tcp4": {Throughput}}
+	var b bytes.Buffer
+	if err := Table(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(Holm) at alpha 0.05;") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

@@ -44,6 +44,9 @@ func Render(w io.Writer, r *Result, format string) error {
 // row per run in the tool's own layout (netperf's -O columns, as `| tail -1` shows them, or
 // its classic block); then a summary line per metric.
 func Netdev(w io.Writer, r *Result) error {
+	for _, c := range r.Capabilities {
+		fmt.Fprintf(w, "# capability: %s\n\n", c.Line())
+	}
 	for _, c := range r.Cases {
 		if c.Label != "" {
 			fmt.Fprintf(w, "[%s]\n\n", c.Label)
@@ -163,6 +166,9 @@ func Markdown(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, ", kernel %s", r.Environment.KernelRelease)
 	}
 	fmt.Fprintln(w, ")")
+	for _, c := range r.Capabilities {
+		fmt.Fprintf(w, "\ncapability: %s\n", c.Line())
+	}
 	for _, c := range r.Cases {
 		fmt.Fprintln(w)
 		if c.Label != "" {

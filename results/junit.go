@@ -49,11 +49,12 @@ func JUnit(w io.Writer, r *Result) error {
 	for i, k := range r.Kernels {
 		doc.addResult(k, fmt.Sprintf("kernel %c (%s): ", 'A'+i, k.Label))
 	}
+	prefix := ""
 	if len(r.Kernels) > 0 {
-		doc.addResult(r, "kernel B vs kernel A: ")
-	} else {
-		doc.addResult(r, "")
+		prefix = "kernel B vs kernel A: "
 	}
+	doc.addCapabilities(r, prefix)
+	doc.addResult(r, prefix)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -100,6 +101,20 @@ func (doc *junitSuites) addResult(r *Result, prefix string) {
 		doc.Tests += suite.Tests
 		doc.Failures += suite.Failures
 	}
+}
+
+// addCapabilities adds a suite with a passing testcase per capability: information, like the
+// line in the table, that a state applies on one side only.
+func (doc *junitSuites) addCapabilities(r *Result, prefix string) {
+	if len(r.Capabilities) == 0 {
+		return
+	}
+	suite := junitSuite{Name: prefix + r.Scenario.Name + " capabilities"}
+	for _, c := range r.Capabilities {
+		suite.add(junitCase{Name: "capability " + c.State, Classname: "nsperf." + r.Scenario.Name, SystemOut: c.Line()})
+	}
+	doc.Suites = append(doc.Suites, suite)
+	doc.Tests += suite.Tests
 }
 
 func (s *junitSuite) add(tc junitCase) {

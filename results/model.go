@@ -4,6 +4,9 @@
 package results
 
 import (
+	"fmt"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -31,6 +34,9 @@ type Result struct {
 	// --kernel B); the cases of this result then hold the states of both, named state@A and
 	// state@B, and compare each state of B with the same state of A.
 	Kernels []*Result `json:"kernels,omitempty"`
+	// Capabilities are the states one side cannot apply and another can (a patch that raises
+	// a device's limit): in an A/B run of two kernels, or a comparison of stored runs.
+	Capabilities []Capability `json:"capabilities,omitempty"`
 	// Turns are the A/B run's schedule: which kernel ran which round while the other was
 	// paused, and the host CPU the paused one used meanwhile.
 	Turns []Turn `json:"turns,omitempty"`
@@ -218,4 +224,57 @@ type Policy struct {
 	// it is negligible, a CI within it equivalence. 0 (results written before it existed):
 	// none.
 	MinChange float64 `json:"min_change"`
+}
+
+// Effective is the policy with its defaults in place of unset (0) alpha and CV limit: what the
+// comparisons decided with, and what a report says they did.
+func (p Policy) Effective() Policy {
+	if p.Alpha <= 0 {
+		p.Alpha = DefaultAlpha
+	}
+	if p.CVLimit <= 0 {
+		p.CVLimit = DefaultCVLimit
+	}
+	return p
+}
+
+// Capability is a state that some sides of a comparison cannot apply and the others can. The
+// sides that apply it have that state compared with the base's baseline state instead, as
+// well as the baseline with the baseline: what the change makes possible, and that it changes
+// nothing by default.
+type Capability struct {
+	State       string            `json:"state"`
+	Unavailable map[string]string `json:"unavailable"` // side -> why it cannot apply the state
+	Applies     []string          `json:"applies"`     // the sides that apply it
+	// ComparedWith is the base's state the appliers' STATE is compared with ("off@A"), when
+	// the base cannot apply it.
+	ComparedWith string `json:"compared_with,omitempty"`
+}
+
+// Line says it in one line: "on: unavailable on A (gso_max_size 524280 > tso_max_size 65536 of
+// ovs/int0), applies on B; on@B compared with off@A".
+func (c Capability) Line() string {
+	var parts []string
+	for _, side := range sortedKeys(c.Unavailable) {
+		parts = append(parts, fmt.Sprintf("unavailable on %s (%s)", side, c.Unavailable[side]))
+	}
+	line := c.State + ": " + strings.Join(parts, ", ")
+	if len(c.Applies) > 0 {
+		line += ", applies on " + strings.Join(c.Applies, ", ")
+	}
+	if c.ComparedWith != "" {
+		for _, side := range c.Applies {
+			line += fmt.Sprintf("; %s@%s compared with %s", c.State, side, c.ComparedWith)
+		}
+	}
+	return line
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -103,6 +103,9 @@ func Table(w io.Writer, r *Result) error {
 	if len(r.Kernels) > 0 {
 		fmt.Fprintln(w, "kernel B against kernel A, state by state (STATE@A, STATE@B):")
 	}
+	for _, c := range r.Capabilities {
+		fmt.Fprintln(w, "capability: "+c.Line())
+	}
 	fmt.Fprintf(w, "%s  run %s  %d runs per state, %s order", r.Scenario.Name, r.RunID, r.Settings.Runs, r.Settings.Order)
 	if r.Environment.KernelRelease != "" {
 		fmt.Fprintf(w, "  kernel %s", r.Environment.KernelRelease)
@@ -127,7 +130,7 @@ func Table(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintln(w, "median ± 95% CI (n/a: too few runs for an interval); CV = sample standard deviation / mean;")
 	fmt.Fprintln(w, "change = ratio of medians - 1 [95% CI], p = Mann-Whitney U; ~ = no significant change (p > alpha)")
-	if pol := r.Settings.Policy; pol.MinChange > 0 || r.Settings.Gates != nil {
+	if pol := r.Settings.Policy.Effective(); pol.MinChange > 0 || r.Settings.Gates != nil {
 		fmt.Fprintf(w, "gated metrics decide the run, their p adjusted together (Holm) at alpha %g; min change %g%%: smaller is negligible, a CI within it equivalent\n", pol.Alpha, 100*pol.MinChange)
 	}
 	if a := r.Settings.Adaptive; a != nil {

@@ -312,6 +312,12 @@ WORKLOADS`, 1)
 	if !errors.As(err, &capErr) {
 		t.Errorf("a required state the kernel refuses: %v, want a capability error", err)
 	}
+	// A guest of an A/B run measures with every state but the baseline optional.
+	s.States[2].Optional = false
+	r, err = Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, StatesOptional: true})
+	if err != nil || !strings.Contains(r.Cases[0].States[2].Unavailable, "tso_max_size 65536") || len(r.Cases[0].Samples) != 6 {
+		t.Errorf("with StatesOptional: %v, %+v", err, r)
+	}
 }
 
 func TestLoopDriftInvalidatesTheSample(t *testing.T) {

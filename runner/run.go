@@ -41,6 +41,11 @@ type Options struct {
 	BeforeRound func() error
 	// Machine builds the topologies and holds the measuring lock; nil: Host, this machine.
 	Machine Machine
+	// StatesOptional makes every state but the baseline optional: one this kernel cannot
+	// apply is recorded as unavailable with its reason, and the others are measured. The
+	// guests of an A/B run of two kernels run so: a patch that raises a device's limit makes
+	// a state possible on one kernel only, and that is what the A/B shows.
+	StatesOptional bool
 }
 
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
@@ -91,7 +96,7 @@ func (opt Options) withDefaults() Options {
 }
 
 // ResolvePolicy is the policy a run decides with: the options' values where set, else the
-// scenario's, with the default minimum change.
+// scenario's, else the defaults.
 func ResolvePolicy(s *scenarios.Scenario, opt Options) results.Policy {
 	policy := opt.Policy
 	if policy.Alpha == 0 {
@@ -108,7 +113,8 @@ func ResolvePolicy(s *scenarios.Scenario, opt Options) results.Policy {
 	default:
 		policy.MinChange = results.DefaultMinChange
 	}
-	return policy
+	// The result records the values decided with, not 0 for "the default".
+	return policy.Effective()
 }
 
 // Run measures a scenario: each matrix case in turn is built, measured and torn down. It
@@ -129,6 +135,13 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	}
 	defer release()
 	cases := s.Expand()
+	if opt.StatesOptional {
+		for _, c := range cases {
+			for i := 1; i < len(c.Scenario.States); i++ {
+				c.Scenario.States[i].Optional = true
+			}
+		}
+	}
 	// The first case claims the run id; the others reuse it, one after the other.
 	first, err := build(opt.Machine, cases[0].Scenario, "", opt.Keep && len(cases) == 1, opt.Progress)
 	if err != nil {

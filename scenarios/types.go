@@ -98,6 +98,10 @@ type Port struct {
 	Addrs    []string  `yaml:"addrs"`    // internal: its addresses
 	MTU      int       `yaml:"mtu"`      // internal: its MTU
 	Veth     *Endpoint `yaml:"veth"`     // a veth pair: this end in a namespace, the other end is the port
+	// Name is a veth port's bridge end, in the ovs namespace (default: RUNIDpN, which no state
+	// can name). Named, it is a device of the topology like any other (ovs/NAME): a state
+	// sets its limits, so that a path whose every device allows big packets can be built.
+	Name string `yaml:"name"`
 }
 
 // Endpoint returns an internal port as a device of the topology.
@@ -470,6 +474,9 @@ func (s *Scenario) Devices() []Endpoint {
 					out = append(out, p.Endpoint())
 				case p.Veth != nil:
 					out = append(out, *p.Veth)
+					if p.Name != "" {
+						out = append(out, Endpoint{NS: OVSNamespace, Name: p.Name})
+					}
 				}
 			}
 		}

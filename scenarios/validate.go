@@ -197,6 +197,8 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 			switch {
 			case (p.Internal == "") == (p.Veth == nil):
 				v.add(ppath, "a port is either internal: NAME or veth: {ns, name, addrs}")
+			case p.Internal != "" && p.Name != "":
+				v.add(ppath+".name", "an internal port is named by internal:; name: names a veth port's bridge end")
 			case p.Internal != "":
 				ep := p.Endpoint()
 				if o.DB != "" && p.NS == "" {
@@ -209,6 +211,11 @@ func (v *validator) ovs(namespaces map[string]bool, devices map[string]*device, 
 					v.add(ppath, "ns, addrs and mtu belong to internal ports; a veth port's addresses go on its veth end")
 				}
 				v.endpoint(ppath+".veth", *p.Veth, namespaces, devices, owner)
+				if p.Name != "" && o.DB != "" {
+					v.add(ppath+".name", "with an existing OVS (db: %s) the bridge ends live in the root namespace, where nsperf names them after the run", o.DB)
+				} else if p.Name != "" {
+					v.endpoint(ppath, Endpoint{NS: OVSNamespace, Name: p.Name}, namespaces, devices, owner)
+				}
 			}
 		}
 	}

@@ -34,6 +34,9 @@ func loadOVS(t *testing.T) *scenarios.Scenario {
 // leaves nothing.
 func TestOVSPrivateBuild(t *testing.T) {
 	s := loadOVS(t)
+	// The bridge's end of the veth named by the scenario, and set in a state like any device.
+	s.Topology.OVS.Bridges[0].Ports[1].Name = "p0"
+	s.States[0].Devices["ovs/p0"] = s.States[0].Devices["server/eth0"]
 	l := buildChecked(t, s)
 	defer func() {
 		if err := l.Teardown(); err != nil {
@@ -51,6 +54,13 @@ func TestOVSPrivateBuild(t *testing.T) {
 	a, err := l.ReadAttrs("ovs/int0")
 	if err != nil || a["tso_max_size"] == 0 {
 		t.Fatalf("ovs/int0: %+v, %v", a, err)
+	}
+	eff, err := l.Apply(s.States[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := eff["ovs/p0"].Attrs["gso_max_size"]; got != 524280 {
+		t.Errorf("ovs/p0, the bridge's veth end, gso_max_size %d in state off, want 524280", got)
 	}
 	if _, _, mode := l.OVS(); mode != "private" {
 		t.Errorf("mode %q", mode)

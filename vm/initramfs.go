@@ -64,7 +64,7 @@ func InitScript(argv []string) string {
 }
 
 // WriteInitramfs writes a newc cpio archive: busybox (a static build), the modules in load
-// order (/modules/NAME and /modules.list), and /init. It is not compressed: unpacking a
+// order (/modules/NAME.ko, decompressed, and /modules.list), and /init. It is not compressed: unpacking a
 // gzipped one took the guest about a second more under TCG, and it lives on tmpfs for
 // seconds only.
 func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string, init string) error {
@@ -96,13 +96,9 @@ func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string
 	}
 	var list strings.Builder
 	for _, m := range modules {
-		data, err := os.ReadFile(path.Join(modDir, m))
+		base, data, err := readModule(path.Join(modDir, m))
 		if err != nil {
-			return fmt.Errorf("initramfs: module %w", err)
-		}
-		base := path.Base(m)
-		if strings.HasSuffix(base, ".xz") || strings.HasSuffix(base, ".zst") || strings.HasSuffix(base, ".gz") {
-			return fmt.Errorf("initramfs: module %s is compressed; install modules uncompressed (make modules_install without CONFIG_MODULE_COMPRESS)", m)
+			return fmt.Errorf("initramfs: %w", err)
 		}
 		if err := file("modules/"+base, 0o644, data); err != nil {
 			return err

@@ -2,6 +2,7 @@ package vm
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/cavaliergopher/cpio"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -158,7 +161,7 @@ func TestInitramfs(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "busybox"), []byte("#!busybox"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "kernel", "drivers", "net"), 0o755)
-	os.WriteFile(filepath.Join(dir, "kernel", "drivers", "net", "veth.ko"), []byte("ELF veth"), 0o644)
+	os.WriteFile(filepath.Join(dir, "kernel", "drivers", "net", "veth.ko"), []byte("\x7fELF veth"), 0o644)
 	init := InitScript([]string{GuestDir + "/nsperf", "run", "/run/nsperf-vm/scenario.yaml", "--label", "it's mine"})
 	var b bytes.Buffer
 	if err := WriteInitramfs(&b, filepath.Join(dir, "busybox"), dir, []string{"kernel/drivers/net/veth.ko"}, init); err != nil {
@@ -180,12 +183,67 @@ func TestInitramfs(t *testing.T) {
 			t.Errorf("init is not executable: %v", h.Mode)
 		}
 	}
-	if got["modules.list"] != "veth.ko\n" || got["modules/veth.ko"] != "ELF veth" || got["bin/busybox"] != "#!busybox" {
+	if got["modules.list"] != "veth.ko\n" || got["modules/veth.ko"] != "\x7fELF veth" || got["bin/busybox"] != "#!busybox" {
 		t.Errorf("archive: %q", got)
 	}
 	// The guest's command is one shell-quoted line: a label cannot become shell syntax.
 	if !strings.Contains(got["init"], `nsperf-guest /run/nsperf-vm/nsperf run /run/nsperf-vm/scenario.yaml --label 'it'\''s mine' >`) {
 		t.Errorf("init:\n%s", got["init"])
+	}
+}
+
+// TestInitramfsCompressedModules: modules as distributions and CONFIG_MODULE_COMPRESS_* install
+// them (.ko.xz, .ko.zst, .ko.gz) go into the initramfs decompressed, as NAME.ko, in load
+// order; a broken or foreign file is refused with its name.
+func TestInitramfsCompressedModules(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "busybox"), []byte("#!busybox"), 0o755)
+	module := func(name string) []byte { return []byte("\x7fELF " + strings.Repeat(name, 1000)) }
+	compressors := map[string]func(io.Writer) io.WriteCloser{
+		".xz":  func(w io.Writer) io.WriteCloser { x, _ := xz.NewWriter(w); return x },
+		".zst": func(w io.Writer) io.WriteCloser { z, _ := zstd.NewWriter(w); return z },
+		".gz":  func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) },
+	}
+	var files []string
+	for _, name := range []string{"netfs", "vxlan", "openvswitch", "veth"} {
+		suffix := map[string]string{"netfs": ".xz", "vxlan": ".zst", "openvswitch": ".gz", "veth": ""}[name]
+		var b bytes.Buffer
+		if c := compressors[suffix]; c != nil {
+			w := c(&b)
+			w.Write(module(name))
+			w.Close()
+		} else {
+			b.Write(module(name))
+		}
+		f := "kernel/" + name + ".ko" + suffix
+		os.MkdirAll(filepath.Join(dir, "kernel"), 0o755)
+		os.WriteFile(filepath.Join(dir, f), b.Bytes(), 0o644)
+		files = append(files, f)
+	}
+	var b bytes.Buffer
+	if err := WriteInitramfs(&b, filepath.Join(dir, "busybox"), dir, files, "#!/bin/sh"); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	r := cpio.NewReader(&b)
+	for h, err := r.Next(); err == nil; h, err = r.Next() {
+		data, _ := io.ReadAll(r)
+		got[h.Name] = string(data)
+	}
+	if got["modules.list"] != "netfs.ko\nvxlan.ko\nopenvswitch.ko\nveth.ko\n" {
+		t.Errorf("modules.list %q", got["modules.list"])
+	}
+	for _, name := range []string{"netfs", "vxlan", "openvswitch", "veth"} {
+		if got["modules/"+name+".ko"] != string(module(name)) {
+			t.Errorf("modules/%s.ko: %d bytes, not the module decompressed", name, len(got["modules/"+name+".ko"]))
+		}
+	}
+	for file, content := range map[string]string{"kernel/broken.ko.xz": "not xz at all", "kernel/text.ko": "hello"} {
+		os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644)
+		err := WriteInitramfs(io.Discard, filepath.Join(dir, "busybox"), dir, []string{file}, "")
+		if err == nil || !strings.Contains(err.Error(), file) {
+			t.Errorf("%s: %v, want an error naming it", file, err)
+		}
 	}
 }
 

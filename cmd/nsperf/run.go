@@ -82,6 +82,8 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	rf.vf.add(f, true)
 	f.BoolVar(&rf.inGuest, "in-guest", false, "")
 	_ = f.MarkHidden("in-guest")
+	f.BoolVar(&rf.opt.StatesOptional, "states-optional", false, "")
+	_ = f.MarkHidden("states-optional")
 	f.BoolVar(&rf.opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	formatFlag(f, &rf.format, resultFormats...)
 	f.StringVar(&rf.junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")

@@ -217,8 +217,12 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 		var csum []scenarios.Endpoint
 		for _, port := range b.Ports {
 			if port.Veth != nil {
-				// The bridge's end of the pair, in the namespace OVS runs in, named for the run.
+				// The bridge's end of the pair, in the namespace OVS runs in: as the scenario
+				// names it, else named for the run.
 				name := fmt.Sprintf("%sp%d", id, n)
+				if port.Name != "" {
+					name = port.Name
+				}
 				n++
 				ovsNS := p.ip(scenarios.OVSNamespace)
 				p.add(Step{Kind: AddVeth, NS: scenarios.OVSNamespace, Dev: name, Peer: *port.Veth, Undo: p.delLink(scenarios.OVSNamespace, name),
