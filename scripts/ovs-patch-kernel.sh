@@ -29,6 +29,16 @@ if [ -f "done-$release" ]; then
 	exit 0
 fi
 echo "ovs-patch-kernel.sh: Debian $version ($release) into $dir" >&2
+# What the out-of-tree build needs: the compiler the kernel was built with, make, pahole for
+# the modules' BTF, depmod, and the libraries of the kbuild programs.
+need=()
+for tool in make:make gcc-12:gcc-12 pahole:pahole depmod:kmod xz:xz-utils; do
+	command -v "${tool%%:*}" >/dev/null || need+=("${tool#*:}")
+done
+dpkg -s libelf1 libssl3 >/dev/null 2>&1 || need+=(libelf1 libssl3)
+if [ ${#need[@]} -gt 0 ]; then
+	apt-get install -y -qq "${need[@]}" >&2 || { apt-get update -qq && apt-get install -y -qq "${need[@]}" >&2; }
+fi
 rm -rf debs image stock patched hdr src done-*
 mkdir -p debs
 # apt's sandbox user cannot write here; the download is run as root on purpose.
@@ -54,7 +64,7 @@ build() { # build NAME: net/openvswitch as NAME/, installed into a copy of the i
 	local name=$1 tree=$dir/$1/lib/modules/$release
 	make -s -C "$headers" M="$dir/src/$name" CONFIG_OPENVSWITCH=m CONFIG_OPENVSWITCH_VXLAN=m modules >&2
 	mkdir -p "$dir/$name/lib/modules"
-	cp -a "$dir/image/lib/modules/$release" "$tree"
+	cp -al "$dir/image/lib/modules/$release" "$tree" # hard links: only openvswitch.ko differs
 	# The distribution's compressed module makes way for the one built here.
 	find "$tree/kernel/net/openvswitch" -name 'openvswitch.ko*' -delete
 	cp "$dir/src/$name/openvswitch.ko" "$tree/kernel/net/openvswitch/openvswitch.ko"

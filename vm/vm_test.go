@@ -324,3 +324,30 @@ func FuzzModulesDep(f *testing.F) {
 		}
 	})
 }
+
+// TestReadKernelBuildTree: --kernel takes a built kernel tree as virtme-ng's --kdir does (its
+// bzImage; its modules from modules.order, laid out as modules_install would), and says what
+// it expected of anything else.
+func TestReadKernelBuildTree(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	if _, _, err := ReadKernel(dir, tmp); err == nil || !strings.Contains(err.Error(), "not a built kernel tree: no arch/x86/boot/bzImage") {
+		t.Errorf("an empty directory: %v", err)
+	}
+	os.MkdirAll(filepath.Join(dir, "arch/x86/boot"), 0o755)
+	os.WriteFile(filepath.Join(dir, BuildTreeImage), bzImage("6.18.0-rc3-00042-gdeadbeef (me@box) #7 SMP", 0x020f), 0o644)
+	img, modules, err := ReadKernel(dir, tmp)
+	if err != nil || img.Release != "6.18.0-rc3-00042-gdeadbeef" || modules != "" {
+		t.Errorf("a tree without modules: %+v, %q, %v", img, modules, err)
+	}
+	os.WriteFile(filepath.Join(dir, "modules.order"), []byte("drivers/net/veth.o\n"), 0o644)
+	if _, _, err := ReadKernel(dir, tmp); err == nil || !strings.Contains(err.Error(), "modules.order lists drivers/net/veth.ko, which is not built") {
+		t.Errorf("a module not built: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "modules.order"), []byte("../../etc/shadow.o\n"), 0o644)
+	if _, _, err := ReadKernel(dir, tmp); err == nil || !strings.Contains(err.Error(), "outside the tree") {
+		t.Errorf("a path out of the tree: %v", err)
+	}
+	if _, _, err := ReadKernel(filepath.Join(dir, "modules.order"), tmp); err == nil || !strings.Contains(err.Error(), "not an x86 kernel image") {
+		t.Errorf("a file that is no image: %v", err)
+	}
+}

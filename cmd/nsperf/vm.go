@@ -28,12 +28,12 @@ type vmFlags struct {
 }
 
 func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
-	help := "boot this kernel image (arch/x86/boot/bzImage) in QEMU over the host's root and run there"
+	help := "boot this kernel in QEMU over the host's root and run there: an image (bzImage, /boot/vmlinuz-*), or a built kernel tree, whose arch/x86/boot/bzImage and modules (modules.order) are used"
 	if forRun {
 		help += "; twice: an A/B run of two kernels, rounds alternating between them"
 	}
 	fs.StringArrayVar(&f.kernels, "kernel", nil, help)
-	fs.StringArrayVar(&f.modules, "modules", nil, "the kernel's modules: a make modules_install INSTALL_MOD_PATH= tree or an extracted package (once for all kernels, or once per --kernel)")
+	fs.StringArrayVar(&f.modules, "modules", nil, "the kernel's modules: a make modules_install INSTALL_MOD_PATH= tree or an extracted package, as installed (compressed .ko.xz/.zst/.gz too); once for all kernels, or once per --kernel (default for a built tree: its own)")
 	cpusHelp := "vCPUs of the guest (default 1)"
 	if forRun {
 		cpusHelp = "vCPUs of the guest (default: enough for every CPU the scenario pins)"
@@ -46,21 +46,37 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 	_ = fs.MarkHidden("vm-gate")
 }
 
-// kernels reads every --kernel image and pairs it with its modules and label.
-func (f *vmFlags) kernelList(labels []string) ([]vm.Kernel, error) {
+// kernelList reads every --kernel (an image, or a built tree whose modules are installed
+// into a temporary directory that cleanup removes) and pairs it with its modules and label.
+func (f *vmFlags) kernelList(labels []string) (ks []vm.Kernel, cleanup func(), err error) {
+	var tmps []string
+	cleanup = func() {
+		for _, d := range tmps {
+			os.RemoveAll(d)
+		}
+	}
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
 	if len(f.modules) > 1 && len(f.modules) != len(f.kernels) {
-		return nil, usageError{fmt.Errorf("--modules given %d times for %d --kernel: give it once for all or once per kernel", len(f.modules), len(f.kernels))}
+		return nil, cleanup, usageError{fmt.Errorf("--modules given %d times for %d --kernel: give it once for all or once per kernel", len(f.modules), len(f.kernels))}
 	}
 	if len(labels) > 0 && len(labels) != len(f.kernels) {
-		return nil, usageError{fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(labels), len(f.kernels))}
+		return nil, cleanup, usageError{fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(labels), len(f.kernels))}
 	}
-	var ks []vm.Kernel
 	for i, path := range f.kernels {
-		img, err := vm.ReadImage(path)
+		tmp, err := os.MkdirTemp("", "nsperf-kdir-")
 		if err != nil {
-			return nil, usageError{err}
+			return nil, cleanup, err
 		}
-		k := vm.Kernel{Image: img, Label: img.Release}
+		tmps = append(tmps, tmp)
+		img, built, err := vm.ReadKernel(path, tmp)
+		if err != nil {
+			return nil, cleanup, usageError{err}
+		}
+		k := vm.Kernel{Image: img, Label: img.Release, Modules: built}
 		switch len(f.modules) {
 		case 1:
 			k.Modules = f.modules[0]
@@ -72,7 +88,7 @@ func (f *vmFlags) kernelList(labels []string) ([]vm.Kernel, error) {
 		}
 		if k.Modules != "" {
 			if _, err := vm.FindTree(k.Modules, img.Release); err != nil {
-				return nil, usageError{err}
+				return nil, cleanup, usageError{err}
 			}
 		}
 		ks = append(ks, k)
@@ -81,7 +97,7 @@ func (f *vmFlags) kernelList(labels []string) ([]vm.Kernel, error) {
 		ks[0].Label += " (A)"
 		ks[1].Label += " (B)"
 	}
-	return ks, nil
+	return ks, cleanup, nil
 }
 
 // session is what both run and probe pass to vm.Boot.
@@ -107,10 +123,11 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 			return nil, usageError{fmt.Errorf("--%s cannot be used with --kernel: the guest is private to the run", refused)}
 		}
 	}
-	ks, err := vf.kernelList(labels)
+	ks, cleanup, err := vf.kernelList(labels)
 	if err != nil {
 		return nil, err
 	}
+	defer cleanup()
 	cpus := vf.cpus
 	if cpus == 0 {
 		cpus = vm.PinnedCPUs(s)
@@ -138,10 +155,11 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 	if len(vf.kernels) > 1 {
 		return usageError{errors.New("probe takes one --kernel")}
 	}
-	ks, err := vf.kernelList(nil)
+	ks, cleanup, err := vf.kernelList(nil)
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	cpus := max(vf.cpus, 1)
 	o, err := vf.options(c, ks, cpus)
 	if err != nil {

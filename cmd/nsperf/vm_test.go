@@ -356,3 +356,112 @@ func TestVMAccelAuto(t *testing.T) {
 		t.Errorf("stderr names no accelerator:\n%s", stderr)
 	}
 }
+
+// TestVMPatchAB validates a real kernel patch end to end: Debian's 6.12 kernel with its
+// modules as shipped (.ko.xz), and net/openvswitch built from its source twice, stock (A) and
+// with the one line of "openvswitch: raise internal port TSO limit" (B). The shipped
+// ovs-internal-tso seed runs as a short A/B: "on" is unavailable on A with the tso_max_size
+// reason and applies on B, where int0 reads back 524280; the result holds both kernels, the
+// capability, on@B against off@A and off@B against off@A. Figures are not asserted.
+func TestVMPatchAB(t *testing.T) {
+	image, stock, patched := testenv.PatchKernel(t)
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		noGuestLeft(t)
+	})
+	out := filepath.Join(t.TempDir(), "ab.json")
+	junit := filepath.Join(t.TempDir(), "ab.xml")
+	stdout, stderr, code := runBinary(t, "run", "ovs-internal-tso", "--kernel", image, "--modules", stock, "--kernel", image, "--modules", patched,
+		"--label", "stock", "--label", "patched", "--vm-accel", "tcg", "--no-history", "--runs", "2", "--duration", "2s", "--omit", "0s",
+		"--out", out, "--junit", junit)
+	if code != 0 && code != exitExpectation {
+		t.Fatalf("exit %d, want 0 or 1\n%s\n%s", code, stdout, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Kernels) != 2 {
+		t.Fatalf("%d kernels in the result", len(r.Kernels))
+	}
+	a, b := r.Kernels[0].Cases[0], r.Kernels[1].Cases[0]
+	if on := stateRecord(a, "on"); on == nil || !strings.Contains(on.Unavailable, "gso_max_size 524280 > tso_max_size 65536 of ovs/int0") {
+		t.Errorf("on on kernel A: %+v", on)
+	}
+	if on := stateRecord(b, "on"); on == nil || on.Unavailable != "" || on.Devices["ovs/int0"]["tso_max_size"] != 524280 || on.Devices["ovs/int0"]["gso_max_size"] != 524280 {
+		t.Errorf("on on kernel B: %+v", on)
+	}
+	if off := stateRecord(b, "off"); off == nil || off.Devices["ovs/p0"]["gso_max_size"] != 524280 {
+		t.Errorf("the bridge's veth end on kernel B in off: %+v", off)
+	}
+	if len(r.Capabilities) != 1 || !strings.Contains(r.Capabilities[0].Line(), "on: unavailable on A (gso_max_size 524280 > tso_max_size 65536 of ovs/int0") ||
+		!strings.Contains(r.Capabilities[0].Line(), "applies on B; on@B compared with off@A") {
+		t.Errorf("capabilities: %+v", r.Capabilities)
+	}
+	compared := map[string]bool{}
+	for _, s := range r.Cases[0].Summaries {
+		if s.Comparison != nil && s.Metric == results.Throughput {
+			compared[s.Workload+" "+s.State+" vs "+s.Comparison.Baseline] = true
+		}
+	}
+	for _, want := range []string{"tcp4 on@B vs off@A", "tcp4 off@B vs off@A", "tcp6 on@B vs off@A", "tcp6 off@B vs off@A"} {
+		if !compared[want] {
+			t.Errorf("no comparison %s in %v", want, compared)
+		}
+	}
+	if !strings.Contains(stdout, "capability: on: unavailable on A") {
+		t.Errorf("the table lacks the capability line:\n%s", stdout)
+	}
+	if data, err := os.ReadFile(junit); err != nil || !strings.Contains(string(data), `name="capability on"`) {
+		t.Errorf("junit: %v", err)
+	}
+}
+
+func stateRecord(c results.Case, name string) *results.StateRecord {
+	for i := range c.States {
+		if c.States[i].Name == name {
+			return &c.States[i]
+		}
+	}
+	return nil
+}
+
+// TestVMKernelBuildTree boots --kernel DIR, a built kernel tree: its arch/x86/boot/bzImage and
+// the modules its modules.order lists, without --modules. The tree is laid out from the test
+// kernel's package as a kernel build leaves it (linked, not copied); nothing of the modules
+// installed for the guest is left afterwards.
+func TestVMKernelBuildTree(t *testing.T) {
+	image, modules := guestTest(t)
+	kdir := t.TempDir()
+	os.MkdirAll(filepath.Join(kdir, "arch/x86/boot"), 0o755)
+	if err := os.Link(image, filepath.Join(kdir, vm.BuildTreeImage)); err != nil {
+		t.Fatal(err)
+	}
+	trees, _ := filepath.Glob(filepath.Join(modules, "lib/modules/*/kernel"))
+	if len(trees) != 1 {
+		t.Fatalf("module trees %v", trees)
+	}
+	var order []string
+	err := filepath.WalkDir(trees[0], func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".ko") {
+			return err
+		}
+		rel, _ := filepath.Rel(trees[0], path)
+		os.MkdirAll(filepath.Join(kdir, filepath.Dir(rel)), 0o755)
+		order = append(order, strings.TrimSuffix(rel, ".ko")+".o")
+		return os.Link(path, filepath.Join(kdir, rel))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(kdir, "modules.order"), []byte(strings.Join(order, "\n")+"\n"), 0o644)
+	tmps, _ := filepath.Glob(filepath.Join(os.TempDir(), "nsperf-kdir-*"))
+	stdout, stderr, code := runBinary(t, "probe", "--kernel", kdir, "--vm-accel", "tcg")
+	if code != 0 || !strings.Contains(stdout, "probed in QEMU") || !strings.Contains(stdout, "modules loaded:") || !strings.Contains(stdout, " veth ") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if after, _ := filepath.Glob(filepath.Join(os.TempDir(), "nsperf-kdir-*")); len(after) != len(tmps) {
+		t.Errorf("installed modules left behind: %v", after)
+	}
+}

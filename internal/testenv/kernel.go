@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,19 +37,60 @@ func TestKernel(t testing.TB) (image, modules string) {
 		return m[0]
 	}
 	if image = find(); image == "" {
-		out, err := exec.Command("scripts/test-kernel.sh", dir).CombinedOutput()
-		if err != nil {
-			// Tests run in their package's directory: the script is at the module's root.
-			root, _ := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-			out, err = exec.Command(filepath.Join(strings.TrimSpace(string(root)), "scripts", "test-kernel.sh"), dir).CombinedOutput()
-		}
+		out, err := script("test-kernel.sh", dir)
 		if image = find(); err != nil || image == "" {
-			msg := fmt.Sprintf("no test kernel in %s: scripts/test-kernel.sh: %v\n%s", dir, err, out)
-			if os.Getenv("NSPERF_REQUIRE_ROOT") == "1" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
+			unavailable(t, fmt.Sprintf("no test kernel in %s: scripts/test-kernel.sh: %v\n%s", dir, err, out))
 		}
 	}
 	return image, filepath.Join(dir, "root")
+}
+
+// PatchKernelDir is where scripts/ovs-patch-kernel.sh keeps Debian's 6.12 kernel and its two
+// module trees; NSPERF_PATCH_KERNEL_DIR overrides it.
+func PatchKernelDir() string {
+	if d := os.Getenv("NSPERF_PATCH_KERNEL_DIR"); d != "" {
+		return d
+	}
+	return "/var/cache/nsperf-ovs-patch"
+}
+
+// PatchKernel returns Debian's 6.12 kernel image and two module trees that differ in one
+// module: net/openvswitch built from the kernel's source, stock and with the line of
+// "openvswitch: raise internal port TSO limit" (scripts/ovs-patch-kernel.sh, run on first
+// use: about a minute). Without it the test fails in CI and skips elsewhere.
+func PatchKernel(t testing.TB) (image, stock, patched string) {
+	t.Helper()
+	RequireRoot(t)
+	RequireTool(t, "qemu-system-x86_64")
+	RequireTool(t, "busybox")
+	dir := PatchKernelDir()
+	out, err := script("ovs-patch-kernel.sh", dir)
+	image = strings.TrimSpace(string(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:]))
+	if _, serr := os.Stat(image); err != nil || serr != nil {
+		unavailable(t, fmt.Sprintf("no patched kernel in %s: scripts/ovs-patch-kernel.sh: %v\n%s", dir, err, out))
+	}
+	return image, filepath.Join(dir, "stock"), filepath.Join(dir, "patched")
+}
+
+// script runs one of the module's scripts/ with arg: tests run in their package's directory,
+// and the scripts are at the module's root. The output is stdout, then stderr.
+func script(name, arg string) ([]byte, error) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %w", err)
+	}
+	cmd := exec.Command(filepath.Join(strings.TrimSpace(string(root)), "scripts", name), arg)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	return append(stderr.Bytes(), stdout.Bytes()...), err
+}
+
+// unavailable fails the test in CI (NSPERF_REQUIRE_ROOT=1) and skips it elsewhere.
+func unavailable(t testing.TB, msg string) {
+	t.Helper()
+	if os.Getenv("NSPERF_REQUIRE_ROOT") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 }
