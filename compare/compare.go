@@ -58,6 +58,12 @@ func (e *IncomparableError) Error() string {
 	return "the results measure different things: " + e.Difference + " (--force compares them anyway)"
 }
 
+// NothingComparedError says that the results have no comparison with figures on both sides
+// (exit 2): a CI gate must not pass on nothing. The report is returned with it.
+type NothingComparedError struct{ Why string }
+
+func (e *NothingComparedError) Error() string { return "nothing was compared: " + e.Why }
+
 // StateName is the name of a side's state in the merged result: off@A.
 func StateName(state, side string) string { return state + "@" + side }
 
@@ -111,6 +117,9 @@ func New(sides []Side, opt Options) (*Report, error) {
 	rep.metrics = opt.Metrics
 	rep.Result = rep.merge(pairs, opt.Policy, exps)
 	rep.Result.Capabilities = capabilities
+	if why := nothingCompared(rep.Result, sides, opt.Metrics); why != "" {
+		return rep, &NothingComparedError{Why: why}
+	}
 	return rep, nil
 }
 
@@ -271,6 +280,47 @@ func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy res
 		}
 	}
 	return out
+}
+
+// nothingCompared says why a merged result holds no comparison with figures on both sides,
+// "" when it holds one. A state the base lacks (a capability) still leaves its baseline.
+func nothingCompared(m *results.Result, sides []Side, metrics []string) string {
+	for _, c := range m.Cases {
+		for _, s := range c.Summaries {
+			if s.Comparison != nil && s.Comparison.NBase > 0 && s.Comparison.NState > 0 {
+				return ""
+			}
+		}
+	}
+	measured := func(r *results.Result) (samples int, names []string) {
+		for _, c := range r.Cases {
+			for _, smp := range c.Samples {
+				if smp.Error != "" || smp.Invalid != "" {
+					continue
+				}
+				samples++
+				for _, mt := range smp.Metrics {
+					if !slices.Contains(names, mt.Name) {
+						names = append(names, mt.Name)
+					}
+				}
+			}
+		}
+		return samples, names
+	}
+	for _, s := range sides {
+		if n, _ := measured(s.Result); n == 0 {
+			return fmt.Sprintf("%s (%s) has no successful sample", s.Name, s.Source)
+		}
+	}
+	if len(metrics) > 0 {
+		_, names := measured(sides[0].Result)
+		return fmt.Sprintf("no metric %s in %s (it has: %s)", strings.Join(metrics, ", "), sides[0].Name, strings.Join(names, ", "))
+	}
+	if len(m.Cases) == 0 {
+		return "no matrix case is in every result"
+	}
+	return "no workload is measured in every result's paired states"
 }
 
 // commonWorkloads are the workloads every case measured, in the base's order.

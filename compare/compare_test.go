@@ -206,3 +206,64 @@ func TestCompareStateNotes(t *testing.T) {
 		t.Errorf("unknown state: %v", err)
 	}
 }
+
+// TestNothingComparedFails: a comparison that compares nothing is an error naming what is
+// missing, never a pass: no samples, only failed ones, a metric no result has, no shared
+// workload.
+func TestNothingComparedFails(t *testing.T) {
+	base := func() *results.Result {
+		return result("nsp0001", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	}
+	empty := base()
+	empty.Cases[0].Samples = nil
+	failed := base()
+	for i := range failed.Cases[0].Samples {
+		failed.Cases[0].Samples[i].Error, failed.Cases[0].Samples[i].Metrics = "iperf3 client timed out", nil
+	}
+	other := base()
+	for i := range other.Cases[0].Samples {
+		other.Cases[0].Samples[i].Workload = "tcp6"
+	}
+	for _, tc := range []struct {
+		name  string
+		new   *results.Result
+		opt   Options
+		wants string
+	}{
+		{"no samples", empty, Options{}, "B (new) has no successful sample"},
+		{"all failed", failed, Options{}, "B (new) has no successful sample"},
+		{"no such metric", base(), Options{Metrics: []string{"nonexistent"}}, "no metric nonexistent in A (it has: throughput)"},
+		{"no shared workload", other, Options{}, "no workload is measured in every result's paired states"},
+	} {
+		_, err := New([]Side{{Source: "base", Result: base()}, {Source: "new", Result: tc.new}}, tc.opt)
+		var nothing *NothingComparedError
+		if !errors.As(err, &nothing) || !strings.Contains(err.Error(), tc.wants) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.wants)
+		}
+	}
+	if _, err := New([]Side{{Source: "base", Result: base()}, {Source: "new", Result: base()}}, Options{}); err != nil {
+		t.Errorf("a real comparison: %v", err)
+	}
+}
+
+// TestStaleScenarioHash: a text edited after its run, with the old hash left in place, is
+// compared as the text it is: the MTU it now names is a difference, and reading the file
+// recomputes the hash with a warning.
+func TestStaleScenarioHash(t *testing.T) {
+	a := result("nsp0001", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	b := result("nsp0002", "", "6.18.44", scenarioText, map[string][]float64{"off": newOff, "on": newOn})
+	b.Scenario.Text = strings.Replace(scenarioText, "b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}", "b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}\n        mtu: 9000", 1)
+	rep, err := New([]Side{{Source: "a", Result: a}, {Source: "b", Result: b}}, Options{})
+	var incomparable *IncomparableError
+	if !errors.As(err, &incomparable) || !strings.Contains(err.Error(), "mtu") || rep == nil || !strings.Contains(rep.ScenarioDiff, "mtu: 9000") {
+		t.Errorf("an edited text with a stale hash: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "b.json")
+	if err := results.WriteFile(path, b); err != nil {
+		t.Fatal(err)
+	}
+	back, warnings, err := results.ReadFile(path)
+	if err != nil || back.Scenario.SHA256 == a.Scenario.SHA256 || len(warnings) != 1 || !strings.Contains(warnings[0], "does not match its text") {
+		t.Errorf("read back: %v, warnings %v", err, warnings)
+	}
+}

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/nsperf/nsperf/results"
@@ -16,7 +17,12 @@ import (
 func Kernels(a, b *results.Result, runID string, turns []results.Turn) (*results.Result, error) {
 	sides := []Side{{Name: "A", Source: "kernel " + a.Label, Result: a}, {Name: "B", Source: "kernel " + b.Label, Result: b}}
 	rep, err := New(sides, Options{Policy: a.Settings.Policy, Expect: []scenarios.Expectation{}})
-	if err != nil {
+	var nothing *NothingComparedError
+	switch {
+	case errors.As(err, &nothing):
+		// The kernels' own results are worth keeping (their failed samples say why).
+		rep.Warnings = append(rep.Warnings, "kernel B against kernel A: "+err.Error())
+	case err != nil:
 		return nil, fmt.Errorf("comparing the two kernels: %w", err)
 	}
 	m := rep.Result

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/history/changepoint"
+	"github.com/nsperf/nsperf/internal/csvtext"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -198,9 +199,9 @@ func WriteFindings(w io.Writer, series []Series, format string) error {
 			"before_run", "before_time", "before_label", "before_kernel", "after_run", "after_time", "after_label", "after_kernel", "runs_ago", "acknowledged"})
 		for _, s := range series {
 			for _, f := range s.Findings {
-				cw.Write([]string{s.Scenario, s.Case, s.Workload, s.Metric, s.State, f.Kind, fmt.Sprint(f.Change), fmt.Sprint(f.P), fmt.Sprint(f.LevelBefore), fmt.Sprint(f.LevelAfter), s.Unit,
-					f.Before.RunID, f.Before.Start.Format(time.RFC3339), f.Before.Label, f.Before.Kernel, f.After.RunID, f.After.Start.Format(time.RFC3339), f.After.Label, f.After.Kernel,
-					strconv.Itoa(f.RunsAgo), f.Acknowledged})
+				cw.Write([]string{csvtext.Text(s.Scenario), csvtext.Text(s.Case), s.Workload, s.Metric, s.State, f.Kind, fmt.Sprint(f.Change), fmt.Sprint(f.P), fmt.Sprint(f.LevelBefore), fmt.Sprint(f.LevelAfter), s.Unit,
+					f.Before.RunID, f.Before.Start.Format(time.RFC3339), csvtext.Text(f.Before.Label), csvtext.Text(f.Before.Kernel), f.After.RunID, f.After.Start.Format(time.RFC3339), csvtext.Text(f.After.Label), csvtext.Text(f.After.Kernel),
+					strconv.Itoa(f.RunsAgo), csvtext.Text(f.Acknowledged)})
 			}
 		}
 		cw.Flush()
@@ -325,7 +326,7 @@ func Export(w io.Writer, series []Series) error {
 	cw.Write(append([]string{"time", "run_id", "label", "kernel"}, columns...))
 	for _, k := range keys {
 		r := rows[k]
-		line := []string{r.p.Start.UTC().Format(time.RFC3339), r.p.RunID, r.p.Label, r.p.Kernel}
+		line := []string{r.p.Start.UTC().Format(time.RFC3339), r.p.RunID, csvtext.Text(r.p.Label), csvtext.Text(r.p.Kernel)}
 		for _, c := range columns {
 			line = append(line, r.values[c])
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/history/changepoint"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -242,5 +243,42 @@ func TestRedact(t *testing.T) {
 	}
 	if got := redact("postgres:///nsperf?host=/tmp/x"); got != "postgres:///nsperf?host=/tmp/x" {
 		t.Error(got)
+	}
+}
+
+// TestCSVFormulaInjection: a label or kernel string that a spreadsheet would run as a formula
+// comes out of every CSV as text ('=...), still readable.
+func TestCSVFormulaInjection(t *testing.T) {
+	ctx := context.Background()
+	h, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	evil, kernel := `=HYPERLINK("http://example.invalid","x")`, "+6.18.44"
+	for i := 0; i < 2; i++ {
+		if _, err := h.Import(ctx, testResult(fmt.Sprintf("nsp000%d", i), "csv", evil, kernel, t0.Add(time.Duration(i)*time.Hour), 10, 12)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	points, err := h.Show(ctx, Query{Scenario: "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var show, export bytes.Buffer
+	if err := WriteSeries(&show, points, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	series, err := h.Analyze(ctx, []string{"csv"}, changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Export(&export, series); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"show": show.String(), "export": export.String()} {
+		if !strings.Contains(out, `"'=HYPERLINK(""http://example.invalid"",""x"")"`) || !strings.Contains(out, ",'+6.18.44") {
+			t.Errorf("%s --format csv:\n%s", name, out)
+		}
 	}
 }

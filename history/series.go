@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/csvtext"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -104,7 +105,7 @@ func WriteSeries(w io.Writer, points []Point, format string) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"case", "workload", "metric", "state", "unit", "start", "run_id", "label", "kernel", "n", "median", "ci_lo", "ci_hi", "cv"})
 		for _, p := range points {
-			cw.Write([]string{p.Case, p.Workload, p.Metric, p.State, p.Unit, p.Start.Format(time.RFC3339), p.RunID, p.Label, p.Kernel,
+			cw.Write([]string{csvtext.Text(p.Case), p.Workload, p.Metric, p.State, p.Unit, p.Start.Format(time.RFC3339), p.RunID, csvtext.Text(p.Label), csvtext.Text(p.Kernel),
 				strconv.Itoa(p.N), fmt.Sprint(p.Median), optional(p.Lo), optional(p.Hi), fmt.Sprint(p.CV)})
 		}
 		cw.Flush()

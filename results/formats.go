@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/csvtext"
 	"github.com/nsperf/nsperf/internal/shellq"
 )
 
@@ -238,7 +239,7 @@ func CSV(w io.Writer, r *Result) error {
 				cmp = []string{"", "", "", "", "", ""}
 			}
 			st := s.Stats
-			cw.Write(append([]string{c.Label, s.Workload, s.Metric, s.Unit, s.State, strconv.Itoa(st.N), f(st.Mean), f(st.Median),
+			cw.Write(append([]string{csvtext.Text(c.Label), s.Workload, s.Metric, s.Unit, s.State, strconv.Itoa(st.N), f(st.Mean), f(st.Median),
 				optional(s.Centre.Lo), optional(s.Centre.Hi), f(st.Stddev), f(st.CV), f(st.Min), f(st.Max)}, cmp...))
 		}
 	}

@@ -2,6 +2,8 @@ package results
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,10 +86,11 @@ func Parse(path string, data []byte) (*Result, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	warnings := r.checkScenarioHash()
 	if err := r.Recompute(); err != nil {
-		return nil, nil, &InputError{Path: path, Err: err}
+		return nil, warnings, &InputError{Path: path, Err: err}
 	}
-	return r, nil, nil
+	return r, warnings, nil
 }
 
 func parseResult(path string, data []byte) (*Result, error) {
@@ -110,6 +113,24 @@ func parseResult(path string, data []byte) (*Result, error) {
 		return nil, inputError(path, "schema %q; this nsperf reads %s only", r.Schema, Schema)
 	}
 	return &r, nil
+}
+
+// checkScenarioHash recomputes the hash of the stored scenario text (and of the kernels' in an
+// A/B run): the text is what the result says it measured, and a hash left over from before an
+// edit must not make two different texts look the same.
+func (r *Result) checkScenarioHash() []string {
+	var warnings []string
+	for _, x := range append([]*Result{r}, r.Kernels...) {
+		if x.Scenario.Text == "" {
+			continue
+		}
+		sum := sha256.Sum256([]byte(x.Scenario.Text))
+		if got := hex.EncodeToString(sum[:]); got != x.Scenario.SHA256 {
+			warnings = append(warnings, fmt.Sprintf("run %s: scenario.sha256 %.12s does not match its text (%.12s): the text was edited after the run; its hash is recomputed", x.RunID, x.Scenario.SHA256, got))
+			x.Scenario.SHA256 = got
+		}
+	}
+	return warnings
 }
 
 // Recompute derives every summary and expectation from the samples, with the run's policy and

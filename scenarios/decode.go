@@ -216,8 +216,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		}
 		d.positions[joinPath(path, k.Value)] = Pos{k.Line, k.Column}
 		// An integer field tagged ",auto" also takes the word auto, as AutoRuns.
+		// The word is recorded as written (PATH=auto): a number written as -1 is no auto.
 		if strings.Contains(t.Field(i).Tag.Get("yaml"), ",auto") && val.Kind == yaml.ScalarNode && val.Value == "auto" {
 			v.Field(i).SetInt(AutoRuns)
+			d.positions[joinPath(path, k.Value)+"=auto"] = Pos{val.Line, val.Column}
 			continue
 		}
 		d.decode(val, v.Field(i), joinPath(path, k.Value))

@@ -159,7 +159,7 @@ func (s *Scenario) applyDefaults() {
 	if !s.written("runs") {
 		s.Runs = DefaultRuns
 	}
-	if s.Runs == AutoRuns {
+	if s.Runs == AutoRuns && s.written("runs=auto") {
 		s.SetAuto(s.MaxRuns)
 	}
 	if !s.written("order") {

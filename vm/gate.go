@@ -12,7 +12,9 @@ import (
 )
 
 // The A/B gate: two guests take turns. Before each round a guest writes gate/ready-N into its
-// exchange directory and waits for gate/go-N from the host; the host lets one guest run (QMP
+// exchange directory and waits for go-N from the host, in a directory of the host's that the
+// guest sees read-only (GuestGateDir): a guest can plant nothing the host would write through.
+// The host lets one guest run (QMP
 // cont) until it is ready for its next round, pauses it (QMP stop) and lets the other run the
 // same round. A paused guest uses no host CPU, so the running one measures alone.
 
@@ -22,7 +24,8 @@ const gateDir = "gate"
 const gatePoll = 20 * time.Millisecond
 
 // GuestGate returns the guest's side of the gate for the runner's BeforeRound: dir is the
-// exchange directory as the guest sees it.
+// exchange directory as the guest sees it, where it says ready-N; the host's go-N appear in
+// GuestGateDir.
 func GuestGate(ctx context.Context, dir string) func() error {
 	n := 0
 	return func() error {
@@ -35,7 +38,7 @@ func GuestGate(ctx context.Context, dir string) func() error {
 			return fmt.Errorf("gate: %w", err)
 		}
 		for {
-			if _, err := os.Stat(filepath.Join(g, "go-"+strconv.Itoa(n))); err == nil {
+			if _, err := os.Stat(filepath.Join(GuestGateDir, "go-"+strconv.Itoa(n))); err == nil {
 				return nil
 			}
 			select {
@@ -52,7 +55,7 @@ func (s *Session) readyOrExit(ctx context.Context, i, n int) (ready bool, err er
 	path := filepath.Join(s.Exchange(i), gateDir, "ready-"+strconv.Itoa(n))
 	m := s.guests[i].m
 	for {
-		if _, err := os.Stat(path); err == nil {
+		if _, err := os.Lstat(path); err == nil {
 			return true, nil
 		}
 		select {
@@ -106,7 +109,8 @@ func (s *Session) Alternate(ctx context.Context) ([]results.Turn, error) {
 				}
 			}
 			start := time.Now()
-			if err := os.WriteFile(filepath.Join(s.Exchange(i), gateDir, "go-"+strconv.Itoa(n)), nil, 0o644); err != nil {
+			// In the host's gate directory, which the guest sees read-only.
+			if err := os.WriteFile(filepath.Join(s.guests[i].cfg.Gate(), "go-"+strconv.Itoa(n)), nil, 0o644); err != nil {
 				return turns, err
 			}
 			if err := m.Cont(); err != nil {

@@ -9,11 +9,15 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -51,37 +55,45 @@ func ParseImage(data []byte) (release, version string, err error) {
 	return release, version, nil
 }
 
-// ReadImage identifies the kernel image at path.
+// maxImageSize bounds a kernel image: a bzImage is 10 to 20 MiB; a file of gigabytes is not
+// one, and is refused before it is read.
+const maxImageSize = 512 << 20
+
+// ReadImage identifies the kernel image at path: a regular file (a device or FIFO is refused
+// without reading it, a file over maxImageSize by its size), whose boot header is read and
+// checked before the whole file is hashed.
 func ReadImage(path string) (results.KernelImage, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	fail := func(err error) (results.KernelImage, error) {
 		return results.KernelImage{}, fmt.Errorf("--kernel %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return fail(err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return results.KernelImage{}, fmt.Errorf("--kernel %s: is a directory; give the kernel image file (arch/x86/boot/bzImage)", path)
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return fail(err)
+	case st.IsDir():
+		return fail(errors.New("is a directory without " + BuildTreeImage + ": give the kernel image file or a built kernel tree"))
+	case !st.Mode().IsRegular():
+		return fail(errors.New("not a regular file (a device, FIFO or socket): give the kernel image file (arch/x86/boot/bzImage, /boot/vmlinuz-*) or a built kernel tree"))
+	case st.Size() > maxImageSize:
+		return fail(fmt.Errorf("%d bytes: larger than any kernel image (%s at most)", st.Size(), safefile.Size(maxImageSize)))
 	}
 	h := sha256.New()
-	var head bytes.Buffer
-	if _, err := io.Copy(io.MultiWriter(h, &limitedBuffer{&head, 64 << 10}), f); err != nil {
-		return results.KernelImage{}, fmt.Errorf("--kernel %s: %w", path, err)
+	head := make([]byte, min(st.Size(), 64<<10))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return fail(err)
 	}
-	release, version, err := ParseImage(head.Bytes())
+	release, version, err := ParseImage(head)
 	if err != nil {
-		return results.KernelImage{}, fmt.Errorf("--kernel %s: %w", path, err)
+		return fail(err)
+	}
+	h.Write(head)
+	if _, err := io.Copy(h, io.LimitReader(f, maxImageSize)); err != nil {
+		return fail(err)
 	}
 	return results.KernelImage{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Release: release, Version: version}, nil
-}
-
-// limitedBuffer keeps the first max bytes written to it and takes the rest without keeping it.
-type limitedBuffer struct {
-	b   *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }

@@ -16,9 +16,12 @@ import (
 
 // Mount tags and paths shared by the host's QEMU command line and the guest's /init.
 const (
-	hostRootTag = "hostroot"       // the host's / (read-only)
-	exchangeTag = "nsperfx"        // the run's directory on the host (read-write)
-	GuestDir    = "/run/nsperf-vm" // where the guest sees the exchange directory, inside the host root
+	hostRootTag = "hostroot" // the host's / (read-only)
+	exchangeTag = "nsperfx"  // the run's directory on the host (read-write)
+	gateTag     = "nsperfg"  // the host's gate directory (read-only)
+	// GuestGateDir is where the guest sees the host's gate directory, inside the host root.
+	GuestGateDir = "/run/nsperf-vm-gate"
+	GuestDir     = "/run/nsperf-vm" // where the guest sees the exchange directory, inside the host root
 	// progressPrefix starts the lines /init writes on the progress port.
 	progressPrefix = "nsperf-vm: "
 )
@@ -50,6 +53,8 @@ mount -t tmpfs tmpfs /host/run
 mount -t tmpfs tmpfs /host/tmp
 mkdir -p /host/run/nsperf-vm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 nsperfx /host/run/nsperf-vm || fail "mounting the exchange directory over 9p failed"
+mkdir -p /host/run/nsperf-vm-gate
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 nsperfg /host/run/nsperf-vm-gate || fail "mounting the gate directory over 9p failed"
 say running
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 chroot /host /bin/sh -c 'cd /run/nsperf-vm && exec "$@"' nsperf-guest %s >/host/run/nsperf-vm/stdout 2>&3

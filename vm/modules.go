@@ -2,6 +2,7 @@ package vm
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/safefile"
 )
+
+// maxIndexSize bounds the index files of a module tree (modules.dep, .alias, ...): Debian's
+// 6.12 modules.alias is about 1.5 MiB.
+const maxIndexSize = 64 << 20
 
 // BootModules are what the guest needs to mount the host root: virtio PCI and 9p over virtio.
 // Their dependencies come from modules.dep.
@@ -68,25 +75,25 @@ func FindTree(dir, release string) (*Tree, error) {
 		}
 	}
 	t := &Tree{Dir: found}
-	dep, err := os.Open(filepath.Join(found, "modules.dep"))
+	// Regular files only, of bounded size: a FIFO or a device here would hang the run.
+	read := func(name string) ([]byte, error) {
+		return safefile.ReadRegular(filepath.Join(found, name), maxIndexSize)
+	}
+	dep, err := read("modules.dep")
 	if err != nil {
 		return nil, fmt.Errorf("--modules %s: %w", dir, err)
 	}
-	defer dep.Close()
-	if err := t.readDep(dep); err != nil {
-		return nil, fmt.Errorf("--modules %s: %s: %w", dir, dep.Name(), err)
+	if err := t.readDep(bytes.NewReader(dep)); err != nil {
+		return nil, fmt.Errorf("--modules %s: %s: %w", dir, filepath.Join(found, "modules.dep"), err)
 	}
-	if b, err := os.Open(filepath.Join(found, "modules.builtin")); err == nil {
-		t.readBuiltin(b)
-		b.Close()
-	}
-	if f, err := os.Open(filepath.Join(found, "modules.softdep")); err == nil {
-		t.readSoftdep(f)
-		f.Close()
-	}
-	if f, err := os.Open(filepath.Join(found, "modules.alias")); err == nil {
-		t.readAliases(f)
-		f.Close()
+	for name, parse := range map[string]func(io.Reader){"modules.builtin": t.readBuiltin, "modules.softdep": t.readSoftdep, "modules.alias": t.readAliases} {
+		data, err := read(name)
+		switch {
+		case err == nil:
+			parse(bytes.NewReader(data))
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("--modules %s: %w", dir, err)
+		}
 	}
 	return t, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/digitalocean/go-qemu/qmp"
 
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -61,6 +62,10 @@ type Machine struct {
 // Exchange is the directory the guest shares with the host (its GuestDir).
 func (c Config) Exchange() string { return filepath.Join(c.Dir, "x") }
 
+// Gate is the host's directory of the A/B gate (go-N): shared read-only, so that the guest
+// cannot plant a link the host would write through.
+func (c Config) Gate() string { return filepath.Join(c.Dir, "gate") }
+
 // ConsoleLog is the guest kernel's console log.
 func (c Config) ConsoleLog() string { return filepath.Join(c.Dir, "console.log") }
 
@@ -85,6 +90,7 @@ func (c Config) args() []string {
 		"-serial", "chardev:progress",
 		"-virtfs", "local,path=/,mount_tag=" + hostRootTag + ",security_model=none,readonly=on",
 		"-virtfs", "local,path=" + c.Exchange() + ",mount_tag=" + exchangeTag + ",security_model=none",
+		"-virtfs", "local,path=" + c.Gate() + ",mount_tag=" + gateTag + ",security_model=none,readonly=on",
 		"-qmp", "unix:" + c.qmpSocket() + ",server=on,wait=off",
 	}
 	if c.Stopped {
@@ -97,6 +103,9 @@ func (c Config) args() []string {
 // when Stopped).
 func Start(cfg Config) (*Machine, error) {
 	if err := os.MkdirAll(cfg.Exchange(), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Gate(), 0o755); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(QEMU, cfg.args()...)
@@ -326,7 +335,7 @@ func (m *Machine) CPUTime() time.Duration {
 // ExitCode is the guest command's exit status, from the exchange directory; ok is false when
 // the guest never got to write it.
 func (m *Machine) ExitCode() (code int, ok bool) {
-	data, err := os.ReadFile(filepath.Join(m.cfg.Exchange(), "exit"))
+	data, err := safefile.ReadUntrusted(filepath.Join(m.cfg.Exchange(), "exit"), 64)
 	if err != nil {
 		return 0, false
 	}

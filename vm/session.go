@@ -15,9 +15,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
+
+// MaxGuestResult bounds what the host reads of a guest's result and output.
+const MaxGuestResult = 256 << 20
 
 // Kernel is one kernel under test.
 type Kernel struct {
@@ -261,8 +265,9 @@ func (s *Session) outcomes(err error) []Outcome {
 		o := Outcome{Kernel: s.opt.Kernels[i], Info: g.info}
 		x := g.cfg.Exchange()
 		o.ExitCode, o.Exited = g.m.ExitCode()
-		o.Result, _ = os.ReadFile(filepath.Join(x, "result.json"))
-		o.Stdout, _ = os.ReadFile(filepath.Join(x, "stdout"))
+		// What the guest wrote is read as untrusted: never through a link, bounded.
+		o.Result, _ = safefile.ReadUntrusted(filepath.Join(x, "result.json"), MaxGuestResult)
+		o.Stdout, _ = safefile.ReadUntrusted(filepath.Join(x, "stdout"), MaxGuestResult)
 		o.Console, _ = os.ReadFile(g.cfg.ConsoleLog())
 		switch {
 		case err != nil:

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cavaliergopher/cpio"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -349,5 +351,42 @@ func TestReadKernelBuildTree(t *testing.T) {
 	}
 	if _, _, err := ReadKernel(filepath.Join(dir, "modules.order"), tmp); err == nil || !strings.Contains(err.Error(), "not an x86 kernel image") {
 		t.Errorf("a file that is no image: %v", err)
+	}
+}
+
+// TestNoHangOnSpecialFiles: a device, a FIFO or a huge file as the kernel, and a FIFO as
+// modules.dep, are refused at once, without reading from them.
+func TestNoHangOnSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge")
+	f, _ := os.Create(huge)
+	f.Truncate(2 << 30) // sparse: nothing is written
+	f.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for path, want := range map[string]string{"/dev/zero": "not a regular file", fifo: "not a regular file", huge: "larger than any kernel image"} {
+			if _, err := ReadImage(path); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("ReadImage(%s): %v, want %q", path, err, want)
+			}
+			if _, _, err := ReadKernel(path, t.TempDir()); err == nil {
+				t.Errorf("ReadKernel(%s) accepted it", path)
+			}
+		}
+		tree := filepath.Join(dir, "lib", "modules", "6.1.0-test")
+		os.MkdirAll(filepath.Join(tree, "kernel"), 0o755)
+		unix.Mkfifo(filepath.Join(tree, "modules.dep"), 0o600)
+		if _, err := FindTree(dir, "6.1.0-test"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a FIFO as modules.dep: %v", err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a special file hung the reader") // a bound on a hang, not a timing assertion
 	}
 }

@@ -78,6 +78,7 @@ func exitCode(err error) int {
 	var inputErr *results.InputError
 	var missingCaps missingCapabilities
 	var incomparable *compare.IncomparableError
+	var nothing *compare.NothingComparedError
 	var guest kernels.ExitError
 	var modules *vm.MissingModulesError
 	switch {
@@ -89,7 +90,7 @@ func exitCode(err error) int {
 		return exitExpectation
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable):
+	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable), errors.As(err, &nothing):
 		return exitUsage
 	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps), errors.As(err, &modules):
 		return exitSkipped

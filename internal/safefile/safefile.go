@@ -27,8 +27,10 @@ var ErrTooLarge = errors.New("file too large")
 // ReadRegular reads a regular file of at most limit bytes. FIFOs and devices are refused
 // without reading from them (the open does not block: O_NONBLOCK), and so is a file that grows
 // past limit while it is read.
-func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+func ReadRegular(path string, limit int64) ([]byte, error) { return read(path, 0, limit) }
+
+func read(path string, flags int, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|flags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +53,16 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: more than %s", path, ErrTooLarge, Size(limit))
 	}
 	return data, nil
+}
+
+// ReadUntrusted reads a file that another party wrote (a guest under test, into the directory
+// it shares with the host) as ReadRegular does, and never through a symlink at path.
+func ReadUntrusted(path string, limit int64) ([]byte, error) {
+	data, err := read(path, unix.O_NOFOLLOW, limit)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%s: %w (a symlink; not followed)", path, ErrNotRegular)
+	}
+	return data, err
 }
 
 // Size prints a byte count the way the limits are stated ("1 MiB").

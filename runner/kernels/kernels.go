@@ -7,6 +7,8 @@ package kernels
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +88,8 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted; the guests were stopped and their files removed: %w", ctx.Err())
 	}
-	rs, code, err := guestResults(outcomes, k.Scenario, booted, func(guest int, id string, console []byte) {
+	sum := sha256.Sum256(s.Text)
+	rs, code, err := guestResults(outcomes, k.Scenario, hex.EncodeToString(sum[:]), booted, func(guest int, id string, console []byte) {
 		if id == "" {
 			id = noResultID
 		}
@@ -124,10 +127,10 @@ func (k Options) guestOptions() vm.Options {
 
 // guestResults reads each guest's result; keep is called with the console log of each guest
 // that failed. code is the first non-zero exit status of a guest's nsperf.
-func guestResults(outcomes []vm.Outcome, scenarioArg string, booted time.Duration, keep func(guest int, id string, console []byte)) (rs []*results.Result, code int, err error) {
+func guestResults(outcomes []vm.Outcome, scenarioArg, scenarioSHA string, booted time.Duration, keep func(guest int, id string, console []byte)) (rs []*results.Result, code int, err error) {
 	var errs []error
 	for i, out := range outcomes {
-		r, err := guestResult(out, scenarioArg, booted)
+		r, err := guestResult(out, scenarioArg, scenarioSHA, booted)
 		if out.ExitCode != 0 && code == 0 {
 			code = out.ExitCode
 		}
@@ -186,14 +189,22 @@ func store(s *scenarios.Scenario, opt runner.Options, rs []*results.Result, turn
 	return r, nil
 }
 
-// guestResult reads a guest's result and records where it was measured.
-func guestResult(out vm.Outcome, scenarioArg string, booted time.Duration) (*results.Result, error) {
+// guestResult reads a guest's result, checks that it is of this run (the scenario text the
+// host loaded, the kernel it booted: the kernel under test is the code not trusted yet), and
+// records where it was measured.
+func guestResult(out vm.Outcome, scenarioArg, scenarioSHA string, booted time.Duration) (*results.Result, error) {
 	if len(out.Result) == 0 {
 		return nil, errors.New("the guest wrote no result.json")
 	}
 	r, _, err := results.Parse("the guest's result.json", out.Result)
 	if err != nil {
 		return nil, err
+	}
+	if r.Scenario.SHA256 != scenarioSHA {
+		return nil, fmt.Errorf("the guest's result.json is not of this run: its scenario has sha256 %.12s, the run's %.12s", r.Scenario.SHA256, scenarioSHA)
+	}
+	if release := out.Kernel.Image.Release; r.Environment.KernelRelease != release {
+		return nil, fmt.Errorf("the guest's result.json was not measured on the kernel booted: kernel %q, booted %q", r.Environment.KernelRelease, release)
 	}
 	r.Scenario.File = scenarioArg
 	info := out.Info

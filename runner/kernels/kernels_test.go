@@ -1,0 +1,74 @@
+package kernels
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// TestGuestResultIsOfThisRun: the kernel under test is the code not trusted yet. A result the
+// guest left is taken only when it is of the scenario the host loaded and was measured on the
+// kernel booted; a result.json that is a link (to another result of the host) is not read.
+func TestGuestResultIsOfThisRun(t *testing.T) {
+	text := "name: x\n"
+	sum := sha256.Sum256([]byte(text))
+	sha := hex.EncodeToString(sum[:])
+	encode := func(text, kernel string) []byte {
+		var b bytes.Buffer
+		r := &results.Result{Schema: results.Schema, RunID: "nsp0001", Scenario: results.ScenarioInfo{Name: "x", Text: text},
+			Environment: results.Environment{KernelRelease: kernel}}
+		s := sha256.Sum256([]byte(text))
+		r.Scenario.SHA256 = hex.EncodeToString(s[:])
+		if err := results.Encode(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	out := func(result []byte) vm.Outcome {
+		return vm.Outcome{Result: result, Kernel: vm.Kernel{Image: results.KernelImage{Release: "6.12.117+deb12-amd64"}}}
+	}
+	if _, err := guestResult(out(encode(text, "6.12.117+deb12-amd64")), "x", sha, 0); err != nil {
+		t.Errorf("the run's own result: %v", err)
+	}
+	if _, err := guestResult(out(encode("name: other\n", "6.12.117+deb12-amd64")), "x", sha, 0); err == nil || !strings.Contains(err.Error(), "not of this run") {
+		t.Errorf("another scenario's result: %v", err)
+	}
+	if _, err := guestResult(out(encode(text, "6.18.44")), "x", sha, 0); err == nil || !strings.Contains(err.Error(), "not measured on the kernel booted") {
+		t.Errorf("another kernel's result: %v", err)
+	}
+
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "host-result.json")
+	os.WriteFile(victim, encode(text, "6.12.117+deb12-amd64"), 0o644)
+	link := filepath.Join(dir, "result.json")
+	os.Symlink(victim, link)
+	if _, err := safefile.ReadUntrusted(link, vm.MaxGuestResult); err == nil || !strings.Contains(err.Error(), "a symlink; not followed") {
+		t.Errorf("a linked result.json: %v", err)
+	}
+}
+
+// TestConsoleLogNotThroughALink: a link planted where a failed guest's console log goes is
+// replaced, and what it points to is left as it was.
+func TestConsoleLogNotThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "precious")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	result := filepath.Join(dir, "r.json")
+	os.Symlink(victim, result+".A.console.log")
+	var progress bytes.Buffer
+	keepConsole(&progress, result, "A", []byte("[    0.000000] Linux version 6.12\n"))
+	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+	if st, err := os.Lstat(result + ".A.console.log"); err != nil || !st.Mode().IsRegular() || !strings.Contains(progress.String(), "console log: ") {
+		t.Errorf("console log: %v %v\n%s", st, err, progress.String())
+	}
+}
