@@ -59,6 +59,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'AnalyzeHistory' -benchtime 2x ./history/
 	$(GO) test -run '^$$' -bench 'Analyze' -benchtime 3x ./history/changepoint/
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
+	$(GO) test -run '^$$' -bench 'Compare1000' -benchtime 20x -benchmem ./results/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"bytes"
+	"errors"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -148,5 +151,62 @@ func TestCentre(t *testing.T) {
 	}
 	if c := CentreOf([]float64{1, 2, 3, 4, 5}); c.Lo != nil || c.Warning == "" {
 		t.Errorf("5 values: %+v", c)
+	}
+}
+
+// TestLargeSamplesUseTheNormalApproximation: above the exact U distribution's size the
+// interval comes from the normal approximation, which agrees with the exact one where both
+// are computed, and 1000 runs per state give the right answer at once (make bench times it).
+func TestLargeSamplesUseTheNormalApproximation(t *testing.T) {
+	for _, n := range []int{20, 35, 50} {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i + 1)
+		}
+		exact, normal := exactCriticalU(n, n, Confidence), normalCriticalU(xs, xs, Confidence)
+		if d := exact - normal; d < -1 || d > 1 {
+			t.Errorf("n=m=%d: exact k %d, normal k %d", n, exact, normal)
+		}
+	}
+	base, state := make([]float64, 1000), make([]float64, 1000)
+	for i := range base {
+		noise := 1 + 0.05*math.Sin(float64(i)*1.7) // deterministic spread of ±5%
+		base[i], state[i] = 10e9*noise, 11e9*(1+0.05*math.Cos(float64(i)*2.3))
+	}
+	c := Compare(base, state, HigherIsBetter, DefaultAlpha, DefaultCVLimit, DefaultMinChange)
+	if !c.HasCI || c.ChangeLo > 0.10 || c.ChangeHi < 0.10 || c.P > 0.001 || c.Verdict != Improved {
+		t.Errorf("1000 runs per state, +10%%: %+v", c)
+	}
+}
+
+// TestOversizedResultRefused: a result with more samples of one state and workload than a run
+// measures is refused as input with a sentence, before any statistics are computed.
+func TestOversizedResultRefused(t *testing.T) {
+	r := testResult()
+	var samples []Sample
+	for i := 0; i <= MaxRunsPerState; i++ {
+		samples = append(samples, Sample{Round: i + 1, State: "off", Workload: "tcp4", Metrics: []Metric{{Name: Throughput, Unit: "bit/s", Value: 1e9}}})
+	}
+	r.Cases[0].Samples = samples
+	var b bytes.Buffer
+	if err := Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Parse("big.json", b.Bytes())
+	var input *InputError
+	if !errors.As(err, &input) || !strings.Contains(err.Error(), "more than 1000 samples of state off, workload tcp4") {
+		t.Errorf("an oversized result: %v", err)
+	}
+}
+
+// BenchmarkCompare1000 is one comparison of 1000 runs per state (make bench): the normal
+// approximation keeps it to milliseconds, where the exact interval would need (n*m)^2.
+func BenchmarkCompare1000(b *testing.B) {
+	base, state := make([]float64, 1000), make([]float64, 1000)
+	for i := range base {
+		base[i], state[i] = 10e9*(1+0.05*math.Sin(float64(i))), 11e9*(1+0.05*math.Cos(float64(i)))
+	}
+	for b.Loop() {
+		Compare(base, state, HigherIsBetter, DefaultAlpha, DefaultCVLimit, DefaultMinChange)
 	}
 }

@@ -77,6 +77,9 @@ func Parse(path string, data []byte) (*Result, []string, error) {
 		if err != nil {
 			return nil, warnings, err
 		}
+		if err := r.checkSize(); err != nil {
+			return nil, warnings, inputError(path, "%v", err)
+		}
 		if err := r.Recompute(); err != nil {
 			return nil, warnings, &InputError{Path: path, Err: err}
 		}
@@ -85,6 +88,9 @@ func Parse(path string, data []byte) (*Result, []string, error) {
 	r, err := parseResult(path, data)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := r.checkSize(); err != nil {
+		return nil, nil, inputError(path, "%v", err)
 	}
 	warnings := r.checkScenarioHash()
 	if err := r.Recompute(); err != nil {
@@ -113,6 +119,34 @@ func parseResult(path string, data []byte) (*Result, error) {
 		return nil, inputError(path, "schema %q; this nsperf reads %s only", r.Schema, Schema)
 	}
 	return &r, nil
+}
+
+// MaxRunsPerState bounds the samples of one state and workload in a case that a result may
+// hold: what a run can measure (scenarios.MaxRuns), and what the statistics are sized for.
+const MaxRunsPerState = 1000
+
+// checkSize refuses a result (or a kernel's of an A/B run) that holds more samples of one
+// state and workload than a run measures.
+func (r *Result) checkSize() error {
+	for _, x := range append([]*Result{r}, r.Kernels...) {
+		for _, c := range x.Cases {
+			n := map[[2]string]int{}
+			for _, s := range c.Samples {
+				k := [2]string{s.State, s.Workload}
+				if n[k]++; n[k] > MaxRunsPerState {
+					return fmt.Errorf("run %s holds more than %d samples of state %s, workload %s%s: more than a run measures; not an nsperf result", x.RunID, MaxRunsPerState, s.State, s.Workload, caseName(c))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func caseName(c Case) string {
+	if c.Label == "" {
+		return ""
+	}
+	return " in case " + c.Label
 }
 
 // checkScenarioHash recomputes the hash of the stored scenario text (and of the kernels' in an
