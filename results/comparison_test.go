@@ -210,3 +210,18 @@ func BenchmarkCompare1000(b *testing.B) {
 		Compare(base, state, HigherIsBetter, DefaultAlpha, DefaultCVLimit, DefaultMinChange)
 	}
 }
+
+// TestAbsurdValueRefused: a stored result with a value beyond any measurement is refused at
+// parse time with the sample named; the plots and statistics never see it.
+func TestAbsurdValueRefused(t *testing.T) {
+	r := testResult()
+	r.Cases[0].Samples[1].Metrics[0].Value = 1e17
+	var b bytes.Buffer
+	if err := Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Parse("r.json", b.Bytes())
+	if err == nil || !strings.Contains(err.Error(), "sample of round") || !strings.Contains(err.Error(), "beyond any measurement") {
+		t.Errorf("an absurd value: %v", err)
+	}
+}

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/nsperf/nsperf/scenarios"
@@ -95,4 +97,21 @@ func WithEfficiency(ms []Metric) []Metric {
 		}
 	}
 	return out
+}
+
+// MaxMetricValue bounds a metric's magnitude: nothing nsperf measures comes near it (a petabit
+// per second, thirty years in microseconds), and a value beyond it is a tool's or a file's
+// error that would break the statistics and the plots.
+const MaxMetricValue = 1e15
+
+// CheckValue says what is wrong with a metric's value: not a number, infinite, or beyond
+// MaxMetricValue; nil for a value the statistics can take.
+func (m Metric) CheckValue() error {
+	switch {
+	case math.IsNaN(m.Value) || math.IsInf(m.Value, 0):
+		return fmt.Errorf("metric %s is %v, not a number nsperf can compare", m.Name, m.Value)
+	case math.Abs(m.Value) > MaxMetricValue:
+		return fmt.Errorf("metric %s is %g %s, beyond any measurement (at most %g)", m.Name, m.Value, m.Unit, float64(MaxMetricValue))
+	}
+	return nil
 }

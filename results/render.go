@@ -81,7 +81,7 @@ func formatP(c Comparison) string {
 }
 
 func formatCV(s Stats) string {
-	if s.N < 2 {
+	if s.N < 2 || math.IsNaN(s.CV) || math.IsInf(s.CV, 0) {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f%%", 100*s.CV)

@@ -126,7 +126,8 @@ func parseResult(path string, data []byte) (*Result, error) {
 const MaxRunsPerState = 1000
 
 // checkSize refuses a result (or a kernel's of an A/B run) that holds more samples of one
-// state and workload than a run measures.
+// state and workload than a run measures, or a value no measurement has (NaN, infinite, or
+// beyond MaxMetricValue), naming the sample.
 func (r *Result) checkSize() error {
 	for _, x := range append([]*Result{r}, r.Kernels...) {
 		for _, c := range x.Cases {
@@ -135,6 +136,11 @@ func (r *Result) checkSize() error {
 				k := [2]string{s.State, s.Workload}
 				if n[k]++; n[k] > MaxRunsPerState {
 					return fmt.Errorf("run %s holds more than %d samples of state %s, workload %s%s: more than a run measures; not an nsperf result", x.RunID, MaxRunsPerState, s.State, s.Workload, caseName(c))
+				}
+				for _, m := range s.Metrics {
+					if err := m.CheckValue(); err != nil {
+						return fmt.Errorf("run %s, sample of round %d, state %s, workload %s%s: %w", x.RunID, s.Round, s.State, s.Workload, caseName(c), err)
+					}
 				}
 			}
 		}

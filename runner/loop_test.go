@@ -400,3 +400,28 @@ func (n substitutedNetwork) Start(ctx context.Context, ns string, argv []string)
 	}
 	return n.Network.Start(ctx, ns, argv)
 }
+
+// TestLoopAbsurdValueIsAFailedSample: a tool that reports a value no measurement has (here
+// 1e300 bit/s) gives a failed sample naming the metric, not a result that cannot be written
+// or plotted.
+func TestLoopAbsurdValueIsAFailedSample(t *testing.T) {
+	m := &fakeMachine{throughput: func(state string, round int) float64 {
+		if state == "on" && round == 2 {
+			return 1e300
+		}
+		return 10e9
+	}}
+	r, _, err := loopRun(t, m, iperf3Workload, "2", "")
+	if !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("err %v, want ErrRunsFailed", err)
+	}
+	var failed []string
+	for _, s := range r.Cases[0].Samples {
+		if s.Error != "" {
+			failed = append(failed, s.Error)
+		}
+	}
+	if len(failed) != 1 || !strings.Contains(failed[0], "metric throughput is 1e+300 bit/s, beyond any measurement") {
+		t.Errorf("failed samples: %v", failed)
+	}
+}

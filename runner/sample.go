@@ -96,6 +96,11 @@ func (m *measurement) run(live Network, d tool.Driver, spec scenarios.ToolSpec, 
 		}
 		return fail(perr)
 	}
+	for _, mt := range metrics {
+		if err := mt.CheckValue(); err != nil {
+			return fail(fmt.Errorf("%s output: %w", name, err))
+		}
+	}
 	sample.Seconds = time.Since(sample.Start).Seconds()
 	sample.Metrics, sample.Row = results.WithEfficiency(metrics), row
 	return sample
