@@ -10,8 +10,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,6 +57,26 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "history " + e.DB + ": " + e.Err.Error() }
+
+// wrap makes err an *Error of this database, with every password of its URL removed from the
+// message (drivers quote the URL they could not use).
+func (h *DB) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var he *Error
+	if errors.As(err, &he) {
+		return err
+	}
+	msg := err.Error()
+	for _, p := range h.secrets {
+		msg = strings.ReplaceAll(msg, p, "***")
+	}
+	if msg != err.Error() {
+		err = errors.New(msg) // the cause's text held a password
+	}
+	return &Error{DB: h.name, Err: err}
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrNewerSchema is a database written by a newer nsperf: it is left as it is.
@@ -63,8 +85,9 @@ var ErrNewerSchema = errors.New("the database has a newer schema than this nsper
 // DB is an open history.
 type DB struct {
 	db       *sql.DB
-	name     string // for messages
+	name     string // for messages: the path, or the URL without its password
 	postgres bool
+	secrets  []string // what no message may print (passwords of the URL)
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
@@ -78,8 +101,11 @@ var ErrNoHistory = errors.New("no history here yet: complete runs record into it
 // OpenExisting opens the history for reading: an SQLite file must exist already (reading
 // creates none).
 func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
+	if err := checkDSN(dsn); err != nil {
+		return nil, &Error{DB: redact(dsn), Err: err}
+	}
 	if !IsPostgres(dsn) {
-		if _, err := os.Stat(dsn); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(dsn); errors.Is(err, os.ErrNotExist) {
 			return nil, &Error{DB: dsn, Err: ErrNoHistory}
 		}
 	}
@@ -89,24 +115,23 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 // Open opens the history at dsn (a file path, or postgres://...), creating an SQLite file and
 // its directory when missing, and migrates its schema to the current version.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	h := &DB{name: dsn, postgres: IsPostgres(dsn)}
+	h := &DB{name: redact(dsn), postgres: IsPostgres(dsn), secrets: secrets(dsn)}
+	if err := checkDSN(dsn); err != nil {
+		return nil, h.wrap(err)
+	}
 	var err error
 	if h.postgres {
-		h.name = redact(dsn)
 		h.db, err = sql.Open("pgx", dsn)
 	} else {
 		if dir := filepath.Dir(dsn); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, &Error{DB: dsn, Err: err}
+				return nil, h.wrap(err)
 			}
 		}
-		// WAL lets readers go on while a run writes; the busy timeout makes two writers wait
-		// for each other instead of failing; immediate transactions take the write lock at
-		// BEGIN, so that two migrations or imports never deadlock on lock upgrades.
-		h.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(30000)&_pragma=journal_mode(wal)&_txlock=immediate")
+		h.db, err = sql.Open("sqlite", sqliteURI(dsn))
 	}
 	if err != nil {
-		return nil, &Error{DB: h.name, Err: err}
+		return nil, h.wrap(err)
 	}
 	// Switching a new file to WAL takes an exclusive lock and does not wait for it: a second
 	// process opening the same new database at that moment gets SQLITE_BUSY at once. It
@@ -118,9 +143,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		h.db.Close()
 		if errors.Is(err, ErrNewerSchema) {
-			return nil, &Error{DB: h.name, Err: err}
+			return nil, h.wrap(err)
 		}
-		return nil, &Error{DB: h.name, Err: fmt.Errorf("%w (is it an nsperf history database? a corrupt SQLite file can be moved away; `nsperf history import` fills a new one from the result files)", err)}
+		return nil, h.wrap(fmt.Errorf("%w (is it an nsperf history database? a corrupt SQLite file can be moved away; `nsperf history import` fills a new one from the result files)", err))
 	}
 	return h, nil
 }
@@ -137,18 +162,95 @@ func (h *DB) Close() error { return h.db.Close() }
 // Name is the database as messages name it.
 func (h *DB) Name() string { return h.name }
 
-// redact drops the password from a URL.
+// checkDSN refuses what is neither a file path nor a postgres:// URL (a keyword DSN such as
+// "host=db password=x" would become an SQLite file named after the password), an in-memory
+// SQLite database (a history that keeps nothing), and an SQLite path that is neither a
+// regular file nor a new one (a symlink, even a dangling one, a device such as /dev/null, a
+// directory).
+func checkDSN(dsn string) error {
+	switch {
+	case IsPostgres(dsn):
+		authority := strings.SplitN(dsn[strings.Index(dsn, "://")+3:], "/", 2)[0]
+		if strings.Count(authority, "@") > 1 {
+			return errors.New("the URL's user information holds an unescaped @: write it as %40")
+		}
+		return nil
+	case strings.Contains(dsn, "://"), strings.HasPrefix(dsn, "file:"):
+		return errors.New("neither a file path nor a postgres:// URL: give a path for SQLite, or postgres://USER:PASSWORD@HOST/DB")
+	case keywordDSN.MatchString(dsn):
+		return errors.New("a keyword DSN (host=... dbname=...) is not taken: give it as a postgres:// URL")
+	case dsn == ":memory:" || dsn == "":
+		return errors.New("an in-memory database keeps nothing: give a file path")
+	}
+	st, err := os.Lstat(dsn)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("not a regular file (%s): give the path of an SQLite file, or of a new one", st.Mode().Type())
+	}
+	return nil
+}
+
+// keywordDSN matches libpq's keyword/value connection strings.
+var keywordDSN = regexp.MustCompile(`(^|\s)(host|hostaddr|port|dbname|user|password|sslmode|service)\s*=`)
+
+// sqliteURI is the URI modernc.org/sqlite opens a path with: the path escaped, so that ?, #
+// and % in a file name are part of the name, never options. WAL lets readers go on while a run
+// writes; the busy timeout makes two writers wait for each other instead of failing; immediate
+// transactions take the write lock at BEGIN, so that two migrations or imports never deadlock
+// on lock upgrades.
+func sqliteURI(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return (&url.URL{Scheme: "file", Path: path}).String() + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(wal)&_txlock=immediate"
+}
+
+// keywordPassword is the password of a keyword DSN, which is refused, but named in the
+// refusal.
+var keywordPassword = regexp.MustCompile(`password\s*=\s*(\S+)`)
+
+// secrets are the passwords a DSN carries: a postgres:// URL's, in its user information or
+// its query, and a keyword DSN's.
+func secrets(dsn string) []string {
+	var out []string
+	for _, m := range keywordPassword.FindAllStringSubmatch(dsn, -1) {
+		out = append(out, m[1])
+	}
+	if !IsPostgres(dsn) {
+		return out
+	}
+	rest := dsn[strings.Index(dsn, "://")+3:]
+	if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
+		if _, pass, ok := strings.Cut(rest[:at], ":"); ok && pass != "" {
+			out = append(out, pass)
+			if p, err := url.PathUnescape(pass); err == nil && p != pass {
+				out = append(out, p)
+			}
+		}
+	}
+	if _, query, ok := strings.Cut(dsn, "?"); ok {
+		if v, err := url.ParseQuery(query); err == nil {
+			for _, p := range v["password"] {
+				if p != "" {
+					out = append(out, p, url.QueryEscape(p))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// redact is a DSN without its passwords.
 func redact(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	scheme := strings.Index(dsn, "://")
-	if at < 0 || scheme < 0 {
-		return dsn
+	out := dsn
+	for _, p := range secrets(dsn) {
+		out = strings.ReplaceAll(out, p, "***")
 	}
-	userinfo := dsn[scheme+3 : at]
-	if user, _, ok := strings.Cut(userinfo, ":"); ok {
-		return dsn[:scheme+3] + user + ":***" + dsn[at:]
-	}
-	return dsn
+	return out
 }
 
 // q adapts a query written with ? placeholders to the database: PostgreSQL numbers them.

@@ -282,3 +282,57 @@ func TestCSVFormulaInjection(t *testing.T) {
 		}
 	}
 }
+
+// TestDSNs: a path is a file of that very name (?, # and % are no URI syntax), an in-memory
+// database, a symlink, a device, a keyword DSN and other URLs are refused, and no message
+// prints a password, wherever the URL carries it.
+func TestDSNs(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, name := range []string{"a?b.db", "c#d.db", "e%41.db", "x.db?_pragma=journal_mode(off)"} {
+		h, err := Open(ctx, filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		h.Close()
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: the file of that name was not created: %v", name, err)
+		}
+	}
+	os.Symlink(filepath.Join(dir, "nowhere", "target.db"), filepath.Join(dir, "dangling.db"))
+	for dsn, want := range map[string]string{
+		":memory:":                        "keeps nothing",
+		"/dev/null":                       "not a regular file",
+		filepath.Join(dir, "dangling.db"): "not a regular file",
+		"host=db.lab user=nsperf password=s3cret": "keyword DSN",
+		"mysql://u:p@h/db":                        "neither a file path nor a postgres:// URL",
+	} {
+		_, err := Open(ctx, dsn)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v, want %q", dsn, err, want)
+		}
+		if _, err := OpenExisting(ctx, dsn); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s, reading: %v", dsn, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nowhere")); err == nil {
+		t.Error("the dangling symlink's target directory was created")
+	}
+	if _, err := os.Stat("/dev/null-journal"); err == nil {
+		t.Error("/dev/null-journal exists")
+	}
+	for _, dsn := range []string{
+		"postgres://nsperf@127.0.0.1:1/nsperf?password=s3cret&connect_timeout=1",
+		"postgres://nsperf:p@ss@s3cret@127.0.0.1:1/nsperf?connect_timeout=1",
+	} {
+		h, err := Open(ctx, dsn)
+		if err == nil {
+			h.Close()
+			t.Fatalf("%s: connected to nothing", dsn)
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("the password is in the message: %v", err)
+		}
+	}
+}

@@ -90,14 +90,6 @@ func nullable(v *float64) sql.NullFloat64 {
 	return sql.NullFloat64{Float64: *v, Valid: true}
 }
 
-// wrap names the database in an error.
-func (h *DB) wrap(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &Error{DB: h.name, Err: err}
-}
-
 // Filter selects runs; zero fields select everything.
 type Filter struct {
 	Scenario string
