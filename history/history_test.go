@@ -74,6 +74,9 @@ func suite(t *testing.T, dsn string) string {
 		{"scenario", Filter{Scenario: "veth-bigtcp"}, []string{"nsp0001", "nsp0002", "nsp0004"}},
 		{"label", Filter{Label: "base", Scenario: "veth-bigtcp"}, []string{"nsp0001", "nsp0004"}},
 		{"kernel prefix", Filter{Kernel: "6.19"}, []string{"nsp0002"}},
+		{"kernel prefix by component", Filter{Kernel: "6.1"}, nil}, // not 6.18.44 or 6.19.0
+		{"kernel with pattern characters", Filter{Kernel: "%"}, nil},
+		{"kernel with an underscore", Filter{Kernel: "6_18"}, nil},
 		{"since", Filter{Since: t0.Add(36 * time.Hour)}, []string{"nsp0003", "nsp0004"}},
 		{"last", Filter{Last: 2}, []string{"nsp0003", "nsp0004"}},
 	} {

@@ -109,7 +109,11 @@ func (f Filter) where() (string, []any) {
 		conds, args = append(conds, "label = ?"), append(args, f.Label)
 	}
 	if f.Kernel != "" {
-		conds, args = append(conds, "(kernel = ? OR kernel LIKE ?)"), append(args, f.Kernel, f.Kernel+"%")
+		// The release itself, or one it is the beginning of up to a separator: 6.1 selects
+		// 6.1.0-57-amd64, not 6.18; % and _ are characters, not patterns.
+		like := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(f.Kernel)
+		conds = append(conds, `(kernel = ? OR kernel LIKE ? ESCAPE '\' OR kernel LIKE ? ESCAPE '\' OR kernel LIKE ? ESCAPE '\')`)
+		args = append(args, f.Kernel, like+".%", like+"-%", like+"+%")
 	}
 	if !f.Since.IsZero() {
 		conds, args = append(conds, "started >= ?"), append(args, formatTime(f.Since))

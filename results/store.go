@@ -241,6 +241,7 @@ type Journal struct {
 	Path    string
 	f       *safefile.Temp
 	pending [][]byte
+	samples int // samples on disk (synced)
 }
 
 // NewJournal prepares the journal of a run whose header (no cases yet) is r.
@@ -264,11 +265,18 @@ func (j *Journal) State(i int, rec StateRecord) error {
 
 // Append records one sample of case i; the first one creates the file.
 func (j *Journal) Append(i int, s Sample) error {
-	return j.add(journalLine{Case: &i, Sample: &s}, true)
+	if err := j.add(journalLine{Case: &i, Sample: &s}, true); err != nil {
+		return err
+	}
+	j.samples++
+	return nil
 }
 
 // Written reports whether the journal file exists (a sample was recorded).
 func (j *Journal) Written() bool { return j.f != nil }
+
+// Saved is how many samples the journal file holds, synced to disk.
+func (j *Journal) Saved() int { return j.samples }
 
 func (j *Journal) add(line journalLine, flush bool) error {
 	data, err := json.Marshal(line)
@@ -280,19 +288,26 @@ func (j *Journal) add(line journalLine, flush bool) error {
 		return nil
 	}
 	if j.f == nil {
-		if j.f, err = safefile.Create(j.Path, 0o644); err != nil {
+		f, err := safefile.Create(j.Path, 0o644)
+		if err != nil {
 			return fmt.Errorf("journal %s: %w", j.Path, err)
 		}
-		if err := j.write(); err != nil {
-			return err
+		j.f = f
+		err = j.write()
+		if err == nil {
+			err = f.Commit()
 		}
-		if err := j.f.Commit(); err != nil {
-			return fmt.Errorf("journal %s: %w", j.Path, err)
+		if err != nil {
+			// Not created after all (a full disk): no file, no temporary file, and Written
+			// says so.
+			f.Abort()
+			j.f = nil
+			return fmt.Errorf("journal %s: not created: %w", j.Path, err)
 		}
 		return nil
 	}
 	if err := j.write(); err != nil {
-		return err
+		return fmt.Errorf("journal %s: %w", j.Path, err)
 	}
 	return j.f.Sync()
 }
@@ -300,7 +315,7 @@ func (j *Journal) add(line journalLine, flush bool) error {
 func (j *Journal) write() error {
 	for _, p := range j.pending {
 		if _, err := j.f.Write(p); err != nil {
-			return fmt.Errorf("journal %s: %w", j.Path, err)
+			return err
 		}
 	}
 	j.pending = nil

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
@@ -423,5 +425,65 @@ func TestLoopAbsurdValueIsAFailedSample(t *testing.T) {
 	}
 	if len(failed) != 1 || !strings.Contains(failed[0], "metric throughput is 1e+300 bit/s, beyond any measurement") {
 		t.Errorf("failed samples: %v", failed)
+	}
+}
+
+// TestLoopFullDisk: when the disk fills up during a run, the error says what was saved: the
+// journal's samples, or that the journal could not be created at all; nothing half-written is
+// left, and no message points at a file that does not exist.
+func TestLoopFullDisk(t *testing.T) {
+	testenv.RequireRoot(t)
+	for _, free := range []int{0, 8 << 10} { // too little for the journal; for the result
+		size := fmt.Sprint(free)
+		dir := t.TempDir()
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "nsperf-test", dir).CombinedOutput(); err != nil {
+			t.Fatalf("mount tmpfs: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", dir).Run() })
+		filler, _ := os.Create(filepath.Join(dir, "filler"))
+		for buf := make([]byte, 512); ; {
+			if _, err := filler.Write(buf); err != nil {
+				break
+			}
+		}
+		filler.Close()
+		if err := os.Truncate(filepath.Join(dir, "filler"), int64(64<<10-free)); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.NewReplacer("WORKLOADS", iperf3Workload, "RUNS", "20").Replace(loopScenario(t))
+		s, err := scenarios.Parse("loop.yaml", []byte(text), scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &fakeMachine{throughput: func(string, int) float64 { return 10e9 }}
+		// A sample's output is what fills the disk: make it large.
+		r, err := Run(context.Background(), s, Options{Out: filepath.Join(dir, "r.json"), Machine: m})
+		if err == nil {
+			t.Fatalf("size %s: no error on a full disk (result %v)", size, r != nil)
+		}
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		journal := filepath.Join(dir, "r.json.journal")
+		_, jerr := os.Stat(journal)
+		switch {
+		case strings.Contains(err.Error(), "the journal "+journal+" holds"):
+			if jerr != nil {
+				t.Errorf("size %s: the error names a journal that does not exist: %v", size, err)
+			}
+		case strings.Contains(err.Error(), "not created"):
+			if jerr == nil {
+				t.Errorf("size %s: the journal exists though the error says it was not created", size)
+			}
+		default:
+			t.Errorf("size %s: %v", size, err)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, ".") && n != "filler" {
+				t.Errorf("size %s: a temporary file is left: %v", size, names)
+			}
+		}
 	}
 }

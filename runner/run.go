@@ -172,7 +172,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	}
 	if opt.Out != "-" {
 		if werr := results.WriteFile(OutPath(opt, s, r.RunID), r); werr != nil {
-			return r, errors.Join(runErr, fmt.Errorf("%w: %w (the samples are in %s)", ErrNotStored, werr, JournalPath(opt, s, r.RunID)))
+			// Say what was saved: the journal holds what it synced, which may be less than
+			// what was measured when the disk filled up during the run.
+			saved := fmt.Sprintf("the journal %s holds %d of the %d samples measured", JournalPath(opt, s, r.RunID), journal.Saved(), m.done)
+			return r, errors.Join(runErr, fmt.Errorf("%w: %w (%s)", ErrNotStored, werr, saved))
 		}
 	}
 	if runErr == nil {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -34,12 +35,27 @@ var decompressors = map[string]func(io.Reader) (io.Reader, error){
 	".gz": func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) },
 }
 
-// readModule reads a module file of a tree, decompressed when it is compressed, and returns
+// readModule reads a module file of a tree, beneath the tree (os.Root: neither a ../ of
+// modules.dep nor a symlink takes it outside), decompressed when it is compressed, and returns
 // the name it goes by in the initramfs (NAME.ko).
-func readModule(file string) (name string, data []byte, err error) {
-	raw, err := safefile.ReadRegular(file, maxModuleSize)
+func readModule(tree *os.Root, file string) (name string, data []byte, err error) {
+	f, err := tree.Open(file)
 	if err != nil {
-		return "", nil, fmt.Errorf("module %w", err)
+		return "", nil, fmt.Errorf("module %s of %s: %w", file, tree.Name(), err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return "", nil, fmt.Errorf("module %s: %w", file, err)
+	case !st.Mode().IsRegular():
+		return "", nil, fmt.Errorf("module %s: %w", file, safefile.ErrNotRegular)
+	case st.Size() > maxModuleSize:
+		return "", nil, fmt.Errorf("module %s: %w", file, safefile.ErrTooLarge)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxModuleSize))
+	if err != nil {
+		return "", nil, fmt.Errorf("module %s: %w", file, err)
 	}
 	base := path.Base(file)
 	for suffix, open := range decompressors {

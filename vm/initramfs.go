@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/cavaliergopher/cpio"
@@ -100,8 +99,15 @@ func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string
 		return err
 	}
 	var list strings.Builder
+	var tree *os.Root
+	if len(modules) > 0 {
+		if tree, err = os.OpenRoot(modDir); err != nil {
+			return fmt.Errorf("initramfs: modules: %w", err)
+		}
+		defer tree.Close()
+	}
 	for _, m := range modules {
-		base, data, err := readModule(path.Join(modDir, m))
+		base, data, err := readModule(tree, m)
 		if err != nil {
 			return fmt.Errorf("initramfs: %w", err)
 		}

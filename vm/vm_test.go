@@ -390,3 +390,21 @@ func TestNoHangOnSpecialFiles(t *testing.T) {
 		t.Fatal("a special file hung the reader") // a bound on a hang, not a timing assertion
 	}
 }
+
+// TestModulesStayInTheTree: a modules.dep entry with ../ and a module that is a symlink out of
+// the tree put no outside file into the initramfs.
+func TestModulesStayInTheTree(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "busybox"), []byte("#!busybox"), 0o755)
+	tree := filepath.Join(dir, "tree")
+	os.MkdirAll(filepath.Join(tree, "kernel"), 0o755)
+	os.WriteFile(filepath.Join(outside, "secret.ko"), []byte("\x7fELF secret"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.ko"), filepath.Join(tree, "kernel", "linked.ko"))
+	for _, m := range []string{"../../" + filepath.Base(outside) + "/secret.ko", "kernel/linked.ko"} {
+		var b bytes.Buffer
+		err := WriteInitramfs(&b, filepath.Join(dir, "busybox"), tree, []string{m}, "")
+		if err == nil || strings.Contains(b.String(), "secret") {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,11 +239,50 @@ func TestVMInterrupt(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
 		t.Fatalf("exit %v, want 130\n%s", err, seen.String())
 	}
-	if !strings.Contains(seen.String(), "interrupted; the guests were stopped") {
+	if !strings.Contains(seen.String(), "interrupted; the guests were stopped and their finished runs kept") {
 		t.Errorf("stderr:\n%s", seen.String())
 	}
-	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+	// What the guest finished is on the host, and nothing else: its journal, for report.
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 || entries[0].Name() != "r.json.A.journal" {
 		t.Errorf("files left: %v", entries)
+	}
+	journalHolds(t, filepath.Join(tmp, "r.json.A.journal"))
+
+	// kill -9 of the host's nsperf, then cleanup: the copy the run made as it went is kept.
+	tmp = t.TempDir()
+	cmd = exec.Command(binary, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--runs", "20", "--out", filepath.Join(tmp, "r.json"))
+	if stderr, err = cmd.StderrPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, stderr)
+	journal := filepath.Join(tmp, "r.json.A.journal")
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if data, err := os.ReadFile(journal); err == nil && strings.Count(string(data), "\n") >= 3 { // header, case, a sample
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("no journal copy on the host while the guest measured")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, stderr, code := runBinary(t, "cleanup"); code != 0 {
+		t.Errorf("cleanup: exit %d\n%s", code, stderr)
+	}
+	journalHolds(t, journal)
+}
+
+// journalHolds checks that a guest's journal kept on the host reads as a result with samples.
+func journalHolds(t *testing.T, path string) {
+	t.Helper()
+	r, _, err := results.ReadFile(path)
+	if err != nil || len(r.Cases) == 0 || len(r.Cases[0].Samples) == 0 {
+		t.Errorf("the kept journal %s: %v", path, err)
 	}
 }
 

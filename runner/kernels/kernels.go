@@ -78,6 +78,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	}
 	defer session.Close()
 	booted := time.Since(start)
+	journals := keepJournals(session, len(o.Kernels), runner.OutPath(opt, s, noResultID))
+	stored := false
+	defer func() { journals.finish(stored, progress) }()
 	var turns []results.Turn
 	if len(o.Kernels) > 1 {
 		if turns, err = session.Alternate(ctx); err != nil {
@@ -86,7 +89,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	}
 	outcomes := session.Wait(ctx)
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("interrupted; the guests were stopped and their files removed: %w", ctx.Err())
+		return nil, fmt.Errorf("interrupted; the guests were stopped and their finished runs kept: %w", ctx.Err())
 	}
 	sum := sha256.Sum256(s.Text)
 	rs, code, err := guestResults(outcomes, k.Scenario, hex.EncodeToString(sum[:]), booted, func(guest int, id string, console []byte) {
@@ -98,7 +101,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	if err != nil {
 		return nil, err
 	}
-	return store(s, opt, rs, turns, busy, code)
+	r, err := store(s, opt, rs, turns, busy, code)
+	stored = r != nil && !errors.Is(err, runner.ErrNotStored) && opt.Out != "-"
+	return r, err
 }
 
 // guestOptions are the guests' settings with the command each runs.
