@@ -103,7 +103,7 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 	sa, errA := scenarios.Parse(a.Result.Scenario.File, []byte(a.Result.Scenario.Text), scenarios.Options{})
 	sb, errB := scenarios.Parse(b.Result.Scenario.File, []byte(b.Result.Scenario.Text), scenarios.Options{})
 	if errA != nil || errB != nil {
-		return &IncomparableError{Difference: fmt.Sprintf("the scenario texts cannot both be read (%v; %v)", errA, errB)}
+		return &IncomparableError{Difference: fmt.Sprintf("the scenario texts cannot both be read (%v; %v)", errA, errB), Forceable: true}
 	}
 	for _, ca := range sa.Expand() {
 		var cb *scenarios.Scenario
@@ -120,7 +120,7 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 			where = " (case " + ca.Label() + ")"
 		}
 		if d := firstDifference("topology", ca.Scenario.Topology, cb.Topology); d != "" {
-			return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name)}
+			return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}
 		}
 		if !explicitPairs {
 			// States compared by name should be the same settings; states a user pairs
@@ -138,7 +138,7 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 					Offloads map[string]map[string]scenarios.Switch
 				}
 				if d := firstDifference("states."+p.Base, settings{sta.Devices, sta.Offloads}, settings{stb.Devices, stb.Offloads}); d != "" {
-					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name)}
+					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}
 				}
 			}
 		}
@@ -148,10 +148,10 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 					continue
 				}
 				if wa.Tool() != wb.Tool() {
-					return &IncomparableError{Difference: fmt.Sprintf("workloads.%s: tool %s in %s, %s in %s%s", wa.Name, wa.Tool(), a.Name, wb.Tool(), b.Name, where)}
+					return &IncomparableError{Difference: fmt.Sprintf("workloads.%s: tool %s in %s, %s in %s%s", wa.Name, wa.Tool(), a.Name, wb.Tool(), b.Name, where), Forceable: true}
 				}
 				if d := firstDifference("workloads."+wa.Name+"."+wa.Tool(), withoutMethod(wa.Spec()), withoutMethod(wb.Spec())); d != "" {
-					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name)}
+					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}
 				}
 			}
 		}

@@ -50,11 +50,17 @@ type Report struct {
 	metrics      []string        // compared metrics; nil: all
 }
 
-// IncomparableError says why two results measure different things (exit 2); --force
-// compares anyway.
-type IncomparableError struct{ Difference string }
+// IncomparableError says why two results cannot be compared (exit 2). A difference in what
+// they measure is Forceable: --force compares anyway; a state that is not there is not.
+type IncomparableError struct {
+	Difference string
+	Forceable  bool
+}
 
 func (e *IncomparableError) Error() string {
+	if !e.Forceable {
+		return "the results cannot be compared: " + e.Difference
+	}
 	return "the results measure different things: " + e.Difference + " (--force compares them anyway)"
 }
 
@@ -63,6 +69,15 @@ func (e *IncomparableError) Error() string {
 type NothingComparedError struct{ Why string }
 
 func (e *NothingComparedError) Error() string { return "nothing was compared: " + e.Why }
+
+// SideName names the i-th side as spreadsheets name columns: A to Z, then AA, AB, ...
+func SideName(i int) string {
+	name := ""
+	for i++; i > 0; i = (i - 1) / 26 {
+		name = string(rune('A'+(i-1)%26)) + name
+	}
+	return name
+}
 
 // StateName is the name of a side's state in the merged result: off@A.
 func StateName(state, side string) string { return state + "@" + side }
@@ -74,7 +89,7 @@ func New(sides []Side, opt Options) (*Report, error) {
 	}
 	for i := range sides {
 		if sides[i].Name == "" {
-			sides[i].Name = string(rune('A' + i))
+			sides[i].Name = SideName(i)
 		}
 	}
 	rep := &Report{Sides: sides}

@@ -267,3 +267,23 @@ func TestStaleScenarioHash(t *testing.T) {
 		t.Errorf("read back: %v, warnings %v", err, warnings)
 	}
 }
+
+func TestSideName(t *testing.T) {
+	for i, want := range map[int]string{0: "A", 1: "B", 25: "Z", 26: "AA", 27: "AB", 51: "AZ", 52: "BA", 701: "ZZ", 702: "AAA"} {
+		if got := SideName(i); got != want {
+			t.Errorf("SideName(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestMissingStateIsNotForceable: a state that is not in a result cannot be compared with
+// --force either, and the message does not say it can.
+func TestMissingStateIsNotForceable(t *testing.T) {
+	a := result("nsp0001", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	b := result("nsp0002", "", "6.18.44", scenarioText, map[string][]float64{"off": newOff, "on": newOn})
+	_, err := New([]Side{{Source: "a", Result: a}, {Source: "b", Result: b}}, Options{Pairs: []StatePair{{Base: "on", New: "nonexistent"}}, Force: true})
+	var incomparable *IncomparableError
+	if !errors.As(err, &incomparable) || incomparable.Forceable || strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), `has no state "nonexistent"`) {
+		t.Errorf("a missing state with --force: %v", err)
+	}
+}

@@ -102,7 +102,7 @@ var ErrNoHistory = errors.New("no history here yet: complete runs record into it
 // creates none).
 func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 	if err := checkDSN(dsn); err != nil {
-		return nil, &Error{DB: redact(dsn), Err: err}
+		return nil, &Error{DB: redact(dsn), Err: badDSN{err}}
 	}
 	if !IsPostgres(dsn) {
 		if _, err := os.Lstat(dsn); errors.Is(err, os.ErrNotExist) {
@@ -117,7 +117,7 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	h := &DB{name: redact(dsn), postgres: IsPostgres(dsn), secrets: secrets(dsn)}
 	if err := checkDSN(dsn); err != nil {
-		return nil, h.wrap(err)
+		return nil, h.wrap(badDSN{err})
 	}
 	var err error
 	if h.postgres {
@@ -161,6 +161,13 @@ func (h *DB) Close() error { return h.db.Close() }
 
 // Name is the database as messages name it.
 func (h *DB) Name() string { return h.name }
+
+// ErrBadDSN is a --db that is neither a usable path nor a postgres:// URL (a usage error).
+var ErrBadDSN = errors.New("not a history database name")
+
+type badDSN struct{ error }
+
+func (badDSN) Is(target error) bool { return target == ErrBadDSN }
 
 // checkDSN refuses what is neither a file path nor a postgres:// URL (a keyword DSN such as
 // "host=db password=x" would become an SQLite file named after the password), an in-memory

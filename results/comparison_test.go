@@ -225,3 +225,26 @@ func TestAbsurdValueRefused(t *testing.T) {
 		t.Errorf("an absurd value: %v", err)
 	}
 }
+
+// TestControlCharactersEscaped: a stored label or kernel string with ESC or a newline is
+// shown escaped, never sent to a terminal raw.
+func TestControlCharactersEscaped(t *testing.T) {
+	r := testResult()
+	r.Label, r.Environment.KernelRelease = "\x1b[2Jgone\nfake line", "6.18\r"
+	var b bytes.Buffer
+	if err := Encode(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	got, warnings, err := Parse("r.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Label != `\x1b[2Jgone\nfake line` || got.Environment.KernelRelease != `6.18\r` || len(warnings) != 2 {
+		t.Errorf("label %q, kernel %q, warnings %v", got.Label, got.Environment.KernelRelease, warnings)
+	}
+	var table bytes.Buffer
+	Table(&table, got)
+	if strings.ContainsAny(table.String(), "\x1b\r") {
+		t.Errorf("control characters in the table: %q", table.String())
+	}
+}

@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/scenarios"
@@ -92,7 +94,7 @@ func Parse(path string, data []byte) (*Result, []string, error) {
 	if err := r.checkSize(); err != nil {
 		return nil, nil, inputError(path, "%v", err)
 	}
-	warnings := r.checkScenarioHash()
+	warnings := append(r.checkScenarioHash(), r.escapeControls()...)
 	if err := r.Recompute(); err != nil {
 		return nil, warnings, &InputError{Path: path, Err: err}
 	}
@@ -153,6 +155,30 @@ func caseName(c Case) string {
 		return ""
 	}
 	return " in case " + c.Label
+}
+
+// Printable is s with control characters (ESC, newlines, ...) written as Go escapes: what a
+// result says of itself is printed to terminals and reports, and must not drive them.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.QuoteToGraphic(s)
+	return q[1 : len(q)-1]
+}
+
+// escapeControls makes the free text of a stored result (label, kernel, host) printable.
+func (r *Result) escapeControls() []string {
+	var warnings []string
+	for _, x := range append([]*Result{r}, r.Kernels...) {
+		for _, f := range []*string{&x.Label, &x.Environment.KernelRelease, &x.Environment.KernelVersion, &x.Environment.Hostname} {
+			if p := Printable(*f); p != *f {
+				warnings = append(warnings, fmt.Sprintf("run %s: control characters in %q are shown escaped", x.RunID, p))
+				*f = p
+			}
+		}
+	}
+	return warnings
 }
 
 // checkScenarioHash recomputes the hash of the stored scenario text (and of the kernels' in an

@@ -73,7 +73,7 @@ func capabilityProblem(ref string, k knobs.Knob, v uint32, pristine Attrs) strin
 		return fmt.Sprintf("%s %d > %s %d of %s", k.Name, v, k.Bound, pristine[k.Bound], ref)
 	}
 	if k.IPv4 && !hasIPv4Knobs(pristine) {
-		return fmt.Sprintf("%s: this kernel has no IPv4 BIG TCP knobs (Linux 6.3 added them)", k.Name)
+		return fmt.Sprintf("%s of %s: this kernel has no IPv4 BIG TCP knobs (Linux 6.3 added them)", k.Name, ref)
 	}
 	return ""
 }

@@ -78,7 +78,8 @@ func TestCapabilityProblem(t *testing.T) {
 		}
 	}
 	gro4, _ := knobs.Lookup("gro_ipv4_max_size")
-	if got := capabilityProblem("a/b", gro4, 1, Attrs{"tso_max_size": 65536}); !strings.Contains(got, "Linux 6.3") {
+	// Named per device: two devices of a state give two lines that say which is which.
+	if got := capabilityProblem("a/b", gro4, 1, Attrs{"tso_max_size": 65536}); !strings.Contains(got, "Linux 6.3") || !strings.Contains(got, "gro_ipv4_max_size of a/b:") {
 		t.Errorf("missing IPv4 knobs: %q", got)
 	}
 }

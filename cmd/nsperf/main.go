@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/kernels"
@@ -90,7 +91,7 @@ func exitCode(err error) int {
 		return exitExpectation
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable), errors.As(err, &nothing):
+	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable), errors.As(err, &nothing), errors.Is(err, history.ErrBadDSN):
 		return exitUsage
 	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps), errors.As(err, &modules):
 		return exitSkipped

@@ -99,6 +99,9 @@ func TestUsageErrors(t *testing.T) {
 		{"down", "not-a-run-id"},
 		{"nosuchcommand"},
 		{"report", "--format", "pdf", "x.json"},
+		{"run", "--label", "red\x1b[31m", "veth-bigtcp"}, // control characters in a label
+		{"run", "--min-change", "-0.5", "veth-bigtcp"},
+		{"history", "list", "--db", ":memory:"},
 	} {
 		_, errOut, code := nsperf(args...)
 		if code != exitUsage && !(args[0] == "report" && code == exitInfra) {

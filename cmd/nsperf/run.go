@@ -110,6 +110,11 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range rf.labels {
+		if p := results.Printable(l); p != l {
+			return nil, usageError{fmt.Errorf("--label %q: control characters are not taken in a label", p)}
+		}
+	}
 	switch {
 	case len(vf.kernels) == 0 && len(rf.labels) > 1:
 		return nil, usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
