@@ -47,6 +47,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
 	$(GO) test -run '^$$' -fuzz '^FuzzParseImage$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzModulesDep$$' -fuzztime $(FUZZTIME) ./vm
+	$(GO) test -run '^$$' -fuzz '^FuzzExitFile$$' -fuzztime $(FUZZTIME) ./vm
+	$(GO) test -run '^$$' -fuzz '^FuzzParseResult$$' -fuzztime $(FUZZTIME) ./results
+	$(GO) test -run '^$$' -fuzz '^FuzzGuestResult$$' -fuzztime $(FUZZTIME) ./runner/kernels
 
 # Time to build and tear down the default topology: netlink (nsperf) against the same steps
 # done with ip commands. Reported in README.md, never asserted.

@@ -82,6 +82,7 @@ func Parse(path string, data []byte) (*Result, []string, error) {
 		if err := r.checkSize(); err != nil {
 			return nil, warnings, inputError(path, "%v", err)
 		}
+		warnings = append(warnings, r.escapeControls()...)
 		if err := r.Recompute(); err != nil {
 			return nil, warnings, &InputError{Path: path, Err: err}
 		}

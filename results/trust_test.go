@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -190,3 +191,31 @@ func FuzzReadJournal(f *testing.F) {
 }
 
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }
+
+// FuzzParseResult: whatever a result file or a guest's result.json holds, Parse does not
+// panic, and what it accepts has no value the statistics cannot take, no more samples of a
+// state than a run measures, printable labels and a scenario hash that is its text's.
+func FuzzParseResult(f *testing.F) {
+	var b bytes.Buffer
+	Encode(&b, testResult())
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"schema":"nsperf.result/v1","label":"\u001b[2J","cases":[{"samples":[{"state":"off","metrics":[{"name":"throughput","value":1e300}]}]}]}`))
+	f.Add([]byte(`{"schema":"nsperf.result/v1","kernels":[{"schema":"nsperf.result/v1","kernels":[{}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, _, err := Parse("fuzz.json", data)
+		if err != nil {
+			return
+		}
+		if err := r.checkSize(); err != nil {
+			t.Fatalf("accepted: %v", err)
+		}
+		if Printable(r.Label) != r.Label {
+			t.Fatalf("accepted a label with control characters: %q", r.Label)
+		}
+		var out bytes.Buffer
+		for _, format := range Formats {
+			out.Reset()
+			Render(&out, r, format)
+		}
+	})
+}

@@ -339,6 +339,15 @@ func (m *Machine) ExitCode() (code int, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	code, err = strconv.Atoi(strings.TrimSpace(string(data)))
-	return code, err == nil
+	return parseExitCode(data)
+}
+
+// parseExitCode reads an exit status as the guest's /init writes it (`echo $?`): a number
+// from 0 to 255; anything else is no status.
+func parseExitCode(data []byte) (int, bool) {
+	code, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || code < 0 || code > 255 {
+		return 0, false
+	}
+	return code, true
 }

@@ -72,3 +72,26 @@ func TestConsoleLogNotThroughALink(t *testing.T) {
 		t.Errorf("console log: %v %v\n%s", st, err, progress.String())
 	}
 }
+
+// FuzzGuestResult: whatever a guest leaves as result.json, the host takes it only as a result
+// of this run's scenario, measured on the booted kernel, and never panics.
+func FuzzGuestResult(f *testing.F) {
+	text := "name: x\n"
+	sum := sha256.Sum256([]byte(text))
+	sha := hex.EncodeToString(sum[:])
+	var b bytes.Buffer
+	results.Encode(&b, &results.Result{Schema: results.Schema, RunID: "nsp0001", Scenario: results.ScenarioInfo{Name: "x", Text: text, SHA256: sha},
+		Environment: results.Environment{KernelRelease: "6.12.117+deb12-amd64"}})
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"schema":"nsperf.result/v1"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out := vm.Outcome{Result: data, Kernel: vm.Kernel{Image: results.KernelImage{Release: "6.12.117+deb12-amd64"}}}
+		r, err := guestResult(out, "x", sha, 0)
+		if err != nil {
+			return
+		}
+		if r.Scenario.SHA256 != sha || r.Environment.KernelRelease != "6.12.117+deb12-amd64" {
+			t.Fatalf("accepted a result of another run: %+v", r.Scenario)
+		}
+	})
+}
