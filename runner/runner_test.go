@@ -433,8 +433,10 @@ func throughputComparison(t *testing.T, r *results.Result) results.Comparison {
 }
 
 // TestCalibration: an effect of known size is found, and no effect where there is none. A
-// token bucket at half the measured throughput is reported regressed and significant (at
-// about -50%); an A/A run (the baseline against itself) reports no significant change.
+// token bucket at a quarter of the measured throughput is reported regressed and significant
+// (at about -75%: far more than a busy machine takes off an uncapped run, which halved one
+// here while another job installed packages); an A/A run (the baseline against itself)
+// reports no significant change.
 func TestCalibration(t *testing.T) {
 	testenv.RootTest(t, runstate.Dir, "iperf3")
 	dir := t.TempDir()
@@ -448,15 +450,15 @@ func TestCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	baseline := r.Cases[0].Summaries[0].Centre.Median
-	half := uint64(baseline/2/1e6) * 1e6
+	quarter := uint64(baseline/4/1e6) * 1e6
 
-	r, err = Run(context.Background(), calibration(t, fmt.Sprintf("%dbit", half)), Options{Out: filepath.Join(dir, "capped.json")})
+	r, err = Run(context.Background(), calibration(t, fmt.Sprintf("%dbit", quarter)), Options{Out: filepath.Join(dir, "capped.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := throughputComparison(t, r)
-	if c.Verdict != results.Regressed || c.P > 0.05 || c.Change > -0.25 || c.Change < -0.75 {
-		t.Errorf("cap at %d bit/s of %.0f: %+v; want regressed, significant, about -50%%", half, baseline, c)
+	if c.Verdict != results.Regressed || c.P > 0.05 || c.Change > -0.4 || c.Change < -0.95 {
+		t.Errorf("cap at %d bit/s of %.0f: %+v; want regressed, significant, about -75%%", quarter, baseline, c)
 	}
 	if q := r.Cases[0].States[1].Qdiscs["client/eth0"]; !strings.HasPrefix(q, "tbf rate ") {
 		t.Errorf("capped state's qdisc read back as %q", q)

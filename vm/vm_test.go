@@ -408,3 +408,20 @@ func TestModulesStayInTheTree(t *testing.T) {
 		}
 	}
 }
+
+// TestGateIsTheHosts: the host's gate files are in a directory outside the exchange directory
+// the guest writes, shared with it read-only: a link the guest plants cannot make the host
+// write through it.
+func TestGateIsTheHosts(t *testing.T) {
+	c := Config{Dir: "/run/nsperf/vm/vm-x"}
+	if rel, err := filepath.Rel(c.Exchange(), c.Gate()); err != nil || !strings.HasPrefix(rel, "..") {
+		t.Errorf("gate %s is inside the exchange directory %s", c.Gate(), c.Exchange())
+	}
+	args := strings.Join(c.args(), " ")
+	if !strings.Contains(args, "-virtfs local,path="+c.Gate()+",mount_tag="+gateTag+",security_model=none,readonly=on") {
+		t.Errorf("the gate directory is not shared read-only: %s", args)
+	}
+	if !strings.Contains(InitScript([]string{"x"}), "mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "+gateTag+" /host"+GuestGateDir) {
+		t.Error("/init does not mount the gate read-only")
+	}
+}
