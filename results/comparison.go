@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/nsperf/nsperf/internal/mwu"
 )
 
 // Confidence is the level of every interval nsperf reports.
@@ -28,7 +30,11 @@ const (
 	Regressed  = "regressed"
 	NoChange   = "no significant change"
 	TooNoisy   = "too noisy"
-	TooFewRuns = "too few runs"
+	TooFewRuns = "too few runs" // a side has no valid run
+	// Undecided: no difference can be shown with these runs, whatever they measure: the
+	// smallest p their number allows is above alpha (over the gated family, Holm). More runs
+	// decide; "too noisy" is for when more runs of the same noise would be needed.
+	Undecided = "undecided"
 	// Negligible: significant, but smaller than the minimum change that matters.
 	Negligible = "negligible"
 	// Changed: significant, for a metric with no better direction (raw CPU utilisation).
@@ -96,6 +102,8 @@ type Comparison struct {
 	// adjusted for the run's family of gated comparisons (Holm), and PAdjusted decides.
 	Gated     bool    `json:"gated,omitempty"`
 	PAdjusted float64 `json:"p_adjusted,omitempty"`
+	// Family is how many gated comparisons its p was adjusted with (0 or 1: alone).
+	Family    int     `json:"family,omitempty"`
 	MinChange float64 `json:"min_change,omitempty"`
 	// What the decision needs besides p: sample sizes, spreads, the metric's direction.
 	NBase     int     `json:"n_base"`
@@ -169,9 +177,8 @@ func (c *Comparison) Decide(p, alpha, cvLimit, minChange float64) {
 		c.Verdict, c.Note = Negligible, fmt.Sprintf("below %g%%", 100*minChange)
 	case !significant && c.within():
 		c.Verdict, c.Note = Equivalent, fmt.Sprintf("within ±%g%%", 100*minChange)
-	case !significant && minSamples(alpha) > min(c.NBase, c.NState):
-		c.Verdict = TooFewRuns
-		c.Note = fmt.Sprintf("need at least %d runs per state for p <= %g", minSamples(alpha), alpha)
+	case !significant && mwu.MinP(c.NBase, c.NState)*float64(max(c.Family, 1)) > alpha:
+		c.Verdict, c.Note = Undecided, c.undecidedNote(alpha)
 	case significant && c.Direction == int(NoDirection) && c.Change != 0:
 		c.Verdict = Changed
 	case significant && c.Change*float64(c.Direction) > 0:
@@ -184,6 +191,23 @@ func (c *Comparison) Decide(p, alpha, cvLimit, minChange float64) {
 	default:
 		c.Verdict = NoChange
 	}
+}
+
+// undecidedNote says why a comparison cannot be decided with its runs, and how many it needs:
+// "4 runs per state give p >= 0.029, above alpha 0.05 / 2 gated comparisons; use at least 5".
+func (c *Comparison) undecidedNote(alpha float64) string {
+	runs := fmt.Sprintf("%d runs per state give", c.NBase)
+	if c.NBase != c.NState {
+		runs = fmt.Sprintf("%d and %d runs give", c.NBase, c.NState)
+	}
+	if c.NBase == 1 && c.NState == 1 {
+		runs = "1 run per state gives"
+	}
+	family := ""
+	if c.Family > 1 {
+		family = fmt.Sprintf(" / %d gated comparisons", c.Family)
+	}
+	return fmt.Sprintf("%s p >= %.3f, above alpha %g%s; use at least %d", runs, mwu.MinP(c.NBase, c.NState), alpha, family, mwu.RunsToDecide(alpha, c.Family))
 }
 
 // Holm adjusts p-values for a family of comparisons (Holm-Bonferroni, step-down): the
@@ -202,17 +226,6 @@ func Holm(ps []float64) []float64 {
 		out[i] = running
 	}
 	return out
-}
-
-// minSamples is the smallest equal sample size at which the two-sided exact U test can reach
-// p <= alpha: 2 / C(2n, n).
-func minSamples(alpha float64) int {
-	for n := 1; n < 50; n++ {
-		if 2/binomial(2*n, n) <= alpha {
-			return n
-		}
-	}
-	return 50
 }
 
 func binomial(n, k int) float64 {

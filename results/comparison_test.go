@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/internal/mwu"
 )
 
 // exactMannWhitneyP computes the two-sided p-value of the Mann-Whitney U test by enumerating
@@ -98,8 +100,8 @@ func TestVerdicts(t *testing.T) {
 		{"higher is better, down", []float64{10, 10.1, 10.2, 10.05}, []float64{5, 5.1, 5.2, 5.05}, HigherIsBetter, Regressed, false, 0.05},
 		{"latency down is better", []float64{50, 51, 52, 53}, []float64{40, 41, 42, 43}, LowerIsBetter, Improved, false, 0.05},
 		{"zero variance, different", []float64{5, 5, 5, 5}, []float64{6, 6, 6, 6}, HigherIsBetter, Improved, false, 0.05},
-		{"three runs can never be significant", []float64{1, 2, 3}, []float64{7, 8, 9}, HigherIsBetter, TooFewRuns, true, 1.01},
-		{"one run", []float64{10}, []float64{20}, HigherIsBetter, TooFewRuns, true, 1.01},
+		{"three runs can never be significant", []float64{1, 2, 3}, []float64{7, 8, 9}, HigherIsBetter, Undecided, true, 1.01},
+		{"one run", []float64{10}, []float64{20}, HigherIsBetter, Undecided, true, 1.01},
 		{"no change, quiet", []float64{10, 10.01, 10.02, 10.03, 10.04}, []float64{10.005, 10.015, 10.025, 10.035, 10.045}, HigherIsBetter, NoChange, false, 1.01},
 		{"no change, noisy", []float64{8, 12, 9, 11, 10}, []float64{9, 11, 10, 12, 8.5}, HigherIsBetter, TooNoisy, true, 1.01},
 		{"no runs", nil, []float64{1}, HigherIsBetter, TooFewRuns, true, 1.01},
@@ -111,8 +113,8 @@ func TestVerdicts(t *testing.T) {
 			}
 		})
 	}
-	if minSamples(0.05) != 4 || minSamples(0.01) != 5 {
-		t.Errorf("minSamples: %d %d", minSamples(0.05), minSamples(0.01))
+	if mwu.RunsToDecide(0.05, 1) != 4 || mwu.RunsToDecide(0.01, 1) != 5 {
+		t.Errorf("runs to decide: %d %d", mwu.RunsToDecide(0.05, 1), mwu.RunsToDecide(0.01, 1))
 	}
 }
 
@@ -246,5 +248,48 @@ func TestControlCharactersEscaped(t *testing.T) {
 	Table(&table, got)
 	if strings.ContainsAny(table.String(), "\x1b\r") {
 		t.Errorf("control characters in the table: %q", table.String())
+	}
+}
+
+// TestUndecidedReasons: when the runs cannot reach alpha whatever they measure (after Holm's
+// correction over the gated family), the verdict says so with the arithmetic and the runs
+// needed, instead of calling the data too noisy.
+func TestUndecidedReasons(t *testing.T) {
+	for _, c := range []struct {
+		n, gates int
+		want     string // "" for decided
+	}{
+		{3, 1, "undecided: 3 runs per state give p >= 0.100, above alpha 0.05; use at least 4"},
+		{3, 2, "undecided: 3 runs per state give p >= 0.100, above alpha 0.05 / 2 gated comparisons; use at least 5"},
+		{4, 1, ""},
+		{4, 2, "undecided: 4 runs per state give p >= 0.029, above alpha 0.05 / 2 gated comparisons; use at least 5"},
+		{5, 1, ""},
+		{5, 2, ""},
+	} {
+		states := []StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}
+		var samples []Sample
+		for i := 0; i < c.n; i++ {
+			for st, v := range map[string]float64{"off": 10 + 0.1*float64(i), "on": 12 + 0.1*float64(i)} {
+				samples = append(samples, Sample{Round: i + 1, State: st, Workload: "tcp4", Metrics: []Metric{
+					{Name: Throughput, Unit: "bit/s", Value: v * 1e9}, {Name: RTTMean, Unit: "us", Value: 100 / v}}})
+			}
+		}
+		gates := []string{Throughput, RTTMean}[:c.gates]
+		r := &Result{Settings: Settings{Policy: Policy{Alpha: 0.05, CVLimit: 0.05, MinChange: 0.02}, Gates: map[string][]string{"tcp4": gates}},
+			Cases: []Case{{States: states, Samples: samples, Summaries: Summarize(samples, states, []string{"tcp4"}, Policy{Alpha: 0.05})}}}
+		r.DecideFamily()
+		var got string
+		for _, s := range r.Cases[0].Summaries {
+			if s.Metric == Throughput && s.Comparison != nil {
+				got = FormatComparison(*s.Comparison)
+			}
+		}
+		decided := strings.HasSuffix(got, "improved")
+		switch {
+		case c.want == "" && !decided:
+			t.Errorf("n=%d, %d gates: %q, want a decision", c.n, c.gates, got)
+		case c.want != "" && !strings.HasSuffix(got, c.want):
+			t.Errorf("n=%d, %d gates: %q, want %q", c.n, c.gates, got, c.want)
+		}
 	}
 }

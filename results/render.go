@@ -53,6 +53,8 @@ func FormatComparison(c Comparison) string {
 			return "n/a (" + noRuns + ")" // no change was measured, not a change of 0
 		}
 		return fmt.Sprintf("%+.1f%% (%s)", 100*c.Change, c.Note)
+	case Undecided:
+		return fmt.Sprintf("%+.1f%% undecided: %s", 100*c.Change, c.Note)
 	case NoChange:
 		return fmt.Sprintf("~ (%s)", formatP(c))
 	case TooNoisy:

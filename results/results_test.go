@@ -65,7 +65,7 @@ func TestSummarizeChangeAndDirection(t *testing.T) {
 	}
 	on := byKey["throughput/on"]
 	c := on.Comparison
-	if on.Stats.N != 2 || c == nil || !near(c.Change, 0.1) || c.Verdict != TooFewRuns || !strings.Contains(c.Note, "at least 4 runs") {
+	if on.Stats.N != 2 || c == nil || !near(c.Change, 0.1) || c.Verdict != Undecided || !strings.Contains(c.Note, "use at least 4") {
 		t.Errorf("throughput/on = %+v comparison %+v; want n=2, +10%%, too few runs", on.Stats, c)
 	}
 	if c.Paired == nil || c.Paired.Rounds != 2 || c.Paired.Better != 2 || !near(c.Paired.Median, 1.1) {

@@ -118,7 +118,7 @@ func (r *Result) DecideFamily() {
 				continue
 			}
 			s.Comparison.Gated = r.gated(s.Workload, s.Metric)
-			s.Comparison.PAdjusted = 0
+			s.Comparison.PAdjusted, s.Comparison.Family = 0, 0
 			if s.Comparison.Gated && s.Comparison.NBase > 0 && s.Comparison.NState > 0 {
 				gated = append(gated, ref{ci, si})
 				ps = append(ps, s.Comparison.P)
@@ -127,7 +127,7 @@ func (r *Result) DecideFamily() {
 	}
 	for i, adj := range Holm(ps) {
 		c := r.Cases[gated[i].c].Summaries[gated[i].s].Comparison
-		c.PAdjusted = adj
+		c.PAdjusted, c.Family = adj, len(ps)
 		c.Decide(adj, pol.Alpha, pol.CVLimit, pol.MinChange)
 	}
 }

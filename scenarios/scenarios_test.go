@@ -249,3 +249,34 @@ func TestLoadExpectations(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestUndecidable: runs per state that cannot decide any gated comparison at the scenario's
+// alpha, over its family of gated comparisons, are said before anything runs.
+func TestUndecidable(t *testing.T) {
+	text := `name: u
+topology:
+  namespaces: [a, b]
+  links:
+    - veth: {a: {ns: a, name: eth0, addrs: [198.18.0.1/24]}, b: {ns: b, name: eth0, addrs: [198.18.0.2/24]}}
+states:
+  - name: "off"
+  - name: "on"
+workloads:
+  - {name: t4, iperf3: {client: {ns: a}, server: {ns: b, addr: 198.18.0.2}}}
+  - {name: t5, iperf3: {client: {ns: a}, server: {ns: b, addr: 198.18.0.2}, port: 5202}}
+runs: RUNS
+`
+	for runs, want := range map[string]string{
+		"3": "3 runs per state cannot decide any gated comparison: they give p >= 0.100, above alpha 0.05 / 2 gated comparisons; use at least 5",
+		"4": "4 runs per state cannot decide any gated comparison: they give p >= 0.029, above alpha 0.05 / 2 gated comparisons; use at least 5",
+		"5": "",
+	} {
+		s, err := Parse("u.yaml", []byte(strings.Replace(text, "RUNS", runs, 1)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Undecidable(); got != want {
+			t.Errorf("runs %s: %q, want %q", runs, got, want)
+		}
+	}
+}

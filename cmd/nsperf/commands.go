@@ -93,6 +93,9 @@ func validateCmd() *cobra.Command {
 					other = append(other, errors.Unwrap(err))
 				default:
 					fmt.Fprintf(c.OutOrStdout(), "%s: ok (%s)\n", s.File, s.Name)
+					if why := s.Undecidable(); why != "" {
+						fmt.Fprintf(c.ErrOrStderr(), "warning: %s: %s\n", s.File, why)
+					}
 				}
 			}
 			if len(other) > 0 {

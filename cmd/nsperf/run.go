@@ -160,6 +160,9 @@ func (rf *runFlags) measure(ctx context.Context, c *cobra.Command, arg string, s
 	if !rf.inGuest {
 		fmt.Fprintf(c.ErrOrStderr(), "%s: %d runs (%d per state and workload), about %s of measuring\n",
 			s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
+		if why := s.Undecidable(); why != "" {
+			fmt.Fprintln(c.ErrOrStderr(), "warning: "+why)
+		}
 	}
 	if rf.vf.gate != "" {
 		rf.opt.BeforeRound = vm.GuestGate(ctx, rf.vf.gate)
