@@ -24,12 +24,7 @@ func TestKernels(t *testing.T) {
 		if len(r.Kernels) != 2 || r.Label != "base vs patched" || r.Environment.KernelRelease != "6.18.44 vs 6.18.45" {
 			t.Fatalf("kernels %d, label %q, kernel %q", len(r.Kernels), r.Label, r.Environment.KernelRelease)
 		}
-		verdicts := map[string]string{}
-		for _, s := range r.Cases[0].Summaries {
-			if s.Comparison != nil && s.Metric == results.Throughput {
-				verdicts[s.State+" vs "+s.Comparison.Baseline] = s.Comparison.Verdict
-			}
-		}
+		verdicts := throughputVerdicts(r)
 		if verdicts["off@B vs off@A"] != results.Regressed || verdicts["on@B vs on@A"] == results.Regressed || len(verdicts) != 2 {
 			t.Errorf("B against A: %v", verdicts)
 		}
@@ -50,14 +45,7 @@ func TestKernels(t *testing.T) {
 		}
 	}
 	check(t, ab)
-	path := filepath.Join(t.TempDir(), "ab.json")
-	if err := results.WriteFile(path, ab); err != nil {
-		t.Fatal(err)
-	}
-	back, _, err := results.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := storedAndRead(t, ab)
 	back.Recompute()
 	check(t, back)
 
@@ -95,24 +83,12 @@ func TestKernelsCapability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "ab.json")
-	if err := results.WriteFile(path, ab); err != nil {
-		t.Fatal(err)
-	}
-	back, _, err := results.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := storedAndRead(t, ab)
 	line := "on: unavailable on A (" + why + "), applies on B; on@B compared with off@A"
 	if len(back.Capabilities) != 1 || back.Capabilities[0].Line() != line {
 		t.Fatalf("capabilities %+v, want %q", back.Capabilities, line)
 	}
-	verdicts := map[string]string{}
-	for _, s := range back.Cases[0].Summaries {
-		if s.Comparison != nil && s.Metric == results.Throughput {
-			verdicts[s.State+" vs "+s.Comparison.Baseline] = s.Comparison.Verdict
-		}
-	}
+	verdicts := throughputVerdicts(back)
 	if verdicts["on@B vs off@A"] != results.Improved || verdicts["off@B vs off@A"] == results.Regressed || len(verdicts) != 2 {
 		t.Errorf("B against A: %v", verdicts)
 	}
@@ -150,4 +126,29 @@ func TestKernelsCapability(t *testing.T) {
 	if len(rep.Result.Capabilities) != 1 || rep.Result.Capabilities[0].Line() != line {
 		t.Errorf("compare: capabilities %+v", rep.Result.Capabilities)
 	}
+}
+
+// throughputVerdicts are the verdicts of a result's throughput comparisons, by "STATE vs BASE".
+func throughputVerdicts(r *results.Result) map[string]string {
+	verdicts := map[string]string{}
+	for _, s := range r.Cases[0].Summaries {
+		if s.Comparison != nil && s.Metric == results.Throughput {
+			verdicts[s.State+" vs "+s.Comparison.Baseline] = s.Comparison.Verdict
+		}
+	}
+	return verdicts
+}
+
+// storedAndRead writes a result to a file and reads it back, as report and compare read it.
+func storedAndRead(t *testing.T, r *results.Result) *results.Result {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ab.json")
+	if err := results.WriteFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
