@@ -44,6 +44,25 @@ func environmentDiff(sides []Side) []string {
 	for _, name := range slices.Sorted(maps.Keys(tools)) {
 		attrs = append(attrs, attr{name + " version", func(r *results.Result) string { return r.Environment.Tools[name] }})
 	}
+	// How each machine was tuned (nsperf check), item by item, where any side recorded it.
+	var system []string
+	for _, s := range sides {
+		for _, f := range s.Result.Environment.System {
+			if !slices.Contains(system, f.Name) {
+				system = append(system, f.Name)
+			}
+		}
+	}
+	for _, name := range system {
+		attrs = append(attrs, attr{name, func(r *results.Result) string {
+			for _, f := range r.Environment.System {
+				if f.Name == name {
+					return f.Value
+				}
+			}
+			return ""
+		}})
+	}
 	var out, same []string
 	for _, a := range attrs {
 		var values []string

@@ -287,3 +287,20 @@ func TestMissingStateIsNotForceable(t *testing.T) {
 		t.Errorf("a missing state with --force: %v", err)
 	}
 }
+
+// TestSystemDifferences: how the machines were tuned (nsperf check's items, stored in each
+// result) is listed where it differs.
+func TestSystemDifferences(t *testing.T) {
+	a := result("nsp0001", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	b := result("nsp0002", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	a.Environment.System = []results.SystemFact{{Name: "CPU governor", Value: "performance", OK: true}, {Name: "turbo", Value: "off", OK: true}}
+	b.Environment.System = []results.SystemFact{{Name: "CPU governor", Value: "CPU 0 powersave"}, {Name: "turbo", Value: "off", OK: true}}
+	rep, err := New([]Side{{Source: "a", Result: a}, {Source: "b", Result: b}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Join(rep.Environment, "\n")
+	if !strings.Contains(env, "CPU governor differs: A performance, B CPU 0 powersave") || strings.Contains(env, "turbo differs") {
+		t.Errorf("environment:\n%s", env)
+	}
+}

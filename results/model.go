@@ -91,6 +91,18 @@ type Environment struct {
 	// VM is the virtual machine the run measured in (nsperf run --kernel); the kernel fields
 	// above are then the guest's.
 	VM *VMInfo `json:"vm,omitempty"`
+	// System is how the machine was tuned for measuring (nsperf check): governor, turbo, SMT,
+	// irqbalance, IRQs, isolation, THP, steal, KVM.
+	System []SystemFact `json:"system,omitempty"`
+}
+
+// SystemFact is one item of nsperf check: its value, whether it helps measuring, and what to
+// change when it does not.
+type SystemFact struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	OK     bool   `json:"ok"`
+	Advice string `json:"advice,omitempty"`
 }
 
 // VMInfo is the QEMU guest of a run on a kernel under test.

@@ -75,7 +75,7 @@ func (m *fakeMachine) LookPath(binary string) (string, error) {
 	return "/fake/" + binary, nil
 }
 
-func (m *fakeMachine) Environment([]envinfo.Tool) results.Environment {
+func (m *fakeMachine) Environment([]envinfo.Tool, []int) results.Environment {
 	return results.Environment{KernelRelease: "fake"}
 }
 

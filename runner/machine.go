@@ -10,10 +10,12 @@ import (
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/internal/syscheck"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/runstate"
+	"github.com/nsperf/nsperf/vm"
 )
 
 // Network is what the run loop needs of one built topology. *topo.Live is the real one; the
@@ -57,8 +59,9 @@ type Machine interface {
 	LockMeasuring(ctx context.Context, scenario string, concurrent bool, progress io.Writer) (release func(), busy string, err error)
 	// LookPath finds a program as exec.LookPath does.
 	LookPath(binary string) (string, error)
-	// Environment describes the machine, with the tools' versions.
-	Environment(tools []envinfo.Tool) results.Environment
+	// Environment describes the machine, with the tools' versions and how it is tuned for
+	// the CPUs the tools are pinned to (nil: every CPU).
+	Environment(tools []envinfo.Tool, pinned []int) results.Environment
 }
 
 // Host is this machine: topologies in network namespaces, built by package topo.
@@ -100,10 +103,19 @@ func (Host) LockMeasuring(ctx context.Context, scenario string, concurrent bool,
 func (Host) LookPath(binary string) (string, error) { return exec.LookPath(binary) }
 
 // Environment implements Machine.
-func (Host) Environment(tools []envinfo.Tool) results.Environment {
+func (Host) Environment(tools []envinfo.Tool, pinned []int) results.Environment {
 	f := envinfo.Collect(tools)
 	return results.Environment{KernelRelease: f.KernelRelease, KernelVersion: f.KernelVersion, Machine: f.Machine,
-		CPUModel: f.CPUModel, CPUs: f.CPUs, Tools: f.Tools, Hostname: f.Hostname}
+		CPUModel: f.CPUModel, CPUs: f.CPUs, Tools: f.Tools, Hostname: f.Hostname, System: SystemFacts(pinned)}
+}
+
+// SystemFacts are nsperf check's items of this machine, for the CPUs the tools are pinned to.
+func SystemFacts(pinned []int) []results.SystemFact {
+	var out []results.SystemFact
+	for _, it := range syscheck.Check("/", pinned, vm.KVMHangMarker()) {
+		out = append(out, results.SystemFact{Name: it.Name, Value: it.Value, OK: it.OK, Advice: it.Advice})
+	}
+	return out
 }
 
 // ConcurrentWarning is the result's warning of a run measured while another held the

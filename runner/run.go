@@ -194,7 +194,7 @@ func newResult(s *scenarios.Scenario, first Network, opt Options, policy results
 		Label:       opt.Label,
 		Start:       time.Now().UTC(),
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
-		Environment: opt.Machine.Environment(tools),
+		Environment: opt.Machine.Environment(tools, scenarioPinned(s)),
 	}
 	r.Settings.RunLength, r.Settings.Gates = map[string]string{}, map[string][]string{}
 	for _, c := range s.Expand() {
@@ -210,6 +210,22 @@ func newResult(s *scenarios.Scenario, first Network, opt Options, policy results
 		r.Environment.OVS = &results.OVSInfo{Version: version, Datapath: datapath, Instance: instance}
 	}
 	return r
+}
+
+// scenarioPinned are the CPUs any workload of the scenario is pinned to.
+func scenarioPinned(s *scenarios.Scenario) []int {
+	var out []int
+	for _, c := range s.Expand() {
+		for _, w := range c.Scenario.Workloads {
+			for _, cpu := range pinnedCPUs(w.Spec()) {
+				if !slices.Contains(out, cpu) {
+					out = append(out, cpu)
+				}
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 // measureCases builds, measures and tears down each case in turn under the first case's run

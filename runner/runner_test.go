@@ -87,6 +87,9 @@ func TestRunTwoStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(stored.Environment.System) < 9 { // how the machine was tuned, as nsperf check says
+		t.Errorf("environment.system: %+v", stored.Environment.System)
+	}
 	if !stored.Complete || stored.RunID != r.RunID || stored.Scenario.SHA256 == "" || stored.Environment.Tools["iperf3"] == "" {
 		t.Errorf("result header: complete %v run %s sha %q tools %v", stored.Complete, stored.RunID, stored.Scenario.SHA256, stored.Environment.Tools)
 	}

@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// kvmBrokenFile remembers, until the next boot of the host, that KVM hung: later runs go
-// straight to TCG instead of waiting for the probe again.
-func kvmBrokenFile() string { return filepath.Join(Dir(), "kvm-hangs") }
+// KVMHangMarker is the file that remembers, until the next boot of the host, that a KVM guest
+// hung after the BIOS: later runs go straight to TCG instead of waiting for the probe again.
+func KVMHangMarker() string { return filepath.Join(Dir(), "kvm-hangs") }
 
 func bootID() string {
 	id, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
@@ -20,7 +20,7 @@ func bootID() string {
 // chooseAccel picks KVM when /dev/kvm opens and KVM has not hung since the host booted, else
 // TCG with the reason.
 func chooseAccel() (accel, warning string) {
-	if seen, err := os.ReadFile(kvmBrokenFile()); err == nil && strings.TrimSpace(string(seen)) == bootID() {
+	if seen, err := os.ReadFile(KVMHangMarker()); err == nil && strings.TrimSpace(string(seen)) == bootID() {
 		return AccelTCG, "KVM hung after the BIOS in an earlier run since this host booted (nested virtualization): TCG"
 	}
 	fd, err := unix.Open("/dev/kvm", unix.O_RDWR|unix.O_CLOEXEC, 0)
@@ -32,5 +32,5 @@ func chooseAccel() (accel, warning string) {
 }
 
 func markKVMBroken() {
-	_ = os.WriteFile(kvmBrokenFile(), []byte(bootID()+"\n"), 0o644)
+	_ = os.WriteFile(KVMHangMarker(), []byte(bootID()+"\n"), 0o644)
 }

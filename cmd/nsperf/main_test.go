@@ -447,3 +447,22 @@ func TestExpectationExit1(t *testing.T) {
 		t.Errorf("report: exit %d %s", code, errOut)
 	}
 }
+
+// TestCheck: nsperf check reads this machine and prints every item, OK or with what to change
+// (the items themselves are a golden over a fake tree in internal/syscheck).
+func TestCheck(t *testing.T) {
+	out, errOut, code := nsperf("check", "--cpus", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, item := range []string{"CPU governor", "turbo", "SMT", "irqbalance", "IRQs on the pinned CPUs", "isolcpus", "transparent huge pages", "steal time", "KVM for guests"} {
+		if !strings.Contains(out, item) {
+			t.Errorf("check lacks %q:\n%s", item, out)
+		}
+	}
+	out, _, code = nsperf("check", "--format", "json")
+	var items []struct{ Name, Value string }
+	if err := json.Unmarshal([]byte(out), &items); code != 0 || err != nil || len(items) < 9 {
+		t.Errorf("check --format json: exit %d, %v\n%s", code, err, out)
+	}
+}

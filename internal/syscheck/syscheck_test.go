@@ -1,0 +1,37 @@
+package syscheck
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+)
+
+// TestCheckGolden: nsperf check over a fake /sys and /proc: a powersave governor on a pinned
+// CPU, a frequency range, turbo on, the pinned CPUs' sibling threads idle (SMT not shared),
+// irqbalance running, IRQs that could move to CPUs 2-3, nohz_full without isolcpus on the
+// pinned CPUs, THP madvise, 1.4% steal, and KVM that hung since boot.
+func TestCheckGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, Check("testdata/root", []int{0, 1}, "run/nsperf/vm/kvm-hangs")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Golden(t, filepath.Join("testdata", "check.golden"), b.String())
+}
+
+// TestSiblingsPinned: client and server on two threads of one core is named.
+func TestSiblingsPinned(t *testing.T) {
+	for _, it := range Check("testdata/root", []int{0, 2}, "") {
+		if it.Name == "SMT" && (it.OK || it.Value != "on; CPUs 0 and 2 are threads of one core") {
+			t.Errorf("SMT: %+v", it)
+		}
+	}
+}
+
+func TestCPUList(t *testing.T) {
+	got := cpuList("0-2,5,domain,7-8")
+	if want := []int{0, 1, 2, 5, 7, 8}; len(got) != len(want) {
+		t.Fatalf("cpuList: %v", got)
+	}
+}
