@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Thresholds of the noise diagnostics.
@@ -30,6 +31,23 @@ func (r *Result) Diagnose() []string {
 				other = append(other, s.Noise.OtherPinnedPct)
 			}
 		}
+	}
+	var busyRounds []string
+	for _, c := range r.Cases {
+		seen := map[int]bool{}
+		for _, s := range c.Samples {
+			if s.BusyAtStart != "" && !seen[s.Round] {
+				seen[s.Round] = true
+				where := fmt.Sprintf("round %d", s.Round)
+				if c.Label != "" {
+					where = "[" + c.Label + "] " + where
+				}
+				busyRounds = append(busyRounds, where+" ("+s.BusyAtStart+")")
+			}
+		}
+	}
+	if len(busyRounds) > 0 {
+		out = append(out, fmt.Sprintf("noise: %d rounds began on a busy machine, their samples marked busy_at_start: %s", len(busyRounds), strings.Join(busyRounds, "; ")))
 	}
 	if len(steal) > 0 {
 		out = append(out, fmt.Sprintf("noise: the hypervisor stole more than %g%% of the CPU time in %d samples (at most %.1f%%)", StealWarnPct, len(steal), slices.Max(steal)))

@@ -183,9 +183,13 @@ type Sample struct {
 	Invalid string `json:"invalid,omitempty"`
 	Stderr  string `json:"stderr,omitempty"`
 	// Noise is what else the machine did during the sample.
-	Noise  *Noise `json:"noise,omitempty"`
-	Output string `json:"output,omitempty"` // the tool's raw output
-	Row    string `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
+	Noise *Noise `json:"noise,omitempty"`
+	// IdleWaitSeconds is how long the round waited for the pinned CPUs to be idle;
+	// BusyAtStart says how busy they still were when it began after the gate's limit.
+	IdleWaitSeconds float64 `json:"idle_wait_seconds,omitempty"`
+	BusyAtStart     string  `json:"busy_at_start,omitempty"`
+	Output          string  `json:"output,omitempty"` // the tool's raw output
+	Row             string  `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
 }
 
 // Noise is what else went on while a sample was measured (/proc/stat and the client's

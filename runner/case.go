@@ -19,7 +19,7 @@ import (
 // unavailable and the others are measured.
 func (m *measurement) measureCase(c scenarios.Case, live Network, rc *results.Case) (err error) {
 	defer m.stopWhenDaemonDies(live)(&err)
-	cr := &caseRun{m: m, label: c.Label(), s: c.Scenario, live: live, rc: rc}
+	cr := &caseRun{m: m, label: c.Label(), s: c.Scenario, live: live, rc: rc, pinned: scenarioPinned(c.Scenario)}
 	if err := cr.prepare(); err != nil {
 		return err
 	}
@@ -77,6 +77,11 @@ type caseRun struct {
 	// applied is the state the devices are in ("" for none known), as Apply returned them.
 	applied        string
 	appliedDevices map[string]topo.DeviceState
+	// pinned are the CPUs the case's tools are pinned to; idleWait and busy what the idle
+	// gate said before the round being measured.
+	pinned   []int
+	idleWait time.Duration
+	busy     string
 }
 
 // prepare records each state with its commands, finds which states this kernel can apply,
@@ -120,6 +125,7 @@ func (cr *caseRun) rounds() error {
 				return err
 			}
 		}
+		cr.idleWait, cr.busy = cr.m.waitIdle(cr.pinned)
 	states:
 		for _, name := range order {
 			for _, w := range cr.s.Workloads {
@@ -212,6 +218,7 @@ func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload
 	if m.firstSample.IsZero() {
 		m.firstSample = sample.Start
 	}
+	sample.IdleWaitSeconds, sample.BusyAtStart = cr.idleWait.Seconds(), cr.busy
 	drift, err := cr.live.Drift(cr.appliedDevices)
 	if err != nil {
 		return err

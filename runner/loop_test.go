@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -41,6 +42,10 @@ type fakeMachine struct {
 	serverDiesAfter int
 	// missing are programs LookPath does not find.
 	missing []string
+	// busyLooks is how many looks of the idle gate find CPU 1 busy.
+	busyLooks, looks int
+	cpu0, cpu1       procstat.CPU
+	idle             IdleGate // the gate the run uses; zero: a fast one
 
 	builds, teardowns, locks int
 	networks                 []*fakeNetwork
@@ -66,6 +71,21 @@ func (m *fakeMachine) NewRunID() topo.RunID { return topo.RunID(fmt.Sprintf("nsp
 func (m *fakeMachine) LockMeasuring(context.Context, string, bool, io.Writer) (func(), string, error) {
 	m.locks++
 	return func() { m.locks-- }, "", nil
+}
+
+// CPUTimes counts CPU 0 idle and CPU 1 90% busy for the first busyLooks looks of the idle
+// gate (a look is two snapshots), idle after.
+func (m *fakeMachine) CPUTimes() procstat.Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.looks < 2*m.busyLooks {
+		m.cpu1.User, m.cpu1.Idle = m.cpu1.User+90, m.cpu1.Idle+10
+	} else {
+		m.cpu1.Idle += 100
+	}
+	m.looks++
+	m.cpu0.Idle += 100
+	return procstat.Snapshot{PerCPU: map[int]procstat.CPU{0: m.cpu0, 1: m.cpu1}}
 }
 
 func (m *fakeMachine) LookPath(binary string) (string, error) {
@@ -228,7 +248,10 @@ func loopRun(t *testing.T, m *fakeMachine, workloads, runs, extra string) (*resu
 		}
 	}
 	var progress strings.Builder
-	r, err := Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, Progress: &progress})
+	if m.idle == (IdleGate{}) {
+		m.idle = IdleGate{Window: time.Millisecond, Limit: time.Second}
+	}
+	r, err := Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, Progress: &progress, Idle: m.idle})
 	if m.locks != 0 {
 		t.Errorf("measuring lock still held after the run")
 	}
@@ -485,5 +508,57 @@ func TestLoopFullDisk(t *testing.T) {
 				t.Errorf("size %s: a temporary file is left: %v", size, names)
 			}
 		}
+	}
+}
+
+// TestLoopIdleGate: a round waits while a pinned CPU is busy with other work, and begins when
+// it is idle; the wait is in its samples. A machine that stays busy past the limit begins the
+// round anyway, marked busy in the samples and the diagnostics.
+func TestLoopIdleGate(t *testing.T) {
+	m := &fakeMachine{busyLooks: 5}
+	r, progress, err := loopRun(t, m, iperf3Workload, "2", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := r.Cases[0].Samples[0]
+	if first.IdleWaitSeconds <= 0 || first.BusyAtStart != "" || !strings.Contains(progress, "waiting: CPU 1 is 90% busy with other work") {
+		t.Errorf("first sample: waited %gs, busy %q\n%s", first.IdleWaitSeconds, first.BusyAtStart, progress)
+	}
+	if last := r.Cases[0].Samples[len(r.Cases[0].Samples)-1]; last.IdleWaitSeconds != 0 {
+		t.Errorf("the second round waited %gs on an idle machine", last.IdleWaitSeconds)
+	}
+
+	m = &fakeMachine{busyLooks: 1 << 20, idle: IdleGate{Window: time.Millisecond, Limit: 5 * time.Millisecond}}
+	r, _, err = loopRun(t, m, iperf3Workload, "2", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Cases[0].Samples[0]; !strings.Contains(s.BusyAtStart, "CPU 1 90% busy with other work after waiting 5ms") {
+		t.Errorf("busy at start: %q", s.BusyAtStart)
+	}
+	if d := strings.Join(r.Diagnose(), "\n"); !strings.Contains(d, "noise: 2 rounds began on a busy machine") {
+		t.Errorf("diagnostics:\n%s", d)
+	}
+}
+
+// TestIdleGateForReal: the gate on this machine's /proc/stat waits while a busy loop runs on
+// a pinned CPU, and lets the round begin once it is gone.
+func TestIdleGateForReal(t *testing.T) {
+	testenv.RequireTool(t, "taskset")
+	hog := exec.Command("taskset", "-c", "1", "sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { hog.Process.Kill(); hog.Wait() }()
+	m := &measurement{ctx: context.Background(), progress: io.Discard,
+		opt: Options{Machine: Host{}, Idle: IdleGate{Limit: time.Second}.withDefaults()}}
+	if _, busy := m.waitIdle([]int{0, 1}); !strings.Contains(busy, "CPU 1 ") {
+		t.Errorf("with a busy loop on CPU 1: %q, want CPU 1 busy", busy)
+	}
+	hog.Process.Kill()
+	hog.Wait()
+	m.opt.Idle.Limit = 30 * time.Second // a shared machine has quiet moments within it
+	if waited, busy := m.waitIdle([]int{0, 1}); busy != "" {
+		t.Errorf("after the busy loop: still busy after %s: %s", waited, busy)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/syscheck"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -59,6 +60,8 @@ type Machine interface {
 	LockMeasuring(ctx context.Context, scenario string, concurrent bool, progress io.Writer) (release func(), busy string, err error)
 	// LookPath finds a program as exec.LookPath does.
 	LookPath(binary string) (string, error)
+	// CPUTimes are the machine's CPU time counters now (/proc/stat).
+	CPUTimes() procstat.Snapshot
 	// Environment describes the machine, with the tools' versions and how it is tuned for
 	// the CPUs the tools are pinned to (nil: every CPU).
 	Environment(tools []envinfo.Tool, pinned []int) results.Environment
@@ -98,6 +101,9 @@ func (Host) LockMeasuring(ctx context.Context, scenario string, concurrent bool,
 	}
 	return lock.Release, busy, nil
 }
+
+// CPUTimes implements Machine.
+func (Host) CPUTimes() procstat.Snapshot { return procstat.Read() }
 
 // LookPath implements Machine.
 func (Host) LookPath(binary string) (string, error) { return exec.LookPath(binary) }

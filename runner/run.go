@@ -41,6 +41,8 @@ type Options struct {
 	BeforeRound func() error
 	// Machine builds the topologies and holds the measuring lock; nil: Host, this machine.
 	Machine Machine
+	// Idle is the gate that waits before each round until the pinned CPUs are idle.
+	Idle IdleGate
 	// StatesOptional makes every state but the baseline optional: one this kernel cannot
 	// apply is recorded as unavailable with its reason, and the others are measured. The
 	// guests of an A/B run of two kernels run so: a patch that raises a device's limit makes
@@ -92,6 +94,7 @@ func (opt Options) withDefaults() Options {
 	if opt.Machine == nil {
 		opt.Machine = Host{}
 	}
+	opt.Idle = opt.Idle.withDefaults()
 	return opt
 }
 

@@ -29,6 +29,7 @@ type runFlags struct {
 	runs               string
 	labels             []string
 	vf                 vmFlags
+	idleWait           time.Duration
 }
 
 func runCmd() *cobra.Command {
@@ -93,6 +94,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.noHistory, "no-history", false, "do not record the result in the history database")
 	f.StringVar(&rf.db, "db", "", dbHelp)
 	f.BoolVar(&rf.ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
+	f.DurationVar(&rf.idleWait, "idle-wait", runner.DefaultIdleLimit, "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait")
 }
 
 // scenario loads the scenario with the command line's changes, and checks every flag and
@@ -144,6 +146,14 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 				return nil, usageError{fmt.Errorf("--%s: %w", out[0], err)}
 			}
 		}
+	}
+	switch {
+	case rf.idleWait < 0:
+		return nil, usageError{fmt.Errorf("--idle-wait %s: want a duration, or 0 for no wait", rf.idleWait)}
+	case rf.idleWait == 0:
+		rf.opt.Idle.Limit = -1
+	default:
+		rf.opt.Idle.Limit = rf.idleWait
 	}
 	if flags.Changed("min-change") {
 		if rf.minChange < 0 || rf.minChange >= 1 {

@@ -110,7 +110,7 @@ func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Option
 }
 
 // forwardedRunFlags are the run flags the guest's nsperf gets as they were given.
-var forwardedRunFlags = []string{"runs", "max-runs", "duration", "omit", "alpha", "min-change", "cv-limit", "aa"}
+var forwardedRunFlags = []string{"runs", "max-runs", "duration", "omit", "alpha", "min-change", "cv-limit", "aa", "idle-wait"}
 
 // runInVM runs the scenario in a guest on each --kernel (kernels.Run): one kernel is a run
 // like any other, two an A/B run.
