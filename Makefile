@@ -31,7 +31,7 @@ run: deps build
 # Unit tests, root integration tests (real namespaces and iperf3), and a short fuzz of each
 # parser. -p 1: the integration tests measure, so they do not share the CPUs with each other.
 test: deps lint models-check
-	$(GO) test -count=1 -p 1 ./...
+	$(GO) test -count=1 -p 1 -timeout 30m ./...
 	$(MAKE) fuzz FUZZTIME=$(TESTFUZZ)
 
 # N short A/A runs and the token-bucket check: the false-alarm rate and whether the tbf's

@@ -58,12 +58,19 @@ func busiest(before, after procstat.Snapshot, pinned []int) (cpu int, share floa
 
 // waitIdle waits until no pinned CPU is busier than the gate allows, saying so on progress
 // while it waits; busy says how busy the machine still was when the limit ended the wait.
+// After a round that began busy, the next ones look once and do not wait again until a look
+// finds the CPUs idle: a machine busy for good would cost the limit every round, for nothing.
 func (m *measurement) waitIdle(pinned []int) (waited time.Duration, busy string) {
 	g := m.opt.Idle
 	if g.Limit < 0 || len(pinned) == 0 {
 		return 0, ""
 	}
-	said := false
+	limit := g.Limit
+	if m.stillBusy {
+		limit = g.Window
+	}
+	said := m.stillBusy
+	defer func() { m.stillBusy = busy != "" }()
 	for {
 		before := m.opt.Machine.CPUTimes()
 		select {
@@ -76,8 +83,8 @@ func (m *measurement) waitIdle(pinned []int) (waited time.Duration, busy string)
 			return waited, ""
 		}
 		waited += g.Window
-		if waited >= g.Limit {
-			return waited, fmt.Sprintf("CPU %d %.0f%% busy with other work after waiting %s", cpu, 100*share, g.Limit)
+		if waited >= limit {
+			return waited, fmt.Sprintf("CPU %d %.0f%% busy with other work after waiting %s", cpu, 100*share, waited)
 		}
 		if !said {
 			fmt.Fprintf(m.progress, "waiting: CPU %d is %.0f%% busy with other work; the round begins when every pinned CPU is below %.0f%% (at most %s)\n", cpu, 100*share, 100*g.MaxBusy, g.Limit)

@@ -536,6 +536,10 @@ func TestLoopIdleGate(t *testing.T) {
 	if s := r.Cases[0].Samples[0]; !strings.Contains(s.BusyAtStart, "CPU 1 90% busy with other work after waiting 5ms") {
 		t.Errorf("busy at start: %q", s.BusyAtStart)
 	}
+	// A machine busy for good costs the limit once: the next round looks once and goes on.
+	if s := r.Cases[0].Samples[len(r.Cases[0].Samples)-1]; s.BusyAtStart == "" || s.IdleWaitSeconds > 0.002 {
+		t.Errorf("second round: waited %gs, busy %q", s.IdleWaitSeconds, s.BusyAtStart)
+	}
 	if d := strings.Join(r.Diagnose(), "\n"); !strings.Contains(d, "noise: 2 rounds began on a busy machine") {
 		t.Errorf("diagnostics:\n%s", d)
 	}
@@ -558,6 +562,7 @@ func TestIdleGateForReal(t *testing.T) {
 	hog.Process.Kill()
 	hog.Wait()
 	m.opt.Idle.Limit = 30 * time.Second // a shared machine has quiet moments within it
+	m.stillBusy = false                 // a gate that has not given up on this machine
 	if waited, busy := m.waitIdle([]int{0, 1}); busy != "" {
 		t.Errorf("after the busy loop: still busy after %s: %s", waited, busy)
 	}

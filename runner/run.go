@@ -315,6 +315,8 @@ type measurement struct {
 	drifts                       []string
 	started                      time.Time
 	firstSample                  time.Time // when the first tool run began
+	// stillBusy: the last round began on CPUs busy with other work after the idle gate's limit.
+	stillBusy bool
 }
 
 func newMeasurement(ctx context.Context, s *scenarios.Scenario, opt Options, policy results.Policy, journal *results.Journal, r *results.Result, cases int) *measurement {
