@@ -18,8 +18,8 @@ const module = "github.com/nsperf/nsperf/"
 // guests, the history and the tools' drivers; the engine and HTML; the A/B of two kernels;
 // the command line.
 var layers = [][]string{
-	{"internal/csvtext", "internal/envinfo", "internal/mwu", "internal/syscheck", "internal/netnsx", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
-	{"knobs", "internal/testenv"},
+	{"internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"knobs", "internal/testenv", "internal/syscheck"},
 	{"scenarios"},
 	{"results", "topo/plan"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint"},

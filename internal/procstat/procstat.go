@@ -30,9 +30,13 @@ type Snapshot struct {
 const ClockTicks = 100
 
 // Read takes a snapshot; a machine without /proc/stat gives an empty one.
-func Read() Snapshot {
+func Read() Snapshot { return ReadFile("/proc/stat") }
+
+// ReadFile takes a snapshot from a file in the format of /proc/stat (a test's, or another
+// root's); a missing file gives an empty one.
+func ReadFile(path string) Snapshot {
 	s := Snapshot{PerCPU: map[int]CPU{}}
-	f, err := os.Open("/proc/stat")
+	f, err := os.Open(path)
 	if err != nil {
 		return s
 	}

@@ -6,7 +6,6 @@
 package syscheck
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nsperf/nsperf/internal/procstat"
 )
 
 // Item is one fact of the machine: what it is, and whether it helps measuring.
@@ -264,34 +265,15 @@ func (c checker) thp() Item {
 
 func (c checker) steal() Item {
 	it := Item{Name: "steal time", OK: true, Value: "not exposed"}
-	f, err := os.Open(filepath.Join(c.root, "proc", "stat"))
-	if err != nil {
+	all := procstat.ReadFile(filepath.Join(c.root, "proc", "stat")).All
+	if all.Total() == 0 {
 		return it
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 9 || fields[0] != "cpu" {
-			continue
-		}
-		var total, steal uint64
-		for i, v := range fields[1:9] {
-			n, _ := strconv.ParseUint(v, 10, 64)
-			total += n
-			if i == 7 {
-				steal = n
-			}
-		}
-		if total == 0 {
-			return it
-		}
-		pct := 100 * float64(steal) / float64(total)
-		it.Value = fmt.Sprintf("%.1f%% since boot", pct)
-		if pct >= 1 {
-			it.OK = false
-			it.Advice = "the hypervisor gives this VM's CPUs to others: measure on a dedicated host, and read the noise lines"
-		}
+	pct := 100 * float64(all.Steal) / float64(all.Total())
+	it.Value = fmt.Sprintf("%.1f%% since boot", pct)
+	if pct >= 1 {
+		it.OK = false
+		it.Advice = "the hypervisor gives this VM's CPUs to others: measure on a dedicated host, and read the noise lines"
 	}
 	return it
 }
