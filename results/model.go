@@ -119,6 +119,31 @@ type VMInfo struct {
 	// first measurement: boot, module loading and the topology's build.
 	FirstSampleSeconds float64 `json:"first_sample_seconds,omitempty"`
 	Warning            string  `json:"warning,omitempty"` // e.g. why KVM was not used
+	// TCGThreads is TCG's threading (multi: one host thread per vCPU); "" under KVM.
+	TCGThreads string `json:"tcg_threads,omitempty"`
+	// Pinning is where QEMU's threads ran on the host; nil when they were not pinned
+	// (--vm-pin=false).
+	Pinning *VMPinning `json:"pinning,omitempty"`
+}
+
+// VMPinning is where a guest's QEMU threads were allowed to run on the host.
+type VMPinning struct {
+	// VCPUs is each vCPU's host thread (QMP query-cpus-fast) and its host CPUs.
+	VCPUs []VCPUPin `json:"vcpus"`
+	// OtherCPUs are the host CPUs of QEMU's other threads (main loop, I/O, RCU): CPUs no vCPU
+	// runs on. Empty when every allowed CPU runs a vCPU: the other threads were left alone.
+	OtherCPUs    []int `json:"other_cpus,omitempty"`
+	OtherThreads int   `json:"other_threads"`
+	// PausedCPUs is where the vCPU threads wait while an A/B run pauses the guest: OtherCPUs,
+	// or empty when there are none (a paused vCPU uses no CPU, but stays where it was).
+	PausedCPUs []int `json:"paused_cpus,omitempty"`
+}
+
+// VCPUPin is one vCPU's host thread and the host CPUs it may run on.
+type VCPUPin struct {
+	VCPU     int   `json:"vcpu"`
+	ThreadID int   `json:"thread_id"`
+	CPUs     []int `json:"cpus"`
 }
 
 // KernelImage is a kernel image as its boot header identifies it.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/knobs"
 )
 
@@ -311,8 +312,32 @@ func DescribeVM(r *Result) string {
 	if v.FirstSampleSeconds > 0 {
 		first = fmt.Sprintf(", first measurement after %.1f s", v.FirstSampleSeconds)
 	}
-	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s%s",
-		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, strings.ToUpper(v.Accel), v.CPUs, v.MemoryMB, v.BootSeconds, first)
+	accel := strings.ToUpper(v.Accel)
+	if v.TCGThreads != "" {
+		accel += " (" + v.TCGThreads + "-threaded)"
+	}
+	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s%s; %s",
+		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, accel, v.CPUs, v.MemoryMB, v.BootSeconds, first, DescribePinning(v.Pinning))
+}
+
+// DescribePinning says where a guest's QEMU threads ran on the host.
+func DescribePinning(p *VMPinning) string {
+	if p == nil {
+		return "vCPUs not pinned: the host scheduler placed QEMU's threads"
+	}
+	var vcpus []string
+	for _, v := range p.VCPUs {
+		vcpus = append(vcpus, fmt.Sprintf("vCPU %d on host CPU %s", v.VCPU, procstat.FormatCPUList(v.CPUs)))
+	}
+	s := "pinned: " + strings.Join(vcpus, ", ")
+	if len(p.OtherCPUs) == 0 {
+		return s + fmt.Sprintf("; QEMU's %d other threads unpinned (every CPU runs a vCPU)", p.OtherThreads)
+	}
+	s += fmt.Sprintf("; QEMU's %d other threads on CPU %s", p.OtherThreads, procstat.FormatCPUList(p.OtherCPUs))
+	if len(p.PausedCPUs) > 0 {
+		s += fmt.Sprintf("; paused vCPUs wait on CPU %s", procstat.FormatCPUList(p.PausedCPUs))
+	}
+	return s
 }
 
 // DescribeTurns sums up an A/B run's schedule: how many turns each kernel took while the

@@ -1,46 +1,92 @@
 #!/usr/bin/env bash
-# make calibrate: N short A/A runs (the free state against a copy of itself) and the
-# token-bucket check; prints the run-level false-alarm rate and whether the change a token
-# bucket at half the measured rate must cause lies inside the reported 95% CI.
+# make calibrate: how often nsperf cries wolf, and how noisy a state is.
+#
+# MODE=host (default): N short A/A runs (the free state against a copy of itself), then the
+# token-bucket check: whether the change a token bucket at half the measured rate must cause
+# lies inside the reported 95% CI.
+# MODE=guest: the same A/A runs, each in a guest on KERNEL (default: the test kernel,
+# scripts/test-kernel.sh), then N A/B runs of that kernel against itself (two guests taking
+# turns). PIN=false runs the guests unpinned (--vm-pin=false), for the before/after figures.
+#
+# For each series: the runs that alarmed (exit 1: a gated comparison regressed or improved
+# between identical things) and the throughput CV of each state (median and range over runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20}
+MODE=${MODE:-host}
+PIN=${PIN:-true}
 bin=./bin/nsperf
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-scenario="$dir/calibrate.yaml"
+aa="$dir/calibrate.yaml"
+sed 's/RATE/1gbit/' scripts/calibrate.yaml >"$aa"
 
-# A/A: only the free state, twice (--aa); a run exits 1 when a gated comparison regressed.
-sed 's/RATE/1gbit/' scripts/calibrate.yaml >"$scenario"
-alarms=0
-medians=()
-for i in $(seq 1 "$N"); do
-	rc=0
-	"$bin" run "$scenario" --aa --no-history --out "$dir/aa$i.json" --format csv >"$dir/aa$i.csv" 2>"$dir/aa$i.log" || rc=$?
-	case $rc in
-	0) ;;
-	1) alarms=$((alarms + 1)) ;;
-	*) echo "calibrate: A/A run $i failed (exit $rc):" >&2; tail -5 "$dir/aa$i.log" >&2; exit "$rc" ;;
-	esac
-	# The free state's throughput median (bit/s): csv columns case,workload,metric,unit,state,n,mean,median,...
-	medians+=("$(awk -F, '$2=="tcp4" && $3=="throughput" && $5=="free" {print $8; exit}' "$dir/aa$i.csv")")
-	printf 'A/A run %2d of %d: exit %d\n' "$i" "$N" "$rc"
-done
-median=$(printf '%s\n' "${medians[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-echo "A/A: $alarms of $N runs alarmed (false-alarm rate $(awk -v a="$alarms" -v n="$N" 'BEGIN {printf "%.0f%%", 100*a/n}'); a sound method alarms in at most 5%)"
+# series NAME ARGS...: N runs of nsperf run ARGS; prints each run's exit, then the alarms and
+# the CV per state of the tcp4 throughput.
+series() {
+	local name=$1 alarms=0 rc i
+	shift
+	: >"$dir/cv"
+	for i in $(seq 1 "$N"); do
+		rc=0
+		"$bin" run "$@" --no-history --out "$dir/r.json" --format csv >"$dir/r.csv" 2>"$dir/r.log" || rc=$?
+		case $rc in
+		0) ;;
+		1) alarms=$((alarms + 1)) ;;
+		*) echo "calibrate: $name run $i failed (exit $rc):" >&2; tail -5 "$dir/r.log" >&2; exit "$rc" ;;
+		esac
+		# csv columns: case,workload,metric,unit,state,n,mean,median,median_lo,median_hi,stddev,cv,...
+		awk -F, '$2=="tcp4" && $3=="throughput" {print $5, $12, $8}' "$dir/r.csv" >>"$dir/cv"
+		printf '%s run %2d of %d: exit %d\n' "$name" "$i" "$N" "$rc"
+	done
+	echo "$name: $alarms of $N runs alarmed (false-alarm rate $(awk -v a="$alarms" -v n="$N" 'BEGIN {printf "%.0f%%", 100*a/n}'); a sound method alarms in at most 5%)"
+	sort -k1,1 -k2,2g "$dir/cv" | awk -v name="$name" '
+		function flush() { if (n) printf "%s: %s throughput CV median %.1f%% (%.1f-%.1f%% over %d runs)\n", name, state, 100*v[int((n+1)/2)], 100*v[1], 100*v[n], n }
+		$1 != state { flush(); state = $1; n = 0 }
+		{ v[++n] = $2 }
+		END { flush() }'
+}
 
-# The token bucket at half the free median: the change must lie in the CI.
-rate=$(awk -v m="$median" 'BEGIN {printf "%dmbit", m/2/1e6}')
-sed "s/RATE/$rate/" scripts/calibrate.yaml >"$scenario"
-rc=0
-"$bin" run "$scenario" --no-history --out "$dir/tbf.json" --format csv >"$dir/tbf.csv" 2>"$dir/tbf.log" || rc=$?
-if [ "$rc" -gt 1 ]; then
-	echo "calibrate: tbf run failed (exit $rc):" >&2; tail -5 "$dir/tbf.log" >&2; exit "$rc"
-fi
-awk -F, -v rate="$rate" -v free="$median" '
-	$2=="tcp4" && $3=="throughput" && $5=="capped" {
-		expected = (rate+0)*1e6 / free - 1
-		printf "tbf at %s (half the free median %.3f Gbit/s): change %+.1f%% [%+.1f%%, %+.1f%%] %s; the cap alone predicts %+.1f%%: %s\n",
-			rate, free/1e9, 100*$(NF-4), 100*$(NF-3), 100*$(NF-2), $NF, 100*expected,
-			(expected >= $(NF-3) && expected <= $(NF-2)) ? "inside the CI" : "OUTSIDE the CI"
-	}' "$dir/tbf.csv"
+host() {
+	series "A/A" "$aa" --aa
+	local median rc=0
+	median=$(awk '$1=="free" {print $3}' "$dir/cv" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+	# The token bucket at half the free median: the change must lie in the CI.
+	local rate
+	rate=$(awk -v m="$median" 'BEGIN {printf "%dmbit", m/2/1e6}')
+	sed "s/RATE/$rate/" scripts/calibrate.yaml >"$dir/tbf.yaml"
+	"$bin" run "$dir/tbf.yaml" --no-history --out "$dir/tbf.json" --format csv >"$dir/tbf.csv" 2>"$dir/tbf.log" || rc=$?
+	if [ "$rc" -gt 1 ]; then
+		echo "calibrate: tbf run failed (exit $rc):" >&2; tail -5 "$dir/tbf.log" >&2; exit "$rc"
+	fi
+	awk -F, -v rate="$rate" -v free="$median" '
+		$2=="tcp4" && $3=="throughput" && $5=="capped" {
+			expected = (rate+0)*1e6 / free - 1
+			printf "tbf at %s (half the free median %.3f Gbit/s): change %+.1f%% [%+.1f%%, %+.1f%%] %s; the cap alone predicts %+.1f%%: %s\n",
+				rate, free/1e9, 100*$(NF-4), 100*$(NF-3), 100*$(NF-2), $NF, 100*expected,
+				(expected >= $(NF-3) && expected <= $(NF-2)) ? "inside the CI" : "OUTSIDE the CI"
+		}' "$dir/tbf.csv"
+}
+
+guest() {
+	local kernel=${KERNEL:-} modules=${MODULES:-}
+	if [ -z "$kernel" ]; then
+		bash scripts/test-kernel.sh /var/cache/nsperf-test-kernel
+		kernel=$(ls /var/cache/nsperf-test-kernel/root/boot/vmlinuz-* | head -1)
+		modules=/var/cache/nsperf-test-kernel/root
+	fi
+	local vm=(--kernel "$kernel" --vm-pin="$PIN")
+	[ -z "$modules" ] || vm+=(--modules "$modules")
+	echo "guest: $kernel, --vm-pin=$PIN"
+	series "guest A/A" "$aa" --aa "${vm[@]}"
+	# A/B of one kernel against itself: only the free state, in two guests taking turns.
+	sed '/- name: capped/,/tbf:/d' "$aa" >"$dir/ab.yaml"
+	vm+=(--kernel "$kernel")
+	series "guest A/B, same kernel" "$dir/ab.yaml" "${vm[@]}"
+}
+
+case $MODE in
+host) host ;;
+guest) guest ;;
+*) echo "calibrate: MODE=$MODE: want host or guest" >&2; exit 2 ;;
+esac

@@ -57,6 +57,7 @@ type Machine struct {
 	phase   string // the last progress word of /init: booted, modules loaded, running
 	phaseAt map[string]time.Time
 	phaseCh chan string
+	pinning *results.VMPinning // set by Pin
 }
 
 // Exchange is the directory the guest shares with the host (its GuestDir).
@@ -77,7 +78,7 @@ func (c Config) qmpSocket() string { return filepath.Join(c.Dir, "qmp.sock") }
 func (c Config) args() []string {
 	a := []string{
 		"-name", "nsperf-" + filepath.Base(c.Dir), // nsperf cleanup finds a killed run's QEMU by it
-		"-accel", c.Accel,
+		"-accel", c.accelArg(),
 		"-m", strconv.Itoa(c.MemoryMB),
 		"-smp", strconv.Itoa(c.CPUs),
 		"-kernel", c.Image.Path,
@@ -97,6 +98,15 @@ func (c Config) args() []string {
 		a = append(a, "-S")
 	}
 	return a
+}
+
+// accelArg is -accel's value. TCG is asked for one host thread per vCPU by name (thread=multi,
+// QEMU's default for an x86 guest on an x86 host): that is what lets each vCPU be pinned.
+func (c Config) accelArg() string {
+	if c.Accel == AccelTCG {
+		return AccelTCG + ",thread=multi"
+	}
+	return c.Accel
 }
 
 // Start starts QEMU. It returns once QMP answers; the guest boots on (or waits for Cont
@@ -285,11 +295,21 @@ func (m *Machine) qmpRun(command string) error {
 }
 
 // Pause stops the guest's vCPUs (QMP stop): the guest uses no CPU until Cont, and its clock
-// stands still.
-func (m *Machine) Pause() error { return m.qmpRun("stop") }
+// stands still. A pinned guest's vCPU threads then wait on the CPUs that measure nothing.
+func (m *Machine) Pause() error {
+	if err := m.qmpRun("stop"); err != nil {
+		return err
+	}
+	return m.parkVCPUs(true)
+}
 
-// Cont lets a paused guest run on (QMP cont).
-func (m *Machine) Cont() error { return m.qmpRun("cont") }
+// Cont lets a paused guest run on (QMP cont), its vCPU threads back on their own CPUs.
+func (m *Machine) Cont() error {
+	if err := m.parkVCPUs(false); err != nil {
+		return err
+	}
+	return m.qmpRun("cont")
+}
 
 // Exited is closed when QEMU has exited.
 func (m *Machine) Exited() <-chan struct{} { return m.exited }

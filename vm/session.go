@@ -50,6 +50,9 @@ type Options struct {
 	// must exist, Optional ones are loaded when the tree has them.
 	Required, Optional []string
 	Progress           io.Writer
+	// Pin pins each vCPU thread to a host CPU and QEMU's other threads to the CPUs left
+	// (PlanPinning).
+	Pin bool
 }
 
 // Defaults.
@@ -85,6 +88,7 @@ type guest struct {
 	info    results.VMInfo
 	lock    *os.File
 	started time.Time
+	pin     *PinPlan // nil: not pinned
 }
 
 // Session is the guests of one run, booted and running their commands.
@@ -135,13 +139,27 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	default:
 		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
 	}
+	var pin *PinPlan
+	if opt.Pin {
+		allowed, err := AllowedCPUs()
+		if err != nil {
+			return s, err
+		}
+		plan := PlanPinning(allowed, opt.CPUs)
+		plan.Park = len(opt.Kernels) > 1
+		pin = &plan
+	}
 	for i, k := range opt.Kernels {
 		g, err := s.prepare(i, k)
 		if err != nil {
 			return s, err
 		}
 		g.info = results.VMInfo{Accel: accel, CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
+		if accel == AccelTCG {
+			g.info.TCGThreads = "multi"
+		}
 		g.cfg.Accel = accel
+		g.pin = pin
 		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB)
 		if err := g.start(); err != nil {
 			return s, err
@@ -157,6 +175,7 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 			warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG", kvmProbeTimeout)
 			fmt.Fprintf(opt.Progress, "vm %s: %s\n", g.cfg.Name, warning)
 			g.cfg.Accel, g.info.Accel, g.info.Warning = accel, accel, warning
+			g.info.TCGThreads = "multi"
 			if err := g.start(); err != nil {
 				return s, err
 			}
@@ -243,7 +262,19 @@ func (g *guest) start() error {
 		return err
 	}
 	g.m = m
-	return os.WriteFile(filepath.Join(g.cfg.Dir, "qemu.pid"), []byte(strconv.Itoa(m.PID())+"\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(g.cfg.Dir, "qemu.pid"), []byte(strconv.Itoa(m.PID())+"\n"), 0o644); err != nil {
+		return err
+	}
+	if g.pin == nil {
+		return nil
+	}
+	p, err := m.Pin(*g.pin)
+	if err != nil {
+		return err
+	}
+	g.info.Pinning = p
+	fmt.Fprintf(g.cfg.Progress, "vm %s: %s\n", g.cfg.Name, results.DescribePinning(p))
+	return nil
 }
 
 // Wait waits for every guest's command to end and the guest to power off, and collects

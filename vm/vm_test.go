@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -423,5 +424,37 @@ func TestGateIsTheHosts(t *testing.T) {
 	}
 	if !strings.Contains(InitScript([]string{"x"}), "mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "+gateTag+" /host"+GuestGateDir) {
 		t.Error("/init does not mount the gate read-only")
+	}
+}
+
+func TestPlanPinning(t *testing.T) {
+	for _, tc := range []struct {
+		allowed []int
+		vcpus   int
+		want    PinPlan
+	}{
+		// Fewer vCPUs than CPUs: the last CPUs run vCPUs, the first ones QEMU's other threads.
+		{[]int{0, 1}, 1, PinPlan{VCPUs: [][]int{{1}}, Other: []int{0}}},
+		{[]int{0, 1, 2, 3}, 2, PinPlan{VCPUs: [][]int{{2}, {3}}, Other: []int{0, 1}}},
+		{[]int{2, 5, 7}, 1, PinPlan{VCPUs: [][]int{{7}}, Other: []int{2, 5}}},
+		// As many: one each, nothing free for the other threads.
+		{[]int{0, 1}, 2, PinPlan{VCPUs: [][]int{{0}, {1}}}},
+		// More: in turn.
+		{[]int{0, 1}, 3, PinPlan{VCPUs: [][]int{{0}, {1}, {0}}}},
+		{nil, 2, PinPlan{}},
+	} {
+		got := PlanPinning(tc.allowed, tc.vcpus)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("PlanPinning(%v, %d) = %+v, want %+v", tc.allowed, tc.vcpus, got, tc.want)
+		}
+	}
+}
+
+func TestAccelArg(t *testing.T) {
+	if got := (Config{Accel: AccelTCG}).accelArg(); got != "tcg,thread=multi" {
+		t.Errorf("tcg: %q", got)
+	}
+	if got := (Config{Accel: AccelKVM}).accelArg(); got != "kvm" {
+		t.Errorf("kvm: %q", got)
 	}
 }

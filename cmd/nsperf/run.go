@@ -120,7 +120,7 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 	switch {
 	case len(vf.kernels) == 0 && len(rf.labels) > 1:
 		return nil, usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
-	case len(vf.kernels) == 0 && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel")):
+	case len(vf.kernels) == 0 && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-pin")):
 		return nil, usageError{errors.New("--modules and --vm-* need --kernel: they describe the guest")}
 	case len(rf.labels) == 1 && len(vf.kernels) < 2:
 		rf.opt.Label = rf.labels[0]

@@ -23,6 +23,7 @@ type vmFlags struct {
 	kernels, modules []string
 	cpus, memoryMB   int
 	accel            string
+	pin              bool
 	bootTimeout      time.Duration
 	gate             string // hidden: the guest side of an A/B run
 }
@@ -41,6 +42,7 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 	fs.IntVar(&f.cpus, "vm-cpus", 0, cpusHelp)
 	fs.IntVar(&f.memoryMB, "vm-memory", vm.DefaultMemoryMB, "guest memory in MiB")
 	fs.StringVar(&f.accel, "vm-accel", "auto", "auto (KVM when it boots a guest, else TCG), kvm or tcg")
+	fs.BoolVar(&f.pin, "vm-pin", true, "pin each vCPU thread to a host CPU, and QEMU's other threads to the CPUs no vCPU runs on (--vm-pin=false: leave them to the host scheduler)")
 	fs.DurationVar(&f.bootTimeout, "boot-timeout", vm.DefaultBootTimeout, "how long the guest may take from QEMU's start to running nsperf")
 	fs.StringVar(&f.gate, "vm-gate", "", "")
 	_ = fs.MarkHidden("vm-gate")
@@ -106,7 +108,7 @@ func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Option
 	if err != nil {
 		return vm.Options{}, fmt.Errorf("the nsperf binary to run in the guest: %w", err)
 	}
-	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}}, nil
+	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}}, nil
 }
 
 // forwardedRunFlags are the run flags the guest's nsperf gets as they were given.

@@ -10,11 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo"
@@ -72,6 +75,7 @@ func noGuestLeft(t *testing.T) {
 func TestVMRun(t *testing.T) {
 	image, modules := guestTest(t)
 	out := filepath.Join(t.TempDir(), "r.json")
+	watch := watchAffinity(t)
 	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -81,6 +85,12 @@ func TestVMRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := r.Environment
+	// Pinned (the default), with multi-threaded TCG: one vCPU on the last CPU this test may
+	// use, QEMU's other threads on the rest; what the kernel enforced is what was recorded.
+	watch.checkPinning(t, false, env.VM.Pinning)
+	if env.VM.TCGThreads != "multi" || !strings.Contains(stdout, "TCG (multi-threaded)") || !strings.Contains(stdout, "pinned: vCPU 0 on host CPU") {
+		t.Errorf("tcg threads %q, table:\n%s", env.VM.TCGThreads, stdout)
+	}
 	if !strings.HasPrefix(env.KernelRelease, "6.1.") || env.VM == nil || env.VM.Accel != "tcg" || env.VM.CPUs != 1 ||
 		env.VM.Image.Path != image || len(env.VM.Image.SHA256) != 64 || !strings.Contains(env.VM.QEMU, ".") || !slices.Contains(env.VM.Loaded, "veth") {
 		t.Errorf("environment: kernel %q, vm %+v", env.KernelRelease, env.VM)
@@ -156,6 +166,7 @@ func TestVMKernelsAB(t *testing.T) {
 	image, modules := guestTest(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
 	db := filepath.Join(t.TempDir(), "h.db")
+	watch := watchAffinity(t)
 	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
 		"--runs", "5", "--alpha", "0.01", "--label", "base", "--label", "patched", "--db", db, "--out", out)
 	if code != 0 {
@@ -165,6 +176,15 @@ func TestVMKernelsAB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both guests pinned alike; a paused guest's vCPU waited on the CPUs that measure nothing.
+	var pins []*results.VMPinning
+	for _, k := range r.Kernels {
+		if k.Environment.VM == nil {
+			t.Fatalf("kernel %s: no vm", k.Label)
+		}
+		pins = append(pins, k.Environment.VM.Pinning)
+	}
+	watch.checkPinning(t, true, pins...)
 	if len(r.Kernels) != 2 || r.Kernels[0].Label != "base" || r.Kernels[1].Label != "patched" || r.Kernels[0].RunID == r.Kernels[1].RunID {
 		t.Fatalf("kernels: %d", len(r.Kernels))
 	}
@@ -526,5 +546,109 @@ func TestVMKernelBuildTree(t *testing.T) {
 	}
 	if after, _ := filepath.Glob(filepath.Join(os.TempDir(), "nsperf-kdir-*")); len(after) != len(tmps) {
 		t.Errorf("installed modules left behind: %v", after)
+	}
+}
+
+// affinityWatch reads, every 50 ms while a guest test runs, the Cpus_allowed_list of every
+// thread of every QEMU nsperf started (/proc/PID/task/TID/status): what the kernel enforced,
+// to hold against what the result recorded.
+type affinityWatch struct {
+	mu   sync.Mutex
+	seen map[int][]string // thread id -> the distinct lists seen, in order
+	last map[int]string
+	stop chan struct{}
+	done chan struct{}
+}
+
+func watchAffinity(t *testing.T) *affinityWatch {
+	w := &affinityWatch{seen: map[int][]string{}, last: map[int]string{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for {
+			w.look()
+			select {
+			case <-w.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(w.end)
+	return w
+}
+
+func (w *affinityWatch) look() {
+	pids, _ := filepath.Glob(filepath.Join(vm.Dir(), "vm-*", "qemu.pid"))
+	for _, f := range pids {
+		pid, _ := os.ReadFile(f)
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strings.TrimSpace(string(pid)), "task", "*", "status"))
+		for _, status := range tasks {
+			data, err := os.ReadFile(status)
+			if err != nil {
+				continue
+			}
+			tid, _ := strconv.Atoi(filepath.Base(filepath.Dir(status)))
+			for _, line := range strings.Split(string(data), "\n") {
+				if list, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+					list = strings.TrimSpace(list)
+					w.mu.Lock()
+					if w.last[tid] != list {
+						w.seen[tid] = append(w.seen[tid], list)
+					}
+					w.last[tid] = list
+					w.mu.Unlock()
+				}
+			}
+		}
+	}
+}
+
+func (w *affinityWatch) end() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+}
+
+// checkPinning holds the recorded pinning against what the watch saw: each vCPU thread's
+// last list is its CPUs, every other thread's is the other CPUs; with parked set, each vCPU
+// thread was also seen waiting on the paused CPUs.
+func (w *affinityWatch) checkPinning(t *testing.T, parked bool, pins ...*results.VMPinning) {
+	t.Helper()
+	w.end()
+	isVCPU := map[int]bool{}
+	for _, p := range pins {
+		if p == nil || len(p.VCPUs) == 0 {
+			t.Fatalf("no pinning recorded: %+v", p)
+		}
+		for _, v := range p.VCPUs {
+			isVCPU[v.ThreadID] = true
+		}
+	}
+	for _, p := range pins {
+		w.checkGuest(t, p, parked, isVCPU)
+	}
+}
+
+func (w *affinityWatch) checkGuest(t *testing.T, p *results.VMPinning, parked bool, isVCPU map[int]bool) {
+	t.Helper()
+	for _, v := range p.VCPUs {
+		want := procstat.FormatCPUList(v.CPUs)
+		if got := w.last[v.ThreadID]; got != want {
+			t.Errorf("vCPU %d thread %d: Cpus_allowed_list %q (seen %v), recorded %q", v.VCPU, v.ThreadID, got, w.seen[v.ThreadID], want)
+		}
+		if parked && !slices.Contains(w.seen[v.ThreadID], procstat.FormatCPUList(p.PausedCPUs)) {
+			t.Errorf("vCPU %d thread %d never waited on CPU %v while paused: seen %v", v.VCPU, v.ThreadID, p.PausedCPUs, w.seen[v.ThreadID])
+		}
+	}
+	if len(w.last) == 0 {
+		t.Fatal("the watch saw no QEMU thread")
+	}
+	for tid, got := range w.last {
+		if !isVCPU[tid] && len(p.OtherCPUs) > 0 && got != procstat.FormatCPUList(p.OtherCPUs) {
+			t.Errorf("QEMU thread %d: Cpus_allowed_list %q, recorded other threads on %v", tid, got, p.OtherCPUs)
+		}
 	}
 }

@@ -29,7 +29,7 @@ type Item struct {
 // Check reads the items below root for the CPUs the tools are pinned to (nil: every CPU).
 // kvmHung is the file (below root) that holds the boot id of a boot in which a KVM guest hung.
 func Check(root string, pinned []int, kvmHung string) []Item {
-	c := checker{root: root, online: cpuList(read(root, "sys/devices/system/cpu/online")), kvmHung: kvmHung}
+	c := checker{root: root, online: procstat.ParseCPUList(read(root, "sys/devices/system/cpu/online")), kvmHung: kvmHung}
 	if len(pinned) == 0 {
 		pinned = c.online
 	}
@@ -52,28 +52,6 @@ func read(root, path string) string {
 }
 
 func (c checker) read(path string) string { return read(c.root, path) }
-
-// cpuList parses a kernel CPU list ("0-3,8").
-func cpuList(s string) []int {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil {
-				continue
-			}
-		}
-		for n := a; n <= b && n-a < 4096; n++ {
-			out = append(out, n)
-		}
-	}
-	return out
-}
 
 func list(cpus []int) string {
 	s := make([]string, len(cpus))
@@ -159,7 +137,7 @@ func (c checker) smt() Item {
 		it.Value = "on"
 		// Two pinned CPUs that are siblings share a core.
 		for _, cpu := range c.pinned {
-			siblings := cpuList(c.read(fmt.Sprintf("sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu)))
+			siblings := procstat.ParseCPUList(c.read(fmt.Sprintf("sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu)))
 			for _, s := range siblings {
 				if s != cpu && slices.Contains(c.pinned, s) {
 					it.OK = false
@@ -200,7 +178,7 @@ func (c checker) irqs() Item {
 		if err != nil {
 			continue
 		}
-		for _, cpu := range cpuList(strings.TrimSpace(string(data))) {
+		for _, cpu := range procstat.ParseCPUList(strings.TrimSpace(string(data))) {
 			if slices.Contains(c.pinned, cpu) {
 				on++
 				break
@@ -228,7 +206,7 @@ func (c checker) isolation() Item {
 		if i := strings.Index(cmdline, " "+k+"="); i >= 0 {
 			v, _, _ := strings.Cut(cmdline[i+len(k)+2:], " ")
 			found = append(found, k+"="+v)
-			isolated[k] = cpuList(v) // flags such as "domain" or "managed_irq" are not CPUs: skipped
+			isolated[k] = procstat.ParseCPUList(v) // flags such as "domain" or "managed_irq" are not CPUs: skipped
 		}
 	}
 	if len(found) == 0 {

@@ -29,9 +29,3 @@ func TestSiblingsPinned(t *testing.T) {
 	}
 }
 
-func TestCPUList(t *testing.T) {
-	got := cpuList("0-2,5,domain,7-8")
-	if want := []int{0, 1, 2, 5, 7, 8}; len(got) != len(want) {
-		t.Fatalf("cpuList: %v", got)
-	}
-}

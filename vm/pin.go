@@ -1,0 +1,161 @@
+package vm
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// Pinning keeps each vCPU on one host CPU, as NIPA's qemu_pin.py and virtme-ng's --pin do: a
+// vCPU thread the host scheduler moves between CPUs measures the moves along with the
+// kernel. QEMU's other threads (main loop, 9p and block I/O workers, RCU) go to the CPUs no
+// vCPU runs on, when there are any; threads QEMU starts later inherit the main thread's CPUs.
+
+// PinPlan is where one guest's threads may run: vCPU i on VCPUs[i], the others on Other.
+type PinPlan struct {
+	VCPUs [][]int
+	Other []int // empty: every allowed CPU runs a vCPU, the other threads are left alone
+	// Park moves the vCPU threads to Other while the guest is paused (an A/B run's other
+	// guest measures meanwhile).
+	Park bool
+}
+
+// PlanPinning places vcpus vCPUs on the host CPUs nsperf may use. Fewer vCPUs than CPUs take
+// the last ones (CPU 0 does most of the host's housekeeping and interrupts) and leave the
+// rest to QEMU's other threads; as many or more take one CPU each, in turn.
+func PlanPinning(allowed []int, vcpus int) PinPlan {
+	var p PinPlan
+	if len(allowed) == 0 || vcpus <= 0 {
+		return p
+	}
+	if vcpus < len(allowed) {
+		free := len(allowed) - vcpus
+		for i := 0; i < vcpus; i++ {
+			p.VCPUs = append(p.VCPUs, []int{allowed[free+i]})
+		}
+		p.Other = slices.Clone(allowed[:free])
+		return p
+	}
+	for i := 0; i < vcpus; i++ {
+		p.VCPUs = append(p.VCPUs, []int{allowed[i%len(allowed)]})
+	}
+	return p
+}
+
+// AllowedCPUs are the host CPUs this process may run on (taskset, cgroup cpusets).
+func AllowedCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("sched_getaffinity: %w", err)
+	}
+	var cpus []int
+	for cpu := 0; cpu < len(set)*64; cpu++ {
+		if set.IsSet(cpu) {
+			cpus = append(cpus, cpu)
+		}
+	}
+	return cpus, nil
+}
+
+// vcpuThreads asks QMP for the host thread of each vCPU, by vCPU index.
+func (m *Machine) vcpuThreads() ([]int, error) {
+	raw, err := m.mon.Run([]byte(`{"execute":"query-cpus-fast"}`))
+	if err != nil {
+		return nil, fmt.Errorf("vm %s: QMP query-cpus-fast: %w", m.cfg.Name, err)
+	}
+	var reply struct {
+		Return []struct {
+			Index  int `json:"cpu-index"`
+			Thread int `json:"thread-id"`
+		} `json:"return"`
+	}
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return nil, fmt.Errorf("vm %s: QMP query-cpus-fast: %w", m.cfg.Name, err)
+	}
+	threads := make([]int, len(reply.Return))
+	for _, c := range reply.Return {
+		if c.Index < 0 || c.Index >= len(threads) || c.Thread <= 0 {
+			return nil, fmt.Errorf("vm %s: QMP query-cpus-fast: vCPU %d on thread %d", m.cfg.Name, c.Index, c.Thread)
+		}
+		threads[c.Index] = c.Thread
+	}
+	return threads, nil
+}
+
+// Pin applies the plan to QEMU's threads (sched_setaffinity; `taskset -pc CPUS TID` does the
+// same) and returns what it did.
+func (m *Machine) Pin(plan PinPlan) (*results.VMPinning, error) {
+	threads, err := m.vcpuThreads()
+	if err != nil {
+		return nil, err
+	}
+	if len(threads) != len(plan.VCPUs) {
+		return nil, fmt.Errorf("vm %s: QEMU has %d vCPU threads, %d planned: with one TCG thread for all vCPUs (thread=single) there is nothing to pin one by one", m.cfg.Name, len(threads), len(plan.VCPUs))
+	}
+	got := &results.VMPinning{OtherCPUs: plan.Other}
+	if plan.Park {
+		got.PausedCPUs = plan.Other
+	}
+	isVCPU := map[int]bool{}
+	for i, tid := range threads {
+		if err := setAffinity(tid, plan.VCPUs[i]); err != nil {
+			return nil, fmt.Errorf("vm %s: pinning vCPU %d (thread %d): %w", m.cfg.Name, i, tid, err)
+		}
+		isVCPU[tid] = true
+		got.VCPUs = append(got.VCPUs, results.VCPUPin{VCPU: i, ThreadID: tid, CPUs: plan.VCPUs[i]})
+	}
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(m.PID()), "task"))
+	if err != nil {
+		return nil, fmt.Errorf("vm %s: QEMU's threads: %w", m.cfg.Name, err)
+	}
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil || isVCPU[tid] {
+			continue
+		}
+		got.OtherThreads++
+		if len(plan.Other) == 0 {
+			continue
+		}
+		// A thread that ended since the listing is no error.
+		if err := setAffinity(tid, plan.Other); err != nil && err != unix.ESRCH {
+			return nil, fmt.Errorf("vm %s: pinning QEMU thread %d: %w", m.cfg.Name, tid, err)
+		}
+	}
+	m.pinning = got
+	return got, nil
+}
+
+// parkVCPUs moves a paused guest's vCPU threads to the CPUs that measure nothing, or back to
+// their own CPUs (park false). Without such CPUs they stay: a paused vCPU waits and uses none.
+func (m *Machine) parkVCPUs(park bool) error {
+	p := m.pinning
+	if p == nil || len(p.PausedCPUs) == 0 {
+		return nil
+	}
+	for _, v := range p.VCPUs {
+		cpus := v.CPUs
+		if park {
+			cpus = p.PausedCPUs
+		}
+		if err := setAffinity(v.ThreadID, cpus); err != nil {
+			return fmt.Errorf("vm %s: moving vCPU %d (thread %d) to CPUs %v: %w", m.cfg.Name, v.VCPU, v.ThreadID, cpus, err)
+		}
+	}
+	return nil
+}
+
+func setAffinity(tid int, cpus []int) error {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	return unix.SchedSetaffinity(tid, &set)
+}
