@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./topo/runstate
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
 	$(GO) test -run '^$$' -fuzz '^FuzzParseImage$$' -fuzztime $(FUZZTIME) ./vm
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/netstat
 	$(GO) test -run '^$$' -fuzz '^FuzzModulesDep$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzExitFile$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzParseResult$$' -fuzztime $(FUZZTIME) ./results
@@ -56,6 +57,7 @@ fuzz:
 bench: deps
 	$(GO) test -run '^$$' -bench 'BuildTeardown' -benchtime 50x ./topo/
 	NSPERF_BENCH_1024=1 $(GO) test -run '^$$' -bench 'Sizes|ApplyState' -benchtime 1x ./topo/
+	$(GO) test -run '^$$' -bench 'Counters' -benchtime 200x ./topo/
 	$(GO) test -run '^$$' -bench 'ProcessSweep' -benchtime 2000x ./topo/runstate/
 	$(GO) test -run '^$$' -bench 'FirstSample' -benchtime 3x ./runner/
 	$(GO) test -run '^$$' -bench 'Show10000|Import' -benchtime 10x ./history/

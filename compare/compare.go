@@ -252,7 +252,7 @@ func caseOf(r *results.Result, label string) (results.Case, bool) {
 
 // mergeCase makes one case of the paired states of every side.
 func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy results.Policy) results.Case {
-	out := results.Case{Matrix: cases[0].Matrix, Label: cases[0].Label}
+	out := results.Case{Matrix: cases[0].Matrix, Label: cases[0].Label, BigPackets: cases[0].BigPackets}
 	workloads := commonWorkloads(cases)
 	add := func(c results.Case, state, side, compareTo string) {
 		name := StateName(state, side)
@@ -288,6 +288,7 @@ func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy res
 		}
 	}
 	out.Summaries = results.Summarize(out.Samples, out.States, workloads, policy)
+	results.Explain(&out, policy)
 	for i := range out.Summaries {
 		// Rounds of different runs are not paired: per-round ratios mean nothing here.
 		if c := out.Summaries[i].Comparison; c != nil {

@@ -304,3 +304,42 @@ func TestSystemDifferences(t *testing.T) {
 		t.Errorf("environment:\n%s", env)
 	}
 }
+
+// TestCompareSideMetrics: compare lists the counters that moved between the results' states
+// (across kernels too), from the stored samples' counters.
+func TestCompareSideMetrics(t *testing.T) {
+	a, b := counted("nsp0001", "6.18.44", 100), counted("nsp0002", "6.19.0", 300)
+	rep, err := New([]Side{{Source: "a.json", Result: a}, {Source: "b.json", Result: b}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range rep.Result.Cases {
+		for _, m := range c.SideMetrics {
+			if m.Counter == "ns server TcpExtTCPOFOQueue" && m.State == "off@B" && m.Baseline == "off@A" {
+				found = true
+			}
+			if m.Counter == "client/eth0 tx_packets" {
+				t.Errorf("a counter that did not move is listed: %+v", m)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no side metric for TcpExtTCPOFOQueue off@B vs off@A: %+v", rep.Result.Cases[0].SideMetrics)
+	}
+}
+
+// counted is a result whose samples carry counters: server's TcpExtTCPOFOQueue moves by ofo
+// (plus the round) per sample, client/eth0 sends 1000 packets whatever the state.
+func counted(id, kernel string, ofo uint64) *results.Result {
+	r := result(id, kernel, kernel, scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	for i := range r.Cases[0].Samples {
+		s := &r.Cases[0].Samples[i]
+		s.Counters = &results.Counters{
+			Devices:    map[string]results.DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 64000000}},
+			Namespaces: map[string]map[string]uint64{"server": {"TcpExtTCPOFOQueue": ofo + uint64(s.Round)}},
+		}
+	}
+	r.Recompute()
+	return r
+}

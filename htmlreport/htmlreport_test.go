@@ -313,3 +313,49 @@ func TestMeasuringOrderFollowsTheTurns(t *testing.T) {
 		t.Errorf("the header does not name the default policy")
 	}
 }
+
+// withCounters gives every sample of a result device counters: client/eth0 sends 170 KB
+// packets in "on" (64 KB in "off"), and, when segs is set, server's TcpExtTCPOFOQueue moves
+// three times as much in "on".
+func withCounters(r *results.Result, ofo map[string]uint64) {
+	for ci := range r.Cases {
+		c := &r.Cases[ci]
+		c.BigPackets = "counted (test)"
+		c.States[0].Devices = map[string]map[string]uint64{"client/eth0": {"gso_max_size": 65536}}
+		c.States[1].Devices = map[string]map[string]uint64{"client/eth0": {"gso_max_size": 185000}}
+		for si := range c.Samples {
+			s := &c.Samples[si]
+			size, big := uint64(64000), uint64(0)
+			if s.State == "on" {
+				size, big = 170000, 1000
+			}
+			s.Counters = &results.Counters{
+				Devices:    map[string]results.DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 1000 * size, BigTx: &big}},
+				Namespaces: map[string]map[string]uint64{"server": {"TcpExtTCPOFOQueue": ofo[s.State] + uint64(s.Round)}},
+			}
+		}
+	}
+	r.Recompute()
+}
+
+// TestEvidenceHTML: the report has a section per case with the evidence lines, a plot of the
+// packet size per state and device, and the side metrics.
+func TestEvidenceHTML(t *testing.T) {
+	r := testResult()
+	withCounters(r, map[string]uint64{"off": 100, "on": 300})
+	var out bytes.Buffer
+	if err := Result(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	selfContained(t, page)
+	for _, want := range []string{"[mtu=1500] evidence: packet sizes per state and device", "on: client/eth0 tx 170 KB per packet, 100% above 64 KiB",
+		"bytes per packet, in the direction that carried the data", "side metrics tcp4 on vs off", "ns server TcpExtTCPOFOQueue"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 2*2*2+2 {
+		t.Errorf("%d plots, want the 8 of the metrics and one evidence plot per case", n)
+	}
+}

@@ -145,6 +145,11 @@ func addCases(d *pageData, r *results.Result, colours map[string]color.Color) er
 				d.Sections = append(d.Sections, section{Title: "state " + st.Name + " unavailable", Lines: []line{{"warning", st.Unavailable}}})
 			}
 		}
+		if sec, ok, err := evidenceSection(c); err != nil {
+			return err
+		} else if ok {
+			d.Sections = append(d.Sections, sec)
+		}
 	}
 	var table bytes.Buffer
 	if err := results.Table(&table, r); err != nil {
@@ -332,3 +337,62 @@ type errorPoints []struct{ x, y, low, high float64 }
 func (e errorPoints) Len() int                        { return len(e) }
 func (e errorPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
 func (e errorPoints) YError(i int) (float64, float64) { return e[i].low, e[i].high }
+
+// evidenceSection is what the datapath did: the evidence lines, the side metrics, and a plot
+// of the packet size per state and device.
+func evidenceSection(c results.Case) (section, bool, error) {
+	devices, sizes := results.PacketSizes(c)
+	if len(devices) == 0 {
+		return section{}, false, nil
+	}
+	sec := section{Title: "evidence: packet sizes per state and device"}
+	if c.Label != "" {
+		sec.Title = "[" + c.Label + "] " + sec.Title
+	}
+	if c.BigPackets != "" {
+		sec.Lines = append(sec.Lines, line{"", "big packets " + c.BigPackets})
+	}
+	for _, e := range c.Evidence {
+		class := ""
+		if e.Warning {
+			class = "warning"
+		}
+		sec.Lines = append(sec.Lines, line{class, e.Text})
+	}
+	p := newPlot("bytes per packet, in the direction that carried the data", "KB per packet")
+	var states []string
+	for _, st := range c.States {
+		if sizes[st.Name] != nil {
+			states = append(states, st.Name)
+		}
+	}
+	width := vg.Points(14)
+	palette := []color.Color{color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xff, 0x7f, 0x0e, 0xff}, color.RGBA{0x2c, 0xa0, 0x2c, 0xff},
+		color.RGBA{0xd6, 0x27, 0x28, 0xff}, color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff}}
+	for i, ref := range devices {
+		values := make(plotter.Values, len(states))
+		for k, st := range states {
+			values[k] = sizes[st][ref] / 1e3
+		}
+		bars, err := plotter.NewBarChart(values, width)
+		if err != nil {
+			return sec, false, err
+		}
+		bars.Color = palette[i%len(palette)]
+		bars.LineStyle.Width = 0
+		bars.Offset = width * vg.Length(float64(i)-float64(len(devices)-1)/2)
+		p.Add(bars)
+		p.Legend.Add(ref, bars)
+	}
+	p.NominalX(states...)
+	p.X.Label.Text = "state (64 KiB = 65.5 KB)"
+	fig, err := svg(p, 5.5*vg.Inch, 3.6*vg.Inch)
+	if err != nil {
+		return sec, false, err
+	}
+	sec.Figures = append(sec.Figures, fig)
+	if tables := results.SideMetricTables(c); len(tables) > 0 {
+		sec.Pre = strings.Join(tables, "\n")
+	}
+	return sec, true, nil
+}

@@ -33,6 +33,8 @@ func evaluate(c Case, e scenarios.Expectation) ExpectationResult {
 	}
 	states := statesFor(c, e.State)
 	switch {
+	case e.Value != nil && e.Evidence != "":
+		return evaluateEvidence(c, e, states)
 	case e.Value != nil:
 		r := ExpectationResult{Expectation: fmt.Sprintf("%s %s %s", e.Device, e.Attr, e.Value.Text), State: e.State, Pass: true}
 		var seen []string
@@ -159,4 +161,45 @@ func (r *Result) Notes() []string {
 		}
 	}
 	return out
+}
+
+// evaluateEvidence checks a figure of a device's counters, the mean over each named state's
+// samples (every state when none is named), e.g. that packets above 64 KiB left the device.
+func evaluateEvidence(c Case, e scenarios.Expectation, states map[string]bool) ExpectationResult {
+	r := ExpectationResult{Expectation: fmt.Sprintf("%s %s %s", e.Device, e.Evidence, e.Value.Text), State: e.State, Pass: true}
+	var seen []string
+	for _, st := range c.States {
+		if !states[st.Name] || st.Unavailable != "" {
+			continue
+		}
+		v, ok := evidenceValue(c, st.Name, e.Device, e.Evidence)
+		if !ok {
+			r.Pass = false
+			if measured(c, st.Name) {
+				seen = append(seen, "not counted in "+st.Name)
+			} else {
+				seen = append(seen, "not measured in "+st.Name)
+			}
+			continue
+		}
+		seen = append(seen, fmt.Sprintf("%s in %s", formatCount(v), st.Name))
+		if !e.Value.Holds(v) {
+			r.Pass = false
+		}
+	}
+	if len(seen) == 0 {
+		r.Pass, seen = false, []string{"no state measured"}
+	}
+	r.Measured = strings.Join(seen, ", ")
+	return r
+}
+
+// measured reports whether a state has a valid sample.
+func measured(c Case, state string) bool {
+	for _, s := range c.Samples {
+		if s.State == state && s.Error == "" && s.Invalid == "" {
+			return true
+		}
+	}
+	return false
 }

@@ -206,3 +206,34 @@ func TestTableNamesTheEffectivePolicy(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestEvidenceExpectation: expect: can assert on the evidence, so that a state that silently
+// did nothing fails CI.
+func TestEvidenceExpectation(t *testing.T) {
+	c := evidenceCase(func(state string, round int) map[string]DeviceCounters {
+		big := uint64(0)
+		if state == "on" {
+			big = 900
+		}
+		return map[string]DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 64000000, BigTx: u(big)}}
+	}, nil)
+	for _, tc := range []struct {
+		state, evidence, value string
+		pass                   bool
+		measured               string
+	}{
+		{"on", "big_tx", "> 0", true, "900 in on"},
+		{"off", "big_tx", "> 0", false, "0 in off"},
+		{"on", "big_rx", "> 0", false, "not counted in on"},
+		{"", "tx_bytes_per_packet", ">= 60000", true, "64000 in off, 64000 in on"},
+	} {
+		var cond scenarios.Condition
+		if err := cond.UnmarshalScalar(tc.value); err != nil {
+			t.Fatal(err)
+		}
+		got := Evaluate(c, []scenarios.Expectation{{State: tc.state, Device: "client/eth0", Evidence: tc.evidence, Value: &cond}})[0]
+		if got.Pass != tc.pass || got.Measured != tc.measured {
+			t.Errorf("%s %s %s: pass %v measured %q, want %v %q", tc.state, tc.evidence, tc.value, got.Pass, got.Measured, tc.pass, tc.measured)
+		}
+	}
+}

@@ -5,7 +5,6 @@ package results
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 )
@@ -173,6 +172,14 @@ type Case struct {
 	Adaptive string `json:"adaptive,omitempty"`
 	// Expectations are the scenario's expectations checked against this case.
 	Expectations []ExpectationResult `json:"expectations,omitempty"`
+	// Evidence says per state what the datapath did (packet sizes on the devices the state's
+	// limits concern, packets above 64 KiB) and warns where a state did not do what it set.
+	Evidence []Evidence `json:"evidence,omitempty"`
+	// SideMetrics are the counters that moved between compared states beyond the noise:
+	// information, never gated.
+	SideMetrics []SideMetric `json:"side_metrics,omitempty"`
+	// BigPackets says how packets above 64 KiB were counted, or why they were not.
+	BigPackets string `json:"big_packets,omitempty"`
 }
 
 // StateRecord is what a state really was: the device attributes read back after applying it.
@@ -215,6 +222,8 @@ type Sample struct {
 	BusyAtStart     string  `json:"busy_at_start,omitempty"`
 	Output          string  `json:"output,omitempty"` // the tool's raw output
 	Row             string  `json:"row,omitempty"`    // the values as the tool printed them (netperf's last line)
+	// Counters are the deltas of the kernel's counters over the sample.
+	Counters *Counters `json:"counters,omitempty"`
 }
 
 // Noise is what else went on while a sample was measured (/proc/stat and the client's
@@ -309,13 +318,4 @@ func (c Capability) Line() string {
 		}
 	}
 	return line
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -207,6 +207,15 @@ func caseTable(w io.Writer, c Case) error {
 	for _, line := range Inheritance(c) {
 		fmt.Fprintln(w, line)
 	}
+	if lines := EvidenceLines(c); len(lines) > 0 {
+		fmt.Fprintf(w, "evidence (device counters over the samples; big packets %s):\n", c.BigPackets)
+		for _, line := range lines {
+			fmt.Fprintln(w, "  "+line)
+		}
+	}
+	for _, line := range SideMetricTables(c) {
+		fmt.Fprintln(w, line)
+	}
 	for _, e := range c.Expectations {
 		verdict := "PASS"
 		if !e.Pass {

@@ -237,6 +237,7 @@ func (r *Result) Recompute() error {
 			}
 		}
 		c.Summaries = Summarize(c.Samples, c.States, names, policy)
+		Explain(c, policy)
 	}
 	r.Settings.Policy.Alpha = policy.Alpha
 	r.DecideFamily()

@@ -114,6 +114,7 @@ func (cr *caseRun) prepare() error {
 		seed = *s.Seed
 	}
 	rc.Schedule = Schedule(available, s.Runs, s.Order, seed)
+	rc.BigPackets = cr.live.CountBigPackets(scenarios.LimitDevices(s.States))
 	return cr.m.journal.BeginCase(cr.m.caseIndex, *rc)
 }
 
@@ -245,6 +246,7 @@ func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload
 // there are.
 func (cr *caseRun) summarize() {
 	cr.rc.Summaries = results.Summarize(cr.rc.Samples, cr.rc.States, workloadNames(cr.s), cr.m.policy)
+	results.Explain(cr.rc, cr.m.policy)
 	cr.rc.Expectations = results.Evaluate(*cr.rc, cr.s.Expect)
 }
 

@@ -108,6 +108,10 @@ type fakeNetwork struct {
 	samples int
 	servers []*fakeProcess
 	down    bool
+
+	big                      []string
+	counterReads             int
+	tx, txBytes, bigTx, segs uint64
 }
 
 func (n *fakeNetwork) RunID() topo.RunID { return n.id }
@@ -134,6 +138,31 @@ func (n *fakeNetwork) Check(states []scenarios.State) error {
 }
 
 func (n *fakeNetwork) CheckState(st scenarios.State) error { return n.Check([]scenarios.State{st}) }
+
+// CountBigPackets counts on every device it is asked for.
+func (n *fakeNetwork) CountBigPackets(devices []string) string {
+	n.big = devices
+	return "counted (fake) on " + strings.Join(devices, ", ")
+}
+
+// Counters grow by a sample's worth at every second read (a sample reads them before and
+// after): client/eth0 sends 1000 packets, of 170 KB and all above 64 KiB in a state named
+// "on", of 64 KB otherwise; ns client TcpOutSegs moves by 3000 in "on", 1000 otherwise.
+func (n *fakeNetwork) Counters([]int) results.Counters {
+	n.counterReads++
+	if n.counterReads%2 == 0 {
+		size, big, segs := uint64(64000), uint64(0), uint64(1000)
+		if n.state == "on" {
+			size, big, segs = 170000, 1000, 3000
+		}
+		n.tx, n.txBytes, n.bigTx, n.segs = n.tx+1000, n.txBytes+1000*size, n.bigTx+big, n.segs+segs
+	}
+	bigTx := n.bigTx
+	return results.Counters{
+		Devices:    map[string]results.DeviceCounters{"client/eth0": {TxPackets: n.tx, TxBytes: n.txBytes, BigTx: &bigTx}},
+		Namespaces: map[string]map[string]uint64{"client": {"TcpOutSegs": n.segs, "IpInReceives": 7}},
+	}
+}
 
 func (n *fakeNetwork) Apply(st scenarios.State) (map[string]topo.DeviceState, error) {
 	n.state = st.Name
@@ -565,5 +594,41 @@ func TestIdleGateForReal(t *testing.T) {
 	m.stillBusy = false                 // a gate that has not given up on this machine
 	if waited, busy := m.waitIdle([]int{0, 1}); busy != "" {
 		t.Errorf("after the busy loop: still busy after %s: %s", waited, busy)
+	}
+}
+
+// TestLoopCountersAndEvidence: every sample carries the counters' deltas, read before and
+// after its client; the case names how big packets were counted, and explains its states.
+func TestLoopCountersAndEvidence(t *testing.T) {
+	m := &fakeMachine{}
+	r, progress, err := loopRun(t, m, iperf3Workload, "6", "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	c := r.Cases[0]
+	if got := m.networks[0].big; !slices.Equal(got, []string{"client/eth0"}) {
+		t.Errorf("big packets counted on %v, want the device whose gso_max_size a state sets", got)
+	}
+	if !strings.Contains(c.BigPackets, "counted (fake)") {
+		t.Errorf("big packets: %q", c.BigPackets)
+	}
+	for _, s := range c.Samples {
+		d := s.Counters.Devices["client/eth0"]
+		if s.Counters == nil || d.TxPackets != 1000 || s.Counters.Namespaces["client"]["IpInReceives"] != 0 {
+			t.Fatalf("sample %s round %d: counters %+v", s.State, s.Round, s.Counters)
+		}
+	}
+	lines := strings.Join(results.EvidenceLines(c), "\n")
+	for _, want := range []string{"on: client/eth0 tx 170 KB per packet, 100% above 64 KiB", "off: client/eth0 tx 64.0 KB per packet, 0% above 64 KiB"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("evidence lacks %q:\n%s", want, lines)
+		}
+	}
+	var moved []string
+	for _, sm := range c.SideMetrics {
+		moved = append(moved, sm.Counter)
+	}
+	if !slices.Contains(moved, "ns client TcpOutSegs") || slices.Contains(moved, "ns client IpInReceives") || slices.Contains(moved, "client/eth0 tx_packets") {
+		t.Errorf("side metrics %v: want TcpOutSegs (x3) and client/eth0 tx_bytes_per_packet, never the counters that did not move", moved)
 	}
 }

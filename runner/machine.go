@@ -37,6 +37,11 @@ type Network interface {
 	ClearTimeWait(ns string, port int) (int, error)
 	// Start runs argv in a namespace of the topology.
 	Start(ctx context.Context, ns string, argv []string) (proc.Process, error)
+	// CountBigPackets sets up the counting of packets above 64 KiB on devices ("ns/dev") and
+	// says how they are counted, or why not.
+	CountBigPackets(devices []string) string
+	// Counters reads the kernel's counters of the topology and of the CPUs cpus.
+	Counters(cpus []int) results.Counters
 	// Warnings are what the topology could not do as the scenario says.
 	Warnings() []string
 	// Failed delivers the error of a daemon the topology needs (ovs-vswitchd) that died.

@@ -71,6 +71,8 @@ func (m *measurement) run(live Network, d tool.Driver, spec scenarios.ToolSpec, 
 	limit := spec.Length() + m.opt.Slack
 	ctx, cancel := context.WithTimeout(m.ctx, limit)
 	defer cancel()
+	pinned := pinnedCPUs(spec)
+	counters := live.Counters(pinned)
 	before := procstat.Read()
 	client, err := live.Start(ctx, clientNS(spec), sample.Argv)
 	if err != nil {
@@ -84,7 +86,9 @@ func (m *measurement) run(live Network, d tool.Driver, spec scenarios.ToolSpec, 
 		case <-time.After(time.Second):
 		}
 	}
-	sample.Noise = noise(before, procstat.Read(), pinnedCPUs(spec), client, perRunServer)
+	sample.Noise = noise(before, procstat.Read(), pinned, client, perRunServer)
+	delta := live.Counters(pinned).Delta(counters)
+	sample.Counters = &delta
 	sample.Output = string(client.Stdout())
 	metrics, row, perr := d.Parse(spec, client.Stdout(), []byte(client.Stderr()))
 	switch {

@@ -5,6 +5,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -286,7 +287,10 @@ type Expectation struct {
 	CV          *Condition `yaml:"cv"`
 	Device      string     `yaml:"device"`
 	Attr        string     `yaml:"attr"`
-	Value       *Condition `yaml:"value"`
+	// Evidence names a per-sample figure of the device's counters (EvidenceNames), e.g.
+	// big_tx: the mean over the state's samples must hold Value.
+	Evidence string     `yaml:"evidence"`
+	Value    *Condition `yaml:"value"`
 }
 
 // Condition is a comparison with a number, e.g. ">= +10%", "<= 5%", ">= 524280".
@@ -499,4 +503,28 @@ func (s *Scenario) StateNames() []string {
 		names[i] = st.Name
 	}
 	return names
+}
+
+// EvidenceNames are the per-sample device figures an expectation can name (expect:
+// evidence:), as the result's counters hold them.
+var EvidenceNames = []string{"big_tx", "big_rx", "tx_bytes_per_packet", "rx_bytes_per_packet", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes", "qdisc_drops", "qdisc_requeues", "qdisc_overlimits"}
+
+// SizeLimits are the knobs that bound the size of GSO and GRO packets: a state that sets one
+// concerns its device's packet sizes, which the evidence then shows.
+var SizeLimits = []string{"gso_max_size", "gso_ipv4_max_size", "gro_max_size", "gro_ipv4_max_size"}
+
+// LimitDevices are the devices ("ns/dev") any state sets a size limit on, sorted.
+func LimitDevices(states []State) []string {
+	var out []string
+	for _, st := range states {
+		for ref, set := range st.Devices {
+			for _, k := range SizeLimits {
+				if _, ok := set[k]; ok && !slices.Contains(out, ref) {
+					out = append(out, ref)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -416,6 +416,12 @@ func (v *validator) expectations(devices map[string]*device) {
 			switch {
 			case devices[e.Device] == nil:
 				v.add(path+".device", "no device %q in the topology%s", e.Device, have(devices))
+			case e.Evidence != "" && e.Attr != "":
+				v.add(path, "a value expectation checks an attr or an evidence figure, not both")
+			case e.Evidence != "":
+				if !slices.Contains(EvidenceNames, e.Evidence) {
+					v.add(path+".evidence", "%q: want one of %s", e.Evidence, strings.Join(EvidenceNames, ", "))
+				}
 			case !slices.Contains(knobs.Names(), e.Attr):
 				v.add(path+".attr", "%q: want one of %s", e.Attr, strings.Join(knobs.Names(), ", "))
 			}

@@ -37,6 +37,10 @@ series() {
 		esac
 		# csv columns: case,workload,metric,unit,state,n,mean,median,median_lo,median_hi,stddev,cv,...
 		awk -F, '$2=="tcp4" && $3=="throughput" {print $5, $12, $8}' "$dir/r.csv" >>"$dir/cv"
+		# CV_OUT=FILE keeps every run's figures (series, pinning, state, CV, median, exit).
+		if [ -n "${CV_OUT:-}" ]; then
+			awk -F, -v s="${name// /_}" -v pin="$PIN" -v rc="$rc" '$2=="tcp4" && $3=="throughput" {print s, pin, $5, $12, $8, rc}' "$dir/r.csv" >>"$CV_OUT"
+		fi
 		printf '%s run %2d of %d: exit %d\n' "$name" "$i" "$N" "$rc"
 	done
 	echo "$name: $alarms of $N runs alarmed (false-alarm rate $(awk -v a="$alarms" -v n="$N" 'BEGIN {printf "%.0f%%", 100*a/n}'); a sound method alarms in at most 5%)"

@@ -223,3 +223,35 @@ func BenchmarkApplyState(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkCounters reads every counter a sample reads twice (before and after its client):
+// the default topology's devices with their root qdiscs and big-packet counters, both
+// namespaces' SNMP, netstat and snmp6, and two CPUs' softnet_stat and softirqs. It reports
+// the wall and CPU time of one read, and the harness CPU of a sample's two reads as a share
+// of a 10 s sample (the default run length): the evidence must stay under 0.5% of it.
+func BenchmarkCounters(b *testing.B) {
+	testenv.RequireRoot(b)
+	s := loadDefault(b)
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Teardown()
+	if note := l.CountBigPackets(scenarios.LimitDevices(s.States)); !strings.HasPrefix(note, "counted") {
+		b.Fatal(note)
+	}
+	var before, after unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &before)
+	n := 0
+	for b.Loop() {
+		c := l.Counters([]int{0, 1})
+		if len(c.Errors) > 0 || c.Devices["client/eth0"].BigTx == nil {
+			b.Fatalf("counters: %+v", c)
+		}
+		n++
+	}
+	unix.Getrusage(unix.RUSAGE_SELF, &after)
+	cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) / time.Duration(n)
+	b.ReportMetric(float64(cpu.Microseconds())/1e3, "cpu-ms/read")
+	b.ReportMetric(100*2*cpu.Seconds()/10, "%cpu-of-10s-sample")
+}

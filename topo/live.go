@@ -37,6 +37,7 @@ type Live struct {
 	undoable         map[string]bool // undo steps on the stack, by kind and object
 	index            map[string]int  // device indexes by "ns/dev", see withLink
 	qdiscs           map[string]bool // devices with a root qdisc nsperf attached
+	big              *bigCounting    // CountBigPackets
 
 	ovsClient *ovs.Client
 	ovsInst   *ovs.Instance

@@ -35,6 +35,11 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 			}
 			add(&optional, "tun") // the userspace datapath's internal ports are tap devices
 		}
+		if len(scenarios.LimitDevices(c.Scenario.States)) > 0 {
+			// Packets above 64 KiB are counted with an nftables netdev table (topo/counters.go);
+			// without nf_tables the result says they were not counted.
+			add(&optional, "nf_tables")
+		}
 		for _, st := range c.Scenario.States {
 			for _, q := range st.Qdiscs {
 				if q.TBF != nil {

@@ -277,9 +277,10 @@ func TestNeeds(t *testing.T) {
 		required []string
 		optional []string
 	}{
-		{"veth-bigtcp", 2, []string{"tcp_diag", "veth"}, nil},
-		{"vxlan-bigtcp", 2, []string{"tcp_diag", "veth", "vxlan"}, nil},
-		{"ovs-internal-tso", 2, []string{"tcp_diag", "veth"}, []string{"openvswitch", "tun"}},
+		// Each sets a GSO/GRO size limit: nf_tables counts the packets above 64 KiB.
+		{"veth-bigtcp", 2, []string{"tcp_diag", "veth"}, []string{"nf_tables"}},
+		{"vxlan-bigtcp", 2, []string{"tcp_diag", "veth", "vxlan"}, []string{"nf_tables"}},
+		{"ovs-internal-tso", 2, []string{"tcp_diag", "veth"}, []string{"openvswitch", "tun", "nf_tables"}},
 	} {
 		s, err := scenarios.Load(tc.name, scenarios.Options{})
 		if err != nil {

@@ -270,7 +270,8 @@ func TestCleanupAfterKill(t *testing.T) {
 	cmd.Wait()
 	// The finished samples live only in the journal: report reads it.
 	rep, repErr, code := nsperf("report", out+".journal")
-	if code != 0 || !strings.Contains(rep, "tcp4") {
+	// Exit 1 only for the expectation on "on", which the killed run may not have reached.
+	if (code != 0 && !(code == exitExpectation && strings.Contains(repErr, "expectation failed: client/eth0 big_tx > 0"))) || !strings.Contains(rep, "tcp4") {
 		t.Errorf("report of the killed run's journal: exit %d\n%s%s", code, rep, repErr)
 	}
 	left := testenv.Take(runstate.Dir)
@@ -427,8 +428,8 @@ func TestExpectationExit1(t *testing.T) {
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "expect.yaml")
-	os.WriteFile(file, append(data, []byte(`expect:
-  - {workload: tcp4, change: ">= +1000%"}
+	// veth-bigtcp ends with its expect: list; these items join it.
+	os.WriteFile(file, append(data, []byte(`  - {workload: tcp4, change: ">= +1000%"}
   - {device: client/eth0, state: "on", attr: gso_max_size, value: "== 185000"}
 `)...), 0o644)
 	out, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "junit.xml")

@@ -18,7 +18,7 @@ const module = "github.com/nsperf/nsperf/"
 // guests, the history and the tools' drivers; the engine and HTML; the A/B of two kernels;
 // the command line.
 var layers = [][]string{
-	{"internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/testenv", "internal/syscheck"},
 	{"scenarios"},
 	{"results", "topo/plan"},

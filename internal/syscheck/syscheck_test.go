@@ -28,4 +28,3 @@ func TestSiblingsPinned(t *testing.T) {
 		}
 	}
 }
-

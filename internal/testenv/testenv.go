@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/nftables"
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
@@ -47,6 +49,9 @@ type Snapshot struct {
 	Namespaces []string
 	StateFiles []string
 	Processes  []string
+	// NFTables are the nftables tables of the root namespace (`nft list tables`): the
+	// big-packet counters live in the run's namespaces and must never land here.
+	NFTables []string
 }
 
 // Take records the current leftovers-to-be.
@@ -83,6 +88,12 @@ func Take(stateDir string) Snapshot {
 			s.Processes = append(s.Processes, p.Name()+" "+name)
 		}
 	}
+	if c, err := nftables.New(); err == nil {
+		tables, _ := c.ListTables()
+		for _, tb := range tables {
+			s.NFTables = append(s.NFTables, fmt.Sprintf("%d %s", tb.Family, tb.Name))
+		}
+	}
 	sort.Strings(s.Namespaces)
 	sort.Strings(s.Processes)
 	return s
@@ -100,6 +111,7 @@ func CheckClean(t testing.TB, before Snapshot, stateDir string) {
 		{"network namespaces", before.Namespaces, after.Namespaces},
 		{"state files", before.StateFiles, after.StateFiles},
 		{"processes", before.Processes, after.Processes},
+		{"nftables tables in the root namespace", before.NFTables, after.NFTables},
 	} {
 		if extra := added(pair.before, pair.after); len(extra) > 0 {
 			t.Errorf("left behind %s: %v", pair.what, extra)

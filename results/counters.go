@@ -1,0 +1,179 @@
+package results
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// BigPacket is the size above which an IP packet counts as big, "above 64 KiB": longer than
+// 65535 bytes, the most IP carries without BIG TCP.
+const BigPacket = 65535
+
+// Counters are the kernel's counters over one sample (their deltas from its start to its
+// end), or, while it is taken, a snapshot of them.
+type Counters struct {
+	// Devices are every topology device's link and root-qdisc statistics, by "ns/dev".
+	Devices map[string]DeviceCounters `json:"devices,omitempty"`
+	// Namespaces are the SNMP and netstat counters of each namespace (nstat's names:
+	// IpInReceives, TcpExtTCPOFOQueue, Ip6InReceives); in a delta only those that moved.
+	Namespaces map[string]map[string]uint64 `json:"namespaces,omitempty"`
+	// CPUs are the pinned CPUs' softnet_stat and NET_RX/NET_TX softirqs, by CPU number.
+	CPUs map[string]CPUCounters `json:"cpus,omitempty"`
+	// Errors say which counters could not be read, and why.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// DeviceCounters are one device's statistics (`ip -s link`, `tc -s qdisc`).
+type DeviceCounters struct {
+	TxPackets uint64 `json:"tx_packets"`
+	TxBytes   uint64 `json:"tx_bytes"`
+	RxPackets uint64 `json:"rx_packets"`
+	RxBytes   uint64 `json:"rx_bytes"`
+	// BigTx and BigRx count packets above BigPacket leaving (netdev egress hook, before the
+	// qdisc and any software segmentation) and arriving (netdev ingress, after GRO); nil on a
+	// device they are not counted on.
+	BigTx *uint64 `json:"big_tx,omitempty"`
+	BigRx *uint64 `json:"big_rx,omitempty"`
+	// The root qdisc's drops, requeues and overlimits; Backlog is its queue in bytes at the
+	// end of the sample (a level, not a delta).
+	QdiscDrops      uint64 `json:"qdisc_drops"`
+	QdiscRequeues   uint64 `json:"qdisc_requeues"`
+	QdiscOverlimits uint64 `json:"qdisc_overlimits"`
+	QdiscBacklog    uint64 `json:"qdisc_backlog"`
+}
+
+// CPUCounters are one CPU's softnet_stat columns and network softirqs.
+type CPUCounters struct {
+	Processed   uint64 `json:"processed"`
+	Dropped     uint64 `json:"dropped"`
+	TimeSqueeze uint64 `json:"time_squeeze"`
+	NetRX       uint64 `json:"net_rx"`
+	NetTX       uint64 `json:"net_tx"`
+}
+
+// Delta is what moved from before to c. A device whose counters went backwards (recreated
+// in between) is left out and named in Errors; namespace counters that did not move are
+// left out.
+func (c Counters) Delta(before Counters) Counters {
+	d := Counters{Errors: append(append([]string{}, before.Errors...), c.Errors...)}
+	for ref, a := range c.Devices {
+		b, ok := before.Devices[ref]
+		if !ok {
+			continue
+		}
+		dc, ok := a.sub(b)
+		if !ok {
+			d.Errors = append(d.Errors, ref+": counters went backwards (the device was recreated)")
+			continue
+		}
+		if d.Devices == nil {
+			d.Devices = map[string]DeviceCounters{}
+		}
+		d.Devices[ref] = dc
+	}
+	for ns, after := range c.Namespaces {
+		for name, v := range after {
+			if w, ok := before.Namespaces[ns][name]; ok && v > w {
+				if d.Namespaces == nil {
+					d.Namespaces = map[string]map[string]uint64{}
+				}
+				if d.Namespaces[ns] == nil {
+					d.Namespaces[ns] = map[string]uint64{}
+				}
+				d.Namespaces[ns][name] = v - w
+			}
+		}
+	}
+	for cpu, a := range c.CPUs {
+		if b, ok := before.CPUs[cpu]; ok {
+			if d.CPUs == nil {
+				d.CPUs = map[string]CPUCounters{}
+			}
+			d.CPUs[cpu] = CPUCounters{Processed: a.Processed - min(a.Processed, b.Processed), Dropped: a.Dropped - min(a.Dropped, b.Dropped),
+				TimeSqueeze: a.TimeSqueeze - min(a.TimeSqueeze, b.TimeSqueeze), NetRX: a.NetRX - min(a.NetRX, b.NetRX), NetTX: a.NetTX - min(a.NetTX, b.NetTX)}
+		}
+	}
+	return d
+}
+
+func (a DeviceCounters) sub(b DeviceCounters) (DeviceCounters, bool) {
+	if a.TxPackets < b.TxPackets || a.RxPackets < b.RxPackets || a.TxBytes < b.TxBytes || a.RxBytes < b.RxBytes {
+		return DeviceCounters{}, false
+	}
+	big := func(x, y *uint64) *uint64 {
+		if x == nil || y == nil || *x < *y {
+			return nil
+		}
+		v := *x - *y
+		return &v
+	}
+	return DeviceCounters{
+		TxPackets: a.TxPackets - b.TxPackets, TxBytes: a.TxBytes - b.TxBytes, RxPackets: a.RxPackets - b.RxPackets, RxBytes: a.RxBytes - b.RxBytes,
+		BigTx: big(a.BigTx, b.BigTx), BigRx: big(a.BigRx, b.BigRx),
+		QdiscDrops: a.QdiscDrops - min(a.QdiscDrops, b.QdiscDrops), QdiscRequeues: a.QdiscRequeues - min(a.QdiscRequeues, b.QdiscRequeues),
+		QdiscOverlimits: a.QdiscOverlimits - min(a.QdiscOverlimits, b.QdiscOverlimits), QdiscBacklog: a.QdiscBacklog,
+	}, true
+}
+
+// Flat names every counter of a delta once, as the side-metric table shows it:
+// "client/eth0 tx_packets", "client/eth0 tx_bytes_per_packet", "ns server TcpExtTCPOFOQueue",
+// "cpu 1 net_rx".
+func (c Counters) Flat() map[string]float64 {
+	out := map[string]float64{}
+	for ref, d := range c.Devices {
+		for name, v := range map[string]uint64{"tx_packets": d.TxPackets, "tx_bytes": d.TxBytes, "rx_packets": d.RxPackets, "rx_bytes": d.RxBytes,
+			"qdisc_drops": d.QdiscDrops, "qdisc_requeues": d.QdiscRequeues, "qdisc_overlimits": d.QdiscOverlimits, "qdisc_backlog": d.QdiscBacklog} {
+			out[ref+" "+name] = float64(v)
+		}
+		if d.TxPackets > 0 {
+			out[ref+" tx_bytes_per_packet"] = float64(d.TxBytes) / float64(d.TxPackets)
+		}
+		if d.RxPackets > 0 {
+			out[ref+" rx_bytes_per_packet"] = float64(d.RxBytes) / float64(d.RxPackets)
+		}
+		if d.BigTx != nil {
+			out[ref+" big_tx"] = float64(*d.BigTx)
+		}
+		if d.BigRx != nil {
+			out[ref+" big_rx"] = float64(*d.BigRx)
+		}
+	}
+	for ns, m := range c.Namespaces {
+		for name, v := range m {
+			out["ns "+ns+" "+name] = float64(v)
+		}
+	}
+	for cpu, x := range c.CPUs {
+		for name, v := range map[string]uint64{"processed": x.Processed, "dropped": x.Dropped, "time_squeeze": x.TimeSqueeze, "net_rx": x.NetRX, "net_tx": x.NetTX} {
+			out["cpu "+cpu+" "+name] = float64(v)
+		}
+	}
+	return out
+}
+
+// CPUKey is a CPU's key in Counters.CPUs.
+func CPUKey(cpu int) string { return strconv.Itoa(cpu) }
+
+// sortedKeys are a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// FormatBytes writes a byte count as the evidence lines do: 1.5 KB, 171 KB, 2.1 MB (SI).
+func FormatBytes(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.1f MB", v/1e6)
+	case v >= 100e3:
+		return fmt.Sprintf("%.0f KB", v/1e3)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f KB", v/1e3)
+	}
+	return fmt.Sprintf("%.0f B", v)
+}

@@ -1,0 +1,153 @@
+package results
+
+import (
+	"strings"
+	"testing"
+)
+
+func u(v uint64) *uint64 { return &v }
+
+// evidenceCase is a case of two states over six rounds whose samples carry the counters dev
+// gives per state and round.
+func evidenceCase(dev func(state string, round int) map[string]DeviceCounters, ns func(state string, round int) map[string]uint64) Case {
+	c := Case{States: []StateRecord{
+		{Name: "off", Devices: map[string]map[string]uint64{"client/eth0": {"gso_max_size": 65536}}},
+		{Name: "on", CompareTo: "off", Devices: map[string]map[string]uint64{"client/eth0": {"gso_max_size": 185000}}},
+	}}
+	for round := 1; round <= 6; round++ {
+		for _, st := range []string{"off", "on"} {
+			cnt := &Counters{Devices: dev(st, round)}
+			if ns != nil {
+				cnt.Namespaces = map[string]map[string]uint64{"client": ns(st, round)}
+			}
+			c.Samples = append(c.Samples, Sample{Round: round, State: st, Workload: "tcp4", Metrics: []Metric{{Name: Throughput, Value: 1e10}}, Counters: cnt})
+		}
+	}
+	return c
+}
+
+func TestEvidenceBigTCP(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		onBig    uint64
+		onSize   uint64
+		want     []string
+		unwanted string
+	}{
+		{"in effect", 980, 171000, []string{"off: client/eth0 tx 64.0 KB per packet, 0% above 64 KiB", "on: client/eth0 tx 171 KB per packet, 98% above 64 KiB"}, "not in effect"},
+		{"not in effect", 0, 64000, []string{"WARNING on: BIG TCP not in effect on client/eth0: gso_max_size 185000, but no packet above 64 KiB in 6000 tx packets (64.0 KB per packet)"}, "98%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := evidenceCase(func(state string, round int) map[string]DeviceCounters {
+				if state == "on" {
+					return map[string]DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 1000 * tc.onSize, RxPackets: 500, RxBytes: 33000, BigTx: u(tc.onBig), BigRx: u(0)}}
+				}
+				return map[string]DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 64000000, RxPackets: 500, RxBytes: 33000, BigTx: u(0), BigRx: u(0)}}
+			}, nil)
+			Explain(&c, Policy{})
+			lines := strings.Join(EvidenceLines(c), "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(lines, w) {
+					t.Errorf("lacks %q:\n%s", w, lines)
+				}
+			}
+			if strings.Contains(lines, tc.unwanted) {
+				t.Errorf("has %q:\n%s", tc.unwanted, lines)
+			}
+		})
+	}
+}
+
+// TestEvidenceUncounted: where big packets were not counted, the line says nothing about
+// them and there is no warning: no guessing.
+func TestEvidenceUncounted(t *testing.T) {
+	c := evidenceCase(func(string, int) map[string]DeviceCounters {
+		return map[string]DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 64000000}}
+	}, nil)
+	Explain(&c, Policy{})
+	lines := strings.Join(EvidenceLines(c), "\n")
+	if !strings.Contains(lines, "on: client/eth0 tx 64.0 KB per packet") || strings.Contains(lines, "above") || strings.Contains(lines, "WARNING") {
+		t.Errorf("uncounted:\n%s", lines)
+	}
+}
+
+func TestEvidenceShrink(t *testing.T) {
+	c := evidenceCase(func(state string, round int) map[string]DeviceCounters {
+		vx := DeviceCounters{TxPackets: 1000, TxBytes: 64000000}
+		under := DeviceCounters{TxPackets: 43000, TxBytes: 64500000}
+		if state == "on" {
+			vx = DeviceCounters{TxPackets: 400, TxBytes: 68000000}
+			under = DeviceCounters{TxPackets: 46000, TxBytes: 68700000}
+		}
+		if state == "off" { // the underlay takes the 64K packets whole
+			under = DeviceCounters{TxPackets: 1000, TxBytes: 64100000}
+		}
+		return map[string]DeviceCounters{"client/vx0": vx, "client/eth0": under, "server/eth0": {RxPackets: under.TxPackets, RxBytes: under.TxBytes}}
+	}, nil)
+	Explain(&c, Policy{})
+	lines := strings.Join(EvidenceLines(c), "\n")
+	want := "WARNING on: packets shrink along the path: client/vx0 tx 170 KB per packet, but client/eth0 tx 1.5 KB: segmented in software between them"
+	if !strings.Contains(lines, want) {
+		t.Errorf("lacks %q:\n%s", want, lines)
+	}
+	if strings.Contains(lines, "off: packets shrink") {
+		t.Errorf("off shrinks nowhere:\n%s", lines)
+	}
+}
+
+// TestSideMetrics: a counter that moved beyond the noise is listed with its change; one that
+// did not change, or moved within the noise, is not.
+func TestSideMetrics(t *testing.T) {
+	c := evidenceCase(func(state string, round int) map[string]DeviceCounters {
+		return map[string]DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 64000000}}
+	}, func(state string, round int) map[string]uint64 {
+		m := map[string]uint64{"IpInReceives": 5000, "TcpRetransSegs": uint64(10 + round%3)}
+		if state == "on" {
+			m["TcpExtTCPOFOQueue"] = uint64(300 + round)
+			m["TcpRetransSegs"] = uint64(10 + (round+1)%3) // noise
+		} else {
+			m["TcpExtTCPOFOQueue"] = uint64(100 + round)
+		}
+		return m
+	})
+	Explain(&c, Policy{Alpha: 0.05})
+	var names []string
+	for _, m := range c.SideMetrics {
+		names = append(names, m.Counter)
+	}
+	if len(c.SideMetrics) != 1 || c.SideMetrics[0].Counter != "ns client TcpExtTCPOFOQueue" {
+		t.Fatalf("side metrics %v, want only TcpExtTCPOFOQueue", names)
+	}
+	m := c.SideMetrics[0]
+	if m.State != "on" || m.Baseline != "off" || m.Change < 1.8 || m.Change > 2.2 || m.Shown != 1 || m.Tested != 2 {
+		t.Errorf("side metric %+v", m)
+	}
+	table := strings.Join(SideMetricTables(c), "\n")
+	for _, want := range []string{"side metrics tcp4 on vs off (information, never gated; 1 of 2 counters that moved; p adjusted (Holm) over the 1 shown)", "%stddev", "+193.2%", "ns client TcpExtTCPOFOQueue"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+}
+
+func TestCountersDelta(t *testing.T) {
+	before := Counters{Devices: map[string]DeviceCounters{"a/x": {TxPackets: 10, TxBytes: 100, BigTx: u(1)}, "a/y": {TxPackets: 50}},
+		Namespaces: map[string]map[string]uint64{"a": {"IpInReceives": 5, "Same": 3}}, CPUs: map[string]CPUCounters{"1": {NetRX: 7}}}
+	after := Counters{Devices: map[string]DeviceCounters{"a/x": {TxPackets: 30, TxBytes: 400, BigTx: u(4), QdiscBacklog: 9}, "a/y": {TxPackets: 2}},
+		Namespaces: map[string]map[string]uint64{"a": {"IpInReceives": 8, "Same": 3}}, CPUs: map[string]CPUCounters{"1": {NetRX: 17}}}
+	d := after.Delta(before)
+	x := d.Devices["a/x"]
+	if x.TxPackets != 20 || x.TxBytes != 300 || *x.BigTx != 3 || x.QdiscBacklog != 9 {
+		t.Errorf("a/x: %+v", x)
+	}
+	if _, ok := d.Devices["a/y"]; ok || len(d.Errors) != 1 || !strings.Contains(d.Errors[0], "a/y: counters went backwards") {
+		t.Errorf("a/y went backwards: %+v %v", d.Devices, d.Errors)
+	}
+	if d.Namespaces["a"]["IpInReceives"] != 3 || len(d.Namespaces["a"]) != 1 || d.CPUs["1"].NetRX != 10 {
+		t.Errorf("namespaces %v cpus %v", d.Namespaces, d.CPUs)
+	}
+	f := d.Flat()
+	if f["a/x tx_bytes_per_packet"] != 15 || f["a/x big_tx"] != 3 || f["ns a IpInReceives"] != 3 || f["cpu 1 net_rx"] != 10 {
+		t.Errorf("flat: %v", f)
+	}
+}

@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/runstate"
+)
+
+// runScenario runs a scenario file with overrides and returns the result and its table.
+func runScenario(t *testing.T, file string, o scenarios.Overrides) (*results.Result, string) {
+	t.Helper()
+	s, err := scenarios.Load(file, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: &progress})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	var table strings.Builder
+	if err := results.Table(&table, r); err != nil {
+		t.Fatal(err)
+	}
+	return r, table.String()
+}
+
+// TestEvidenceVethBigTCP: veth-bigtcp's "on" sends packets above 64 KiB through client/eth0,
+// its "off" none, and the evidence lines say so. 64 KiB is a hard limit without BIG TCP: a
+// single packet above it in "off" would be a bug, not noise.
+func TestEvidenceVethBigTCP(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	r, table := runScenario(t, scenarios.DefaultScenario, scenarios.Overrides{Runs: 2, Duration: time.Second, Omit: 0})
+	c := r.Cases[0]
+	if !strings.Contains(c.BigPackets, "counted with nftables") {
+		t.Fatalf("big packets: %q", c.BigPackets)
+	}
+	seen := map[string]uint64{}
+	for _, e := range c.Evidence {
+		if e.Warning {
+			t.Errorf("warning: %s", e.Text)
+		}
+		if e.Device == "client/eth0" {
+			if e.Big == nil || e.Direction != "tx" {
+				t.Fatalf("%s: %+v", e.State, e)
+			}
+			seen[e.State] = *e.Big
+		}
+	}
+	if seen["on"] == 0 || seen["off"] != 0 {
+		t.Errorf("packets above 64 KiB on client/eth0: %v, want some in on and none in off", seen)
+	}
+	for _, s := range c.Samples {
+		d := s.Counters.Devices["client/eth0"]
+		if s.Counters == nil || d.TxPackets == 0 || d.BigTx == nil || len(s.Counters.Namespaces["client"]) == 0 || len(s.Counters.CPUs) != 2 {
+			t.Fatalf("sample %s/%s: counters %+v", s.State, s.Workload, s.Counters)
+		}
+	}
+	for _, want := range []string{"evidence (device counters over the samples; big packets counted with nftables", "off: client/eth0 tx", "0% above 64 KiB", "on: server/eth0 rx"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if strings.Contains(line, "on: client/eth0 tx") && (strings.HasPrefix(strings.TrimSpace(line), "off") || strings.Contains(line, " 0% above")) {
+			t.Errorf("the on line says no big packets: %s", line)
+		}
+	}
+}
+
+// TestEvidenceShrink: "on" raises the vxlan's limits and one end of the underlay; the other
+// end segments the vxlan's big packets in software, and the warning names it.
+func TestEvidenceShrink(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	r, table := runScenario(t, "testdata/shrink.yaml", scenarios.Overrides{})
+	var warnings []string
+	for _, e := range r.Cases[0].Evidence {
+		if e.Warning {
+			warnings = append(warnings, e.Text)
+		}
+	}
+	got := strings.Join(warnings, "\n")
+	if !strings.Contains(got, "on: packets shrink along the path: client/vx0 tx") || !strings.Contains(got, "but client/eth0 tx") {
+		t.Errorf("no shrink warning naming client/eth0:\n%s", table)
+	}
+	if strings.Contains(got, "off: packets shrink") {
+		t.Errorf("off shrinks nowhere:\n%s", table)
+	}
+	if !strings.Contains(table, "WARNING on: packets shrink along the path") {
+		t.Errorf("the table lacks the warning:\n%s", table)
+	}
+}
+
+// TestSideMetricsVxlanCollapse: vxlan-lowerdev's small lower device makes every 64K packet
+// of the vxlan be segmented in software; whatever counters move, the side-metric table lists
+// them and names the state.
+func TestSideMetricsVxlanCollapse(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	r, table := runScenario(t, "vxlan-lowerdev", scenarios.Overrides{Runs: 5, Duration: 2 * time.Second, Omit: 0})
+	c := r.Cases[0]
+	if len(c.SideMetrics) == 0 {
+		t.Fatalf("no side metrics:\n%s", table)
+	}
+	for _, m := range c.SideMetrics {
+		if m.State != "lower-small" || m.Baseline != "lower-64k" || m.Shown != len(c.SideMetrics) || m.Tested < m.Shown {
+			t.Errorf("side metric %+v", m)
+		}
+	}
+	if !strings.Contains(table, "side metrics tcp4 lower-small vs lower-64k (information, never gated;") {
+		t.Errorf("table:\n%s", table)
+	}
+}
