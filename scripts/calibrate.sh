@@ -6,7 +6,8 @@
 # lies inside the reported 95% CI.
 # MODE=guest: the same A/A runs, each in a guest on KERNEL (default: the test kernel,
 # scripts/test-kernel.sh), then N A/B runs of that kernel against itself (two guests taking
-# turns). PIN=false runs the guests unpinned (--vm-pin=false), for the before/after figures.
+# turns). PIN=false runs the guests unpinned (--vm-pin=false), for the before/after figures;
+# AB=false leaves out the A/B runs.
 #
 # For each series: the runs that alarmed (exit 1: a gated comparison regressed or improved
 # between identical things) and the throughput CV of each state (median and range over runs).
@@ -83,6 +84,7 @@ guest() {
 	[ -z "$modules" ] || vm+=(--modules "$modules")
 	echo "guest: $kernel, --vm-pin=$PIN"
 	series "guest A/A" "$aa" --aa "${vm[@]}"
+	[ "${AB:-true}" = true ] || return 0
 	# A/B of one kernel against itself: only the free state, in two guests taking turns.
 	sed '/- name: capped/,/tbf:/d' "$aa" >"$dir/ab.yaml"
 	vm+=(--kernel "$kernel")
