@@ -1,74 +1,16 @@
 package history
 
 import (
-	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/testenv"
 )
 
-// postgresServer starts a PostgreSQL server of its own for the test: a new cluster (initdb)
-// in a temporary directory, run as the postgres user, listening on a unix socket only, with
-// a database "nsperf". It is stopped and removed when the test ends, failed or not. Returns
-// the DSN.
-func postgresServer(t *testing.T) string {
-	t.Helper()
-	testenv.RequireRoot(t) // the server runs as the postgres user
-	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	if len(bins) == 0 {
-		testenv.RequireTool(t, "initdb") // fails in CI, skips elsewhere: scripts/deps.sh installs postgresql
-	}
-	bin := filepath.Dir(bins[len(bins)-1])
-	pg, err := user.Lookup("postgres")
-	if err != nil {
-		t.Fatalf("no postgres user (the postgresql package makes it): %v", err)
-	}
-	uid, _ := strconv.Atoi(pg.Uid)
-	gid, _ := strconv.Atoi(pg.Gid)
-	dir, err := os.MkdirTemp("", "nsperf-pg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "sock")
-	for _, d := range []string{data, sock} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		os.Chown(d, uid, gid)
-	}
-	os.Chmod(dir, 0o755)
-	as := func(name string, args ...string) *exec.Cmd {
-		return exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
-	}
-	if out, err := as("initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync").CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
-	}
-	// Registered before the start: a start that half-succeeds is stopped too.
-	t.Cleanup(func() {
-		if out, err := as("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
-			t.Logf("pg_ctl stop: %v\n%s", err, out)
-		}
-	})
-	opts := "-c listen_addresses='' -k " + sock + " -c fsync=off"
-	if out, err := as("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(data, "server.log"), "-w", "start").CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(data, "server.log"))
-		t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, log)
-	}
-	if out, err := as("createdb", "-h", sock, "-U", "postgres", "nsperf").CombinedOutput(); err != nil {
-		t.Fatalf("createdb: %v\n%s", err, out)
-	}
-	return "postgres:///nsperf?host=" + sock + "&user=postgres"
-}
-
 // TestPostgres holds PostgreSQL to what SQLite does: the same suite gives the same output,
 // and two processes writing at once both land.
 func TestPostgres(t *testing.T) {
-	dsn := postgresServer(t)
+	dsn := testenv.PostgresServer(t)
 	got := suite(t, dsn)
 	want := suite(t, filepath.Join(t.TempDir(), "history.db"))
 	if got != want {

@@ -13,7 +13,7 @@ import (
 )
 
 // Formats are the names Render takes.
-var Formats = []string{"table", "netdev", "markdown", "csv", "json", "benchstat", "junit"}
+var Formats = []string{"table", "netdev", "markdown", "csv", "json", "benchstat", "junit", "ktap"}
 
 // Render writes a result in a format: table (the default), netdev (per state, the commands
 // and one row per run, as in commit messages), markdown or csv (the summaries), json (the
@@ -32,6 +32,8 @@ func Render(w io.Writer, r *Result, format string) error {
 		return Benchstat(w, r)
 	case "junit":
 		return JUnit(w, r)
+	case "ktap":
+		return KTAP(w, r)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -167,7 +167,12 @@ func (cr *caseRun) stopAfter(round int) bool {
 	if k < 0 {
 		return false
 	}
-	_, open := results.DecideLook(*cr.rc, workloadNames(cr.s), cr.m.gates, seq.Alpha[k], cr.m.policy.CVLimit, cr.m.policy.MinChange)
+	var open []string
+	if look := cr.m.opt.Look; look != nil {
+		open = look(*cr.rc, cr.m.gates, seq.Alpha[k])
+	} else {
+		_, open = results.DecideLook(*cr.rc, workloadNames(cr.s), cr.m.gates, seq.Alpha[k], cr.m.policy.CVLimit, cr.m.policy.MinChange)
+	}
 	cr.open = open
 	fmt.Fprintf(cr.m.progress, "look %d of %d after round %d: %d gated comparisons undecided\n", k+1, len(seq.Looks), round, len(open))
 	if len(open) > 0 {

@@ -36,6 +36,10 @@ type Options struct {
 	// Concurrent measures even while another nsperf run measures on this machine, with a
 	// warning in the result, instead of waiting for it.
 	Concurrent bool
+	// Look, when set, decides an adaptive run's look instead of the case's own comparisons:
+	// it returns the gated comparisons still undecided at alpha (nsperf run --bisect: the
+	// case against the known-good kernel's result).
+	Look func(c results.Case, gates map[string][]string, alpha float64) (open []string)
 	// BeforeRound is called before each round of each case; an error ends the run. A guest
 	// of an A/B kernel run waits there for its turn (vm.GuestGate).
 	BeforeRound func() error

@@ -82,9 +82,13 @@ func exitCode(err error) int {
 	var nothing *compare.NothingComparedError
 	var guest kernels.ExitError
 	var modules *vm.MissingModulesError
+	var config *vm.MissingConfigError
+	var bisect bisectExit
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &bisect):
+		return bisect.code // a step of git bisect run: its code is git's
 	case errors.As(err, &guest):
 		return guest.Code // a guest's nsperf decided: its exit status is ours
 	case errors.As(err, &expectation):
@@ -93,7 +97,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable), errors.As(err, &nothing), errors.Is(err, history.ErrBadDSN):
 		return exitUsage
-	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps), errors.As(err, &modules):
+	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps), errors.As(err, &modules), errors.As(err, &config):
 		return exitSkipped
 	case errors.Is(err, runner.ErrRunsFailed):
 		return exitInfra
@@ -159,7 +163,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), reportCmd(), compareCmd(), historyCmd())
+	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd())
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			continue

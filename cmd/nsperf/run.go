@@ -30,6 +30,8 @@ type runFlags struct {
 	labels             []string
 	vf                 vmFlags
 	idleWait           time.Duration
+	bisect             bool
+	lookAgainst        string // the guest side of --bisect: the baseline its looks decide against
 }
 
 func runCmd() *cobra.Command {
@@ -39,6 +41,9 @@ func runCmd() *cobra.Command {
 		Short: "Build the topology, measure every state, tear down, and print the table",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if rf.bisect {
+				return rf.runBisect(c, args[0])
+			}
 			s, err := rf.scenario(c, args[0])
 			if err != nil {
 				return err
@@ -94,6 +99,10 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.noHistory, "no-history", false, "do not record the result in the history database")
 	f.StringVar(&rf.db, "db", "", dbHelp)
 	f.BoolVar(&rf.ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
+	f.StringVar(&rf.vf.baseline, "baseline", "", "with --bisect: the stored result of the known-good kernel to compare with")
+	f.BoolVar(&rf.bisect, "bisect", false, "a step of `git bisect run`: measure --kernel, compare it with --baseline and exit 0 (good: no gated regression), 1 (bad), 125 (skip: no boot, a state unavailable, an infrastructure failure) or 128 (abort: usage, a baseline of another scenario)")
+	f.StringVar(&rf.lookAgainst, "look-against", "", "")
+	_ = f.MarkHidden("look-against")
 	f.DurationVar(&rf.idleWait, "idle-wait", runner.DefaultIdleLimit, "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait")
 }
 
@@ -118,6 +127,8 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 		}
 	}
 	switch {
+	case rf.vf.baseline != "" && !rf.bisect:
+		return nil, usageError{errors.New("--baseline is the known-good result of a --bisect step: give --bisect too (to compare stored results: nsperf compare)")}
 	case len(vf.kernels) == 0 && len(rf.labels) > 1:
 		return nil, usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
 	case len(vf.kernels) == 0 && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-pin")):
@@ -176,6 +187,11 @@ func (rf *runFlags) measure(ctx context.Context, c *cobra.Command, arg string, s
 	}
 	if rf.vf.gate != "" {
 		rf.opt.BeforeRound = vm.GuestGate(ctx, rf.vf.gate)
+	}
+	if rf.lookAgainst != "" {
+		if err := rf.lookAgainstBaseline(s); err != nil {
+			return nil, err
+		}
 	}
 	if len(rf.vf.kernels) > 0 {
 		return runInVM(ctx, c, arg, s, rf.vf, rf.labels, rf.opt)

@@ -26,6 +26,7 @@ type vmFlags struct {
 	pin              bool
 	bootTimeout      time.Duration
 	gate             string // hidden: the guest side of an A/B run
+	baseline         string // --bisect: the known-good kernel's result, which the guest's looks decide against
 }
 
 func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
@@ -130,6 +131,9 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		return nil, err
 	}
 	defer cleanup()
+	if err := vf.checkConfigs(c, ks, s); err != nil {
+		return nil, err
+	}
 	cpus := vf.cpus
 	if cpus == 0 {
 		cpus = vm.PinnedCPUs(s)
@@ -148,7 +152,36 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 			k.GuestFlags = append(k.GuestFlags, "--"+name+"="+f.Value.String())
 		}
 	}
+	if vf.baseline != "" {
+		k.VM.Files["baseline.json"] = vf.baseline
+		k.GuestFlags = append(k.GuestFlags, "--look-against="+vm.GuestDir+"/baseline.json")
+	}
 	return kernels.Run(ctx, s, opt, k)
+}
+
+// checkConfigs holds each kernel's config, where it has one (a built tree's .config, an
+// image's config-RELEASE beside it), against what the scenario needs, before anything boots:
+// a missing required option ends the run (exit 4), a missing optional one is said.
+func (f *vmFlags) checkConfigs(c *cobra.Command, ks []vm.Kernel, s *scenarios.Scenario) error {
+	need := vm.Fragment([]*scenarios.Scenario{s}, true)
+	for i, k := range ks {
+		cfg, ok, err := vm.FindConfig(f.kernels[i], k.Image.Release)
+		if err != nil {
+			return fmt.Errorf("kernel %s: %w", k.Label, err)
+		}
+		if !ok {
+			fmt.Fprintf(c.ErrOrStderr(), "vm: no config found beside %s (.config of a tree, config-%s of an image): not checked against `nsperf kconfig`\n", f.kernels[i], k.Image.Release)
+			continue
+		}
+		warnings, err := vm.CheckConfig(cfg, need)
+		for _, w := range warnings {
+			fmt.Fprintf(c.ErrOrStderr(), "warning: kernel %s: %s\n", k.Label, w)
+		}
+		if err != nil {
+			return fmt.Errorf("kernel %s: %w", k.Label, err)
+		}
+	}
+	return nil
 }
 
 // probeInVM probes the kernel of --kernel in a guest, with every module the probe looks at

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -516,29 +517,7 @@ func stateRecord(c results.Case, name string) *results.StateRecord {
 // installed for the guest is left afterwards.
 func TestVMKernelBuildTree(t *testing.T) {
 	image, modules := guestTest(t)
-	kdir := t.TempDir()
-	os.MkdirAll(filepath.Join(kdir, "arch/x86/boot"), 0o755)
-	if err := os.Link(image, filepath.Join(kdir, vm.BuildTreeImage)); err != nil {
-		t.Fatal(err)
-	}
-	trees, _ := filepath.Glob(filepath.Join(modules, "lib/modules/*/kernel"))
-	if len(trees) != 1 {
-		t.Fatalf("module trees %v", trees)
-	}
-	var order []string
-	err := filepath.WalkDir(trees[0], func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".ko") {
-			return err
-		}
-		rel, _ := filepath.Rel(trees[0], path)
-		os.MkdirAll(filepath.Join(kdir, filepath.Dir(rel)), 0o755)
-		order = append(order, strings.TrimSuffix(rel, ".ko")+".o")
-		return os.Link(path, filepath.Join(kdir, rel))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(kdir, "modules.order"), []byte(strings.Join(order, "\n")+"\n"), 0o644)
+	kdir := buildTree(t, image, modules)
 	tmps, _ := filepath.Glob(filepath.Join(os.TempDir(), "nsperf-kdir-*"))
 	stdout, stderr, code := runBinary(t, "probe", "--kernel", kdir, "--vm-accel", "tcg")
 	if code != 0 || !strings.Contains(stdout, "probed in QEMU") || !strings.Contains(stdout, "modules loaded:") || !strings.Contains(stdout, " veth ") {
@@ -650,5 +629,68 @@ func (w *affinityWatch) checkGuest(t *testing.T, p *results.VMPinning, parked bo
 		if !isVCPU[tid] && len(p.OtherCPUs) > 0 && got != procstat.FormatCPUList(p.OtherCPUs) {
 			t.Errorf("QEMU thread %d: Cpus_allowed_list %q, recorded other threads on %v", tid, got, p.OtherCPUs)
 		}
+	}
+}
+
+// buildTree lays out a built kernel tree from the test kernel's package: its image as
+// arch/x86/boot/bzImage, its modules where the build leaves them, modules.order.
+func buildTree(t *testing.T, image, modules string) string {
+	t.Helper()
+	kdir := t.TempDir()
+	os.MkdirAll(filepath.Join(kdir, "arch/x86/boot"), 0o755)
+	if err := os.Link(image, filepath.Join(kdir, vm.BuildTreeImage)); err != nil {
+		t.Fatal(err)
+	}
+	trees, _ := filepath.Glob(filepath.Join(modules, "lib/modules/*/kernel"))
+	if len(trees) != 1 {
+		t.Fatalf("module trees %v", trees)
+	}
+	var order []string
+	err := filepath.WalkDir(trees[0], func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".ko") {
+			return err
+		}
+		rel, _ := filepath.Rel(trees[0], path)
+		os.MkdirAll(filepath.Join(kdir, filepath.Dir(rel)), 0o755)
+		order = append(order, strings.TrimSuffix(rel, ".ko")+".o")
+		return os.Link(path, filepath.Join(kdir, rel))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(kdir, "modules.order"), []byte(strings.Join(order, "\n")+"\n"), 0o644)
+	return kdir
+}
+
+// TestVMConfigRefusedBeforeBoot: a tree whose .config lacks CONFIG_VXLAN is refused for a
+// vxlan scenario before anything boots, the option named (exit 4); an image with a
+// config-RELEASE beside it likewise.
+func TestVMConfigRefusedBeforeBoot(t *testing.T) {
+	image, modules := guestTest(t)
+	kdir := buildTree(t, image, modules)
+	configs, _ := filepath.Glob(filepath.Join(filepath.Dir(image), "config-*"))
+	if len(configs) != 1 {
+		t.Fatalf("configs beside %s: %v", image, configs)
+	}
+	data, err := os.ReadFile(configs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := regexp.MustCompile(`(?m)^CONFIG_VXLAN=.*$`).ReplaceAll(data, []byte("# CONFIG_VXLAN is not set"))
+	os.WriteFile(filepath.Join(kdir, ".config"), without, 0o644)
+	idir := t.TempDir()
+	img := filepath.Join(idir, filepath.Base(image))
+	os.Link(image, img)
+	os.WriteFile(filepath.Join(idir, filepath.Base(configs[0])), without, 0o644)
+	for _, tc := range []struct{ kernel, config string }{{kdir, ".config"}, {img, filepath.Base(configs[0])}} {
+		stdout, stderr, code := runBinary(t, "run", "vxlan-lowerdev", "--kernel", tc.kernel, "--vm-accel", "tcg", "--no-history", "--out", filepath.Join(t.TempDir(), "r.json"))
+		if code != 4 || !strings.Contains(stderr, "CONFIG_VXLAN is not set in "+tc.config+": the scenario needs vxlan") || strings.Contains(stderr, "booting") {
+			t.Errorf("%s: exit %d, want 4 naming CONFIG_VXLAN before any boot\n%s\n%s", tc.kernel, code, stdout, stderr)
+		}
+	}
+	// The same tree with its config whole passes the check (and veth-bigtcp needs no vxlan).
+	_, stderr, code := runBinary(t, "run", shortScenario, "--kernel", kdir, "--vm-accel", "tcg", "--runs", "1", "--duration", "1s", "--no-history", "--out", filepath.Join(t.TempDir(), "r.json"))
+	if code != 0 || strings.Contains(stderr, "is not set") {
+		t.Errorf("a vxlan-free scenario on the tree: exit %d\n%s", code, stderr)
 	}
 }

@@ -60,16 +60,24 @@ func PatchKernelDir() string {
 // use: about a minute). Without it the test fails in CI and skips elsewhere.
 func PatchKernel(t testing.TB) (image, stock, patched string) {
 	t.Helper()
+	dir := PatchKernelDir()
+	image = cachedKernel(t, "ovs-patch-kernel.sh", dir)
+	return image, filepath.Join(dir, "stock"), filepath.Join(dir, "patched")
+}
+
+// cachedKernel runs a script that builds module trees into dir (or finds them there) and
+// prints the kernel image's path last.
+func cachedKernel(t testing.TB, name, dir string) string {
+	t.Helper()
 	RequireRoot(t)
 	RequireTool(t, "qemu-system-x86_64")
 	RequireTool(t, "busybox")
-	dir := PatchKernelDir()
-	out, err := script("ovs-patch-kernel.sh", dir)
-	image = strings.TrimSpace(string(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:]))
+	out, err := script(name, dir)
+	image := strings.TrimSpace(string(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:]))
 	if _, serr := os.Stat(image); err != nil || serr != nil {
-		unavailable(t, fmt.Sprintf("no patched kernel in %s: scripts/ovs-patch-kernel.sh: %v\n%s", dir, err, out))
+		unavailable(t, fmt.Sprintf("no kernel trees in %s: scripts/%s: %v\n%s", dir, name, err, out))
 	}
-	return image, filepath.Join(dir, "stock"), filepath.Join(dir, "patched")
+	return image
 }
 
 // script runs one of the module's scripts/ with arg: tests run in their package's directory,
@@ -93,4 +101,15 @@ func unavailable(t testing.TB, msg string) {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
+}
+
+// RegressedVethKernel returns Debian's 6.12 kernel image (that of PatchKernel), its own
+// module tree, and the same tree with veth built with tso_max_size 8192, a stand-in for a
+// performance regression (scripts/veth-regress-kernel.sh, run on first use: about half a
+// minute after PatchKernel's). Without it the test fails in CI and skips elsewhere.
+func RegressedVethKernel(t testing.TB) (image, stock, slow string) {
+	t.Helper()
+	dir := PatchKernelDir()
+	image = cachedKernel(t, "veth-regress-kernel.sh", dir)
+	return image, filepath.Join(dir, "image"), filepath.Join(dir, "veth-slow")
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/vm"
+)
+
+const bisectScenario = "testdata/bisect.yaml"
+
+// TestBisectCodes: every exit code of a run maps to what git bisect run expects.
+func TestBisectCodes(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, bisectGood},
+		{usageError{errors.New("bad flag")}, bisectAbort},
+		{&compare.IncomparableError{}, bisectAbort},
+		{&topo.CapabilityError{Reasons: []string{"no vxlan"}}, bisectSkip},
+		{&vm.MissingConfigError{Config: ".config"}, bisectSkip},
+		{&vm.BootError{Err: vm.ErrBootTimeout}, bisectSkip},
+		{runner.ErrRunsFailed, bisectSkip},
+		{errors.New("anything else"), bisectSkip},
+		{fmt.Errorf("stopped: %w", context.Canceled), exitInterrupted},
+	} {
+		if got := bisectCode(tc.err); got != tc.want {
+			t.Errorf("%v: %d, want %d", tc.err, got, tc.want)
+		}
+	}
+	// A step's code is the process's exit status.
+	if got := exitCode(bisectExit{code: bisectBad, err: errors.New("bad")}); got != bisectBad {
+		t.Errorf("exitCode(bisectExit 1) = %d", got)
+	}
+}
+
+// TestBisectVerdict: against the baseline, a gated regression beyond the minimum change is
+// bad, a change within the noise good, a state this kernel cannot apply skips.
+func TestBisectVerdict(t *testing.T) {
+	good := bisectResult("nsp0001", []float64{10, 10.2, 9.9, 10.1, 10.0}, "")
+	for _, tc := range []struct {
+		name string
+		r    *results.Result
+		want int
+	}{
+		{"same", bisectResult("nsp0002", []float64{10.1, 9.9, 10.0, 10.2, 10.0}, ""), bisectGood},
+		{"regressed", bisectResult("nsp0003", []float64{6.1, 6.0, 6.2, 5.9, 6.0}, ""), bisectBad},
+		{"improved", bisectResult("nsp0004", []float64{12.1, 12.0, 12.2, 11.9, 12.0}, ""), bisectGood},
+		{"unavailable", bisectResult("nsp0005", nil, "gso_max_size 185000 > tso_max_size 8192 of client/eth0"), bisectSkip},
+	} {
+		var out bytes.Buffer
+		c := &cobra.Command{}
+		c.SetOut(&out)
+		got, err := bisectVerdict(c, good, tc.r, "good.json")
+		if got != tc.want {
+			t.Errorf("%s: %d (%v), want %d\n%s", tc.name, got, err, tc.want, out.String())
+		}
+	}
+}
+
+// bisectResult is a stored result of testdata/bisect.yaml with these throughputs (Gbit/s),
+// or with its one state unavailable.
+func bisectResult(id string, tput []float64, unavailable string) *results.Result {
+	text, _ := os.ReadFile(bisectScenario)
+	r := &results.Result{Schema: results.Schema, RunID: id, Complete: true,
+		Scenario:    results.ScenarioInfo{Name: "bisect", File: bisectScenario, SHA256: "abc", Text: string(text)},
+		Settings:    results.Settings{Runs: len(tput), Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05, MinChange: 0.1}, Gates: map[string][]string{"tcp4": {results.Throughput}}},
+		Environment: results.Environment{KernelRelease: "6.12.117+deb12-amd64", CPUModel: "test", CPUs: 1, Tools: map[string]string{"iperf3": "3.12"}},
+	}
+	c := results.Case{States: []results.StateRecord{{Name: "default", Unavailable: unavailable}}}
+	for i, x := range tput {
+		c.Samples = append(c.Samples, results.Sample{Round: i + 1, State: "default", Workload: "tcp4", Tool: "iperf3",
+			Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: x * 1e9}}})
+	}
+	r.Cases = []results.Case{c}
+	r.Recompute()
+	return r
+}
+
+// TestBisectUsageAborts: what is wrong with the bisection itself exits 128, before anything
+// is built or booted (no root needed).
+func TestBisectUsageAborts(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.json")
+	r := bisectResult("nsp0001", []float64{10, 10, 10, 10, 10}, "")
+	r.Scenario.Name = "veth-bigtcp"
+	if err := results.WriteFile(other, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", bisectScenario, "--kernel", "/boot/none", "--bisect"}, "--bisect needs --baseline"},
+		{[]string{"run", bisectScenario, "--bisect", "--baseline", other}, "measures one --kernel"},
+		{[]string{"run", bisectScenario, "--baseline", other}, "--baseline is the known-good result of a --bisect step"},
+		{[]string{"run", bisectScenario, "--kernel", "/boot/none", "--bisect", "--baseline", filepath.Join(dir, "missing.json")}, "--baseline"},
+	} {
+		_, stderr, code := nsperf(tc.args...)
+		want := bisectAbort
+		if !strings.Contains(strings.Join(tc.args, " "), "--bisect") {
+			want = exitUsage
+		}
+		if code != want || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, want, tc.want, stderr)
+		}
+	}
+}
+
+// TestVMBisect: git bisect run finds the first bad commit of a small repository whose
+// commits stand in for kernel builds: each one's build.sh points ./modules at Debian's 6.12
+// module tree or at the same tree with a veth of tso_max_size 8192. Each step measures the
+// kernel in a guest against the known-good result and stops at the first look that decides.
+func TestVMBisect(t *testing.T) {
+	image, stock, slow := testenv.RegressedVethKernel(t)
+	guestTest(t)
+	testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if stdout, stderr, code := runBinary(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 {
+		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	repo := filepath.Join(dir, "linux")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	os.MkdirAll(repo, 0o755)
+	git("init", "-q")
+	var commits []string
+	for i, tree := range []string{stock, stock, slow, slow, slow} {
+		os.WriteFile(filepath.Join(repo, "build.sh"), []byte(fmt.Sprintf("#!/bin/sh\n# build %d\nln -sfn %s modules\n", i+1, tree)), 0o755)
+		git("add", "build.sh")
+		git("commit", "-q", "-m", fmt.Sprintf("step %d", i+1))
+		commits = append(commits, git("rev-parse", "HEAD"))
+	}
+	scenario, _ := filepath.Abs(bisectScenario)
+	step := fmt.Sprintf("./build.sh && %s run %s --kernel %s --modules ./modules --vm-accel tcg --baseline %s --bisect --no-history --out %s/step.json",
+		binary, scenario, image, good, dir)
+	git("bisect", "start", commits[4], commits[0])
+	cmd := exec.Command("git", "bisect", "run", "sh", "-c", step)
+	cmd.Dir = repo
+	out, _ := cmd.CombinedOutput()
+	git("bisect", "reset")
+	if !strings.Contains(string(out), commits[2]+" is the first bad commit") {
+		t.Fatalf("git bisect run did not find step 3 (%s):\n%s", commits[2], out)
+	}
+	t.Logf("git bisect run:\n%s", out)
+	if !strings.Contains(string(out), "bisect: bad:") || !strings.Contains(string(out), "bisect: good: no gated regression") ||
+		!strings.Contains(string(out), "every gated comparison decided at look 1") {
+		t.Errorf("the steps do not say why, or did not stop at the first look:\n%s", out)
+	}
+}

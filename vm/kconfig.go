@@ -1,0 +1,193 @@
+package vm
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// The kernel config a scenario needs comes from the same tables that decide what a guest
+// loads (Needs, BootModules): each module is built by one config option, its own, and may need
+// others to work. `nsperf kconfig` prints them as a kselftest `config` fragment, and a kernel
+// under test is checked against them before it boots.
+
+// moduleOptions maps each module a guest may load to the options that build it: the first is
+// the module's own (CONFIG_VXLAN builds vxlan.ko), the rest are what it needs besides.
+var moduleOptions = map[string][]string{
+	"veth":         {"VETH"},
+	"vxlan":        {"VXLAN"},
+	"macvlan":      {"MACVLAN"},
+	"bridge":       {"BRIDGE"},
+	"tun":          {"TUN"},
+	"openvswitch":  {"OPENVSWITCH", "NF_CONNTRACK", "NF_NAT", "NET_NSH"},
+	"tcp_diag":     {"INET_TCP_DIAG", "INET_DIAG"},
+	"sch_tbf":      {"NET_SCH_TBF"},
+	"sch_netem":    {"NET_SCH_NETEM"},
+	"nf_tables":    {"NF_TABLES", "NF_TABLES_NETDEV", "NETFILTER_EGRESS"},
+	"virtio_pci":   {"VIRTIO_PCI"},
+	"9pnet_virtio": {"NET_9P_VIRTIO", "NET_9P"},
+	"9p":           {"9P_FS"},
+}
+
+// baseOptions are what every run needs whatever its topology: namespaces, IPv4 and IPv6.
+var baseOptions = []string{"NET_NS", "INET", "IPV6"}
+
+// guestOptions are what booting a kernel under test needs besides its modules (vm/initramfs.go):
+// the initramfs, the console on the first serial port, devtmpfs, proc, sysfs and tmpfs.
+var guestOptions = []string{"BLK_DEV_INITRD", "SERIAL_8250", "SERIAL_8250_CONSOLE", "DEVTMPFS", "PROC_FS", "SYSFS", "TMPFS", "VIRTIO"}
+
+// Option is one line of a config fragment, with why it is there.
+type Option struct {
+	Name     string // without CONFIG_
+	Why      string // "the scenario needs vxlan", "guests boot with 9p over virtio"
+	Optional bool   // only for an optional module: its absence is said, not refused
+}
+
+// Fragment is every option the scenarios need, in a stable order: the base, then each
+// module's in the order Needs gives them (required first), then, with guest, the boot's.
+func Fragment(ss []*scenarios.Scenario, guest bool) []Option {
+	var out []Option
+	seen := map[string]bool{}
+	add := func(why string, optional bool, names ...string) {
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, Option{Name: n, Why: why, Optional: optional})
+			}
+		}
+	}
+	add("network namespaces, IPv4 and IPv6", false, baseOptions...)
+	for _, s := range ss {
+		required, optional := Needs(s)
+		for _, m := range required {
+			add("the scenario needs "+m, false, moduleOptions[m]...)
+		}
+		for _, m := range optional {
+			add("the scenario uses "+m+" when there", true, moduleOptions[m]...)
+		}
+	}
+	if guest {
+		for _, m := range BootModules {
+			add("guests mount the host over 9p on virtio", false, moduleOptions[m]...)
+		}
+		add("guests boot from an initramfs with a serial console", false, guestOptions...)
+	}
+	return out
+}
+
+// WriteFragment writes a fragment in the syntax of the kselftest `config` files, which
+// merge_config.sh and `vng -f` read: one CONFIG_X=y per line, the reason in a comment before
+// each group.
+func WriteFragment(w *bytes.Buffer, opts []Option) {
+	why := ""
+	for _, o := range opts {
+		if o.Why != why {
+			fmt.Fprintf(w, "# %s\n", o.Why)
+			why = o.Why
+		}
+		fmt.Fprintf(w, "CONFIG_%s=y\n", o.Name)
+	}
+}
+
+// ModulesOf are the modules a fragment builds: the modules whose own option it sets.
+func ModulesOf(opts []Option) []string {
+	set := map[string]bool{}
+	for _, o := range opts {
+		set[o.Name] = true
+	}
+	var out []string
+	for m, names := range moduleOptions {
+		if set[names[0]] {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// KernelConfig is a kernel's .config: the options set to y or m.
+type KernelConfig struct {
+	Path string
+	set  map[string]string
+}
+
+// FindConfig finds the config of a kernel under test: a built tree's .config, or the
+// config-RELEASE next to an image (/boot/config-6.12.117+deb12-amd64 of a package). ok is
+// false when there is none.
+func FindConfig(kernelPath, release string) (c KernelConfig, ok bool, err error) {
+	candidates := []string{filepath.Join(kernelPath, ".config")}
+	if st, err := os.Stat(kernelPath); err == nil && !st.IsDir() {
+		candidates = []string{filepath.Join(filepath.Dir(kernelPath), "config-"+release)}
+	}
+	for _, p := range candidates {
+		data, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return c, false, err
+		}
+		return ParseConfig(p, data), true, nil
+	}
+	return c, false, nil
+}
+
+// ParseConfig reads .config lines: CONFIG_X=y, =m or a value; "# CONFIG_X is not set" and
+// absent options are not set.
+func ParseConfig(path string, data []byte) KernelConfig {
+	c := KernelConfig{Path: path, set: map[string]string{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if n, isOpt := strings.CutPrefix(name, "CONFIG_"); ok && isOpt && value != "n" && value != "" {
+			c.set[n] = value
+		}
+	}
+	return c
+}
+
+// Has reports whether an option is set (y, m, or a value).
+func (c KernelConfig) Has(name string) bool { _, ok := c.set[name]; return ok }
+
+// MissingConfigError names the options a kernel under test lacks for the scenario: the run
+// is skipped (exit 4) before anything boots.
+type MissingConfigError struct {
+	Config  string // the config file
+	Missing []Option
+}
+
+func (e *MissingConfigError) Error() string {
+	var parts []string
+	for _, o := range e.Missing {
+		parts = append(parts, fmt.Sprintf("CONFIG_%s is not set in %s: %s", o.Name, filepath.Base(e.Config), o.Why))
+	}
+	return strings.Join(parts, "; ") + " (`nsperf kconfig` prints the fragment to merge)"
+}
+
+// CheckConfig holds a kernel's config against a fragment: the required options it lacks are
+// an error, the optional ones are returned as warnings.
+func CheckConfig(c KernelConfig, opts []Option) (warnings []string, err error) {
+	var missing []Option
+	for _, o := range opts {
+		if c.Has(o.Name) {
+			continue
+		}
+		if o.Optional {
+			warnings = append(warnings, fmt.Sprintf("CONFIG_%s is not set in %s: %s", o.Name, filepath.Base(c.Path), o.Why))
+			continue
+		}
+		missing = append(missing, o)
+	}
+	if len(missing) > 0 {
+		return warnings, &MissingConfigError{Config: c.Path, Missing: missing}
+	}
+	return slices.Clip(warnings), nil
+}
