@@ -132,7 +132,6 @@ func bisectVerdict(c *cobra.Command, base, r *results.Result, baselinePath strin
 	return bisectGood, nil
 }
 
-
 // lookAgainstBaseline makes an adaptive run in the guest of a bisection step decide its looks
 // against the baseline: it stops as soon as this kernel is decided against the good one.
 func (rf *runFlags) lookAgainstBaseline(s *scenarios.Scenario) error {

@@ -434,23 +434,12 @@ func TestVMPatchAB(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ab.json")
 	junit := filepath.Join(t.TempDir(), "ab.xml")
 	db := filepath.Join(t.TempDir(), "h.db")
-	var stdout, stderr string
-	var code int
-	// A known fault, not understood yet: in about one guest in five the OVS bridge of the
-	// kernel datapath passes no traffic at all under TCG (every run of that guest: "No route
-	// to host"). It is older than this test: the nsperf of before it fails the same way in
-	// every run of a one-state OVS scenario on Debian's 6.1 guest. Such an A/B is run again,
-	// at most twice; any other failure fails at once.
-	for attempt := 1; attempt <= 3; attempt++ {
-		stdout, stderr, code = runBinary(t, "run", "ovs-internal-tso", "--kernel", image, "--modules", stock, "--kernel", image, "--modules", patched,
-			"--label", "stock", "--label", "patched", "--vm-accel", "tcg", "--db", db, "--runs", "2", "--duration", "2s", "--omit", "0s",
-			"--out", out, "--junit", junit)
-		if code != exitInfra || !strings.Contains(stderr, "No route to host") {
-			break
-		}
-		t.Logf("attempt %d: a guest's OVS bridge passed no traffic (No route to host); running the A/B again", attempt)
-		os.Remove(db)
-	}
+	// Every guest's bridge must pass traffic: the fault that once stopped about one guest in
+	// five (Open vSwitch 3.1 started in a guest up for under 10 s runs without upcall
+	// handlers) is waited out by topo/ovs, not retried here.
+	stdout, stderr, code := runBinary(t, "run", "ovs-internal-tso", "--kernel", image, "--modules", stock, "--kernel", image, "--modules", patched,
+		"--label", "stock", "--label", "patched", "--vm-accel", "tcg", "--db", db, "--runs", "2", "--duration", "2s", "--omit", "0s",
+		"--out", out, "--junit", junit)
 	if code != 0 && code != exitExpectation {
 		t.Fatalf("exit %d, want 0 or 1\n%s\n%s", code, stdout, stderr)
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsperf/nsperf/internal/version"
 )
 
@@ -79,12 +81,45 @@ func Start(ctx context.Context, dir string, start func(func() error) error) (*In
 	if err := c.EnsureRoot(ctx); err != nil {
 		return nil, in.fail(err)
 	}
+	if err := waitCPUCount(ctx); err != nil {
+		return nil, in.fail(err)
+	}
 	if err := in.run(start, "ovs-vswitchd", in.Endpoint, "--unixctl="+filepath.Join(dir, "ovs-vswitchd.ctl"),
 		"--pidfile="+filepath.Join(dir, "ovs-vswitchd.pid"), "--log-file="+filepath.Join(dir, "ovs-vswitchd.log")); err != nil {
 		return nil, in.fail(err)
 	}
 	return in, nil
 }
+
+// cpuCountAfter is the uptime before which ovs-vswitchd must not start. Open vSwitch before
+// 3.2 (Debian 12 has 3.1) reads the CPU count only once CLOCK_MONOTONIC is past 10 s
+// (lib/ovs-thread.c, count_cpu_cores; fixed by "ovs-thread: Fix cpus not read for the first
+// 10s"): started earlier, as in a guest that booted seconds ago, it runs the kernel
+// datapath's per-CPU upcall dispatch with no handler thread ("Overriding n-handler-threads
+// to 0") and forwards no packet at all.
+const cpuCountAfter = 10*time.Second + 500*time.Millisecond
+
+// waitCPUCount waits until the machine has been up for cpuCountAfter: on a host at once, in a
+// guest just booted for a few seconds.
+func waitCPUCount(ctx context.Context) error {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return nil // cannot tell: start it
+	}
+	wait := cpuCountWait(time.Duration(ts.Nano()))
+	if wait == 0 {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
+	}
+}
+
+// cpuCountWait is how long to wait before starting ovs-vswitchd after uptime.
+func cpuCountWait(uptime time.Duration) time.Duration { return max(cpuCountAfter-uptime, 0) }
 
 // run starts one daemon in the foreground, as nsperf's child; it dies with nsperf.
 func (in *Instance) run(start func(func() error) error, name string, args ...string) error {

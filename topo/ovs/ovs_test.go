@@ -129,3 +129,18 @@ func TestErrorsSurface(t *testing.T) {
 		t.Fatal("connected to a socket that does not exist")
 	}
 }
+
+// TestCPUCountWait: ovs-vswitchd starts only once the machine is up for over 10 s (OVS 3.1
+// counts no CPU before, and runs the kernel datapath without upcall handlers).
+func TestCPUCountWait(t *testing.T) {
+	for _, tc := range []struct{ uptime, want time.Duration }{
+		{3 * time.Second, 7500 * time.Millisecond},
+		{10 * time.Second, 500 * time.Millisecond},
+		{11 * time.Second, 0},
+		{48 * time.Hour, 0},
+	} {
+		if got := cpuCountWait(tc.uptime); got != tc.want {
+			t.Errorf("up %s: wait %s, want %s", tc.uptime, got, tc.want)
+		}
+	}
+}
