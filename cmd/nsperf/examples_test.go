@@ -258,7 +258,8 @@ func TestFleetRecipe(t *testing.T) {
 	dsn := testenv.PostgresServer(t)
 	checkCommands(t, "fleet.sh", []string{mustRead(t, filepath.Join(examples, "fleet.sh"))}, 2)
 	for i := 0; i < 2; i++ {
-		cmd := exec.Command("sh", filepath.Join(examples, "fleet.sh"))
+		script, _ := filepath.Abs(filepath.Join(examples, "fleet.sh"))
+		cmd := exec.Command("sh", script)
 		cmd.Dir = t.TempDir()
 		cmd.Env = append(os.Environ(), "NSPERF="+binary, "NSPERF_DB="+dsn, "SCENARIOS=veth-bigtcp", "RUN_FLAGS=--runs 2 --duration 1s --omit 0s")
 		if out, err := cmd.CombinedOutput(); err != nil {
