@@ -207,15 +207,7 @@ func caseTable(w io.Writer, c Case) error {
 	for _, line := range Inheritance(c) {
 		fmt.Fprintln(w, line)
 	}
-	if lines := EvidenceLines(c); len(lines) > 0 {
-		fmt.Fprintf(w, "evidence (device counters over the samples; big packets %s):\n", c.BigPackets)
-		for _, line := range lines {
-			fmt.Fprintln(w, "  "+line)
-		}
-	}
-	for _, line := range SideMetricTables(c) {
-		fmt.Fprintln(w, line)
-	}
+	explanation(w, c)
 	for _, e := range c.Expectations {
 		verdict := "PASS"
 		if !e.Pass {
@@ -233,6 +225,19 @@ func caseTable(w io.Writer, c Case) error {
 		fmt.Fprintf(w, "%d of %d runs failed and are left out of the statistics (samples[].error in the result)\n", failed, len(c.Samples))
 	}
 	return nil
+}
+
+// explanation writes a case's evidence lines and side-metric tables.
+func explanation(w io.Writer, c Case) {
+	if lines := EvidenceLines(c); len(lines) > 0 {
+		fmt.Fprintf(w, "evidence (device counters over the samples; big packets %s):\n", c.BigPackets)
+		for _, line := range lines {
+			fmt.Fprintln(w, "  "+line)
+		}
+	}
+	for _, line := range SideMetricTables(c) {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // summaryRows groups a case's summaries into the rows of a table: one per workload and

@@ -114,15 +114,7 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 			s, err = nil, be
 		}
 	}()
-	if opt.MemoryMB == 0 {
-		opt.MemoryMB = DefaultMemoryMB
-	}
-	if opt.Progress == nil {
-		opt.Progress = io.Discard
-	}
-	if opt.BootTimeout == 0 {
-		opt.BootTimeout = DefaultBootTimeout
-	}
+	opt = opt.withDefaults()
 	s.opt = opt
 	qemuVersion, err := qemuVersion()
 	if err != nil {
@@ -139,15 +131,9 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	default:
 		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
 	}
-	var pin *PinPlan
-	if opt.Pin {
-		allowed, err := AllowedCPUs()
-		if err != nil {
-			return s, err
-		}
-		plan := PlanPinning(allowed, opt.CPUs)
-		plan.Park = len(opt.Kernels) > 1
-		pin = &plan
+	pin, err := opt.pinPlan()
+	if err != nil {
+		return s, err
 	}
 	for i, k := range opt.Kernels {
 		g, err := s.prepare(i, k)
@@ -183,16 +169,49 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 			return s, err
 		}
 	}
+	return s, s.waitRunning(ctx)
+}
+
+// withDefaults fills in what Options leave zero.
+func (opt Options) withDefaults() Options {
+	if opt.MemoryMB == 0 {
+		opt.MemoryMB = DefaultMemoryMB
+	}
+	if opt.Progress == nil {
+		opt.Progress = io.Discard
+	}
+	if opt.BootTimeout == 0 {
+		opt.BootTimeout = DefaultBootTimeout
+	}
+	return opt
+}
+
+// waitRunning waits until every guest runs its command, and says how long each took.
+func (s *Session) waitRunning(ctx context.Context) error {
 	for _, g := range s.guests {
-		if err := g.m.WaitPhase(ctx, "running", opt.BootTimeout); err != nil {
-			return s, err
+		if err := g.m.WaitPhase(ctx, "running", s.opt.BootTimeout); err != nil {
+			return err
 		}
 		g.info.BootSeconds = time.Since(g.started).Seconds()
-		fmt.Fprintf(opt.Progress, "vm %s: %s is up after %.1f s (kernel to /init %.1f s, %d modules %.1f s, mounts %.1f s); running nsperf in it\n",
+		fmt.Fprintf(s.opt.Progress, "vm %s: %s is up after %.1f s (kernel to /init %.1f s, %d modules %.1f s, mounts %.1f s); running nsperf in it\n",
 			g.cfg.Name, g.info.Image.Release, g.info.BootSeconds, g.m.PhaseAt("booted").Sub(g.started).Seconds(), len(g.info.Loaded),
 			g.m.PhaseAt("modules loaded").Sub(g.m.PhaseAt("booted")).Seconds(), g.m.PhaseAt("running").Sub(g.m.PhaseAt("modules loaded")).Seconds())
 	}
-	return s, nil
+	return nil
+}
+
+// pinPlan is where the guests' threads go (the same for every guest), nil without Pin.
+func (opt Options) pinPlan() (*PinPlan, error) {
+	if !opt.Pin {
+		return nil, nil
+	}
+	allowed, err := AllowedCPUs()
+	if err != nil {
+		return nil, err
+	}
+	plan := PlanPinning(allowed, opt.CPUs)
+	plan.Park = len(opt.Kernels) > 1
+	return &plan, nil
 }
 
 // prepare makes a guest's directory: its lock (held while the guest lives: `nsperf cleanup`
