@@ -133,7 +133,7 @@ func (r *Result) Failures() []string {
 				}
 			}
 			if !e.Pass {
-				out = append(out, fmt.Sprintf("%sexpectation failed: %s (measured: %s)", prefix, e.Expectation, e.Measured))
+				out = append(out, expectationFailure(prefix, e))
 			}
 		}
 		for _, s := range c.Summaries {
@@ -202,4 +202,27 @@ func measured(c Case, state string) bool {
 		}
 	}
 	return false
+}
+
+// ExpectationFailures are the expectations that did not hold, without the regressions that
+// Failures adds: what a run says of itself when another result judges its changes (a bisect
+// step, whose verdict is its comparison with the known-good kernel).
+func (r *Result) ExpectationFailures() []string {
+	var out []string
+	for _, c := range r.Cases {
+		prefix := ""
+		if c.Label != "" {
+			prefix = "[" + c.Label + "] "
+		}
+		for _, e := range c.Expectations {
+			if !e.Pass {
+				out = append(out, expectationFailure(prefix, e))
+			}
+		}
+	}
+	return out
+}
+
+func expectationFailure(prefix string, e ExpectationResult) string {
+	return fmt.Sprintf("%sexpectation failed: %s (measured: %s)", prefix, e.Expectation, e.Measured)
 }

@@ -44,7 +44,7 @@ func sideMetrics(c *Case, policy Policy) []SideMetric {
 				continue
 			}
 			base, state := flatSeries(c.Samples, w, st.CompareTo), flatSeries(c.Samples, w, st.Name)
-			if len(base.n) == 0 || len(state.n) == 0 {
+			if base.samples == 0 || state.samples == 0 {
 				continue
 			}
 			out = append(out, compareCounters(w, st, base, state, alpha, policy.MinChange)...)
@@ -54,10 +54,10 @@ func sideMetrics(c *Case, policy Policy) []SideMetric {
 }
 
 // series are a state's counters, sample by sample: counter -> values (0 where a sample did
-// not report it: a delta that did not move), over n samples.
+// not report it: a delta that did not move), one per sample.
 type series struct {
-	values map[string][]float64
-	n      []int
+	values  map[string][]float64
+	samples int
 }
 
 func flatSeries(samples []Sample, workload, state string) series {
@@ -66,7 +66,7 @@ func flatSeries(samples []Sample, workload, state string) series {
 	for _, sm := range samples {
 		if sm.Workload == workload && sm.State == state && sm.Error == "" && sm.Invalid == "" && sm.Counters != nil {
 			flats = append(flats, sm.Counters.Flat())
-			s.n = append(s.n, sm.Round)
+			s.samples++
 		}
 	}
 	for _, f := range flats {
@@ -95,7 +95,7 @@ func compareCounters(workload string, st StateRecord, base, state series, alpha,
 	tested := 0
 	var shown []SideMetric
 	for _, k := range sortedKeys(keys) {
-		xs, ys := orZeros(base.values[k], len(base.n)), orZeros(state.values[k], len(state.n))
+		xs, ys := orZeros(base.values[k], base.samples), orZeros(state.values[k], state.samples)
 		a, b := Describe(xs), Describe(ys)
 		if a.Max == a.Min && b.Max == b.Min && a.Mean == b.Mean {
 			continue // did not change at all

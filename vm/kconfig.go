@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -189,5 +188,5 @@ func CheckConfig(c KernelConfig, opts []Option) (warnings []string, err error) {
 	if len(missing) > 0 {
 		return warnings, &MissingConfigError{Config: c.Path, Missing: missing}
 	}
-	return slices.Clip(warnings), nil
+	return warnings, nil
 }

@@ -73,6 +73,32 @@ func TestBisectVerdict(t *testing.T) {
 	}
 }
 
+// TestBisectVerdictIgnoresTheRunsOwnComparisons: a state slower than the baseline state in
+// the good kernel and in this one alike is no regression of this commit: good.
+func TestBisectVerdictIgnoresTheRunsOwnComparisons(t *testing.T) {
+	withSlowState := func(r *results.Result) *results.Result {
+		c := &r.Cases[0]
+		c.States = append(c.States, results.StateRecord{Name: "slow", CompareTo: "default"})
+		for i := 1; i <= 5; i++ {
+			c.Samples = append(c.Samples, results.Sample{Round: i, State: "slow", Workload: "tcp4", Tool: "iperf3",
+				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: (5 + 0.05*float64(i)) * 1e9}}})
+		}
+		r.Recompute()
+		return r
+	}
+	good := withSlowState(bisectResult("nsp0001", []float64{10, 10.2, 9.9, 10.1, 10.0}, ""))
+	r := withSlowState(bisectResult("nsp0002", []float64{10.1, 9.9, 10.0, 10.2, 10.0}, ""))
+	if len(r.Failures()) == 0 {
+		t.Fatal("the run's own slow vs default is not a regression: the test proves nothing")
+	}
+	var out bytes.Buffer
+	c := &cobra.Command{}
+	c.SetOut(&out)
+	if got, err := bisectVerdict(c, good, r, "good.json"); got != bisectGood {
+		t.Errorf("%d (%v), want good\n%s", got, err, out.String())
+	}
+}
+
 // bisectResult is a stored result of testdata/bisect.yaml with these throughputs (Gbit/s),
 // or with its one state unavailable.
 func bisectResult(id string, tput []float64, unavailable string) *results.Result {
