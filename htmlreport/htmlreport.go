@@ -33,7 +33,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.8em; } h3 { font-
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
 .figure { display: inline-block; vertical-align: top; margin: 0 1em 1em 0; }
 .verdict { font-family: monospace; }
-.warning { color: #a40; } .fail { color: #b00; font-weight: bold; } .pass { color: #070; }
+.warning { color: #a40; } .fail { color: #b00; font-weight: bold; } .pass { color: #070; } .na { color: #666; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; }
 </style>
 </head>

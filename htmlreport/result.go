@@ -158,11 +158,14 @@ func addCases(d *pageData, r *results.Result, colours map[string]color.Color) er
 	tables := section{Title: "Tables", Pre: table.String()}
 	for _, c := range r.Cases {
 		for _, e := range c.Expectations {
-			class, verdict := "pass", "pass"
-			if !e.Pass {
-				class, verdict = "fail", "FAIL"
+			switch {
+			case e.NotApplicable != "":
+				tables.Lines = append(tables.Lines, line{"na", fmt.Sprintf("expectation N/A: %s (%s)", e.Expectation, e.NotApplicable)})
+			case e.Pass:
+				tables.Lines = append(tables.Lines, line{"pass", fmt.Sprintf("expectation pass: %s (measured: %s)", e.Expectation, e.Measured)})
+			default:
+				tables.Lines = append(tables.Lines, line{"fail", fmt.Sprintf("expectation FAIL: %s (measured: %s)", e.Expectation, e.Measured)})
 			}
-			tables.Lines = append(tables.Lines, line{class, fmt.Sprintf("expectation %s: %s (measured: %s)", verdict, e.Expectation, e.Measured)})
 		}
 	}
 	for _, warning := range r.Warnings {

@@ -151,8 +151,9 @@ func Measure(base, state []float64, dir Direction) Comparison {
 	if lo, hi, ok := shiftCI(b.Values, s.Values, Confidence); ok {
 		c.ChangeLo, c.ChangeHi, c.HasCI = lo, hi, true
 	}
-	cmp := benchmath.AssumeNothing.Compare(b, s)
-	c.P = cmp.P
+	// Not benchmath's Compare: its p (go-moremath's MannWhitneyUTest) is wrong with ties when
+	// the sizes differ (issue 31).
+	c.P = mwu.P(b.Values, s.Values)
 	c.CVBase, c.CVState = Describe(base).CV, Describe(state).CV
 	return c
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nsperf/nsperf/scenarios"
@@ -15,6 +16,24 @@ type ExpectationResult struct {
 	State       string `json:"state,omitempty"`
 	Pass        bool   `json:"pass"`
 	Measured    string `json:"measured"`
+	// NotApplicable says why the expectation was not checked: it names a state this run did
+	// not measure (an A/A run measures the baseline twice, not the scenario's other states).
+	// Such an expectation neither holds nor fails.
+	NotApplicable string `json:"not_applicable,omitempty"`
+}
+
+// Failed reports whether the expectation was checked and did not hold.
+func (e ExpectationResult) Failed() bool { return !e.Pass && e.NotApplicable == "" }
+
+// Verdict is PASS, FAIL or N/A, as the table prints it.
+func (e ExpectationResult) Verdict() string {
+	switch {
+	case e.NotApplicable != "":
+		return "N/A"
+	case e.Pass:
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 // Evaluate checks a case against the scenario's expectations.
@@ -27,6 +46,23 @@ func Evaluate(c Case, exps []scenarios.Expectation) []ExpectationResult {
 }
 
 func evaluate(c Case, e scenarios.Expectation) ExpectationResult {
+	r := check(c, e)
+	if e.State != "" && !slices.ContainsFunc(c.States, func(st StateRecord) bool { return st.Name == e.State }) {
+		r.Pass, r.Measured = false, "nothing"
+		r.NotApplicable = fmt.Sprintf("this run did not measure state %s; it measured %s", e.State, stateNames(c))
+	}
+	return r
+}
+
+func stateNames(c Case) string {
+	var names []string
+	for _, st := range c.States {
+		names = append(names, st.Name)
+	}
+	return strings.Join(names, " and ")
+}
+
+func check(c Case, e scenarios.Expectation) ExpectationResult {
 	metric := e.Metric
 	if metric == "" {
 		metric = Throughput
@@ -132,7 +168,7 @@ func (r *Result) Failures() []string {
 					covered[e.Workload+"/"+e.Metric+"/"+st.Name] = true
 				}
 			}
-			if !e.Pass {
+			if e.Failed() {
 				out = append(out, expectationFailure(prefix, e))
 			}
 		}
@@ -215,7 +251,7 @@ func (r *Result) ExpectationFailures() []string {
 			prefix = "[" + c.Label + "] "
 		}
 		for _, e := range c.Expectations {
-			if !e.Pass {
+			if e.Failed() {
 				out = append(out, expectationFailure(prefix, e))
 			}
 		}

@@ -237,3 +237,35 @@ func TestEvidenceExpectation(t *testing.T) {
 		}
 	}
 }
+
+// An expectation on a state the run did not measure is not applicable: no failure, a skipped
+// testcase in JUnit, a SKIP in KTAP, N/A in the table.
+func TestExpectationNotApplicable(t *testing.T) {
+	r := expectResult(t, []scenarios.Expectation{{Device: "client/eth0", Evidence: "big_tx", State: "big", Value: cond(t, "> 0")}})
+	e := r.Cases[0].Expectations[0]
+	if e.NotApplicable == "" || e.Failed() || e.Verdict() != "N/A" {
+		t.Fatalf("an expectation on a state not in the run: %+v", e)
+	}
+	if f := r.ExpectationFailures(); len(f) != 0 {
+		t.Errorf("failures: %v", f)
+	}
+	var junit, ktap, table bytes.Buffer
+	if err := JUnit(&junit, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := KTAP(&ktap, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := Table(&table, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `skipped="1"`) || !strings.Contains(junit.String(), `<skipped message="not applicable: this run did not measure state big`) {
+		t.Errorf("JUnit:\n%s", junit.String())
+	}
+	if !strings.Contains(ktap.String(), "# SKIP not applicable: this run did not measure state big") {
+		t.Errorf("KTAP:\n%s", ktap.String())
+	}
+	if !strings.Contains(table.String(), "big_tx > 0: N/A") {
+		t.Errorf("table:\n%s", table.String())
+	}
+}

@@ -31,7 +31,12 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -79,7 +84,10 @@ func (doc *junitSuites) addResult(r *Result, prefix string) {
 		for _, e := range c.Expectations {
 			covered[e.Workload+"/"+e.Metric+"/"+e.State] = true
 			tc := junitCase{Name: "expect " + e.Expectation, Classname: class, SystemOut: "measured: " + e.Measured}
-			if !e.Pass {
+			if e.NotApplicable != "" {
+				tc.SystemOut, tc.Skipped = "", &junitSkipped{Message: "not applicable: " + e.NotApplicable}
+			}
+			if e.Failed() {
 				tc.Failure = &junitFailure{Message: "expectation failed: " + e.Expectation, Type: "expectation", Text: "measured: " + e.Measured}
 			}
 			suite.add(tc)
@@ -122,6 +130,9 @@ func (s *junitSuite) add(tc junitCase) {
 	s.Tests++
 	if tc.Failure != nil {
 		s.Failures++
+	}
+	if tc.Skipped != nil {
+		s.Skipped++
 	}
 }
 

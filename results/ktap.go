@@ -83,7 +83,11 @@ func ktapTests(r *Result, prefix string) []ktapTest {
 		covered := map[string]bool{}
 		for _, e := range c.Expectations {
 			covered[e.Workload+"/"+e.Metric+"/"+e.State] = true
-			out = append(out, ktapTest{name: casePrefix + "expect_" + ktapName(e.Expectation), failed: !e.Pass, diagnostics: []string{"expect " + e.Expectation + ": measured " + e.Measured}})
+			t := ktapTest{name: casePrefix + "expect_" + ktapName(e.Expectation), failed: e.Failed(), diagnostics: []string{"expect " + e.Expectation + ": measured " + e.Measured}}
+			if e.NotApplicable != "" {
+				t.skip, t.diagnostics = "not applicable: "+e.NotApplicable, nil
+			}
+			out = append(out, t)
 		}
 		for _, s := range c.Summaries {
 			cmp := s.Comparison

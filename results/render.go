@@ -209,11 +209,11 @@ func caseTable(w io.Writer, c Case) error {
 	}
 	explanation(w, c)
 	for _, e := range c.Expectations {
-		verdict := "PASS"
-		if !e.Pass {
-			verdict = "FAIL"
+		if e.NotApplicable != "" {
+			fmt.Fprintf(w, "expect %s: N/A (%s)\n", e.Expectation, e.NotApplicable)
+			continue
 		}
-		fmt.Fprintf(w, "expect %s: %s (measured: %s)\n", e.Expectation, verdict, e.Measured)
+		fmt.Fprintf(w, "expect %s: %s (measured: %s)\n", e.Expectation, e.Verdict(), e.Measured)
 	}
 	failed := 0
 	for _, s := range c.Samples {

@@ -632,3 +632,42 @@ func TestLoopCountersAndEvidence(t *testing.T) {
 		t.Errorf("side metrics %v: want TcpOutSegs (x3) and client/eth0 tx_bytes_per_packet, never the counters that did not move", moved)
 	}
 }
+
+// An A/A run of the default scenario measures its baseline twice; the scenario's expectation
+// on state "on" is not applicable to it, and neither fails the run nor is dropped: the table
+// says N/A, and so does the result read back from its file (issue 31, item 1).
+func TestLoopAAExpectationOnAStateNotMeasured(t *testing.T) {
+	s, err := scenarios.Load("veth-bigtcp", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (scenarios.Overrides{AA: true, Runs: 4, Duration: time.Second, Omit: 0}).Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeMachine{throughput: func(string, int) float64 { return 10e9 }, idle: IdleGate{Window: time.Millisecond, Limit: time.Second}}
+	out := t.TempDir() + "/r.json"
+	r, err := Run(context.Background(), s, Options{Out: out, Machine: m, Progress: io.Discard, Idle: m.idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*results.Result{r, stored} {
+		if f := x.Failures(); len(f) != 0 {
+			t.Errorf("an A/A run of equal states fails: %v", f)
+		}
+		exps := x.Cases[0].Expectations
+		if len(exps) != 1 || exps[0].NotApplicable == "" || exps[0].Failed() || !strings.Contains(exps[0].NotApplicable, "state on") {
+			t.Fatalf("expectations of the A/A run: %+v", exps)
+		}
+		var table strings.Builder
+		if err := results.Table(&table, x); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(table.String(), "client/eth0 big_tx > 0: N/A (this run did not measure state on; it measured off and off-again)") {
+			t.Errorf("the table does not say the expectation is not applicable:\n%s", table.String())
+		}
+	}
+}
