@@ -119,6 +119,74 @@ func raised(st StateRecord, ref string) string {
 	return ""
 }
 
+// heldUpstream names a device upstream of ref on the state's data path whose size limits the
+// state keeps at 64 KiB or below, "" when there is none: through it, no packet above 64 KiB
+// reaches ref, by design (ovs-internal-tso's "off" holds int0 at 64 KiB, and the veth port
+// after it keeps its 524280 in every state). The path is the limit devices that carry at
+// least a quarter of the data, and upstream is read from their direction and lower devices:
+// every sending (tx) device is upstream of every receiving (rx) one; among sending devices,
+// all but ref's own lower devices (an upper such as a vxlan sends through its lower, which
+// comes after it); among receiving ones, ref's lower devices (they receive first).
+func heldUpstream(st StateRecord, ref string, devices []string, totals map[string]*devTotals) string {
+	carries := map[string]string{} // device -> direction, for the devices on the path
+	most := uint64(0)
+	for _, d := range devices {
+		if t := totals[d]; t != nil {
+			_, _, bytes, _ := t.dataDirection()
+			most = max(most, bytes)
+		}
+	}
+	for _, d := range devices {
+		if t := totals[d]; t != nil {
+			dir, packets, bytes, _ := t.dataDirection()
+			if packets > 0 && float64(bytes) >= carrying*float64(most) {
+				carries[d] = dir
+			}
+		}
+	}
+	lowerOf := func(upper, lower string) bool { // lower is upper's lower device, at any depth
+		for seen := 0; seen < len(st.Lower) && st.Lower[upper] != ""; seen++ {
+			if upper = st.Lower[upper]; upper == lower {
+				return true
+			}
+		}
+		return false
+	}
+	dir, ok := carries[ref]
+	if !ok {
+		return ""
+	}
+	for _, u := range devices {
+		udir, on := carries[u]
+		if u == ref || !on || raised(st, u) != "" || !hasSizeLimit(st, u) {
+			continue
+		}
+		upstream := false
+		switch {
+		case dir == "rx" && udir == "tx":
+			upstream = true
+		case dir == "tx" && udir == "tx":
+			upstream = !lowerOf(ref, u)
+		case dir == "rx" && udir == "rx":
+			upstream = lowerOf(ref, u)
+		}
+		if upstream {
+			return u
+		}
+	}
+	return ""
+}
+
+// hasSizeLimit reports whether the state read back a GSO/GRO size limit of the device.
+func hasSizeLimit(st StateRecord, ref string) bool {
+	for _, k := range scenarios.SizeLimits {
+		if _, ok := st.Devices[ref][k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Explain computes a case's evidence lines and side metrics from its samples.
 func Explain(c *Case, policy Policy) {
 	c.Evidence, c.SideMetrics = nil, nil
@@ -133,7 +201,7 @@ func Explain(c *Case, policy Policy) {
 		}
 		for _, ref := range devices {
 			if t := totals[ref]; t != nil {
-				c.Evidence = append(c.Evidence, deviceEvidence(st, ref, t)...)
+				c.Evidence = append(c.Evidence, deviceEvidence(st, ref, t, heldUpstream(st, ref, devices, totals))...)
 			}
 		}
 		if e, ok := shrinkEvidence(st.Name, totals); ok {
@@ -143,9 +211,10 @@ func Explain(c *Case, policy Policy) {
 	c.SideMetrics = sideMetrics(c, policy)
 }
 
-// deviceEvidence is a device's line in a state, and the warning when the state raises a
-// limit above 64 KiB and no packet above 64 KiB crossed the device.
-func deviceEvidence(st StateRecord, ref string, t *devTotals) []Evidence {
+// deviceEvidence is a device's line in a state, and the warning when the state meant packets
+// above 64 KiB to cross the device (it raises the device's limit, and held names no device
+// upstream that keeps them at 64 KiB) and none did.
+func deviceEvidence(st StateRecord, ref string, t *devTotals, held string) []Evidence {
 	dir, packets, bytes, big := t.dataDirection()
 	e := Evidence{State: st.Name, Device: ref, Direction: dir, Packets: packets, Big: big}
 	if packets == 0 {
@@ -158,7 +227,7 @@ func deviceEvidence(st StateRecord, ref string, t *devTotals) []Evidence {
 		e.Text += fmt.Sprintf(", %s above 64 KiB", share(*big, packets))
 	}
 	out := []Evidence{e}
-	if limit := raised(st, ref); limit != "" && big != nil && *big == 0 {
+	if limit := raised(st, ref); limit != "" && held == "" && big != nil && *big == 0 {
 		out = append(out, Evidence{State: st.Name, Device: ref, Warning: true,
 			Text: fmt.Sprintf("%s: BIG TCP not in effect on %s: %s, but no packet above 64 KiB in %d %s packets (%s per packet)", st.Name, ref, limit, packets, dir, FormatBytes(e.BytesPerPacket))})
 	}

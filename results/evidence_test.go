@@ -151,3 +151,89 @@ func TestCountersDelta(t *testing.T) {
 		t.Errorf("flat: %v", f)
 	}
 }
+
+// The BIG TCP warning of the three shipped BIG TCP scenarios, as their states read back: a
+// state warns where it meant packets above 64 KiB to cross a device and none did; a device
+// behind another held at 64 KiB (the baseline of ovs-internal-tso and vxlan-bigtcp) does not
+// warn (issue 31, item 3).
+func TestEvidenceWarnsOnlyWhereBigPacketsWereMeant(t *testing.T) {
+	limits := func(v uint64) map[string]uint64 {
+		return map[string]uint64{"gso_max_size": v, "gro_max_size": v, "gso_ipv4_max_size": v, "gro_ipv4_max_size": v}
+	}
+	type dev struct {
+		ref string
+		tx  bool
+	}
+	for _, tc := range []struct {
+		scenario string
+		path     []dev                        // the devices that carry the data
+		states   map[string]map[string]uint64 // state -> device -> its limits
+		lower    map[string]string
+		bigIn    string   // the state whose packets are big; the other's are 64 KB
+		want     []string // warnings, when no device saw a packet above 64 KiB
+	}{
+		{"ovs-internal-tso", []dev{{"ovs/int0", true}, {"ovs/p0", true}, {"server/eth0", false}},
+			map[string]map[string]uint64{"off": {"ovs/int0": 65536, "ovs/p0": 524280, "server/eth0": 524280}, "on": {"ovs/int0": 524280, "ovs/p0": 524280, "server/eth0": 524280}},
+			nil, "on", []string{"on: BIG TCP not in effect on ovs/int0", "on: BIG TCP not in effect on ovs/p0", "on: BIG TCP not in effect on server/eth0"}},
+		{"veth-bigtcp", []dev{{"client/eth0", true}, {"server/eth0", false}},
+			map[string]map[string]uint64{"off": {"client/eth0": 65536, "server/eth0": 65536}, "on": {"client/eth0": 185000, "server/eth0": 185000}},
+			nil, "on", []string{"on: BIG TCP not in effect on client/eth0", "on: BIG TCP not in effect on server/eth0"}},
+		{"vxlan-bigtcp", []dev{{"client/vx0", true}, {"client/eth0", true}, {"server/eth0", false}, {"server/vx0", false}},
+			map[string]map[string]uint64{"off": {"client/vx0": 65536, "server/vx0": 65536, "client/eth0": 185000, "server/eth0": 185000}, "on": {"client/vx0": 185000, "server/vx0": 185000, "client/eth0": 185000, "server/eth0": 185000}},
+			map[string]string{"client/vx0": "client/eth0", "server/vx0": "server/eth0"}, "on",
+			[]string{"on: BIG TCP not in effect on client/eth0", "on: BIG TCP not in effect on client/vx0", "on: BIG TCP not in effect on server/eth0", "on: BIG TCP not in effect on server/vx0"}},
+		// The shrink scenario's kind: the vxlan raised, its lower device held; the vxlan still
+		// warns (it is upstream of the hold), the devices after the hold do not.
+		{"shrink", []dev{{"client/vx0", true}, {"client/eth0", true}, {"server/eth0", false}},
+			map[string]map[string]uint64{"off": {"client/vx0": 65536, "client/eth0": 65536, "server/eth0": 185000}, "on": {"client/vx0": 185000, "client/eth0": 16000, "server/eth0": 185000}},
+			map[string]string{"client/vx0": "client/eth0"}, "", []string{"on: BIG TCP not in effect on client/vx0"}},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			for _, big := range []bool{true, false} {
+				c := Case{}
+				for _, name := range []string{"off", "on"} {
+					rec := StateRecord{Name: name, Devices: map[string]map[string]uint64{}, Lower: tc.lower}
+					if name == "on" {
+						rec.CompareTo = "off"
+					}
+					for ref, v := range tc.states[name] {
+						rec.Devices[ref] = limits(v)
+					}
+					c.States = append(c.States, rec)
+					for round := 1; round <= 3; round++ {
+						devices := map[string]DeviceCounters{}
+						for _, d := range tc.path {
+							n, size, above := uint64(1000), uint64(64000), uint64(0)
+							if big && name == tc.bigIn {
+								n, size, above = 400, 160000, 400
+							}
+							dc := DeviceCounters{}
+							if d.tx {
+								dc.TxPackets, dc.TxBytes, dc.BigTx = n, n*size, &above
+							} else {
+								dc.RxPackets, dc.RxBytes, dc.BigRx = n, n*size, &above
+							}
+							devices[d.ref] = dc
+						}
+						c.Samples = append(c.Samples, Sample{Round: round, State: name, Workload: "tcp4", Metrics: []Metric{{Name: Throughput, Value: 1e10}}, Counters: &Counters{Devices: devices}})
+					}
+				}
+				Explain(&c, Policy{})
+				var warnings []string
+				for _, e := range c.Evidence {
+					if e.Warning {
+						parts := strings.SplitN(e.Text, ": ", 3) // "on", "BIG TCP not in effect on DEV", why
+						warnings = append(warnings, parts[0]+": "+parts[1])
+					}
+				}
+				want := tc.want
+				if big && tc.bigIn != "" {
+					want = nil // every packet above 64 KiB where it was meant to be: no warning
+				}
+				if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+					t.Errorf("big packets in %q: %v: warnings\n%s\nwant\n%s", tc.bigIn, big, strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+				}
+			}
+		})
+	}
+}

@@ -574,8 +574,10 @@ func TestLoopIdleGate(t *testing.T) {
 	}
 }
 
-// TestIdleGateForReal: the gate on this machine's /proc/stat waits while a busy loop runs on
-// a pinned CPU, and lets the round begin once it is gone.
+// TestIdleGateForReal: the gate on this machine's /proc/stat names the CPU a busy loop holds.
+// It watches only the CPU the test loads: any other work there only makes it busier, and the
+// other CPU may be busy with anything (issue 31, item 4). That the round begins once the CPU
+// is idle cannot be asserted on a shared machine; TestLoopIdleGate shows it with a fake.
 func TestIdleGateForReal(t *testing.T) {
 	testenv.RequireTool(t, "taskset")
 	hog := exec.Command("taskset", "-c", "1", "sh", "-c", "while :; do :; done")
@@ -585,15 +587,8 @@ func TestIdleGateForReal(t *testing.T) {
 	defer func() { hog.Process.Kill(); hog.Wait() }()
 	m := &measurement{ctx: context.Background(), progress: io.Discard,
 		opt: Options{Machine: Host{}, Idle: IdleGate{Limit: time.Second}.withDefaults()}}
-	if _, busy := m.waitIdle([]int{0, 1}); !strings.Contains(busy, "CPU 1 ") {
+	if _, busy := m.waitIdle([]int{1}); !strings.HasPrefix(busy, "CPU 1 ") {
 		t.Errorf("with a busy loop on CPU 1: %q, want CPU 1 busy", busy)
-	}
-	hog.Process.Kill()
-	hog.Wait()
-	m.opt.Idle.Limit = 30 * time.Second // a shared machine has quiet moments within it
-	m.stillBusy = false                 // a gate that has not given up on this machine
-	if waited, busy := m.waitIdle([]int{0, 1}); busy != "" {
-		t.Errorf("after the busy loop: still busy after %s: %s", waited, busy)
 	}
 }
 
