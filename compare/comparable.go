@@ -35,6 +35,17 @@ func environmentDiff(sides []Side) []string {
 			return ""
 		}},
 	}
+	for _, s := range sides {
+		if s.Result.Environment.VM != nil { // where a guest measured, its clock
+			attrs = append(attrs, attr{"vm clock", func(r *results.Result) string {
+				if v := r.Environment.VM; v != nil {
+					return results.DescribeClock(v)
+				}
+				return "host"
+			}})
+			break
+		}
+	}
 	tools := map[string]bool{}
 	for _, s := range sides {
 		for name := range s.Result.Environment.Tools {
@@ -100,6 +111,9 @@ func checkComparable(sides []Side, pairs []StatePair, explicitPairs bool) (diff 
 	base := sides[0]
 	for _, s := range sides[1:] {
 		warnings = append(warnings, methodDiff(base, s)...)
+		if d := clockDifference(base, s); d != "" && err == nil {
+			err = &IncomparableError{Difference: d, Forceable: true}
+		}
 		// The texts themselves, not their stored hashes: a text edited after the run keeps
 		// a hash that no longer says what it is.
 		if s.Result.Scenario.Text == base.Result.Scenario.Text {
@@ -115,6 +129,23 @@ func checkComparable(sides []Side, pairs []StatePair, explicitPairs bool) (diff 
 		}
 	}
 	return diff, warnings, err
+}
+
+// clockDifference names how the clocks of two results differ, "" when their figures are of
+// the same kind: virtual-time figures count the instructions a guest executed, and compare
+// only with figures of the same clock, icount options and QEMU (whose translation decides
+// the instructions); wall-clock figures of a host and of a guest are both time.
+func clockDifference(a, b Side) string {
+	ca, cb := results.ClockOf(a.Result), results.ClockOf(b.Result)
+	switch {
+	case ca.Name != cb.Name:
+		return fmt.Sprintf("clock: %s in %s, %s in %s (virtual-time figures count the instructions a guest executes, wall-clock figures its time)", ca.Name, a.Name, cb.Name, b.Name)
+	case ca.Icount != cb.Icount:
+		return fmt.Sprintf("icount options: %s in %s, %s in %s", ca.Icount, a.Name, cb.Icount, b.Name)
+	case ca.QEMU != cb.QEMU:
+		return fmt.Sprintf("QEMU version in virtual time: %s in %s, %s in %s (its translation decides the instructions counted)", ca.QEMU, a.Name, cb.QEMU, b.Name)
+	}
+	return ""
 }
 
 // sameMeasurement compares what two scenario texts measure, case by case.

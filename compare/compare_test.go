@@ -343,3 +343,46 @@ func counted(id, kernel string, ofo uint64) *results.Result {
 	r.Recompute()
 	return r
 }
+
+// TestCompareRefusesOtherClock: virtual-time figures count instructions; they compare only
+// with figures of the same clock, icount options and QEMU (exit 2 without --force).
+func TestCompareRefusesOtherClock(t *testing.T) {
+	guest := func(id, clock, icount, qemu string) *results.Result {
+		r := result(id, "", "6.12", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+		r.Environment.VM = &results.VMInfo{Accel: "tcg", QEMU: qemu, Clock: clock, Icount: icount}
+		return r
+	}
+	virtual := guest("nsp0001", "virtual", "shift=2,sleep=off,align=off", "7.2.22")
+	for _, tc := range []struct {
+		name  string
+		other *results.Result
+		want  string
+	}{
+		{"wall guest", guest("nsp0002", "wall", "", "7.2.22"), "clock: virtual in A, wall in B"},
+		{"recorded before clocks", guest("nsp0002", "", "", "7.2.22"), "clock: virtual in A, wall in B"},
+		{"host", result("nsp0002", "", "6.18", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn}), "clock: virtual in A, wall in B"},
+		{"icount", guest("nsp0002", "virtual", "shift=3,sleep=off,align=off", "7.2.22"), "icount options: shift=2,sleep=off,align=off in A, shift=3,sleep=off,align=off in B"},
+		{"qemu", guest("nsp0002", "virtual", "shift=2,sleep=off,align=off", "8.2.0"), "QEMU version in virtual time: 7.2.22 in A, 8.2.0 in B"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sides := []Side{{Source: "a", Result: virtual}, {Source: "b", Result: tc.other}}
+			_, err := New(sides, Options{})
+			var inc *IncomparableError
+			if !errors.As(err, &inc) || !inc.Forceable || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want the difference %q", err, tc.want)
+			}
+			rep, err := New(sides, Options{Force: true})
+			if err != nil || !strings.Contains(strings.Join(rep.Warnings, "\n"), tc.want) {
+				t.Fatalf("--force: %v, warnings %v", err, rep.Warnings)
+			}
+		})
+	}
+	same := guest("nsp0002", "virtual", "shift=2,sleep=off,align=off", "7.2.22")
+	if _, err := New([]Side{{Source: "a", Result: virtual}, {Source: "b", Result: same}}, Options{}); err != nil {
+		t.Errorf("the same clock: %v", err)
+	}
+	wallGuest, host := guest("nsp0003", "wall", "", "7.2.22"), result("nsp0004", "", "6.18", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
+	if _, err := New([]Side{{Source: "a", Result: wallGuest}, {Source: "b", Result: host}}, Options{}); err != nil {
+		t.Errorf("a wall-clock guest and a host: %v", err)
+	}
+}

@@ -20,12 +20,14 @@ import (
 // Series is one item of one scenario over the history: a run's median per point, oldest
 // first, with the change points found in it.
 type Series struct {
-	Scenario     string                    `json:"scenario"`
-	Case         string                    `json:"case,omitempty"`
-	Workload     string                    `json:"workload"`
-	Metric       string                    `json:"metric"`
-	State        string                    `json:"state"`
-	Unit         string                    `json:"unit"`
+	Scenario string `json:"scenario"`
+	Case     string `json:"case,omitempty"`
+	Workload string `json:"workload"`
+	Metric   string `json:"metric"`
+	State    string `json:"state"`
+	Unit     string `json:"unit"`
+	// Clock is the runs' clock: a series never mixes virtual-time and wall-clock figures.
+	Clock        string                    `json:"clock"`
 	Points       []Point                   `json:"points"`
 	ChangePoints []changepoint.ChangePoint `json:"-"`
 	Findings     []Finding                 `json:"findings,omitempty"`
@@ -39,6 +41,9 @@ func (s Series) Name() string {
 	name := fmt.Sprintf("%s %s %s", s.Workload, s.Metric, s.State)
 	if s.Case != "" {
 		name = "[" + s.Case + "] " + name
+	}
+	if s.Clock != "" && s.Clock != "wall" {
+		name += " (" + s.Clock + ")"
 	}
 	return name
 }
@@ -128,8 +133,8 @@ func group(scenario string, points []Point) []Series {
 	var out []Series
 	for _, p := range points {
 		n := len(out)
-		if n == 0 || out[n-1].Case != p.Case || out[n-1].Workload != p.Workload || out[n-1].Metric != p.Metric || out[n-1].State != p.State {
-			out = append(out, Series{Scenario: scenario, Case: p.Case, Workload: p.Workload, Metric: p.Metric, State: p.State, Unit: p.Unit})
+		if n == 0 || out[n-1].Case != p.Case || out[n-1].Workload != p.Workload || out[n-1].Metric != p.Metric || out[n-1].State != p.State || out[n-1].Clock != p.Clock {
+			out = append(out, Series{Scenario: scenario, Case: p.Case, Workload: p.Workload, Metric: p.Metric, State: p.State, Unit: p.Unit, Clock: p.Clock})
 			n++
 		}
 		out[n-1].Points = append(out[n-1].Points, p)

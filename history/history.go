@@ -321,6 +321,9 @@ var migrations = []string{
 		acked      TEXT NOT NULL,
 		PRIMARY KEY (run_id, case_label, workload, metric, state)
 	)`,
+	// 3: the clock a run measured on (results.Clock.Key): virtual-time and wall-clock figures
+	// are series of their own. Every run recorded before it ran on the wall clock.
+	`ALTER TABLE runs ADD COLUMN clock TEXT NOT NULL DEFAULT 'wall'`,
 }
 
 // SchemaVersion is the schema this nsperf writes.

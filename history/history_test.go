@@ -127,6 +127,28 @@ func suite(t *testing.T, dsn string) string {
 	if points, _ := h.Show(ctx, Query{Scenario: "veth-bigtcp"}); len(points) != 4 {
 		t.Errorf("after rm: %d points, want 4", len(points))
 	}
+	// A run in virtual time is a series of its own: its figures count instructions.
+	virtual := testResult("nsp0005", "veth-bigtcp", "base", "6.12.117", t0.Add(96*time.Hour), 2.6, 3.1)
+	virtual.Environment.VM = &results.VMInfo{Accel: "tcg", QEMU: "7.2.22", Clock: "virtual", Icount: "shift=2,sleep=off,align=off"}
+	if _, err := h.Import(ctx, virtual); err != nil {
+		t.Fatal(err)
+	}
+	series, err := h.Analyze(ctx, []string{"veth-bigtcp"}, changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clocks := map[string]int{}
+	for _, s := range series {
+		if s.Workload == "tcp4" && s.Metric == results.Throughput && s.State == "on" {
+			clocks[s.Clock] = len(s.Points)
+			if s.Clock != "wall" && !strings.HasSuffix(s.Name(), "(virtual icount=shift=2,sleep=off,align=off qemu=7.2.22)") {
+				t.Errorf("series name %q", s.Name())
+			}
+		}
+	}
+	if len(clocks) != 2 || clocks["wall"] != 2 || clocks["virtual icount=shift=2,sleep=off,align=off qemu=7.2.22"] != 1 {
+		t.Errorf("tcp4 throughput on: points by clock %v, want 2 wall and 1 virtual apart", clocks)
+	}
 	return out.String()
 }
 
@@ -337,5 +359,42 @@ func TestDSNs(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("the password is in the message: %v", err)
 		}
+	}
+}
+
+// TestMigrateToClock: a database of schema 2 (before clocks) opens as schema 3, its runs on
+// the wall clock, which is what every run before virtual time measured on.
+func TestMigrateToClock(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", sqliteURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range strings.Split(migrations[0]+";"+migrations[1], ";") {
+		if strings.TrimSpace(stmt) != "" {
+			if _, err := old.Exec(stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE nsperf_schema (version INTEGER NOT NULL)`, `INSERT INTO nsperf_schema (version) VALUES (2)`,
+		`INSERT INTO runs (run_id, started, scenario, sha256, label, kernel, hostname, complete, result) VALUES ('nsp0001', '2026-11-01T08:00:00.000000000Z', 'veth-bigtcp', '', '', 'k', 'h', 1, '{"settings":{}}')`,
+		`INSERT INTO series (run_id, started, case_label, workload, metric, state, unit, n, median, cv) VALUES ('nsp0001', '2026-11-01T08:00:00.000000000Z', '', 'tcp4', 'throughput', 'on', 'bit/s', 6, 1e10, 0.05)`,
+	} {
+		if _, err := old.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	h, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	points, err := h.Show(ctx, Query{Scenario: "veth-bigtcp"})
+	if err != nil || len(points) != 1 || points[0].Clock != "wall" {
+		t.Errorf("after the migration: %+v %v", points, err)
 	}
 }

@@ -47,9 +47,9 @@ func (h *DB) Import(ctx context.Context, r *results.Result) (added bool, err err
 		return false, h.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, h.q(`INSERT INTO runs (run_id, started, scenario, sha256, label, kernel, hostname, complete, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-		r.RunID, started, r.Scenario.Name, r.Scenario.SHA256, r.Label, r.Environment.KernelRelease, r.Environment.Hostname, boolInt(r.Complete), string(data))
+	res, err := tx.ExecContext(ctx, h.q(`INSERT INTO runs (run_id, started, scenario, sha256, label, kernel, hostname, complete, result, clock)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+		r.RunID, started, r.Scenario.Name, r.Scenario.SHA256, r.Label, r.Environment.KernelRelease, r.Environment.Hostname, boolInt(r.Complete), string(data), results.ClockOf(r).Key())
 	if err != nil {
 		return false, h.wrap(err)
 	}

@@ -48,11 +48,13 @@ type Point struct {
 	RunID    string    `json:"run_id"`
 	Label    string    `json:"label,omitempty"`
 	Kernel   string    `json:"kernel"`
-	N        int       `json:"n"`
-	Median   float64   `json:"median"`
-	Lo       *float64  `json:"lo,omitempty"`
-	Hi       *float64  `json:"hi,omitempty"`
-	CV       float64   `json:"cv"`
+	// Clock is the run's clock (results.Clock.Key): "wall", or "virtual icount=... qemu=...".
+	Clock  string   `json:"clock"`
+	N      int      `json:"n"`
+	Median float64  `json:"median"`
+	Lo     *float64 `json:"lo,omitempty"`
+	Hi     *float64 `json:"hi,omitempty"`
+	CV     float64  `json:"cv"`
 }
 
 // Show returns the series of a scenario: per item, one point per run, oldest first.
@@ -63,10 +65,10 @@ func (h *DB) Show(ctx context.Context, q Query) ([]Point, error) {
 			conds, args = append(conds, f.col+" = ?"), append(args, f.v)
 		}
 	}
-	rows, err := h.db.QueryContext(ctx, h.q(`SELECT s.case_label, s.workload, s.metric, s.state, s.unit, s.started, s.run_id, r.label, r.kernel, s.n, s.median, s.lo, s.hi, s.cv
+	rows, err := h.db.QueryContext(ctx, h.q(`SELECT s.case_label, s.workload, s.metric, s.state, s.unit, s.started, s.run_id, r.label, r.kernel, r.clock, s.n, s.median, s.lo, s.hi, s.cv
 		FROM series s JOIN runs r ON r.run_id = s.run_id AND r.started = s.started
 		WHERE `+strings.Join(conds, " AND ")+`
-		ORDER BY s.case_label, s.workload, s.metric, s.state, s.started, s.run_id`), args...)
+		ORDER BY s.case_label, s.workload, s.metric, s.state, r.clock, s.started, s.run_id`), args...)
 	if err != nil {
 		return nil, h.wrap(err)
 	}
@@ -76,7 +78,7 @@ func (h *DB) Show(ctx context.Context, q Query) ([]Point, error) {
 		var p Point
 		var started string
 		var lo, hi sql.NullFloat64
-		if err := rows.Scan(&p.Case, &p.Workload, &p.Metric, &p.State, &p.Unit, &started, &p.RunID, &p.Label, &p.Kernel, &p.N, &p.Median, &lo, &hi, &p.CV); err != nil {
+		if err := rows.Scan(&p.Case, &p.Workload, &p.Metric, &p.State, &p.Unit, &started, &p.RunID, &p.Label, &p.Kernel, &p.Clock, &p.N, &p.Median, &lo, &hi, &p.CV); err != nil {
 			return nil, h.wrap(err)
 		}
 		p.Start = parseTime(started)
@@ -103,10 +105,10 @@ func WriteSeries(w io.Writer, points []Point, format string) error {
 		return enc.Encode(points)
 	case "csv":
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"case", "workload", "metric", "state", "unit", "start", "run_id", "label", "kernel", "n", "median", "ci_lo", "ci_hi", "cv"})
+		cw.Write([]string{"case", "workload", "metric", "state", "unit", "start", "run_id", "label", "kernel", "n", "median", "ci_lo", "ci_hi", "cv", "clock"})
 		for _, p := range points {
 			cw.Write([]string{csvtext.Text(p.Case), p.Workload, p.Metric, p.State, p.Unit, p.Start.Format(time.RFC3339), p.RunID, csvtext.Text(p.Label), csvtext.Text(p.Kernel),
-				strconv.Itoa(p.N), fmt.Sprint(p.Median), optional(p.Lo), optional(p.Hi), fmt.Sprint(p.CV)})
+				strconv.Itoa(p.N), fmt.Sprint(p.Median), optional(p.Lo), optional(p.Hi), fmt.Sprint(p.CV), csvtext.Text(p.Clock)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -114,7 +116,7 @@ func WriteSeries(w io.Writer, points []Point, format string) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		item := ""
 		for _, p := range points {
-			if key := strings.Join([]string{p.Case, p.Workload, p.Metric, p.State}, "\x00"); key != item {
+			if key := strings.Join([]string{p.Case, p.Workload, p.Metric, p.State, p.Clock}, "\x00"); key != item {
 				if item != "" {
 					fmt.Fprintln(tw)
 				}
@@ -122,6 +124,9 @@ func WriteSeries(w io.Writer, points []Point, format string) error {
 				head := fmt.Sprintf("%s %s, state %s", p.Workload, p.Metric, p.State)
 				if p.Case != "" {
 					head = "[" + p.Case + "] " + head
+				}
+				if p.Clock != "" && p.Clock != "wall" {
+					head += ", " + p.Clock
 				}
 				fmt.Fprintln(tw, head)
 				fmt.Fprintln(tw, "time (UTC)\trun\tlabel\tkernel\tn\tmedian\t95% CI\tCV")

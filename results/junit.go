@@ -18,13 +18,32 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	Cases     []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Timestamp  string           `xml:"timestamp,attr,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// vmProperties are the guest's QEMU and clock, for the testsuite of a run in a guest.
+func vmProperties(r *Result) *junitProperties {
+	v := r.guestInfo()
+	if v == nil {
+		return nil
+	}
+	return &junitProperties{Property: []junitProperty{{"vm.qemu", v.QEMU}, {"vm.clock", v.ClockName()}, {"vm.icount", v.Icount}}}
 }
 
 type junitCase struct {
@@ -76,7 +95,7 @@ func JUnit(w io.Writer, r *Result) error {
 func (doc *junitSuites) addResult(r *Result, prefix string) {
 	class := "nsperf." + r.Scenario.Name
 	for _, c := range r.Cases {
-		suite := junitSuite{Name: prefix + strings.TrimSpace(r.Scenario.Name+" "+c.Label)}
+		suite := junitSuite{Name: prefix + strings.TrimSpace(r.Scenario.Name+" "+c.Label), Properties: vmProperties(r)}
 		if !r.Start.IsZero() {
 			suite.Timestamp = r.Start.Format("2006-01-02T15:04:05")
 		}

@@ -29,6 +29,9 @@ func KTAP(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, ", kernel %s", ktapText(r.Environment.KernelRelease))
 	}
 	b.WriteString("\n")
+	if v := r.guestInfo(); v != nil {
+		fmt.Fprintf(&b, "# vm: QEMU %s, %s\n", ktapText(v.QEMU), ktapText(DescribeClock(v)))
+	}
 	fmt.Fprintf(&b, "1..%d\n", len(lines))
 	for i, t := range lines {
 		for _, d := range t.diagnostics {

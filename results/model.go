@@ -118,8 +118,18 @@ type VMInfo struct {
 	// first measurement: boot, module loading and the topology's build.
 	FirstSampleSeconds float64 `json:"first_sample_seconds,omitempty"`
 	Warning            string  `json:"warning,omitempty"` // e.g. why KVM was not used
-	// TCGThreads is TCG's threading (multi: one host thread per vCPU); "" under KVM.
+	// TCGThreads is TCG's threading (multi: one host thread per vCPU; single: one for all,
+	// as virtual time needs); "" under KVM.
 	TCGThreads string `json:"tcg_threads,omitempty"`
+	// Clock is the guest's clock: "virtual" (QEMU's icount: time counts the instructions
+	// the guest executes) or "wall"; "" in results written before the clock was recorded,
+	// all of which ran on the wall clock.
+	Clock string `json:"clock,omitempty"`
+	// Icount is QEMU's -icount option string as passed, for the virtual clock.
+	Icount string `json:"icount,omitempty"`
+	// IdleGate says how the guest's idle gate ran: "skipped: virtual time" where host load
+	// cannot reach the figures; "" where it ran as on a host.
+	IdleGate string `json:"idle_gate,omitempty"`
 	// Pinning is where QEMU's threads ran on the host; nil when they were not pinned
 	// (--vm-pin=false).
 	Pinning *VMPinning `json:"pinning,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -330,9 +331,66 @@ func DescribeVM(r *Result) string {
 	if v.TCGThreads != "" {
 		accel += " (" + v.TCGThreads + "-threaded)"
 	}
-	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB; booted in %.1f s%s; %s",
-		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, accel, v.CPUs, v.MemoryMB, v.BootSeconds, first, DescribePinning(v.Pinning))
+	idle := ""
+	if v.IdleGate != "" {
+		idle = "; idle gate " + v.IdleGate
+	}
+	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB, %s; booted in %.1f s%s; %s%s",
+		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, accel, v.CPUs, v.MemoryMB, DescribeClock(v), v.BootSeconds, first, DescribePinning(v.Pinning), idle)
 }
+
+// guestInfo is the guest a run measured in: its own, or for an A/B run of two kernels the
+// first kernel's (both ran with the same QEMU options); nil on a host.
+func (r *Result) guestInfo() *VMInfo {
+	if r.Environment.VM == nil && len(r.Kernels) > 0 {
+		return r.Kernels[0].Environment.VM
+	}
+	return r.Environment.VM
+}
+
+// Clock is what a run's seconds were: the wall clock (of a host or a guest), or a guest's
+// virtual time with its icount options and QEMU, whose translation decides the instructions
+// counted. Figures compare only under the same Clock.
+type Clock struct{ Name, Icount, QEMU string }
+
+// ClockOf is the clock a result measured on.
+func ClockOf(r *Result) Clock {
+	if v := r.guestInfo(); v != nil && v.ClockName() == "virtual" {
+		return Clock{"virtual", v.Icount, v.QEMU}
+	}
+	return Clock{Name: "wall"}
+}
+
+// Key is the clock as one string: "wall", or "virtual icount=OPTIONS qemu=VERSION".
+func (c Clock) Key() string {
+	if c.Name != "virtual" {
+		return c.Name
+	}
+	return fmt.Sprintf("virtual icount=%s qemu=%s", c.Icount, c.QEMU)
+}
+
+// ClockName is the guest's clock: virtual or wall (results that recorded none ran on the
+// wall clock).
+func (v *VMInfo) ClockName() string {
+	if v.Clock == "" {
+		return "wall"
+	}
+	return v.Clock
+}
+
+// DescribeClock says what the guest's seconds are: "virtual time (icount
+// shift=2,sleep=off,align=off)" or "wall clock".
+func DescribeClock(v *VMInfo) string {
+	if v.ClockName() == "virtual" {
+		return "virtual time (icount " + v.Icount + ")"
+	}
+	return "wall clock"
+}
+
+// VirtualTimeNote is the line every table of a virtual-time run carries: what its figures
+// are, and what they cannot show.
+const VirtualTimeNote = "virtual time: figures count the instructions the guest executes per unit of work (QEMU icount), not the host's speed; " +
+	"per-packet and per-byte path length is modelled, cache and memory behaviour, lock contention, true parallelism and NIC/DMA timing are not: measure those on hardware"
 
 // DescribePinning says where a guest's QEMU threads ran on the host.
 func DescribePinning(p *VMPinning) string {
@@ -344,6 +402,9 @@ func DescribePinning(p *VMPinning) string {
 		vcpus = append(vcpus, fmt.Sprintf("vCPU %d on host CPU %s", v.VCPU, procstat.FormatCPUList(v.CPUs)))
 	}
 	s := "pinned: " + strings.Join(vcpus, ", ")
+	if len(p.VCPUs) > 1 && !slices.ContainsFunc(p.VCPUs, func(v VCPUPin) bool { return v.ThreadID != p.VCPUs[0].ThreadID }) {
+		s = fmt.Sprintf("pinned: the one TCG thread of all %d vCPUs on host CPU %s", len(p.VCPUs), procstat.FormatCPUList(p.VCPUs[0].CPUs))
+	}
 	if len(p.OtherCPUs) == 0 {
 		return s + fmt.Sprintf("; QEMU's %d other threads unpinned (every CPU runs a vCPU)", p.OtherThreads)
 	}

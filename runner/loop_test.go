@@ -42,6 +42,9 @@ type fakeMachine struct {
 	serverDiesAfter int
 	// missing are programs LookPath does not find.
 	missing []string
+	// clientTakes is how long a client runs before it prints its output (0: no time); a
+	// client whose context ends first is killed.
+	clientTakes time.Duration
 	// busyLooks is how many looks of the idle gate find CPU 1 busy.
 	busyLooks, looks int
 	cpu0, cpu1       procstat.CPU
@@ -208,7 +211,22 @@ func (n *fakeNetwork) Start(ctx context.Context, ns string, argv []string) (proc
 	} else {
 		p.stdout = fmt.Sprintf(`{"start":{"version":"iperf 3.12"},"end":{"sum_received":{"bits_per_second":%g,"seconds":1},"sum_sent":{"retransmits":0}}}`, value)
 	}
-	p.exit()
+	if d := n.m.clientTakes; d > 0 {
+		out := p.stdout
+		p.stdout = ""
+		go func() {
+			select {
+			case <-time.After(d):
+				p.stdout = out
+			case <-ctx.Done():
+				p.err = errors.New("signal: killed")
+			}
+			p.exit()
+		}()
+		<-p.done // the servers below end with the client
+	} else {
+		p.exit()
+	}
 	for _, s := range n.servers {
 		switch {
 		case s.oneOff: // iperf3 -s -1 ends with its test
@@ -663,6 +681,34 @@ func TestLoopAAExpectationOnAStateNotMeasured(t *testing.T) {
 		}
 		if !strings.Contains(table.String(), "client/eth0 big_tx > 0: N/A (this run did not measure state on; it measured off and off-again)") {
 			t.Errorf("the table does not say the expectation is not applicable:\n%s", table.String())
+		}
+	}
+}
+
+// TestLoopVirtualTimeHasNoGuestLimit: in virtual time the guest's clock jumps while it waits
+// for the host, so a client that takes longer than its duration and the slack, by the guest's
+// clock, is no failure there (the host bounds the guest in wall time); on any other clock it
+// is (issue 27, item 4).
+func TestLoopVirtualTimeHasNoGuestLimit(t *testing.T) {
+	for _, virtual := range []bool{false, true} {
+		m := &fakeMachine{clientTakes: 1100 * time.Millisecond, idle: IdleGate{Limit: -1}, throughput: func(string, int) float64 { return 10e9 }}
+		text := strings.NewReplacer("WORKLOADS", iperf3Workload, "RUNS", "1").Replace(loopScenario(t))
+		s, err := scenarios.Parse("loop.yaml", []byte(text), scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, Progress: io.Discard, Idle: m.idle, Slack: time.Millisecond, VirtualTime: virtual})
+		failed := 0
+		for _, sm := range r.Cases[0].Samples {
+			if strings.Contains(sm.Error, "timed out after 1.001s") {
+				failed++
+			}
+		}
+		switch {
+		case virtual && (err != nil || failed > 0):
+			t.Errorf("virtual time: %v, %d samples timed out", err, failed)
+		case !virtual && (!errors.Is(err, ErrRunsFailed) || failed != 2):
+			t.Errorf("wall clock: %v, %d of 2 samples timed out", err, failed)
 		}
 	}
 }

@@ -47,6 +47,12 @@ type Options struct {
 	Machine Machine
 	// Idle is the gate that waits before each round until the pinned CPUs are idle.
 	Idle IdleGate
+	// VirtualTime says that this machine's clock is a guest's virtual one (QEMU icount,
+	// sleep=off): while the guest waits for the host (a 9p read of a tool's binary, a write
+	// of the journal), its clock jumps to the next timer, so a time limit in the guest can
+	// expire while nothing is wrong. The client and server limits are then off, and the host
+	// bounds the guest in wall time (kernels.Deadline); progress counts virtual seconds.
+	VirtualTime bool
 	// StatesOptional makes every state but the baseline optional: one this kernel cannot
 	// apply is recorded as unavailable with its reason, and the others are measured. The
 	// guests of an A/B run of two kernels run so: a patch that raises a device's limit makes
@@ -68,6 +74,9 @@ var ErrStateDrift = errors.New("the devices' state changed during the run")
 const (
 	DefaultServerTimeout = 10 * time.Second
 	DefaultSlack         = 30 * time.Second
+	// noLimit is the client and server limit in virtual time: none that a guest's clock
+	// could reach by its jumps (the host's wall-time deadline bounds the guest instead).
+	noLimit = 1000 * time.Hour
 )
 
 // OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.
@@ -88,6 +97,9 @@ func JournalPath(opt Options, s *scenarios.Scenario, id string) string {
 func (opt Options) withDefaults() Options {
 	if opt.ServerTimeout == 0 {
 		opt.ServerTimeout = DefaultServerTimeout
+	}
+	if opt.VirtualTime {
+		opt.ServerTimeout, opt.Slack = noLimit, noLimit
 	}
 	if opt.Slack == 0 {
 		opt.Slack = DefaultSlack
@@ -358,7 +370,10 @@ func (m *measurement) report(label string, round, rounds int, s results.Sample) 
 		}
 	}
 	perRun := time.Since(m.started) / time.Duration(m.done)
-	left := (perRun * time.Duration(m.total-m.done)).Round(time.Second)
+	left := (perRun * time.Duration(m.total-m.done)).Round(time.Second).String()
+	if m.opt.VirtualTime {
+		left += " of virtual time"
+	}
 	if label != "" {
 		label = "[" + label + "] "
 	}

@@ -44,7 +44,7 @@ while read -r m; do
 done </modules.list
 say modules loaded
 mkdir -p /host
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /host || fail "mounting the host root over 9p failed: is 9p over virtio (9p, 9pnet_virtio, virtio_pci) built in or in --modules?"
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=mmap hostroot /host || fail "mounting the host root over 9p failed: is 9p over virtio (9p, 9pnet_virtio, virtio_pci) built in or in --modules?"
 mount -t proc proc /host/proc
 mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev

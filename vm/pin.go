@@ -96,8 +96,15 @@ func (m *Machine) Pin(plan PinPlan) (*results.VMPinning, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(threads) != len(plan.VCPUs) {
-		return nil, fmt.Errorf("vm %s: QEMU has %d vCPU threads, %d planned: with one TCG thread for all vCPUs (thread=single) there is nothing to pin one by one", m.cfg.Name, len(threads), len(plan.VCPUs))
+	// Single-threaded TCG runs every vCPU on one thread: the plan then has one entry, for it.
+	var distinct []int
+	for _, tid := range threads {
+		if !slices.Contains(distinct, tid) {
+			distinct = append(distinct, tid)
+		}
+	}
+	if len(distinct) != len(plan.VCPUs) {
+		return nil, fmt.Errorf("vm %s: QEMU runs its %d vCPUs on %d threads, %d planned", m.cfg.Name, len(threads), len(distinct), len(plan.VCPUs))
 	}
 	got := &results.VMPinning{OtherCPUs: plan.Other}
 	if plan.Park {
@@ -105,11 +112,14 @@ func (m *Machine) Pin(plan PinPlan) (*results.VMPinning, error) {
 	}
 	isVCPU := map[int]bool{}
 	for i, tid := range threads {
-		if err := setAffinity(tid, plan.VCPUs[i]); err != nil {
-			return nil, fmt.Errorf("vm %s: pinning vCPU %d (thread %d): %w", m.cfg.Name, i, tid, err)
+		cpus := plan.VCPUs[slices.Index(distinct, tid)]
+		if !isVCPU[tid] {
+			if err := setAffinity(tid, cpus); err != nil {
+				return nil, fmt.Errorf("vm %s: pinning vCPU %d (thread %d): %w", m.cfg.Name, i, tid, err)
+			}
 		}
 		isVCPU[tid] = true
-		got.VCPUs = append(got.VCPUs, results.VCPUPin{VCPU: i, ThreadID: tid, CPUs: plan.VCPUs[i]})
+		got.VCPUs = append(got.VCPUs, results.VCPUPin{VCPU: i, ThreadID: tid, CPUs: cpus})
 	}
 	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(m.PID()), "task"))
 	if err != nil {
@@ -140,7 +150,10 @@ func (m *Machine) parkVCPUs(park bool) error {
 	if p == nil || len(p.PausedCPUs) == 0 {
 		return nil
 	}
-	for _, v := range p.VCPUs {
+	for i, v := range p.VCPUs {
+		if i > 0 && v.ThreadID == p.VCPUs[0].ThreadID {
+			continue // the one TCG thread of every vCPU, moved already
+		}
 		cpus := v.CPUs
 		if park {
 			cpus = p.PausedCPUs

@@ -44,6 +44,9 @@ type Config struct {
 	Prefix   string    // put before each forwarded line: "[A] " when two guests talk at once
 	// Stopped starts the guest paused at its first instruction (-S): Cont runs it.
 	Stopped bool
+	// Icount is -icount's value for a guest in virtual time (IcountOptions); "" for the wall
+	// clock.
+	Icount string
 }
 
 // Machine is a running guest.
@@ -94,19 +97,36 @@ func (c Config) args() []string {
 		"-virtfs", "local,path=" + c.Gate() + ",mount_tag=" + gateTag + ",security_model=none,readonly=on",
 		"-qmp", "unix:" + c.qmpSocket() + ",server=on,wait=off",
 	}
+	if c.Icount != "" {
+		a = append(a, "-icount", c.Icount)
+	}
 	if c.Stopped {
 		a = append(a, "-S")
 	}
 	return a
 }
 
-// accelArg is -accel's value. TCG is asked for one host thread per vCPU by name (thread=multi,
-// QEMU's default for an x86 guest on an x86 host): that is what lets each vCPU be pinned.
+// accelArg is -accel's value. TCG is asked for its threading by name: one host thread for
+// all vCPUs in virtual time (icount counts the instructions of one thread: thread=single),
+// else one host thread per vCPU (thread=multi, QEMU's default for an x86 guest on an x86
+// host), which lets each vCPU be pinned.
 func (c Config) accelArg() string {
 	if c.Accel == AccelTCG {
-		return AccelTCG + ",thread=multi"
+		return AccelTCG + ",thread=" + c.TCGThreads()
 	}
 	return c.Accel
+}
+
+// TCGThreads is TCG's threading for the guest: single in virtual time, else multi; "" under
+// KVM.
+func (c Config) TCGThreads() string {
+	switch {
+	case c.Accel != AccelTCG:
+		return ""
+	case c.Icount != "":
+		return "single"
+	}
+	return "multi"
 }
 
 // Start starts QEMU. It returns once QMP answers; the guest boots on (or waits for Cont
@@ -156,6 +176,9 @@ func Start(cfg Config) (*Machine, error) {
 		}
 		select {
 		case <-m.exited:
+			if cfg.Icount != "" && m.waitErr != nil && icountUnsupported(m.waitErr.Error()) {
+				return nil, fmt.Errorf("vm %s: this %s cannot run the guest in virtual time (-icount %s): %w (QEMU: %v); use --vm-clock wall", cfg.Name, QEMU, cfg.Icount, ErrNoIcount, m.waitErr)
+			}
 			return nil, fmt.Errorf("vm %s: %s exited at once: %w", cfg.Name, QEMU, m.waitErr)
 		case <-time.After(20 * time.Millisecond):
 		}

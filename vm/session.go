@@ -37,6 +37,8 @@ type Options struct {
 	MemoryMB int
 	// Accel is auto (KVM when it boots a guest, else TCG), kvm or tcg.
 	Accel string
+	// Clock is auto (virtual under TCG, wall under KVM), virtual or wall (ResolveClock).
+	Clock string
 	// BootTimeout bounds the time from QEMU's start to /init running the command.
 	BootTimeout time.Duration
 	// Binary is the nsperf binary to run in the guest; it is copied into the exchange
@@ -44,8 +46,9 @@ type Options struct {
 	Binary string
 	// Files are copied into each guest's exchange directory: name there -> host path.
 	Files map[string]string
-	// Args is the guest command's arguments after the binary, per kernel (index).
-	Args func(kernel int) []string
+	// Args is the guest command's arguments after the binary, per kernel (index), for a
+	// guest on that clock (ClockVirtual or ClockWall).
+	Args func(kernel int, clock string) []string
 	// Modules are loaded in the guest in dependency order, after BootModules: Required ones
 	// must exist, Optional ones are loaded when the tree has them.
 	Required, Optional []string
@@ -120,9 +123,16 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	if err != nil {
 		return s, err
 	}
+	if err := CheckClockFlags(opt.Clock, opt.Accel); err != nil {
+		return s, err
+	}
 	accel, warning := opt.Accel, ""
 	switch accel {
 	case "", "auto":
+		if opt.Clock == ClockVirtual {
+			accel = AccelTCG // virtual time is TCG's: no KVM probe
+			break
+		}
 		accel, warning = chooseAccel()
 		if warning != "" {
 			fmt.Fprintf(opt.Progress, "vm: %s\n", warning)
@@ -131,22 +141,25 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	default:
 		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
 	}
-	pin, err := opt.pinPlan()
+	// The clock the guests' commands are told of. Only a KVM guest that fails its probe
+	// changes it (to virtual, with auto): that guest's command then runs as on the wall clock.
+	clock, err := ResolveClock(opt.Clock, accel)
 	if err != nil {
 		return s, err
 	}
 	for i, k := range opt.Kernels {
-		g, err := s.prepare(i, k)
+		g, err := s.prepare(i, k, clock)
 		if err != nil {
 			return s, err
 		}
-		g.info = results.VMInfo{Accel: accel, CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
-		if accel == AccelTCG {
-			g.info.TCGThreads = "multi"
+		g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
+		if clock == ClockVirtual {
+			g.info.IdleGate = IdleGateSkipped
 		}
-		g.cfg.Accel = accel
-		g.pin = pin
-		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB)
+		if err := g.setAccel(opt, accel); err != nil {
+			return s, err
+		}
+		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB, %s\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB, results.DescribeClock(&g.info))
 		if err := g.start(); err != nil {
 			return s, err
 		}
@@ -160,8 +173,10 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 			accel = AccelTCG
 			warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG", kvmProbeTimeout)
 			fmt.Fprintf(opt.Progress, "vm %s: %s\n", g.cfg.Name, warning)
-			g.cfg.Accel, g.info.Accel, g.info.Warning = accel, accel, warning
-			g.info.TCGThreads = "multi"
+			g.info.Warning = warning
+			if err := g.setAccel(opt, accel); err != nil {
+				return s, err
+			}
 			if err := g.start(); err != nil {
 				return s, err
 			}
@@ -170,6 +185,26 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 		}
 	}
 	return s, s.waitRunning(ctx)
+}
+
+// setAccel sets the guest's accelerator, its clock (the same for every guest of the session:
+// they follow from the same flags and accelerator) and the pinning that goes with them.
+func (g *guest) setAccel(opt Options, accel string) error {
+	clock, err := ResolveClock(opt.Clock, accel)
+	if err != nil {
+		return err
+	}
+	g.cfg.Accel, g.cfg.Icount = accel, ""
+	if clock == ClockVirtual {
+		g.cfg.Icount = IcountOptions
+	}
+	g.info.Accel, g.info.Clock, g.info.Icount, g.info.TCGThreads = accel, clock, g.cfg.Icount, g.cfg.TCGThreads()
+	threads := opt.CPUs
+	if g.cfg.TCGThreads() == "single" {
+		threads = 1
+	}
+	g.pin, err = opt.pinPlan(threads)
+	return err
 }
 
 // withDefaults fills in what Options leave zero.
@@ -200,8 +235,9 @@ func (s *Session) waitRunning(ctx context.Context) error {
 	return nil
 }
 
-// pinPlan is where the guests' threads go (the same for every guest), nil without Pin.
-func (opt Options) pinPlan() (*PinPlan, error) {
+// pinPlan is where a guest's threads go, for QEMU running its vCPUs on threads host threads
+// (one each, or one for all with single-threaded TCG); nil without Pin.
+func (opt Options) pinPlan(threads int) (*PinPlan, error) {
 	if !opt.Pin {
 		return nil, nil
 	}
@@ -209,7 +245,7 @@ func (opt Options) pinPlan() (*PinPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan := PlanPinning(allowed, opt.CPUs)
+	plan := PlanPinning(allowed, threads)
 	plan.Park = len(opt.Kernels) > 1
 	return &plan, nil
 }
@@ -217,7 +253,7 @@ func (opt Options) pinPlan() (*PinPlan, error) {
 // prepare makes a guest's directory: its lock (held while the guest lives: `nsperf cleanup`
 // leaves a locked directory alone), the exchange directory with the binary and files, and
 // the initramfs with the modules.
-func (s *Session) prepare(i int, k Kernel) (*guest, error) {
+func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	if err := os.MkdirAll(Dir(), 0o755); err != nil {
 		return nil, err
 	}
@@ -262,7 +298,7 @@ func (s *Session) prepare(i int, k Kernel) (*guest, error) {
 			g.info.Loaded = append(g.info.Loaded, ModName(f))
 		}
 	}
-	argv := append([]string{GuestDir + "/nsperf"}, s.opt.Args(i)...)
+	argv := append([]string{GuestDir + "/nsperf"}, s.opt.Args(i, clock)...)
 	var initrd bytes.Buffer
 	if err := WriteInitramfs(&initrd, "/bin/busybox", modDir, modFiles, InitScript(argv)); err != nil {
 		return nil, err
@@ -328,6 +364,14 @@ func (s *Session) outcomes(err error) []Outcome {
 		out = append(out, o)
 	}
 	return out
+}
+
+// Clock is the guests' clock: ClockVirtual or ClockWall.
+func (s *Session) Clock() string {
+	if len(s.guests) == 0 {
+		return ClockWall
+	}
+	return s.guests[0].info.Clock
 }
 
 // Exchange is the exchange directory of guest i on the host.

@@ -459,3 +459,62 @@ func TestAccelArg(t *testing.T) {
 		t.Errorf("kvm: %q", got)
 	}
 }
+
+// In virtual time TCG runs single-threaded with -icount's fixed options; on the wall clock
+// multi-threaded without them.
+func TestVirtualTimeArgs(t *testing.T) {
+	virtual := Config{Accel: AccelTCG, Icount: IcountOptions}
+	args := strings.Join(virtual.args(), " ")
+	if virtual.accelArg() != "tcg,thread=single" || !strings.Contains(args, "-accel tcg,thread=single") || !strings.Contains(args, "-icount shift=2,sleep=off,align=off") || virtual.TCGThreads() != "single" {
+		t.Errorf("virtual time: %s", args)
+	}
+	wall := Config{Accel: AccelTCG}
+	if args := strings.Join(wall.args(), " "); strings.Contains(args, "-icount") || !strings.Contains(args, "thread=multi") {
+		t.Errorf("wall clock: %s", args)
+	}
+	if (Config{Accel: AccelKVM}).TCGThreads() != "" {
+		t.Error("KVM has TCG threads")
+	}
+}
+
+func TestResolveClock(t *testing.T) {
+	for _, tc := range []struct {
+		clock, accel, want, err string
+	}{
+		{"", AccelTCG, ClockVirtual, ""},
+		{"auto", AccelTCG, ClockVirtual, ""},
+		{"auto", AccelKVM, ClockWall, ""},
+		{"auto", "", ClockVirtual, ""}, // not yet chosen: TCG unless KVM boots
+		{"wall", AccelTCG, ClockWall, ""},
+		{"wall", AccelKVM, ClockWall, ""},
+		{"virtual", AccelTCG, ClockVirtual, ""},
+		{"virtual", AccelKVM, "", "--vm-clock virtual with --vm-accel kvm: virtual time (QEMU's icount) exists under TCG only"},
+		{"fast", AccelTCG, "", `--vm-clock "fast": want auto (virtual under TCG, wall under KVM), virtual or wall`},
+	} {
+		got, err := ResolveClock(tc.clock, tc.accel)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("ResolveClock(%q, %q) = %q, %v; want %q, %q", tc.clock, tc.accel, got, err, tc.want, tc.err)
+		}
+	}
+	if err := CheckClockFlags("virtual", "auto"); err != nil {
+		t.Errorf("virtual with auto: %v", err)
+	}
+	if !icountUnsupported("qemu-system-x86_64: -icount shift=2: Invalid parameter 'align'") || icountUnsupported("could not open kernel file") {
+		t.Error("icountUnsupported")
+	}
+}
+
+// A QEMU that refuses -icount (a build without TCG) is named as such, with what QEMU said and
+// what to do instead.
+func TestStartWithoutIcount(t *testing.T) {
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'qemu-system-x86_64: -icount shift=2,sleep=off,align=off: icount is not supported by this accelerator' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, QEMU), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	_, err := Start(Config{Name: "A", Accel: AccelTCG, Icount: IcountOptions, CPUs: 1, MemoryMB: 64, Dir: t.TempDir()})
+	if !errors.Is(err, ErrNoIcount) || !strings.Contains(err.Error(), "use --vm-clock wall") || !strings.Contains(err.Error(), "icount is not supported by this accelerator") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -467,3 +467,22 @@ func TestCheck(t *testing.T) {
 		t.Errorf("check --format json: exit %d, %v\n%s", code, err, out)
 	}
 }
+
+// TestVMClockUsage: a clock no guest can run with is refused before anything is read or
+// booted, with the reason (exit 2).
+func TestVMClockUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "veth-bigtcp", "--kernel", "/nonexistent/bzImage", "--vm-clock", "fast"}, `--vm-clock "fast": want auto (virtual under TCG, wall under KVM), virtual or wall`},
+		{[]string{"run", "veth-bigtcp", "--kernel", "/nonexistent/bzImage", "--vm-clock", "virtual", "--vm-accel", "kvm"}, "virtual time (QEMU's icount) exists under TCG only"},
+		{[]string{"probe", "--kernel", "/nonexistent/bzImage", "--vm-clock", "virtual", "--vm-accel", "kvm"}, "virtual time (QEMU's icount) exists under TCG only"},
+		{[]string{"run", "veth-bigtcp", "--vm-clock", "wall"}, "--vm-* need --kernel"},
+	} {
+		_, errOut, code := nsperf(tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "nonexistent") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -90,6 +90,8 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	_ = f.MarkHidden("in-guest")
 	f.BoolVar(&rf.opt.StatesOptional, "states-optional", false, "")
 	_ = f.MarkHidden("states-optional")
+	f.BoolVar(&rf.opt.VirtualTime, "virtual-time", false, "") // the guest's clock is QEMU's icount
+	_ = f.MarkHidden("virtual-time")
 	f.BoolVar(&rf.opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	formatFlag(f, &rf.format, resultFormats...)
 	f.StringVar(&rf.junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
@@ -131,10 +133,16 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 		return nil, usageError{errors.New("--baseline is the known-good result of a --bisect step: give --bisect too (to compare stored results: nsperf compare)")}
 	case len(vf.kernels) == 0 && len(rf.labels) > 1:
 		return nil, usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
-	case len(vf.kernels) == 0 && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-pin")):
+	case len(vf.kernels) == 0 && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-clock") || flags.Changed("vm-pin") || flags.Changed("vm-deadline")):
 		return nil, usageError{errors.New("--modules and --vm-* need --kernel: they describe the guest")}
 	case len(rf.labels) == 1 && len(vf.kernels) < 2:
 		rf.opt.Label = rf.labels[0]
+	}
+	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
+		return nil, usageError{err}
+	}
+	if vf.deadline < 0 {
+		return nil, usageError{fmt.Errorf("--vm-deadline %s: want a positive duration (0: from the schedule)", vf.deadline)}
 	}
 	switch n, perr := strconv.Atoi(rf.runs); {
 	case rf.runs == "":

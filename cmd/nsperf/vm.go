@@ -23,8 +23,10 @@ type vmFlags struct {
 	kernels, modules []string
 	cpus, memoryMB   int
 	accel            string
+	clock            string
 	pin              bool
 	bootTimeout      time.Duration
+	deadline         time.Duration // run: the guests' measuring in wall time; 0: from the schedule
 	gate             string // hidden: the guest side of an A/B run
 	baseline         string // --bisect: the known-good kernel's result, which the guest's looks decide against
 }
@@ -43,8 +45,12 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 	fs.IntVar(&f.cpus, "vm-cpus", 0, cpusHelp)
 	fs.IntVar(&f.memoryMB, "vm-memory", vm.DefaultMemoryMB, "guest memory in MiB")
 	fs.StringVar(&f.accel, "vm-accel", "auto", "auto (KVM when it boots a guest, else TCG), kvm or tcg")
+	fs.StringVar(&f.clock, "vm-clock", vm.ClockAuto, "the guest's clock: virtual (QEMU's icount: time counts the instructions the guest executes, so host load cannot move a figure; TCG only), wall, or auto (virtual under TCG, wall under KVM)")
 	fs.BoolVar(&f.pin, "vm-pin", true, "pin each vCPU thread to a host CPU, and QEMU's other threads to the CPUs no vCPU runs on (--vm-pin=false: leave them to the host scheduler)")
 	fs.DurationVar(&f.bootTimeout, "boot-timeout", vm.DefaultBootTimeout, "how long the guest may take from QEMU's start to running nsperf")
+	if forRun {
+		fs.DurationVar(&f.deadline, "vm-deadline", 0, "how long the guests may measure in wall time, from the end of their boot, before they are stopped (exit 3, console logs kept); default: from the schedule, 20 wall seconds per second of measuring in virtual time, 4 on the wall clock, plus 5 minutes")
+	}
 	fs.StringVar(&f.gate, "vm-gate", "", "")
 	_ = fs.MarkHidden("vm-gate")
 }
@@ -109,7 +115,10 @@ func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Option
 	if err != nil {
 		return vm.Options{}, fmt.Errorf("the nsperf binary to run in the guest: %w", err)
 	}
-	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}}, nil
+	if err := vm.CheckClockFlags(f.clock, f.accel); err != nil {
+		return vm.Options{}, usageError{err}
+	}
+	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}}, nil
 }
 
 // forwardedRunFlags are the run flags the guest's nsperf gets as they were given.
@@ -143,7 +152,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		return nil, err
 	}
 	o.Required, o.Optional = vm.Needs(s)
-	k := kernels.Options{VM: o, Scenario: arg}
+	k := kernels.Options{VM: o, Scenario: arg, Deadline: vf.deadline}
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		k.ScenarioFile = true
 	}
@@ -190,6 +199,9 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 	if len(vf.kernels) > 1 {
 		return usageError{errors.New("probe takes one --kernel")}
 	}
+	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
+		return usageError{err}
+	}
 	ks, cleanup, err := vf.kernelList(nil)
 	if err != nil {
 		return err
@@ -201,7 +213,7 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 		return err
 	}
 	o.Optional = vm.ProbeNeeds
-	o.Args = func(int) []string { return []string{"probe", "--format", format} }
+	o.Args = func(int, string) []string { return []string{"probe", "--format", format} }
 	session, err := vm.Boot(ctx, o)
 	if err != nil {
 		return err

@@ -73,11 +73,13 @@ func noGuestLeft(t *testing.T) {
 	}
 }
 
+// TestVMRun is the guest test on the wall clock (--vm-clock wall), which keeps that path
+// alive: multi-threaded TCG, each vCPU pinned.
 func TestVMRun(t *testing.T) {
 	image, modules := guestTest(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	watch := watchAffinity(t)
-	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--out", out)
+	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--vm-clock", "wall", "--no-history", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -114,8 +116,48 @@ func TestVMRun(t *testing.T) {
 	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "TCG") }) || !strings.Contains(stdout, "WARNING: measured in a QEMU guest with TCG") {
 		t.Errorf("no TCG warning: %v\n%s", r.Warnings, stdout)
 	}
-	if !strings.Contains(stdout, "vm: guest kernel 6.1.") {
-		t.Errorf("the table does not name the guest:\n%s", stdout)
+	if !strings.Contains(stdout, "vm: guest kernel 6.1.") || !strings.Contains(stdout, "wall clock") || env.VM.Clock != "wall" || env.VM.Icount != "" || env.VM.IdleGate != "" {
+		t.Errorf("the table does not name the guest on the wall clock (clock %q, icount %q, idle gate %q):\n%s", env.VM.Clock, env.VM.Icount, env.VM.IdleGate, stdout)
+	}
+}
+
+// TestVMRunVirtual: with no clock flag a TCG guest runs in virtual time: single-threaded TCG
+// with the fixed icount options, its one thread pinned to the last CPU and QEMU's other
+// threads to the rest, the idle gate skipped, and every place that shows the guest says so.
+func TestVMRunVirtual(t *testing.T) {
+	image, modules := guestTest(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	watch := watchAffinity(t)
+	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Environment.VM
+	watch.checkPinning(t, false, v.Pinning)
+	if v.Clock != "virtual" || v.Icount != vm.IcountOptions || v.TCGThreads != "single" || v.IdleGate != vm.IdleGateSkipped {
+		t.Errorf("vm %+v", v)
+	}
+	for _, want := range []string{"TCG (single-threaded)", "virtual time (icount shift=2,sleep=off,align=off)", "idle gate skipped: virtual time",
+		"WARNING: virtual time: figures count the instructions the guest executes"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "of virtual time left)") {
+		t.Errorf("progress does not say its time is virtual:\n%s", stderr)
+	}
+	for _, s := range r.Cases[0].Samples {
+		if s.Error != "" || s.IdleWaitSeconds != 0 {
+			t.Errorf("sample: error %q, idle wait %g s", s.Error, s.IdleWaitSeconds)
+		}
+	}
+	var ktap strings.Builder
+	if err := results.KTAP(&ktap, r); err != nil || !strings.Contains(ktap.String(), "# vm: QEMU ") || !strings.Contains(ktap.String(), "virtual time (icount") {
+		t.Errorf("KTAP: %v\n%s", err, ktap.String())
 	}
 }
 

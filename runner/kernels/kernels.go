@@ -34,6 +34,26 @@ type Options struct {
 	ScenarioFile bool
 	// GuestFlags are run flags passed on to the guest's nsperf as given (--runs=5).
 	GuestFlags []string
+	// Deadline bounds the guests' measuring in wall time, from the end of their boot; 0:
+	// Deadline(s, ...). A kernel that deadlocks without an oops is stopped there.
+	Deadline time.Duration
+}
+
+// ErrDeadline: the guests did not finish measuring within their wall-time deadline.
+var ErrDeadline = errors.New("the guests did not finish in time")
+
+// Deadline is how long kernels guests measuring s may take in wall time before they are
+// stopped: the schedule's measuring time (in the guest's seconds) times what a guest second
+// may cost here, plus five minutes for the topology, counters and teardown. A virtual second
+// took 1.9 wall seconds on an idle 2-CPU host and 2.8 with both CPUs busy (README, Virtual
+// time); 20 leaves room for a much slower or busier host. A wall-clock guest second is a
+// second, with TCG's setup around it: 4.
+func Deadline(s *scenarios.Scenario, kernels int, clock string) time.Duration {
+	per := 4
+	if clock == vm.ClockVirtual {
+		per = 20
+	}
+	return time.Duration(max(kernels, 1)*per)*s.EstimatedDuration() + 5*time.Minute
 }
 
 // ExitError is a guest's nsperf exit status, which the host's nsperf passes on as its own.
@@ -81,15 +101,29 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	journals := keepJournals(session, len(o.Kernels), runner.OutPath(opt, s, noResultID))
 	stored := false
 	defer func() { journals.finish(stored, progress) }()
+	deadline := k.Deadline
+	if deadline == 0 {
+		deadline = Deadline(s, len(o.Kernels), session.Clock())
+	}
+	measuring, stop := context.WithTimeoutCause(ctx, deadline, ErrDeadline)
+	defer stop()
 	var turns []results.Turn
 	if len(o.Kernels) > 1 {
-		if turns, err = session.Alternate(ctx); err != nil {
+		if turns, err = session.Alternate(measuring); err != nil && ctx.Err() == nil && context.Cause(measuring) != ErrDeadline {
 			return nil, err
 		}
 	}
-	outcomes := session.Wait(ctx)
+	outcomes := session.Wait(measuring)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted; the guests were stopped and their finished runs kept: %w", ctx.Err())
+	}
+	if context.Cause(measuring) == ErrDeadline {
+		session.Close() // stopped before the console logs are read for keeping
+		for i, out := range outcomes {
+			keepConsole(progress, runner.OutPath(opt, s, noResultID), string(rune('A'+i)), out.Console)
+		}
+		return nil, fmt.Errorf("%w: still measuring %s after the end of boot (%s of the schedule's measuring in %s); the guests were stopped and their finished runs kept (--vm-deadline sets the bound)",
+			ErrDeadline, deadline.Round(time.Second), s.EstimatedDuration().Round(time.Second), session.Clock())
 	}
 	sum := sha256.Sum256(s.Text)
 	rs, code, err := guestResults(outcomes, k.Scenario, hex.EncodeToString(sum[:]), booted, func(guest int, id string, console []byte) {
@@ -118,8 +152,14 @@ func (k Options) guestOptions() vm.Options {
 		o.Files["scenario.yaml"] = k.Scenario
 		guestScenario = vm.GuestDir + "/scenario.yaml"
 	}
-	o.Args = func(i int) []string {
+	o.Args = func(i int, clock string) []string {
 		a := append([]string{"run", guestScenario, "--out", vm.GuestDir + "/result.json", "--no-history", "--in-guest", "--label", o.Kernels[i].Label}, k.GuestFlags...)
+		if clock == vm.ClockVirtual {
+			// The idle gate protects against other work on the host, which cannot reach
+			// a figure in virtual time (the last --idle-wait given wins); the guest's time
+			// limits are off, as its clock jumps while it waits for the host.
+			a = append(a, "--idle-wait", "0", "--virtual-time")
+		}
 		if len(o.Kernels) > 1 {
 			// A state one kernel cannot apply is what an A/B of a patch may be about: each
 			// guest records it as unavailable and measures the rest.
@@ -217,8 +257,11 @@ func guestResult(out vm.Outcome, scenarioArg, scenarioSHA string, booted time.Du
 		info.FirstSampleSeconds = booted.Seconds() + r.FirstSampleSeconds
 	}
 	r.Environment.VM = &info
-	if info.Accel == vm.AccelTCG {
-		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG, an emulated CPU: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
+	switch {
+	case info.Clock == vm.ClockVirtual:
+		r.Warnings = append(r.Warnings, results.VirtualTimeNote+"; compare only with runs of the same QEMU and icount options")
+	case info.Accel == vm.AccelTCG:
+		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG on the wall clock, an emulated CPU shared with the host's load: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
 	}
 	if info.Warning != "" {
 		r.Warnings = append(r.Warnings, "vm: "+info.Warning)
