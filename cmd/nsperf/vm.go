@@ -27,8 +27,8 @@ type vmFlags struct {
 	pin              bool
 	bootTimeout      time.Duration
 	deadline         time.Duration // run: the guests' measuring in wall time; 0: from the schedule
-	gate             string // hidden: the guest side of an A/B run
-	baseline         string // --bisect: the known-good kernel's result, which the guest's looks decide against
+	gate             string        // hidden: the guest side of an A/B run
+	baseline         string        // --bisect: the known-good kernel's result, which the guest's looks decide against
 }
 
 func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
