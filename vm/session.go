@@ -141,8 +141,8 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	default:
 		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
 	}
-	// The clock the guests' commands are told of. Only a KVM guest that fails its probe
-	// changes it (to virtual, with auto): that guest's command then runs as on the wall clock.
+	// The clock of the guests, which their commands are told of: a KVM guest that fails its
+	// probe restarts under TCG on the clock its command was prepared for.
 	clock, err := ResolveClock(opt.Clock, accel)
 	if err != nil {
 		return s, err
@@ -156,7 +156,7 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 		if clock == ClockVirtual {
 			g.info.IdleGate = IdleGateSkipped
 		}
-		if err := g.setAccel(opt, accel); err != nil {
+		if err := g.setAccel(opt, accel, clock); err != nil {
 			return s, err
 		}
 		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB, %s\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB, results.DescribeClock(&g.info))
@@ -171,10 +171,10 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 			g.m.Kill()
 			markKVMBroken()
 			accel = AccelTCG
-			warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG", kvmProbeTimeout)
+			warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG, on the %s clock the run was prepared for (later runs go straight to TCG, in virtual time unless told otherwise)", kvmProbeTimeout, clock)
 			fmt.Fprintf(opt.Progress, "vm %s: %s\n", g.cfg.Name, warning)
 			g.info.Warning = warning
-			if err := g.setAccel(opt, accel); err != nil {
+			if err := g.setAccel(opt, accel, clock); err != nil {
 				return s, err
 			}
 			if err := g.start(); err != nil {
@@ -187,13 +187,9 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	return s, s.waitRunning(ctx)
 }
 
-// setAccel sets the guest's accelerator, its clock (the same for every guest of the session:
-// they follow from the same flags and accelerator) and the pinning that goes with them.
-func (g *guest) setAccel(opt Options, accel string) error {
-	clock, err := ResolveClock(opt.Clock, accel)
-	if err != nil {
-		return err
-	}
+// setAccel sets the guest's accelerator, its clock (the same for every guest of the session)
+// and the pinning that goes with them.
+func (g *guest) setAccel(opt Options, accel, clock string) (err error) {
 	g.cfg.Accel, g.cfg.Icount = accel, ""
 	if clock == ClockVirtual {
 		g.cfg.Icount = IcountOptions
@@ -225,6 +221,10 @@ func (opt Options) withDefaults() Options {
 func (s *Session) waitRunning(ctx context.Context) error {
 	for _, g := range s.guests {
 		if err := g.m.WaitPhase(ctx, "running", s.opt.BootTimeout); err != nil {
+			if errors.Is(err, ErrBootTimeout) && g.cfg.Icount != "" && g.cfg.CPUs > 1 &&
+				strings.HasSuffix(strings.TrimSpace(ConsoleTail(g.cfg.ConsoleLog(), 1)), "Booting SMP configuration:") {
+				return fmt.Errorf("%w\n  this kernel hangs bringing up its second CPU in virtual time (single-threaded TCG with icount runs the first CPU on and on while it waits for the second; seen with Debian's 6.1, not with 6.12): use --vm-clock wall, or --vm-cpus 1 with a scenario that pins one CPU", err)
+			}
 			return err
 		}
 		g.info.BootSeconds = time.Since(g.started).Seconds()

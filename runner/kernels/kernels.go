@@ -45,8 +45,8 @@ var ErrDeadline = errors.New("the guests did not finish in time")
 // Deadline is how long kernels guests measuring s may take in wall time before they are
 // stopped: the schedule's measuring time (in the guest's seconds) times what a guest second
 // may cost here, plus five minutes for the topology, counters and teardown. A virtual second
-// took 1.9 wall seconds on an idle 2-CPU host and 2.8 with both CPUs busy (README, Virtual
-// time); 20 leaves room for a much slower or busier host. A wall-clock guest second is a
+// of measuring took 1.6 wall seconds on an idle 2-CPU host and 4.5 with both CPUs busy
+// (README, Virtual time); 20 leaves room for a slower or busier host. A wall-clock guest second is a
 // second, with TCG's setup around it: 4.
 func Deadline(s *scenarios.Scenario, kernels int, clock string) time.Duration {
 	per := 4
@@ -108,12 +108,17 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	measuring, stop := context.WithTimeoutCause(ctx, deadline, ErrDeadline)
 	defer stop()
 	var turns []results.Turn
+	measureStart := time.Now()
 	if len(o.Kernels) > 1 {
 		if turns, err = session.Alternate(measuring); err != nil && ctx.Err() == nil && context.Cause(measuring) != ErrDeadline {
 			return nil, err
 		}
 	}
 	outcomes := session.Wait(measuring)
+	if session.Clock() == vm.ClockVirtual && ctx.Err() == nil {
+		fmt.Fprintf(progress, "vm: the schedule's %s of measuring in virtual time took %s of wall time after the boot\n",
+			(time.Duration(len(o.Kernels)) * s.EstimatedDuration()).Round(time.Second), time.Since(measureStart).Round(time.Second))
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted; the guests were stopped and their finished runs kept: %w", ctx.Err())
 	}
