@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -221,12 +223,17 @@ func store(s *scenarios.Scenario, opt runner.Options, rs []*results.Result, turn
 			r.Warnings = append(r.Warnings, runner.ConcurrentWarning(busy, "host"))
 		}
 	}
+	// The host names the result, never the guest: a run id of its own that no file at the
+	// default path has (a bisect's baseline may be there).
+	id := freshRunID(s)
 	r := rs[0]
 	if len(rs) == 2 {
 		var err error
-		if r, err = compare.Kernels(rs[0], rs[1], string(topo.NewRunID()), turns); err != nil {
+		if r, err = compare.Kernels(rs[0], rs[1], id, turns); err != nil {
 			return nil, err
 		}
+	} else {
+		r.RunID = id
 	}
 	if opt.Out != "-" {
 		if err := results.WriteFile(runner.OutPath(opt, s, r.RunID), r); err != nil {
@@ -237,6 +244,18 @@ func store(s *scenarios.Scenario, opt runner.Options, rs []*results.Result, turn
 		return r, ExitError{code, fmt.Errorf("nsperf in the guest exited %d", code)}
 	}
 	return r, nil
+}
+
+// freshRunID is a new run id whose default result path names no file yet.
+func freshRunID(s *scenarios.Scenario) string {
+	id := string(topo.NewRunID())
+	for range 100 {
+		if _, err := os.Lstat(runner.OutPath(runner.Options{}, s, id)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		id = string(topo.NewRunID())
+	}
+	return id
 }
 
 // guestResult reads a guest's result, checks that it is of this run (the scenario text the
@@ -255,6 +274,10 @@ func guestResult(out vm.Outcome, scenarioArg, scenarioSHA string, booted time.Du
 	}
 	if release := out.Kernel.Image.Release; r.Environment.KernelRelease != release {
 		return nil, fmt.Errorf("the guest's result.json was not measured on the kernel booted: kernel %q, booted %q", r.Environment.KernelRelease, release)
+	}
+	// The run id names files on the host: a guest's must be a run id and nothing more.
+	if _, err := plan.ParseRunID(r.RunID); err != nil {
+		return nil, fmt.Errorf("the guest's result.json has run id %q, which is not a run id (nsp and four hex digits): refused", results.Printable(r.RunID))
 	}
 	r.Scenario.File = scenarioArg
 	info := out.Info

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,9 +23,10 @@ func TestGuestResultIsOfThisRun(t *testing.T) {
 	text := "name: x\n"
 	sum := sha256.Sum256([]byte(text))
 	sha := hex.EncodeToString(sum[:])
+	runID := "nsp0001"
 	encode := func(text, kernel string) []byte {
 		var b bytes.Buffer
-		r := &results.Result{Schema: results.Schema, RunID: "nsp0001", Scenario: results.ScenarioInfo{Name: "x", Text: text},
+		r := &results.Result{Schema: results.Schema, RunID: runID, Scenario: results.ScenarioInfo{Name: "x", Text: text},
 			Environment: results.Environment{KernelRelease: kernel}}
 		s := sha256.Sum256([]byte(text))
 		r.Scenario.SHA256 = hex.EncodeToString(s[:])
@@ -44,6 +47,15 @@ func TestGuestResultIsOfThisRun(t *testing.T) {
 	if _, err := guestResult(out(encode(text, "6.18.44")), "x", sha, 0); err == nil || !strings.Contains(err.Error(), "not measured on the kernel booted") {
 		t.Errorf("another kernel's result: %v", err)
 	}
+
+	// The run id names the host's files: one that is not a run id is refused.
+	for _, bad := range []string{"nsp1/../../../../x", "../x", "nsp00011", "nsp0001\x1b[31m"} {
+		runID = bad
+		if _, err := guestResult(out(encode(text, "6.12.117+deb12-amd64")), "x", sha, 0); err == nil || !strings.Contains(err.Error(), "which is not a run id") {
+			t.Errorf("run id %q: %v", bad, err)
+		}
+	}
+	runID = "nsp0001"
 
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "host-result.json")
@@ -94,4 +106,30 @@ func FuzzGuestResult(f *testing.F) {
 			t.Fatalf("accepted a result of another run: %+v", r.Scenario)
 		}
 	})
+}
+
+// TestStoreNamesResultsByHost: a single kernel's result is stored under a run id the host
+// chooses, never one at whose default path a file is (a bisect's baseline), whatever the
+// guest's run id says (issue 31, item 5).
+func TestStoreNamesResultsByHost(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	s, err := scenarios.Load("veth-bigtcp", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join("nsperf-results", "veth-bigtcp-nsp0001.json")
+	os.MkdirAll("nsperf-results", 0o755)
+	os.WriteFile(good, []byte("the baseline"), 0o644)
+	guest := &results.Result{Schema: results.Schema, RunID: "nsp0001", Scenario: results.ScenarioInfo{Name: "veth-bigtcp"}}
+	r, err := store(s, runner.Options{}, []*results.Result{guest}, nil, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(good); string(data) != "the baseline" || r.RunID == "nsp0001" {
+		t.Errorf("run id %s; the baseline now holds %q", r.RunID, data)
+	}
+	if _, err := os.Stat(runner.OutPath(runner.Options{}, s, r.RunID)); err != nil {
+		t.Errorf("the result is not at its own path: %v", err)
+	}
 }
