@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/scenarios"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,9 @@ func TestBisectCodes(t *testing.T) {
 }
 
 // TestBisectVerdict: against the baseline, a gated regression beyond the minimum change is
-// bad, a change within the noise good, a state this kernel cannot apply skips.
+// bad, a change within the noise good; a state the good kernel applied and this one cannot
+// is bad, naming the capability; one neither applies skips; a step too short to decide
+// skips with the reason (issue 31, items 7 and 8).
 func TestBisectVerdict(t *testing.T) {
 	good := bisectResult("nsp0001", []float64{10, 10.2, 9.9, 10.1, 10.0}, "")
 	for _, tc := range []struct {
@@ -61,7 +64,8 @@ func TestBisectVerdict(t *testing.T) {
 		{"same", bisectResult("nsp0002", []float64{10.1, 9.9, 10.0, 10.2, 10.0}, ""), bisectGood},
 		{"regressed", bisectResult("nsp0003", []float64{6.1, 6.0, 6.2, 5.9, 6.0}, ""), bisectBad},
 		{"improved", bisectResult("nsp0004", []float64{12.1, 12.0, 12.2, 11.9, 12.0}, ""), bisectGood},
-		{"unavailable", bisectResult("nsp0005", nil, "gso_max_size 185000 > tso_max_size 8192 of client/eth0"), bisectSkip},
+		{"capability lost", bisectResult("nsp0005", nil, "gso_max_size 185000 > tso_max_size 8192 of client/eth0"), bisectBad},
+		{"undecidable", bisectResult("nsp0006", []float64{6.1, 6.0}, ""), bisectSkip},
 	} {
 		var out bytes.Buffer
 		c := &cobra.Command{}
@@ -70,6 +74,62 @@ func TestBisectVerdict(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %d (%v), want %d\n%s", tc.name, got, err, tc.want, out.String())
 		}
+		switch tc.name {
+		case "capability lost":
+			if !strings.Contains(out.String(), "bisect: bad: lost capability: state default applied on the good kernel, not on this one: gso_max_size 185000 > tso_max_size 8192") {
+				t.Errorf("the lost capability is not named:\n%s", out.String())
+			}
+		case "undecidable":
+			if !strings.Contains(out.String(), "bisect: skip: tcp4 throughput default@B vs default@A undecided") {
+				t.Errorf("the skip does not say why:\n%s", out.String())
+			}
+		}
+	}
+	// Neither kernel applies the state: nothing to judge, skip.
+	lacking := bisectResult("nsp0007", nil, "gso_max_size 185000 > tso_max_size 8192 of client/eth0")
+	if got, _ := bisectVerdict(&cobra.Command{}, lacking, bisectResult("nsp0008", nil, "the same"), "good.json"); got != bisectSkip {
+		t.Errorf("a state neither kernel applies: %d, want skip", got)
+	}
+}
+
+// TestBisectBaselineMustDecide: a known-good result that no step could be decided against is
+// refused before anything measures: a 1-run baseline (a 40% regression exited 0 against it),
+// one without a successful sample, one of another scenario text (issue 31, item 8).
+func TestBisectBaselineMustDecide(t *testing.T) {
+	s, err := scenarios.Load(bisectScenario, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := baselineCanDecide(bisectResult("nsp0001", []float64{10, 10.2, 9.9, 10.1, 10.0}, ""), s, 0.05); err != nil {
+		t.Errorf("a 5-run baseline: %v", err)
+	}
+	failed := bisectResult("nsp0002", []float64{10, 10}, "")
+	for i := range failed.Cases[0].Samples {
+		failed.Cases[0].Samples[i].Error = "iperf3 client timed out"
+	}
+	edited := bisectResult("nsp0003", []float64{10, 10.2, 9.9, 10.1, 10.0}, "")
+	edited.Scenario.Text += "# edited\n"
+	for _, tc := range []struct {
+		name string
+		base *results.Result
+		want string
+	}{
+		{"one run", bisectResult("nsp0004", []float64{10}, ""), "1 runs per state against a step's 10 give p >= 0.182"},
+		{"no successful sample", failed, "has no successful sample"},
+		{"another text", edited, "measured another text of scenario bisect"},
+	} {
+		if err := baselineCanDecide(tc.base, s, 0.05); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// And through the command: exit 128 before anything is booted.
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.json")
+	if err := results.WriteFile(one, bisectResult("nsp0004", []float64{10}, "")); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := nsperf("run", bisectScenario, "--kernel", "/boot/none", "--bisect", "--baseline", one); code != bisectAbort || !strings.Contains(stderr, "no step could be decided") {
+		t.Errorf("a 1-run baseline: exit %d\n%s", code, stderr)
 	}
 }
 
@@ -148,17 +208,20 @@ func TestBisectUsageAborts(t *testing.T) {
 	}
 }
 
-// TestVMBisect: git bisect run finds the first bad commit of a small repository whose
-// commits stand in for kernel builds: each one's build.sh points ./modules at Debian's 6.12
-// module tree or at the same tree with a veth of tso_max_size 8192. Each step measures the
-// kernel in a guest against the known-good result and stops at the first look that decides.
+// TestVMBisect: git bisect run, with the README's recipe as written, finds the first bad
+// commit of a small repository whose commits stand in for kernel builds: each one's build.sh
+// points ./modules at Debian's 6.12 module tree or at the same tree with a veth of
+// tso_max_size 8192, and one in the good part does not build (skipped: `|| exit 125`; with
+// `&&` git would take its exit 1 for bad). Each step measures the kernel in a guest against
+// the known-good result and stops at the first look that decides.
 func TestVMBisect(t *testing.T) {
 	image, stock, slow := testenv.RegressedVethKernel(t)
 	guestTest(t)
 	testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	if stdout, stderr, code := runBinary(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 {
+	// Exit 1: its state small is slower than default, as in every kernel.
+	if stdout, stderr, code := runBinary(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 1 {
 		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	repo := filepath.Join(dir, "linux")
@@ -176,22 +239,26 @@ func TestVMBisect(t *testing.T) {
 	os.MkdirAll(repo, 0o755)
 	git("init", "-q")
 	var commits []string
-	for i, tree := range []string{stock, stock, slow, slow, slow} {
-		os.WriteFile(filepath.Join(repo, "build.sh"), []byte(fmt.Sprintf("#!/bin/sh\n# build %d\nln -sfn %s modules\n", i+1, tree)), 0o755)
+	for i, tree := range []string{stock, stock, stock, "", stock, slow, slow} {
+		build := fmt.Sprintf("#!/bin/sh\n# build %d\nln -sfn %s modules\n", i+1, tree)
+		if tree == "" {
+			build = "#!/bin/sh\necho 'error: this commit does not build' >&2\nexit 2\n"
+		}
+		os.WriteFile(filepath.Join(repo, "build.sh"), []byte(build), 0o755)
 		git("add", "build.sh")
 		git("commit", "-q", "-m", fmt.Sprintf("step %d", i+1))
 		commits = append(commits, git("rev-parse", "HEAD"))
 	}
 	scenario, _ := filepath.Abs(bisectScenario)
-	step := fmt.Sprintf("./build.sh && %s run %s --kernel %s --modules ./modules --vm-accel tcg --baseline %s --bisect --no-history --out %s/step.json",
+	step := fmt.Sprintf("./build.sh || exit 125; %s run %s --kernel %s --modules ./modules --vm-accel tcg --baseline %s --bisect --no-history --out %s/step.json",
 		binary, scenario, image, good, dir)
-	git("bisect", "start", commits[4], commits[0])
+	git("bisect", "start", commits[6], commits[0])
 	cmd := exec.Command("git", "bisect", "run", "sh", "-c", step)
 	cmd.Dir = repo
 	out, _ := cmd.CombinedOutput()
 	git("bisect", "reset")
-	if !strings.Contains(string(out), commits[2]+" is the first bad commit") {
-		t.Fatalf("git bisect run did not find step 3 (%s):\n%s", commits[2], out)
+	if !strings.Contains(string(out), commits[5]+" is the first bad commit") || !strings.Contains(string(out), "error: this commit does not build") {
+		t.Fatalf("git bisect run did not skip step 4 and find step 6 (%s):\n%s", commits[5], out)
 	}
 	t.Logf("git bisect run:\n%s", out)
 	if !strings.Contains(string(out), "bisect: bad:") || !strings.Contains(string(out), "bisect: good: no gated regression") ||

@@ -163,7 +163,9 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 	}
 	if vf.baseline != "" {
 		k.VM.Files["baseline.json"] = vf.baseline
-		k.GuestFlags = append(k.GuestFlags, "--look-against="+vm.GuestDir+"/baseline.json")
+		// A bisection step measures what it can: a state this kernel lost is judged
+		// against the baseline (bad), not a reason to stop.
+		k.GuestFlags = append(k.GuestFlags, "--look-against="+vm.GuestDir+"/baseline.json", "--states-optional")
 	}
 	return kernels.Run(ctx, s, opt, k)
 }
