@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -52,8 +54,17 @@ func ParseImage(data []byte) (release, version string, err error) {
 	if release == "" {
 		return "", "", fmt.Errorf("the boot header's kernel version string is empty")
 	}
+	// The release names directories (lib/modules/RELEASE) and files on the host.
+	if !releaseRE.MatchString(release) || strings.Contains(release, "..") {
+		return "", "", fmt.Errorf("the boot header's kernel release %q is not a release as uname -r prints one (letters, digits, '.', '_', '+', '~', '-', at most 64)", strconv.QuoteToGraphic(release))
+	}
 	return release, version, nil
 }
+
+// releaseRE is a kernel release: what Kbuild's KERNELRELEASE makes of VERSION, PATCHLEVEL,
+// SUBLEVEL, EXTRAVERSION and LOCALVERSION in practice ("6.12.117+deb12-amd64",
+// "6.19.0-rc1-00042-gdeadbeef"); no '/', and it does not begin with a dot.
+var releaseRE = regexp.MustCompile(`^[A-Za-z0-9_+~-][A-Za-z0-9._+~-]{0,63}$`)
 
 // maxImageSize bounds a kernel image: a bzImage is 10 to 20 MiB; a file of gigabytes is not
 // one, and is refused before it is read.

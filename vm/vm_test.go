@@ -518,3 +518,18 @@ func TestStartWithoutIcount(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A kernel release names directories and files on the host: one that could leave them
+// (../, a slash, control characters) is refused before any use (issue 31, item 9).
+func TestParseImageRelease(t *testing.T) {
+	for _, bad := range []string{"../../../tmp/x", "6.1/../../x", "..", ".hidden", "6.1\x1b[31m", strings.Repeat("6", 65)} {
+		if _, _, err := ParseImage(bzImage(bad+" (x) #1", 0x020f)); err == nil || !strings.Contains(err.Error(), "is not a release as uname -r prints one") {
+			t.Errorf("release %q: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"6.12.117+deb12-amd64", "6.19.0-rc1-00042-gdeadbeef", "6.1.0-57-amd64"} {
+		if release, _, err := ParseImage(bzImage(good+" (x) #1", 0x020f)); err != nil || release != good {
+			t.Errorf("release %q: %q %v", good, release, err)
+		}
+	}
+}
