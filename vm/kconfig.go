@@ -1,7 +1,6 @@
 package vm
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -142,11 +141,24 @@ func FindConfig(kernelPath, release string) (c KernelConfig, ok bool, err error)
 // absent options are not set.
 func ParseConfig(path string, data []byte) KernelConfig {
 	c := KernelConfig{Path: path, set: map[string]string{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if n, isOpt := strings.CutPrefix(name, "CONFIG_"); ok && isOpt && value != "n" && value != "" {
+	// Line by line over what is in memory already: no line is too long to read, and each
+	// assignment replaces an earlier one of the option, as in Kconfig (the last one wins;
+	// "=n" and "# CONFIG_X is not set" unset it).
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if off, ok := strings.CutPrefix(line, "# CONFIG_"); ok {
+			if n, ok := strings.CutSuffix(off, " is not set"); ok {
+				delete(c.set, n)
+			}
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		n, isOpt := strings.CutPrefix(name, "CONFIG_")
+		switch {
+		case !ok || !isOpt:
+		case value == "n" || value == "":
+			delete(c.set, n)
+		default:
 			c.set[n] = value
 		}
 	}

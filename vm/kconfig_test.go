@@ -71,3 +71,28 @@ func TestCheckConfig(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 }
+
+// ParseConfig: the last assignment of an option wins, as in Kconfig, and a line of over 1 MiB
+// drops no option after it (issue 31, item 17).
+func TestParseConfigLastWinsAndLongLines(t *testing.T) {
+	text := "CONFIG_VXLAN=m\nCONFIG_VETH=y\n# CONFIG_VETH is not set\nCONFIG_TUN=m\nCONFIG_TUN=n\nCONFIG_BRIDGE=n\nCONFIG_BRIDGE=m\n" +
+		"CONFIG_CMDLINE=\"" + strings.Repeat("x", 2<<20) + "\"\nCONFIG_OPENVSWITCH=m\n"
+	c := ParseConfig(".config", []byte(text))
+	for name, want := range map[string]bool{"VXLAN": true, "VETH": false, "TUN": false, "BRIDGE": true, "CMDLINE": true, "OPENVSWITCH": true} {
+		if c.Has(name) != want {
+			t.Errorf("CONFIG_%s set: %v, want %v", name, c.Has(name), want)
+		}
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add("CONFIG_VXLAN=m\n# CONFIG_VETH is not set\nCONFIG_TUN=n\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		c := ParseConfig(".config", []byte(text))
+		for name, value := range c.set {
+			if value == "" || value == "n" || strings.Contains(name, "\n") {
+				t.Fatalf("CONFIG_%s=%q kept", name, value)
+			}
+		}
+	})
+}
