@@ -104,7 +104,7 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 	if err := checkDSN(dsn); err != nil {
 		return nil, &Error{DB: redact(dsn), Err: badDSN{err}}
 	}
-	if !IsPostgres(dsn) {
+	if !strings.Contains(dsn, "://") {
 		if _, err := os.Lstat(dsn); errors.Is(err, os.ErrNotExist) {
 			return nil, &Error{DB: dsn, Err: ErrNoHistory}
 		}
@@ -227,6 +227,8 @@ func secrets(dsn string) []string {
 	for _, m := range keywordPassword.FindAllStringSubmatch(dsn, -1) {
 		out = append(out, m[1])
 	}
+	// Any URL's user information, not only a postgres:// one's: a URL refused for its scheme
+	// (POSTGRES://, mysql://) is printed in the refusal.
 	if !IsPostgres(dsn) {
 		return out
 	}

@@ -269,6 +269,14 @@ func TestRedact(t *testing.T) {
 	if got := redact("postgres:///nsperf?host=/tmp/x"); got != "postgres:///nsperf?host=/tmp/x" {
 		t.Error(got)
 	}
+	// URLs refused for their scheme are printed in the refusal, without the password
+	// (issue 31, item 18).
+	for _, dsn := range []string{"POSTGRES://nsperf:hunter2@db.lab/nsperf", "mysql://root:hunter2@db.lab/nsperf", "mysql://db.lab/nsperf?password=hunter2"} {
+		_, err := Open(context.Background(), dsn)
+		if err == nil || strings.Contains(err.Error(), "hunter2") || !errors.Is(err, ErrBadDSN) {
+			t.Errorf("%s: %v", dsn, err)
+		}
+	}
 }
 
 // TestCSVFormulaInjection: a label or kernel string that a spreadsheet would run as a formula
