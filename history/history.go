@@ -104,7 +104,7 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 	if err := checkDSN(dsn); err != nil {
 		return nil, &Error{DB: redact(dsn), Err: badDSN{err}}
 	}
-	if !strings.Contains(dsn, "://") {
+	if !IsPostgres(dsn) {
 		if _, err := os.Lstat(dsn); errors.Is(err, os.ErrNotExist) {
 			return nil, &Error{DB: dsn, Err: ErrNoHistory}
 		}
@@ -229,7 +229,7 @@ func secrets(dsn string) []string {
 	}
 	// Any URL's user information, not only a postgres:// one's: a URL refused for its scheme
 	// (POSTGRES://, mysql://) is printed in the refusal.
-	if !IsPostgres(dsn) {
+	if !strings.Contains(dsn, "://") {
 		return out
 	}
 	rest := dsn[strings.Index(dsn, "://")+3:]
