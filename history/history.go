@@ -68,10 +68,7 @@ func (h *DB) wrap(err error) error {
 	if errors.As(err, &he) {
 		return err
 	}
-	msg := err.Error()
-	for _, p := range h.secrets {
-		msg = strings.ReplaceAll(msg, p, "***")
-	}
+	msg := scrub(err.Error(), h.secrets)
 	if msg != err.Error() {
 		err = errors.New(msg) // the cause's text held a password
 	}
@@ -253,13 +250,32 @@ func secrets(dsn string) []string {
 	return out
 }
 
-// redact is a DSN without its passwords.
+// redact is a DSN without its passwords: the user information's and password= values, in
+// place (a one-letter password must not blank every such letter of the text).
 func redact(dsn string) string {
-	out := dsn
-	for _, p := range secrets(dsn) {
-		out = strings.ReplaceAll(out, p, "***")
+	out := keywordPassword.ReplaceAllString(dsn, "password=***")
+	if i := strings.Index(out, "://"); i >= 0 {
+		rest := out[i+3:]
+		if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
+			if user, _, ok := strings.Cut(rest[:at], ":"); ok {
+				out = out[:i+3] + user + ":***" + rest[at:]
+			}
+		}
 	}
 	return out
+}
+
+// scrub takes the passwords out of a message: where they stand as a password (":P@",
+// "password=P"), and anywhere when they are long enough not to be a common word's letters.
+func scrub(msg string, secrets []string) string {
+	for _, p := range secrets {
+		msg = strings.ReplaceAll(msg, ":"+p+"@", ":***@")
+		msg = strings.ReplaceAll(msg, "password="+p, "password=***")
+		if len(p) >= 6 {
+			msg = strings.ReplaceAll(msg, p, "***")
+		}
+	}
+	return msg
 }
 
 // q adapts a query written with ? placeholders to the database: PostgreSQL numbers them.

@@ -269,6 +269,10 @@ func TestRedact(t *testing.T) {
 	if got := redact("postgres:///nsperf?host=/tmp/x"); got != "postgres:///nsperf?host=/tmp/x" {
 		t.Error(got)
 	}
+	// A short password is taken out where it stands, not from every word of the text.
+	if got := redact("postgres://u:p@db.lab/nsperf?password=p"); got != "postgres://u:***@db.lab/nsperf?password=***" {
+		t.Error(got)
+	}
 	// URLs refused for their scheme are printed in the refusal, without the password
 	// (issue 31, item 18).
 	for _, dsn := range []string{"POSTGRES://nsperf:hunter2@db.lab/nsperf", "mysql://root:hunter2@db.lab/nsperf", "mysql://db.lab/nsperf?password=hunter2"} {
