@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -30,7 +31,13 @@ func kconfigCmd() *cobra.Command {
 				ss = append(ss, s)
 			}
 			var b bytes.Buffer
-			fmt.Fprintf(&b, "# nsperf kconfig %s\n", strings.Join(args, " "))
+			// The names as one comment line: a newline in a file name must not add a line
+			// that merge_config.sh would read as an option.
+			names := make([]string, len(args))
+			for i, a := range args {
+				names[i] = results.Printable(a)
+			}
+			fmt.Fprintf(&b, "# nsperf kconfig %s\n", strings.Join(names, " "))
 			vm.WriteFragment(&b, vm.Fragment(ss, !host))
 			_, err := c.OutOrStdout().Write(b.Bytes())
 			return err

@@ -486,3 +486,28 @@ func TestVMClockUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestKconfigFileNameCannotInject: a scenario file whose name holds a newline and an option
+// adds no line to the fragment (issue 31, item 19).
+func TestKconfigFileNameCannotInject(t *testing.T) {
+	data, err := os.ReadFile(bisectScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "s\nCONFIG_INJECTED=y\n.yaml")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := nsperf("kconfig", name)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "CONFIG_INJECTED") {
+			t.Errorf("the file name added a line:\n%s", stdout)
+		}
+	}
+	if !strings.Contains(stdout, `\nCONFIG_INJECTED=y\n.yaml`) {
+		t.Errorf("the header does not show the name escaped:\n%s", stdout)
+	}
+}
