@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/nsperf/nsperf/internal/procstat"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,10 +25,14 @@ func checkCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			var pinned []int
+			online := syscheck.Online("/")
 			for _, f := range strings.FieldsFunc(cpus, func(r rune) bool { return r == ',' }) {
 				n, err := strconv.Atoi(strings.TrimSpace(f))
 				if err != nil || n < 0 {
 					return usageError{fmt.Errorf("--cpus %q: want CPU numbers, e.g. 0,1", cpus)}
+				}
+				if len(online) > 0 && !slices.Contains(online, n) {
+					return usageError{fmt.Errorf("--cpus %q: CPU %d is not online (online: %s)", cpus, n, procstat.FormatCPUList(online))}
 				}
 				pinned = append(pinned, n)
 			}

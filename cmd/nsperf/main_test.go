@@ -511,3 +511,12 @@ func TestKconfigFileNameCannotInject(t *testing.T) {
 		t.Errorf("the header does not show the name escaped:\n%s", stdout)
 	}
 }
+
+// TestCheckRefusesOfflineCPUs: nsperf check --cpus names CPUs that are online (issue 31,
+// item 21).
+func TestCheckRefusesOfflineCPUs(t *testing.T) {
+	_, stderr, code := nsperf("check", "--cpus", "999999")
+	if code != exitUsage || !strings.Contains(stderr, "CPU 999999 is not online") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

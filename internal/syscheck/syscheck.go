@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/nsperf/nsperf/internal/procstat"
 )
@@ -29,7 +30,7 @@ type Item struct {
 // Check reads the items below root for the CPUs the tools are pinned to (nil: every CPU).
 // kvmHung is the file (below root) that holds the boot id of a boot in which a KVM guest hung.
 func Check(root string, pinned []int, kvmHung string) []Item {
-	c := checker{root: root, online: procstat.ParseCPUList(read(root, "sys/devices/system/cpu/online")), kvmHung: kvmHung}
+	c := checker{root: root, online: Online(root), kvmHung: kvmHung}
 	if len(pinned) == 0 {
 		pinned = c.online
 	}
@@ -43,12 +44,24 @@ type checker struct {
 	kvmHung        string
 }
 
+// read is a file's text, its control characters (ESC, ...) written as Go escapes: what /sys
+// and /proc say is printed to terminals, and must not drive them.
 func read(root, path string) string {
 	data, err := os.ReadFile(filepath.Join(root, path))
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(data))
+	s := strings.TrimSpace(string(data))
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
+		q := strconv.QuoteToGraphic(s)
+		s = q[1 : len(q)-1]
+	}
+	return s
+}
+
+// Online are the online CPUs below root.
+func Online(root string) []int {
+	return procstat.ParseCPUList(read(root, "sys/devices/system/cpu/online"))
 }
 
 func (c checker) read(path string) string { return read(c.root, path) }

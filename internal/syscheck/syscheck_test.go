@@ -2,7 +2,9 @@ package syscheck
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/testenv"
@@ -26,5 +28,16 @@ func TestSiblingsPinned(t *testing.T) {
 		if it.Name == "SMT" && (it.OK || it.Value != "on; CPUs 0 and 2 are threads of one core") {
 			t.Errorf("SMT: %+v", it)
 		}
+	}
+}
+
+// What /sys says is printed: its control characters are escaped (issue 31, item 21).
+func TestReadEscapesControlCharacters(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "sys/devices/system/cpu/cpu0/cpufreq")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "scaling_governor"), []byte("powersave\x1b]0;owned\x07\n"), 0o644)
+	if got := read(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, `\x1b]0;owned\a`) {
+		t.Errorf("read %q", got)
 	}
 }
