@@ -59,21 +59,31 @@ func stateTotals(samples []Sample, state string) (map[string]*devTotals, int) {
 				t = &devTotals{bigTxOK: true, bigRxOK: true}
 				out[ref] = t
 			}
-			t.TxPackets += d.TxPackets
-			t.TxBytes += d.TxBytes
-			t.RxPackets += d.RxPackets
-			t.RxBytes += d.RxBytes
+			// Sums that would wrap saturate instead: a stored result is input, and a sum
+			// past 2^64 would read as a small one.
+			t.TxPackets = addSat(t.TxPackets, d.TxPackets)
+			t.TxBytes = addSat(t.TxBytes, d.TxBytes)
+			t.RxPackets = addSat(t.RxPackets, d.RxPackets)
+			t.RxBytes = addSat(t.RxBytes, d.RxBytes)
 			t.bigTxOK = t.bigTxOK && d.BigTx != nil
 			t.bigRxOK = t.bigRxOK && d.BigRx != nil
 			if d.BigTx != nil {
-				t.bigTx += *d.BigTx
+				t.bigTx = addSat(t.bigTx, *d.BigTx)
 			}
 			if d.BigRx != nil {
-				t.bigRx += *d.BigRx
+				t.bigRx = addSat(t.bigRx, *d.BigRx)
 			}
 		}
 	}
 	return out, n
+}
+
+// addSat is a + b, or the largest uint64 where the sum would wrap.
+func addSat(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint64
 }
 
 // dataDirection is the direction that carried more bytes on a device, with its packets,

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -235,5 +236,22 @@ func TestEvidenceWarnsOnlyWhereBigPacketsWereMeant(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Cosmetic (issue 31, item 23): a case without a big-packet method prints no empty "big
+// packets )" in its evidence header, and counter sums that would wrap saturate.
+func TestEvidenceHeaderAndSums(t *testing.T) {
+	c := evidenceCase(func(state string, round int) map[string]DeviceCounters {
+		return map[string]DeviceCounters{"client/eth0": {TxPackets: 1000, TxBytes: 64000000}}
+	}, nil)
+	Explain(&c, Policy{})
+	var b strings.Builder
+	explanation(&b, c)
+	if !strings.Contains(b.String(), "evidence (device counters over the samples):") || strings.Contains(b.String(), "big packets )") {
+		t.Errorf("header:\n%s", b.String())
+	}
+	if addSat(math.MaxUint64-1, 5) != math.MaxUint64 || addSat(2, 3) != 5 {
+		t.Error("addSat")
 	}
 }

@@ -231,7 +231,11 @@ func caseTable(w io.Writer, c Case) error {
 // explanation writes a case's evidence lines and side-metric tables.
 func explanation(w io.Writer, c Case) {
 	if lines := EvidenceLines(c); len(lines) > 0 {
-		fmt.Fprintf(w, "evidence (device counters over the samples; big packets %s):\n", c.BigPackets)
+		big := "; big packets " + c.BigPackets
+		if c.BigPackets == "" {
+			big = "" // a result written before big packets were counted, or a case without a limit device
+		}
+		fmt.Fprintf(w, "evidence (device counters over the samples%s):\n", big)
 		for _, line := range lines {
 			fmt.Fprintln(w, "  "+line)
 		}

@@ -41,7 +41,13 @@ series() {
 		case $rc in
 		0) ;;
 		1) alarms=$((alarms + 1)) ;;
-		*) echo "calibrate: $name run $i failed (exit $rc):" >&2; tail -5 "$dir/r.log" >&2; exit "$rc" ;;
+		*)
+			echo "calibrate: $name run $i failed (exit $rc):" >&2; tail -5 "$dir/r.log" >&2
+			# A guest's console log says why (a panic of the kernel under test): kept.
+			for log in "$dir"/r.json.*.console.log; do
+				[ -f "$log" ] && cp "$log" "calibrate-$(basename "$log")" && echo "calibrate: kept calibrate-$(basename "$log")" >&2
+			done
+			exit "$rc" ;;
 		esac
 		# csv columns: case,workload,metric,unit,state,n,mean,median,median_lo,median_hi,stddev,cv,...
 		awk -F, '$2=="tcp4" && $3=="throughput" {print $5, $12, $8}' "$dir/r.csv" >>"$dir/cv"
