@@ -27,7 +27,11 @@ func (rep *Report) Write(w, diagnostics io.Writer, format string) error {
 		head = w
 	}
 	rep.WriteHeader(head, format == "markdown")
-	return results.Render(w, rep.Result, format)
+	opt := results.DefaultTableOptions
+	if rep.Table != nil {
+		opt = *rep.Table
+	}
+	return results.RenderWith(w, rep.Result, format, opt)
 }
 
 // directions says which way each compared metric is better: "throughput higher, rtt_mean lower".

@@ -394,7 +394,7 @@ func evidenceSection(c results.Case) (section, bool, error) {
 		return sec, false, err
 	}
 	sec.Figures = append(sec.Figures, fig)
-	if tables := results.SideMetricTables(c); len(tables) > 0 {
+	if tables := results.SideMetricTables(c, results.AllSideMetrics); len(tables) > 0 {
 		sec.Pre = strings.Join(tables, "\n")
 	}
 	return sec, true, nil

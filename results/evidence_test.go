@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -123,7 +124,7 @@ func TestSideMetrics(t *testing.T) {
 	if m.State != "on" || m.Baseline != "off" || m.Change < 1.8 || m.Change > 2.2 || m.Shown != 1 || m.Tested != 2 {
 		t.Errorf("side metric %+v", m)
 	}
-	table := strings.Join(SideMetricTables(c), "\n")
+	table := strings.Join(SideMetricTables(c, AllSideMetrics), "\n")
 	for _, want := range []string{"side metrics tcp4 on vs off (information, never gated; 1 of 2 counters that moved; p adjusted (Holm) over the 1 shown)", "%stddev", "+193.2%", "ns client TcpExtTCPOFOQueue"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
@@ -247,11 +248,47 @@ func TestEvidenceHeaderAndSums(t *testing.T) {
 	}, nil)
 	Explain(&c, Policy{})
 	var b strings.Builder
-	explanation(&b, c)
+	explanation(&b, c, 10)
 	if !strings.Contains(b.String(), "evidence (device counters over the samples):") || strings.Contains(b.String(), "big packets )") {
 		t.Errorf("header:\n%s", b.String())
 	}
 	if addSat(math.MaxUint64-1, 5) != math.MaxUint64 || addSat(2, 3) != 5 {
 		t.Error("addSat")
+	}
+}
+
+// The terminal table shows the ten strongest side metrics of a comparison by default, N or
+// all when asked; the rest are counted, and the JSON keeps every one (issue 31, item 25).
+func TestSideMetricRows(t *testing.T) {
+	c := Case{}
+	for i := range 30 {
+		c.SideMetrics = append(c.SideMetrics, SideMetric{Workload: "tcp4", State: "on", Baseline: "off", Counter: fmt.Sprintf("counter%02d", i), Change: float64(30 - i), Shown: 30, Tested: 40})
+	}
+	count := func(lines []string) (rows int, more string) {
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[len(f)-1], "counter") && f[len(f)-1] != "counter" {
+				rows++
+			}
+			if strings.Contains(l, "... and") {
+				more = l
+			}
+		}
+		return
+	}
+	for _, tc := range []struct {
+		max, rows int
+		more      string
+	}{{DefaultTableOptions.SideMetrics, 10, "... and 20 more (--side-metrics all"}, {3, 3, "... and 27 more"}, {AllSideMetrics, 30, ""}} {
+		rows, more := count(SideMetricTables(c, tc.max))
+		if rows != tc.rows || !strings.Contains(more, tc.more) || (tc.more == "") != (more == "") {
+			t.Errorf("max %d: %d rows, %q", tc.max, rows, more)
+		}
+	}
+	if lines := SideMetricTables(c, 0); len(lines) != 0 {
+		t.Errorf("--side-metrics 0: %v", lines)
+	}
+	rows, _ := count(SideMetricTables(c, 10))
+	if rows != 10 || !strings.Contains(SideMetricTables(c, 10)[2], "counter00") {
+		t.Errorf("the strongest first: %v", SideMetricTables(c, 10)[:3])
 	}
 }

@@ -19,9 +19,14 @@ var Formats = []string{"table", "netdev", "markdown", "csv", "json", "benchstat"
 // and one row per run, as in commit messages), markdown or csv (the summaries), json (the
 // result itself).
 func Render(w io.Writer, r *Result, format string) error {
+	return RenderWith(w, r, format, DefaultTableOptions)
+}
+
+// RenderWith is Render with the table's options.
+func RenderWith(w io.Writer, r *Result, format string, opt TableOptions) error {
 	switch format {
 	case "", "table":
-		return Table(w, r)
+		return TableWith(w, r, opt)
 	case "netdev":
 		return Netdev(w, r)
 	case "markdown":

@@ -96,10 +96,27 @@ func formatCV(s Stats) string {
 // its confidence interval, the CV of each state, and each state's change against the state it
 // is compared with; then, per case, the states that were unavailable and what recreated
 // devices inherited.
-func Table(w io.Writer, r *Result) error {
+func Table(w io.Writer, r *Result) error { return TableWith(w, r, DefaultTableOptions) }
+
+// TableOptions tune the terminal table.
+type TableOptions struct {
+	// SideMetrics is how many side metrics each comparison shows, the strongest first
+	// (their list is sorted by change): 0 none, AllSideMetrics every one.
+	SideMetrics int
+}
+
+// AllSideMetrics shows every side metric (--side-metrics all).
+const AllSideMetrics = -1
+
+// DefaultTableOptions show the ten strongest side metrics per comparison; the JSON and the
+// HTML report hold them all.
+var DefaultTableOptions = TableOptions{SideMetrics: 10}
+
+// TableWith is Table with options.
+func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 	for i, k := range r.Kernels {
 		fmt.Fprintf(w, "kernel %c: %s\n", 'A'+i, k.Label)
-		if err := Table(w, k); err != nil {
+		if err := TableWith(w, k, opt); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -125,7 +142,7 @@ func Table(w io.Writer, r *Result) error {
 		if c.Label != "" {
 			fmt.Fprintf(w, "\n[%s]\n", c.Label)
 		}
-		if err := caseTable(w, c); err != nil {
+		if err := caseTable(w, c, opt); err != nil {
 			return err
 		}
 		if c.Adaptive != "" {
@@ -152,7 +169,7 @@ func Table(w io.Writer, r *Result) error {
 	return nil
 }
 
-func caseTable(w io.Writer, c Case) error {
+func caseTable(w io.Writer, c Case, opt TableOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	head := []string{"workload", "metric"}
 	var names []string
@@ -208,7 +225,7 @@ func caseTable(w io.Writer, c Case) error {
 	for _, line := range Inheritance(c) {
 		fmt.Fprintln(w, line)
 	}
-	explanation(w, c)
+	explanation(w, c, opt.SideMetrics)
 	for _, e := range c.Expectations {
 		if e.NotApplicable != "" {
 			fmt.Fprintf(w, "expect %s: N/A (%s)\n", e.Expectation, e.NotApplicable)
@@ -229,7 +246,7 @@ func caseTable(w io.Writer, c Case) error {
 }
 
 // explanation writes a case's evidence lines and side-metric tables.
-func explanation(w io.Writer, c Case) {
+func explanation(w io.Writer, c Case, sideRows int) {
 	if lines := EvidenceLines(c); len(lines) > 0 {
 		big := "; big packets " + c.BigPackets
 		if c.BigPackets == "" {
@@ -240,7 +257,7 @@ func explanation(w io.Writer, c Case) {
 			fmt.Fprintln(w, "  "+line)
 		}
 	}
-	for _, line := range SideMetricTables(c) {
+	for _, line := range SideMetricTables(c, sideRows) {
 		fmt.Fprintln(w, line)
 	}
 }

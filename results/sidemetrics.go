@@ -154,19 +154,21 @@ func caseWorkloads(samples []Sample) []string {
 	return out
 }
 
-// maxSideRows is how many side metrics a table shows per comparison, the largest changes;
-// the result holds them all.
-const maxSideRows = 25
-
 // SideMetricTables renders a case's side metrics as lkp does (`%stddev %change %stddev`), one
 // block per workload and compared state.
-func SideMetricTables(c Case) []string {
+func SideMetricTables(c Case, maxRows int) []string {
+	if maxRows == 0 {
+		return nil
+	}
+	if maxRows < 0 {
+		maxRows = math.MaxInt
+	}
 	var out []string
 	var block []string
 	key, rows := "", 0
 	flush := func() {
-		if rows > maxSideRows {
-			block = append(block, fmt.Sprintf("  ... and %d more (cases[].side_metrics in the result)", rows-maxSideRows))
+		if rows > maxRows {
+			block = append(block, fmt.Sprintf("  ... and %d more (--side-metrics all; cases[].side_metrics in the result, and the HTML report)", rows-maxRows))
 		}
 		out = append(out, block...)
 		block, rows = nil, 0
@@ -179,7 +181,7 @@ func SideMetricTables(c Case) []string {
 				m.Workload, m.State, m.Baseline, m.Shown, m.Tested, m.Shown),
 				fmt.Sprintf("  %14s %7s %9s %14s %7s  %-7s %s", m.Baseline, "%stddev", "%change", m.State, "%stddev", "p adj", "counter"))
 		}
-		if rows++; rows > maxSideRows {
+		if rows++; rows > maxRows {
 			continue
 		}
 		block = append(block, fmt.Sprintf("  %14s %6.0f%% %9s %14s %6.0f%%  %-7s %s",

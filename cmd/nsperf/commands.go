@@ -362,6 +362,7 @@ func probeCmd() *cobra.Command {
 
 func reportCmd() *cobra.Command {
 	var format string
+	var table results.TableOptions
 	c := &cobra.Command{
 		Use:   "report RESULT",
 		Short: "Render a stored result or the journal of a killed run, with statistics recomputed from its samples",
@@ -377,7 +378,7 @@ func reportCmd() *cobra.Command {
 			if format == "json" {
 				err = results.Encode(c.OutOrStdout(), r)
 			} else {
-				err = renderResult(c.OutOrStdout(), r, format)
+				err = renderResult(c.OutOrStdout(), r, format, table)
 			}
 			if err != nil {
 				return err
@@ -392,6 +393,7 @@ func reportCmd() *cobra.Command {
 		},
 	}
 	formatFlag(c.Flags(), &format, resultFormats...)
+	sideMetricsFlag(c.Flags(), &table)
 	return c
 }
 
@@ -399,9 +401,9 @@ func reportCmd() *cobra.Command {
 var resultFormats = append(slices.Clone(results.Formats), "html")
 
 // renderResult prints a result in a format of resultFormats.
-func renderResult(w io.Writer, r *results.Result, format string) error {
+func renderResult(w io.Writer, r *results.Result, format string, opt results.TableOptions) error {
 	if format == "html" {
 		return htmlreport.Result(w, r)
 	}
-	return results.Render(w, r, format)
+	return results.RenderWith(w, r, format, opt)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/nsperf/nsperf/results"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -34,6 +36,40 @@ func (c choice) Set(v string) error {
 func formatFlag(fs *pflag.FlagSet, p *string, allowed ...string) {
 	*p = allowed[0]
 	fs.Var(choice{p, allowed}, "format", "output: "+orList(allowed))
+}
+
+// sideMetricsFlag adds --side-metrics N|all: how many side metrics each comparison of the
+// table shows.
+func sideMetricsFlag(fs *pflag.FlagSet, p *results.TableOptions) {
+	*p = results.DefaultTableOptions
+	fs.Var(sideMetrics{p}, "side-metrics", fmt.Sprintf("side metrics per comparison in the table, the strongest first: a number (0: none) or all (default %d; the JSON and HTML hold them all)", results.DefaultTableOptions.SideMetrics))
+}
+
+type sideMetrics struct{ opt *results.TableOptions }
+
+func (s sideMetrics) String() string {
+	if s.opt == nil {
+		return ""
+	}
+	if s.opt.SideMetrics == results.AllSideMetrics {
+		return "all"
+	}
+	return strconv.Itoa(s.opt.SideMetrics)
+}
+
+func (s sideMetrics) Type() string { return "N|all" }
+
+func (s sideMetrics) Set(v string) error {
+	if v == "all" {
+		s.opt.SideMetrics = results.AllSideMetrics
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: want a number of side metrics (0: none) or all", v)
+	}
+	s.opt.SideMetrics = n
+	return nil
 }
 
 // orList joins words as "a, b or c".

@@ -25,6 +25,7 @@ func compareCmd() *cobra.Command {
 	var format, db, expectFile string
 	var pairs []string
 	var opt compare.Options
+	var table results.TableOptions
 	c := &cobra.Command{
 		Use:   "compare BASE NEW [NEW...] | compare AB_RESULT",
 		Short: "Compare stored results across runs (e.g. kernels): each NEW against BASE, per state, workload and metric",
@@ -66,6 +67,7 @@ func compareCmd() *cobra.Command {
 			if format == "html" {
 				err = htmlreport.Compare(c.OutOrStdout(), rep)
 			} else {
+				rep.Table = &table
 				err = rep.Write(c.OutOrStdout(), c.ErrOrStderr(), format)
 			}
 			if err != nil {
@@ -82,6 +84,7 @@ func compareCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	formatFlag(f, &format, resultFormats...)
+	sideMetricsFlag(f, &table)
 	f.StringArrayVar(&pairs, "state", nil, "compare state BASE_STATE of BASE with state NEW_STATE of each NEW, as BASE_STATE:NEW_STATE (repeatable)")
 	f.BoolVar(&opt.Force, "force", false, "compare even when the scenarios differ in topology, device settings or tool arguments")
 	f.StringArrayVar(&opt.Metrics, "metric", nil, "compare only this metric, e.g. throughput (repeatable; default: every metric)")

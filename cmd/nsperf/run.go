@@ -25,6 +25,7 @@ type runFlags struct {
 	ov                 scenarios.Overrides
 	format, junit, db  string
 	noHistory, inGuest bool
+	table              results.TableOptions // --side-metrics
 	minChange          float64
 	runs               string
 	labels             []string
@@ -94,6 +95,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	_ = f.MarkHidden("virtual-time")
 	f.BoolVar(&rf.opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	formatFlag(f, &rf.format, resultFormats...)
+	sideMetricsFlag(f, &rf.table)
 	f.StringVar(&rf.junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
 	f.Float64Var(&rf.opt.Policy.Alpha, "alpha", 0, "significance level of comparisons (default: the scenario's, else 0.05)")
 	f.Float64Var(&rf.minChange, "min-change", 0, "smallest change that matters, as a fraction (default: the scenario's min_change, else 0.02): significant changes below it are negligible, a CI within it is equivalence")
@@ -220,7 +222,7 @@ func (rf *runFlags) emit(c *cobra.Command, s *scenarios.Scenario, r *results.Res
 		table = c.ErrOrStderr()
 		errs = append(errs, results.Encode(c.OutOrStdout(), r))
 	}
-	errs = append(errs, renderResult(table, r, rf.format))
+	errs = append(errs, renderResult(table, r, rf.format, rf.table))
 	stored := ""
 	switch {
 	case rf.inGuest: // the host says where it stores the result
