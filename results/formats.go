@@ -241,12 +241,13 @@ func CSV(w io.Writer, r *Result) error {
 		for _, s := range c.Summaries {
 			var cmp []string
 			if c := s.Comparison; c != nil {
-				cmp = []string{c.Baseline, f(c.Change), f(c.ChangeLo), f(c.ChangeHi), f(c.P), c.Verdict}
+				cmp = []string{csvtext.Text(c.Baseline), f(c.Change), f(c.ChangeLo), f(c.ChangeHi), f(c.P), c.Verdict}
 			} else {
 				cmp = []string{"", "", "", "", "", ""}
 			}
 			st := s.Stats
-			cw.Write(append([]string{csvtext.Text(c.Label), s.Workload, s.Metric, s.Unit, s.State, strconv.Itoa(st.N), f(st.Mean), f(st.Median),
+			// Every name is text a stored result may carry: none starts a formula.
+			cw.Write(append([]string{csvtext.Text(c.Label), csvtext.Text(s.Workload), csvtext.Text(s.Metric), csvtext.Text(s.Unit), csvtext.Text(s.State), strconv.Itoa(st.N), f(st.Mean), f(st.Median),
 				optional(s.Centre.Lo), optional(s.Centre.Hi), f(st.Stddev), f(st.CV), f(st.Min), f(st.Max)}, cmp...))
 		}
 	}

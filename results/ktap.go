@@ -24,7 +24,7 @@ func KTAP(w io.Writer, r *Result) error {
 	lines = append(lines, ktapTests(r, prefix)...)
 	var b strings.Builder
 	b.WriteString("KTAP version 1\n")
-	fmt.Fprintf(&b, "# nsperf %s, run %s", ktapText(r.Scenario.Name), r.RunID)
+	fmt.Fprintf(&b, "# nsperf %s, run %s", ktapText(r.Scenario.Name), ktapText(r.RunID))
 	if r.Environment.KernelRelease != "" {
 		fmt.Fprintf(&b, ", kernel %s", ktapText(r.Environment.KernelRelease))
 	}

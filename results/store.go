@@ -172,14 +172,62 @@ func Printable(s string) string {
 func (r *Result) escapeControls() []string {
 	var warnings []string
 	for _, x := range append([]*Result{r}, r.Kernels...) {
-		for _, f := range []*string{&x.Label, &x.Environment.KernelRelease, &x.Environment.KernelVersion, &x.Environment.Hostname} {
+		id := Printable(x.RunID)
+		said := map[string]bool{}
+		esc := func(f *string) {
 			if p := Printable(*f); p != *f {
-				warnings = append(warnings, fmt.Sprintf("run %s: control characters in %q are shown escaped", x.RunID, p))
+				if !said[p] {
+					warnings = append(warnings, fmt.Sprintf("run %s: control characters in %q are shown escaped", id, p))
+					said[p] = true
+				}
 				*f = p
+			}
+		}
+		env := &x.Environment
+		for _, f := range []*string{&x.RunID, &x.Label, &x.Scenario.Name, &x.Scenario.File, &env.KernelRelease, &env.KernelVersion, &env.Hostname, &env.CPUModel, &env.Machine} {
+			esc(f)
+		}
+		for name, v := range env.Tools {
+			esc(&v)
+			env.Tools[name] = v
+		}
+		if v := env.VM; v != nil {
+			for _, f := range []*string{&v.QEMU, &v.Image.Path, &v.Image.Release, &v.Image.Version, &v.Modules, &v.Warning, &v.Clock, &v.Icount, &v.IdleGate} {
+				esc(f)
+			}
+		}
+		// The names of cases, states, workloads and devices, wherever they stand: the
+		// summaries are recomputed from these.
+		for i := range x.Cases {
+			c := &x.Cases[i]
+			esc(&c.Label)
+			for j := range c.States {
+				st := &c.States[j]
+				esc(&st.Name)
+				esc(&st.CompareTo)
+				st.Devices = escapeKeys(st.Devices, esc)
+				st.Features = escapeKeys(st.Features, esc)
+			}
+			for j := range c.Samples {
+				esc(&c.Samples[j].State)
+				esc(&c.Samples[j].Workload)
 			}
 		}
 	}
 	return warnings
+}
+
+// escapeKeys is m with its keys passed through esc.
+func escapeKeys[V any](m map[string]V, esc func(*string)) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		esc(&k)
+		out[k] = v
+	}
+	return out
 }
 
 // checkScenarioHash recomputes the hash of the stored scenario text (and of the kernels' in an

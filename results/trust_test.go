@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +219,61 @@ func FuzzParseResult(f *testing.F) {
 			Render(&out, r, format)
 		}
 	})
+}
+
+// Text a stored result carries reaches terminals, KTAP and spreadsheets: control characters
+// are escaped when it is read, a run id cannot add KTAP lines, and no CSV cell of a name
+// starts a formula (issue 31, item 11).
+func TestStoredNamesAreEscapedAtEverySink(t *testing.T) {
+	r := benchstatResult()
+	r.RunID = "nsp0001\nok 1 planted # SKIP"
+	c := &r.Cases[0]
+	for i := range c.States {
+		c.States[i].Name = "=" + c.States[i].Name + "\x1b[31m"
+		if c.States[i].CompareTo != "" {
+			c.States[i].CompareTo = "=" + c.States[i].CompareTo + "\x1b[31m"
+		}
+	}
+	for i := range c.Samples {
+		c.Samples[i].State = "=" + c.Samples[i].State + "\x1b[31m"
+		c.Samples[i].Workload = "@" + c.Samples[i].Workload
+	}
+	r.Environment.CPUModel = "CPU\x1b]0;owned\x07"
+	var stored bytes.Buffer
+	if err := Encode(&stored, r); err != nil {
+		t.Fatal(err)
+	}
+	got, warnings, err := Parse("r.json", stored.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) == 0 {
+		t.Error("no warning about the escaped text")
+	}
+	var table, ktap, csv bytes.Buffer
+	for _, w := range []struct {
+		b      *bytes.Buffer
+		render func(io.Writer, *Result) error
+	}{{&table, Table}, {&ktap, KTAP}, {&csv, CSV}} {
+		if err := w.render(w.b, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, out := range map[string]string{"table": table.String(), "ktap": ktap.String(), "csv": csv.String()} {
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("%s prints raw control characters:\n%q", name, out)
+		}
+	}
+	for _, line := range strings.Split(ktap.String(), "\n") {
+		if strings.HasPrefix(line, "ok 1 planted") {
+			t.Errorf("the run id added a KTAP line:\n%s", ktap.String())
+		}
+	}
+	for _, line := range strings.Split(csv.String(), "\n")[1:] {
+		for _, cell := range strings.Split(line, ",") {
+			if cell != "" && strings.ContainsRune("=+@", rune(cell[0])) {
+				t.Errorf("CSV cell %q starts a formula:\n%s", cell, csv.String())
+			}
+		}
+	}
 }
