@@ -112,6 +112,8 @@ func (m Metric) CheckValue() error {
 		return fmt.Errorf("metric %s is %v, not a number nsperf can compare", m.Name, m.Value)
 	case math.Abs(m.Value) > MaxMetricValue:
 		return fmt.Errorf("metric %s is %g %s, beyond any measurement (at most %g)", m.Name, m.Value, m.Unit, float64(MaxMetricValue))
+	case m.Value < 0:
+		return fmt.Errorf("metric %s is %g %s: no rate, count, time or share nsperf measures is negative", m.Name, m.Value, m.Unit)
 	}
 	return nil
 }

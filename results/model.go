@@ -286,6 +286,27 @@ type Policy struct {
 	MinChange float64 `json:"min_change"`
 }
 
+// Bounds of a policy, as a scenario may set it (scenarios' validation): what a stored result
+// may say of the policy it was decided with. A stored alpha of 1e-300 or a minimum change of
+// 1e300 would turn any regression into "no change".
+const (
+	MinAlpha = 0.0001
+	MaxAlpha = 0.5
+)
+
+// check refuses a policy no run is decided with; 0 is the default of each.
+func (p Policy) check() error {
+	switch {
+	case p.Alpha != 0 && (p.Alpha < MinAlpha || p.Alpha >= MaxAlpha):
+		return fmt.Errorf("alpha %g: not a significance level a run decides with (%g to below %g)", p.Alpha, MinAlpha, MaxAlpha)
+	case p.MinChange < 0 || p.MinChange >= 1:
+		return fmt.Errorf("min_change %g: not a minimum change a run decides with (0 to below 1)", p.MinChange)
+	case p.CVLimit < 0 || p.CVLimit > 1:
+		return fmt.Errorf("cv_limit %g: not a CV limit a run decides with (0 to 1)", p.CVLimit)
+	}
+	return nil
+}
+
 // Effective is the policy with its defaults in place of unset (0) alpha and CV limit: what the
 // comparisons decided with, and what a report says they did.
 func (p Policy) Effective() Policy {

@@ -133,6 +133,9 @@ const MaxRunsPerState = 1000
 // beyond MaxMetricValue), naming the sample.
 func (r *Result) checkSize() error {
 	for _, x := range append([]*Result{r}, r.Kernels...) {
+		if err := x.Settings.Policy.check(); err != nil {
+			return fmt.Errorf("run %s: settings.policy: %w", x.RunID, err)
+		}
 		for _, c := range x.Cases {
 			n := map[[2]string]int{}
 			for _, s := range c.Samples {
@@ -266,6 +269,14 @@ func (r *Result) Recompute() error {
 	}
 	if len(r.Kernels) > 0 {
 		exps = nil
+	}
+	// Gates come from the scenario, never from what the result says of itself: "gates: {}"
+	// would gate nothing. A text that no longer validates keeps its stored gates, but none
+	// is no gate: every metric then decides, as in results written before gates.
+	if g := scenarios.StoredGates(r.Scenario.File, []byte(r.Scenario.Text)); g != nil {
+		r.Settings.Gates = g
+	} else if len(r.Settings.Gates) == 0 {
+		r.Settings.Gates = nil
 	}
 	policy := r.Settings.Policy
 	for i := range r.Cases {

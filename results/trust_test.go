@@ -277,3 +277,44 @@ func TestStoredNamesAreEscapedAtEverySink(t *testing.T) {
 		}
 	}
 }
+
+// A stored result's say about how it is decided is bounded, and its gates are its scenario's:
+// gates {}, min_change 1e300 or alpha 1e-300 in a baseline cannot turn a regression into a
+// pass, and a negative throughput is no measurement (issue 31, item 16).
+func TestStoredPolicyIsBounded(t *testing.T) {
+	text := "name: pair\ntopology:\n  namespaces: [client, server]\n  links:\n    - veth:\n        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}\n        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}\nstates:\n  - name: \"off\"\n  - name: \"on\"\n    devices: {client/eth0: {gso_max_size: 185000}}\nworkloads:\n  - name: tcp4\n    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}\n"
+	regressed := func(edit func(*Result)) *Result {
+		r := &Result{Schema: Schema, RunID: "nsp0001", Complete: true, Scenario: ScenarioInfo{Name: "pair", Text: text},
+			Settings: Settings{Runs: 5, Policy: Policy{Alpha: 0.05, CVLimit: 0.05, MinChange: 0.02}}}
+		c := Case{States: []StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}}
+		for i := range 5 {
+			c.Samples = append(c.Samples, Sample{Round: i + 1, State: "off", Workload: "tcp4", Metrics: []Metric{{Name: Throughput, Unit: "bit/s", Value: (10 + 0.1*float64(i)) * 1e9}}},
+				Sample{Round: i + 1, State: "on", Workload: "tcp4", Metrics: []Metric{{Name: Throughput, Unit: "bit/s", Value: (6 + 0.1*float64(i)) * 1e9}}})
+		}
+		r.Cases = []Case{c}
+		edit(r)
+		return r
+	}
+	parse := func(r *Result) (*Result, error) {
+		var b bytes.Buffer
+		if err := Encode(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := Parse("r.json", b.Bytes())
+		return got, err
+	}
+	got, err := parse(regressed(func(r *Result) { r.Settings.Gates = map[string][]string{} }))
+	if err != nil || len(got.Failures()) == 0 {
+		t.Errorf("gates {}: %v, failures %v", err, got.Failures())
+	}
+	for name, edit := range map[string]func(*Result){
+		"min_change 1e300": func(r *Result) { r.Settings.Policy.MinChange = 1e300 },
+		"alpha 1e-300":     func(r *Result) { r.Settings.Policy.Alpha = 1e-300 },
+		"negative":         func(r *Result) { r.Cases[0].Samples[0].Metrics[0].Value = -1e9 },
+	} {
+		var input *InputError
+		if _, err := parse(regressed(edit)); !errors.As(err, &input) {
+			t.Errorf("%s: %v, want the result refused", name, err)
+		}
+	}
+}

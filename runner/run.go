@@ -215,11 +215,10 @@ func newResult(s *scenarios.Scenario, first Network, opt Options, policy results
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
 		Environment: opt.Machine.Environment(tools, scenarioPinned(s)),
 	}
-	r.Settings.RunLength, r.Settings.Gates = map[string]string{}, map[string][]string{}
+	r.Settings.RunLength, r.Settings.Gates = map[string]string{}, s.Gates()
 	for _, c := range s.Expand() {
 		for _, w := range c.Scenario.Workloads {
 			r.Settings.RunLength[w.Name] = w.Length().String()
-			r.Settings.Gates[w.Name] = w.Gates()
 		}
 	}
 	if busy != "" {

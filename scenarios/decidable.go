@@ -19,6 +19,27 @@ func (s *Scenario) GatedComparisons() int {
 	return n
 }
 
+// Gates are each workload's gated metrics, over every case: what decides a run.
+func (s *Scenario) Gates() map[string][]string {
+	out := map[string][]string{}
+	for _, c := range s.Expand() {
+		for _, w := range c.Scenario.Workloads {
+			out[w.Name] = w.Gates()
+		}
+	}
+	return out
+}
+
+// StoredGates are the gates of a scenario text stored in a result, nil when the text no longer
+// validates: a result's own say about its gates is never taken over its scenario's.
+func StoredGates(file string, text []byte) map[string][]string {
+	s, err := Parse(file, text, Options{})
+	if err != nil {
+		return nil
+	}
+	return s.Gates()
+}
+
 // Undecidable says, when the scenario's runs per state cannot decide any gated comparison at
 // its alpha whatever they measure, why and how many runs would; "" when they can. The runs of
 // an adaptive scenario are its maximum; its looks spend less than alpha each, so it may need

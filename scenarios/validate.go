@@ -84,8 +84,8 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	if s.Seed != nil && s.Order != OrderRandom {
 		v.add("seed", "a seed is used only with order: random")
 	}
-	if s.Alpha < 0 || s.Alpha >= 0.5 {
-		v.add("alpha", "%g: want a significance level between 0 and 0.5, e.g. 0.05", s.Alpha)
+	if s.Alpha < 0 || s.Alpha >= 0.5 || (s.Alpha != 0 && s.Alpha < 0.0001) {
+		v.add("alpha", "%g: want a significance level from 0.0001 to below 0.5, e.g. 0.05", s.Alpha)
 	}
 	if s.MinChange != nil && (*s.MinChange < 0 || *s.MinChange >= 1) {
 		v.add("min_change", "%g%%: want 0%% to 100%%", float64(*s.MinChange)*100)
