@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -23,15 +24,15 @@ const journalPoll = 2 * time.Second
 // A run that ends with a result removes them; one that is interrupted, fails or is killed
 // keeps them for `nsperf report`.
 type journals struct {
-	session *vm.Session
-	paths   []string
-	mu      sync.Mutex
-	stop    chan struct{}
-	done    chan struct{}
+	exchange func(guest int) string // the guest's exchange directory on the host
+	paths    []string
+	mu       sync.Mutex
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 func keepJournals(session *vm.Session, guests int, result string) *journals {
-	j := &journals{session: session, stop: make(chan struct{}), done: make(chan struct{})}
+	j := &journals{exchange: session.Exchange, stop: make(chan struct{}), done: make(chan struct{})}
 	for i := 0; i < guests; i++ {
 		j.paths = append(j.paths, fmt.Sprintf("%s.%c.journal", result, 'A'+i))
 	}
@@ -54,10 +55,18 @@ func (j *journals) copy() (kept []string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for i, path := range j.paths {
-		data, err := safefile.ReadUntrusted(filepath.Join(j.session.Exchange(i), "result.json.journal"), vm.MaxGuestResult)
+		data, err := safefile.ReadUntrusted(filepath.Join(j.exchange(i), "result.json.journal"), vm.MaxGuestResult)
 		if err != nil || len(data) == 0 {
 			if _, serr := os.Lstat(path); serr == nil {
 				kept = append(kept, path) // an earlier copy
+			}
+			continue
+		}
+		// Only a journal nsperf can read is kept: what the kernel under test left there may
+		// be anything (the earlier copy stays then).
+		if _, _, err := results.Parse("the guest's journal", data); err != nil {
+			if _, serr := os.Lstat(path); serr == nil {
+				kept = append(kept, path)
 			}
 			continue
 		}

@@ -133,3 +133,35 @@ func TestStoreNamesResultsByHost(t *testing.T) {
 		t.Errorf("the result is not at its own path: %v", err)
 	}
 }
+
+// TestJournalCopiesAreValidated: a guest's journal is copied to the host only when it is one
+// nsperf reads; anything else the kernel under test leaves there keeps the earlier copy
+// (issue 31, item 22).
+func TestJournalCopiesAreValidated(t *testing.T) {
+	x, out := t.TempDir(), t.TempDir()
+	j := &journals{exchange: func(int) string { return x }, paths: []string{filepath.Join(out, "r.json.A.journal")}}
+	journal := filepath.Join(x, "result.json.journal")
+	r := &results.Result{Schema: results.Schema, RunID: "nsp0001", Scenario: results.ScenarioInfo{Name: "x"}}
+	jr, err := results.NewJournal(journal, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jr.BeginCase(0, results.Case{States: []results.StateRecord{{Name: "off"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := jr.Append(0, results.Sample{Round: 1, State: "off", Workload: "tcp4", Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: 1e9}}}); err != nil {
+		t.Fatal(err)
+	}
+	jr.Close()
+	if kept := j.copy(); len(kept) != 1 {
+		t.Fatalf("a journal was not copied: %v", kept)
+	}
+	good, _ := os.ReadFile(j.paths[0])
+	os.WriteFile(journal, []byte("\x1b[2J not a journal, or a secret of the host\n"), 0o644)
+	if kept := j.copy(); len(kept) != 1 {
+		t.Fatalf("the earlier copy is not kept: %v", kept)
+	}
+	if now, _ := os.ReadFile(j.paths[0]); !bytes.Equal(now, good) {
+		t.Errorf("the copy was replaced by what is not a journal: %q", now)
+	}
+}
