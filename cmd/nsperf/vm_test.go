@@ -737,3 +737,20 @@ func TestVMVirtualSMPHang(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestVMDeadline: guests still measuring at their wall-time deadline (a kernel that hangs
+// without an oops) are stopped: exit 3, the console log kept, nothing of the run left (issue
+// 31, item 12).
+func TestVMDeadline(t *testing.T) {
+	image, modules := guestTest(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history",
+		"--runs", "20", "--vm-deadline", "3s", "--out", out)
+	if code != exitInfra || !strings.Contains(stderr, "the guests did not finish in time: still measuring 3s after the end of boot") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*.A.console.log"))
+	if len(logs) == 0 || !strings.Contains(stderr, "console log: ") {
+		t.Errorf("no console log kept (%v):\n%s", logs, stderr)
+	}
+}
