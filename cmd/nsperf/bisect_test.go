@@ -221,8 +221,8 @@ func TestVMBisect(t *testing.T) {
 	testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	// Exit 1: its state small is slower than default, as in every kernel.
-	if stdout, stderr, code := runBinary(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 1 {
+	// Exit 0, or 1 where its state small differs from default: neither judges a commit.
+	if stdout, stderr, code := runBinary(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 && code != 1 {
 		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	repo := filepath.Join(dir, "linux")
