@@ -289,7 +289,8 @@ func (r *Result) Recompute() error {
 		}
 		if policy.Alpha == 0 { // results written before the policy was stored
 			for _, s := range c.Summaries {
-				if s.Comparison != nil {
+				// Only an alpha a run decides with: the summaries are stored text too.
+				if s.Comparison != nil && (Policy{Alpha: s.Comparison.Alpha}).check() == nil {
 					policy.Alpha = s.Comparison.Alpha
 					break
 				}
