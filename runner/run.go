@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/envinfo"
+	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
@@ -76,7 +77,7 @@ const (
 	DefaultSlack         = 30 * time.Second
 	// noLimit is the client and server limit in virtual time: none that a guest's clock
 	// could reach by its jumps (the host's wall-time deadline bounds the guest instead).
-	noLimit = 1000 * time.Hour
+	noLimit = waitlimit.None
 )
 
 // OutPath is where a run's result goes: --out, or nsperf-results/SCENARIO-RUNID.json.

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/topo/ovs"
@@ -37,7 +39,7 @@ func Down(o *runstate.StateFile) (Removal, error) {
 	var rm Removal
 	var errs []error
 	if o.OVSDB != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), ovsRemoveTimeout)
+		ctx, cancel := waitlimit.Context(context.Background(), ovsRemoveTimeout)
 		c, err := ovs.Connect(ctx, o.OVSDB)
 		if err == nil {
 			err = c.DeleteRun(ctx, string(o.RunID))

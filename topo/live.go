@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"github.com/safchain/ethtool"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
@@ -196,7 +198,7 @@ func (l *Live) undoStep(u plan.Step) error {
 		return l.ovsInst.Stop()
 	case plan.DelBridges:
 		defer l.ovsClient.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), ovsRemoveTimeout)
+		ctx, cancel := waitlimit.Context(context.Background(), ovsRemoveTimeout)
 		defer cancel()
 		return l.ovsClient.DeleteRun(ctx, string(l.ID))
 	}

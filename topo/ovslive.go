@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -43,7 +45,7 @@ func (l *Live) rootSpace() error {
 // startOVS starts the private instance in the ovs namespace, or connects to an existing OVS,
 // and records what cleanup needs in the state file.
 func (l *Live) startOVS(s plan.Step) error {
-	ctx, cancel := context.WithTimeout(context.Background(), OVSTimeout)
+	ctx, cancel := waitlimit.Context(context.Background(), OVSTimeout)
 	defer cancel()
 	if s.Kind == plan.ConnectOVS {
 		l.owner.OVSDB = s.DB
@@ -80,7 +82,7 @@ func (l *Live) startOVS(s plan.Step) error {
 // addBridge creates a bridge with its ports in one transaction, waits until ovs-vswitchd has
 // carried it out, and until the internal ports exist as devices.
 func (l *Live) addBridge(s plan.Step) error {
-	ctx, cancel := context.WithTimeout(context.Background(), OVSTimeout)
+	ctx, cancel := waitlimit.Context(context.Background(), OVSTimeout)
 	defer cancel()
 	c := l.ovsClient
 	b := ovs.BridgeSpec{Name: s.Bridge.Name, Datapath: s.Bridge.Datapath, RunID: s.Bridge.RunID}
@@ -101,7 +103,7 @@ func (l *Live) addBridge(s plan.Step) error {
 		if !p.Internal {
 			continue
 		}
-		deadline := time.Now().Add(OVSTimeout)
+		deadline := time.Now().Add(waitlimit.Of(OVSTimeout))
 		for {
 			link, err := sp.nl.LinkByName(p.Name)
 			if err == nil {

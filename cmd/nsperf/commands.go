@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/htmlreport"
@@ -254,7 +256,7 @@ func cleanupCmd() *cobra.Command {
 
 // cleanOVS removes the bridges of finished runs from an existing OVS.
 func cleanOVS(c *cobra.Command, ovsdb string, dryRun bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), topo.OVSTimeout)
+	ctx, cancel := waitlimit.Context(context.Background(), topo.OVSTimeout)
 	defer cancel()
 	bridges, err := topo.OVSLeftovers(ctx, ovsdb)
 	if err != nil {
@@ -327,6 +329,7 @@ func cleanGuests(c *cobra.Command, guests []vm.Leftover, dryRun bool) error {
 func probeCmd() *cobra.Command {
 	var format string
 	var vf vmFlags
+	var virtualTime bool
 	c := &cobra.Command{
 		Use:   "probe",
 		Short: "Tell what this kernel (or the kernel image of --kernel, in a guest) can do: device defaults, accepted knobs, known kernel changes",
@@ -339,6 +342,9 @@ func probeCmd() *cobra.Command {
 				ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 				defer stop()
 				return probeInVM(ctx, c, vf, format)
+			}
+			if virtualTime {
+				defer waitlimit.OnVirtualClock()()
 			}
 			env := envinfo.Collect(append(runner.Programs(),
 				envinfo.Tool{Name: "ovs-vswitchd", Argv: []string{"ovs-vswitchd", "--version"}, Parse: version.LastField}))
@@ -357,6 +363,8 @@ func probeCmd() *cobra.Command {
 	}
 	formatFlag(c.Flags(), &format, "table", "json")
 	vf.add(c.Flags(), false)
+	c.Flags().BoolVar(&virtualTime, "virtual-time", false, "") // the guest's clock is QEMU's icount
+	_ = c.Flags().MarkHidden("virtual-time")
 	return c
 }
 

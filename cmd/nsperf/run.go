@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
@@ -51,6 +52,9 @@ func runCmd() *cobra.Command {
 			}
 			if err := requireRoot(); err != nil {
 				return err
+			}
+			if rf.opt.VirtualTime {
+				defer waitlimit.OnVirtualClock()()
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()

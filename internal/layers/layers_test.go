@@ -13,11 +13,12 @@ import (
 const module = "github.com/nsperf/nsperf/"
 
 // layers are nsperf's packages, lowest first. A package imports only from layers below its
-// own: helpers; the knob registry; the scenario model; the pure plan and the result model;
+// own: the bounds of waits; helpers; the knob registry; the scenario model; the pure plan and the result model;
 // OVS, run state, the tool interface, comparison and change points; the live topology, the
 // guests, the history and the tools' drivers; the engine and HTML; the A/B of two kernels;
 // the command line.
 var layers = [][]string{
+	{"internal/waitlimit"},
 	{"internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/testenv", "internal/syscheck"},
 	{"scenarios"},

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nsperf/nsperf/internal/waitlimit"
 )
 
 // Process is a started tool: a real child process, or a test's stand-in for one.
@@ -142,7 +144,7 @@ const poll = 10 * time.Millisecond
 
 // WaitListening waits until p listens on port, for at most timeout or until ctx ends.
 func WaitListening(ctx context.Context, p Process, port int, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(waitlimit.Of(timeout))
 	for {
 		if Exited(p) {
 			return fmt.Errorf("server exited before listening: %v: %s", p.Err(), strings.TrimSpace(p.Stderr()))

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/version"
@@ -70,8 +72,17 @@ func Start(ctx context.Context, dir string, start func(func() error) error) (*In
 		"--log-file="+filepath.Join(dir, "ovsdb-server.log")); err != nil {
 		return nil, in.fail(err)
 	}
-	if err := waitFor(ctx, func() bool { _, err := os.Stat(filepath.Join(dir, "db.sock")); return err == nil }); err != nil {
+	// A server that exits ends the wait at once: on a guest's virtual clock the wait has no
+	// bound of its own (internal/waitlimit).
+	server := in.daemons[0]
+	if err := waitFor(ctx, func() bool {
+		_, err := os.Stat(filepath.Join(dir, "db.sock"))
+		return err == nil || isClosed(server.done)
+	}); err != nil {
 		return nil, in.fail(fmt.Errorf("ovsdb-server did not create its socket: %w%s", err, in.logTail("ovsdb-server")))
+	}
+	if isClosed(server.done) {
+		return nil, in.fail(fmt.Errorf("ovsdb-server exited before it created its socket: %w", <-in.died))
 	}
 	c, err := Connect(ctx, in.Endpoint)
 	if err != nil {
@@ -150,6 +161,15 @@ func (in *Instance) run(start func(func() error) error, name string, args ...str
 	return nil
 }
 
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
 // Died delivers an error when a daemon exits before Stop.
 func (in *Instance) Died() <-chan error { return in.died }
 
@@ -198,7 +218,7 @@ func (in *Instance) Stop() error {
 		_ = d.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-d.done:
-		case <-time.After(stopTimeout):
+		case <-time.After(waitlimit.Of(stopTimeout)):
 			_ = d.cmd.Process.Kill()
 			<-d.done
 		}

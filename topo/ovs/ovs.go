@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"github.com/go-logr/logr"
 	"github.com/ovn-org/libovsdb/client"
 	"github.com/ovn-org/libovsdb/model"
@@ -245,7 +247,7 @@ func (c *Client) InterfaceErrors(ctx context.Context, runID string) (map[string]
 func waitFor(ctx context.Context, ok func() bool) error {
 	if _, has := ctx.Deadline(); !has {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, waitTimeout)
+		ctx, cancel = waitlimit.Context(ctx, waitTimeout)
 		defer cancel()
 	}
 	for !ok() {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -46,7 +48,7 @@ func KillTargets(targets map[[2]uint64]bool, nsPaths []string) error {
 	if len(targets) == 0 {
 		return nil
 	}
-	deadline := time.Now().Add(killTimeout)
+	deadline := time.Now().Add(waitlimit.Of(killTimeout))
 	killed := map[int]bool{}
 	for {
 		pids := ProcessesIn(targets)
