@@ -2,6 +2,7 @@ package vm
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,14 +51,22 @@ func ReadKernel(path, tmp string) (img results.KernelImage, modules string, err 
 // installBuildTree copies the modules a build tree's modules.order lists (net/x/y.o, or .ko
 // from older kernels) to tmp/lib/modules/RELEASE/kernel/, with modules.builtin and its
 // modinfo, and runs depmod there. It returns tmp, the INSTALL_MOD_PATH.
+//
+// Every file is read beneath dir only (safefile.ReadInTree): regular, bounded, and neither a
+// ".." nor a symlink leads out of the tree; a FIFO or a device is refused without a read.
 func installBuildTree(dir, tmp, release string) (string, error) {
-	order, err := os.Open(filepath.Join(dir, "modules.order"))
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return "", err
 	}
-	defer order.Close()
+	defer root.Close()
+	order, err := safefile.ReadInTree(root, "modules.order", maxIndexSize)
+	if err != nil {
+		return "", err
+	}
 	tree := filepath.Join(tmp, "lib", "modules", release)
-	sc := bufio.NewScanner(order)
+	sc := bufio.NewScanner(bytes.NewReader(order))
+	sc.Buffer(nil, len(order)+1) // every line fits: the file is in memory already
 	n := 0
 	for sc.Scan() {
 		rel := filepath.Clean(strings.TrimSpace(sc.Text()))
@@ -68,7 +77,10 @@ func installBuildTree(dir, tmp, release string) (string, error) {
 			return "", fmt.Errorf("modules.order: %q is outside the tree", sc.Text())
 		}
 		rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".o"), ".ko") + ".ko"
-		data, err := safefile.ReadRegular(filepath.Join(dir, rel), maxModuleSize)
+		data, err := safefile.ReadInTree(root, rel, maxModuleSize)
+		if errors.Is(err, safefile.ErrOutside) || errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+			return "", fmt.Errorf("modules.order lists %s: %w", rel, err)
+		}
 		if err != nil {
 			return "", fmt.Errorf("modules.order lists %s, which is not built (make modules): %w", rel, err)
 		}
@@ -81,7 +93,7 @@ func installBuildTree(dir, tmp, release string) (string, error) {
 		return "", fmt.Errorf("modules.order: %w", err)
 	}
 	for _, f := range []string{"modules.builtin", "modules.builtin.modinfo", "modules.order"} {
-		data, err := os.ReadFile(filepath.Join(dir, f))
+		data, err := safefile.ReadInTree(root, f, maxIndexSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

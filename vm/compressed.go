@@ -39,23 +39,9 @@ var decompressors = map[string]func(io.Reader) (io.Reader, error){
 // modules.dep nor a symlink takes it outside), decompressed when it is compressed, and returns
 // the name it goes by in the initramfs (NAME.ko).
 func readModule(tree *os.Root, file string) (name string, data []byte, err error) {
-	f, err := tree.Open(file)
+	raw, err := safefile.ReadInTree(tree, file, maxModuleSize)
 	if err != nil {
 		return "", nil, fmt.Errorf("module %s of %s: %w", file, tree.Name(), err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-		return "", nil, fmt.Errorf("module %s: %w", file, err)
-	case !st.Mode().IsRegular():
-		return "", nil, fmt.Errorf("module %s: %w", file, safefile.ErrNotRegular)
-	case st.Size() > maxModuleSize:
-		return "", nil, fmt.Errorf("module %s: %w", file, safefile.ErrTooLarge)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, maxModuleSize))
-	if err != nil {
-		return "", nil, fmt.Errorf("module %s: %w", file, err)
 	}
 	base := path.Base(file)
 	for suffix, open := range decompressors {

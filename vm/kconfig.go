@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -110,6 +111,9 @@ func ModulesOf(opts []Option) []string {
 	return out
 }
 
+// maxConfigSize bounds a kernel config: Debian's 6.12 one is about 280 KiB.
+const maxConfigSize = 16 << 20
+
 // KernelConfig is a kernel's .config: the options set to y or m.
 type KernelConfig struct {
 	Path string
@@ -125,7 +129,9 @@ func FindConfig(kernelPath, release string) (c KernelConfig, ok bool, err error)
 		candidates = []string{filepath.Join(filepath.Dir(kernelPath), "config-"+release)}
 	}
 	for _, p := range candidates {
-		data, err := os.ReadFile(p)
+		// Beneath its directory, regular and bounded: a FIFO or /dev/zero named .config
+		// must not hang or fill memory.
+		data, err := safefile.ReadFileInTree(filepath.Dir(p), filepath.Base(p), maxConfigSize)
 		if os.IsNotExist(err) {
 			continue
 		}

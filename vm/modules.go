@@ -75,9 +75,10 @@ func FindTree(dir, release string) (*Tree, error) {
 		}
 	}
 	t := &Tree{Dir: found}
-	// Regular files only, of bounded size: a FIFO or a device here would hang the run.
+	// Regular files only, of bounded size and beneath the tree: a FIFO or a device here would
+	// hang the run, a link out of it would read another file.
 	read := func(name string) ([]byte, error) {
-		return safefile.ReadRegular(filepath.Join(found, name), maxIndexSize)
+		return safefile.ReadFileInTree(found, name, maxIndexSize)
 	}
 	dep, err := read("modules.dep")
 	if err != nil {

@@ -533,3 +533,72 @@ func TestParseImageRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelTreeFilesAreChecked: every file nsperf reads from a kernel tree (.config,
+// config-RELEASE, modules.order, modules.builtin, a module under --modules) is refused at
+// once when it is a FIFO, /dev/zero, or a link out of the tree, and nothing outside is read.
+func TestKernelTreeFilesAreChecked(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	os.WriteFile(secret, []byte("CONFIG_SECRET=y\nsecret.o\n"), 0o600)
+	const release = "6.18.0-test"
+	type special func(path string) error
+	fifo := func(path string) error { return unix.Mkfifo(path, 0o600) }
+	zero := func(path string) error { return os.Symlink("/dev/zero", path) }
+	out := func(path string) error { return os.Symlink(secret, path) }
+	// A built tree whose file name is planted as a special file.
+	builtTree := func(t *testing.T, name string, plant special) string {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "arch/x86/boot"), 0o755)
+		os.MkdirAll(filepath.Join(dir, "net"), 0o755)
+		os.WriteFile(filepath.Join(dir, BuildTreeImage), bzImage(release+" (me@box) #1 SMP", 0x020f), 0o644)
+		os.WriteFile(filepath.Join(dir, "net/a.ko"), []byte("\x7fELF a"), 0o644)
+		if name != "modules.order" {
+			os.WriteFile(filepath.Join(dir, "modules.order"), []byte("net/a.o\n"), 0o644)
+		}
+		os.Remove(filepath.Join(dir, name))
+		if err := plant(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, plant := range []struct {
+			what string
+			fn   special
+			want string
+		}{{"a FIFO", fifo, "a FIFO"}, {"/dev/zero", zero, "leads out of"}, {"a link out", out, "leads out of"}} {
+			for _, name := range []string{"modules.order", "modules.builtin", "net/a.ko"} {
+				dir := builtTree(t, name, plant.fn)
+				if _, _, err := ReadKernel(dir, t.TempDir()); err == nil || !strings.Contains(err.Error(), plant.want) {
+					t.Errorf("%s as %s of a built tree: %v, want %q", plant.what, name, err, plant.want)
+				}
+			}
+			dir := builtTree(t, ".config", plant.fn)
+			if _, _, err := FindConfig(dir, release); err == nil || !strings.Contains(err.Error(), plant.want) {
+				t.Errorf("%s as .config: %v", plant.what, err)
+			}
+			boot := t.TempDir()
+			plant.fn(filepath.Join(boot, "config-"+release))
+			os.WriteFile(filepath.Join(boot, "vmlinuz-"+release), bzImage(release+" (me@box) #1 SMP", 0x020f), 0o644)
+			if _, _, err := FindConfig(filepath.Join(boot, "vmlinuz-"+release), release); err == nil || !strings.Contains(err.Error(), plant.want) {
+				t.Errorf("%s as config-RELEASE: %v", plant.what, err)
+			}
+			mods := filepath.Join(t.TempDir(), "lib", "modules", release)
+			os.MkdirAll(filepath.Join(mods, "kernel"), 0o755)
+			plant.fn(filepath.Join(mods, "kernel", "m.ko"))
+			root, _ := os.OpenRoot(mods)
+			if _, data, err := readModule(root, "kernel/m.ko"); err == nil || !strings.Contains(err.Error(), plant.want) || bytes.Contains(data, []byte("secret")) {
+				t.Errorf("%s as a module under --modules: %v", plant.what, err)
+			}
+			root.Close()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a special file in a kernel tree hung the reader") // a bound on a hang, not a timing assertion
+	}
+}

@@ -35,6 +35,40 @@ func read(path string, flags int, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, path, limit)
+}
+
+// ReadInTree reads the file name of the tree root (a kernel tree, a module directory) as
+// ReadRegular does, and only beneath root: a "..", an absolute name or a symlink that leads
+// out of the tree is refused (os.Root, openat2 RESOLVE_BENEATH), while links inside it are
+// followed, as make modules_install leaves some. Name the file in errors by path.
+func ReadInTree(root *os.Root, name string, limit int64) ([]byte, error) {
+	path := filepath.Join(root.Name(), name)
+	f, err := root.OpenFile(name, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		if strings.Contains(err.Error(), "path escapes from parent") {
+			return nil, fmt.Errorf("%s: %w: it leads out of %s (a symlink or ..); not followed", path, ErrOutside, root.Name())
+		}
+		return nil, err
+	}
+	defer f.Close()
+	return readOpen(f, path, limit)
+}
+
+// ErrOutside is returned for a name that leads out of the tree it is read from.
+var ErrOutside = errors.New("outside the tree")
+
+// ReadFileInTree is ReadInTree for one file, with the tree opened and closed for it.
+func ReadFileInTree(rootDir, name string, limit int64) ([]byte, error) {
+	root, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return ReadInTree(root, name, limit)
+}
+
+func readOpen(f *os.File, path string, limit int64) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
