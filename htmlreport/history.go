@@ -29,7 +29,7 @@ func History(w io.Writer, title string, series []history.Series) error {
 	for _, s := range series {
 		n += len(s.Findings)
 	}
-	d.Header = []string{fmt.Sprintf("%d series, %d change points (E-divisive means with a t-test; the value of a run is its median)", len(series), n)}
+	d.Sections = append(d.Sections, section{Title: "Summary", Lines: []line{{"", fmt.Sprintf("%d series, %d change points (E-divisive means with a t-test; the value of a run is its median)", len(series), n)}}})
 	for _, s := range series {
 		sec := section{Title: s.Scenario + ": " + s.Name()}
 		for _, f := range s.Findings {

@@ -4,15 +4,21 @@ import (
 	"bytes"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
@@ -357,5 +363,90 @@ func TestEvidenceHTML(t *testing.T) {
 	}
 	if n := strings.Count(page, "<svg"); n != 2*2*2+2 {
 		t.Errorf("%d plots, want the 8 of the metrics and one evidence plot per case", n)
+	}
+}
+
+// TestVerdictComesFirst: the page opens with what the run decided, before its metadata and
+// plots: the outcome, then a row per gated comparison (and expectation, capability).
+func TestVerdictComesFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		on        float64 // on's throughput against off's 10 Gbit/s
+		outcome   string
+		rowClass  string
+		rowVerdit string
+	}{
+		{"improved", 13e9, `<div class="pass">the result passes`, `<tr class="pass">`, "improved"},
+		{"regressed", 6e9, `<div class="fail">the result fails (2):`, `<tr class="fail">`, "regressed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := testResult()
+			r.Settings.Gates = map[string][]string{"tcp4": {results.Throughput}}
+			for ci := range r.Cases {
+				for si, s := range r.Cases[ci].Samples {
+					if s.State == "on" {
+						r.Cases[ci].Samples[si].Metrics[0].Value = tc.on * (s.Metrics[0].Value / 13e9)
+					}
+				}
+			}
+			r.Recompute()
+			var b bytes.Buffer
+			if err := Result(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			headings := headingRE.FindAllStringSubmatch(page, 3)
+			if len(headings) < 3 || headings[1][1] != "Verdict" || headings[2][1] != "Run" {
+				t.Fatalf("the page does not open with the verdict, then the run: %v", headings)
+			}
+			verdict := page[strings.Index(page, "<h2>Verdict"):strings.Index(page, "<h2>Run")]
+			if !strings.Contains(verdict, tc.outcome) {
+				t.Errorf("the verdict section lacks %q:\n%s", tc.outcome, verdict)
+			}
+			// One row per case's gated comparison (throughput); RTT is not gated.
+			if n := strings.Count(verdict, tc.rowClass+"<td>gated comparison</td>"); n != 2 {
+				t.Errorf("%d gated rows of class %s, want 2:\n%s", n, tc.rowClass, verdict)
+			}
+			if strings.Contains(verdict, "rtt") || !strings.Contains(verdict, "<td>[mtu=8000] tcp4 throughput: on vs off</td>") || !strings.Contains(verdict, "<td>"+tc.rowVerdit+"</td>") {
+				t.Errorf("verdict rows:\n%s", verdict)
+			}
+		})
+	}
+}
+
+// TestLegendBesideTheData: a legend is drawn to the right of the axes, never over a data point.
+// The point at the top right of the data is where gonum/plot puts a legend by default.
+func TestLegendBesideTheData(t *testing.T) {
+	p := newPlot("corner", "value")
+	corner, err := plotter.NewScatter(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	corner.GlyphStyle = glyph(color.RGBA{0x12, 0x34, 0x56, 0xff}, draw.CircleGlyph{})
+	p.Add(corner)
+	thumb, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	thumb.LineStyle.Width = 0
+	p.Legend.Add("a long legend entry", thumb)
+	out, err := svg(p, 4*vg.Inch, 3*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A circle glyph is a path that starts at its rightmost point: "M x,y A...".
+	circle := regexp.MustCompile(`<path d="M([0-9.]+),([0-9.]+)A[^"]*" style="fill:#123456"`)
+	legend := regexp.MustCompile(`<text x="([0-9.]+)" y="[^"]*"[^>]*>a long legend entry</text>`)
+	var right float64
+	for _, m := range circle.FindAllStringSubmatch(string(out), -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		right = max(right, x)
+	}
+	m := legend.FindStringSubmatch(string(out))
+	if right == 0 || m == nil {
+		t.Fatalf("no data point or no legend in:\n%s", out)
+	}
+	if x, _ := strconv.ParseFloat(m[1], 64); x <= right {
+		t.Errorf("the legend starts at x=%g, left of the data's rightmost point at x=%g: it covers the data", x, right)
 	}
 }

@@ -18,26 +18,30 @@ import (
 	"github.com/nsperf/nsperf/results"
 )
 
-// Result writes the HTML report of a run: its header, then per case, workload and metric the
-// samples of every state (box, points, median with its CI), the values in the order they were
-// measured, and the comparisons; then the text tables with expectations and warnings.
+// Result writes the HTML report of a run: what it decided (verdictSection), the run's
+// metadata, then per case, workload and metric the samples of every state (box, points,
+// median with its CI), the values in the order they were measured, and the comparisons; then
+// the text tables with expectations and warnings.
 func Result(w io.Writer, r *results.Result) error {
-	d := pageData{Title: fmt.Sprintf("nsperf: %s, run %s", r.Scenario.Name, r.RunID), Header: resultHeader(r)}
+	d := pageData{Title: fmt.Sprintf("nsperf: %s, run %s", r.Scenario.Name, r.RunID)}
+	d.Sections = append(d.Sections, verdictSection(r), metadataSection(resultHeader(r)))
 	if err := addCases(&d, r, stateColours(r, nil)); err != nil {
 		return err
 	}
 	return d.write(w)
 }
 
-// Compare writes the HTML report of a comparison: the sides and their differences, then the
-// same plots as for a run, one colour per result.
+// Compare writes the HTML report of a comparison: what it decided, the sides and their
+// differences, then the same plots as for a run, one colour per result.
 func Compare(w io.Writer, rep *compare.Report) error {
 	d := pageData{Title: "nsperf compare: " + rep.Result.RunID}
 	var head bytes.Buffer
 	rep.WriteHeader(&head, false)
+	var header []string
 	for _, l := range strings.Split(strings.TrimSpace(head.String()), "\n") {
-		d.Header = append(d.Header, strings.TrimSpace(l))
+		header = append(header, strings.TrimSpace(l))
 	}
+	d.Sections = append(d.Sections, verdictSection(rep.Result), metadataSection(header))
 	sideOf := func(state string) string {
 		if i := strings.LastIndex(state, "@"); i >= 0 {
 			return state[i+1:]
@@ -48,6 +52,77 @@ func Compare(w io.Writer, rep *compare.Report) error {
 		return err
 	}
 	return d.write(w)
+}
+
+// verdictSection is what a reader looks for first: whether the result passes, and the
+// comparisons, expectations and capabilities that decide it, as one table. The reasons are
+// the ones the command's exit status comes from (Result.Failures).
+func verdictSection(r *results.Result) section {
+	sec := section{Title: "Verdict", Table: &table{Head: []string{"what", "of", "measured", "verdict"}}}
+	switch failures := r.Failures(); {
+	case len(failures) > 0:
+		sec.Lines = append(sec.Lines, line{"fail", fmt.Sprintf("the result fails (%d):", len(failures))})
+		for _, f := range failures {
+			sec.Lines = append(sec.Lines, line{"fail", "  " + f})
+		}
+	default:
+		sec.Lines = append(sec.Lines, line{"pass", "the result passes: no gated regression, no failed expectation"})
+	}
+	if !r.Complete {
+		sec.Lines = append(sec.Lines, line{"warning", "INCOMPLETE: the run ended early; the figures cover the runs that finished"})
+	}
+	rows := &sec.Table.Rows
+	for _, c := range r.Capabilities {
+		*rows = append(*rows, row{"", []string{"capability", c.State, c.Line(), ""}})
+	}
+	for _, c := range r.Cases {
+		prefix := ""
+		if c.Label != "" {
+			prefix = "[" + c.Label + "] "
+		}
+		for _, s := range c.Summaries {
+			if s.Comparison == nil || !s.Comparison.Gated {
+				continue
+			}
+			class := ""
+			switch s.Comparison.Verdict {
+			case results.Regressed:
+				class = "fail"
+			case results.Improved:
+				class = "pass"
+			}
+			*rows = append(*rows, row{class, []string{"gated comparison", fmt.Sprintf("%s%s %s: %s vs %s", prefix, s.Workload, s.Metric, s.State, s.Comparison.Baseline),
+				results.FormatComparison(*s.Comparison), s.Comparison.Verdict}})
+		}
+		for _, e := range c.Expectations {
+			of := prefix + e.Expectation
+			if e.State != "" {
+				of += " in " + e.State
+			}
+			switch {
+			case e.NotApplicable != "":
+				*rows = append(*rows, row{"na", []string{"expectation", of, e.NotApplicable, "N/A"}})
+			case e.Pass:
+				*rows = append(*rows, row{"pass", []string{"expectation", of, e.Measured, "pass"}})
+			default:
+				*rows = append(*rows, row{"fail", []string{"expectation", of, e.Measured, "FAIL"}})
+			}
+		}
+	}
+	if len(*rows) == 0 {
+		sec.Table = nil
+		sec.Lines = append(sec.Lines, line{"na", "nothing is gated or expected: the run compares no states"})
+	}
+	return sec
+}
+
+// metadataSection is the run's metadata, after the verdict.
+func metadataSection(header []string) section {
+	sec := section{Title: "Run"}
+	for _, h := range header {
+		sec.Lines = append(sec.Lines, line{"", h})
+	}
+	return sec
 }
 
 func resultHeader(r *results.Result) []string {

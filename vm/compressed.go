@@ -24,7 +24,9 @@ const maxModuleSize = 256 << 20
 // suffix. busybox's insmod takes only plain modules, so the host decompresses them into the
 // initramfs: the same for every guest kernel, whether or not it has CONFIG_MODULE_DECOMPRESS.
 var decompressors = map[string]func(io.Reader) (io.Reader, error){
-	".xz": func(r io.Reader) (io.Reader, error) { return xz.NewReader(r) },
+	// One stream only, walked by checkXZ before (readModule): the decoder then never reads
+	// a block header that was not checked.
+	".xz": func(r io.Reader) (io.Reader, error) { return xz.ReaderConfig{SingleStream: true}.NewReader(r) },
 	".zst": func(r io.Reader) (io.Reader, error) {
 		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
 		if err != nil {
@@ -47,6 +49,11 @@ func readModule(tree *os.Root, file string) (name string, data []byte, err error
 	for suffix, open := range decompressors {
 		if !strings.HasSuffix(base, suffix) {
 			continue
+		}
+		if suffix == ".xz" {
+			if err := checkXZ(raw); err != nil {
+				return "", nil, fmt.Errorf("module %s: %w", file, err)
+			}
 		}
 		r, err := open(bytes.NewReader(raw))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cavaliergopher/cpio"
 
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/shellq"
 )
 
@@ -50,6 +51,16 @@ mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev
 mount -t tmpfs tmpfs /host/run
 mount -t tmpfs tmpfs /host/tmp
+hide() {
+	for p in "$@"; do
+		if [ -d "/host$p" ]; then
+			mount -t tmpfs -o size=1m,mode=0700 hidden "/host$p" || fail "hiding $p failed"
+		elif [ -e "/host$p" ]; then
+			mount --bind /dev/null "/host$p" || fail "hiding $p failed"
+		fi
+	done
+}
+hide %s
 mkdir -p /host/run/nsperf-vm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 nsperfx /host/run/nsperf-vm || fail "mounting the exchange directory over 9p failed"
 mkdir -p /host/run/nsperf-vm-gate
@@ -62,10 +73,28 @@ sync
 poweroff -f
 `
 
-// InitScript is /init for a guest that runs argv (argv[0] a path inside the host root).
-func InitScript(argv []string) string {
-	return fmt.Sprintf(initScript, shellq.Join(argv))
+// Hidden are the host's paths a guest sees empty: the kernel under test runs with root's
+// rights over the host's root (read-only), and must not copy secrets into its result or
+// console log, which CI uploads. A directory is covered by an empty tmpfs, a file by
+// /dev/null. What nsperf needs in the guest is elsewhere: the tools and libraries in /usr,
+// the binary and the scenario in the exchange directory, fresh /run and /tmp.
+var Hidden = []string{
+	"/root", "/home", // users' files: SSH keys, cloud and registry credentials, ~/.local/share/nsperf/history.db
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
+	"/var/lib/postgresql", "/var/lib/cloud", "/var/lib/sss", "/var/backups",
+	"/opt/actions-runner", // a GitHub runner's credentials (.credentials, .runner), where its docs install it
 }
+
+// InitScript is /init for a guest that runs argv (argv[0] a path inside the host root),
+// with Hidden and hide (absolute paths) hidden from it.
+func InitScript(argv []string, hide []string) string {
+	return fmt.Sprintf(initScript, shellq.Join(append(append([]string{}, Hidden...), hide...)), shellq.Join(argv))
+}
+
+// maxInitramfs bounds the initramfs, which lives in the host's tmpfs and the guest's memory:
+// busybox and the modules a guest needs (virtio, 9p, veth, vxlan, openvswitch and their
+// dependencies) are a few MiB. A variable so that a test can reach it with small files.
+var maxInitramfs int64 = 256 << 20
 
 // WriteInitramfs writes a newc cpio archive: busybox (a static build), the modules in load
 // order (/modules/NAME.ko, decompressed, and /modules.list), and /init. It is not compressed: unpacking a
@@ -76,7 +105,11 @@ func WriteInitramfs(w io.Writer, busybox string, modDir string, modules []string
 	dir := func(name string) error {
 		return cw.WriteHeader(&cpio.Header{Name: name, Mode: cpio.TypeDir | 0o755})
 	}
+	var total int64
 	file := func(name string, mode cpio.FileMode, data []byte) error {
+		if total += int64(len(data)); total > maxInitramfs {
+			return fmt.Errorf("initramfs: more than %s with %s: the modules are not the few a guest needs", safefile.Size(maxInitramfs), name)
+		}
 		if err := cw.WriteHeader(&cpio.Header{Name: name, Mode: cpio.TypeReg | mode, Size: int64(len(data))}); err != nil {
 			return err
 		}

@@ -73,10 +73,14 @@ func (c Config) Gate() string { return filepath.Join(c.Dir, "gate") }
 // ConsoleLog is the guest kernel's console log.
 func (c Config) ConsoleLog() string { return filepath.Join(c.Dir, "console.log") }
 
+// consoleFIFO is where QEMU writes the console, for the host to bound it into ConsoleLog.
+func (c Config) consoleFIFO() string { return filepath.Join(c.Dir, "console.fifo") }
+
 func (c Config) qmpSocket() string { return filepath.Join(c.Dir, "qmp.sock") }
 
 // args is QEMU's command line: the kernel and initramfs, the host root read-only and the
-// exchange directory read-write over 9p (virtio), no network, the console to a file, the
+// exchange directory read-write over 9p (virtio), no network, the console to a FIFO the host
+// copies into the console log (bounded: startConsole), the
 // second serial port (the guest's stderr) on QEMU's stdout, QMP on a socket in Dir.
 func (c Config) args() []string {
 	a := []string{
@@ -88,7 +92,7 @@ func (c Config) args() []string {
 		"-initrd", c.Initrd,
 		"-append", "console=ttyS0 rdinit=/init panic=-1 oops=panic",
 		"-display", "none", "-monitor", "none", "-no-reboot", "-nic", "none",
-		"-chardev", "file,id=console,path=" + c.ConsoleLog(),
+		"-chardev", "pipe,id=console,path=" + c.consoleFIFO(),
 		"-serial", "chardev:console",
 		"-chardev", "stdio,id=progress,signal=off",
 		"-serial", "chardev:progress",
@@ -149,7 +153,12 @@ func Start(cfg Config) (*Machine, error) {
 	// Its own process group: a ^C on the terminal reaches nsperf, which stops the guest
 	// itself, and never QEMU directly in the middle of that.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stopConsole, err := startConsole(cfg.consoleFIFO(), cfg.ConsoleLog())
+	if err != nil {
+		return nil, fmt.Errorf("vm %s: %w", cfg.Name, err)
+	}
 	if err := cmd.Start(); err != nil {
+		stopConsole()
 		return nil, fmt.Errorf("vm %s: starting %s: %w (install qemu-system-x86)", cfg.Name, QEMU, err)
 	}
 	m := &Machine{cfg: cfg, cmd: cmd, exited: make(chan struct{}), phaseCh: make(chan string, 16)}
@@ -162,6 +171,7 @@ func Start(cfg Config) (*Machine, error) {
 		if m.waitErr != nil && stderr.Len() > 0 {
 			m.waitErr = fmt.Errorf("%w: %s", m.waitErr, strings.TrimSpace(cmd.Stderr.(*lockedWriter).String()))
 		}
+		stopConsole() // the console log is complete once the guest is seen to have ended
 		close(m.exited)
 	}()
 	// QMP: the socket appears once QEMU has parsed its command line.

@@ -20,8 +20,9 @@ import (
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 
-// MaxGuestResult bounds what the host reads of a guest's result and output.
-const MaxGuestResult = 256 << 20
+// MaxGuestResult bounds what the host reads of a guest's result and output: what it may
+// read of a result file.
+const MaxGuestResult = results.MaxResultSize
 
 // Kernel is one kernel under test.
 type Kernel struct {
@@ -53,6 +54,9 @@ type Options struct {
 	// must exist, Optional ones are loaded when the tree has them.
 	Required, Optional []string
 	Progress           io.Writer
+	// Hide are host paths (absolute) the guest sees empty, besides Hidden: the history
+	// database, a --vm-hide.
+	Hide []string
 	// Pin pins each vCPU thread to a host CPU and QEMU's other threads to the CPUs left
 	// (PlanPinning).
 	Pin bool
@@ -300,7 +304,7 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	}
 	argv := append([]string{GuestDir + "/nsperf"}, s.opt.Args(i, clock)...)
 	var initrd bytes.Buffer
-	if err := WriteInitramfs(&initrd, "/bin/busybox", modDir, modFiles, InitScript(argv)); err != nil {
+	if err := WriteInitramfs(&initrd, "/bin/busybox", modDir, modFiles, InitScript(argv, s.opt.Hide)); err != nil {
 		return nil, err
 	}
 	g.cfg.Initrd = filepath.Join(dir, "initramfs.cpio")

@@ -165,7 +165,7 @@ func TestInitramfs(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "busybox"), []byte("#!busybox"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "kernel", "drivers", "net"), 0o755)
 	os.WriteFile(filepath.Join(dir, "kernel", "drivers", "net", "veth.ko"), []byte("\x7fELF veth"), 0o644)
-	init := InitScript([]string{GuestDir + "/nsperf", "run", "/run/nsperf-vm/scenario.yaml", "--label", "it's mine"})
+	init := InitScript([]string{GuestDir + "/nsperf", "run", "/run/nsperf-vm/scenario.yaml", "--label", "it's mine"}, []string{"/var/lib/my db"})
 	var b bytes.Buffer
 	if err := WriteInitramfs(&b, filepath.Join(dir, "busybox"), dir, []string{"kernel/drivers/net/veth.ko"}, init); err != nil {
 		t.Fatal(err)
@@ -192,6 +192,16 @@ func TestInitramfs(t *testing.T) {
 	// The guest's command is one shell-quoted line: a label cannot become shell syntax.
 	if !strings.Contains(got["init"], `nsperf-guest /run/nsperf-vm/nsperf run /run/nsperf-vm/scenario.yaml --label 'it'\''s mine' >`) {
 		t.Errorf("init:\n%s", got["init"])
+	}
+	// The host's secrets and the paths given are hidden before the guest's command runs.
+	hide := strings.Index(got["init"], "\nhide ")
+	if hide < 0 || hide > strings.Index(got["init"], "nsperf-guest /run") {
+		t.Fatalf("init hides nothing before the guest's command:\n%s", got["init"])
+	}
+	for _, p := range []string{"/root", "/home", "/etc/shadow", "/etc/ssh", "'/var/lib/my db'"} {
+		if !strings.Contains(got["init"][hide:], " "+p) {
+			t.Errorf("init does not hide %s:\n%s", p, got["init"])
+		}
 	}
 }
 
@@ -423,7 +433,7 @@ func TestGateIsTheHosts(t *testing.T) {
 	if !strings.Contains(args, "-virtfs local,path="+c.Gate()+",mount_tag="+gateTag+",security_model=none,readonly=on") {
 		t.Errorf("the gate directory is not shared read-only: %s", args)
 	}
-	if !strings.Contains(InitScript([]string{"x"}), "mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "+gateTag+" /host"+GuestGateDir) {
+	if !strings.Contains(InitScript([]string{"x"}, nil), "mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "+gateTag+" /host"+GuestGateDir) {
 		t.Error("/init does not mount the gate read-only")
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/kernels"
@@ -29,6 +31,7 @@ type vmFlags struct {
 	deadline         time.Duration // run: the guests' measuring in wall time; 0: from the schedule
 	gate             string        // hidden: the guest side of an A/B run
 	baseline         string        // --bisect: the known-good kernel's result, which the guest's looks decide against
+	hide             []string      // --vm-hide: more host paths the guest sees empty
 }
 
 func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
@@ -51,6 +54,7 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 	if forRun {
 		fs.DurationVar(&f.deadline, "vm-deadline", 0, "how long the guests may measure in wall time, from the end of their boot, before they are stopped (exit 3, console logs kept); default: from the schedule, 20 wall seconds per second of measuring in virtual time, 4 on the wall clock, plus 5 minutes")
 	}
+	fs.StringArrayVar(&f.hide, "vm-hide", nil, "a host path (absolute) the guest sees empty, besides "+strings.Join(vm.Hidden, " ")+" and the history database; repeatable")
 	fs.StringVar(&f.gate, "vm-gate", "", "")
 	_ = fs.MarkHidden("vm-gate")
 }
@@ -118,7 +122,29 @@ func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Option
 	if err := vm.CheckClockFlags(f.clock, f.accel); err != nil {
 		return vm.Options{}, usageError{err}
 	}
-	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}}, nil
+	hide, err := f.hidden()
+	if err != nil {
+		return vm.Options{}, usageError{err}
+	}
+	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}, Hide: hide}, nil
+}
+
+// hidden are the paths the guest sees empty besides vm.Hidden: the history database's
+// default directory, $NSPERF_DB's file when it is one, and every --vm-hide.
+func (f *vmFlags) hidden() ([]string, error) {
+	hide := []string{filepath.Dir(history.DefaultPath())}
+	if db := os.Getenv("NSPERF_DB"); db != "" && !strings.Contains(db, "://") {
+		if abs, err := filepath.Abs(db); err == nil {
+			hide = append(hide, abs, abs+"-wal", abs+"-journal") // the file, not its directory: that may be anything
+		}
+	}
+	for _, p := range f.hide {
+		if !filepath.IsAbs(p) || strings.ContainsAny(p, "\x00\n") {
+			return nil, fmt.Errorf("--vm-hide %q: give an absolute path", p)
+		}
+		hide = append(hide, filepath.Clean(p))
+	}
+	return hide, nil
 }
 
 // forwardedRunFlags are the run flags the guest's nsperf gets as they were given.

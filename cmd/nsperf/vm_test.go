@@ -373,6 +373,10 @@ func TestVMBadInput(t *testing.T) {
 		{"missing modules", []string{"--kernel", image, "--modules", tmp}, exitSkipped, []string{"missing modules virtio_pci, 9pnet_virtio, tcp_diag, veth"}},
 		{"boot timeout", []string{"--kernel", image, "--modules", modules, "--boot-timeout", "1s"}, exitInfra, []string{"boot timeout: the guest was not running after 1s", "console"}},
 		{"three kernels", []string{"--kernel", image, "--kernel", image, "--kernel", image}, exitUsage, []string{"an A/B run compares two kernels"}},
+		{"a relative --vm-hide", []string{"--kernel", image, "--modules", modules, "--vm-hide", "etc/passwd"}, exitUsage, []string{`--vm-hide "etc/passwd": give an absolute path`}},
+		// The guest sees the host's root with what nsperf hides covered (issue 31, item 13):
+		// a hidden iperf3 is not there for the guest, which says so (the host has it).
+		{"a hidden path", []string{"--kernel", image, "--modules", modules, "--vm-hide", "/usr/bin/iperf3"}, exitSkipped, []string{"iperf3 is not installed", "nsperf in the guest exited 4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run", shortScenario, "--vm-accel", "tcg", "--no-history", "--out", filepath.Join(tmp, "r.json")}, tc.args...)
