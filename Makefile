@@ -68,9 +68,11 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
 	$(GO) test -run '^$$' -bench 'Compare1000' -benchtime 20x -benchmem ./results/
 
+# staticcheck is a tool of go.mod (go get -tool): the version is pinned with the other modules.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 # The Open_vSwitch models come from the schema that openvswitch-common installs.
 models: deps

@@ -13,6 +13,4 @@ const (
 	ovsRemoveTimeout = 10 * time.Second
 	// pollInterval is how often a wait looks again.
 	pollInterval = 20 * time.Millisecond
-	// measuringLockPoll is how often a run waiting for another one's measuring lock tries.
-	measuringLockPoll = 250 * time.Millisecond
 )

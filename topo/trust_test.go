@@ -62,7 +62,7 @@ func TestCleanupLeavesWhatStateFilesClaim(t *testing.T) {
 	writeStateFile(t, "nsp0f04", "this is not json")
 	// A symlinked state file whose target looks valid and names the victim's namespace.
 	target := filepath.Join(dir, "target.json")
-	os.WriteFile(target, []byte(fmt.Sprintf(`{"run_id":"nsp0f05","pid":0,"namespaces":["nsp0f05-client"]}`)), 0o644)
+	os.WriteFile(target, []byte(`{"run_id":"nsp0f05","pid":0,"namespaces":["nsp0f05-client"]}`), 0o644)
 	os.Remove(runstate.Path("nsp0f05"))
 	if err := os.Symlink(target, runstate.Path("nsp0f05")); err != nil {
 		t.Fatal(err)
