@@ -205,11 +205,11 @@ func (l *Live) Counters(cpus []int) results.Counters {
 
 func (l *Live) nsCounters(ns string, devs []string, c *results.Counters) error {
 	sp := l.spaces[ns]
-	links, err := sp.nl.LinkList()
+	links, err := retryDump(sp.nl.LinkList)
 	if err != nil {
 		return fmt.Errorf("ip -s link: %w", err)
 	}
-	qdiscs, err := sp.nl.QdiscList(nil)
+	qdiscs, err := retryDump(func() ([]netlink.Qdisc, error) { return sp.nl.QdiscList(nil) })
 	if err != nil {
 		return fmt.Errorf("tc -s qdisc: %w", err)
 	}

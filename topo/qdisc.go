@@ -42,7 +42,7 @@ func (l *Live) applyQdisc(ref string, want scenarios.Qdisc) (string, error) {
 			}
 		}
 		l.qdiscs[ref] = want.TBF != nil || want.Netem != nil
-		qs, err := h.QdiscList(link)
+		qs, err := retryDump(func() ([]netlink.Qdisc, error) { return h.QdiscList(link) })
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
@@ -18,6 +19,9 @@ import (
 // CapabilityError says that the kernel or a device cannot do what a scenario asks: the run is
 // skipped (exit 4), not failed.
 type CapabilityError struct{ Reasons []string }
+
+// Is makes a CapabilityError a capability.ErrMissing.
+func (e *CapabilityError) Is(target error) bool { return target == capability.ErrMissing }
 
 func (e *CapabilityError) Error() string {
 	return "this kernel cannot apply the scenario: " + strings.Join(e.Reasons, "; ") +

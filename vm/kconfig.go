@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -180,6 +181,9 @@ type MissingConfigError struct {
 	Config  string // the config file
 	Missing []Option
 }
+
+// Is makes a MissingConfigError a capability.ErrMissing.
+func (e *MissingConfigError) Is(target error) bool { return target == capability.ErrMissing }
 
 func (e *MissingConfigError) Error() string {
 	var parts []string

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/safefile"
 )
 
@@ -257,6 +258,9 @@ type MissingModulesError struct {
 	Dir     string
 	Modules []string
 }
+
+// Is makes a MissingModulesError a capability.ErrMissing.
+func (e *MissingModulesError) Is(target error) bool { return target == capability.ErrMissing }
 
 func (e *MissingModulesError) Error() string {
 	return fmt.Sprintf("--modules %s: missing modules %s: neither in modules.dep nor built in (modules.builtin); build them (=m or =y in .config) and run make modules_install again", e.Dir, strings.Join(e.Modules, ", "))

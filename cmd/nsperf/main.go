@@ -16,12 +16,11 @@ import (
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo"
-	"github.com/nsperf/nsperf/vm"
 )
 
 // Exit codes, as the README lists them under nsperf run.
@@ -73,16 +72,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func exitCode(err error) int {
 	var problems scenarios.Problems
-	var capErr *topo.CapabilityError
 	var usage usageError
 	var expectation expectationError
 	var inputErr *results.InputError
-	var missingCaps missingCapabilities
 	var incomparable *compare.IncomparableError
 	var nothing *compare.NothingComparedError
 	var guest kernels.ExitError
-	var modules *vm.MissingModulesError
-	var config *vm.MissingConfigError
 	var bisect bisectExit
 	switch {
 	case err == nil:
@@ -97,7 +92,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable), errors.As(err, &nothing), errors.Is(err, history.ErrBadDSN):
 		return exitUsage
-	case errors.As(err, &capErr), errors.Is(err, errNotRoot), errors.As(err, &missingCaps), errors.As(err, &modules), errors.As(err, &config):
+	case errors.Is(err, capability.ErrMissing):
 		return exitSkipped
 	case errors.Is(err, runner.ErrRunsFailed):
 		return exitInfra
@@ -105,10 +100,13 @@ func exitCode(err error) int {
 	return exitInfra
 }
 
-var errNotRoot = errors.New("needs root: network namespaces and devices can only be created by root (try sudo)")
+var errNotRoot = capability.Missing("needs root: network namespaces and devices can only be created by root (try sudo)")
 
 // missingCapabilities: root in a restricted container lacks what namespaces need (exit 4).
 type missingCapabilities []string
+
+// Is makes missingCapabilities a capability.ErrMissing.
+func (m missingCapabilities) Is(target error) bool { return target == capability.ErrMissing }
 
 func (m missingCapabilities) Error() string {
 	return fmt.Sprintf("needs the capabilities %s, which this process lacks (a restricted container?): run as root with CAP_NET_ADMIN and CAP_SYS_ADMIN", strings.Join(m, " and "))

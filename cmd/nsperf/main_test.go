@@ -16,12 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/runstate"
+	"github.com/nsperf/nsperf/vm"
 )
 
 // binary is nsperf built once for the tests that need a process of their own (signals, kill).
@@ -61,6 +63,12 @@ func TestExitCodes(t *testing.T) {
 		{&topo.CapabilityError{Reasons: []string{"gso_max_size 185000 > tso_max_size 65536 of client/eth0"}}, exitSkipped},
 		{fmt.Errorf("state on: %w", &topo.CapabilityError{}), exitSkipped},
 		{errNotRoot, exitSkipped},
+		// Every "this machine cannot do it" error is capability.ErrMissing, however deep.
+		{fmt.Errorf("run: %w", errNotRoot), exitSkipped},
+		{fmt.Errorf("run: %w", missingCapabilities{"CAP_NET_ADMIN"}), exitSkipped},
+		{fmt.Errorf("vm A: %w", &vm.MissingModulesError{Dir: "/m", Modules: []string{"veth"}}), exitSkipped},
+		{fmt.Errorf("vm A: %w", &vm.MissingConfigError{Config: ".config", Missing: []vm.Option{{Name: "VXLAN", Why: "vxlan"}}}), exitSkipped},
+		{fmt.Errorf("guest: %w", capability.Missing("iperf3 is not installed")), exitSkipped},
 		{expectationError{[]string{"expectation failed: tcp6 throughput on: change >= +10%"}}, exitExpectation},
 		{fmt.Errorf("interrupted: %w", context.Canceled), exitInterrupted},
 		{fmt.Errorf("%w: 1 of 8", runner.ErrRunsFailed), exitInfra},

@@ -5,7 +5,14 @@ package layers
 
 import (
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,7 +26,7 @@ const module = "github.com/nsperf/nsperf/"
 // the command line.
 var layers = [][]string{
 	{"internal/waitlimit"},
-	{"internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"internal/capability", "internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/testenv", "internal/syscheck"},
 	{"scenarios"},
 	{"results", "topo/plan"},
@@ -74,4 +81,78 @@ func TestImportsPointDown(t *testing.T) {
 	if seen < 20 {
 		t.Errorf("only %d packages listed: is go list looking at the module?", seen)
 	}
+}
+
+// namespaceSwitches are the calls that move a thread into another network namespace.
+var namespaceSwitches = map[string][]string{
+	"github.com/vishvananda/netns": {"Set", "Setns"},
+	"golang.org/x/sys/unix":        {"Setns", "Unshare"},
+}
+
+// TestOnlyNetnsxSwitchesNamespaces: every switch of a thread's network namespace goes through
+// internal/netnsx, which runs it on a thread of its own and never leaves a thread in the
+// wrong namespace. Production code anywhere else that calls netns.Set, unix.Setns or
+// unix.Unshare fails here.
+func TestOnlyNetnsxSwitchesNamespaces(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	files := 0
+	for dec.More() {
+		var p struct {
+			ImportPath, Dir string
+			GoFiles         []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range p.GoFiles {
+			files++
+			path := filepath.Join(p.Dir, name)
+			for _, call := range switchCalls(t, path) {
+				if p.ImportPath != module+"internal/netnsx" {
+					t.Errorf("%s: %s switches a network namespace: use netnsx.Do", call, strings.TrimPrefix(p.ImportPath, module))
+				}
+			}
+		}
+	}
+	if files < 50 {
+		t.Errorf("only %d files read: is go list looking at the module?", files)
+	}
+}
+
+// switchCalls are the positions and names of the namespace switches a file makes.
+func switchCalls(t *testing.T, path string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := map[string][]string{} // the name a file gives an import -> its switch functions
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		fns, ok := namespaceSwitches[p]
+		if !ok {
+			continue
+		}
+		name := p[strings.LastIndex(p, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		local[name] = fns
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && slices.Contains(local[x.Name], sel.Sel.Name) {
+			out = append(out, fmt.Sprintf("%s: %s.%s", fset.Position(sel.Pos()), x.Name, sel.Sel.Name))
+		}
+		return true
+	})
+	return out
 }

@@ -1,9 +1,11 @@
-// Package netnsx owns every switch of the calling thread between network namespaces.
+// Package netnsx owns every switch of a thread between network namespaces.
 //
-// Go schedules goroutines on any OS thread, while a network namespace belongs to a thread. So a
-// switch must lock the goroutine to its thread, switch, run the work, and switch back. If
-// switching back fails the thread is left locked: when the goroutine ends the runtime then
-// destroys the thread instead of reusing it in the wrong namespace.
+// Go schedules goroutines on any OS thread, while a network namespace belongs to a thread. So
+// a switch must lock a goroutine to its thread, switch, run the work, and switch back. The
+// work runs on a goroutine of its own, as CNI's ns.Do does: the caller's goroutine and thread
+// never change namespace, and if switching back fails, the new goroutine ends with its thread
+// still locked, so the runtime destroys that thread instead of reusing it in the wrong
+// namespace. Only this package calls netns.Set (internal/layers checks it).
 package netnsx
 
 import (
@@ -13,55 +15,81 @@ import (
 	"github.com/vishvananda/netns"
 )
 
-// Do runs fn with the calling thread inside target and restores the original namespace.
-// Processes started by fn (os/exec) inherit target. `ip netns exec NAME ...` is the shell
-// equivalent.
-func Do(target netns.NsHandle, fn func() error) (err error) {
-	runtime.LockOSThread()
-	origin, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("read current network namespace: %w", err)
-	}
-	defer origin.Close()
-	if err := netns.Set(target); err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("enter network namespace: %w", err)
-	}
-	defer func() {
-		if rerr := netns.Set(origin); rerr != nil {
-			// Stay locked: the runtime discards this thread when the goroutine exits.
-			if err == nil {
-				err = fmt.Errorf("restore network namespace: %w", rerr)
-			}
-			return
+// Do runs fn on a fresh goroutine locked to its thread inside target, then restores the
+// thread's namespace. Processes started by fn (os/exec) inherit target. A panic in fn is
+// raised again in the caller. `ip netns exec NAME ...` is the shell equivalent.
+func Do(target netns.NsHandle, fn func() error) error {
+	return onFreshThread(func() (func(), error) {
+		if err := netns.Set(target); err != nil {
+			return nil, fmt.Errorf("enter network namespace: %w", err)
 		}
-		runtime.UnlockOSThread()
-	}()
-	return fn()
+		return nil, fn()
+	})
 }
 
-// NewNamed creates a persistent named namespace (`ip netns add NAME`) and returns a handle to
-// it, leaving the calling thread in its original namespace.
+// NewNamed creates a network namespace bind-mounted at /run/netns/NAME, as `ip netns add
+// NAME` does, without moving the caller into it.
 func NewNamed(name string) (netns.NsHandle, error) {
-	runtime.LockOSThread()
-	origin, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return netns.None(), fmt.Errorf("read current network namespace: %w", err)
-	}
-	defer origin.Close()
-	// netns.NewNamed switches the calling thread into the new namespace.
-	h, err := netns.NewNamed(name)
-	if rerr := netns.Set(origin); rerr != nil {
-		if err == nil {
-			h.Close()
+	h := netns.None()
+	err := onFreshThread(func() (func(), error) {
+		var err error
+		if h, err = netns.NewNamed(name); err != nil {
+			return nil, fmt.Errorf("create network namespace %s: %w", name, err)
 		}
-		return netns.None(), fmt.Errorf("restore network namespace after creating %s: %w", name, rerr)
-	}
-	runtime.UnlockOSThread()
+		return func() { h.Close(); netns.DeleteNamed(name) }, nil
+	})
 	if err != nil {
-		return netns.None(), fmt.Errorf("create network namespace %s: %w", name, err)
+		return netns.None(), err
 	}
 	return h, nil
+}
+
+// onFreshThread runs work on a new goroutine locked to its OS thread, then puts the thread
+// back into the namespace it started in. work may change the thread's namespace; the undo it
+// returns, if any, releases what it made when the thread cannot be put back (then the result
+// is an error). The thread is unlocked, and so reused by the runtime, only once it is back.
+func onFreshThread(work func() (undo func(), err error)) error {
+	type outcome struct {
+		err      error
+		panicked bool
+		panic    any
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		runtime.LockOSThread()
+		origin, err := netns.Get()
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- outcome{err: fmt.Errorf("read current network namespace: %w", err)}
+			return
+		}
+		defer origin.Close()
+		var out outcome
+		var undo func()
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					out.panicked, out.panic = true, p
+				}
+			}()
+			undo, out.err = work()
+		}()
+		if err := netns.Set(origin); err != nil {
+			if undo != nil {
+				undo()
+			}
+			if out.err == nil {
+				out.err = fmt.Errorf("restore network namespace: %w", err)
+			}
+			done <- out
+			return // still locked: the thread ends with this goroutine
+		}
+		runtime.UnlockOSThread()
+		done <- out
+	}()
+	out := <-done
+	if out.panicked {
+		panic(out.panic)
+	}
+	return out.err
 }
