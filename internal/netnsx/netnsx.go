@@ -9,10 +9,13 @@
 package netnsx
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
 
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // Do runs fn on a fresh goroutine locked to its thread inside target, then restores the
@@ -27,9 +30,15 @@ func Do(target netns.NsHandle, fn func() error) error {
 	})
 }
 
+// RunDir is where named network namespaces are bind-mounted, as iproute2's NETNS_RUN_DIR.
+const RunDir = "/run/netns"
+
 // NewNamed creates a network namespace bind-mounted at /run/netns/NAME, as `ip netns add
 // NAME` does, without moving the caller into it.
 func NewNamed(name string) (netns.NsHandle, error) {
+	if err := shareRunDir(); err != nil {
+		return netns.None(), err
+	}
 	h := netns.None()
 	err := onFreshThread(func() (func(), error) {
 		var err error
@@ -42,6 +51,29 @@ func NewNamed(name string) (netns.NsHandle, error) {
 		return netns.None(), err
 	}
 	return h, nil
+}
+
+// shareRunDir makes /run/netns a mount point of its own with shared propagation, as `ip netns
+// add` does first (`mount --make-rshared /run/netns`, and where that fails because it is no
+// mount point, `mount --rbind /run/netns /run/netns` before it). Without it, an `ip netns add`
+// run by anyone while nsperf's namespaces exist would bind the directory over itself: the
+// namespaces' mounts would then lie under that bind, and deleting one would unmount only its
+// copy on top and fail with "device or resource busy", leaving the namespace behind.
+func shareRunDir() error {
+	if err := os.MkdirAll(RunDir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", RunDir, err)
+	}
+	err := unix.Mount("", RunDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	if errors.Is(err, unix.EINVAL) { // not a mount point yet
+		if err := unix.Mount(RunDir, RunDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("mount --rbind %s %s: %w", RunDir, RunDir, err)
+		}
+		err = unix.Mount("", RunDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	}
+	if err != nil {
+		return fmt.Errorf("mount --make-rshared %s: %w", RunDir, err)
+	}
+	return nil
 }
 
 // onFreshThread runs work on a new goroutine locked to its OS thread, then puts the thread
