@@ -28,13 +28,32 @@ type LinkSpec interface {
 	// Command is the iproute2 command that creates the link, its devices named with the
 	// run's alias; ns gives a scenario namespace's full name.
 	Command(ns func(string) string, alias string) string
-	// Modules are the kernel modules the kind needs, for a guest.
-	Modules() []string
+	// Modules are the kernel modules the kind needs, each with the config options that build
+	// it: what a guest loads, what `nsperf kconfig` prints and what a kernel under test is
+	// checked for before it boots.
+	Modules() []KernelModule
 	// setDefaults fills what the scenario leaves out; written says whether the file sets a
 	// key of the kind's mapping.
 	setDefaults(written func(key string) bool)
 	// check validates the link against what the topology has so far.
 	check(v *validator, path string, t *topologyIndex)
+}
+
+// KernelModule is a kernel module with the config options that build it: its own first
+// (CONFIG_VXLAN builds vxlan.ko), then any it needs besides.
+type KernelModule struct {
+	Name    string
+	Options []string // without CONFIG_
+}
+
+// LinkKindSpecs are a LinkSpec of each link kind, by YAML key, with nothing set: what a kind
+// declares about itself (Modules) without a scenario.
+func LinkKindSpecs() map[string]LinkSpec {
+	out := map[string]LinkSpec{}
+	for _, f := range linkFields {
+		out[f.key] = reflect.New(reflect.TypeOf(Link{}).Field(f.index).Type.Elem()).Interface().(LinkSpec)
+	}
+	return out
 }
 
 // Link stages, in the order they are created.

@@ -31,7 +31,9 @@ func (m *Macvlan) Devices() []Endpoint { return []Endpoint{{NS: m.NS, Name: m.Na
 func (m *Macvlan) Stage() int { return LinkOnTop }
 
 // Modules implements LinkSpec.
-func (m *Macvlan) Modules() []string { return []string{"macvlan"} }
+func (m *Macvlan) Modules() []KernelModule {
+	return []KernelModule{{"macvlan", []string{"MACVLAN"}}}
+}
 
 // LowerDevice implements Stacked.
 func (m *Macvlan) LowerDevice() string { return m.NS + "/" + m.Lower }

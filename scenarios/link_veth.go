@@ -20,7 +20,7 @@ func (v *Veth) Devices() []Endpoint { return []Endpoint{v.A, v.B} }
 func (v *Veth) Stage() int { return LinkOwn }
 
 // Modules implements LinkSpec.
-func (v *Veth) Modules() []string { return []string{"veth"} }
+func (v *Veth) Modules() []KernelModule { return []KernelModule{{"veth", []string{"VETH"}}} }
 
 // Command implements LinkSpec: `ip -n A link add A mtu M type veth peer name B netns B mtu M`
 // with the alias on both ends.

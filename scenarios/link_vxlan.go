@@ -42,7 +42,7 @@ func (x *Vxlan) Devices() []Endpoint { return []Endpoint{x.Endpoint()} }
 func (x *Vxlan) Stage() int { return LinkOnTop }
 
 // Modules implements LinkSpec.
-func (x *Vxlan) Modules() []string { return []string{"vxlan"} }
+func (x *Vxlan) Modules() []KernelModule { return []KernelModule{{"vxlan", []string{"VXLAN"}}} }
 
 // LowerDevice implements Stacked.
 func (x *Vxlan) LowerDevice() string {

@@ -19,11 +19,10 @@ import (
 // under test is checked against them before it boots.
 
 // moduleOptions maps each module a guest may load to the options that build it: the first is
-// the module's own (CONFIG_VXLAN builds vxlan.ko), the rest are what it needs besides.
-var moduleOptions = map[string][]string{
-	"veth":         {"VETH"},
-	"vxlan":        {"VXLAN"},
-	"macvlan":      {"MACVLAN"},
+// the module's own (CONFIG_VXLAN builds vxlan.ko), the rest are what it needs besides. The
+// link kinds' modules come from the kinds themselves (LinkSpec.Modules); this table holds the
+// rest: OVS, the runner's, the qdiscs', the counting table's and the guest's boot.
+var moduleOptions = withLinkKinds(map[string][]string{
 	"bridge":       {"BRIDGE"},
 	"tun":          {"TUN"},
 	"openvswitch":  {"OPENVSWITCH", "NF_CONNTRACK", "NF_NAT", "NET_NSH"},
@@ -34,6 +33,16 @@ var moduleOptions = map[string][]string{
 	"virtio_pci":   {"VIRTIO_PCI"},
 	"9pnet_virtio": {"NET_9P_VIRTIO", "NET_9P"},
 	"9p":           {"9P_FS"},
+})
+
+// withLinkKinds adds every link kind's modules and their options to table.
+func withLinkKinds(table map[string][]string) map[string][]string {
+	for _, spec := range scenarios.LinkKindSpecs() {
+		for _, m := range spec.Modules() {
+			table[m.Name] = m.Options
+		}
+	}
+	return table
 }
 
 // baseOptions are what every run needs whatever its topology: namespaces, IPv4 and IPv6.
@@ -104,7 +113,7 @@ func ModulesOf(opts []Option) []string {
 	}
 	var out []string
 	for m, names := range moduleOptions {
-		if set[names[0]] {
+		if len(names) > 0 && set[names[0]] {
 			out = append(out, m)
 		}
 	}

@@ -96,3 +96,37 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestLinkKindsDeclareTheirOptions: every link kind, whether or not a shipped scenario uses
+// it, declares the modules it needs with the options that build them, and those are what a
+// guest loads and `nsperf kconfig` prints. A kind without its options fails here.
+func TestLinkKindsDeclareTheirOptions(t *testing.T) {
+	specs := scenarios.LinkKindSpecs()
+	if len(specs) != len(scenarios.LinkKinds()) || len(specs) < 3 {
+		t.Fatalf("link kinds %v, specs %v", scenarios.LinkKinds(), specs)
+	}
+	for _, kind := range scenarios.LinkKinds() {
+		mods := specs[kind].Modules()
+		if len(mods) == 0 {
+			t.Errorf("link kind %s declares no kernel module", kind)
+		}
+		for _, m := range mods {
+			if len(m.Options) == 0 {
+				t.Errorf("link kind %s: module %s has no config option that builds it", kind, m.Name)
+			}
+			if got := moduleOptions[m.Name]; !slices.Equal(got, m.Options) {
+				t.Errorf("link kind %s: module %s: the kconfig table has %v, the kind declares %v", kind, m.Name, got, m.Options)
+			}
+			if !slices.Contains(ModulesOf([]Option{{Name: first(m.Options)}}), m.Name) {
+				t.Errorf("link kind %s: CONFIG_%s does not build %s", kind, first(m.Options), m.Name)
+			}
+		}
+	}
+}
+
+func first(xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return xs[0]
+}

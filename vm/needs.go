@@ -24,7 +24,9 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 	for _, c := range s.Expand() {
 		t := c.Scenario.Topology
 		for _, l := range t.Links {
-			add(&required, l.Spec().Modules()...)
+			for _, m := range l.Spec().Modules() {
+				add(&required, m.Name)
+			}
 		}
 		if t.OVS != nil {
 			add(&required, "veth") // a bridge's ports to namespaces are veth pairs
