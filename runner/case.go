@@ -8,16 +8,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/proc"
+	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo"
 )
 
 // measureCase runs the rounds of one case on its built topology. States the kernel cannot
 // apply end the run (exit 4), unless they are optional: then they are recorded as
 // unavailable and the others are measured.
-func (m *measurement) measureCase(c scenarios.Case, live Network, rc *results.Case) (err error) {
+func (m *measurement) measureCase(c scenarios.Case, live machine.Network, rc *results.Case) (err error) {
 	defer m.stopWhenDaemonDies(live)(&err)
 	cr := &caseRun{m: m, label: c.Label(), s: c.Scenario, live: live, rc: rc, pinned: scenarioPinned(c.Scenario)}
 	if err := cr.prepare(); err != nil {
@@ -33,14 +34,13 @@ func (m *measurement) measureCase(c scenarios.Case, live Network, rc *results.Ca
 		return err
 	}
 	cr.servers = servers
-	defer cr.summarize()
-	return cr.rounds()
+	return cr.rounds() // the statistics are the result's, computed once at the end (Run)
 }
 
 // stopWhenDaemonDies makes a daemon the topology needs (ovs-vswitchd) dying cancel the case,
 // with the daemon's error; the returned function restores the run's context and turns the
 // cancellation into that cause.
-func (m *measurement) stopWhenDaemonDies(live Network) func(*error) {
+func (m *measurement) stopWhenDaemonDies(live machine.Network) func(*error) {
 	ctx, cancel := context.WithCancelCause(m.ctx)
 	go func() {
 		select {
@@ -66,7 +66,7 @@ type caseRun struct {
 	m       *measurement
 	label   string
 	s       *scenarios.Scenario
-	live    Network
+	live    machine.Network
 	rc      *results.Case
 	servers map[string]proc.Process
 
@@ -76,7 +76,7 @@ type caseRun struct {
 	open []string
 	// applied is the state the devices are in ("" for none known), as Apply returned them.
 	applied        string
-	appliedDevices map[string]topo.DeviceState
+	appliedDevices map[string]machine.DeviceState
 	// pinned are the CPUs the case's tools are pinned to; idleWait and busy what the idle
 	// gate said before the round being measured.
 	pinned   []int
@@ -100,7 +100,7 @@ func (cr *caseRun) prepare() error {
 		cr.records[st.Name] = &rc.States[i]
 		rc.States[i].Commands = cr.live.StateCommands(st)
 		if err := cr.live.CheckState(st); err != nil {
-			var capErr *topo.CapabilityError
+			var capErr *capability.Error
 			if !st.Optional || !errors.As(err, &capErr) {
 				return cr.live.Check(required(s.States)) // every required state's problems at once
 			}
@@ -192,7 +192,7 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 	began := time.Now()
 	devices, err := cr.live.Apply(st)
 	applied := time.Since(began).Seconds()
-	var capErr *topo.CapabilityError
+	var capErr *capability.Error
 	if err != nil && st.Optional && errors.As(err, &capErr) {
 		cr.m.unavailable(rec, capErr, cr.s.Runs*len(cr.s.Workloads)-countState(cr.rc.Samples, name))
 		cr.applied = ""
@@ -247,14 +247,6 @@ func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload
 	return nil
 }
 
-// summarize computes the case's statistics and checks its expectations, whatever samples
-// there are.
-func (cr *caseRun) summarize() {
-	cr.rc.Summaries = results.Summarize(cr.rc.Samples, cr.rc.States, workloadNames(cr.s), cr.m.policy)
-	results.Explain(cr.rc, cr.m.policy)
-	cr.rc.Expectations = results.Evaluate(*cr.rc, cr.s.Expect)
-}
-
 // required returns the states that are not optional.
 func required(states []scenarios.State) []scenarios.State {
 	var out []scenarios.State
@@ -277,7 +269,7 @@ func countState(samples []results.Sample, state string) int {
 }
 
 // record keeps what a state really was, as read back after applying it.
-func record(rec *results.StateRecord, devices map[string]topo.DeviceState) {
+func record(rec *results.StateRecord, devices map[string]machine.DeviceState) {
 	rec.Devices = map[string]map[string]uint64{}
 	for ref, d := range devices {
 		rec.Devices[ref] = d.Attrs.Widen()

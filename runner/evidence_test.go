@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/runstate"
@@ -24,7 +25,7 @@ func runScenario(t *testing.T, file string, o scenarios.Overrides) (*results.Res
 		t.Fatal(err)
 	}
 	var progress strings.Builder
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: &progress})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Progress: &progress})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
 	}

@@ -15,13 +15,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/machine"
+	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // The run loop without root: a fake machine builds fake topologies whose processes print
@@ -54,7 +58,7 @@ type fakeMachine struct {
 	networks                 []*fakeNetwork
 }
 
-func (m *fakeMachine) Build(s *scenarios.Scenario, id topo.RunID, kept bool, progress io.Writer) (Network, error) {
+func (m *fakeMachine) Build(s *scenarios.Scenario, id plan.RunID, kept bool, progress io.Writer) (machine.Network, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.builds++
@@ -69,7 +73,7 @@ func (m *fakeMachine) Build(s *scenarios.Scenario, id topo.RunID, kept bool, pro
 	return n, nil
 }
 
-func (m *fakeMachine) NewRunID() topo.RunID { return topo.RunID(fmt.Sprintf("nsp%04x", m.builds)) }
+func (m *fakeMachine) NewRunID() plan.RunID { return plan.RunID(fmt.Sprintf("nsp%04x", m.builds)) }
 
 func (m *fakeMachine) LockMeasuring(context.Context, string, bool, io.Writer) (func(), string, error) {
 	m.locks++
@@ -105,7 +109,7 @@ func (m *fakeMachine) Environment([]envinfo.Tool, []int) results.Environment {
 // fakeNetwork is a built topology whose devices take every state at once.
 type fakeNetwork struct {
 	m       *fakeMachine
-	id      topo.RunID
+	id      plan.RunID
 	failed  chan error
 	state   string
 	samples int
@@ -117,7 +121,7 @@ type fakeNetwork struct {
 	tx, txBytes, bigTx, segs uint64
 }
 
-func (n *fakeNetwork) RunID() topo.RunID { return n.id }
+func (n *fakeNetwork) RunID() plan.RunID { return n.id }
 func (n *fakeNetwork) StateCommands(st scenarios.State) []string {
 	return []string{"# state " + st.Name}
 }
@@ -135,7 +139,7 @@ func (n *fakeNetwork) Check(states []scenarios.State) error {
 		}
 	}
 	if len(reasons) > 0 {
-		return &topo.CapabilityError{Reasons: reasons}
+		return &capability.Error{Reasons: reasons}
 	}
 	return nil
 }
@@ -167,12 +171,12 @@ func (n *fakeNetwork) Counters([]int) results.Counters {
 	}
 }
 
-func (n *fakeNetwork) Apply(st scenarios.State) (map[string]topo.DeviceState, error) {
+func (n *fakeNetwork) Apply(st scenarios.State) (map[string]machine.DeviceState, error) {
 	n.state = st.Name
-	return map[string]topo.DeviceState{"client/eth0": {Attrs: topo.Attrs{"gso_max_size": 65536}}}, nil
+	return map[string]machine.DeviceState{"client/eth0": {Attrs: knobs.Values{"gso_max_size": 65536}}}, nil
 }
 
-func (n *fakeNetwork) Drift(map[string]topo.DeviceState) ([]string, error) {
+func (n *fakeNetwork) Drift(map[string]machine.DeviceState) ([]string, error) {
 	if n.m.driftAt > 0 && n.samples == n.m.driftAt {
 		return []string{"client/eth0 gso_max_size 65536 -> 185000"}, nil
 	}
@@ -258,8 +262,6 @@ func (p *fakeProcess) Stderr() string                      { return p.stderr }
 func (p *fakeProcess) Stop()                               { p.exit() }
 func (p *fakeProcess) Listening(int) bool                  { return p.listening }
 func (p *fakeProcess) Usage() (time.Duration, int64, bool) { return 0, 0, false }
-
-var _ Network = (*topo.Live)(nil)
 
 // loopScenario is testdata/loop.yaml, with WORKLOADS and RUNS to fill in.
 func loopScenario(t *testing.T) string {
@@ -380,7 +382,7 @@ WORKLOADS`, 1)
 	// The same state, required, ends the run before anything is measured.
 	s.States[2].Optional = false
 	_, err = Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m})
-	var capErr *topo.CapabilityError
+	var capErr *capability.Error
 	if !errors.As(err, &capErr) {
 		t.Errorf("a required state the kernel refuses: %v, want a capability error", err)
 	}
@@ -444,17 +446,17 @@ func TestLoopBuildFailsOnce(t *testing.T) {
 
 // substitute is this machine with one program replaced by another (a script that fails), in
 // every tool run of the real topology.
-func substitute(binary, with string) Machine {
+func substitute(binary, with string) machine.Machine {
 	return substituted{programs: map[string]string{binary: with}}
 }
 
 type substituted struct {
-	Host
+	host.Machine
 	programs map[string]string
 }
 
-func (m substituted) Build(s *scenarios.Scenario, id topo.RunID, kept bool, progress io.Writer) (Network, error) {
-	n, err := m.Host.Build(s, id, kept, progress)
+func (m substituted) Build(s *scenarios.Scenario, id plan.RunID, kept bool, progress io.Writer) (machine.Network, error) {
+	n, err := m.Machine.Build(s, id, kept, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +464,7 @@ func (m substituted) Build(s *scenarios.Scenario, id topo.RunID, kept bool, prog
 }
 
 type substitutedNetwork struct {
-	Network
+	machine.Network
 	programs map[string]string
 }
 
@@ -604,7 +606,7 @@ func TestIdleGateForReal(t *testing.T) {
 	}
 	defer func() { hog.Process.Kill(); hog.Wait() }()
 	m := &measurement{ctx: context.Background(), progress: io.Discard,
-		opt: Options{Machine: Host{}, Idle: IdleGate{Limit: time.Second}.withDefaults()}}
+		opt: Options{Machine: host.Machine{}, Idle: IdleGate{Limit: time.Second}.withDefaults()}}
 	if _, busy := m.waitIdle([]int{1}); !strings.HasPrefix(busy, "CPU 1 ") {
 		t.Errorf("with a busy loop on CPU 1: %q, want CPU 1 busy", busy)
 	}

@@ -13,11 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/waitlimit"
+	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo"
 )
 
 // Options tune a run.
@@ -44,8 +45,9 @@ type Options struct {
 	// BeforeRound is called before each round of each case; an error ends the run. A guest
 	// of an A/B kernel run waits there for its turn (vm.GuestGate).
 	BeforeRound func() error
-	// Machine builds the topologies and holds the measuring lock; nil: Host, this machine.
-	Machine Machine
+	// Machine builds the topologies and holds the measuring lock: host.Machine (package
+	// machine/host) for this machine, a fake in the engine's tests. Required.
+	Machine machine.Machine
 	// Idle is the gate that waits before each round until the pinned CPUs are idle.
 	Idle IdleGate
 	// VirtualTime says that this machine's clock is a guest's virtual one (QEMU icount,
@@ -108,9 +110,6 @@ func (opt Options) withDefaults() Options {
 	if opt.Progress == nil {
 		opt.Progress = io.Discard
 	}
-	if opt.Machine == nil {
-		opt.Machine = Host{}
-	}
 	opt.Idle = opt.Idle.withDefaults()
 	return opt
 }
@@ -144,6 +143,9 @@ func ResolvePolicy(s *scenarios.Scenario, opt Options) results.Policy {
 func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.Result, err error) {
 	runStart := time.Now()
 	opt = opt.withDefaults()
+	if opt.Machine == nil {
+		return nil, errors.New("runner: no machine to measure on (Options.Machine)")
+	}
 	tools, err := requireTools(opt.Machine, s)
 	if err != nil {
 		return nil, err
@@ -178,7 +180,8 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	if !m.firstSample.IsZero() {
 		r.FirstSampleSeconds = m.firstSample.Sub(runStart).Seconds()
 	}
-	// The gated comparisons of all cases are decided as one family, as `nsperf report` does.
+	// Every statistic of the run, from the samples, by the code `nsperf report` and `compare`
+	// use: summaries, the gated comparisons of all cases decided as one family, expectations.
 	// The scenario was validated before the run: its expectations read, so this cannot fail.
 	if err := r.Recompute(); err != nil {
 		runErr = errors.Join(runErr, err)
@@ -205,7 +208,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 }
 
 // newResult starts the result of a run: what was measured, how, and on what.
-func newResult(s *scenarios.Scenario, first Network, opt Options, policy results.Policy, tools []envinfo.Tool, busy string) *results.Result {
+func newResult(s *scenarios.Scenario, first machine.Network, opt Options, policy results.Policy, tools []envinfo.Tool, busy string) *results.Result {
 	sum := sha256.Sum256(s.Text)
 	r := &results.Result{
 		Schema:      results.Schema,
@@ -249,7 +252,7 @@ func scenarioPinned(s *scenarios.Scenario) []int {
 
 // measureCases builds, measures and tears down each case in turn under the first case's run
 // id; the last case's topology stays up with --keep.
-func (m *measurement) measureCases(cases []scenarios.Case, first Network, r *results.Result) error {
+func (m *measurement) measureCases(cases []scenarios.Case, first machine.Network, r *results.Result) error {
 	last := len(cases) - 1
 	for i, c := range cases {
 		live := first
@@ -287,7 +290,7 @@ func (m *measurement) measureCases(cases []scenarios.Case, first Network, r *res
 // requireTools checks that the programs the scenario's workloads drive are installed, and
 // returns those whose version the result records. A missing one is a capability the scenario
 // needs (exit 4), with the way to install it.
-func requireTools(machine Machine, s *scenarios.Scenario) ([]envinfo.Tool, error) {
+func requireTools(m machine.Machine, s *scenarios.Scenario) ([]envinfo.Tool, error) {
 	var missing []string
 	var versioned []envinfo.Tool
 	seen := map[string]bool{}
@@ -299,7 +302,7 @@ func requireTools(machine Machine, s *scenarios.Scenario) ([]envinfo.Tool, error
 			seen[w.Tool()] = true
 			d := driver(w)
 			for _, p := range d.Programs() {
-				if _, err := machine.LookPath(p.Binary); err != nil {
+				if _, err := m.LookPath(p.Binary); err != nil {
 					missing = append(missing, missingProgram(p))
 				}
 			}
@@ -308,7 +311,7 @@ func requireTools(machine Machine, s *scenarios.Scenario) ([]envinfo.Tool, error
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, &topo.CapabilityError{Reasons: missing}
+		return nil, &capability.Error{Reasons: missing}
 	}
 	return versioned, nil
 }
@@ -382,7 +385,7 @@ func (m *measurement) report(label string, round, rounds int, s results.Sample) 
 
 // unavailable marks an optional state as unavailable and takes its remaining runs out of the
 // count.
-func (m *measurement) unavailable(rec *results.StateRecord, err *topo.CapabilityError, remaining int) {
+func (m *measurement) unavailable(rec *results.StateRecord, err *capability.Error, remaining int) {
 	rec.Unavailable = strings.Join(err.Reasons, "; ")
 	fmt.Fprintf(m.progress, "state %s unavailable (optional): %s\n", rec.Name, rec.Unavailable)
 	m.total -= remaining

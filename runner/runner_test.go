@@ -13,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 
@@ -70,7 +73,7 @@ func short(t testing.TB, runs int, duration time.Duration) *scenarios.Scenario {
 }
 
 func TestScriptGolden(t *testing.T) {
-	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000"))
+	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000", topo.Host()))
 }
 
 // TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over
@@ -206,7 +209,7 @@ func TestPlanScriptRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			script := filepath.Join(t.TempDir(), "plan.sh")
-			if err := os.WriteFile(script, []byte(Script(s, topo.NewRunID())), 0o755); err != nil {
+			if err := os.WriteFile(script, []byte(Script(s, plan.NewRunID(), topo.Host())), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			out, err := exec.Command("sh", script).CombinedOutput()
@@ -231,7 +234,7 @@ func TestVxlanRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
-	r, err := Run(context.Background(), s, Options{Out: out})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +268,7 @@ func TestMatrixRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress strings.Builder
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: &progress})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Progress: &progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +302,7 @@ func TestOVSRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +338,7 @@ func TestNetperfRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json")})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +407,7 @@ func TestMissingToolIsACapability(t *testing.T) {
 	}
 	m := &fakeMachine{missing: []string{netperf.Binary}}
 	_, err = Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Machine: m})
-	var capErr *topo.CapabilityError
+	var capErr *capability.Error
 	if !errors.As(err, &capErr) || !strings.Contains(err.Error(), "netperf is not installed (Debian: apt-get install netperf; netperf is in the non-free component") || m.builds != 0 {
 		t.Fatalf("Run: %v", err)
 	}

@@ -9,13 +9,14 @@ import (
 
 	"github.com/nsperf/nsperf/internal/proc"
 	"github.com/nsperf/nsperf/internal/procstat"
+	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
 // sample runs one workload once; an error ends the case (interrupt, a shared server gone).
-func (m *measurement) sample(live Network, servers map[string]proc.Process, round int, state string, w scenarios.Workload) (results.Sample, error) {
+func (m *measurement) sample(live machine.Network, servers map[string]proc.Process, round int, state string, w scenarios.Workload) (results.Sample, error) {
 	d, spec := driver(w), w.Spec()
 	srv := d.Server(spec)
 	shared := servers[srv.Key]
@@ -35,7 +36,7 @@ func (m *measurement) sample(live Network, servers map[string]proc.Process, roun
 // run is one run of a tool: its fixed ports cleared of TIME_WAIT, its one-off server started
 // and listening, then the client, bounded by the run's length and the slack. A failure is
 // recorded in the sample with the time it took and what client and server printed.
-func (m *measurement) run(live Network, d tool.Driver, spec scenarios.ToolSpec, srv tool.Server, sample results.Sample) results.Sample {
+func (m *measurement) run(live machine.Network, d tool.Driver, spec scenarios.ToolSpec, srv tool.Server, sample results.Sample) results.Sample {
 	name := sample.Tool
 	sample.Argv, sample.Start = d.Client(spec), time.Now().UTC()
 	var printed []proc.Process // client first, then the one-off server
@@ -73,7 +74,7 @@ func (m *measurement) run(live Network, d tool.Driver, spec scenarios.ToolSpec, 
 	defer cancel()
 	pinned := pinnedCPUs(spec)
 	counters := live.Counters(pinned)
-	before := procstat.Read()
+	before := m.opt.Machine.CPUTimes()
 	client, err := live.Start(ctx, clientNS(spec), sample.Argv)
 	if err != nil {
 		return fail(err)
@@ -86,7 +87,7 @@ func (m *measurement) run(live Network, d tool.Driver, spec scenarios.ToolSpec, 
 		case <-time.After(time.Second):
 		}
 	}
-	sample.Noise = noise(before, procstat.Read(), pinned, client, perRunServer)
+	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, client, perRunServer)
 	delta := live.Counters(pinned).Delta(counters)
 	sample.Counters = &delta
 	sample.Output = string(client.Stdout())
@@ -176,7 +177,7 @@ func tail(s string) string {
 
 // startSharedServers starts the servers that live through a case (netserver), one per Key,
 // in the foreground, and waits until each listens. They are returned by Key.
-func (m *measurement) startSharedServers(live Network, s *scenarios.Scenario) (map[string]proc.Process, error) {
+func (m *measurement) startSharedServers(live machine.Network, s *scenarios.Scenario) (map[string]proc.Process, error) {
 	servers := map[string]proc.Process{}
 	for _, w := range s.Workloads {
 		srv := driver(w).Server(w.Spec())

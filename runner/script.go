@@ -7,7 +7,6 @@ import (
 
 	"github.com/nsperf/nsperf/internal/shellq"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/plan"
 )
 
@@ -18,8 +17,9 @@ var shellQuote = shellq.Join
 // Script renders a run as a shell script of iproute2, ethtool and iperf3 commands that a
 // reader can run by hand: per matrix case, the topology, one function per state and per
 // workload, the schedule, and the cleanup. nsperf itself does the same through netlink and
-// ethtool ioctls, and reads every value back.
-func Script(s *scenarios.Scenario, id topo.RunID) string {
+// ethtool ioctls, and reads every value back. host is what the plan needs of the machine (the
+// datapath an OVS datapath of auto stands for: topo.Host()).
+func Script(s *scenarios.Scenario, id plan.RunID, host plan.Host) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/sh\n# nsperf plan: scenario %s as run %s; %d runs per state, %s order.\n", s.Name, id, s.Runs, s.Order)
 	b.WriteString("# What `nsperf run` does, as iproute2, ethtool and iperf3 commands (nsperf itself uses\n")
@@ -30,13 +30,13 @@ func Script(s *scenarios.Scenario, id topo.RunID) string {
 		if c.Label() != "" {
 			fmt.Fprintf(&b, "\n######## case %s\n", c.Label())
 		}
-		caseScript(&b, c.Scenario, id)
+		caseScript(&b, c.Scenario, id, host)
 	}
 	return b.String()
 }
 
-func caseScript(b *strings.Builder, s *scenarios.Scenario, id topo.RunID) {
-	p := topo.NewPlan(s, id)
+func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, host plan.Host) {
+	p := plan.New(s, id, host)
 	b.WriteString("\nservers=\"\"\ncleanup() {\n\t[ -z \"$servers\" ] || kill $servers 2>/dev/null || true\n")
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
 		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
@@ -89,7 +90,7 @@ func TestStateDriftInvalidatesSample(t *testing.T) {
 			return netlink.LinkSetGSOMaxSize(link, 32000)
 		})
 	}
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
 	if !errors.Is(err, ErrStateDrift) || !strings.Contains(err.Error(), "client/eth0 gso_max_size is 32000, applied 65536") {
 		t.Fatalf("Run: %v, want ErrStateDrift naming client/eth0 gso_max_size", err)
 	}
@@ -151,7 +152,7 @@ func TestFixedClientPortBackToBack(t *testing.T) {
 		plantTimeWait(t, id+"-client", "198.18.0.1", cport)
 		planted++
 	}
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, h)
 	}
@@ -174,7 +175,7 @@ func TestNetserverDeathStopsCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &hook{onSample: func(string, int) { exec.Command("pkill", "-KILL", "-x", "netserver").Run() }}
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
 	if err == nil || !strings.Contains(err.Error(), "netserver in namespace server") || !strings.Contains(err.Error(), "exited") {
 		t.Fatalf("Run: %v, want the netserver's death named", err)
 	}
@@ -198,7 +199,7 @@ func TestMeasuringLock(t *testing.T) {
 	h := &hook{}
 	done := make(chan error)
 	go func() {
-		_, err := Run(ctx, s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
+		_, err := Run(ctx, s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Progress: h})
 		done <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -212,7 +213,7 @@ func TestMeasuringLock(t *testing.T) {
 	if strings.Contains(h.String(), "building") {
 		t.Errorf("the waiting run built its topology:\n%s", h)
 	}
-	r, err := Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Concurrent: true})
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Concurrent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/topo/plan"
 )
 
@@ -12,7 +13,7 @@ import (
 // (devices, as Apply returned them): a knob or feature changed from outside the run while it
 // measured. Equivalent: `ip -d link show DEV; ethtool -k DEV` compared with the read-back
 // after applying the state.
-func (l *Live) Drift(applied map[string]DeviceState) ([]string, error) {
+func (l *Live) Drift(applied map[string]machine.DeviceState) ([]string, error) {
 	var out []string
 	for _, ref := range slices.Sorted(maps.Keys(applied)) {
 		want := applied[ref]

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsperf/nsperf/internal/spawn"
 	"github.com/nsperf/nsperf/internal/waitlimit"
 
 	"github.com/safchain/ethtool"
@@ -251,7 +252,7 @@ func (l *Live) Do(ns string, fn func() error) error {
 
 // Start runs argv in a scenario namespace (`ip netns exec NS argv...`).
 func (l *Live) Start(ctx context.Context, ns string, argv []string) (proc.Process, error) {
-	p, err := proc.Start(ctx, argv, func(start func() error) error { return l.Do(ns, start) })
+	p, err := spawn.Start(ctx, argv, func(start func() error) error { return l.Do(ns, start) })
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, err // says what to install
 	}

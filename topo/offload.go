@@ -8,6 +8,7 @@ import (
 
 	"github.com/safchain/ethtool"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
@@ -112,7 +113,7 @@ func (l *Live) applyFeatures(ref string, want map[string]bool) (map[string]bool,
 		change[n] = want[n]
 	}
 	if len(fixed) > 0 {
-		return nil, &CapabilityError{Reasons: fixed}
+		return nil, &capability.Error{Reasons: fixed}
 	}
 	if len(change) > 0 {
 		ns, dev := splitRef(ref)

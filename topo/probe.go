@@ -8,6 +8,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
@@ -121,7 +122,7 @@ func (l *Live) probe(r *ProbeReport) error {
 			c.Error = "device not created"
 		} else if err := l.set(ref, knob, k.v); err != nil {
 			c.Error = err.Error()
-			var capErr *CapabilityError
+			var capErr *capability.Error
 			if errors.As(err, &capErr) {
 				c.Error = strings.Join(capErr.Reasons, "; ")
 			}

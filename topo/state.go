@@ -5,28 +5,16 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
 )
-
-// CapabilityError says that the kernel or a device cannot do what a scenario asks: the run is
-// skipped (exit 4), not failed.
-type CapabilityError struct{ Reasons []string }
-
-// Is makes a CapabilityError a capability.ErrMissing.
-func (e *CapabilityError) Is(target error) bool { return target == capability.ErrMissing }
-
-func (e *CapabilityError) Error() string {
-	return "this kernel cannot apply the scenario: " + strings.Join(e.Reasons, "; ") +
-		" (`nsperf probe` shows what it can do; `optional: true` on a state measures the others without it)"
-}
 
 // Check finds, before anything is measured, every state setting that the built devices cannot
 // take: sizes above a device's tso_max_size and IPv4 sizes on kernels without them (< 6.3).
@@ -38,7 +26,7 @@ func (l *Live) Check(states []scenarios.State) error {
 		}
 	}
 	if len(reasons) > 0 {
-		return &CapabilityError{Reasons: reasons}
+		return &capability.Error{Reasons: reasons}
 	}
 	return nil
 }
@@ -46,7 +34,7 @@ func (l *Live) Check(states []scenarios.State) error {
 // CheckState is Check for one state, with reasons that do not repeat the state's name.
 func (l *Live) CheckState(st scenarios.State) error {
 	if reasons := l.stateProblems(st); len(reasons) > 0 {
-		return &CapabilityError{Reasons: reasons}
+		return &capability.Error{Reasons: reasons}
 	}
 	return nil
 }
@@ -85,29 +73,19 @@ func capabilityProblem(ref string, k knobs.Knob, v uint32, pristine Attrs) strin
 // hasIPv4Knobs: kernels before 6.3 report no IPv4 sizes (0), and have no knob to set.
 func hasIPv4Knobs(a Attrs) bool { return a["gso_ipv4_max_size"] != 0 }
 
-// DeviceState is a device as a state left it.
-type DeviceState struct {
-	Attrs    Attrs
-	Qdisc    string          // the root qdisc nsperf attached, as read back ("" for none)
-	Features map[string]bool // the ethtool features any state names
-	Lower    string          // a vxlan's underlay ("ns/dev"), whose limits it may inherit
-	// Recreated: the device was created anew for this state, after its lower device was set.
-	Recreated bool
-}
-
 // Apply puts every device in the state by carrying out the plan's state steps: the knobs and
 // features the state sets, and the build-time values for those it leaves out. Devices marked
 // recreate are deleted and created again after all others are set, so that they inherit from
 // their lower device what this state gave it; the state's own settings for them follow. Every
 // device is read back, and a value that did not stick is an error. Returns the devices by
 // "ns/dev". Equivalent: plan.StateShell of the same steps.
-func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
-	devices := map[string]*DeviceState{}
+func (l *Live) Apply(st scenarios.State) (map[string]machine.DeviceState, error) {
+	devices := map[string]*machine.DeviceState{}
 	for _, step := range l.Plan.StateSteps(st) {
 		ref := step.NS + "/" + step.Dev
 		ds := devices[ref]
 		if ds == nil {
-			ds = &DeviceState{}
+			ds = &machine.DeviceState{}
 			devices[ref] = ds
 		}
 		if err := l.applyStep(ref, step, ds); err != nil {
@@ -120,7 +98,7 @@ func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
 			lower[link.Spec().Devices()[0].Ref()] = d.LowerDevice()
 		}
 	}
-	out := map[string]DeviceState{}
+	out := map[string]machine.DeviceState{}
 	for ref, ds := range devices {
 		got, err := l.ReadAttrs(ref)
 		if err != nil {
@@ -139,7 +117,7 @@ func (l *Live) Apply(st scenarios.State) (map[string]DeviceState, error) {
 }
 
 // applyStep carries out one state step on a device.
-func (l *Live) applyStep(ref string, step plan.Step, ds *DeviceState) error {
+func (l *Live) applyStep(ref string, step plan.Step, ds *machine.DeviceState) error {
 	switch step.Kind {
 	case plan.SetKnobs:
 		return l.applyKnobs(ref, step.Knobs)
@@ -203,7 +181,7 @@ func (l *Live) set(ref string, k knobs.Knob, v uint32) error {
 	// Handles give a bare errno, without the kernel's extended ack text: explain it here.
 	if errors.Is(err, unix.EINVAL) {
 		if r := capabilityProblem(ref, k, v, l.pristine[ref]); r != "" {
-			return &CapabilityError{Reasons: []string{r}}
+			return &capability.Error{Reasons: []string{r}}
 		}
 	}
 	if errors.Is(err, unix.ERANGE) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
@@ -144,7 +145,7 @@ func TestRefusedStateIsCapabilityError(t *testing.T) {
 	p["tso_max_size"] = 65536
 	l.pristine["client/eth0"] = p
 	err := l.Check(s.States)
-	var ce *CapabilityError
+	var ce *capability.Error
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "state on: gso_max_size 185000 > tso_max_size 65536 of client/eth0") {
 		t.Fatalf("Check: %v", err)
 	}
@@ -300,7 +301,7 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 		t.Errorf("a/vx4 kept its ifindex across states: it was not recreated")
 	}
 	_, err = l.Apply(fixed)
-	var ce *CapabilityError
+	var ce *capability.Error
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "tx-udp_tnl-segmentation is fixed off on a/vx6") {
 		t.Fatalf("apply fixed: %v", err)
 	}

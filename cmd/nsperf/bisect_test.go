@@ -5,20 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nsperf/nsperf/scenarios"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/scenarios"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
-	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -33,7 +34,7 @@ func TestBisectCodes(t *testing.T) {
 		{nil, bisectGood},
 		{usageError{errors.New("bad flag")}, bisectAbort},
 		{&compare.IncomparableError{}, bisectAbort},
-		{&topo.CapabilityError{Reasons: []string{"no vxlan"}}, bisectSkip},
+		{&capability.Error{Reasons: []string{"no vxlan"}}, bisectSkip},
 		{&vm.MissingConfigError{Config: ".config"}, bisectSkip},
 		{&vm.BootError{Err: vm.ErrBootTimeout}, bisectSkip},
 		{runner.ErrRunsFailed, bisectSkip},

@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/nsperf/nsperf/internal/procstat"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/procstat"
 
 	"github.com/spf13/cobra"
 

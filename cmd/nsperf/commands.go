@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/waitlimit"
+	"github.com/nsperf/nsperf/machine/host"
 
 	"github.com/spf13/cobra"
 
@@ -131,7 +132,7 @@ func planCmd() *cobra.Command {
 					return usageError{err}
 				}
 			}
-			fmt.Fprint(c.OutOrStdout(), runner.Script(s, id))
+			fmt.Fprint(c.OutOrStdout(), runner.Script(s, id, topo.Host()))
 			return nil
 		},
 	}
@@ -169,7 +170,7 @@ func upCmd() *cobra.Command {
 			if err := requireRoot(); err != nil {
 				return err
 			}
-			live, err := runner.Up(s, c.ErrOrStderr())
+			live, err := host.Up(s, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -346,7 +347,7 @@ func probeCmd() *cobra.Command {
 			if virtualTime {
 				defer waitlimit.OnVirtualClock()()
 			}
-			env := envinfo.Collect(append(runner.Programs(),
+			env := host.Collect(append(runner.Programs(),
 				envinfo.Tool{Name: "ovs-vswitchd", Argv: []string{"ovs-vswitchd", "--version"}, Parse: version.LastField}))
 			report, err := topo.Probe(env.Tools)
 			if err != nil {

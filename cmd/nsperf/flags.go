@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/nsperf/nsperf/results"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/results"
 
 	"github.com/spf13/pflag"
 )

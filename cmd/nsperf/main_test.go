@@ -60,8 +60,8 @@ func TestExitCodes(t *testing.T) {
 		{nil, exitOK},
 		{scenarios.Problems{{File: "f", Msg: "m"}}, exitUsage},
 		{usageError{errors.New("x")}, exitUsage},
-		{&topo.CapabilityError{Reasons: []string{"gso_max_size 185000 > tso_max_size 65536 of client/eth0"}}, exitSkipped},
-		{fmt.Errorf("state on: %w", &topo.CapabilityError{}), exitSkipped},
+		{&capability.Error{Reasons: []string{"gso_max_size 185000 > tso_max_size 65536 of client/eth0"}}, exitSkipped},
+		{fmt.Errorf("state on: %w", &capability.Error{}), exitSkipped},
 		{errNotRoot, exitSkipped},
 		// Every "this machine cannot do it" error is capability.ErrMissing, however deep.
 		{fmt.Errorf("run: %w", errNotRoot), exitSkipped},
@@ -128,7 +128,7 @@ func TestListAndPlan(t *testing.T) {
 	}
 	out, _, code = nsperf("plan", "--run-id", "nsp0000", "veth-bigtcp")
 	s, _ := scenarios.Load("veth-bigtcp", scenarios.Options{})
-	if code != 0 || out != runner.Script(s, "nsp0000") {
+	if code != 0 || out != runner.Script(s, "nsp0000", topo.Host()) {
 		t.Errorf("plan: exit %d, output differs from runner.Script", code)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/waitlimit"
+	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
@@ -207,6 +208,7 @@ func (rf *runFlags) measure(ctx context.Context, c *cobra.Command, arg string, s
 			return nil, err
 		}
 	}
+	rf.opt.Machine = host.Machine{}
 	if len(rf.vf.kernels) > 0 {
 		return runInVM(ctx, c, arg, s, rf.vf, rf.labels, rf.opt)
 	}

@@ -4,7 +4,10 @@
 // errors.Is(err, capability.ErrMissing); nothing tests their types one by one.
 package capability
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // ErrMissing is what every "this machine cannot do it" error is.
 var ErrMissing = errors.New("a capability the scenario needs is missing")
@@ -17,3 +20,16 @@ type missing string
 
 func (m missing) Error() string        { return string(m) }
 func (m missing) Is(target error) bool { return target == ErrMissing }
+
+// Error says that the kernel, a device or the machine cannot do what a scenario asks, with
+// every reason found: the run is skipped (exit 4), not failed. A state marked optional that
+// meets one is measured as unavailable instead.
+type Error struct{ Reasons []string }
+
+// Is makes an Error an ErrMissing.
+func (e *Error) Is(target error) bool { return target == ErrMissing }
+
+func (e *Error) Error() string {
+	return "this kernel cannot apply the scenario: " + strings.Join(e.Reasons, "; ") +
+		" (`nsperf probe` shows what it can do; `optional: true` on a state measures the others without it)"
+}

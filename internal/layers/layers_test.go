@@ -21,18 +21,18 @@ const module = "github.com/nsperf/nsperf/"
 
 // layers are nsperf's packages, lowest first. A package imports only from layers below its
 // own: the bounds of waits; helpers; the knob registry; the scenario model; the pure plan and the result model;
-// OVS, run state, the tool interface, comparison and change points; the live topology, the
-// guests, the history and the tools' drivers; the engine and HTML; the A/B of two kernels;
-// the command line.
+// OVS, run state, the tool interface, comparison, change points and the seam between the
+// engine and the machine; the live topology, the guests, the history and the tools' drivers;
+// the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
 	{"internal/waitlimit"},
 	{"internal/capability", "internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
-	{"knobs", "internal/testenv", "internal/syscheck"},
+	{"knobs", "internal/testenv", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan"},
-	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint"},
+	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine"},
 	{"topo", "vm", "history", "runner/iperf3", "runner/netperf"},
-	{"runner", "htmlreport"},
+	{"runner", "htmlreport", "machine/host"},
 	{"runner/kernels"},
 	{"cmd/nsperf"},
 }
@@ -155,4 +155,49 @@ func switchCalls(t *testing.T, path string) []string {
 		return true
 	})
 	return out
+}
+
+// pure are the packages that must run without root and touch no kernel: parsing, validation,
+// planning, statistics, rendering, comparison, and the engine, which reaches the machine only
+// through the machine package's interfaces.
+var pure = []string{"knobs", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "runner/iperf3", "runner/netperf", "htmlreport", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
+
+// privileged are what a pure package must not reach, even through another package: the
+// kernel's network interfaces, namespace switches, and nsperf's packages that hold them. And
+// no nsperf package it depends on may run processes (os/exec); a library's own use of it (the
+// SQLite driver's libc) is not nsperf starting programs.
+var privileged = []string{"github.com/vishvananda/netlink", "github.com/vishvananda/netns", "github.com/google/nftables", "github.com/safchain/ethtool",
+	module + "topo", module + "vm", module + "internal/netnsx", module + "internal/spawn", module + "topo/ovs", module + "topo/runstate", module + "machine/host"}
+
+// TestPurePackagesTouchNoKernel: the pure packages do not depend, directly or through another
+// package, on netlink, netns, nftables or ethtool, nor on the packages that use them, and none
+// of nsperf's packages among their dependencies imports os/exec. No production package
+// imports internal/testenv.
+func TestPurePackagesTouchNoKernel(t *testing.T) {
+	for _, p := range pure {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+p).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", p, err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			fields := strings.Fields(line)
+			dep := fields[0]
+			if slices.Contains(privileged, dep) {
+				t.Errorf("%s depends on %s: a pure package must not touch the kernel", p, dep)
+			}
+			if strings.HasPrefix(dep, module) && slices.Contains(fields[1:], "os/exec") {
+				t.Errorf("%s depends on %s, which runs processes (os/exec)", p, dep)
+			}
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) > 0 && slices.Contains(fields[1:], module+"internal/testenv") {
+			t.Errorf("%s imports internal/testenv, which only tests may", fields[0])
+		}
+	}
 }

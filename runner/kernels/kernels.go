@@ -72,7 +72,7 @@ func (e ExitError) Unwrap() error { return e.Err }
 func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Options) (*results.Result, error) {
 	start := time.Now()
 	if opt.Machine == nil {
-		opt.Machine = runner.Host{}
+		return nil, errors.New("kernels: no machine to measure on (runner.Options.Machine)")
 	}
 	progress := opt.Progress
 	if progress == nil {

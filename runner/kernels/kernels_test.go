@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/nsperf/nsperf/runner"
-	"github.com/nsperf/nsperf/scenarios"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
 
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
