@@ -44,6 +44,25 @@ type Knob struct {
 	Bound string
 	// Inherited: a device created over a lower device (vxlan dev U) may take it from there.
 	Inherited bool
+	// BigTCP marks the limits of a GSO or GRO packet's size in bytes, which BIG TCP raises
+	// above 64 KiB: a state that sets one concerns its device's packet sizes, which the
+	// evidence then shows, and `nsperf probe` tries each at BigTCPSize.
+	BigTCP bool
+}
+
+// BigTCPSize is the size BIG TCP's patches and the probe use (185000 bytes: net/core's
+// selftests and the BIG TCP merge's commit message).
+const BigTCPSize = 185000
+
+// SizeLimits are the names of the BigTCP knobs, in registry order.
+func SizeLimits() []string {
+	var out []string
+	for _, k := range All {
+		if k.BigTCP {
+			out = append(out, k.Name)
+		}
+	}
+	return out
 }
 
 // Settable reports whether a state may set the knob.
@@ -82,13 +101,13 @@ var All = []Knob{
 	{Name: "mtu", Kind: Link, Netlink: "MTU", Min: MinMTU, Max: MaxMTU, IPv6Min: MinIPv6MTU,
 		Range: fmt.Sprintf("is outside %d..%d", MinMTU, MaxMTU)},
 	{Name: "gso_max_size", Kind: Size, Netlink: "GSOMaxSize", Min: MinGSOSize, Max: MaxGSOSize, Range: gsoRange,
-		Bound: "tso_max_size", Inherited: true},
+		Bound: "tso_max_size", Inherited: true, BigTCP: true},
 	{Name: "gso_max_segs", Kind: Size, Netlink: "GSOMaxSegs", Min: 1, Max: MaxGSOSegs,
 		Range: fmt.Sprintf("is outside 1..%d", MaxGSOSegs), Bound: "tso_max_segs", Inherited: true},
-	{Name: "gro_max_size", Kind: Size, Netlink: "GROMaxSize", Max: MaxGROSize, Range: groRange},
+	{Name: "gro_max_size", Kind: Size, Netlink: "GROMaxSize", Max: MaxGROSize, Range: groRange, BigTCP: true},
 	{Name: "gso_ipv4_max_size", Kind: Size, Netlink: "GSOIPv4MaxSize", Min: MinGSOSize, Max: MaxGSOSize, Range: gsoRange,
-		IPv4: true, Bound: "tso_max_size", Inherited: true},
-	{Name: "gro_ipv4_max_size", Kind: Size, Netlink: "GROIPv4MaxSize", Max: MaxGROSize, Range: groRange, IPv4: true},
+		IPv4: true, Bound: "tso_max_size", Inherited: true, BigTCP: true},
+	{Name: "gro_ipv4_max_size", Kind: Size, Netlink: "GROIPv4MaxSize", Max: MaxGROSize, Range: groRange, IPv4: true, BigTCP: true},
 	{Name: "tso_max_size", Kind: Limit, Netlink: "TSOMaxSize", Inherited: true},
 	{Name: "tso_max_segs", Kind: Limit, Netlink: "TSOMaxSegs", Inherited: true},
 }

@@ -67,3 +67,12 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("report order %v, want %v", order, want)
 	}
 }
+
+// TestSizeLimitsAreTheBigTCPKnobs: the size limits come from the registry, the four knobs of
+// a GSO or GRO packet's bytes; gso_max_segs bounds segments, not bytes.
+func TestSizeLimitsAreTheBigTCPKnobs(t *testing.T) {
+	want := []string{"gso_max_size", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size"}
+	if got := SizeLimits(); !slices.Equal(got, want) {
+		t.Errorf("SizeLimits() = %v, want %v", got, want)
+	}
+}

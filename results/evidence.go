@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/knobs"
 )
 
 // Evidence is what the datapath did in one state on one device, summed over the state's
@@ -108,7 +108,7 @@ func limitDevices(states []StateRecord) []string {
 	var out []string
 	for _, st := range states {
 		for ref, attrs := range st.Devices {
-			for _, k := range scenarios.SizeLimits {
+			for _, k := range knobs.SizeLimits() {
 				if _, ok := attrs[k]; ok && !slices.Contains(out, ref) {
 					out = append(out, ref)
 				}
@@ -121,7 +121,7 @@ func limitDevices(states []StateRecord) []string {
 
 // raised names the first size limit a state sets above 64 KiB on a device, "" when none.
 func raised(st StateRecord, ref string) string {
-	for _, k := range scenarios.SizeLimits {
+	for _, k := range knobs.SizeLimits() {
 		if v, ok := st.Devices[ref][k]; ok && v > legacyMaxSize {
 			return fmt.Sprintf("%s %d", k, v)
 		}
@@ -189,7 +189,7 @@ func heldUpstream(st StateRecord, ref string, devices []string, totals map[strin
 
 // hasSizeLimit reports whether the state read back a GSO/GRO size limit of the device.
 func hasSizeLimit(st StateRecord, ref string) bool {
-	for _, k := range scenarios.SizeLimits {
+	for _, k := range knobs.SizeLimits() {
 		if _, ok := st.Devices[ref][k]; ok {
 			return true
 		}

@@ -509,16 +509,12 @@ func (s *Scenario) StateNames() []string {
 // evidence:), as the result's counters hold them.
 var EvidenceNames = []string{"big_tx", "big_rx", "tx_bytes_per_packet", "rx_bytes_per_packet", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes", "qdisc_drops", "qdisc_requeues", "qdisc_overlimits"}
 
-// SizeLimits are the knobs that bound the size of GSO and GRO packets: a state that sets one
-// concerns its device's packet sizes, which the evidence then shows.
-var SizeLimits = []string{"gso_max_size", "gso_ipv4_max_size", "gro_max_size", "gro_ipv4_max_size"}
-
 // LimitDevices are the devices ("ns/dev") any state sets a size limit on, sorted.
 func LimitDevices(states []State) []string {
 	var out []string
 	for _, st := range states {
 		for ref, set := range st.Devices {
-			for _, k := range SizeLimits {
+			for _, k := range knobs.SizeLimits() {
 				if _, ok := set[k]; ok && !slices.Contains(out, ref) {
 					out = append(out, ref)
 				}

@@ -105,16 +105,7 @@ func (l *Live) probe(r *ProbeReport) error {
 	}
 	r.Devices = append(r.Devices, probeOVSInternal())
 
-	for _, k := range []struct {
-		knob string
-		dev  string
-		v    uint32
-	}{
-		{"gso_max_size", "veth0", 185000}, {"gro_max_size", "veth0", 185000},
-		{"gso_ipv4_max_size", "veth0", 185000}, {"gro_ipv4_max_size", "veth0", 185000},
-		{"gso_max_size", "veth0", knobs.MaxGSOSize}, {"gso_max_size", "vxnolower", 185000},
-		{"gso_max_size", "vxveth", 185000},
-	} {
+	for _, k := range knobChecks() {
 		c := KnobCheck{Knob: k.knob, Device: kindOf(created, k.dev), Value: k.v}
 		ref := "probe/" + k.dev
 		knob, _ := knobs.Lookup(k.knob)
@@ -253,4 +244,31 @@ func tsoOf(a Attrs) string {
 		return "nothing to compare"
 	}
 	return fmt.Sprint(a["tso_max_size"])
+}
+
+// knobCheck is one value the probe tries on one of its devices.
+type knobCheck struct {
+	knob string
+	dev  string
+	v    uint32
+}
+
+// knobChecks are what the probe tries, from the knob registry: every BIG TCP size at
+// BigTCPSize on a veth; those a driver caps (Bound) at their largest value too; and those a
+// stacked device inherits at BigTCPSize on a vxlan without and with a lower device.
+func knobChecks() []knobCheck {
+	var out []knobCheck
+	for _, k := range knobs.All {
+		if !k.BigTCP {
+			continue
+		}
+		out = append(out, knobCheck{k.Name, "veth0", knobs.BigTCPSize})
+		if k.Bound != "" {
+			out = append(out, knobCheck{k.Name, "veth0", k.Max})
+		}
+		if k.Inherited {
+			out = append(out, knobCheck{k.Name, "vxnolower", knobs.BigTCPSize}, knobCheck{k.Name, "vxveth", knobs.BigTCPSize})
+		}
+	}
+	return out
 }
