@@ -47,6 +47,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
 	$(GO) test -run '^$$' -fuzz '^FuzzParseImage$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/netstat
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePID$$' -fuzztime $(FUZZTIME) ./internal/procstat
 	$(GO) test -run '^$$' -fuzz '^FuzzModulesDep$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzExitFile$$' -fuzztime $(FUZZTIME) ./vm
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./vm

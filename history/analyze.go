@@ -211,7 +211,7 @@ func WriteFindings(w io.Writer, series []Series, format string) error {
 		}
 		cw.Flush()
 		return cw.Error()
-	case "", "table", "text":
+	case "", "table":
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "scenario\tseries\tchange\tp\tbefore -> after\tlast run before\tfirst run after\t")
 		n, total := 0, 0

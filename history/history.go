@@ -18,7 +18,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	"modernc.org/sqlite"               // registers "sqlite"
+	"github.com/nsperf/nsperf/internal/waitlimit"
+	"modernc.org/sqlite" // registers "sqlite"
 )
 
 // EnvDB names the database when --db is not given.
@@ -135,7 +136,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	// tries again, as the busy timeout would have it do.
 	err = h.migrate(ctx)
 	for deadline := time.Now().Add(30 * time.Second); busy(err) && time.Now().Before(deadline); err = h.migrate(ctx) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(waitlimit.Poll)
 	}
 	if err != nil {
 		h.db.Close()

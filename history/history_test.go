@@ -101,7 +101,7 @@ func suite(t *testing.T, dsn string) string {
 	if len(points) != 3 || points[0].RunID != "nsp0001" || points[1].Median != 14e9 || points[2].Label != "base" {
 		t.Errorf("show: %+v", points)
 	}
-	for _, format := range []string{"text", "csv"} {
+	for _, format := range []string{"table", "csv"} {
 		fmt.Fprintf(&out, "# show %s\n", format)
 		if err := WriteSeries(&out, points, format); err != nil {
 			t.Fatal(err)

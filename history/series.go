@@ -112,7 +112,7 @@ func WriteSeries(w io.Writer, points []Point, format string) error {
 		}
 		cw.Flush()
 		return cw.Error()
-	case "", "text", "table":
+	case "", "table":
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		item := ""
 		for _, p := range points {

@@ -2,8 +2,6 @@ package results
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -244,8 +242,7 @@ func (r *Result) checkScenarioHash() []string {
 		if x.Scenario.Text == "" {
 			continue
 		}
-		sum := sha256.Sum256([]byte(x.Scenario.Text))
-		if got := hex.EncodeToString(sum[:]); got != x.Scenario.SHA256 {
+		if got := scenarios.TextSHA256([]byte(x.Scenario.Text)); got != x.Scenario.SHA256 {
 			warnings = append(warnings, fmt.Sprintf("run %s: scenario.sha256 %.12s does not match its text (%.12s): the text was edited after the run; its hash is recomputed", x.RunID, x.Scenario.SHA256, got))
 			x.Scenario.SHA256 = got
 		}

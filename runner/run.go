@@ -2,8 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -209,11 +207,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 
 // newResult starts the result of a run: what was measured, how, and on what.
 func newResult(s *scenarios.Scenario, first machine.Network, opt Options, policy results.Policy, tools []envinfo.Tool, busy string) *results.Result {
-	sum := sha256.Sum256(s.Text)
 	r := &results.Result{
 		Schema:      results.Schema,
 		RunID:       string(first.RunID()),
-		Scenario:    results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: hex.EncodeToString(sum[:]), Text: string(s.Text)},
+		Scenario:    results.ScenarioInfo{Name: s.Name, File: s.File, SHA256: scenarios.TextSHA256(s.Text), Text: string(s.Text)},
 		Label:       opt.Label,
 		Start:       time.Now().UTC(),
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},

@@ -25,13 +25,20 @@ func (v *Veth) Modules() []KernelModule { return []KernelModule{{"veth", []strin
 // Command implements LinkSpec: `ip -n A link add A mtu M type veth peer name B netns B mtu M`
 // with the alias on both ends.
 func (v *Veth) Command(ns func(string) string, alias string) string {
-	a, b := shellq.Word(ns(v.A.NS)), shellq.Word(ns(v.B.NS))
-	mtu := ""
-	if v.MTU != 0 {
-		mtu = fmt.Sprintf(" mtu %d", v.MTU)
+	a, b := "ip -n "+shellq.Word(ns(v.A.NS)), "ip -n "+shellq.Word(ns(v.B.NS))
+	return fmt.Sprintf("%s && %s link set %s alias %s && %s link set %s alias %s",
+		VethAddCommand(a, v.A.Name, v.B.Name, ns(v.B.NS), v.MTU), a, shellq.Word(v.A.Name), alias, b, shellq.Word(v.B.Name), alias)
+}
+
+// VethAddCommand is the iproute2 command that creates a veth pair: `IP link add NAME [mtu M]
+// type veth peer name PEER netns NS [mtu M]`, ip the command with its namespace (`ip -n X`,
+// or `ip` for the root namespace), mtu 0 for the default. Every veth nsperf makes is this.
+func VethAddCommand(ip, name, peer, peerNS string, mtu int) string {
+	m := ""
+	if mtu != 0 {
+		m = fmt.Sprintf(" mtu %d", mtu)
 	}
-	return fmt.Sprintf("ip -n %s link add %s%s type veth peer name %s netns %s%s && ip -n %s link set %s alias %s && ip -n %s link set %s alias %s",
-		a, shellq.Word(v.A.Name), mtu, shellq.Word(v.B.Name), b, mtu, a, shellq.Word(v.A.Name), alias, b, shellq.Word(v.B.Name), alias)
+	return fmt.Sprintf("%s link add %s%s type veth peer name %s netns %s%s", ip, shellq.Word(name), m, shellq.Word(peer), shellq.Word(peerNS), m)
 }
 
 func (v *Veth) setDefaults(func(string) bool) {}

@@ -3,6 +3,8 @@
 package scenarios
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -523,4 +525,11 @@ func LimitDevices(states []State) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TextSHA256 is the hex sha256 of a scenario's text: what a result records (scenario.sha256)
+// and what compare, the history and a bisect baseline match results by.
+func TextSHA256(text []byte) string {
+	sum := sha256.Sum256(text)
+	return hex.EncodeToString(sum[:])
 }

@@ -116,7 +116,7 @@ func (l *Live) addBridge(s plan.Step) error {
 				errs, _ := c.InterfaceErrors(context.Background(), string(l.ID))
 				return fmt.Errorf("internal port %s did not appear in %s: %w (interface errors: %v)", p.Name, sp.name, err, errs)
 			}
-			time.Sleep(pollInterval)
+			time.Sleep(waitlimit.Poll)
 		}
 	}
 	return nil

@@ -11,6 +11,4 @@ const (
 	OVSTimeout = 20 * time.Second
 	// ovsRemoveTimeout bounds deleting a run's bridges from an OVS.
 	ovsRemoveTimeout = 10 * time.Second
-	// pollInterval is how often a wait looks again.
-	pollInterval = 20 * time.Millisecond
 )

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -21,7 +22,7 @@ import (
 const gateDir = "gate"
 
 // gatePoll is how often each side looks for the other's file: between rounds only.
-const gatePoll = 20 * time.Millisecond
+const gatePoll = waitlimit.Poll
 
 // GuestGate returns the guest's side of the gate for the runner's BeforeRound: dir is the
 // exchange directory as the guest sees it, where it says ready-N; the host's go-N appear in

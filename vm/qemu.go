@@ -18,7 +18,9 @@ import (
 
 	"github.com/digitalocean/go-qemu/qmp"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -190,7 +192,7 @@ func Start(cfg Config) (*Machine, error) {
 				return nil, fmt.Errorf("vm %s: this %s cannot run the guest in virtual time (-icount %s): %w (QEMU: %v); use --vm-clock wall", cfg.Name, QEMU, cfg.Icount, ErrNoIcount, m.waitErr)
 			}
 			return nil, fmt.Errorf("vm %s: %s exited at once: %w", cfg.Name, QEMU, m.waitErr)
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(waitlimit.Poll):
 		}
 		if time.Now().After(deadline) {
 			m.Kill()
@@ -371,18 +373,8 @@ func (m *Machine) PID() int { return m.cmd.Process.Pid }
 
 // CPUTime is the CPU time QEMU has used so far (user and system, all threads).
 func (m *Machine) CPUTime() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.PID()))
-	if err != nil {
-		return 0
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(fields) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(fields[11], 10, 64)
-	st, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+	st, _ := procstat.ReadPID(m.PID())
+	return st.CPUTime()
 }
 
 // ExitCode is the guest command's exit status, from the exchange directory; ok is false when

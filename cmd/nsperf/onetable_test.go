@@ -93,6 +93,10 @@ func TestOneTableForOneResult(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
+	// "text" is the flag's word for "table", for every command (one place: flags.go).
+	if text, stderr, code := nsperf("report", file, "--format", "text"); code != exitOK || text != report {
+		t.Errorf("report --format text: exit %d, %s\n%s", code, stderr, text)
+	}
 	cmp, stderr, code := nsperf("compare", file)
 	if code != exitOK {
 		t.Fatalf("compare: exit %d: %s", code, stderr)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
+	"github.com/nsperf/nsperf/internal/procstat"
 )
 
 // RequireRoot skips a test that needs root, unless NSPERF_REQUIRE_ROOT=1 (set by .ci/run),
@@ -77,11 +78,9 @@ func Take(stateDir string) Snapshot {
 			continue
 		}
 		name := strings.TrimSpace(string(comm))
-		if stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat")); err == nil {
-			// A zombie has exited and only waits for its new parent (init) to reap it.
-			if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 0 && f[0] == "Z" {
-				continue
-			}
+		// A zombie has exited and only waits for its new parent (init) to reap it.
+		if st, ok := procstat.ReadPIDFile(filepath.Join("/proc", p.Name(), "stat")); ok && st.Exited() {
+			continue
 		}
 		switch name {
 		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd", "postgres", "qemu-system-x86":

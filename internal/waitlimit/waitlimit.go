@@ -18,6 +18,14 @@ import (
 // None is the bound on a virtual clock: longer than any guest is allowed to live.
 const None = 1000 * time.Hour
 
+// Poll is how often a wait for the kernel, a daemon or a process looks again: short beside any
+// bound it has, long beside a syscall.
+const Poll = 20 * time.Millisecond
+
+// Kill is how long a process gets to be gone after SIGTERM or SIGKILL before nsperf stops
+// waiting for it (and, after SIGTERM, sends SIGKILL).
+const Kill = 5 * time.Second
+
 var virtual atomic.Bool
 
 // OnVirtualClock says that this process's clock is a guest's virtual one, which lifts every

@@ -7,8 +7,6 @@ package kernels
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -132,8 +130,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 		return nil, fmt.Errorf("%w: still measuring %s after the end of boot (%s of the schedule's measuring in %s); the guests were stopped and their finished runs kept (--vm-deadline sets the bound)",
 			ErrDeadline, deadline.Round(time.Second), s.EstimatedDuration().Round(time.Second), session.Clock())
 	}
-	sum := sha256.Sum256(s.Text)
-	rs, code, err := guestResults(outcomes, k.Scenario, hex.EncodeToString(sum[:]), booted, func(guest int, id string, console []byte) {
+	rs, code, err := guestResults(outcomes, k.Scenario, scenarios.TextSHA256(s.Text), booted, func(guest int, id string, console []byte) {
 		if id == "" {
 			id = noResultID
 		}

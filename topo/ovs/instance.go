@@ -218,7 +218,7 @@ func (in *Instance) Stop() error {
 		_ = d.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-d.done:
-		case <-time.After(waitlimit.Of(stopTimeout)):
+		case <-time.After(waitlimit.Of(waitlimit.Kill)):
 			_ = d.cmd.Process.Kill()
 			<-d.done
 		}

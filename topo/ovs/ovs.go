@@ -24,13 +24,8 @@ import (
 // RunKey is the external_ids key that names the nsperf run owning a bridge.
 const RunKey = scenarios.OVSRunKey
 
-// How long the OVS code waits when its caller set no deadline, and how often it looks.
-const (
-	waitTimeout  = 10 * time.Second
-	pollInterval = 20 * time.Millisecond
-	// stopTimeout is how long a daemon gets to exit after SIGTERM before SIGKILL.
-	stopTimeout = 5 * time.Second
-)
+// waitTimeout is how long the OVS code waits when its caller set no deadline.
+const waitTimeout = 10 * time.Second
 
 // Client is a connection to one OVS database.
 type Client struct {
@@ -254,7 +249,7 @@ func waitFor(ctx context.Context, ok func() bool) error {
 		select {
 		case <-ctx.Done():
 			return errors.New("timed out")
-		case <-time.After(pollInterval):
+		case <-time.After(waitlimit.Poll):
 		}
 	}
 	return nil

@@ -226,7 +226,7 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 				n++
 				ovsNS := p.ip(scenarios.OVSNamespace)
 				p.add(Step{Kind: AddVeth, NS: scenarios.OVSNamespace, Dev: name, Peer: *port.Veth, Undo: p.delLink(scenarios.OVSNamespace, name),
-					Do: fmt.Sprintf("%s link add %s type veth peer name %s netns %s && %s link set %s alias %s", ovsNS, name, q(port.Veth.Name), q(id.Namespace(port.Veth.NS)), ovsNS, name, id.Alias())})
+					Do: fmt.Sprintf("%s && %s link set %s alias %s", scenarios.VethAddCommand(ovsNS, name, port.Veth.Name, id.Namespace(port.Veth.NS), 0), ovsNS, q(name), id.Alias())})
 				p.addAddresses(*port.Veth)
 				p.setUp(scenarios.OVSNamespace, name)
 				p.setUp(port.Veth.NS, port.Veth.Name)

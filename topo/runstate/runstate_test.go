@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
 )
@@ -75,8 +76,8 @@ func TestKernelThreadsAreSkipped(t *testing.T) {
 		{"2 (short) S 0 0", false},
 		{"garbage", false},
 	} {
-		if got := isKernelThread([]byte(c.stat)); got != c.want {
-			t.Errorf("isKernelThread(%q) = %v, want %v", c.stat, got, c.want)
+		if st, _ := procstat.ParsePID([]byte(c.stat)); st.KernelThread() != c.want {
+			t.Errorf("KernelThread of %q = %v, want %v", c.stat, st.KernelThread(), c.want)
 		}
 	}
 	if _, err := os.Stat("/proc/2/task/2/children"); err != nil {
@@ -95,11 +96,12 @@ func TestKernelThreadsAreSkipped(t *testing.T) {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		if isKernelThread(stat) {
+		st, _ := procstat.ParsePID(stat)
+		if st.KernelThread() {
 			threads++
 		}
 		// A child of kthreadd: a kernel thread, or a helper the kernel started (modprobe).
-		if f := statFields(stat); pid != "2" && string(f[1]) != "2" {
+		if pid != "2" && st.PPID() != 2 {
 			t.Errorf("pid %s is no child of kthreadd: %s", pid, stat)
 		}
 	}

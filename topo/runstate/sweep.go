@@ -1,24 +1,17 @@
 package runstate
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/waitlimit"
 
 	"golang.org/x/sys/unix"
-)
-
-// How long the sweep waits for killed processes to be gone, and how often it looks.
-const (
-	killTimeout  = 5 * time.Second
-	pollInterval = 20 * time.Millisecond
 )
 
 // KillProcessesIn sends SIGKILL to every process whose network namespace is one of those
@@ -48,7 +41,7 @@ func KillTargets(targets map[[2]uint64]bool, nsPaths []string) error {
 	if len(targets) == 0 {
 		return nil
 	}
-	deadline := time.Now().Add(waitlimit.Of(killTimeout))
+	deadline := time.Now().Add(waitlimit.Of(waitlimit.Kill))
 	killed := map[int]bool{}
 	for {
 		pids := ProcessesIn(targets)
@@ -69,29 +62,14 @@ func KillTargets(targets map[[2]uint64]bool, nsPaths []string) error {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			killed[pid] = true
 		}
-		time.Sleep(pollInterval)
+		time.Sleep(waitlimit.Poll)
 	}
 }
 
 // Running reports whether a process still exists and is not yet a zombie.
 func Running(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	f := statFields(stat)
-	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
-}
-
-// statFields are the fields of a /proc/PID/stat line after the process name, which ends at
-// the last ")" (a name may hold spaces and parentheses): state, ppid, pgrp, session, tty_nr,
-// tpgid, flags, ... None for a line without a name.
-func statFields(stat []byte) [][]byte {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return nil
-	}
-	return bytes.Fields(stat[i+1:])
+	st, ok := procstat.ReadPID(pid)
+	return ok && !st.Exited()
 }
 
 func ProcessesIn(targets map[[2]uint64]bool) []int {
@@ -131,10 +109,6 @@ func ProcessesIn(targets map[[2]uint64]bool) []int {
 	return pids
 }
 
-// pfKthread is PF_KTHREAD of include/linux/sched.h, the flag of a kernel thread in the ninth
-// field of /proc/PID/stat.
-const pfKthread = 0x00200000
-
 // kernelThreads lists kthreadd (pid 2) and its children, as /proc names: the kernel threads,
 // which only the kernel starts and which stay in the initial namespaces. The sweep skips them;
 // on a machine that runs few programs they are most of /proc (60 of 68 here), and each costs
@@ -142,7 +116,7 @@ const pfKthread = 0x00200000
 // pid 2 is an ordinary process. (Children of kthreadd also include the short-lived helpers
 // that the kernel starts in the initial namespaces with CLONE_PARENT, such as modprobe.)
 func kernelThreads() map[string]bool {
-	if stat, err := os.ReadFile("/proc/2/stat"); err != nil || !isKernelThread(stat) {
+	if st, ok := procstat.ReadPID(2); !ok || !st.KernelThread() {
 		return nil
 	}
 	children, err := os.ReadFile("/proc/2/task/2/children")
@@ -154,14 +128,4 @@ func kernelThreads() map[string]bool {
 		out[pid] = true
 	}
 	return out
-}
-
-// isKernelThread reads the flags of a /proc/PID/stat line.
-func isKernelThread(stat []byte) bool {
-	f := statFields(stat)
-	if len(f) < 7 {
-		return false
-	}
-	flags, err := strconv.ParseUint(string(f[6]), 10, 64)
-	return err == nil && flags&pfKthread != 0
 }
