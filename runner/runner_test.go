@@ -73,7 +73,7 @@ func short(t testing.TB, runs int, duration time.Duration) *scenarios.Scenario {
 }
 
 func TestScriptGolden(t *testing.T) {
-	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000", topo.Host()))
+	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000", topo.PlanFacts()))
 }
 
 // TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over
@@ -209,7 +209,7 @@ func TestPlanScriptRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			script := filepath.Join(t.TempDir(), "plan.sh")
-			if err := os.WriteFile(script, []byte(Script(s, plan.NewRunID(), topo.Host())), 0o755); err != nil {
+			if err := os.WriteFile(script, []byte(Script(s, plan.NewRunID(), topo.PlanFacts())), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			out, err := exec.Command("sh", script).CombinedOutput()

@@ -17,9 +17,9 @@ var shellQuote = shellq.Join
 // Script renders a run as a shell script of iproute2, ethtool and iperf3 commands that a
 // reader can run by hand: per matrix case, the topology, one function per state and per
 // workload, the schedule, and the cleanup. nsperf itself does the same through netlink and
-// ethtool ioctls, and reads every value back. host is what the plan needs of the machine (the
-// datapath an OVS datapath of auto stands for: topo.Host()).
-func Script(s *scenarios.Scenario, id plan.RunID, host plan.Host) string {
+// ethtool ioctls, and reads every value back. facts are what the plan needs of the machine (the
+// datapath an OVS datapath of auto stands for: topo.PlanFacts()).
+func Script(s *scenarios.Scenario, id plan.RunID, facts plan.Facts) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/sh\n# nsperf plan: scenario %s as run %s; %d runs per state, %s order.\n", s.Name, id, s.Runs, s.Order)
 	b.WriteString("# What `nsperf run` does, as iproute2, ethtool and iperf3 commands (nsperf itself uses\n")
@@ -30,13 +30,13 @@ func Script(s *scenarios.Scenario, id plan.RunID, host plan.Host) string {
 		if c.Label() != "" {
 			fmt.Fprintf(&b, "\n######## case %s\n", c.Label())
 		}
-		caseScript(&b, c.Scenario, id, host)
+		caseScript(&b, c.Scenario, id, facts)
 	}
 	return b.String()
 }
 
-func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, host plan.Host) {
-	p := plan.New(s, id, host)
+func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts plan.Facts) {
+	p := plan.New(s, id, facts)
 	b.WriteString("\nservers=\"\"\ncleanup() {\n\t[ -z \"$servers\" ] || kill $servers 2>/dev/null || true\n")
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
 		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)

@@ -19,9 +19,11 @@ var (
 	ParseRunID = plan.ParseRunID
 )
 
-// Host is what a plan needs to know of this machine: the OVS datapath auto stands for, and
+// PlanFacts are what a plan needs to know of this machine: the OVS datapath auto stands for, and
 // where state files live.
-func Host() plan.Host { return plan.Host{Datapath: ovs.DetectDatapath(), StateDir: runstate.Dir} }
+func PlanFacts() plan.Facts {
+	return plan.Facts{Datapath: ovs.DetectDatapath(), StateDir: runstate.Dir}
+}
 
 // NewPlan plans one case of a scenario on this machine.
-func NewPlan(s *scenarios.Scenario, id RunID) *plan.Plan { return plan.New(s, id, Host()) }
+func NewPlan(s *scenarios.Scenario, id RunID) *plan.Plan { return plan.New(s, id, PlanFacts()) }

@@ -65,7 +65,7 @@ func AllowedCPUs() ([]int, error) {
 }
 
 // vcpuThreads asks QMP for the host thread of each vCPU, by vCPU index.
-func (m *Machine) vcpuThreads() ([]int, error) {
+func (m *Instance) vcpuThreads() ([]int, error) {
 	raw, err := m.mon.Run([]byte(`{"execute":"query-cpus-fast"}`))
 	if err != nil {
 		return nil, fmt.Errorf("vm %s: QMP query-cpus-fast: %w", m.cfg.Name, err)
@@ -91,7 +91,7 @@ func (m *Machine) vcpuThreads() ([]int, error) {
 
 // Pin applies the plan to QEMU's threads (sched_setaffinity; `taskset -pc CPUS TID` does the
 // same) and returns what it did.
-func (m *Machine) Pin(plan PinPlan) (*results.VMPinning, error) {
+func (m *Instance) Pin(plan PinPlan) (*results.VMPinning, error) {
 	threads, err := m.vcpuThreads()
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func (m *Machine) Pin(plan PinPlan) (*results.VMPinning, error) {
 
 // parkVCPUs moves a paused guest's vCPU threads to the CPUs that measure nothing, or back to
 // their own CPUs (park false). Without such CPUs they stay: a paused vCPU waits and uses none.
-func (m *Machine) parkVCPUs(park bool) error {
+func (m *Instance) parkVCPUs(park bool) error {
 	p := m.pinning
 	if p == nil || len(p.PausedCPUs) == 0 {
 		return nil

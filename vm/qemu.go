@@ -51,8 +51,9 @@ type Config struct {
 	Icount string
 }
 
-// Machine is a running guest.
-type Machine struct {
+// Instance is a running QEMU process and the guest kernel it runs (package machine names what
+// a run measures on; this is one guest of a session).
+type Instance struct {
 	cfg     Config
 	cmd     *exec.Cmd
 	mon     *qmp.SocketMonitor
@@ -137,7 +138,7 @@ func (c Config) TCGThreads() string {
 
 // Start starts QEMU. It returns once QMP answers; the guest boots on (or waits for Cont
 // when Stopped).
-func Start(cfg Config) (*Machine, error) {
+func Start(cfg Config) (*Instance, error) {
 	if err := os.MkdirAll(cfg.Exchange(), 0o755); err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func Start(cfg Config) (*Machine, error) {
 		stopConsole()
 		return nil, fmt.Errorf("vm %s: starting %s: %w (install qemu-system-x86)", cfg.Name, QEMU, err)
 	}
-	m := &Machine{cfg: cfg, cmd: cmd, exited: make(chan struct{}), phaseCh: make(chan string, 16)}
+	m := &Instance{cfg: cfg, cmd: cmd, exited: make(chan struct{}), phaseCh: make(chan string, 16)}
 	var lines sync.WaitGroup
 	lines.Add(1)
 	go func() { defer lines.Done(); m.readProgress(stdout) }()
@@ -221,7 +222,7 @@ func (l *lockedWriter) String() string {
 }
 
 // readProgress forwards the guest's stderr line by line and notes /init's progress words.
-func (m *Machine) readProgress(r io.Reader) {
+func (m *Instance) readProgress(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -249,14 +250,14 @@ func (m *Machine) readProgress(r io.Reader) {
 }
 
 // Phase is how far /init got: "", booted, modules loaded, running, or "error: ...".
-func (m *Machine) Phase() string {
+func (m *Instance) Phase() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.phase
 }
 
 // PhaseAt is when /init said word ("booted": the kernel ran /init).
-func (m *Machine) PhaseAt(word string) time.Time {
+func (m *Instance) PhaseAt(word string) time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.phaseAt[word]
@@ -266,7 +267,7 @@ func (m *Machine) PhaseAt(word string) time.Time {
 var ErrBootTimeout = errors.New("boot timeout")
 
 // WaitPhase waits until /init says word (booted, running), the guest ends, or the timeout.
-func (m *Machine) WaitPhase(ctx context.Context, word string, timeout time.Duration) error {
+func (m *Instance) WaitPhase(ctx context.Context, word string, timeout time.Duration) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for {
@@ -296,7 +297,7 @@ func (m *Machine) WaitPhase(ctx context.Context, word string, timeout time.Durat
 }
 
 // consoleHint is the last lines of the console log, for errors.
-func (m *Machine) consoleHint() string {
+func (m *Instance) consoleHint() string {
 	tail := ConsoleTail(m.cfg.ConsoleLog(), 15)
 	if tail == "" {
 		return "; the console log is empty"
@@ -318,7 +319,7 @@ func ConsoleTail(path string, n int) string {
 }
 
 // qmpRun runs one QMP command.
-func (m *Machine) qmpRun(command string) error {
+func (m *Instance) qmpRun(command string) error {
 	raw, err := json.Marshal(map[string]string{"execute": command})
 	if err != nil {
 		return err
@@ -331,7 +332,7 @@ func (m *Machine) qmpRun(command string) error {
 
 // Pause stops the guest's vCPUs (QMP stop): the guest uses no CPU until Cont, and its clock
 // stands still. A pinned guest's vCPU threads then wait on the CPUs that measure nothing.
-func (m *Machine) Pause() error {
+func (m *Instance) Pause() error {
 	if err := m.qmpRun("stop"); err != nil {
 		return err
 	}
@@ -339,7 +340,7 @@ func (m *Machine) Pause() error {
 }
 
 // Cont lets a paused guest run on (QMP cont), its vCPU threads back on their own CPUs.
-func (m *Machine) Cont() error {
+func (m *Instance) Cont() error {
 	if err := m.parkVCPUs(false); err != nil {
 		return err
 	}
@@ -347,10 +348,10 @@ func (m *Machine) Cont() error {
 }
 
 // Exited is closed when QEMU has exited.
-func (m *Machine) Exited() <-chan struct{} { return m.exited }
+func (m *Instance) Exited() <-chan struct{} { return m.exited }
 
 // Wait waits for QEMU to exit (the guest powers off when its command ends).
-func (m *Machine) Wait(ctx context.Context) error {
+func (m *Instance) Wait(ctx context.Context) error {
 	select {
 	case <-m.exited:
 		return m.waitErr
@@ -360,7 +361,7 @@ func (m *Machine) Wait(ctx context.Context) error {
 }
 
 // Kill ends QEMU at once and waits for it.
-func (m *Machine) Kill() {
+func (m *Instance) Kill() {
 	if m.mon != nil {
 		m.mon.Disconnect()
 	}
@@ -369,17 +370,17 @@ func (m *Machine) Kill() {
 }
 
 // PID is QEMU's process id.
-func (m *Machine) PID() int { return m.cmd.Process.Pid }
+func (m *Instance) PID() int { return m.cmd.Process.Pid }
 
 // CPUTime is the CPU time QEMU has used so far (user and system, all threads).
-func (m *Machine) CPUTime() time.Duration {
+func (m *Instance) CPUTime() time.Duration {
 	st, _ := procstat.ReadPID(m.PID())
 	return st.CPUTime()
 }
 
 // ExitCode is the guest command's exit status, from the exchange directory; ok is false when
 // the guest never got to write it.
-func (m *Machine) ExitCode() (code int, ok bool) {
+func (m *Instance) ExitCode() (code int, ok bool) {
 	data, err := safefile.ReadUntrusted(filepath.Join(m.cfg.Exchange(), "exit"), 64)
 	if err != nil {
 		return 0, false

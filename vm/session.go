@@ -91,7 +91,7 @@ func Dir() string { return filepath.Join(runstate.Dir, "vm") }
 // guest is one booted kernel of a session.
 type guest struct {
 	cfg     Config
-	m       *Machine
+	m       *Instance
 	info    results.VMInfo
 	lock    *os.File
 	started time.Time

@@ -128,7 +128,7 @@ func TestListAndPlan(t *testing.T) {
 	}
 	out, _, code = nsperf("plan", "--run-id", "nsp0000", "veth-bigtcp")
 	s, _ := scenarios.Load("veth-bigtcp", scenarios.Options{})
-	if code != 0 || out != runner.Script(s, "nsp0000", topo.Host()) {
+	if code != 0 || out != runner.Script(s, "nsp0000", topo.PlanFacts()) {
 		t.Errorf("plan: exit %d, output differs from runner.Script", code)
 	}
 }

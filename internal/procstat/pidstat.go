@@ -14,7 +14,9 @@ import (
 type PID struct{ fields [][]byte }
 
 // ReadPID reads /proc/PID/stat; ok is false when the process is gone or the line unreadable.
-func ReadPID(pid int) (PID, bool) { return ReadPIDFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")) }
+func ReadPID(pid int) (PID, bool) {
+	return ReadPIDFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+}
 
 // ReadPIDFile reads a stat file by path (/proc/PID/task/TID/stat, a test's copy).
 func ReadPIDFile(path string) (PID, bool) {

@@ -2,7 +2,7 @@
 // build its topology, each with the step that undoes it, and the steps that put it into each
 // state. Every step carries its iproute2, ovs-vsctl, ethtool or tc equivalent. Nothing here
 // touches the kernel or the file system: what the plan must know of the host comes in as
-// Host. Package topo carries the steps out through netlink; `nsperf plan` prints them.
+// Facts. Package topo carries the steps out through netlink; `nsperf plan` prints them.
 package plan
 
 import (
@@ -123,15 +123,15 @@ type BridgePort struct {
 type Plan struct {
 	RunID    RunID
 	Scenario *scenarios.Scenario
-	Host     Host
+	Facts    Facts
 	Steps    []Step
 }
 
 // New orders the steps for one case of a scenario: namespaces (with lo up), then the links
 // stage by stage (a vxlan after its underlay), each with its addresses (IPv6 without duplicate
 // address detection, so they are usable at once) and up; then Open vSwitch.
-func New(s *scenarios.Scenario, id RunID, host Host) *Plan {
-	p := &Plan{RunID: id, Scenario: s, Host: host}
+func New(s *scenarios.Scenario, id RunID, facts Facts) *Plan {
+	p := &Plan{RunID: id, Scenario: s, Facts: facts}
 	namespaces := s.Topology.Namespaces
 	if o := s.Topology.OVS; o != nil && o.DB == "" {
 		// First, so that it goes last: the devices of OVS live in it.
@@ -156,9 +156,9 @@ func New(s *scenarios.Scenario, id RunID, host Host) *Plan {
 	return p
 }
 
-// Host is what a plan needs to know of the machine; the live side finds it out, tests make
+// Facts is what a plan needs to know of the machine; the live side finds it out, tests make
 // it up, and planning itself never looks.
-type Host struct {
+type Facts struct {
 	// Datapath is the OVS datapath a bridge with datapath: auto gets (system with the
 	// openvswitch kernel module, netdev without).
 	Datapath string
@@ -167,10 +167,10 @@ type Host struct {
 }
 
 // OVSDir is where a run's private OVS keeps its database, sockets and logs.
-func (h Host) OVSDir(id RunID) string { return filepath.Join(h.StateDir, string(id)+"-ovs") }
+func (h Facts) OVSDir(id RunID) string { return filepath.Join(h.StateDir, string(id)+"-ovs") }
 
 // datapath returns the datapath a scenario's bridges use, "auto" resolved.
-func (h Host) datapath(o *scenarios.OVS) string {
+func (h Facts) datapath(o *scenarios.OVS) string {
 	if o.Datapath == "" || o.Datapath == scenarios.DatapathAuto {
 		return h.Datapath
 	}
@@ -180,7 +180,7 @@ func (h Host) datapath(o *scenarios.OVS) string {
 // Datapath is the datapath the scenario's bridges use, auto resolved; "" without OVS.
 func (p *Plan) Datapath() string {
 	if o := p.Scenario.Topology.OVS; o != nil {
-		return p.Host.datapath(o)
+		return p.Facts.datapath(o)
 	}
 	return ""
 }
@@ -195,7 +195,7 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 	q := shellq.Word
 	db := o.DB
 	if db == "" {
-		dir := p.Host.OVSDir(id)
+		dir := p.Facts.OVSDir(id)
 		db = "unix:" + dir + "/db.sock"
 		p.add(Step{Kind: StartOVS, NS: scenarios.OVSNamespace, DB: db, Dir: dir,
 			Do: fmt.Sprintf("mkdir -p %[1]s && ovsdb-tool create %[1]s/conf.db /usr/share/openvswitch/vswitch.ovsschema && "+
@@ -209,7 +209,7 @@ func (p *Plan) addOVS(o *scenarios.OVS) {
 			Undo: &Step{Kind: DelBridges, DB: db,
 				Do: fmt.Sprintf("for b in $(ovs-vsctl --db=%s --bare --columns=name find bridge external_ids:%s=%s); do ovs-vsctl --db=%s del-br $b; done", q(db), scenarios.OVSRunKey, id, q(db))}})
 	}
-	datapath := p.Host.datapath(o)
+	datapath := p.Facts.datapath(o)
 	n := 0
 	for _, b := range o.Bridges {
 		spec := &Bridge{Name: string(id) + "-" + b.Name, Datapath: datapath, RunID: string(id)}

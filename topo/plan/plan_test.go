@@ -10,8 +10,8 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-// testHost is a machine without the openvswitch module, as CI's.
-var testHost = Host{Datapath: scenarios.DatapathNetdev, StateDir: "/run/nsperf"}
+// testFacts is a machine without the openvswitch module, as CI's.
+var testFacts = Facts{Datapath: scenarios.DatapathNetdev, StateDir: "/run/nsperf"}
 
 func loadDefault(t testing.TB) *scenarios.Scenario {
 	t.Helper()
@@ -24,7 +24,7 @@ func loadDefault(t testing.TB) *scenarios.Scenario {
 
 func TestPlanGolden(t *testing.T) {
 	s := loadDefault(t)
-	p := New(s, "nsp0000", testHost)
+	p := New(s, "nsp0000", testFacts)
 	var b strings.Builder
 	b.WriteString(p.Shell())
 	for _, st := range s.States {
@@ -57,7 +57,7 @@ func TestOVSPlanGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New(s, "nsp0000", testHost)
+	p := New(s, "nsp0000", testFacts)
 	testenv.Golden(t, filepath.Join("testdata", "ovs-internal-tso.plan.golden"), p.Shell()+"# undo\n"+p.UndoShell())
 }
 
@@ -73,7 +73,7 @@ func TestPlanQuotesEveryValue(t *testing.T) {
 			s.States[1].Devices["client/"+evil] = ds
 		}
 	}
-	p := New(s, "nsp0000", testHost)
+	p := New(s, "nsp0000", testFacts)
 	script := p.Shell() + strings.Join(StateShell(p.StateSteps(s.States[1])), "\n")
 	if strings.Contains(strings.ReplaceAll(script, "'"+evil+"'", ""), evil) {
 		t.Errorf("an unquoted %s in the plan:\n%s", evil, script)
@@ -107,7 +107,7 @@ func TestStateStepsCoverEveryDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New(s, "nsp0000", testHost)
+	p := New(s, "nsp0000", testFacts)
 	steps := p.StateSteps(s.States[0])
 	at := map[string]int{}
 	for i, st := range steps {

@@ -23,7 +23,7 @@ import (
 )
 
 // OVSDir is where a run's private OVS keeps its database, sockets and logs.
-func OVSDir(id plan.RunID) string { return plan.Host{StateDir: Dir}.OVSDir(id) }
+func OVSDir(id plan.RunID) string { return plan.Facts{StateDir: Dir}.OVSDir(id) }
 
 // Dir holds one state file and one lock file per run: what the run created, so that `nsperf
 // down` and `nsperf cleanup` can remove it after the run is gone, and the lock that says
