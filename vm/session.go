@@ -130,20 +130,9 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	if err := CheckClockFlags(opt.Clock, opt.Accel); err != nil {
 		return s, err
 	}
-	accel, warning := opt.Accel, ""
-	switch accel {
-	case "", "auto":
-		if opt.Clock == ClockVirtual {
-			accel = AccelTCG // virtual time is TCG's: no KVM probe
-			break
-		}
-		accel, warning = chooseAccel()
-		if warning != "" {
-			fmt.Fprintf(opt.Progress, "vm: %s\n", warning)
-		}
-	case AccelKVM, AccelTCG:
-	default:
-		return s, fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", accel)
+	accel, warning, err := sessionAccel(opt)
+	if err != nil {
+		return s, err
 	}
 	// The clock of the guests, which their commands are told of: a KVM guest that fails its
 	// probe restarts under TCG on the clock its command was prepared for.
@@ -189,6 +178,25 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 		}
 	}
 	return s, s.waitRunning(ctx)
+}
+
+// sessionAccel is the accelerator the session's guests start with, and a warning to record:
+// as asked, or for auto TCG in virtual time and otherwise KVM where it is not known to hang.
+func sessionAccel(opt Options) (accel, warning string, err error) {
+	switch opt.Accel {
+	case "", "auto":
+		if opt.Clock == ClockVirtual {
+			return AccelTCG, "", nil // virtual time is TCG's: no KVM probe
+		}
+		accel, warning = chooseAccel()
+		if warning != "" {
+			fmt.Fprintf(opt.Progress, "vm: %s\n", warning)
+		}
+		return accel, warning, nil
+	case AccelKVM, AccelTCG:
+		return opt.Accel, "", nil
+	}
+	return "", "", fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", opt.Accel)
 }
 
 // setAccel sets the guest's accelerator, its clock (the same for every guest of the session)
