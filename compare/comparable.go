@@ -218,13 +218,14 @@ func stateOf(s *scenarios.Scenario, name string) *scenarios.State {
 	return nil
 }
 
-// withoutMethod is a tool's settings as a tree without the keys that are method (how long
-// and how many), which differ between comparable runs.
+// withoutMethod is a tool's settings as a tree without the keys the tool declares method
+// (how long and how many: ToolSpec.MethodKeys), which differ between comparable runs.
 func withoutMethod(spec scenarios.ToolSpec) any {
 	tree := toTree(spec)
 	if m, ok := tree.(map[string]any); ok {
-		delete(m, "duration")
-		delete(m, "omit")
+		for _, k := range spec.MethodKeys() {
+			delete(m, k)
+		}
 	}
 	return tree
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -116,7 +116,7 @@ func TestCompareGolden(t *testing.T) {
 		if err := rep.Write(&out, &diag, format); err != nil {
 			t.Fatal(err)
 		}
-		testenv.Golden(t, filepath.Join("testdata", "kernels."+format+".golden"), out.String())
+		golden.Check(t, filepath.Join("testdata", "kernels."+format+".golden"), out.String())
 	}
 	failures := rep.Result.Failures()
 	if len(failures) != 1 || !strings.Contains(failures[0], "off@B vs off@A") {

@@ -23,6 +23,7 @@ import (
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/history/changepoint"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 )
@@ -100,7 +101,7 @@ func TestResultGolden(t *testing.T) {
 	if n := strings.Count(page, "<svg"); n != 2*2*2 {
 		t.Errorf("%d plots, want 8", n)
 	}
-	testenv.Golden(t, filepath.Join("testdata", "result.structure.golden"), structure(page))
+	golden.Check(t, filepath.Join("testdata", "result.structure.golden"), structure(page))
 }
 
 func TestCompareHTML(t *testing.T) {
@@ -169,7 +170,7 @@ func TestHistoryGolden(t *testing.T) {
 			t.Errorf("history page lacks %q", want)
 		}
 	}
-	testenv.Golden(t, filepath.Join("testdata", "history.structure.golden"), structure(page))
+	golden.Check(t, filepath.Join("testdata", "history.structure.golden"), structure(page))
 }
 
 // TestRendersInBrowser: a real browser (Debian's chromium-headless-shell, installed when

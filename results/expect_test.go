@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -146,7 +146,7 @@ func TestJUnit(t *testing.T) {
 	if len(s.Cases) != 6 || *s.Tests != 6 || doc.Tests != 6 || failures != 2 || *s.Failures != 2 || doc.Failures != 2 {
 		t.Errorf("tests %d/%d/%d failures %d/%d/%d:\n%s", len(s.Cases), *s.Tests, doc.Tests, failures, *s.Failures, doc.Failures, b.String())
 	}
-	testenv.Golden(t, filepath.Join("testdata", "junit.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "junit.golden"), b.String())
 }
 
 // TestStoredExpectationsAreNeverDropped: a result whose stored scenario text no longer

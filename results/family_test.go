@@ -41,7 +41,9 @@ func aaResult(rng *rand.Rand, n, k int, gated bool, shift float64) *Result {
 
 func falseAlarm(r *Result) bool {
 	for _, s := range r.Cases[0].Summaries {
-		if s.Comparison != nil && (s.Comparison.Verdict == Regressed || s.Comparison.Verdict == Improved) {
+		// The metrics are no tool's, so they have no direction: a significant move in either
+		// direction is "changed", and an alarm all the same.
+		if s.Comparison != nil && (s.Comparison.Verdict == Regressed || s.Comparison.Verdict == Improved || s.Comparison.Verdict == Changed) {
 			return true
 		}
 	}

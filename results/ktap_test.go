@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -53,7 +53,7 @@ func TestKTAPGolden(t *testing.T) {
 	if len(tests) != 7 || fails != 2 || skips != 1 {
 		t.Errorf("%d tests, %d failed, %d skipped:\n%s", len(tests), fails, skips, b.String())
 	}
-	testenv.Golden(t, filepath.Join("testdata", "ktap.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "ktap.golden"), b.String())
 }
 
 type ktapResultLine struct {

@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -15,16 +14,17 @@ type Metric struct {
 	Value float64 `json:"value"`
 }
 
-// Direction says which way a metric gets better.
-type Direction int
+// Direction says which way a metric gets better: as its tool declares it
+// (scenarios.MetricSpec).
+type Direction = scenarios.Better
 
 // Directions.
 const (
-	HigherIsBetter Direction = 1
-	LowerIsBetter  Direction = -1
-	// NoDirection: neither way is better by itself. Raw CPU utilisation is one: it falls when
-	// less work is done; CPU per unit of work (the *_per_gbit and *_per_trans metrics) judges.
-	NoDirection Direction = 0
+	HigherIsBetter = scenarios.HigherIsBetter
+	LowerIsBetter  = scenarios.LowerIsBetter
+	// NoDirection: neither way is better by itself (raw CPU utilisation: it falls when less
+	// work is done; CPU per unit of work judges), or no tool declares the metric.
+	NoDirection = scenarios.NoDirection
 )
 
 // Metric names produced by the tool drivers, with their units and directions.
@@ -38,31 +38,26 @@ const (
 	RTTMax      = "rtt_max"                  // microseconds
 )
 
-var directions = map[string]Direction{
-	Throughput:  HigherIsBetter,
-	Retransmits: LowerIsBetter,
-	CPUSender:   NoDirection,
-	CPUReceiver: NoDirection,
-	RTTMean:     LowerIsBetter,
-	RTTMin:      LowerIsBetter,
-	RTTMax:      LowerIsBetter,
-}
+// declared are the metrics the tools declare, by name.
+var declared = scenarios.DeclaredMetrics()
 
-// DirectionOf returns the direction of a metric: latencies (netperf's *_latency), CPU
-// utilisation and retransmits are better lower; throughput and transaction rates higher, as
-// are metrics nsperf does not know.
-func DirectionOf(name string) Direction {
-	if d, ok := directions[name]; ok {
-		return d
+// directions are every declared metric's direction: the tools' (scenarios.DeclaredMetrics),
+// and the CPU per unit of work derived from each CPU utilisation they declare.
+var directions = func() map[string]Direction {
+	out := map[string]Direction{}
+	for name, m := range declared {
+		out[name] = m.Better
+		if m.CPU {
+			out[name+perGbit], out[name+perTrans] = LowerIsBetter, LowerIsBetter
+		}
 	}
-	switch {
-	case strings.HasSuffix(name, "_cpu_util"):
-		return NoDirection
-	case strings.HasSuffix(name, "_latency"), strings.HasSuffix(name, perGbit), strings.HasSuffix(name, perTrans):
-		return LowerIsBetter
-	}
-	return HigherIsBetter
-}
+	return out
+}()
+
+// DirectionOf returns the direction of a metric as its tool declares it; a metric no tool
+// declares has none (NoDirection: its changes are "changed", never improved or regressed).
+// Nothing is guessed from a name.
+func DirectionOf(name string) Direction { return directions[name] }
 
 // Suffixes of the CPU efficiency metrics.
 const (
@@ -86,7 +81,7 @@ func WithEfficiency(ms []Metric) []Metric {
 	}
 	out := ms
 	for _, m := range ms {
-		if m.Unit != "%" || !(m.Name == CPUSender || m.Name == CPUReceiver || strings.HasSuffix(m.Name, "_cpu_util")) {
+		if spec, ok := declared[m.Name]; !ok || !spec.CPU || m.Unit != "%" {
 			continue
 		}
 		switch work.Unit {

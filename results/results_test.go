@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -102,7 +102,7 @@ func TestTableGolden(t *testing.T) {
 	if err := Table(&b, testResult()); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Golden(t, filepath.Join("testdata", "table.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "table.golden"), b.String())
 }
 
 func TestFormatValue(t *testing.T) {
@@ -213,7 +213,7 @@ func TestTableUnavailableAndCompareToGolden(t *testing.T) {
 	if err := Table(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Golden(t, filepath.Join("testdata", "table-unavailable.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "table-unavailable.golden"), b.String())
 }
 
 func netperfResult() *Result {
@@ -244,7 +244,7 @@ func TestFormatsGolden(t *testing.T) {
 			if err := Render(&b, netperfResult(), format); err != nil {
 				t.Fatal(err)
 			}
-			testenv.Golden(t, filepath.Join("testdata", "big-tcp-rr."+format+".golden"), b.String())
+			golden.Check(t, filepath.Join("testdata", "big-tcp-rr."+format+".golden"), b.String())
 		})
 	}
 	if err := Render(io.Discard, netperfResult(), "pdf"); err == nil {

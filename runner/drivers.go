@@ -50,7 +50,12 @@ func versionedPrograms(d tool.Driver) []envinfo.Tool {
 	return out
 }
 
-// missingProgram says how to install a program that is not on PATH.
+// missingProgram says how to install a program that is not on PATH, with what its tool says
+// installing it takes besides.
 func missingProgram(p tool.Program) string {
-	return fmt.Sprintf("%s is not installed (Debian: apt-get install %s; netperf is in the non-free component, which scripts/deps.sh enables)", p.Binary, p.Package)
+	hint := ""
+	if p.Hint != "" {
+		hint = "; " + p.Hint
+	}
+	return fmt.Sprintf("%s is not installed (Debian: apt-get install %s%s)", p.Binary, p.Package, hint)
 }

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nsperf/nsperf/scenarios"
@@ -22,6 +24,25 @@ func TestEveryToolHasADriver(t *testing.T) {
 			if p.Name == "" || p.Binary == "" || p.Package == "" {
 				t.Errorf("%s: program %+v lacks a name, binary or package", name, p)
 			}
+		}
+	}
+}
+
+// TestDriversRunWhatTheirToolsDeclare: the programs a driver runs are the processes its tool
+// declares (what the tests check is not left behind), and the install hint of a missing
+// program is its own: only netperf's names Debian's non-free component.
+func TestDriversRunWhatTheirToolsDeclare(t *testing.T) {
+	for _, name := range scenarios.ToolNames() {
+		var binaries []string
+		for _, p := range drivers[name].Programs() {
+			binaries = append(binaries, p.Binary)
+			msg := missingProgram(p)
+			if !strings.Contains(msg, "apt-get install "+p.Package) || strings.Contains(msg, "non-free") != (name == "netperf") {
+				t.Errorf("tool %s, program %s: %q", name, p.Binary, msg)
+			}
+		}
+		if want := scenarios.ToolKindSpecs()[name].Processes(); !slices.Equal(binaries, want) {
+			t.Errorf("tool %s: the driver runs %v, the tool declares %v", name, binaries, want)
 		}
 	}
 }

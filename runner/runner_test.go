@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
@@ -73,7 +74,7 @@ func short(t testing.TB, runs int, duration time.Duration) *scenarios.Scenario {
 }
 
 func TestScriptGolden(t *testing.T) {
-	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000", topo.PlanFacts()))
+	golden.Check(t, filepath.Join("testdata", "veth-bigtcp.sh.golden"), Script(load(t), "nsp0000", topo.PlanFacts()))
 }
 
 // TestRunTwoStates is the foundation's whole path: build, alternate two states, iperf3 over
@@ -408,7 +409,7 @@ func TestMissingToolIsACapability(t *testing.T) {
 	m := &fakeMachine{missing: []string{netperf.Binary}}
 	_, err = Run(context.Background(), s, Options{Out: filepath.Join(t.TempDir(), "r.json"), Machine: m})
 	var capErr *capability.Error
-	if !errors.As(err, &capErr) || !strings.Contains(err.Error(), "netperf is not installed (Debian: apt-get install netperf; netperf is in the non-free component") || m.builds != 0 {
+	if !errors.As(err, &capErr) || !strings.Contains(err.Error(), "netperf is not installed (Debian: apt-get install netperf; netperf is in Debian's non-free component") || m.builds != 0 {
 		t.Fatalf("Run: %v", err)
 	}
 }

@@ -33,6 +33,26 @@ const (
 // Gates implements ToolSpec: a stream test is for its throughput.
 func (w *Iperf3) Gates() []string { return []string{MetricThroughput} }
 
+// Metrics implements ToolSpec: the receiver's bits/s, the sender's retransmits, both ends'
+// CPU (iperf3's host_total and remote_total) and the sender's smoothed RTT over the streams.
+func (w *Iperf3) Metrics() []MetricSpec {
+	return []MetricSpec{
+		{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter},
+		{Name: "retransmits", Unit: "count", Better: LowerIsBetter},
+		{Name: "cpu_sender", Unit: "%", Better: NoDirection, CPU: true},
+		{Name: "cpu_receiver", Unit: "%", Better: NoDirection, CPU: true},
+		{Name: "rtt_mean", Unit: "us", Better: LowerIsBetter},
+		{Name: "rtt_min", Unit: "us", Better: LowerIsBetter},
+		{Name: "rtt_max", Unit: "us", Better: LowerIsBetter},
+	}
+}
+
+// MethodKeys implements ToolSpec.
+func (w *Iperf3) MethodKeys() []string { return []string{"duration", "omit"} }
+
+// Processes implements ToolSpec: the client and the one-off server are both iperf3.
+func (w *Iperf3) Processes() []string { return []string{"iperf3"} }
+
 // Ends implements ToolSpec.
 func (w *Iperf3) Ends() (client, server Side) { return w.Client, w.Server }
 

@@ -53,6 +53,27 @@ func (w *Netperf) Gates() []string {
 	return []string{MetricThroughput}
 }
 
+// Metrics implements ToolSpec: the omni selectors nsperf knows, lower-cased. A selector a
+// scenario asks for that is not here is recorded without a direction.
+func (w *Netperf) Metrics() []MetricSpec {
+	out := []MetricSpec{
+		{Name: MetricThroughput, Better: HigherIsBetter}, // bit/s for a stream, trans/s for request/response
+		{Name: "transaction_rate", Unit: "trans/s", Better: HigherIsBetter},
+		{Name: "local_cpu_util", Unit: "%", Better: NoDirection, CPU: true},
+		{Name: "remote_cpu_util", Unit: "%", Better: NoDirection, CPU: true},
+	}
+	for _, l := range []string{"min", "max", "mean", "stddev", "p50", "p90", "p99", "rt"} {
+		out = append(out, MetricSpec{Name: l + "_latency", Unit: "us", Better: LowerIsBetter})
+	}
+	return out
+}
+
+// MethodKeys implements ToolSpec.
+func (w *Netperf) MethodKeys() []string { return []string{"duration"} }
+
+// Processes implements ToolSpec: the client and its server.
+func (w *Netperf) Processes() []string { return []string{"netperf", "netserver"} }
+
 // Ends implements ToolSpec.
 func (w *Netperf) Ends() (client, server Side) { return w.Client, w.Server }
 

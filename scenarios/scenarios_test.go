@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 )
 
 func TestInvalidScenariosGolden(t *testing.T) {
@@ -31,7 +32,7 @@ func TestInvalidScenariosGolden(t *testing.T) {
 			if !errors.As(err, &ps) {
 				t.Fatalf("error is %T, want Problems: %v", err, err)
 			}
-			testenv.Golden(t, strings.TrimSuffix(f, ".yaml")+".golden", err.Error()+"\n")
+			golden.Check(t, strings.TrimSuffix(f, ".yaml")+".golden", err.Error()+"\n")
 		})
 	}
 }
@@ -202,7 +203,7 @@ matrix:
 		fmt.Fprintf(&b, "%s: veth mtu %d, gso a %d b %d, workload %s\n", c.Label(), cs.Topology.Links[0].Veth.MTU,
 			cs.States[0].Devices["a/eth0"]["gso_max_size"], cs.States[0].Devices["b/eth0"]["gso_max_size"], cs.Workloads[0].Name)
 	}
-	testenv.Golden(t, "testdata/matrix.golden", b.String())
+	golden.Check(t, "testdata/matrix.golden", b.String())
 	first := s.Expand()[0]
 	if first.Map()["gso"] != "65536" || s.States[0].Devices["a/eth0"]["gso_max_size"] != first.Scenario.States[0].Devices["a/eth0"]["gso_max_size"] {
 		t.Errorf("the scenario does not describe its first case: %+v", first)
@@ -278,5 +279,42 @@ runs: RUNS
 		if got := s.Undecidable(); got != want {
 			t.Errorf("runs %s: %q, want %q", runs, got, want)
 		}
+	}
+}
+
+// TestToolsDeclare: every tool declares its metrics (each with a direction where its tool
+// gates on it), its method keys (keys of its YAML mapping) and its processes; two tools that
+// report a metric of one name declare it alike.
+func TestToolsDeclare(t *testing.T) {
+	seen := map[string]MetricSpec{}
+	for _, name := range ToolNames() {
+		spec := ToolKindSpecs()[name]
+		if spec == nil || len(spec.Metrics()) == 0 || len(spec.Processes()) == 0 || len(spec.MethodKeys()) == 0 {
+			t.Fatalf("tool %s declares too little: %v", name, spec)
+		}
+		for _, m := range spec.Metrics() {
+			if prev, ok := seen[m.Name]; ok && prev.Better != m.Better {
+				t.Errorf("metric %s: %s declares direction %d, another tool %d", m.Name, name, m.Better, prev.Better)
+			}
+			seen[m.Name] = m
+		}
+		for _, g := range spec.Gates() {
+			if m, ok := seen[g]; !ok || m.Better == NoDirection {
+				t.Errorf("tool %s gates on %s, which it does not declare with a direction", name, g)
+			}
+		}
+		yamlKeys := map[string]bool{}
+		typ := reflect.TypeOf(spec).Elem()
+		for i := 0; i < typ.NumField(); i++ {
+			yamlKeys[strings.Split(typ.Field(i).Tag.Get("yaml"), ",")[0]] = true
+		}
+		for _, k := range spec.MethodKeys() {
+			if !yamlKeys[k] {
+				t.Errorf("tool %s: method key %s is not a key of its mapping", name, k)
+			}
+		}
+	}
+	if got := DeclaredMetrics()[MetricP99Latency]; got.Better != LowerIsBetter || got.Unit != "us" {
+		t.Errorf("p99_latency declared as %+v", got)
 	}
 }

@@ -38,6 +38,15 @@ type ToolSpec interface {
 	override(o Overrides) error
 	// Gates are the tool's primary metrics: what a run of it is for.
 	Gates() []string
+	// Metrics are every metric the tool may report, with its unit and direction: results,
+	// compare, the history and the reports take them from here, and a metric no tool
+	// declares has no direction. Static: the same for a spec with nothing set.
+	Metrics() []MetricSpec
+	// MethodKeys are the keys of the tool's mapping that say how long and how much is
+	// measured (duration, omit): results that differ only in them still compare.
+	MethodKeys() []string
+	// Processes are the names (comm) of the programs the tool runs, client and server.
+	Processes() []string
 }
 
 var toolSpecType = reflect.TypeOf((*ToolSpec)(nil)).Elem()

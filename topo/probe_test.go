@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
@@ -88,7 +89,7 @@ func TestProbeTextGolden(t *testing.T) {
 	if err := probeReport(65536, 524280, 65536).Text(&b); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Golden(t, filepath.Join("testdata", "probe.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "probe.golden"), b.String())
 }
 
 // TestProbe runs the probe on this kernel: its verdicts agree with what it read, the knobs a

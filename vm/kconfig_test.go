@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -22,7 +22,7 @@ func TestKconfigGolden(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			var b bytes.Buffer
 			WriteFragment(&b, Fragment([]*scenarios.Scenario{s}, true))
-			testenv.Golden(t, filepath.Join("testdata", "kconfig", s.Name+".golden"), b.String())
+			golden.Check(t, filepath.Join("testdata", "kconfig", s.Name+".golden"), b.String())
 		})
 	}
 }

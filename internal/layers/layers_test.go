@@ -26,10 +26,10 @@ const module = "github.com/nsperf/nsperf/"
 // the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
 	{"internal/waitlimit"},
-	{"internal/capability", "internal/csvtext", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
-	{"knobs", "internal/testenv", "internal/syscheck", "internal/spawn"},
+	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
-	{"results", "topo/plan"},
+	{"results", "topo/plan", "internal/testenv"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine"},
 	{"topo", "vm", "history", "runner/iperf3", "runner/netperf"},
 	{"runner", "htmlreport", "machine/host"},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 )
 
 // TestCheckGolden: nsperf check over a fake /sys and /proc: a powersave governor on a pinned
@@ -19,7 +19,7 @@ func TestCheckGolden(t *testing.T) {
 	if err := Write(&b, Check("testdata/root", []int{0, 1}, "run/nsperf/vm/kvm-hangs")); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Golden(t, filepath.Join("testdata", "check.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "check.golden"), b.String())
 }
 
 // TestSiblingsPinned: client and server on two threads of one core is named.

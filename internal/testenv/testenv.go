@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/procstat"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // RequireRoot skips a test that needs root, unless NSPERF_REQUIRE_ROOT=1 (set by .ci/run),
@@ -42,6 +44,10 @@ func RequireTool(t testing.TB, name string) {
 	}
 	t.Skipf("%s is not installed (scripts/deps.sh installs it)", name)
 }
+
+// watchedProcesses are the programs a test may start and must stop: every tool's (as the tools
+// declare them), the OVS daemons, the history tests' PostgreSQL and the guests' QEMU.
+var watchedProcesses = append(scenarios.ToolProcesses(), "ovsdb-server", "ovs-vswitchd", "postgres", "qemu-system-x86")
 
 // Snapshot is what a test could leave behind: links in the root namespace, run namespaces,
 // nsperf state files and the processes nsperf drives.
@@ -82,8 +88,7 @@ func Take(stateDir string) Snapshot {
 		if st, ok := procstat.ReadPIDFile(filepath.Join("/proc", p.Name(), "stat")); ok && st.Exited() {
 			continue
 		}
-		switch name {
-		case "iperf3", "netperf", "netserver", "ovsdb-server", "ovs-vswitchd", "postgres", "qemu-system-x86":
+		if slices.Contains(watchedProcesses, name) {
 			s.Processes = append(s.Processes, p.Name()+" "+name)
 		}
 	}

@@ -241,11 +241,14 @@ func Version(out string) string { return version.LastField(out) }
 // Driver drives netperf against one netserver per case, namespace and control port.
 type Driver struct{}
 
+// nonFree is what installing netperf takes besides the package: Debian ships it in non-free.
+const nonFree = "netperf is in Debian's non-free component, which scripts/deps.sh enables"
+
 // Programs implements tool.Driver.
 func (Driver) Programs() []tool.Program {
 	return []tool.Program{
-		{Name: "netperf", Binary: Binary, Package: "netperf", Version: []string{Binary, "-V"}, ParseVersion: Version},
-		{Name: "netserver", Binary: ServerBinary, Package: "netperf"},
+		{Name: "netperf", Binary: Binary, Package: "netperf", Hint: nonFree, Version: []string{Binary, "-V"}, ParseVersion: Version},
+		{Name: "netserver", Binary: ServerBinary, Package: "netperf", Hint: nonFree},
 	}
 }
 

@@ -29,9 +29,12 @@ type Driver interface {
 
 // Program is one program a tool needs.
 type Program struct {
-	Name    string   // e.g. "netserver"
-	Binary  string   // what is run: the name on PATH, or a path
-	Package string   // the Debian package that installs it
+	Name    string // e.g. "netserver"
+	Binary  string // what is run: the name on PATH, or a path
+	Package string // the Debian package that installs it
+	// Hint is what else installing it takes, said when it is missing ("netperf is in Debian's
+	// non-free component, which scripts/deps.sh enables"); "" for nothing.
+	Hint    string
 	Version []string // argv that prints its version; nil: not recorded
 	// ParseVersion reads the version out of what Version prints.
 	ParseVersion func(output string) string

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -34,7 +34,7 @@ func TestPlanGolden(t *testing.T) {
 		}
 	}
 	b.WriteString("# undo\n" + p.UndoShell())
-	testenv.Golden(t, filepath.Join("testdata", "veth-bigtcp.plan.golden"), b.String())
+	golden.Check(t, filepath.Join("testdata", "veth-bigtcp.plan.golden"), b.String())
 }
 
 func TestRunIDs(t *testing.T) {
@@ -58,7 +58,7 @@ func TestOVSPlanGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := New(s, "nsp0000", testFacts)
-	testenv.Golden(t, filepath.Join("testdata", "ovs-internal-tso.plan.golden"), p.Shell()+"# undo\n"+p.UndoShell())
+	golden.Check(t, filepath.Join("testdata", "ovs-internal-tso.plan.golden"), p.Shell()+"# undo\n"+p.UndoShell())
 }
 
 // TestPlanQuotesEveryValue: even a name that validation would refuse is written into the plan

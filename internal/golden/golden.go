@@ -1,4 +1,6 @@
-package testenv
+// Package golden compares a test's output with a file kept beside the test, and rewrites the
+// file with -update. It imports nothing of nsperf, so that any package's tests can use it.
+package golden
 
 import (
 	"flag"
@@ -10,8 +12,8 @@ import (
 // update is the -update flag of every test binary that compares golden files.
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// Golden compares got with the file at path, or rewrites the file with -update.
-func Golden(t testing.TB, path, got string) {
+// Check compares got with the file at path, or rewrites the file with -update.
+func Check(t testing.TB, path, got string) {
 	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
