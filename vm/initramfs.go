@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/template"
 
 	"github.com/cavaliergopher/cpio"
 
@@ -24,20 +25,24 @@ const (
 	GuestDir     = "/run/nsperf-vm" // where the guest sees the exchange directory, inside the host root
 	// progressPrefix starts the lines /init writes on the progress port.
 	progressPrefix = "nsperf-vm: "
+	// ninePOptions are the guest's options of every 9p mount: virtio, 9P2000.L, and a message
+	// size of 256 KiB (the default 8 KiB makes reading the tools' binaries slow).
+	ninePOptions = "trans=virtio,version=9p2000.L,msize=262144"
 )
 
-// initScript is the guest's /init: load the modules, mount the host root read-only over 9p
+// initScript is the guest's /init, made from the same constants as QEMU's arguments (the 9p
+// mount tags, the guest's directories) and the host's reading of the progress lines: load the modules, mount the host root read-only over 9p
 // with fresh proc, sys, dev, /run and /tmp in it, mount the exchange directory, run nsperf in
 // the host root and leave its exit status for the host, then power off. The kernel log goes to
 // ttyS0 (the console log); ttyS1 carries nsperf's stderr and these progress lines to the host.
-const initScript = `#!/bin/busybox sh
+var initScript = template.Must(template.New("init").Parse(`#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 exec 3>/dev/ttyS1
-say() { echo "nsperf-vm: $*" >&3; }
+say() { echo "{{.Progress}}$*" >&3; }
 fail() { say "error: $*"; poweroff -f; }
 say booted
 while read -r m; do
@@ -45,7 +50,7 @@ while read -r m; do
 done </modules.list
 say modules loaded
 mkdir -p /host
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=mmap hostroot /host || fail "mounting the host root over 9p failed: is 9p over virtio (9p, 9pnet_virtio, virtio_pci) built in or in --modules?"
+mount -t 9p -o {{.NineP}},ro,cache=mmap {{.HostRootTag}} /host || fail "mounting the host root over 9p failed: is 9p over virtio (9p, 9pnet_virtio, virtio_pci) built in or in --modules?"
 mount -t proc proc /host/proc
 mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev
@@ -60,18 +65,18 @@ hide() {
 		fi
 	done
 }
-hide %s
-mkdir -p /host/run/nsperf-vm
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 nsperfx /host/run/nsperf-vm || fail "mounting the exchange directory over 9p failed"
-mkdir -p /host/run/nsperf-vm-gate
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 nsperfg /host/run/nsperf-vm-gate || fail "mounting the gate directory over 9p failed"
+hide {{.Hide}}
+mkdir -p /host{{.GuestDir}}
+mount -t 9p -o {{.NineP}} {{.ExchangeTag}} /host{{.GuestDir}} || fail "mounting the exchange directory over 9p failed"
+mkdir -p /host{{.GuestGateDir}}
+mount -t 9p -o {{.NineP}},ro {{.GateTag}} /host{{.GuestGateDir}} || fail "mounting the gate directory over 9p failed"
 say running
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
-chroot /host /bin/sh -c 'cd /run/nsperf-vm && exec "$@"' nsperf-guest %s >/host/run/nsperf-vm/stdout 2>&3
-echo $? >/host/run/nsperf-vm/exit.tmp && mv /host/run/nsperf-vm/exit.tmp /host/run/nsperf-vm/exit
+chroot /host /bin/sh -c 'cd {{.GuestDir}} && exec "$@"' nsperf-guest {{.Argv}} >/host{{.GuestDir}}/stdout 2>&3
+echo $? >/host{{.GuestDir}}/exit.tmp && mv /host{{.GuestDir}}/exit.tmp /host{{.GuestDir}}/exit
 sync
 poweroff -f
-`
+`))
 
 // Hidden are the host's paths a guest sees empty: the kernel under test runs with root's
 // rights over the host's root (read-only), and must not copy secrets into its result or
@@ -88,7 +93,17 @@ var Hidden = []string{
 // InitScript is /init for a guest that runs argv (argv[0] a path inside the host root),
 // with Hidden and hide (absolute paths) hidden from it.
 func InitScript(argv []string, hide []string) string {
-	return fmt.Sprintf(initScript, shellq.Join(append(append([]string{}, Hidden...), hide...)), shellq.Join(argv))
+	var b strings.Builder
+	err := initScript.Execute(&b, map[string]string{
+		"Progress": progressPrefix, "NineP": ninePOptions,
+		"HostRootTag": hostRootTag, "ExchangeTag": exchangeTag, "GateTag": gateTag,
+		"GuestDir": GuestDir, "GuestGateDir": GuestGateDir,
+		"Hide": shellq.Join(append(append([]string{}, Hidden...), hide...)), "Argv": shellq.Join(argv),
+	})
+	if err != nil {
+		panic(err) // a template of constants and quoted words: cannot fail
+	}
+	return b.String()
 }
 
 // maxInitramfs bounds the initramfs, which lives in the host's tmpfs and the guest's memory:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -433,8 +434,43 @@ func TestGateIsTheHosts(t *testing.T) {
 	if !strings.Contains(args, "-virtfs local,path="+c.Gate()+",mount_tag="+gateTag+",security_model=none,readonly=on") {
 		t.Errorf("the gate directory is not shared read-only: %s", args)
 	}
-	if !strings.Contains(InitScript([]string{"x"}, nil), "mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 "+gateTag+" /host"+GuestGateDir) {
+	if !strings.Contains(InitScript([]string{"x"}, nil), "mount -t 9p -o "+ninePOptions+",ro "+gateTag+" /host"+GuestGateDir+" ") {
 		t.Error("/init does not mount the gate read-only")
+	}
+}
+
+// TestInitMountsWhatQEMUShares: /init mounts every 9p share of QEMU's command line, by the
+// same tag, where the guest's paths say, and read-only exactly when QEMU shares it read-only:
+// both come from the same constants.
+func TestInitMountsWhatQEMUShares(t *testing.T) {
+	c := Config{Dir: "/run/nsperf/vm/vm-x"}
+	args := c.args()
+	shared := map[string]bool{} // mount tag -> read-only
+	for i, a := range args {
+		if a == "-virtfs" && i+1 < len(args) {
+			tag := regexp.MustCompile(`mount_tag=([^,]+)`).FindStringSubmatch(args[i+1])
+			if tag == nil {
+				t.Fatalf("-virtfs %s has no mount tag", args[i+1])
+			}
+			shared[tag[1]] = strings.Contains(args[i+1], "readonly=on")
+		}
+	}
+	where := map[string]string{hostRootTag: "/host", exchangeTag: "/host" + GuestDir, gateTag: "/host" + GuestGateDir}
+	mounted := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^mount -t 9p -o (\S+) (\S+) (\S+) `).FindAllStringSubmatch(InitScript([]string{"x"}, nil), -1) {
+		opts, tag, dir := strings.Split(m[1], ","), m[2], m[3]
+		ro, ok := shared[tag]
+		if !ok {
+			t.Errorf("/init mounts tag %s, which QEMU does not share", tag)
+			continue
+		}
+		mounted[tag] = true
+		if dir != where[tag] || slices.Contains(opts, "ro") != ro {
+			t.Errorf("/init mounts %s at %s with %v; want %s, read-only %v", tag, dir, opts, where[tag], ro)
+		}
+	}
+	if len(mounted) != len(shared) || len(shared) != 3 {
+		t.Errorf("QEMU shares %v, /init mounts %v", shared, mounted)
 	}
 }
 
