@@ -48,8 +48,6 @@ type Report struct {
 	Result       *results.Result `json:"result"`
 	Pairs        []StatePair     `json:"pairs"`
 	metrics      []string        // compared metrics; nil: all
-	// Table tunes the terminal table (--side-metrics); nil: results.DefaultTableOptions.
-	Table *results.TableOptions `json:"-"`
 }
 
 // IncomparableError says why two results cannot be compared (exit 2). A difference in what

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,9 +96,9 @@ func TestKernelsCapability(t *testing.T) {
 	if f := back.Failures(); len(f) != 0 {
 		t.Errorf("a state kernel A lacks fails the run: %v", f)
 	}
-	for _, format := range []string{"table", "netdev", "markdown", "junit", "json"} {
+	for format, write := range map[string]func(io.Writer, *results.Result) error{"table": results.Table, "netdev": results.Netdev, "markdown": results.Markdown, "junit": results.JUnit, "json": results.Encode} {
 		var b bytes.Buffer
-		if err := results.Render(&b, back, format); err != nil {
+		if err := write(&b, back); err != nil {
 			t.Fatal(err)
 		}
 		want := line

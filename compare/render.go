@@ -1,38 +1,12 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/nsperf/nsperf/results"
 )
-
-// readable formats carry the header above the table; the others are for programs, and the
-// header goes to the diagnostics writer instead.
-var readable = []string{"table", "markdown", "netdev"}
-
-// Write renders the report: the sides, how their environments differ, warnings and the
-// scenario diff, then the merged table in the format asked for.
-func (rep *Report) Write(w, diagnostics io.Writer, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	head := diagnostics
-	if slices.Contains(readable, format) {
-		head = w
-	}
-	rep.WriteHeader(head, format == "markdown")
-	opt := results.DefaultTableOptions
-	if rep.Table != nil {
-		opt = *rep.Table
-	}
-	return results.RenderWith(w, rep.Result, format, opt)
-}
 
 // directions says which way each compared metric is better: "throughput higher, rtt_mean lower".
 func (rep *Report) directions() string {

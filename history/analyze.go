@@ -181,59 +181,61 @@ func Failing(series []Series, n int) []string {
 	return out
 }
 
-// WriteFindings renders the change points as a table, csv or json.
-func WriteFindings(w io.Writer, series []Series, format string) error {
-	switch format {
-	case "json":
-		var with []Series
-		for _, s := range series {
-			if len(s.Findings) > 0 {
-				s.Points = nil
-				with = append(with, s)
-			}
+// FindingsJSON writes the series with change points as JSON, without their points.
+func FindingsJSON(w io.Writer, series []Series) error {
+	var with []Series
+	for _, s := range series {
+		if len(s.Findings) > 0 {
+			s.Points = nil
+			with = append(with, s)
 		}
-		if with == nil {
-			with = []Series{}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(with)
-	case "csv":
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"scenario", "case", "workload", "metric", "state", "kind", "change", "p", "level_before", "level_after", "unit",
-			"before_run", "before_time", "before_label", "before_kernel", "after_run", "after_time", "after_label", "after_kernel", "runs_ago", "acknowledged"})
-		for _, s := range series {
-			for _, f := range s.Findings {
-				cw.Write([]string{csvtext.Text(s.Scenario), csvtext.Text(s.Case), s.Workload, s.Metric, s.State, f.Kind, fmt.Sprint(f.Change), fmt.Sprint(f.P), fmt.Sprint(f.LevelBefore), fmt.Sprint(f.LevelAfter), s.Unit,
-					f.Before.RunID, f.Before.Start.Format(time.RFC3339), csvtext.Text(f.Before.Label), csvtext.Text(f.Before.Kernel), f.After.RunID, f.After.Start.Format(time.RFC3339), csvtext.Text(f.After.Label), csvtext.Text(f.After.Kernel),
-					strconv.Itoa(f.RunsAgo), csvtext.Text(f.Acknowledged)})
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	case "", "table":
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "scenario\tseries\tchange\tp\tbefore -> after\tlast run before\tfirst run after\t")
-		n, total := 0, 0
-		for _, s := range series {
-			total++
-			for _, f := range s.Findings {
-				n++
-				kind := f.Kind
-				if f.Acknowledged != "" {
-					kind += " (acknowledged: " + f.Acknowledged + ")"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%+.1f%% %s\t%.2g\t%s -> %s\t%s\t%s\t\n", s.Scenario, s.Name(), 100*f.Change, kind, f.P,
-					results.FormatValue(f.LevelBefore, s.Unit), results.FormatValue(f.LevelAfter, s.Unit), runLine(f.Before), runLine(f.After))
-			}
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%d change points in %d series\n", n, total)
-		return nil
 	}
-	return fmt.Errorf("format %q: want table, csv or json", format)
+	if with == nil {
+		with = []Series{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(with)
+}
+
+// FindingsCSV writes a row per change point.
+func FindingsCSV(w io.Writer, series []Series) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"scenario", "case", "workload", "metric", "state", "kind", "change", "p", "level_before", "level_after", "unit",
+		"before_run", "before_time", "before_label", "before_kernel", "after_run", "after_time", "after_label", "after_kernel", "runs_ago", "acknowledged"})
+	for _, s := range series {
+		for _, f := range s.Findings {
+			cw.Write([]string{csvtext.Text(s.Scenario), csvtext.Text(s.Case), s.Workload, s.Metric, s.State, f.Kind, fmt.Sprint(f.Change), fmt.Sprint(f.P), fmt.Sprint(f.LevelBefore), fmt.Sprint(f.LevelAfter), s.Unit,
+				f.Before.RunID, f.Before.Start.Format(time.RFC3339), csvtext.Text(f.Before.Label), csvtext.Text(f.Before.Kernel), f.After.RunID, f.After.Start.Format(time.RFC3339), csvtext.Text(f.After.Label), csvtext.Text(f.After.Kernel),
+				strconv.Itoa(f.RunsAgo), csvtext.Text(f.Acknowledged)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// FindingsTable writes a line per change point and how many there are.
+func FindingsTable(w io.Writer, series []Series) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tseries\tchange\tp\tbefore -> after\tlast run before\tfirst run after\t")
+	n, total := 0, 0
+	for _, s := range series {
+		total++
+		for _, f := range s.Findings {
+			n++
+			kind := f.Kind
+			if f.Acknowledged != "" {
+				kind += " (acknowledged: " + f.Acknowledged + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%+.1f%% %s\t%.2g\t%s -> %s\t%s\t%s\t\n", s.Scenario, s.Name(), 100*f.Change, kind, f.P,
+				results.FormatValue(f.LevelBefore, s.Unit), results.FormatValue(f.LevelAfter, s.Unit), runLine(f.Before), runLine(f.After))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d change points in %d series\n", n, total)
+	return nil
 }
 
 func runLine(p Point) string {

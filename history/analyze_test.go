@@ -83,7 +83,7 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("acknowledged, still failing: %v", f)
 	}
 	var b bytes.Buffer
-	WriteFindings(&b, series, "table")
+	FindingsTable(&b, series)
 	if !strings.Contains(b.String(), "regression (acknowledged: known: new default qdisc)") || !strings.Contains(b.String(), "2 change points in 2 series") {
 		t.Errorf("table:\n%s", b.String())
 	}

@@ -32,7 +32,7 @@ func BenchmarkShow10000(b *testing.B) {
 		if err != nil || len(points) != 10000 {
 			b.Fatalf("%d points, %v", len(points), err)
 		}
-		if err := WriteSeries(discard{}, points, "table"); err != nil {
+		if err := SeriesTable(discard{}, points); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,9 +102,12 @@ func suite(t *testing.T, dsn string) string {
 	if len(points) != 3 || points[0].RunID != "nsp0001" || points[1].Median != 14e9 || points[2].Label != "base" {
 		t.Errorf("show: %+v", points)
 	}
-	for _, format := range []string{"table", "csv"} {
-		fmt.Fprintf(&out, "# show %s\n", format)
-		if err := WriteSeries(&out, points, format); err != nil {
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, []Point) error
+	}{{"table", SeriesTable}, {"csv", SeriesCSV}} {
+		fmt.Fprintf(&out, "# show %s\n", f.name)
+		if err := f.write(&out, points); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -303,7 +307,7 @@ func TestCSVFormulaInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	var show, export bytes.Buffer
-	if err := WriteSeries(&show, points, "csv"); err != nil {
+	if err := SeriesCSV(&show, points); err != nil {
 		t.Fatal(err)
 	}
 	series, err := h.Analyze(ctx, []string{"csv"}, changepoint.Options{})

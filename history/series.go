@@ -93,53 +93,55 @@ func (h *DB) Show(ctx context.Context, q Query) ([]Point, error) {
 	return out, h.wrap(rows.Err())
 }
 
-// WriteSeries renders points as text (a block per item), csv or json.
-func WriteSeries(w io.Writer, points []Point, format string) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if points == nil {
-			points = []Point{}
-		}
-		return enc.Encode(points)
-	case "csv":
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"case", "workload", "metric", "state", "unit", "start", "run_id", "label", "kernel", "n", "median", "ci_lo", "ci_hi", "cv", "clock"})
-		for _, p := range points {
-			cw.Write([]string{csvtext.Text(p.Case), p.Workload, p.Metric, p.State, p.Unit, p.Start.Format(time.RFC3339), p.RunID, csvtext.Text(p.Label), csvtext.Text(p.Kernel),
-				strconv.Itoa(p.N), fmt.Sprint(p.Median), optional(p.Lo), optional(p.Hi), fmt.Sprint(p.CV), csvtext.Text(p.Clock)})
-		}
-		cw.Flush()
-		return cw.Error()
-	case "", "table":
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		item := ""
-		for _, p := range points {
-			if key := strings.Join([]string{p.Case, p.Workload, p.Metric, p.State, p.Clock}, "\x00"); key != item {
-				if item != "" {
-					fmt.Fprintln(tw)
-				}
-				item = key
-				head := fmt.Sprintf("%s %s, state %s", p.Workload, p.Metric, p.State)
-				if p.Case != "" {
-					head = "[" + p.Case + "] " + head
-				}
-				if p.Clock != "" && p.Clock != "wall" {
-					head += ", " + p.Clock
-				}
-				fmt.Fprintln(tw, head)
-				fmt.Fprintln(tw, "time (UTC)\trun\tlabel\tkernel\tn\tmedian\t95% CI\tCV")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%.2f%%\n", p.Start.UTC().Format("2006-01-02 15:04"), p.RunID, orDash(p.Label), p.Kernel,
-				p.N, results.FormatValue(p.Median, p.Unit), ci(p), 100*p.CV)
-		}
-		if len(points) == 0 {
-			fmt.Fprintln(tw, "no runs")
-		}
-		return tw.Flush()
+// SeriesJSON writes points as JSON (an empty list for none).
+func SeriesJSON(w io.Writer, points []Point) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if points == nil {
+		points = []Point{}
 	}
-	return fmt.Errorf("format %q: want text, csv or json", format)
+	return enc.Encode(points)
+}
+
+// SeriesCSV writes points as CSV, a row per run and item.
+func SeriesCSV(w io.Writer, points []Point) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"case", "workload", "metric", "state", "unit", "start", "run_id", "label", "kernel", "n", "median", "ci_lo", "ci_hi", "cv", "clock"})
+	for _, p := range points {
+		cw.Write([]string{csvtext.Text(p.Case), p.Workload, p.Metric, p.State, p.Unit, p.Start.Format(time.RFC3339), p.RunID, csvtext.Text(p.Label), csvtext.Text(p.Kernel),
+			strconv.Itoa(p.N), fmt.Sprint(p.Median), optional(p.Lo), optional(p.Hi), fmt.Sprint(p.CV), csvtext.Text(p.Clock)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SeriesTable writes points as text: a block per item, a line per run.
+func SeriesTable(w io.Writer, points []Point) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	item := ""
+	for _, p := range points {
+		if key := strings.Join([]string{p.Case, p.Workload, p.Metric, p.State, p.Clock}, "\x00"); key != item {
+			if item != "" {
+				fmt.Fprintln(tw)
+			}
+			item = key
+			head := fmt.Sprintf("%s %s, state %s", p.Workload, p.Metric, p.State)
+			if p.Case != "" {
+				head = "[" + p.Case + "] " + head
+			}
+			if p.Clock != "" && p.Clock != "wall" {
+				head += ", " + p.Clock
+			}
+			fmt.Fprintln(tw, head)
+			fmt.Fprintln(tw, "time (UTC)\trun\tlabel\tkernel\tn\tmedian\t95% CI\tCV")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%.2f%%\n", p.Start.UTC().Format("2006-01-02 15:04"), p.RunID, orDash(p.Label), p.Kernel,
+			p.N, results.FormatValue(p.Median, p.Unit), ci(p), 100*p.CV)
+	}
+	if len(points) == 0 {
+		fmt.Fprintln(tw, "no runs")
+	}
+	return tw.Flush()
 }
 
 func optional(v *float64) string {

@@ -2,7 +2,6 @@ package results
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,41 +10,6 @@ import (
 	"github.com/nsperf/nsperf/internal/csvtext"
 	"github.com/nsperf/nsperf/internal/shellq"
 )
-
-// Formats are the names Render takes.
-var Formats = []string{"table", "netdev", "markdown", "csv", "json", "benchstat", "junit", "ktap"}
-
-// Render writes a result in a format: table (the default), netdev (per state, the commands
-// and one row per run, as in commit messages), markdown or csv (the summaries), json (the
-// result itself).
-func Render(w io.Writer, r *Result, format string) error {
-	return RenderWith(w, r, format, DefaultTableOptions)
-}
-
-// RenderWith is Render with the table's options.
-func RenderWith(w io.Writer, r *Result, format string, opt TableOptions) error {
-	switch format {
-	case "", "table":
-		return TableWith(w, r, opt)
-	case "netdev":
-		return Netdev(w, r)
-	case "markdown":
-		return Markdown(w, r)
-	case "csv":
-		return CSV(w, r)
-	case "benchstat":
-		return Benchstat(w, r)
-	case "junit":
-		return JUnit(w, r)
-	case "ktap":
-		return KTAP(w, r)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
-}
 
 // Netdev writes, per case and state, what a patch author pastes into a commit message: the
 // commands that put the devices in the state, then per workload the tool's command and one

@@ -29,7 +29,7 @@ func ktapResult(t *testing.T) *Result {
 
 func TestKTAPGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Render(&b, ktapResult(t), "ktap"); err != nil {
+	if err := KTAP(&b, ktapResult(t)); err != nil {
 		t.Fatal(err)
 	}
 	tests, err := readKTAP(b.String())

@@ -237,18 +237,22 @@ func netperfResult() *Result {
 		Cases: []Case{{States: states, Samples: samples, Summaries: Summarize(samples, states, []string{"rr6"}, Policy{})}}}
 }
 
+// writers are the result's writers of the text formats, by format name (package render
+// holds the table of formats that uses them).
+var writers = map[string]func(io.Writer, *Result) error{
+	"netdev": Netdev, "markdown": Markdown, "csv": CSV, "table": Table,
+	"json": Encode, "benchstat": Benchstat, "junit": JUnit, "ktap": KTAP,
+}
+
 func TestFormatsGolden(t *testing.T) {
 	for _, format := range []string{"netdev", "markdown", "csv", "table"} {
 		t.Run(format, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Render(&b, netperfResult(), format); err != nil {
+			if err := writers[format](&b, netperfResult()); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", "big-tcp-rr."+format+".golden"), b.String())
 		})
-	}
-	if err := Render(io.Discard, netperfResult(), "pdf"); err == nil {
-		t.Error("unknown format accepted")
 	}
 }
 

@@ -214,9 +214,9 @@ func FuzzParseResult(f *testing.F) {
 			t.Fatalf("accepted a label with control characters: %q", r.Label)
 		}
 		var out bytes.Buffer
-		for _, format := range Formats {
+		for _, write := range writers {
 			out.Reset()
-			Render(&out, r, format)
+			write(&out, r)
 		}
 	})
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/procstat"
+	"github.com/nsperf/nsperf/render"
 
 	"github.com/spf13/cobra"
 
@@ -38,15 +39,10 @@ func checkCmd() *cobra.Command {
 				pinned = append(pinned, n)
 			}
 			items := syscheck.Check("/", pinned, vm.KVMHangMarker())
-			if format == "json" {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(items)
-			}
-			return syscheck.Write(c.OutOrStdout(), items)
+			return render.WriteMachine(c.OutOrStdout(), items, func(w io.Writer) error { return syscheck.Write(w, items) }, format)
 		},
 	}
 	c.Flags().StringVar(&cpus, "cpus", "", "the CPUs the tools are pinned to, e.g. 0,1 (default: every online CPU)")
-	formatFlag(c.Flags(), &format, "table", "json")
+	formatFlag(c.Flags(), &format, render.Names(render.Machine)...)
 	return c
 }

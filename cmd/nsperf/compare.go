@@ -11,7 +11,7 @@ import (
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
-	"github.com/nsperf/nsperf/htmlreport"
+	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -59,13 +59,7 @@ func compareCmd() *cobra.Command {
 				}
 				return err
 			}
-			if format == "html" {
-				err = htmlreport.Compare(c.OutOrStdout(), rep)
-			} else {
-				rep.Table = &table
-				err = rep.Write(c.OutOrStdout(), c.ErrOrStderr(), format)
-			}
-			if err != nil {
+			if err := render.WriteComparison(c.OutOrStdout(), c.ErrOrStderr(), rep, format, table); err != nil {
 				return err
 			}
 			for _, n := range rep.Result.Notes() {
@@ -78,7 +72,7 @@ func compareCmd() *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	formatFlag(f, &format, resultFormats...)
+	formatFlag(f, &format, render.Names(render.Comparison)...)
 	sideMetricsFlag(f, &table)
 	f.StringArrayVar(&pairs, "state", nil, "compare state BASE_STATE of BASE with state NEW_STATE of each NEW, as BASE_STATE:NEW_STATE (repeatable)")
 	f.BoolVar(&opt.Force, "force", false, "compare even when the scenarios differ in topology, device settings or tool arguments")

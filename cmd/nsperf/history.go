@@ -11,7 +11,7 @@ import (
 
 	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/history/changepoint"
-	"github.com/nsperf/nsperf/htmlreport"
+	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -123,19 +123,19 @@ func historyShowCmd(db *historyDB) *cobra.Command {
 			}
 			defer store.Close()
 			q.Scenario = args[0]
-			if format == "html" {
+			if render.Draws(format) {
 				// The series as plots, with their change points at the defaults.
 				series, err := store.Analyze(c.Context(), []string{q.Scenario}, changepoint.Options{})
 				if err != nil {
 					return err
 				}
-				return htmlreport.History(c.OutOrStdout(), "nsperf history show "+q.Scenario, q.Filter(series))
+				return render.WriteHistory(c.OutOrStdout(), "nsperf history show "+q.Scenario, q.Filter(series), format)
 			}
 			points, err := store.Show(c.Context(), q)
 			if err != nil {
 				return err
 			}
-			return history.WriteSeries(c.OutOrStdout(), points, format)
+			return render.WritePoints(c.OutOrStdout(), points, format)
 		},
 	}
 	sf := showCmd.Flags()
@@ -143,7 +143,7 @@ func historyShowCmd(db *historyDB) *cobra.Command {
 	sf.StringVar(&q.Workload, "workload", "", "only this workload")
 	sf.StringVar(&q.Metric, "metric", "", "only this metric, e.g. throughput")
 	sf.StringVar(&q.State, "state", "", "only this state")
-	formatFlag(sf, &format, "table", "csv", "json", "html")
+	formatFlag(sf, &format, render.Names(render.Points)...)
 	return showCmd
 }
 
@@ -191,10 +191,10 @@ func historyAnalyzeCmd(db *historyDB) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if analyzeFormat == "html" {
-				err = htmlreport.History(c.OutOrStdout(), "nsperf history analyze", series)
+			if render.Draws(analyzeFormat) {
+				err = render.WriteHistory(c.OutOrStdout(), "nsperf history analyze", series, analyzeFormat)
 			} else {
-				err = history.WriteFindings(c.OutOrStdout(), series, analyzeFormat)
+				err = render.WriteFindings(c.OutOrStdout(), series, analyzeFormat)
 			}
 			if err != nil {
 				return err
@@ -213,7 +213,7 @@ func historyAnalyzeCmd(db *historyDB) *cobra.Command {
 	af.IntVar(&cpOpt.MinSegment, "min-segment", changepoint.DefaultMinSegment, "runs on each side of a change point, at least (one outlying run is no change point)")
 	af.IntVar(&cpOpt.Window, "window", changepoint.DefaultWindow, "runs per window of the split pass")
 	af.IntVar(&failOnNew, "fail-on-new", 0, "exit 1 when an unacknowledged regression began in the last N runs of its series")
-	formatFlag(af, &analyzeFormat, "table", "csv", "json", "html")
+	formatFlag(af, &analyzeFormat, render.Names(render.Findings)...)
 	return analyzeCmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -82,7 +83,7 @@ func TestOneTableForOneResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	var run bytes.Buffer
-	if err := renderResult(&run, ab, "table", results.TableOptions{}); err != nil {
+	if err := render.WriteResult(&run, ab, "table", results.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "ab.json")

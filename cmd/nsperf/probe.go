@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os/signal"
 	"syscall"
 
 	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine/host"
+	"github.com/nsperf/nsperf/render"
 
 	"github.com/spf13/cobra"
 
@@ -44,15 +44,10 @@ func probeCmd() *cobra.Command {
 				return err
 			}
 			report.KernelRelease, report.KernelVersion = env.KernelRelease, env.KernelVersion
-			if format == "json" {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(report)
-			}
-			return report.Text(c.OutOrStdout())
+			return render.WriteMachine(c.OutOrStdout(), report, report.Text, format)
 		},
 	}
-	formatFlag(c.Flags(), &format, "table", "json")
+	formatFlag(c.Flags(), &format, render.Names(render.Machine)...)
 	vf.add(c.Flags(), false)
 	c.Flags().BoolVar(&virtualTime, "virtual-time", false, "") // the guest's clock is QEMU's icount
 	_ = c.Flags().MarkHidden("virtual-time")

@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsperf/nsperf/htmlreport"
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -41,12 +39,7 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				err = results.Encode(c.OutOrStdout(), r)
-			} else {
-				err = renderResult(c.OutOrStdout(), r, format, table)
-			}
-			if err != nil {
+			if err := render.WriteResult(c.OutOrStdout(), r, format, table); err != nil {
 				return err
 			}
 			for _, n := range r.Notes() {
@@ -58,18 +51,7 @@ func reportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	formatFlag(c.Flags(), &format, resultFormats...)
+	formatFlag(c.Flags(), &format, render.Names(render.Result)...)
 	sideMetricsFlag(c.Flags(), &table)
 	return c
-}
-
-// resultFormats are what run and report print: the text formats, and html.
-var resultFormats = append(slices.Clone(results.Formats), "html")
-
-// renderResult prints a result in a format of resultFormats.
-func renderResult(w io.Writer, r *results.Result, format string, opt results.TableOptions) error {
-	if format == "html" {
-		return htmlreport.Result(w, r)
-	}
-	return results.RenderWith(w, r, format, opt)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine/host"
+	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
@@ -99,7 +100,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.opt.VirtualTime, "virtual-time", false, "") // the guest's clock is QEMU's icount
 	_ = f.MarkHidden("virtual-time")
 	f.BoolVar(&rf.opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
-	formatFlag(f, &rf.format, resultFormats...)
+	formatFlag(f, &rf.format, render.Names(render.Result)...)
 	sideMetricsFlag(f, &rf.table)
 	f.StringVar(&rf.junit, "junit", "", "also write a JUnit XML report to FILE: one testcase per expectation and compared metric")
 	f.Float64Var(&rf.opt.Policy.Alpha, "alpha", 0, "significance level of comparisons (default: the scenario's, else 0.05)")
@@ -228,7 +229,7 @@ func (rf *runFlags) emit(c *cobra.Command, s *scenarios.Scenario, r *results.Res
 		table = c.ErrOrStderr()
 		errs = append(errs, results.Encode(c.OutOrStdout(), r))
 	}
-	errs = append(errs, renderResult(table, r, rf.format, rf.table))
+	errs = append(errs, render.WriteResult(table, r, rf.format, rf.table))
 	stored := ""
 	switch {
 	case rf.inGuest: // the host says where it stores the result

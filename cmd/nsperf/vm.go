@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/kernels"
@@ -255,7 +256,7 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 	if out.Err != nil {
 		return out.Err
 	}
-	if format == "table" {
+	if f, err := render.Lookup(format, render.Machine); err == nil && f.Readable { // a line for people, not for programs
 		fmt.Fprintf(c.OutOrStdout(), "probed in QEMU %s with %s, %d vCPU; kernel image %s (sha256 %.12s); modules loaded: %s\n",
 			out.Info.QEMU, strings.ToUpper(out.Info.Accel), out.Info.CPUs, out.Kernel.Image.Path, out.Kernel.Image.SHA256, orNone(strings.Join(out.Info.Loaded, " ")))
 	}

@@ -1,0 +1,128 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/results"
+)
+
+const pairScenario = `name: pair
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+states:
+  - name: "off"
+  - name: "on"
+    devices: {client/eth0: {gso_max_size: 185000}}
+workloads:
+  - name: tcp4
+    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
+runs: 6
+`
+
+func pairResult(t *testing.T, id string, on float64) *results.Result {
+	t.Helper()
+	sum := sha256.Sum256([]byte(pairScenario))
+	r := &results.Result{Schema: results.Schema, RunID: id, Complete: true,
+		Scenario:    results.ScenarioInfo{Name: "pair", File: "pair.yaml", SHA256: hex.EncodeToString(sum[:]), Text: pairScenario},
+		Start:       time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC),
+		Settings:    results.Settings{Runs: 6, Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05, MinChange: 0.02}},
+		Environment: results.Environment{KernelRelease: "6.12.117", CPUs: 2, Hostname: "box"},
+	}
+	c := results.Case{States: []results.StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}}
+	for i, f := range []float64{1.01, 0.98, 1.03, 1.0, 0.99, 1.02} {
+		for st, v := range map[string]float64{"off": 10, "on": on} {
+			c.Samples = append(c.Samples, results.Sample{Round: i + 1, State: st, Workload: "tcp4", Tool: "iperf3",
+				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: v * f * 1e9}}})
+		}
+	}
+	r.Cases = []results.Case{c}
+	if err := r.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestNames: each command's --format choices, from the one table.
+func TestNames(t *testing.T) {
+	for k, want := range map[Kind][]string{
+		Result:     {"table", "netdev", "markdown", "csv", "json", "benchstat", "junit", "ktap", "html"},
+		Comparison: {"table", "netdev", "markdown", "csv", "json", "benchstat", "junit", "ktap", "html"},
+		Points:     {"table", "csv", "json", "html"},
+		Findings:   {"table", "csv", "json", "html"},
+		Machine:    {"table", "json"},
+	} {
+		if got := Names(k); !slices.Equal(got, want) {
+			t.Errorf("Names(%d) = %v, want %v", k, got, want)
+		}
+	}
+	if f, err := Lookup("", Points); err != nil || f.Name != "table" {
+		t.Errorf("the default of history show: %v %v", f.Name, err)
+	}
+	for _, bad := range []struct {
+		name string
+		kind Kind
+	}{{"pdf", Result}, {"netdev", Points}, {"html", Machine}, {"ktap", Findings}} {
+		if _, err := Lookup(bad.name, bad.kind); err == nil || !strings.Contains(err.Error(), "want table") {
+			t.Errorf("Lookup(%s, %d): %v", bad.name, bad.kind, err)
+		}
+	}
+}
+
+// TestEveryFormatWritesItsKinds: every format writes every kind of output it declares.
+func TestEveryFormatWritesItsKinds(t *testing.T) {
+	r := pairResult(t, "nsp0001", 12)
+	rep, err := compare.New([]compare.Side{{Source: "a.json", Result: pairResult(t, "nsp0001", 12)}, {Source: "b.json", Result: pairResult(t, "nsp0002", 13)}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := 9.9e9, 10.1e9
+	points := []history.Point{{Workload: "tcp4", Metric: "throughput", State: "on", Unit: "bit/s", RunID: "nsp0001", Kernel: "6.12", Clock: "wall", N: 6, Median: 10e9, Lo: &lo, Hi: &hi, CV: 0.01}}
+	series := []history.Series{{Scenario: "pair", Workload: "tcp4", Metric: "throughput", State: "on", Unit: "bit/s", Clock: "wall", Points: points}}
+	for _, f := range Formats {
+		write := map[Kind]func(w, diag io.Writer) error{
+			Result:     func(w, _ io.Writer) error { return WriteResult(w, r, f.Name, results.DefaultTableOptions) },
+			Comparison: func(w, d io.Writer) error { return WriteComparison(w, d, rep, f.Name, results.DefaultTableOptions) },
+			Points: func(w, _ io.Writer) error {
+				if Draws(f.Name) {
+					return WriteHistory(w, "t", series, f.Name)
+				}
+				return WritePoints(w, points, f.Name)
+			},
+			Findings: func(w, _ io.Writer) error {
+				if Draws(f.Name) {
+					return WriteHistory(w, "t", series, f.Name)
+				}
+				return WriteFindings(w, series, f.Name)
+			},
+			Machine: func(w, _ io.Writer) error {
+				return WriteMachine(w, map[string]int{"cpus": 2}, func(w io.Writer) error { _, err := io.WriteString(w, "2 CPUs\n"); return err }, f.Name)
+			},
+		}
+		for k := Result; k <= Machine; k++ {
+			var out, diag bytes.Buffer
+			err := write[k](&out, &diag)
+			if f.has(k) != (err == nil) || (err == nil && out.Len() == 0) {
+				t.Errorf("format %s, kind %d: declared %v, wrote %d bytes, %v", f.Name, k, f.has(k), out.Len(), err)
+			}
+			// A comparison's header goes above the table for people, to diagnostics for programs.
+			if k == Comparison && err == nil && f.Comparison == nil {
+				if above := strings.Contains(out.String(), "a.json"); above != f.Readable || (!f.Readable && !strings.Contains(diag.String(), "a.json")) {
+					t.Errorf("format %s: the comparison's header above the table %v, readable %v", f.Name, above, f.Readable)
+				}
+			}
+		}
+	}
+}
