@@ -39,21 +39,15 @@ test: deps lint models-check
 calibrate: deps build
 	N=$${N:-20} bash scripts/calibrate.sh
 
+# Every fuzz target of every package, found by name (go test -list): a new parser's Fuzz
+# function is fuzzed without a line here.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/iperf3
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./runner/netperf
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./topo/runstate
-	$(GO) test -run '^$$' -fuzz '^FuzzReadJournal$$' -fuzztime $(FUZZTIME) ./results
-	$(GO) test -run '^$$' -fuzz '^FuzzParseImage$$' -fuzztime $(FUZZTIME) ./vm
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/netstat
-	$(GO) test -run '^$$' -fuzz '^FuzzParsePID$$' -fuzztime $(FUZZTIME) ./internal/procstat
-	$(GO) test -run '^$$' -fuzz '^FuzzModulesDep$$' -fuzztime $(FUZZTIME) ./vm
-	$(GO) test -run '^$$' -fuzz '^FuzzExitFile$$' -fuzztime $(FUZZTIME) ./vm
-	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) ./vm
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckXZ$$' -fuzztime $(FUZZTIME) ./vm
-	$(GO) test -run '^$$' -fuzz '^FuzzParseResult$$' -fuzztime $(FUZZTIME) ./results
-	$(GO) test -run '^$$' -fuzz '^FuzzGuestResult$$' -fuzztime $(FUZZTIME) ./runner/kernels
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$target"; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
 
 # Time to build and tear down the default topology: netlink (nsperf) against the same steps
 # done with ip commands. Reported in README.md, never asserted.

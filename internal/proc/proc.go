@@ -24,7 +24,8 @@ type Process interface {
 	Stderr() string
 	// Stop kills it if it still runs and waits for it.
 	Stop()
-	// Listening reports whether it has a TCP socket listening on port.
+	// Listening reports whether it has a TCP socket listening on port, or a UDP socket bound
+	// to it (a UDP server's readiness).
 	Listening(port int) bool
 	// Usage is the CPU time it used and its context switches, once it has exited; ok is
 	// false when that is not known.

@@ -90,20 +90,21 @@ func (p *Exec) Usage() (time.Duration, int64, bool) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Nvcsw + ru.Nivcsw, true
 }
 
-// Listening implements proc.Process: a socket in state LISTEN (0A) on port in /proc/PID/net/tcp
-// or tcp6, which show the sockets of the process's own namespace (`ss -tln` there). A test
+// Listening implements proc.Process: a TCP socket in state LISTEN (0A) on port in
+// /proc/PID/net/tcp or tcp6, or a UDP socket bound to it (state 07, unconnected) in udp or
+// udp6, which show the sockets of the process's own namespace (`ss -tuln` there). A test
 // connection would use up a one-off (iperf3 -s -1) server.
 func (p *Exec) Listening(port int) bool {
 	want := fmt.Sprintf(":%04X", port)
-	for _, f := range []string{"tcp", "tcp6"} {
-		fh, err := os.Open("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/net/" + f)
+	for _, f := range []struct{ file, state string }{{"tcp", "0A"}, {"tcp6", "0A"}, {"udp", "07"}, {"udp6", "07"}} {
+		fh, err := os.Open("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/net/" + f.file)
 		if err != nil {
 			continue
 		}
 		sc := bufio.NewScanner(fh)
 		for sc.Scan() {
 			fields := strings.Fields(sc.Text())
-			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == "0A" {
+			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == f.state {
 				fh.Close()
 				return true
 			}
