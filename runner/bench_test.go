@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/machine/host"
 )
 
 // BenchmarkFirstSample is the time from the start of a run (before the topology is built) to
@@ -18,7 +19,7 @@ func BenchmarkFirstSample(b *testing.B) {
 	var first, apply time.Duration
 	n := 0
 	for b.Loop() {
-		r, err := Run(context.Background(), short(b, 1, time.Second), Options{Out: filepath.Join(b.TempDir(), "r.json")})
+		r, err := Run(context.Background(), short(b, 1, time.Second), Options{Machine: host.Machine{}, Out: filepath.Join(b.TempDir(), "r.json")})
 		if err != nil {
 			b.Fatal(err)
 		}

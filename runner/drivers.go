@@ -7,6 +7,7 @@ import (
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/runner/netperf"
+	"github.com/nsperf/nsperf/runner/sockperf"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -14,8 +15,9 @@ import (
 // drivers are the tools' drivers by the YAML key a workload names its tool with. A new tool is
 // one line here, its package under runner/, and its settings in package scenarios.
 var drivers = map[string]tool.Driver{
-	"iperf3":  iperf3.Driver{},
-	"netperf": netperf.Driver{},
+	"iperf3":   iperf3.Driver{},
+	"netperf":  netperf.Driver{},
+	"sockperf": sockperf.Driver{},
 }
 
 // driver returns the driver of a (validated) workload's tool.

@@ -83,7 +83,7 @@ func TestRunTwoStates(t *testing.T) {
 	testenv.RootTest(t, runstate.Dir, "iperf3")
 	out := filepath.Join(t.TempDir(), "r.json")
 	var progress strings.Builder
-	r, err := Run(context.Background(), short(t, 2, time.Second), Options{Out: out, Progress: &progress})
+	r, err := Run(context.Background(), short(t, 2, time.Second), Options{Machine: host.Machine{}, Out: out, Progress: &progress})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
 	}
@@ -452,14 +452,14 @@ func TestCalibration(t *testing.T) {
 	probe := calibration(t, "1gbit")
 	probe.States = probe.States[:1]
 	probe.Runs = 2
-	r, err := Run(context.Background(), probe, Options{Out: filepath.Join(dir, "probe.json")})
+	r, err := Run(context.Background(), probe, Options{Machine: host.Machine{}, Out: filepath.Join(dir, "probe.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	baseline := r.Cases[0].Summaries[0].Centre.Median
 	quarter := uint64(baseline/4/1e6) * 1e6
 
-	r, err = Run(context.Background(), calibration(t, fmt.Sprintf("%dbit", quarter)), Options{Out: filepath.Join(dir, "capped.json")})
+	r, err = Run(context.Background(), calibration(t, fmt.Sprintf("%dbit", quarter)), Options{Machine: host.Machine{}, Out: filepath.Join(dir, "capped.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +481,7 @@ func TestCalibration(t *testing.T) {
 		if err := (scenarios.Overrides{AA: true, Omit: -1}).Apply(aa); err != nil {
 			t.Fatal(err)
 		}
-		r, err = Run(context.Background(), aa, Options{Out: filepath.Join(dir, "aa.json"), Policy: results.Policy{Alpha: 0.01}})
+		r, err = Run(context.Background(), aa, Options{Machine: host.Machine{}, Out: filepath.Join(dir, "aa.json"), Policy: results.Policy{Alpha: 0.01}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -496,5 +496,47 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("A/A found a difference twice: %+v", c)
 			break
 		}
+	}
+}
+
+// TestSockperfRun: sockperf between two namespaces, with the real tool: a UDP ping-pong (its
+// server is ready once its UDP socket is bound), under-load and throughput over TCP; each
+// sample has its mode's metrics, in the units sockperf declares, and its summary row.
+func TestSockperfRun(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "sockperf", "taskset")
+	s, err := scenarios.Load("testdata/sockperf.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"pp4udp": {"mean_latency us", "p99_latency us", "min_latency us", "max_latency us"},
+		"ul4":    {"mean_latency us", "p99_latency us"},
+		"tput4":  {"throughput bit/s", "message_rate msg/s"},
+	}
+	c := r.Cases[0]
+	if len(c.Samples) != 6 {
+		t.Fatalf("%d samples, want 3 workloads x 2 states", len(c.Samples))
+	}
+	for _, s := range c.Samples {
+		if s.Error != "" || s.Row == "" {
+			t.Errorf("%s/%s: error %q row %q\n%s", s.State, s.Workload, s.Error, s.Row, s.Output)
+			continue
+		}
+		got := map[string]float64{}
+		for _, m := range s.Metrics {
+			got[m.Name+" "+m.Unit] = m.Value
+		}
+		for _, w := range want[s.Workload] {
+			if got[w] <= 0 {
+				t.Errorf("%s/%s: %s = %v (metrics %v)", s.State, s.Workload, w, got[w], got)
+			}
+		}
+	}
+	if v := r.Environment.Tools["sockperf"]; !strings.HasPrefix(v, "3.") {
+		t.Errorf("sockperf version %q", v)
 	}
 }

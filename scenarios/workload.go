@@ -11,11 +11,13 @@ import (
 
 // Workload is one measurement run in every state; exactly one tool is set. A tool is a field
 // whose type implements ToolSpec, named by its YAML key; adding a tool is adding such a field
-// and the file that defines its type (iperf3.go, netperf.go), plus its driver in the runner.
+// and the file that defines its type (iperf3.go, netperf.go, sockperf.go), plus its driver in
+// the runner.
 type Workload struct {
-	Name    string   `yaml:"name"`
-	Iperf3  *Iperf3  `yaml:"iperf3"`
-	Netperf *Netperf `yaml:"netperf"`
+	Name     string    `yaml:"name"`
+	Iperf3   *Iperf3   `yaml:"iperf3"`
+	Netperf  *Netperf  `yaml:"netperf"`
+	Sockperf *Sockperf `yaml:"sockperf"`
 	// Gate names the metrics that decide a run; default: the tool's primary ones (Gates).
 	// The others are reported with their verdicts but never fail a run unless an
 	// expectation names them.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh: install what nsperf needs on a Debian 12 machine, only when it is missing.
 # Idempotent: a second run installs nothing and touches no apt source.
-#   iperf3, netperf (Debian's non-free component), openvswitch-switch, ethtool, iproute2,
+#   iperf3, netperf (Debian's non-free component), sockperf, openvswitch-switch, ethtool, iproute2,
 #   postgresql, whose server the history tests start for themselves, and
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
 #   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel).
@@ -14,6 +14,7 @@ need() { # need COMMAND PACKAGE
 need iperf3 iperf3
 need netperf netperf
 need netserver netperf
+need sockperf sockperf
 need ethtool ethtool
 need ip iproute2
 need ovs-vswitchd openvswitch-switch
