@@ -2,57 +2,26 @@ package render
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
+	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 )
 
-const pairScenario = `name: pair
-topology:
-  namespaces: [client, server]
-  links:
-    - veth:
-        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
-        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
-states:
-  - name: "off"
-  - name: "on"
-    devices: {client/eth0: {gso_max_size: 185000}}
-workloads:
-  - name: tcp4
-    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
-runs: 6
-`
-
-func pairResult(t *testing.T, id string, on float64) *results.Result {
-	t.Helper()
-	sum := sha256.Sum256([]byte(pairScenario))
-	r := &results.Result{Schema: results.Schema, RunID: id, Complete: true,
-		Scenario:    results.ScenarioInfo{Name: "pair", File: "pair.yaml", SHA256: hex.EncodeToString(sum[:]), Text: pairScenario},
-		Start:       time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC),
-		Settings:    results.Settings{Runs: 6, Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05, MinChange: 0.02}},
-		Environment: results.Environment{KernelRelease: "6.12.117", CPUs: 2, Hostname: "box"},
+// pairResult is a run whose "on" has throughput on Gbit/s against "off"'s 10.
+func pairResult(id string, on float64) *results.Result {
+	f := []float64{1.01, 0.98, 1.03, 1.0, 0.99, 1.02}
+	tput := map[string][]float64{}
+	for _, x := range f {
+		tput["off"] = append(tput["off"], 10*x)
+		tput["on"] = append(tput["on"], on*x)
 	}
-	c := results.Case{States: []results.StateRecord{{Name: "off"}, {Name: "on", CompareTo: "off"}}}
-	for i, f := range []float64{1.01, 0.98, 1.03, 1.0, 0.99, 1.02} {
-		for st, v := range map[string]float64{"off": 10, "on": on} {
-			c.Samples = append(c.Samples, results.Sample{Round: i + 1, State: st, Workload: "tcp4", Tool: "iperf3",
-				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: v * f * 1e9}}})
-		}
-	}
-	r.Cases = []results.Case{c}
-	if err := r.Recompute(); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return testenv.PairResult(id, "", "6.12.117", testenv.PairScenario, tput)
 }
 
 // TestNames: each command's --format choices, from the one table.
@@ -83,8 +52,8 @@ func TestNames(t *testing.T) {
 
 // TestEveryFormatWritesItsKinds: every format writes every kind of output it declares.
 func TestEveryFormatWritesItsKinds(t *testing.T) {
-	r := pairResult(t, "nsp0001", 12)
-	rep, err := compare.New([]compare.Side{{Source: "a.json", Result: pairResult(t, "nsp0001", 12)}, {Source: "b.json", Result: pairResult(t, "nsp0002", 13)}}, compare.Options{})
+	r := pairResult("nsp0001", 12)
+	rep, err := compare.New([]compare.Side{{Source: "a.json", Result: pairResult("nsp0001", 12)}, {Source: "b.json", Result: pairResult("nsp0002", 13)}}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

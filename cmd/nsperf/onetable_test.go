@@ -2,64 +2,16 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 )
-
-const oneTableScenario = `name: pair
-topology:
-  namespaces: [client, server]
-  links:
-    - veth:
-        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
-        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
-states:
-  - name: "off"
-  - name: "on"
-    devices: {client/eth0: {gso_max_size: 185000}}
-workloads:
-  - name: tcp4
-    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
-runs: 6
-`
-
-// kernelResult is a run of the pair scenario on one kernel, with throughputs per state
-// (Gbit/s), its statistics computed as a run computes them.
-func kernelResult(t *testing.T, id, label string, tput map[string][]float64) *results.Result {
-	sum := sha256.Sum256([]byte(oneTableScenario))
-	r := &results.Result{Schema: results.Schema, RunID: id, Label: label, Complete: true,
-		Scenario:    results.ScenarioInfo{Name: "pair", File: "pair.yaml", SHA256: hex.EncodeToString(sum[:]), Text: oneTableScenario},
-		Start:       time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC),
-		Settings:    results.Settings{Runs: 6, Order: "alternate", Policy: results.Policy{Alpha: 0.05, CVLimit: 0.05, MinChange: 0.02}},
-		Environment: results.Environment{KernelRelease: "6.12.117", CPUs: 2, Hostname: "box"},
-	}
-	c := results.Case{}
-	for _, st := range []string{"off", "on"} {
-		rec := results.StateRecord{Name: st}
-		if st == "on" {
-			rec.CompareTo = "off"
-		}
-		c.States = append(c.States, rec)
-		for i, x := range tput[st] {
-			c.Samples = append(c.Samples, results.Sample{Round: i + 1, State: st, Workload: "tcp4", Tool: "iperf3",
-				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: x * 1e9}}})
-		}
-	}
-	r.Cases = []results.Case{c}
-	if err := r.Recompute(); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // comparisonRows are a table's rows of figures: the lines that start with a workload.
 func comparisonRows(table string) []string {
@@ -76,8 +28,8 @@ func comparisonRows(table string) []string {
 // two kernels, as `run --kernel A --kernel B` makes it (compare.Kernels), prints the same
 // rows as `nsperf report` of the stored file and as `nsperf compare` of it.
 func TestOneTableForOneResult(t *testing.T) {
-	a := kernelResult(t, "nsp000a", "stock", map[string][]float64{"off": {10.1, 9.8, 10.3, 10.0, 9.9, 10.2}, "on": {10.0, 10.2, 9.9, 10.1, 10.3, 9.8}})
-	b := kernelResult(t, "nsp000b", "patched", map[string][]float64{"off": {10.0, 10.1, 9.9, 10.2, 10.0, 9.8}, "on": {12.1, 12.3, 11.9, 12.2, 12.0, 12.4}})
+	a := testenv.PairResult("nsp000a", "stock", "6.12.117", testenv.PairScenario, map[string][]float64{"off": {10.1, 9.8, 10.3, 10.0, 9.9, 10.2}, "on": {10.0, 10.2, 9.9, 10.1, 10.3, 9.8}})
+	b := testenv.PairResult("nsp000b", "patched", "6.12.117", testenv.PairScenario, map[string][]float64{"off": {10.0, 10.1, 9.9, 10.2, 10.0, 9.8}, "on": {12.1, 12.3, 11.9, 12.2, 12.0, 12.4}})
 	ab, err := compare.Kernels(a, b, "nsp00ab", []results.Turn{{Gate: 1, Kernel: "A"}, {Gate: 1, Kernel: "B"}})
 	if err != nil {
 		t.Fatal(err)

@@ -29,9 +29,9 @@ var layers = [][]string{
 	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
-	{"results", "topo/plan", "internal/testenv"},
-	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine"},
-	{"topo", "vm", "history", "runner/iperf3", "runner/netperf"},
+	{"results", "topo/plan"},
+	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/testenv"},
+	{"topo", "vm", "history", "runner/iperf3", "runner/netperf", "runner/sockperf"},
 	{"runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
 	{"cmd/nsperf"},
@@ -160,7 +160,7 @@ func switchCalls(t *testing.T, path string) []string {
 // pure are the packages that must run without root and touch no kernel: parsing, validation,
 // planning, statistics, rendering, comparison, and the engine, which reaches the machine only
 // through the machine package's interfaces.
-var pure = []string{"knobs", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "runner/iperf3", "runner/netperf", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
+var pure = []string{"knobs", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "runner/iperf3", "runner/netperf", "runner/sockperf", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
 
 // privileged are what a pure package must not reach, even through another package: the
 // kernel's network interfaces, namespace switches, and nsperf's packages that hold them. And
