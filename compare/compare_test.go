@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/internal/golden"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 )
 
-const scenarioText = testenv.PairScenario
+const scenarioText = fixture.PairScenario
 
 // result makes a stored result of the scenario text with throughputs per state (Gbit/s).
-var result = testenv.PairResult
+var result = fixture.PairResult
 
 var (
 	baseOff = []float64{10.1, 9.8, 10.3, 10.0, 9.9, 10.2}

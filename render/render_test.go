@@ -9,7 +9,7 @@ import (
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -21,7 +21,7 @@ func pairResult(id string, on float64) *results.Result {
 		tput["off"] = append(tput["off"], 10*x)
 		tput["on"] = append(tput["on"], on*x)
 	}
-	return testenv.PairResult(id, "", "6.12.117", testenv.PairScenario, tput)
+	return fixture.PairResult(id, "", "6.12.117", fixture.PairScenario, tput)
 }
 
 // TestNames: each command's --format choices, from the one table.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/compare"
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 )
@@ -28,8 +28,8 @@ func comparisonRows(table string) []string {
 // two kernels, as `run --kernel A --kernel B` makes it (compare.Kernels), prints the same
 // rows as `nsperf report` of the stored file and as `nsperf compare` of it.
 func TestOneTableForOneResult(t *testing.T) {
-	a := testenv.PairResult("nsp000a", "stock", "6.12.117", testenv.PairScenario, map[string][]float64{"off": {10.1, 9.8, 10.3, 10.0, 9.9, 10.2}, "on": {10.0, 10.2, 9.9, 10.1, 10.3, 9.8}})
-	b := testenv.PairResult("nsp000b", "patched", "6.12.117", testenv.PairScenario, map[string][]float64{"off": {10.0, 10.1, 9.9, 10.2, 10.0, 9.8}, "on": {12.1, 12.3, 11.9, 12.2, 12.0, 12.4}})
+	a := fixture.PairResult("nsp000a", "stock", "6.12.117", fixture.PairScenario, map[string][]float64{"off": {10.1, 9.8, 10.3, 10.0, 9.9, 10.2}, "on": {10.0, 10.2, 9.9, 10.1, 10.3, 9.8}})
+	b := fixture.PairResult("nsp000b", "patched", "6.12.117", fixture.PairScenario, map[string][]float64{"off": {10.0, 10.1, 9.9, 10.2, 10.0, 9.8}, "on": {12.1, 12.3, 11.9, 12.2, 12.0, 12.4}})
 	ab, err := compare.Kernels(a, b, "nsp00ab", []results.Turn{{Gate: 1, Kernel: "A"}, {Gate: 1, Kernel: "B"}})
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,8 @@ var layers = [][]string{
 	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
-	{"results", "topo/plan"},
-	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/testenv"},
+	{"results", "topo/plan", "internal/testenv"},
+	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture"},
 	{"topo", "vm", "history", "runner/iperf3", "runner/netperf", "runner/sockperf"},
 	{"runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
@@ -196,8 +196,10 @@ func TestPurePackagesTouchNoKernel(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
-		if len(fields) > 0 && slices.Contains(fields[1:], module+"internal/testenv") {
-			t.Errorf("%s imports internal/testenv, which only tests may", fields[0])
+		for _, testOnly := range []string{"internal/testenv", "internal/golden", "internal/fixture"} {
+			if len(fields) > 0 && slices.Contains(fields[1:], module+testOnly) {
+				t.Errorf("%s imports %s, which only tests may", fields[0], testOnly)
+			}
 		}
 	}
 }
