@@ -8,7 +8,8 @@ import (
 	"github.com/nsperf/nsperf/results"
 )
 
-// directions says which way each compared metric is better: "throughput higher, rtt_mean lower".
+// directions says which way each compared metric is better: "throughput higher, rtt_mean
+// lower, cpu_sender neither".
 func (rep *Report) directions() string {
 	if rep.Result == nil {
 		return ""
@@ -22,8 +23,11 @@ func (rep *Report) directions() string {
 			}
 			seen[s.Metric] = true
 			way := "higher"
-			if results.DirectionOf(s.Metric) == results.LowerIsBetter {
+			switch results.DirectionOf(s.Metric) {
+			case results.LowerIsBetter:
 				way = "lower"
+			case results.NoDirection:
+				way = "neither" // raw CPU, or a metric no tool declares
 			}
 			out = append(out, s.Metric+" "+way)
 		}

@@ -90,8 +90,11 @@ var palette = []color.Color{
 // names the metric).
 func axisLabel(metric, unit string) string {
 	way := "higher is better"
-	if results.DirectionOf(metric) == results.LowerIsBetter {
+	switch results.DirectionOf(metric) {
+	case results.LowerIsBetter:
 		way = "lower is better"
+	case results.NoDirection:
+		way = "neither way is better" // raw CPU, or a metric no tool declares
 	}
 	return fmt.Sprintf("%s, %s", displayUnit(unit), way)
 }

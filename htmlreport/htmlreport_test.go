@@ -451,3 +451,17 @@ func TestLegendBesideTheData(t *testing.T) {
 		t.Errorf("the legend starts at x=%g, left of the data's rightmost point at x=%g: it covers the data", x, right)
 	}
 }
+
+// TestAxisSaysTheDeclaredDirection: an axis says which way is better as the metric's tool
+// declares it, and says neither for raw CPU utilisation or a metric no tool declares.
+func TestAxisSaysTheDeclaredDirection(t *testing.T) {
+	for metric, want := range map[string]string{
+		results.Throughput: "Gbit/s, higher is better", "p99_latency": "µs, lower is better",
+		results.CPUSender: "%, neither way is better", "bogus": "x, neither way is better",
+	} {
+		unit := map[string]string{results.Throughput: "bit/s", "p99_latency": "us", results.CPUSender: "%", "bogus": "x"}[metric]
+		if got := axisLabel(metric, unit); got != want {
+			t.Errorf("axisLabel(%s) = %q, want %q", metric, got, want)
+		}
+	}
+}
