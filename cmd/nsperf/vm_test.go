@@ -486,7 +486,7 @@ func TestVMPatchAB(t *testing.T) {
 	// five (Open vSwitch 3.1 started in a guest up for under 10 s runs without upcall
 	// handlers) is waited out by topo/ovs, not retried here.
 	stdout, stderr, code := runBinary(t, "run", "ovs-internal-tso", "--kernel", image, "--modules", stock, "--kernel", image, "--modules", patched,
-		"--label", "stock", "--label", "patched", "--vm-accel", "tcg", "--db", db, "--runs", "5", "--duration", "2s", "--omit", "0s",
+		"--label", "stock", "--label", "patched", "--vm-accel", "tcg", "--db", db, "--runs", "5", "--duration", "1s", "--omit", "0s",
 		"--out", out, "--junit", junit)
 	if code != 0 && code != exitExpectation {
 		t.Fatalf("exit %d, want 0 or 1\n%s\n%s", code, stdout, stderr)
@@ -512,7 +512,7 @@ func TestVMPatchAB(t *testing.T) {
 		!strings.Contains(r.Capabilities[0].Line(), "applies on B; on@B compared with off@A") {
 		t.Errorf("capabilities: %+v", r.Capabilities)
 	}
-	// In virtual time (the default under TCG) the patch is decided in 5 runs of 2 s: the
+	// In virtual time (the default under TCG) the patch is decided in 5 runs of 1 s: the
 	// patched kernel's on against the stock kernel's off improves both families, and the two
 	// kernels' off, the same code, is no regression.
 	for _, k := range r.Kernels {
