@@ -142,10 +142,10 @@ func TestFixedClientPortBackToBack(t *testing.T) {
 	testenv.RootTest(t, runstate.Dir, "iperf3")
 	s := short(t, 10, time.Second)
 	s.Workloads = s.Workloads[:1] // tcp4, --cport 40000
-	if w := s.Workloads[0].Iperf3; w == nil || w.CPort == 0 {
+	if w, _ := s.Workloads[0].Spec().(*scenarios.Iperf3); w == nil || w.CPort == 0 {
 		t.Fatalf("veth-bigtcp's first workload has no fixed client port: %+v", w)
 	}
-	cport := s.Workloads[0].Iperf3.CPort
+	cport := s.Workloads[0].Spec().(*scenarios.Iperf3).CPort
 	h := &hook{}
 	planted := 0
 	h.onSample = func(id string, n int) {

@@ -196,19 +196,15 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		d.problem(n, path, "want a mapping, got %s", kindName(n))
 		return
 	}
-	fields := map[string]int{}
-	var known []string
+	fields, plugins, known := structKeys(v.Type())
 	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
-		if tag == "" || tag == "-" {
-			continue
-		}
-		fields[tag] = i
-		known = append(known, tag)
-	}
 	for _, p := range d.mappingPairs(n, path) {
 		k, val := p[0], p[1]
+		if i, ok := plugins[k.Value]; ok {
+			d.positions[joinPath(path, k.Value)] = Pos{k.Line, k.Column}
+			d.decodePlugin(val, v.Field(i), k.Value, joinPath(path, k.Value))
+			continue
+		}
 		i, ok := fields[k.Value]
 		if !ok {
 			d.problem(k, joinPath(path, k.Value), "unknown key (known: %s)", strings.Join(known, ", "))
@@ -224,6 +220,49 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		}
 		d.decode(val, v.Field(i), joinPath(path, k.Value))
 	}
+}
+
+// pluginSet is a map field, tagged ",plugins", whose keys sit in its struct's mapping beside
+// the struct's own: a workload's tools. Each key is a registered plug-in, made empty by
+// newPlugin (a pointer) and then decoded.
+type pluginSet interface {
+	pluginKeys() []string
+	newPlugin(key string) any
+}
+
+var pluginSetType = reflect.TypeOf((*pluginSet)(nil)).Elem()
+
+// structKeys returns a struct type's YAML keys: its fields' by field index, its plug-in
+// keys by the index of the field that holds them, and all of them in declaration order for
+// messages.
+func structKeys(t reflect.Type) (fields, plugins map[string]int, known []string) {
+	fields, plugins = map[string]int{}, map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")
+		if slices.Contains(tag[1:], "plugins") && t.Field(i).Type.Implements(pluginSetType) {
+			for _, key := range reflect.Zero(t.Field(i).Type).Interface().(pluginSet).pluginKeys() {
+				plugins[key] = i
+				known = append(known, key)
+			}
+			continue
+		}
+		if tag[0] == "" || tag[0] == "-" {
+			continue
+		}
+		fields[tag[0]] = i
+		known = append(known, tag[0])
+	}
+	return fields, plugins, known
+}
+
+// decodePlugin decodes the plug-in key of a pluginSet field into a new entry of its map.
+func (d *decoder) decodePlugin(n *yaml.Node, set reflect.Value, key, path string) {
+	if set.IsNil() {
+		set.Set(reflect.MakeMap(set.Type()))
+	}
+	spec := set.Interface().(pluginSet).newPlugin(key)
+	d.decode(n, reflect.ValueOf(spec), path)
+	set.SetMapIndex(reflect.ValueOf(key), reflect.ValueOf(spec))
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {

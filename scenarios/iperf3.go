@@ -16,6 +16,8 @@ type Iperf3 struct {
 	Streams  int      `yaml:"streams"`  // -P
 }
 
+func init() { registerTool("iperf3", func() ToolSpec { return new(Iperf3) }) }
+
 // iperf3's defaults where a scenario is silent.
 const (
 	DefaultIperf3Omit    = 2 * time.Second

@@ -1,7 +1,5 @@
 package scenarios
 
-import "reflect"
-
 // The metric names a scenario gates and expects on by default; the tool drivers produce them
 // (results names every metric, from these).
 const (
@@ -37,8 +35,8 @@ type MetricSpec struct {
 // declares about itself (Metrics, MethodKeys, Processes) without a scenario.
 func ToolKindSpecs() map[string]ToolSpec {
 	out := map[string]ToolSpec{}
-	for _, f := range toolFields {
-		out[f.key] = reflect.New(reflect.TypeOf(Workload{}).Field(f.index).Type.Elem()).Interface().(ToolSpec)
+	for key, make := range toolMakers {
+		out[key] = make()
 	}
 	return out
 }

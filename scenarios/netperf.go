@@ -27,6 +27,8 @@ type Netperf struct {
 	Outputs []string `yaml:"outputs"`
 }
 
+func init() { registerTool("netperf", func() ToolSpec { return new(Netperf) }) }
+
 // The netperf tests nsperf drives.
 const (
 	NetperfTCPStream = "TCP_STREAM"

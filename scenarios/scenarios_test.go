@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,7 +117,7 @@ func TestLoadByNameAndDefaults(t *testing.T) {
 	if v, set := on["gso_ipv4_max_size"]; !set || v != 185000 || on["mtu"] != 0 {
 		t.Fatalf("server/eth0 in on = %+v", on)
 	}
-	w := s.Workloads[1].Iperf3
+	w := s.Workloads[1].Spec().(*Iperf3)
 	if w.Port != DefaultIperf3Port || w.Streams != 1 || w.Duration.Std() != 10*time.Second || w.Omit.Std() != 3*time.Second {
 		t.Fatalf("workload defaults: %+v", w)
 	}
@@ -142,7 +143,7 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := s.Workloads[0].Iperf3
+	w := s.Workloads[0].Spec().(*Iperf3)
 	if s.Runs != DefaultRuns || s.Order != OrderAlternate || w.Omit != 0 || w.Duration.Std() != DefaultDuration {
 		t.Fatalf("defaults: runs %d order %s omit %s duration %s", s.Runs, s.Order, w.Omit, w.Duration)
 	}
@@ -316,5 +317,68 @@ func TestToolsDeclare(t *testing.T) {
 	}
 	if got := DeclaredMetrics()[MetricP99Latency]; got.Better != LowerIsBetter || got.Unit != "us" {
 		t.Errorf("p99_latency declared as %+v", got)
+	}
+}
+
+// echoTool is a tool that exists only in this test: a type and a registration, nothing else.
+type echoTool struct {
+	Client   Side     `yaml:"client"`
+	Server   Side     `yaml:"server"`
+	Duration Duration `yaml:"duration"`
+}
+
+func (e *echoTool) Ends() (client, server Side) { return e.Client, e.Server }
+func (e *echoTool) Length() time.Duration       { return e.Duration.Std() }
+func (e *echoTool) setDefaults(written func(string) bool) {
+	if !written("duration") {
+		e.Duration = Duration(DefaultDuration)
+	}
+}
+func (e *echoTool) check(v *validator, path string) {
+	v.wholeSeconds(path+".duration", e.Duration, time.Second)
+}
+func (e *echoTool) override(o Overrides) error { return nil }
+func (e *echoTool) Gates() []string            { return []string{MetricThroughput} }
+func (e *echoTool) Metrics() []MetricSpec {
+	return []MetricSpec{{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter}}
+}
+func (e *echoTool) MethodKeys() []string { return []string{"duration"} }
+func (e *echoTool) Processes() []string  { return []string{"echo"} }
+
+// TestToolIsOneRegistration: a tool that only registers itself is a workload key, with its
+// defaults, its checks and its positions, and is listed among the tools; no Workload field,
+// switch or list names it.
+func TestToolIsOneRegistration(t *testing.T) {
+	registerTool("echo", func() ToolSpec { return new(echoTool) })
+	defer delete(toolMakers, "echo")
+	yamlText := `name: x
+topology:
+  namespaces: [c, s]
+  links:
+    - veth: {a: {ns: c, name: e0, addrs: ["10.9.0.1/24"]}, b: {ns: s, name: e0, addrs: ["10.9.0.2/24"]}}
+states: [{name: a}]
+workloads:
+  - {name: w, echo: {client: {ns: c}, server: {ns: s, addr: 10.9.0.2}}}
+`
+	s, err := Parse("echo.yaml", []byte(yamlText), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Workloads[0]
+	if e, ok := w.Spec().(*echoTool); w.Tool() != "echo" || !ok || e.Duration.Std() != DefaultDuration {
+		t.Fatalf("workload tool %q, spec %#v", w.Tool(), w.Spec())
+	}
+	if !slices.Contains(ToolNames(), "echo") || DeclaredMetrics()[MetricThroughput].Better != HigherIsBetter {
+		t.Errorf("tools %v do not list echo", ToolNames())
+	}
+	bad := strings.Replace(yamlText, "server: {ns: s", "duration: 1500ms, server: {ns: s", 1)
+	_, err = Parse("echo.yaml", []byte(bad), Options{})
+	if err == nil || !strings.Contains(err.Error(), "echo.yaml:8:") || !strings.Contains(err.Error(), "workloads[0].echo.duration") {
+		t.Errorf("a bad echo duration: %v", err)
+	}
+	unknown := strings.Replace(yamlText, "echo:", "ekko:", 1)
+	_, err = Parse("echo.yaml", []byte(unknown), Options{})
+	if err == nil || !strings.Contains(err.Error(), "known: name, echo, iperf3, netperf, sockperf, gate") {
+		t.Errorf("an unknown tool: %v", err)
 	}
 }

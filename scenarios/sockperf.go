@@ -25,6 +25,8 @@ type Sockperf struct {
 	MPS int `yaml:"mps"`
 }
 
+func init() { registerTool("sockperf", func() ToolSpec { return new(Sockperf) }) }
+
 // The sockperf modes nsperf drives.
 const (
 	SockperfPingPong   = "ping-pong"

@@ -2,22 +2,22 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
-	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Workload is one measurement run in every state; exactly one tool is set. A tool is a field
-// whose type implements ToolSpec, named by its YAML key; adding a tool is adding such a field
-// and the file that defines its type (iperf3.go, netperf.go, sockperf.go), plus its driver in
-// the runner.
+// Workload is one measurement run in every state; exactly one tool is set. The tools are
+// keys of the workload's mapping that a tool's file registers (RegisterTool in iperf3.go,
+// netperf.go, sockperf.go): adding a tool is that file plus its driver in the runner, and
+// nothing here.
 type Workload struct {
-	Name     string    `yaml:"name"`
-	Iperf3   *Iperf3   `yaml:"iperf3"`
-	Netperf  *Netperf  `yaml:"netperf"`
-	Sockperf *Sockperf `yaml:"sockperf"`
+	Name string `yaml:"name"`
+	// Tools are the tools the workload sets, by YAML key: one when it is valid.
+	Tools ToolSet `yaml:",plugins"`
 	// Gate names the metrics that decide a run; default: the tool's primary ones (Gates).
 	// The others are reported with their verdicts but never fail a run unless an
 	// expectation names them.
@@ -51,17 +51,35 @@ type ToolSpec interface {
 	Processes() []string
 }
 
-var toolSpecType = reflect.TypeOf((*ToolSpec)(nil)).Elem()
+// toolMakers make each tool's empty settings, by YAML key: the registry of tools.
+var toolMakers = map[string]func() ToolSpec{}
 
-// toolFields are the Workload fields that are tools, by YAML key, in declaration order.
-var toolFields = specFields(reflect.TypeOf(Workload{}), toolSpecType)
+// registerTool adds a tool, by the YAML key a workload names it with; each tool's file
+// calls it from init.
+func registerTool(key string, make func() ToolSpec) {
+	if _, dup := toolMakers[key]; dup {
+		panic("scenarios: tool " + key + " registered twice")
+	}
+	toolMakers[key] = make
+}
 
-// ToolNames are the YAML keys of the tools a workload can use.
-func ToolNames() []string { return fieldKeys(toolFields) }
+// ToolNames are the YAML keys of the tools a workload can use, sorted.
+func ToolNames() []string { return slices.Sorted(maps.Keys(toolMakers)) }
 
-// tools returns the tools a workload sets, by YAML key: one when it is valid.
+// ToolSet is a workload's tools by YAML key. The decoder reads its keys beside the
+// workload's own (pluginSet).
+type ToolSet map[string]ToolSpec
+
+func (ToolSet) pluginKeys() []string { return ToolNames() }
+
+func (ToolSet) newPlugin(key string) any { return toolMakers[key]() }
+
+// tools returns the tools a workload sets, by YAML key, sorted: one when it is valid.
 func (w Workload) tools() (names []string, specs []ToolSpec) {
-	return setFields[ToolSpec](w, toolFields)
+	for _, name := range slices.Sorted(maps.Keys(w.Tools)) {
+		names, specs = append(names, name), append(specs, w.Tools[name])
+	}
+	return names, specs
 }
 
 // Tool returns the name of the workload's tool (its YAML key), "" if none is set.

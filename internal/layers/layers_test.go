@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 const module = "github.com/nsperf/nsperf/"
@@ -31,10 +33,23 @@ var layers = [][]string{
 	{"scenarios"},
 	{"results", "topo/plan", "internal/testenv"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture"},
-	{"topo", "vm", "history", "runner/iperf3", "runner/netperf", "runner/sockperf"},
+	{"topo", "vm", "history"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	{"runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
 	{"cmd/nsperf"},
+}
+
+// toolDriversLayer is the layer of the tools' drivers: the live topology's.
+var toolDriversLayer = slices.IndexFunc(layers, func(l []string) bool { return slices.Contains(l, "topo") })
+
+// toolDrivers are the tools' driver packages, runner/TOOL for each tool a scenario can name:
+// pure, and in toolDriversLayer, so that a new tool needs no line here.
+func toolDrivers() []string {
+	var out []string
+	for _, name := range scenarios.ToolNames() {
+		out = append(out, "runner/"+name)
+	}
+	return out
 }
 
 func TestImportsPointDown(t *testing.T) {
@@ -47,6 +62,9 @@ func TestImportsPointDown(t *testing.T) {
 		for _, p := range pkgs {
 			layer[p] = i
 		}
+	}
+	for _, p := range toolDrivers() {
+		layer[p] = toolDriversLayer
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0
@@ -160,7 +178,7 @@ func switchCalls(t *testing.T, path string) []string {
 // pure are the packages that must run without root and touch no kernel: parsing, validation,
 // planning, statistics, rendering, comparison, and the engine, which reaches the machine only
 // through the machine package's interfaces.
-var pure = []string{"knobs", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "runner/iperf3", "runner/netperf", "runner/sockperf", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
+var pure = []string{"knobs", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
 
 // privileged are what a pure package must not reach, even through another package: the
 // kernel's network interfaces, namespace switches, and nsperf's packages that hold them. And
@@ -174,7 +192,7 @@ var privileged = []string{"github.com/vishvananda/netlink", "github.com/vishvana
 // of nsperf's packages among their dependencies imports os/exec. No production package
 // imports internal/testenv.
 func TestPurePackagesTouchNoKernel(t *testing.T) {
-	for _, p := range pure {
+	for _, p := range append(slices.Clone(pure), toolDrivers()...) {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+p).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", p, err)
