@@ -50,6 +50,9 @@ type Options struct {
 	// Args is the guest command's arguments after the binary, per kernel (index), for a
 	// guest on that clock (ClockVirtual or ClockWall).
 	Args func(kernel int, clock string) []string
+	// Generated, when set, makes files for each guest's exchange directory, per kernel
+	// (index) and clock: name there -> content (a run's request).
+	Generated func(kernel int, clock string) (map[string][]byte, error)
 	// Modules are loaded in the guest in dependency order, after BootModules: Required ones
 	// must exist, Optional ones are loaded when the tree has them.
 	Required, Optional []string
@@ -293,6 +296,17 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	for name, src := range s.opt.Files {
 		if err := copyFile(src, filepath.Join(g.cfg.Exchange(), name), 0o644); err != nil {
 			return nil, err
+		}
+	}
+	if s.opt.Generated != nil {
+		files, err := s.opt.Generated(i, clock)
+		if err != nil {
+			return nil, err
+		}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(g.cfg.Exchange(), name), data, 0o644); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var modFiles []string

@@ -216,10 +216,10 @@ func lostCapabilities(r *results.Result) []string {
 
 // lookAgainstBaseline makes an adaptive run in the guest of a bisection step decide its looks
 // against the baseline: it stops as soon as this kernel is decided against the good one.
-func (rf *runFlags) lookAgainstBaseline(s *scenarios.Scenario) error {
-	base, _, err := results.ReadFile(rf.lookAgainst)
+func (rf *runFlags) lookAgainstBaseline(s *scenarios.Scenario, baseline string) error {
+	base, _, err := results.ReadFile(baseline)
 	if err != nil {
-		return fmt.Errorf("--look-against: %w", err)
+		return fmt.Errorf("the bisection's baseline: %w", err)
 	}
 	pol := runner.ResolvePolicy(s, rf.opt).Effective()
 	workloads := make([]string, len(s.Workloads))

@@ -78,6 +78,7 @@ func exitCode(err error) int {
 	var incomparable *compare.IncomparableError
 	var nothing *compare.NothingComparedError
 	var guest kernels.ExitError
+	var kernelInput kernels.InputError
 	var bisect bisectExit
 	switch {
 	case err == nil:
@@ -90,7 +91,7 @@ func exitCode(err error) int {
 		return exitExpectation
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &incomparable), errors.As(err, &nothing), errors.Is(err, history.ErrBadDSN):
+	case errors.As(err, &problems), errors.As(err, &usage), errors.As(err, &inputErr), errors.As(err, &kernelInput), errors.As(err, &incomparable), errors.As(err, &nothing), errors.Is(err, history.ErrBadDSN):
 		return exitUsage
 	case errors.Is(err, capability.ErrMissing):
 		return exitSkipped
@@ -161,7 +162,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd())
+	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd())
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			continue

@@ -35,7 +35,7 @@ type runFlags struct {
 	vf                 vmFlags
 	idleWait           time.Duration
 	bisect             bool
-	lookAgainst        string // the guest side of --bisect: the baseline its looks decide against
+	gateDir            string // in a guest of an A/B run: where it waits for its turn (GuestRequest)
 }
 
 func runCmd() *cobra.Command {
@@ -52,35 +52,41 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := requireRoot(); err != nil {
-				return err
-			}
-			if rf.opt.VirtualTime {
-				defer waitlimit.OnVirtualClock()()
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			r, err := rf.measure(ctx, c, args[0], s)
-			if r != nil {
-				err = errors.Join(err, rf.emit(c, s, r, err))
-			}
-			if errors.Is(err, context.Canceled) && len(rf.vf.kernels) == 0 {
-				return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
-			}
-			if r == nil {
-				return err
-			}
-			for _, n := range r.Notes() {
-				fmt.Fprintln(c.ErrOrStderr(), "note: "+n)
-			}
-			if failures := r.Failures(); err == nil && len(failures) > 0 {
-				return expectationError{failures}
-			}
-			return err
+			return rf.execute(c, args[0], s)
 		},
 	}
 	rf.add(c.Flags())
 	return c
+}
+
+// execute measures the loaded scenario, here or in guests, writes what the run produced and
+// returns the error that decides the exit status: the run's, else a failed expectation.
+func (rf *runFlags) execute(c *cobra.Command, arg string, s *scenarios.Scenario) error {
+	if err := requireRoot(); err != nil {
+		return err
+	}
+	if rf.opt.VirtualTime {
+		defer waitlimit.OnVirtualClock()()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	r, err := rf.measure(ctx, c, arg, s)
+	if r != nil {
+		err = errors.Join(err, rf.emit(c, s, r, err))
+	}
+	if errors.Is(err, context.Canceled) && len(rf.vf.kernels) == 0 {
+		return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
+	}
+	if r == nil {
+		return err
+	}
+	for _, n := range r.Notes() {
+		fmt.Fprintln(c.ErrOrStderr(), "note: "+n)
+	}
+	if failures := r.Failures(); err == nil && len(failures) > 0 {
+		return expectationError{failures}
+	}
+	return err
 }
 
 func (rf *runFlags) add(f *pflag.FlagSet) {
@@ -93,12 +99,6 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.opt.Concurrent, "concurrent", false, "measure even while another nsperf run measures on this machine (with a warning in the result) instead of waiting for it")
 	f.StringArrayVar(&rf.labels, "label", nil, "label stored with the result, e.g. the kernel under test (with --kernel twice: once per kernel)")
 	rf.vf.add(f, true)
-	f.BoolVar(&rf.inGuest, "in-guest", false, "")
-	_ = f.MarkHidden("in-guest")
-	f.BoolVar(&rf.opt.StatesOptional, "states-optional", false, "")
-	_ = f.MarkHidden("states-optional")
-	f.BoolVar(&rf.opt.VirtualTime, "virtual-time", false, "") // the guest's clock is QEMU's icount
-	_ = f.MarkHidden("virtual-time")
 	f.BoolVar(&rf.opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	formatFlag(f, &rf.format, render.Names(render.Result)...)
 	sideMetricsFlag(f, &rf.table)
@@ -111,8 +111,6 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
 	f.StringVar(&rf.vf.baseline, "baseline", "", "with --bisect: the stored result of the known-good kernel to compare with")
 	f.BoolVar(&rf.bisect, "bisect", false, "a step of `git bisect run`: measure --kernel, compare it with --baseline and exit 0 (good: no gated regression), 1 (bad), 125 (skip: no boot, a state unavailable, an infrastructure failure) or 128 (abort: usage, a baseline of another scenario)")
-	f.StringVar(&rf.lookAgainst, "look-against", "", "")
-	_ = f.MarkHidden("look-against")
 	f.DurationVar(&rf.idleWait, "idle-wait", runner.DefaultIdleLimit, "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait")
 }
 
@@ -201,17 +199,12 @@ func (rf *runFlags) measure(ctx context.Context, c *cobra.Command, arg string, s
 			fmt.Fprintln(c.ErrOrStderr(), "warning: "+why)
 		}
 	}
-	if rf.vf.gate != "" {
-		rf.opt.BeforeRound = vm.GuestGate(ctx, rf.vf.gate)
-	}
-	if rf.lookAgainst != "" {
-		if err := rf.lookAgainstBaseline(s); err != nil {
-			return nil, err
-		}
+	if rf.gateDir != "" {
+		rf.opt.BeforeRound = vm.GuestGate(ctx, rf.gateDir)
 	}
 	rf.opt.Machine = host.Machine{}
 	if len(rf.vf.kernels) > 0 {
-		return runInVM(ctx, c, arg, s, rf.vf, rf.labels, rf.opt)
+		return runInVM(ctx, c, arg, s, rf)
 	}
 	return runner.Run(ctx, s, rf.opt)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
@@ -30,7 +29,6 @@ type vmFlags struct {
 	pin              bool
 	bootTimeout      time.Duration
 	deadline         time.Duration // run: the guests' measuring in wall time; 0: from the schedule
-	gate             string        // hidden: the guest side of an A/B run
 	baseline         string        // --bisect: the known-good kernel's result, which the guest's looks decide against
 	hide             []string      // --vm-hide: more host paths the guest sees empty
 }
@@ -56,62 +54,6 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 		fs.DurationVar(&f.deadline, "vm-deadline", 0, "how long the guests may measure in wall time, from the end of their boot, before they are stopped (exit 3, console logs kept); default: from the schedule, 20 wall seconds per second of measuring in virtual time, 4 on the wall clock, plus 5 minutes")
 	}
 	fs.StringArrayVar(&f.hide, "vm-hide", nil, "a host path (absolute) the guest sees empty, besides "+strings.Join(vm.Hidden, " ")+" and the history database; repeatable")
-	fs.StringVar(&f.gate, "vm-gate", "", "")
-	_ = fs.MarkHidden("vm-gate")
-}
-
-// kernelList reads every --kernel (an image, or a built tree whose modules are installed
-// into a temporary directory that cleanup removes) and pairs it with its modules and label.
-func (f *vmFlags) kernelList(labels []string) (ks []vm.Kernel, cleanup func(), err error) {
-	var tmps []string
-	cleanup = func() {
-		for _, d := range tmps {
-			os.RemoveAll(d)
-		}
-	}
-	defer func() {
-		if err != nil {
-			cleanup()
-		}
-	}()
-	if len(f.modules) > 1 && len(f.modules) != len(f.kernels) {
-		return nil, cleanup, usageError{fmt.Errorf("--modules given %d times for %d --kernel: give it once for all or once per kernel", len(f.modules), len(f.kernels))}
-	}
-	if len(labels) > 0 && len(labels) != len(f.kernels) {
-		return nil, cleanup, usageError{fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(labels), len(f.kernels))}
-	}
-	for i, path := range f.kernels {
-		tmp, err := os.MkdirTemp("", "nsperf-kdir-")
-		if err != nil {
-			return nil, cleanup, err
-		}
-		tmps = append(tmps, tmp)
-		img, built, err := vm.ReadKernel(path, tmp)
-		if err != nil {
-			return nil, cleanup, usageError{err}
-		}
-		k := vm.Kernel{Image: img, Label: img.Release, Modules: built}
-		switch len(f.modules) {
-		case 1:
-			k.Modules = f.modules[0]
-		case len(f.kernels):
-			k.Modules = f.modules[i]
-		}
-		if len(labels) > 0 {
-			k.Label = labels[i]
-		}
-		if k.Modules != "" {
-			if _, err := vm.FindTree(k.Modules, img.Release); err != nil {
-				return nil, cleanup, usageError{err}
-			}
-		}
-		ks = append(ks, k)
-	}
-	if len(ks) == 2 && ks[0].Label == ks[1].Label {
-		ks[0].Label += " (A)"
-		ks[1].Label += " (B)"
-	}
-	return ks, cleanup, nil
 }
 
 // session is what both run and probe pass to vm.Boot.
@@ -148,12 +90,10 @@ func (f *vmFlags) hidden() ([]string, error) {
 	return hide, nil
 }
 
-// forwardedRunFlags are the run flags the guest's nsperf gets as they were given.
-var forwardedRunFlags = []string{"runs", "max-runs", "duration", "omit", "alpha", "min-change", "cv-limit", "aa", "idle-wait"}
-
 // runInVM runs the scenario in a guest on each --kernel (kernels.Run): one kernel is a run
 // like any other, two an A/B run.
-func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario, vf vmFlags, labels []string, opt runner.Options) (*results.Result, error) {
+func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario, rf *runFlags) (*results.Result, error) {
+	vf := rf.vf
 	if len(vf.kernels) > 2 {
 		return nil, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
 	}
@@ -162,12 +102,12 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 			return nil, usageError{fmt.Errorf("--%s cannot be used with --kernel: the guest is private to the run", refused)}
 		}
 	}
-	ks, cleanup, err := vf.kernelList(labels)
+	ks, cleanup, err := kernels.Prepare(kernels.Request{Kernels: vf.kernels, Modules: vf.modules, Labels: rf.labels})
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	if err := vf.checkConfigs(c, ks, s); err != nil {
+	if err := kernels.CheckConfigs(vf.kernels, ks, s, c.ErrOrStderr()); err != nil {
 		return nil, err
 	}
 	cpus := vf.cpus
@@ -179,47 +119,12 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		return nil, err
 	}
 	o.Required, o.Optional = vm.Needs(s)
-	k := kernels.Options{VM: o, Scenario: arg, Deadline: vf.deadline}
+	k := kernels.Options{VM: o, Scenario: arg, Deadline: vf.deadline, Baseline: vf.baseline,
+		Run: kernels.RunSettings{Overrides: rf.ov, Policy: rf.opt.Policy, MinChange: rf.opt.MinChange, IdleLimit: rf.opt.Idle.Limit}}
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		k.ScenarioFile = true
 	}
-	for _, name := range forwardedRunFlags {
-		if f := c.Flags().Lookup(name); f != nil && f.Changed {
-			k.GuestFlags = append(k.GuestFlags, "--"+name+"="+f.Value.String())
-		}
-	}
-	if vf.baseline != "" {
-		k.VM.Files["baseline.json"] = vf.baseline
-		// A bisection step measures what it can: a state this kernel lost is judged
-		// against the baseline (bad), not a reason to stop.
-		k.GuestFlags = append(k.GuestFlags, "--look-against="+vm.GuestDir+"/baseline.json", "--states-optional")
-	}
-	return kernels.Run(ctx, s, opt, k)
-}
-
-// checkConfigs holds each kernel's config, where it has one (a built tree's .config, an
-// image's config-RELEASE beside it), against what the scenario needs, before anything boots:
-// a missing required option ends the run (exit 4), a missing optional one is said.
-func (f *vmFlags) checkConfigs(c *cobra.Command, ks []vm.Kernel, s *scenarios.Scenario) error {
-	need := vm.Fragment([]*scenarios.Scenario{s}, true)
-	for i, k := range ks {
-		cfg, ok, err := vm.FindConfig(f.kernels[i], k.Image.Release)
-		if err != nil {
-			return fmt.Errorf("kernel %s: %w", k.Label, err)
-		}
-		if !ok {
-			fmt.Fprintf(c.ErrOrStderr(), "vm: no config found beside %s (.config of a tree, config-%s of an image): not checked against `nsperf kconfig`\n", f.kernels[i], k.Image.Release)
-			continue
-		}
-		warnings, err := vm.CheckConfig(cfg, need)
-		for _, w := range warnings {
-			fmt.Fprintf(c.ErrOrStderr(), "warning: kernel %s: %s\n", k.Label, w)
-		}
-		if err != nil {
-			return fmt.Errorf("kernel %s: %w", k.Label, err)
-		}
-	}
-	return nil
+	return kernels.Run(ctx, s, rf.opt, k)
 }
 
 // probeInVM probes the kernel of --kernel in a guest, with every module the probe looks at
@@ -231,7 +136,7 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
 		return usageError{err}
 	}
-	ks, cleanup, err := vf.kernelList(nil)
+	ks, cleanup, err := kernels.Prepare(kernels.Request{Kernels: vf.kernels, Modules: vf.modules})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ package kernels
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,8 +33,10 @@ type Options struct {
 	Scenario string
 	// ScenarioFile is true when Scenario names a file, false for a shipped name.
 	ScenarioFile bool
-	// GuestFlags are run flags passed on to the guest's nsperf as given (--runs=5).
-	GuestFlags []string
+	// Run are the run's settings, which each guest's run takes (its request).
+	Run RunSettings
+	// Baseline is a bisection step's known-good result on the host; "" otherwise.
+	Baseline string
 	// Deadline bounds the guests' measuring in wall time, from the end of their boot; 0:
 	// Deadline(s, ...). A kernel that deadlocks without an oops is stopped there.
 	Deadline time.Duration
@@ -144,33 +147,25 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	return r, err
 }
 
-// guestOptions are the guests' settings with the command each runs.
+// guestOptions are the guests' settings with the command each runs: `nsperf guest` on its
+// request (GuestRequest), which is written into its exchange directory.
 func (k Options) guestOptions() vm.Options {
 	o := k.VM
 	o.Files = map[string]string{}
 	for name, path := range k.VM.Files {
 		o.Files[name] = path
 	}
-	guestScenario := k.Scenario
 	if k.ScenarioFile {
 		o.Files["scenario.yaml"] = k.Scenario
-		guestScenario = vm.GuestDir + "/scenario.yaml"
 	}
-	o.Args = func(i int, clock string) []string {
-		a := append([]string{"run", guestScenario, "--out", vm.GuestDir + "/result.json", "--no-history", "--in-guest", "--label", o.Kernels[i].Label}, k.GuestFlags...)
-		if clock == vm.ClockVirtual {
-			// The idle gate protects against other work on the host, which cannot reach
-			// a figure in virtual time (the last --idle-wait given wins); the guest's time
-			// limits are off, as its clock jumps while it waits for the host.
-			a = append(a, "--idle-wait", "0", "--virtual-time")
-		}
-		if len(o.Kernels) > 1 {
-			// A state one kernel cannot apply is what an A/B of a patch may be about: each
-			// guest records it as unavailable and measures the rest.
-			a = append(a, "--vm-gate", vm.GuestDir, "--states-optional")
-		}
-		return a
+	if k.Baseline != "" {
+		o.Files["baseline.json"] = k.Baseline
 	}
+	o.Generated = func(i int, clock string) (map[string][]byte, error) {
+		data, err := json.MarshalIndent(k.request(i, clock), "", "  ")
+		return map[string][]byte{RequestFile: data}, err
+	}
+	o.Args = func(int, string) []string { return []string{"guest", vm.GuestDir + "/" + RequestFile} }
 	return o
 }
 

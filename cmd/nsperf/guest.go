@@ -1,0 +1,48 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/nsperf/nsperf/render"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/kernels"
+)
+
+// guestCmd is the run in a guest that `run --kernel` booted: everything it is asked is in
+// its request file (kernels.GuestRequest), which the host wrote into the guest's exchange
+// directory; the host reads the result it writes there.
+func guestCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "guest REQUEST",
+		Short:  "Measure in a guest what the host's run --kernel asks in REQUEST (request.json)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			req, err := kernels.ReadRequest(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			s, err := loadScenario(req.Scenario)
+			if err != nil {
+				return err
+			}
+			if err := req.Run.Overrides.Apply(s); err != nil {
+				return usageError{err}
+			}
+			rf := &runFlags{inGuest: true, noHistory: true, gateDir: req.GateDir, format: render.Names(render.Result)[0], table: results.DefaultTableOptions, ov: req.Run.Overrides}
+			rf.opt = runner.Options{Out: req.Out, Label: req.Label, Policy: req.Run.Policy, MinChange: req.Run.MinChange,
+				StatesOptional: req.StatesOptional, VirtualTime: req.VirtualTime}
+			rf.opt.Idle.Limit = req.Run.IdleLimit
+			if req.VirtualTime {
+				rf.opt.Idle.Limit = -1 // work on the host cannot reach a figure in virtual time
+			}
+			if req.Baseline != "" {
+				if err := rf.lookAgainstBaseline(s, req.Baseline); err != nil {
+					return err
+				}
+			}
+			return rf.execute(c, req.Scenario, s)
+		},
+	}
+}

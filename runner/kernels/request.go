@@ -1,0 +1,98 @@
+package kernels
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// RequestFile is the request's name in a guest's exchange directory; the guest runs
+// `nsperf guest /nsperf/request.json`.
+const RequestFile = "request.json"
+
+// RequestVersion is the version of GuestRequest's JSON. Host and guest run the same binary,
+// so another version is a guest started by hand with a stale file.
+const RequestVersion = 1
+
+// GuestRequest is what the host's nsperf asks of the nsperf in a guest, written as
+// RequestFile into the guest's exchange directory: every setting of the guest's run is a field
+// here, none a hidden command-line flag.
+type GuestRequest struct {
+	Version int `json:"version"`
+	// Scenario is a shipped scenario's name or the scenario file's path in the guest.
+	Scenario string `json:"scenario"`
+	Label    string `json:"label"`
+	// Out is the result's path in the guest, in its exchange directory.
+	Out string      `json:"out"`
+	Run RunSettings `json:"run"`
+	// VirtualTime: the guest's clock is QEMU's icount. Its waits are unbounded (the host's
+	// deadline bounds the guest) and it does not wait for idle CPUs: work on the host cannot
+	// reach a figure in virtual time.
+	VirtualTime bool `json:"virtual_time"`
+	// GateDir is where a guest of an A/B run waits for its turn before each round
+	// (vm.GuestGate); "" for a single guest.
+	GateDir string `json:"gate_dir,omitempty"`
+	// StatesOptional: a state this kernel cannot apply is recorded as unavailable, and the
+	// others are measured (an A/B run, a bisection step).
+	StatesOptional bool `json:"states_optional"`
+	// Baseline is the path in the guest of a bisection step's known-good result: an adaptive
+	// run's looks decide against it.
+	Baseline string `json:"baseline,omitempty"`
+}
+
+// RunSettings are the run settings given on the host, which a guest's run takes as they are.
+type RunSettings struct {
+	Overrides scenarios.Overrides `json:"overrides"`
+	Policy    results.Policy      `json:"policy"` // zero fields: the scenario's
+	MinChange *float64            `json:"min_change,omitempty"`
+	// IdleLimit bounds the wait for idle pinned CPUs before a round; 0: the default, <0: none.
+	IdleLimit time.Duration `json:"idle_limit"`
+}
+
+// request is guest i's request on the given clock.
+func (k Options) request(i int, clock string) GuestRequest {
+	req := GuestRequest{Version: RequestVersion, Scenario: k.Scenario, Label: k.VM.Kernels[i].Label,
+		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual}
+	if k.ScenarioFile {
+		req.Scenario = vm.GuestDir + "/scenario.yaml"
+	}
+	if len(k.VM.Kernels) > 1 {
+		// A state one kernel cannot apply is what an A/B of a patch may be about: each
+		// guest records it as unavailable and measures the rest.
+		req.GateDir, req.StatesOptional = vm.GuestDir, true
+	}
+	if k.Baseline != "" {
+		// A bisection step measures what it can: a state this kernel lost is judged against
+		// the baseline (bad), not a reason to stop.
+		req.Baseline, req.StatesOptional = vm.GuestDir+"/baseline.json", true
+	}
+	return req
+}
+
+// ReadRequest reads a guest's request, strictly: an unknown field or another version is
+// refused.
+func ReadRequest(path string) (GuestRequest, error) {
+	var req GuestRequest
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return req, fmt.Errorf("guest request: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, fmt.Errorf("guest request %s: %w", path, err)
+	}
+	if req.Version != RequestVersion {
+		return req, fmt.Errorf("guest request %s: version %d, this nsperf reads %d: host and guest must run the same nsperf", path, req.Version, RequestVersion)
+	}
+	if req.Scenario == "" || req.Out == "" {
+		return req, fmt.Errorf("guest request %s: no scenario or no result path", path)
+	}
+	return req, nil
+}

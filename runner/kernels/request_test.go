@@ -1,0 +1,76 @@
+package kernels
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// TestGuestRequestCarriesTheRun: an A/B guest on the virtual clock runs `nsperf guest` on a
+// request that holds its label, the run's settings as given, the gate, optional states and
+// the clock; a bisection step's baseline is copied in and named; the request reads back.
+func TestGuestRequestCarriesTheRun(t *testing.T) {
+	minChange := 0.05
+	k := Options{
+		VM:           vm.Options{Kernels: []vm.Kernel{{Label: "base"}, {Label: "patched"}}},
+		Scenario:     "/home/me/s.yaml",
+		ScenarioFile: true,
+		Baseline:     "/home/me/good.json",
+		Run: RunSettings{Overrides: scenarios.Overrides{Auto: true, MaxRuns: 7, Duration: 2 * time.Second, Omit: -1},
+			Policy: results.Policy{Alpha: 0.01}, MinChange: &minChange, IdleLimit: 3 * time.Second},
+	}
+	o := k.guestOptions()
+	if got := o.Args(1, vm.ClockVirtual); !reflect.DeepEqual(got, []string{"guest", vm.GuestDir + "/request.json"}) {
+		t.Fatalf("guest command %q", got)
+	}
+	if o.Files["scenario.yaml"] != k.Scenario || o.Files["baseline.json"] != k.Baseline {
+		t.Errorf("files copied into the guest: %v", o.Files)
+	}
+	files, err := o.Generated(1, vm.ClockVirtual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), RequestFile)
+	if err := os.WriteFile(path, files[RequestFile], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRequest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := GuestRequest{Version: RequestVersion, Scenario: vm.GuestDir + "/scenario.yaml", Label: "patched", Out: vm.GuestDir + "/result.json",
+		Run: k.Run, VirtualTime: true, GateDir: vm.GuestDir, StatesOptional: true, Baseline: vm.GuestDir + "/baseline.json"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("request read back:\n got %+v\nwant %+v", got, want)
+	}
+	one := Options{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, Scenario: "veth-bigtcp"}
+	if r := one.request(0, vm.ClockWall); r.Scenario != "veth-bigtcp" || r.GateDir != "" || r.StatesOptional || r.VirtualTime {
+		t.Errorf("one kernel on the wall clock: %+v", r)
+	}
+}
+
+// TestReadRequestRefuses: a request of another version, with an unknown field or without a
+// scenario is refused, saying why.
+func TestReadRequestRefuses(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{`{"version": 9, "scenario": "s", "out": "o"}`, "version 9"},
+		{`{"version": 1, "scenario": "s", "out": "o", "runs": 5}`, `unknown field "runs"`},
+		{`{"version": 1, "out": "o"}`, "no scenario"},
+		{`not json`, "invalid character"},
+	} {
+		path := filepath.Join(t.TempDir(), RequestFile)
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadRequest(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
