@@ -1,0 +1,249 @@
+// Package patches reads patches as people bring them (an mbox of one or many mails, `git
+// format-patch` files, a plain unified diff), refuses what cannot be built safely, and checks
+// and applies them to a kernel source, saying how each hunk applied (exact, offset, fuzz) or
+// which context lines the source lacks. It is pure: the source is read through an fs.FS and
+// the patched files are returned, not written.
+package patches
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"mime"
+	"mime/quotedprintable"
+	"net/mail"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Bounds of what Read takes: a patch series is kilobytes to a few megabytes; an input far
+// beyond them is not a patch somebody means to build.
+const (
+	MaxInputSize = 32 << 20
+	MaxMessages  = 1000
+)
+
+// Patch is one patch, or one mail without a diff (a cover letter, a stable-queue notice).
+type Patch struct {
+	// Input is the file it came from; Line the line its mail (or diff) starts on there.
+	Input string `json:"input"`
+	Line  int    `json:"line"`
+	// Subject is as written; Title without its [PATCH ...] prefix.
+	Subject   string `json:"subject,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Author    string `json:"author,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
+	Date      string `json:"date,omitempty"`
+	// Index and Total are N and M of "[PATCH N/M]"; Version is v8's 8; 0 where not written.
+	Index   int `json:"index,omitempty"`
+	Total   int `json:"total,omitempty"`
+	Version int `json:"version,omitempty"`
+	// Message is the text before the diff (the commit message and notes).
+	Message string `json:"-"`
+	// SHA256 is of the patch's bytes as given (the whole mail).
+	SHA256 string     `json:"sha256"`
+	Files  []FileDiff `json:"-"`
+}
+
+// HasDiff says whether the patch changes any file.
+func (p Patch) HasDiff() bool { return len(p.Files) > 0 }
+
+// Name is how messages name the patch: its title, or its input.
+func (p Patch) Name() string {
+	if p.Title != "" {
+		return fmt.Sprintf("%q", p.Title)
+	}
+	return p.Input
+}
+
+// InputError is input that is not a patch nsperf can build, with where and why (exit 2).
+type InputError struct {
+	Input string
+	Line  int // 0: the input as a whole
+	Msg   string
+}
+
+func (e *InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Input, e.Line, e.Msg)
+	}
+	return e.Input + ": " + e.Msg
+}
+
+func inputErr(input string, line int, format string, args ...any) error {
+	return &InputError{Input: input, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Read reads the patches in one input: an mbox of one or many mails, a `git format-patch`
+// file, or a plain unified diff. A mail without a diff is returned as a patch without Files.
+func Read(input string, data []byte) ([]Patch, error) {
+	if len(data) > MaxInputSize {
+		return nil, inputErr(input, 0, "%d bytes: more than %d MiB is not a patch series", len(data), MaxInputSize>>20)
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, inputErr(input, 0, "a binary file (it has NUL bytes), not a patch or a mail")
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	if !strings.HasPrefix(text, "From ") {
+		if !looksLikeMail(text) {
+			p, err := plainDiff(input, 1, text)
+			if err != nil {
+				return nil, err
+			}
+			return []Patch{p}, nil
+		}
+		text = "From nsperf\n" + text // one mail without the mbox separator
+	}
+	var out []Patch
+	for _, m := range splitMbox(text) {
+		if len(out) == MaxMessages {
+			return nil, inputErr(input, m.line, "more than %d mails: give the series' patches, not an archive", MaxMessages)
+		}
+		p, err := readMail(input, m.line, m.text)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// looksLikeMail: a mail without an mbox "From " line starts with header lines.
+func looksLikeMail(text string) bool {
+	first, _, _ := strings.Cut(text, "\n")
+	return regexp.MustCompile(`^[A-Za-z-]+: `).MatchString(first) && !strings.HasPrefix(first, "diff")
+}
+
+type mboxMessage struct {
+	line int // of its "From " line
+	text string
+}
+
+// splitMbox splits an mbox at "From " lines that start the input or follow an empty line
+// (mboxo/mboxrd), and unescapes ">From " in bodies.
+func splitMbox(text string) []mboxMessage {
+	lines := strings.SplitAfter(text, "\n")
+	var out []mboxMessage
+	var cur *strings.Builder
+	prevEmpty := true
+	for i, l := range lines {
+		if strings.HasPrefix(l, "From ") && prevEmpty {
+			out = append(out, mboxMessage{line: i + 1})
+			cur = &strings.Builder{}
+			prevEmpty = false
+			continue
+		}
+		if cur != nil {
+			if strings.HasPrefix(strings.TrimLeft(l, ">"), "From ") && strings.HasPrefix(l, ">") {
+				l = l[1:]
+			}
+			cur.WriteString(l)
+			out[len(out)-1].text = cur.String()
+		}
+		prevEmpty = strings.TrimSpace(l) == ""
+	}
+	return out
+}
+
+var subjectTag = regexp.MustCompile(`^\s*((?:\[[^\]]*\]\s*)+)(.*)$`)
+
+// readMail reads one mail: its headers, its body decoded, its diff.
+func readMail(input string, line int, text string) (Patch, error) {
+	msg, err := mail.ReadMessage(strings.NewReader(text))
+	if err != nil {
+		return Patch{}, inputErr(input, line, "not a mail: %v", err)
+	}
+	body, err := decodeBody(msg)
+	if err != nil {
+		return Patch{}, inputErr(input, line, "the mail's body: %v", err)
+	}
+	headerLines := strings.Count(text[:len(text)-len(rawBody(text))], "\n")
+	p, err := plainDiff(input, line+1+headerLines, body)
+	if err != nil {
+		return Patch{}, err
+	}
+	dec := mime.WordDecoder{}
+	subject, err := dec.DecodeHeader(msg.Header.Get("Subject"))
+	if err != nil {
+		subject = msg.Header.Get("Subject")
+	}
+	subject = strings.Join(strings.Fields(subject), " ")
+	p.Line, p.Subject, p.Title = line, subject, subject
+	if m := subjectTag.FindStringSubmatch(subject); m != nil {
+		p.Title = m[2]
+		p.Index, p.Total, p.Version = seriesPosition(m[1])
+	}
+	if from, err := dec.DecodeHeader(msg.Header.Get("From")); err == nil {
+		p.Author = strings.TrimSpace(from)
+	}
+	p.MessageID = strings.Trim(strings.TrimSpace(msg.Header.Get("Message-ID")), "<>")
+	p.Date = msg.Header.Get("Date")
+	sum := sha256.Sum256([]byte(text))
+	p.SHA256 = hex.EncodeToString(sum[:])
+	return p, nil
+}
+
+// rawBody is the text after the mail's header block.
+func rawBody(text string) string {
+	if i := strings.Index(text, "\n\n"); i >= 0 {
+		return text[i+2:]
+	}
+	return ""
+}
+
+var seriesRe = regexp.MustCompile(`(?:^|[\s\[])(\d+)/(\d+)(?:$|[\s\]])`)
+var versionRe = regexp.MustCompile(`(?i)(?:^|[\s\[])v(\d+)(?:$|[\s\]])`)
+
+// seriesPosition reads "7/9" and "v8" from a subject's tags.
+func seriesPosition(tags string) (index, total, version int) {
+	if m := seriesRe.FindStringSubmatch(tags); m != nil {
+		index, _ = strconv.Atoi(m[1])
+		total, _ = strconv.Atoi(m[2])
+	}
+	if m := versionRe.FindStringSubmatch(tags); m != nil {
+		version, _ = strconv.Atoi(m[1])
+	}
+	return index, total, version
+}
+
+// decodeBody returns the body with its transfer encoding undone.
+func decodeBody(msg *mail.Message) (string, error) {
+	var r io.Reader = msg.Body
+	switch strings.ToLower(strings.TrimSpace(msg.Header.Get("Content-Transfer-Encoding"))) {
+	case "quoted-printable":
+		r = quotedprintable.NewReader(r)
+	case "base64":
+		r = base64.NewDecoder(base64.StdEncoding, newlineStripper{r})
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return "", err
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return "", fmt.Errorf("a binary attachment, not a patch")
+	}
+	return strings.ReplaceAll(string(b), "\r\n", "\n"), nil
+}
+
+// newlineStripper drops line breaks, which base64 bodies carry every 76 characters.
+type newlineStripper struct{ r io.Reader }
+
+func (n newlineStripper) Read(p []byte) (int, error) {
+	for {
+		k, err := n.r.Read(p)
+		j := 0
+		for _, c := range p[:k] {
+			if c != '\n' && c != '\r' {
+				p[j] = c
+				j++
+			}
+		}
+		if j > 0 || err != nil {
+			return j, err
+		}
+	}
+}
