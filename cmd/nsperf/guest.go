@@ -9,19 +9,25 @@ import (
 	"github.com/nsperf/nsperf/runner/kernels"
 )
 
-// guestCmd is the run in a guest that `run --kernel` booted: everything it is asked is in
+// guestCmd is the run (or probe) in a guest that `run --kernel` booted: everything it is asked is in
 // its request file (kernels.GuestRequest), which the host wrote into the guest's exchange
 // directory; the host reads the result it writes there.
 func guestCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "guest REQUEST",
-		Short:  "Measure in a guest what the host's run --kernel asks in REQUEST (request.json)",
+		Short:  "Measure or probe in a guest what the host's run or probe --kernel asks in REQUEST (request.json)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			req, err := kernels.ReadRequest(args[0])
 			if err != nil {
 				return usageError{err}
+			}
+			if req.Command == kernels.CommandProbe {
+				if err := requireRoot(); err != nil {
+					return err
+				}
+				return probeHere(c, req.Format, req.VirtualTime)
 			}
 			s, err := loadScenario(req.Scenario)
 			if err != nil {

@@ -20,7 +20,6 @@ import (
 func probeCmd() *cobra.Command {
 	var format string
 	var vf vmFlags
-	var virtualTime bool
 	c := &cobra.Command{
 		Use:   "probe",
 		Short: "Tell what this kernel (or the kernel image of --kernel, in a guest) can do: device defaults, accepted knobs, known kernel changes",
@@ -34,22 +33,27 @@ func probeCmd() *cobra.Command {
 				defer stop()
 				return probeInVM(ctx, c, vf, format)
 			}
-			if virtualTime {
-				defer waitlimit.OnVirtualClock()()
-			}
-			env := host.Collect(append(runner.Programs(),
-				envinfo.Tool{Name: "ovs-vswitchd", Argv: []string{"ovs-vswitchd", "--version"}, Parse: version.LastField}))
-			report, err := topo.Probe(env.Tools)
-			if err != nil {
-				return err
-			}
-			report.KernelRelease, report.KernelVersion = env.KernelRelease, env.KernelVersion
-			return render.WriteMachine(c.OutOrStdout(), report, report.Text, format)
+			return probeHere(c, format, false)
 		},
 	}
 	formatFlag(c.Flags(), &format, render.Names(render.Machine)...)
 	vf.add(c.Flags(), false)
-	c.Flags().BoolVar(&virtualTime, "virtual-time", false, "") // the guest's clock is QEMU's icount
-	_ = c.Flags().MarkHidden("virtual-time")
 	return c
+}
+
+// probeHere probes this machine's kernel; on a virtual clock (a guest under icount) its waits
+// for OVS and the servers are unbounded (internal/waitlimit), as the host's deadline bounds
+// the guest.
+func probeHere(c *cobra.Command, format string, virtualTime bool) error {
+	if virtualTime {
+		defer waitlimit.OnVirtualClock()()
+	}
+	env := host.Collect(append(runner.Programs(),
+		envinfo.Tool{Name: "ovs-vswitchd", Argv: []string{"ovs-vswitchd", "--version"}, Parse: version.LastField}))
+	report, err := topo.Probe(env.Tools)
+	if err != nil {
+		return err
+	}
+	report.KernelRelease, report.KernelVersion = env.KernelRelease, env.KernelVersion
+	return render.WriteMachine(c.OutOrStdout(), report, report.Text, format)
 }

@@ -147,7 +147,7 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 		return err
 	}
 	o.Optional = vm.ProbeNeeds
-	o.Args = probeArgs(format)
+	o = kernels.ProbeOptions(o, format)
 	session, err := vm.Boot(ctx, o)
 	if err != nil {
 		return err
@@ -169,18 +169,6 @@ func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string)
 		return kernels.ExitError{Code: out.ExitCode, Err: fmt.Errorf("nsperf probe in the guest exited %d", out.ExitCode)}
 	}
 	return nil
-}
-
-// probeArgs is the guest's probe command: on a virtual clock its waits for OVS and the
-// servers are unbounded (internal/waitlimit), as the host's deadline bounds the guest.
-func probeArgs(format string) func(int, string) []string {
-	return func(_ int, clock string) []string {
-		a := []string{"probe", "--format", format}
-		if clock == vm.ClockVirtual {
-			a = append(a, "--virtual-time")
-		}
-		return a
-	}
 }
 
 func orNone(s string) string {

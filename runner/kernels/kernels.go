@@ -165,7 +165,7 @@ func (k Options) guestOptions() vm.Options {
 		data, err := json.MarshalIndent(k.request(i, clock), "", "  ")
 		return map[string][]byte{RequestFile: data}, err
 	}
-	o.Args = func(int, string) []string { return []string{"guest", vm.GuestDir + "/" + RequestFile} }
+	o.Args = guestArgs
 	return o
 }
 

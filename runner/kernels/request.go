@@ -25,6 +25,10 @@ const RequestVersion = 1
 // here, none a hidden command-line flag.
 type GuestRequest struct {
 	Version int `json:"version"`
+	// Command is what the guest does: CommandRun (measure a scenario) or CommandProbe.
+	Command string `json:"command"`
+	// Format is the probe's output format (CommandProbe).
+	Format string `json:"format,omitempty"`
 	// Scenario is a shipped scenario's name or the scenario file's path in the guest.
 	Scenario string `json:"scenario"`
 	Label    string `json:"label"`
@@ -46,6 +50,26 @@ type GuestRequest struct {
 	Baseline string `json:"baseline,omitempty"`
 }
 
+// What a guest is asked to do.
+const (
+	CommandRun   = "run"
+	CommandProbe = "probe"
+)
+
+// guestArgs is the guest's command line: `nsperf guest` on its request.
+func guestArgs(int, string) []string { return []string{"guest", vm.GuestDir + "/" + RequestFile} }
+
+// ProbeOptions are a probe's guest settings: `nsperf probe` in the given format, in the guest.
+func ProbeOptions(o vm.Options, format string) vm.Options {
+	o.Generated = func(_ int, clock string) (map[string][]byte, error) {
+		req := GuestRequest{Version: RequestVersion, Command: CommandProbe, Format: format, VirtualTime: clock == vm.ClockVirtual}
+		data, err := json.MarshalIndent(req, "", "  ")
+		return map[string][]byte{RequestFile: data}, err
+	}
+	o.Args = guestArgs
+	return o
+}
+
 // RunSettings are the run settings given on the host, which a guest's run takes as they are.
 type RunSettings struct {
 	Overrides scenarios.Overrides `json:"overrides"`
@@ -57,7 +81,7 @@ type RunSettings struct {
 
 // request is guest i's request on the given clock.
 func (k Options) request(i int, clock string) GuestRequest {
-	req := GuestRequest{Version: RequestVersion, Scenario: k.Scenario, Label: k.VM.Kernels[i].Label,
+	req := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: k.Scenario, Label: k.VM.Kernels[i].Label,
 		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual}
 	if k.ScenarioFile {
 		req.Scenario = vm.GuestDir + "/scenario.yaml"
@@ -91,8 +115,13 @@ func ReadRequest(path string) (GuestRequest, error) {
 	if req.Version != RequestVersion {
 		return req, fmt.Errorf("guest request %s: version %d, this nsperf reads %d: host and guest must run the same nsperf", path, req.Version, RequestVersion)
 	}
-	if req.Scenario == "" || req.Out == "" {
+	switch {
+	case req.Command == CommandRun && (req.Scenario == "" || req.Out == ""):
 		return req, fmt.Errorf("guest request %s: no scenario or no result path", path)
+	case req.Command == CommandProbe && req.Format == "":
+		return req, fmt.Errorf("guest request %s: a probe without a format", path)
+	case req.Command != CommandRun && req.Command != CommandProbe:
+		return req, fmt.Errorf("guest request %s: command %q: want %s or %s", path, req.Command, CommandRun, CommandProbe)
 	}
 	return req, nil
 }

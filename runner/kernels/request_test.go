@@ -45,10 +45,25 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := GuestRequest{Version: RequestVersion, Scenario: vm.GuestDir + "/scenario.yaml", Label: "patched", Out: vm.GuestDir + "/result.json",
+	want := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: vm.GuestDir + "/scenario.yaml", Label: "patched", Out: vm.GuestDir + "/result.json",
 		Run: k.Run, VirtualTime: true, GateDir: vm.GuestDir, StatesOptional: true, Baseline: vm.GuestDir + "/baseline.json"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("request read back:\n got %+v\nwant %+v", got, want)
+	}
+	probe := ProbeOptions(vm.Options{}, "json")
+	files, err = probe.Generated(0, vm.ClockVirtual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, files[RequestFile], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadRequest(path); err != nil || got.Command != CommandProbe || got.Format != "json" || !got.VirtualTime || probe.Args(0, vm.ClockVirtual)[0] != "guest" {
+		t.Errorf("probe request %+v, %v", got, err)
+	}
+	// On the wall clock the guest's waits keep their bounds.
+	if files, err := probe.Generated(0, vm.ClockWall); err != nil || strings.Contains(string(files[RequestFile]), `"virtual_time": true`) {
+		t.Errorf("probe on the wall clock: %s %v", files[RequestFile], err)
 	}
 	one := Options{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, Scenario: "veth-bigtcp"}
 	if r := one.request(0, vm.ClockWall); r.Scenario != "veth-bigtcp" || r.GateDir != "" || r.StatesOptional || r.VirtualTime {
@@ -60,9 +75,11 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 // scenario is refused, saying why.
 func TestReadRequestRefuses(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
-		{`{"version": 9, "scenario": "s", "out": "o"}`, "version 9"},
-		{`{"version": 1, "scenario": "s", "out": "o", "runs": 5}`, `unknown field "runs"`},
-		{`{"version": 1, "out": "o"}`, "no scenario"},
+		{`{"version": 9, "command": "run", "scenario": "s", "out": "o"}`, "version 9"},
+		{`{"version": 1, "command": "run", "scenario": "s", "out": "o", "runs": 5}`, `unknown field "runs"`},
+		{`{"version": 1, "command": "run", "out": "o"}`, "no scenario"},
+		{`{"version": 1, "command": "probe"}`, "without a format"},
+		{`{"version": 1, "command": "rm -rf", "scenario": "s", "out": "o"}`, `command "rm -rf"`},
 		{`not json`, "invalid character"},
 	} {
 		path := filepath.Join(t.TempDir(), RequestFile)
