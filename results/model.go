@@ -33,6 +33,8 @@ type Result struct {
 	// --kernel B); the cases of this result then hold the states of both, named state@A and
 	// state@B, and compare each state of B with the same state of A.
 	Kernels []*Result `json:"kernels,omitempty"`
+	// Build is how nsperf built this kernel under test from a patch series (run --patch).
+	Build *KernelBuild `json:"build,omitempty"`
 	// Capabilities are the states one side cannot apply and another can (a patch that raises
 	// a device's limit): in an A/B run of two kernels, or a comparison of stored runs.
 	Capabilities []Capability `json:"capabilities,omitempty"`

@@ -116,6 +116,9 @@ var DefaultTableOptions = TableOptions{SideMetrics: 10}
 func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 	for i, k := range r.Kernels {
 		fmt.Fprintf(w, "kernel %c: %s\n", 'A'+i, k.Label)
+		if k.Build != nil {
+			fmt.Fprintln(w, "  "+k.Build.Line())
+		}
 		if err := TableWith(w, k, opt); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -32,11 +33,45 @@ type LinkSpec interface {
 	// it: what a guest loads, what `nsperf kconfig` prints and what a kernel under test is
 	// checked for before it boots.
 	Modules() []KernelModule
+	// KernelSources are the kernel source paths (files, or directories ending in /) that
+	// carry the kind's traffic: a patch that touches one is exercised by a scenario with the
+	// kind (`nsperf build`'s hints).
+	KernelSources() []string
 	// setDefaults fills what the scenario leaves out; written says whether the file sets a
 	// key of the kind's mapping.
 	setDefaults(written func(key string) bool)
 	// check validates the link against what the topology has so far.
 	check(v *validator, path string, t *topologyIndex)
+}
+
+// KernelSources are the kernel source paths a scenario's traffic runs through: its link
+// kinds' and, with an Open vSwitch bridge, net/openvswitch/.
+func KernelSources(s *Scenario) []string {
+	var out []string
+	for _, l := range s.Topology.Links {
+		if spec := l.Spec(); spec != nil {
+			out = append(out, spec.KernelSources()...)
+		}
+	}
+	if s.Topology.OVS != nil {
+		out = append(out, "net/openvswitch/")
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Exercises returns the paths of KernelSources(s) that a touched file is in.
+func Exercises(s *Scenario, touched []string) []string {
+	var out []string
+	for _, src := range KernelSources(s) {
+		for _, f := range touched {
+			if f == src || (strings.HasSuffix(src, "/") && strings.HasPrefix(f, src)) {
+				out = append(out, src)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // KernelModule is a kernel module with the config options that build it: its own first

@@ -30,6 +30,9 @@ func (m *Macvlan) Devices() []Endpoint { return []Endpoint{{NS: m.NS, Name: m.Na
 // Stage implements LinkSpec: its lower device must exist first.
 func (m *Macvlan) Stage() int { return LinkOnTop }
 
+// KernelSources implements LinkSpec: the macvlan driver.
+func (m *Macvlan) KernelSources() []string { return []string{"drivers/net/macvlan.c"} }
+
 // Modules implements LinkSpec.
 func (m *Macvlan) Modules() []KernelModule {
 	return []KernelModule{{"macvlan", []string{"MACVLAN"}}}

@@ -19,6 +19,9 @@ func (v *Veth) Devices() []Endpoint { return []Endpoint{v.A, v.B} }
 // Stage implements LinkSpec.
 func (v *Veth) Stage() int { return LinkOwn }
 
+// KernelSources implements LinkSpec: veth, and the core every packet goes through.
+func (v *Veth) KernelSources() []string { return []string{"drivers/net/veth.c", "net/core/"} }
+
 // Modules implements LinkSpec.
 func (v *Veth) Modules() []KernelModule { return []KernelModule{{"veth", []string{"VETH"}}} }
 

@@ -41,6 +41,11 @@ func (x *Vxlan) Devices() []Endpoint { return []Endpoint{x.Endpoint()} }
 // Stage implements LinkSpec: its underlay address (and lower device) must exist first.
 func (x *Vxlan) Stage() int { return LinkOnTop }
 
+// KernelSources implements LinkSpec: the vxlan driver and the UDP tunnel and offload code under it.
+func (x *Vxlan) KernelSources() []string {
+	return []string{"drivers/net/vxlan/", "net/ipv4/udp_tunnel_core.c", "net/ipv4/udp_offload.c"}
+}
+
 // Modules implements LinkSpec.
 func (x *Vxlan) Modules() []KernelModule { return []KernelModule{{"vxlan", []string{"VXLAN"}}} }
 

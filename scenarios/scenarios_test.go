@@ -382,3 +382,44 @@ workloads:
 		t.Errorf("an unknown tool: %v", err)
 	}
 }
+
+// TestKernelSourcesHint: the shipped scenarios that a patch's files would exercise come from
+// what the link kinds (and OVS) declare: net/openvswitch to ovs-internal-tso, the vxlan
+// driver to the vxlan scenarios, veth.c and net/core to the veth ones; every kind declares
+// some.
+func TestKernelSourcesHint(t *testing.T) {
+	for kind, spec := range LinkKindSpecs() {
+		if len(spec.KernelSources()) == 0 {
+			t.Errorf("link kind %s declares no kernel sources", kind)
+		}
+	}
+	shipped, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Scenario{}
+	for _, s := range shipped {
+		byName[s.Name] = s
+	}
+	for _, tc := range []struct {
+		scenario, file string
+		want           bool
+	}{
+		{"ovs-internal-tso", "net/openvswitch/vport-internal_dev.c", true},
+		{"veth-bigtcp", "net/openvswitch/vport-internal_dev.c", false},
+		{"vxlan-bigtcp", "drivers/net/vxlan/vxlan_core.c", true},
+		{"vxlan-lowerdev", "drivers/net/vxlan/vxlan_core.c", true},
+		{"veth-bigtcp", "drivers/net/vxlan/vxlan_core.c", false},
+		{"veth-bigtcp", "drivers/net/veth.c", true},
+		{"veth-bigtcp", "net/core/dev.c", true},
+		{"veth-bigtcp", "drivers/net/veth.h", false},
+	} {
+		s := byName[tc.scenario]
+		if s == nil {
+			t.Fatalf("no shipped scenario %s", tc.scenario)
+		}
+		if got := len(Exercises(s, []string{tc.file})) > 0; got != tc.want {
+			t.Errorf("%s exercises %s: %v, want %v (sources %v)", tc.scenario, tc.file, got, tc.want, KernelSources(s))
+		}
+	}
+}

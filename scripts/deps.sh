@@ -4,7 +4,8 @@
 #   iperf3, netperf (Debian's non-free component), sockperf, openvswitch-switch, ethtool, iproute2,
 #   postgresql, whose server the history tests start for themselves, and
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
-#   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel).
+#   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel), and
+#   make, gcc-12, dwarves, kmod, xz-utils, libelf1 and libssl3 for nsperf build.
 set -euo pipefail
 
 missing=()
@@ -23,6 +24,17 @@ need ovsdb-tool openvswitch-common
 # initramfs's shell (a dynamic one would need the host's libraries there).
 need qemu-system-x86_64 qemu-system-x86
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || missing+=(busybox-static)
+# nsperf build (and run --patch) builds modules against Debian's 6.12 headers: with the
+# compiler that built that kernel, make, pahole for the modules' BTF, depmod, xz for the
+# source, and the libraries of the headers' kbuild programs.
+need make make
+need x86_64-linux-gnu-gcc-12 gcc-12
+need pahole dwarves
+need depmod kmod
+need xz xz-utils
+for lib in libelf1 libssl3; do
+	dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q 'install ok installed' || missing+=("$lib")
+done
 # The HTML report tests render pages in a real browser.
 need chromium-headless-shell chromium-headless-shell
 # The server binaries are not on PATH: look where Debian puts them.

@@ -217,7 +217,7 @@ func TestBisectUsageAborts(t *testing.T) {
 // `&&` git would take its exit 1 for bad). Each step measures the kernel in a guest against
 // the known-good result and stops at the first look that decides.
 func TestVMBisect(t *testing.T) {
-	image, stock, slow := testenv.RegressedVethKernel(t)
+	image, stock, slow := builtKernels(t, "testdata/veth-tso-8192.patch")
 	guestTest(t)
 	testenv.RequireTool(t, "git")
 	dir := t.TempDir()

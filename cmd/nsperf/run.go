@@ -36,6 +36,8 @@ type runFlags struct {
 	idleWait           time.Duration
 	bisect             bool
 	gateDir            string // in a guest of an A/B run: where it waits for its turn (GuestRequest)
+	patch              patchFlags
+	builds             []*results.KernelBuild // run --patch: how each kernel was built
 }
 
 func runCmd() *cobra.Command {
@@ -48,6 +50,9 @@ func runCmd() *cobra.Command {
 			if rf.bisect {
 				return rf.runBisect(c, args[0])
 			}
+			if err := rf.usePatchBuild(c, args[0]); err != nil {
+				return err
+			}
 			s, err := rf.scenario(c, args[0])
 			if err != nil {
 				return err
@@ -57,6 +62,46 @@ func runCmd() *cobra.Command {
 	}
 	rf.add(c.Flags())
 	return c
+}
+
+// usePatchBuild builds the base and the patched kernel of --patch (or takes them from the
+// cache) and makes the run their A/B, labelled base and patched. The scenario is checked
+// first: a build may take minutes.
+func (rf *runFlags) usePatchBuild(c *cobra.Command, arg string) error {
+	flags := c.Flags()
+	if len(rf.patch.patches) == 0 {
+		if flags.Changed("source") || flags.Changed("fuzz") {
+			return usageError{errors.New("--source and --fuzz say how to build --patch: give --patch too")}
+		}
+		return nil
+	}
+	if len(rf.vf.kernels) > 0 || len(rf.vf.modules) > 0 {
+		return usageError{errors.New("--patch builds the two kernels itself: give it without --kernel and --modules")}
+	}
+	if len(rf.labels) != 0 && len(rf.labels) != 2 {
+		return usageError{errors.New("--label with --patch: give two, for the base and the patched kernel (default: base, patched)")}
+	}
+	if _, err := loadGuestScenario(arg, rf.vf.cpus); err != nil {
+		return err
+	}
+	if err := requireRoot(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	m, err := rf.patch.build(ctx, c.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	for i, k := range m.Kernels {
+		rf.vf.kernels = append(rf.vf.kernels, k.Image)
+		rf.vf.modules = append(rf.vf.modules, k.Modules)
+		rf.builds = append(rf.builds, m.Provenance(i))
+	}
+	if len(rf.labels) == 0 {
+		rf.labels = []string{m.Kernels[0].Label, m.Kernels[1].Label}
+	}
+	return nil
 }
 
 // execute measures the loaded scenario, here or in guests, writes what the run produced and
@@ -99,6 +144,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.opt.Concurrent, "concurrent", false, "measure even while another nsperf run measures on this machine (with a warning in the result) instead of waiting for it")
 	f.StringArrayVar(&rf.labels, "label", nil, "label stored with the result, e.g. the kernel under test (with --kernel twice: once per kernel)")
 	rf.vf.add(f, true)
+	rf.patch.add(f, true)
 	f.BoolVar(&rf.opt.Keep, "keep", false, "leave the topology up after the run (remove it with nsperf down RUNID)")
 	formatFlag(f, &rf.format, render.Names(render.Result)...)
 	sideMetricsFlag(f, &rf.table)

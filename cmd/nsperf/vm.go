@@ -119,7 +119,7 @@ func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Sce
 		return nil, err
 	}
 	o.Required, o.Optional = vm.Needs(s)
-	k := kernels.Options{VM: o, Scenario: arg, Deadline: vf.deadline, Baseline: vf.baseline,
+	k := kernels.Options{VM: o, Scenario: arg, Deadline: vf.deadline, Baseline: vf.baseline, Builds: rf.builds,
 		Run: kernels.RunSettings{Overrides: rf.ov, Policy: rf.opt.Policy, MinChange: rf.opt.MinChange, IdleLimit: rf.opt.Idle.Limit}}
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		k.ScenarioFile = true

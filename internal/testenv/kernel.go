@@ -39,45 +39,10 @@ func TestKernel(t testing.TB) (image, modules string) {
 	if image = find(); image == "" {
 		out, err := script("test-kernel.sh", dir)
 		if image = find(); err != nil || image == "" {
-			unavailable(t, fmt.Sprintf("no test kernel in %s: scripts/test-kernel.sh: %v\n%s", dir, err, out))
+			Unavailable(t, fmt.Sprintf("no test kernel in %s: scripts/test-kernel.sh: %v\n%s", dir, err, out))
 		}
 	}
 	return image, filepath.Join(dir, "root")
-}
-
-// PatchKernelDir is where scripts/ovs-patch-kernel.sh keeps Debian's 6.12 kernel and its two
-// module trees; NSPERF_PATCH_KERNEL_DIR overrides it.
-func PatchKernelDir() string {
-	if d := os.Getenv("NSPERF_PATCH_KERNEL_DIR"); d != "" {
-		return d
-	}
-	return "/var/cache/nsperf-ovs-patch"
-}
-
-// PatchKernel returns Debian's 6.12 kernel image and two module trees that differ in one
-// module: net/openvswitch built from the kernel's source, stock and with the line of
-// "openvswitch: raise internal port TSO limit" (scripts/ovs-patch-kernel.sh, run on first
-// use: about a minute). Without it the test fails in CI and skips elsewhere.
-func PatchKernel(t testing.TB) (image, stock, patched string) {
-	t.Helper()
-	dir := PatchKernelDir()
-	image = cachedKernel(t, "ovs-patch-kernel.sh", dir)
-	return image, filepath.Join(dir, "stock"), filepath.Join(dir, "patched")
-}
-
-// cachedKernel runs a script that builds module trees into dir (or finds them there) and
-// prints the kernel image's path last.
-func cachedKernel(t testing.TB, name, dir string) string {
-	t.Helper()
-	RequireRoot(t)
-	RequireTool(t, "qemu-system-x86_64")
-	RequireTool(t, "busybox")
-	out, err := script(name, dir)
-	image := strings.TrimSpace(string(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:]))
-	if _, serr := os.Stat(image); err != nil || serr != nil {
-		unavailable(t, fmt.Sprintf("no kernel trees in %s: scripts/%s: %v\n%s", dir, name, err, out))
-	}
-	return image
 }
 
 // script runs one of the module's scripts/ with arg: tests run in their package's directory,
@@ -94,22 +59,11 @@ func script(name, arg string) ([]byte, error) {
 	return append(stderr.Bytes(), stdout.Bytes()...), err
 }
 
-// unavailable fails the test in CI (NSPERF_REQUIRE_ROOT=1) and skips it elsewhere.
-func unavailable(t testing.TB, msg string) {
+// Unavailable fails the test in CI (NSPERF_REQUIRE_ROOT=1) and skips it elsewhere.
+func Unavailable(t testing.TB, msg string) {
 	t.Helper()
 	if os.Getenv("NSPERF_REQUIRE_ROOT") == "1" {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
-}
-
-// RegressedVethKernel returns Debian's 6.12 kernel image (that of PatchKernel), its own
-// module tree, and the same tree with veth built with tso_max_size 8192, a stand-in for a
-// performance regression (scripts/veth-regress-kernel.sh, run on first use: about half a
-// minute after PatchKernel's). Without it the test fails in CI and skips elsewhere.
-func RegressedVethKernel(t testing.TB) (image, stock, slow string) {
-	t.Helper()
-	dir := PatchKernelDir()
-	image = cachedKernel(t, "veth-regress-kernel.sh", dir)
-	return image, filepath.Join(dir, "image"), filepath.Join(dir, "veth-slow")
 }

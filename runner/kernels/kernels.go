@@ -37,6 +37,9 @@ type Options struct {
 	Run RunSettings
 	// Baseline is a bisection step's known-good result on the host; "" otherwise.
 	Baseline string
+	// Builds are how nsperf built each kernel (run --patch), recorded in its result; nil
+	// for kernels given as they are.
+	Builds []*results.KernelBuild
 	// Deadline bounds the guests' measuring in wall time, from the end of their boot; 0:
 	// Deadline(s, ...). A kernel that deadlocks without an oops is stopped there.
 	Deadline time.Duration
@@ -141,6 +144,11 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i, b := range k.Builds {
+		if i < len(rs) && rs[i] != nil {
+			rs[i].Build = b
+		}
 	}
 	r, err := store(s, opt, rs, turns, busy, code)
 	stored = r != nil && !errors.Is(err, runner.ErrNotStored) && opt.Out != "-"

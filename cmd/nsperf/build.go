@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/nsperf/nsperf/runner/kernels"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// patchFlags name a patch series and the base it applies to (build, run --patch).
+type patchFlags struct {
+	patches []string
+	source  string
+	fuzz    int
+}
+
+func (f *patchFlags) add(fs *pflag.FlagSet, forRun bool) {
+	help := "a patch to build: an mbox of one or many mails (b4 am, a list archive), git format-patch output or a unified diff; repeatable, applied in the order given"
+	if forRun {
+		help += "; the run is then the A/B of the base (label base) against the patched kernel (label patched) in QEMU"
+	}
+	fs.StringArrayVar(&f.patches, "patch", nil, help)
+	fs.StringVar(&f.source, "source", kernels.DebianSource, "the base kernel: "+kernels.DebianSource+" (Debian's linux-source-6.12 with its image and headers, fetched once into the cache)")
+	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end in the source (patch -F N); how each hunk applied is recorded")
+}
+
+// build builds (or takes from the cache) the base and the patched kernel.
+func (f *patchFlags) build(ctx context.Context, progress io.Writer) (*kernels.Manifest, error) {
+	if f.fuzz < 0 {
+		return nil, usageError{fmt.Errorf("--fuzz %d: want 0 or more context lines", f.fuzz)}
+	}
+	m, err := kernels.Build(ctx, kernels.BuildRequest{Patches: f.patches, Source: f.source, Fuzz: f.fuzz, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	how := fmt.Sprintf("built in %.0f s and %.0f s", m.Kernels[0].BuildSeconds, m.Kernels[1].BuildSeconds)
+	if m.Cached {
+		how = "cached"
+	}
+	fmt.Fprintf(progress, "build: %s (%s): base and patched, modules %s, from %s\n", how, m.Key, moduleList(m), m.Source)
+	for _, p := range m.Patches {
+		fmt.Fprintf(progress, "build: %s (sha256 %.12s): %s\n", orNone(p.Subject), p.SHA256, joinOr(p.Applied, "no hunk"))
+	}
+	if hints := scenarioHints(m.Touched); len(hints) > 0 {
+		fmt.Fprintln(progress, "build: shipped scenarios whose traffic runs through the touched files: "+strings.Join(hints, ", "))
+	}
+	return m, nil
+}
+
+// scenarioHints are the shipped scenarios whose traffic runs through a touched file, each
+// with the paths it does (what the link kinds declare, scenarios.KernelSources).
+func scenarioHints(touched []string) []string {
+	shipped, err := scenarios.Shipped()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range shipped {
+		if paths := scenarios.Exercises(s, touched); len(paths) > 0 {
+			out = append(out, fmt.Sprintf("%s (%s)", s.Name, strings.Join(paths, " ")))
+		}
+	}
+	return out
+}
+
+func moduleList(m *kernels.Manifest) string {
+	var names []string
+	for _, mod := range m.Modules {
+		names = append(names, mod.Name+".ko")
+	}
+	return joinOr(names, "none")
+}
+
+func joinOr(xs []string, none string) string {
+	if len(xs) == 0 {
+		return none
+	}
+	return strings.Join(xs, ", ")
+}
+
+// buildCmd builds a patch series' base and patched kernels and prints them as --kernel and
+// --modules pairs for run.
+func buildCmd() *cobra.Command {
+	var f patchFlags
+	c := &cobra.Command{
+		Use:   "build --patch FILE... [--source debian:6.12] [--fuzz N]",
+		Short: "Build the base and the patched kernel of a patch series (checked first, cached) and print them as --kernel/--modules pairs",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := requireRoot(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			m, err := f.build(ctx, c.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			for _, k := range m.Kernels {
+				fmt.Fprintf(c.OutOrStdout(), "%s: --kernel %s --modules %s\n", k.Label, k.Image, k.Modules)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "manifest: %s/manifest.json\n", m.Dir)
+			return nil
+		},
+	}
+	f.add(c.Flags(), false)
+	return c
+}

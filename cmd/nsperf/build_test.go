@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/runner/kernels"
+)
+
+const seedDir = "../../patches/testdata/"
+
+// buildsIn lists a kernel cache's builds: a build directory, or a working one left behind.
+func buildsIn(t *testing.T, cache string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(cache, "builds"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".logs") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestBuildRefuses: each input nsperf build must not build exits 2 with its reason in one
+// line (the hunk that does not apply names its file, hunk and the context the source lacks),
+// and adds nothing to the cache.
+func TestBuildRefuses(t *testing.T) {
+	testenv.RequireRoot(t)
+	builtKernels(t, seedDir+"ovs-internal-port-tso-v2.mbox") // the base, fetched once
+	before := buildsIn(t, kernels.CacheDir())
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	diff := func(path, body string) string {
+		return "diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" + path + "\n" + body
+	}
+	huge := filepath.Join(dir, "huge.mbox")
+	if err := os.WriteFile(huge, []byte(strings.Repeat("From x Mon Jan  1 00:00:00 2024\nSubject: s\n\nbody\n\n", 700000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ovs := seedDir + "ovs-internal-port-tso-v2.mbox"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"vxlan 7 of 9", []string{"--patch", seedDir + "vxlan-bigtcp-7of9.mbox"}, []string{"drivers/net/vxlan/vxlan_core.c: hunk 1 (@@ -3370,6 +3370,8 @@", `"dev->mangleid_features = NETIF_F_GSO_PARTIAL;"`, "patch 7 of 9", "1-6 of its series not given"}},
+		{"4.9-stable", []string{"--patch", seedDir + "vxlan-lowerdev-4.9-stable.mbox"}, []string{"drivers/net/vxlan.c: the source has no such file"}},
+		{"not a patch", []string{"--patch", write("notes.txt", "hello\nworld\n")}, []string{`2 lines of text starting "hello", with no unified diff`}},
+		{"a merge message", []string{"--patch", seedDir + "big-tcp-merge.txt"}, []string{"no unified diff"}},
+		{"a binary diff", []string{"--patch", write("fw.patch", "diff --git a/fw.bin b/fw.bin\nindex 1..2 100644\nGIT binary patch\nliteral 3\n")}, []string{"a binary diff"}},
+		{"documentation only", []string{"--patch", write("doc.patch", diff("Documentation/networking/x.rst", "@@ -1 +1 @@\n-a\n+b\n"))}, []string{"only Documentation/: nothing to build"}},
+		{"a path out of the source", []string{"--patch", write("up.patch", "--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n")}, []string{"leaves the source"}},
+		{"an absolute path", []string{"--patch", write("abs.patch", "--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-x\n+y\n")}, []string{"an absolute path"}},
+		{"a symlink", []string{"--patch", write("link.patch", "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc/passwd\n")}, []string{"symbolic link"}},
+		{"a cut hunk", []string{"--patch", write("cut.patch", diff("net/core/dev.c", "@@ -1,3 +1,4 @@\n a\n+b\n"))}, []string{"the hunk is cut"}},
+		{"a huge mbox", []string{"--patch", huge}, []string{"is not a patch series"}},
+		{"another Debian", []string{"--patch", ovs, "--source", "debian:5.10"}, []string{"fetches debian:6.12 only"}},
+		{"a tree", []string{"--patch", ovs, "--source", dir}, []string{"not taken yet"}},
+		{"negative fuzz", []string{"--patch", ovs, "--fuzz", "-1"}, []string{"--fuzz -1"}},
+		{"no patch", nil, []string{"no patch given"}},
+	} {
+		_, stderr, code := runBinary(t, append([]string{"build"}, tc.args...)...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d\n%s", tc.name, code, exitUsage, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, w, stderr)
+			}
+		}
+	}
+	if after := buildsIn(t, kernels.CacheDir()); strings.Join(after, " ") != strings.Join(before, " ") {
+		t.Errorf("the cache's builds changed: %v, before %v", after, before)
+	}
+}
+
+// TestBuildFuzzRecorded: patch 7 of 9 of the vxlan series applies with --fuzz, at an offset;
+// vxlan.ko is built for both kernels, and the manifest records how the hunk applied.
+func TestBuildFuzzRecorded(t *testing.T) {
+	testenv.RequireRoot(t)
+	stdout, stderr, code := runBinary(t, "build", "--patch", seedDir+"vxlan-bigtcp-7of9.mbox", "--fuzz", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "1-6 of its series not given") {
+		t.Errorf("no warning of the missing patches:\n%s", stderr)
+	}
+	var manifestPath string
+	for _, line := range strings.Split(stdout, "\n") {
+		if p, ok := strings.CutPrefix(line, "manifest: "); ok {
+			manifestPath = p
+		}
+	}
+	data, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	var m kernels.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Patches) != 1 || len(m.Patches[0].Applied) != 1 || !strings.Contains(m.Patches[0].Applied[0], "drivers/net/vxlan/vxlan_core.c hunk 1: fuzz 1, offset") {
+		t.Errorf("applied: %+v", m.Patches)
+	}
+	if len(m.Modules) != 1 || m.Modules[0].Name != "vxlan" || m.Mode != "modules" || !strings.Contains(m.Compiler, "gcc") {
+		t.Errorf("manifest: %+v", m)
+	}
+	for _, k := range m.Kernels {
+		if _, err := os.Stat(filepath.Join(k.Modules, "lib", "modules", m.Release, "kernel", "drivers", "net", "vxlan", "vxlan.ko")); err != nil {
+			t.Errorf("kernel %s: %v", k.Label, err)
+		}
+	}
+}
+
+// scratchCache is a kernel cache of its own that shares the fetched sources of the real one.
+func scratchCache(t *testing.T) string {
+	t.Helper()
+	builtKernels(t, seedDir+"ovs-internal-port-tso-v2.mbox") // the base, fetched once
+	cache := t.TempDir()
+	if err := os.Symlink(filepath.Join(kernels.CacheDir(), "sources"), filepath.Join(cache, "sources")); err != nil {
+		t.Fatal(err)
+	}
+	return cache
+}
+
+// TestBuildInterrupted: Ctrl-C during a build stops it (exit 130) and leaves no build and no
+// working directory in the cache, which a second call then builds whole.
+func TestBuildInterrupted(t *testing.T) {
+	testenv.RequireRoot(t)
+	cache := scratchCache(t)
+	cmd := exec.Command(binary, "build", "--patch", "testdata/veth-tso-8192.patch")
+	cmd.Env = append(os.Environ(), "NSPERF_KERNEL_CACHE="+cache)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var said []string
+	for sc.Scan() {
+		said = append(said, sc.Text())
+		if strings.HasPrefix(sc.Text(), "build: base:") {
+			time.Sleep(time.Second) // into make
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d\n%s", err, exitInterrupted, strings.Join(said, "\n"))
+	}
+	if left := buildsIn(t, cache); len(left) > 0 {
+		t.Errorf("left in the cache: %v", left)
+	}
+	if _, stderr, code := runBinaryEnv(t, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", "testdata/veth-tso-8192.patch"); code != 0 || strings.Contains(stderr, "cached") {
+		t.Errorf("the build after the interrupted one: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestBuildFullDisk: a cache whose file system fills up during a build says so (exit 2) and
+// keeps no part of the build.
+func TestBuildFullDisk(t *testing.T) {
+	testenv.RequireRoot(t)
+	cache := scratchCache(t)
+	builds := filepath.Join(cache, "builds")
+	if err := os.Mkdir(builds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", builds, "tmpfs", 0, "size=4m"); err != nil {
+		t.Fatalf("mount a small tmpfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(builds, unix.MNT_DETACH) })
+	_, stderr, code := runBinaryEnv(t, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", "testdata/veth-tso-8192.patch")
+	if code != exitUsage || !strings.Contains(stderr, "no space left in "+builds) {
+		t.Errorf("exit %d, want %d with no space left\n%s", code, exitUsage, stderr)
+	}
+	if left := buildsIn(t, cache); len(left) > 0 {
+		t.Errorf("left in the cache: %v", left)
+	}
+}

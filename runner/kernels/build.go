@@ -1,0 +1,491 @@
+package kernels
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/patches"
+	"github.com/nsperf/nsperf/results"
+)
+
+// BuildRequest is what `nsperf build` (and `run --patch`) is asked to build.
+type BuildRequest struct {
+	Patches []string // patch files (mbox, format-patch, plain diff), applied in this order
+	Source  string   // DebianSource (default) or a directory holding a fetched base
+	Fuzz    int      // context lines a hunk may miss at each end
+	// Cache holds the fetched sources and the builds (default CacheDir()).
+	Cache    string
+	Progress io.Writer
+}
+
+// CacheDir is where builds and fetched sources are kept: $NSPERF_KERNEL_CACHE, else
+// /var/cache/nsperf/kernels.
+func CacheDir() string {
+	if d := os.Getenv("NSPERF_KERNEL_CACHE"); d != "" {
+		return d
+	}
+	return "/var/cache/nsperf/kernels"
+}
+
+// ManifestVersion is the version of Manifest's JSON.
+const ManifestVersion = 1
+
+// Manifest is what a build made, manifest.json in its directory: the two kernels as
+// --kernel/--modules pairs and how they came to be.
+type Manifest struct {
+	Version int    `json:"version"`
+	Key     string `json:"key"`
+	Source  string `json:"source"`  // the base's identity
+	Release string `json:"release"` // uname -r of both kernels
+	// Mode is "modules": only Modules were rebuilt, out of tree against the base's headers,
+	// into copies of its module tree; both kernels boot the base's image.
+	Mode         string            `json:"mode"`
+	Modules      []patches.Module  `json:"modules"`
+	Touched      []string          `json:"touched"` // the files the series changes
+	Patches      []PatchProvenance `json:"patches"`
+	Compiler     string            `json:"compiler"`
+	ConfigSHA256 string            `json:"config_sha256"`
+	Make         []string          `json:"make"` // the command both builds ran, with M= the module's copy
+	Kernels      []BuiltKernel     `json:"kernels"`
+	Warnings     []string          `json:"warnings,omitempty"`
+	// Cached is set when the build was found in the cache, not made now (not stored).
+	Cached bool   `json:"-"`
+	Dir    string `json:"-"`
+}
+
+// PatchProvenance is one patch as the result records it.
+type PatchProvenance struct {
+	Input     string   `json:"input"`
+	Subject   string   `json:"subject,omitempty"`
+	Author    string   `json:"author,omitempty"`
+	MessageID string   `json:"message_id,omitempty"`
+	SHA256    string   `json:"sha256"`
+	Applied   []string `json:"applied"` // per hunk: "FILE hunk N: exact|offset N|fuzz N"
+}
+
+// BuiltKernel is one of the two kernels.
+type BuiltKernel struct {
+	Label        string  `json:"label"` // base, patched
+	Image        string  `json:"image"`
+	Modules      string  `json:"modules"`
+	BuildSeconds float64 `json:"build_seconds"`
+}
+
+// BuildError is a build that failed: the compiler's first error and the log (exit 3).
+type BuildError struct {
+	Label, First, Log string
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("build of %s failed: %s (log: %s)", e.Label, e.First, e.Log)
+}
+
+// Build builds the base and the patched kernel, or finds them in the cache: the patches are
+// read and checked against the base's source first, with nothing written.
+func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
+	if req.Cache == "" {
+		req.Cache = CacheDir()
+	}
+	if req.Progress == nil {
+		req.Progress = io.Discard
+	}
+	series, err := readSeries(req.Patches)
+	if err != nil {
+		return nil, err
+	}
+	b, err := resolveBase(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	checked, err := patches.Check(os.DirFS(b.Tree), series, patches.Options{Fuzz: req.Fuzz})
+	if err != nil {
+		return nil, InputError{err}
+	}
+	for _, w := range checked.Warnings {
+		fmt.Fprintln(req.Progress, "warning: "+w)
+	}
+	if err := checked.Err(); err != nil {
+		return nil, InputError{fmt.Errorf("the patches do not apply to %s:\n%w", b.Identity, err)}
+	}
+	config, err := os.ReadFile(b.Config)
+	if err != nil {
+		return nil, InputError{fmt.Errorf("the base has no config: %w", err)}
+	}
+	plan, err := patches.PlanBuild(os.DirFS(b.Tree), patches.Touched(series), patches.ReadConfig(config))
+	if err != nil {
+		return nil, InputError{err}
+	}
+	if len(plan.Whole) > 0 {
+		return nil, capability.Missing(fmt.Sprintf("the patches need a whole-kernel build (%s): nsperf build makes modules-only builds so far", strings.Join(plan.Whole, "; ")))
+	}
+	m := newManifest(b, series, checked, plan, config, req)
+	if err := m.setCompiler(b); err != nil {
+		return nil, err
+	}
+	m.Key = m.cacheKey()
+	m.Dir = filepath.Join(req.Cache, "builds", m.Key)
+	if cached, err := readManifest(m.Dir); err == nil {
+		cached.Cached, cached.Dir, cached.Touched = true, m.Dir, m.Touched
+		return cached, nil
+	}
+	return m, m.build(ctx, b, checked, req.Progress)
+}
+
+// readSeries reads every patch file, in order.
+func readSeries(files []string) ([]patches.Patch, error) {
+	if len(files) == 0 {
+		return nil, InputError{errors.New("no patch given: --patch FILE (an mbox, git format-patch output or a diff)")}
+	}
+	var series []patches.Patch
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, InputError{err}
+		}
+		if st.Size() > patches.MaxInputSize {
+			return nil, InputError{fmt.Errorf("%s: %d bytes: more than %d MiB is not a patch series", f, st.Size(), patches.MaxInputSize>>20)}
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, InputError{err}
+		}
+		ps, err := patches.Read(f, data)
+		if err != nil {
+			return nil, InputError{err}
+		}
+		series = append(series, ps...)
+	}
+	return series, nil
+}
+
+// resolveBase finds or fetches the base kernel the request names.
+func resolveBase(ctx context.Context, req BuildRequest) (*base, error) {
+	switch src := req.Source; {
+	case src == "" || src == DebianSource:
+		return debianBase(ctx, req.Cache, req.Progress)
+	case strings.HasPrefix(src, "debian:"):
+		return nil, InputError{fmt.Errorf("--source %s: nsperf fetches %s only", src, DebianSource)}
+	default:
+		return nil, InputError{fmt.Errorf("--source %s: a kernel tree or a tarball is not taken yet; give %s", src, DebianSource)}
+	}
+}
+
+func newManifest(b *base, series []patches.Patch, checked *patches.Result, plan patches.BuildPlan, config []byte, req BuildRequest) *Manifest {
+	sum := sha256.Sum256(config)
+	m := &Manifest{Version: ManifestVersion, Source: b.Identity, Release: b.Release, Mode: "modules", Modules: plan.Modules, Touched: patches.Touched(series),
+		ConfigSHA256: hex.EncodeToString(sum[:]), Warnings: checked.Warnings}
+	for i, p := range series {
+		if !p.HasDiff() {
+			continue
+		}
+		pp := PatchProvenance{Input: p.Input, Subject: p.Subject, Author: p.Author, MessageID: p.MessageID, SHA256: p.SHA256}
+		for _, a := range checked.Applied {
+			if a.Patch == i {
+				pp.Applied = append(pp.Applied, fmt.Sprintf("%s hunk %d: %s", a.File, a.Hunk, a.How()))
+			}
+		}
+		m.Patches = append(m.Patches, pp)
+	}
+	return m
+}
+
+// setCompiler takes the compiler the base was built with (CONFIG_CC_VERSION_TEXT of its
+// headers), which both builds use, and checks it is installed as that version.
+func (m *Manifest) setCompiler(b *base) error {
+	cfg, err := os.ReadFile(filepath.Join(b.Headers, ".config"))
+	if err != nil {
+		return InputError{fmt.Errorf("the base's headers have no .config: %w", err)}
+	}
+	match := regexp.MustCompile(`(?m)^CONFIG_CC_VERSION_TEXT="(.*)"$`).FindSubmatch(cfg)
+	if match == nil {
+		return InputError{errors.New("the base's headers do not say which compiler built it (CONFIG_CC_VERSION_TEXT)")}
+	}
+	text := string(match[1])
+	cc := strings.Fields(text)[0]
+	out, err := exec.Command(cc, "--version").Output()
+	if err != nil {
+		return capability.Missing(fmt.Sprintf("the base was built with %s, which is not installed here (Debian: apt-get install %s)", text, strings.TrimPrefix(cc, "x86_64-linux-gnu-")))
+	}
+	if got, _, _ := strings.Cut(string(out), "\n"); got != text {
+		return capability.Missing(fmt.Sprintf("the base was built with %q, this machine's %s is %q: modules built here would not be the base's", text, cc, got))
+	}
+	m.Compiler = text
+	m.Make = []string{"make", "-C", b.Headers, "CC=" + cc, "M=<the module's copy>", "modules"}
+	return nil
+}
+
+// cacheKey names the build by what decides its output: the base, the patches' bytes, the
+// fuzz they were applied with, the config and the compiler.
+func (m *Manifest) cacheKey() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "nsperf build %d\n%s\n%s\n%s\n", ManifestVersion, m.Source, m.ConfigSHA256, m.Compiler)
+	for _, p := range m.Patches {
+		fmt.Fprintf(h, "%s %s\n", p.SHA256, strings.Join(p.Applied, ";"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func readManifest(dir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Version != ManifestVersion {
+		return nil, fmt.Errorf("%s: not a manifest of this nsperf", dir)
+	}
+	return &m, nil
+}
+
+// build makes both kernels in a working directory of this process, renamed into the cache
+// when both are whole: an interrupted or failed build leaves nothing the cache would take.
+func (m *Manifest) build(ctx context.Context, b *base, checked *patches.Result, progress io.Writer) error {
+	tmp, err := tempBeside(m.Dir)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, label := range []string{"base", "patched"} {
+		start := time.Now()
+		fmt.Fprintf(progress, "build: %s: %s\n", label, moduleNames(m.Modules))
+		var files map[string][]byte
+		if label == "patched" {
+			files = checked.Files
+		}
+		if err := m.buildModules(ctx, b, tmp, label, files); err != nil {
+			return buildFailure(ctx, err, filepath.Dir(m.Dir))
+		}
+		m.Kernels = append(m.Kernels, BuiltKernel{Label: label, Image: b.Image, Modules: filepath.Join(m.Dir, label), BuildSeconds: time.Since(start).Seconds()})
+	}
+	os.RemoveAll(filepath.Join(tmp, "work"))
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, m.Dir)
+}
+
+// Provenance is what a result records of kernel i (0: base, 1: patched).
+func (m *Manifest) Provenance(i int) *results.KernelBuild {
+	b := &results.KernelBuild{Patched: i == 1, Source: m.Source, Mode: m.Mode, Compiler: m.Compiler, ConfigSHA256: m.ConfigSHA256, Key: m.Key}
+	for _, mod := range m.Modules {
+		b.Modules = append(b.Modules, mod.Name)
+	}
+	if i < len(m.Kernels) {
+		b.BuildSeconds = m.Kernels[i].BuildSeconds
+	}
+	for _, p := range m.Patches {
+		b.Patches = append(b.Patches, results.BuildPatch{Subject: p.Subject, Author: p.Author, MessageID: p.MessageID, SHA256: p.SHA256, Applied: p.Applied})
+	}
+	return b
+}
+
+// buildFailure says why a build stopped: interrupted, or a full disk (the caller can free
+// space or move the cache), else the error as it is. Nothing was added to the cache.
+func buildFailure(ctx context.Context, err error, builds string) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted; nothing was added to the cache: %w", ctx.Err())
+	case errors.Is(err, syscall.ENOSPC):
+		return InputError{fmt.Errorf("no space left in %s: free some, or set NSPERF_KERNEL_CACHE to a larger file system; nothing was added to the cache (%w)", builds, err)}
+	}
+	return err
+}
+
+func moduleNames(ms []patches.Module) string {
+	var names []string
+	for _, mod := range ms {
+		names = append(names, mod.Name+".ko")
+	}
+	return strings.Join(names, " ")
+}
+
+// buildModules builds every module of the plan from a copy of its directory (with the patched
+// files when files is set) and installs them into a copy of the base's module tree, made of
+// hard links: only the rebuilt modules differ from the image's.
+func (m *Manifest) buildModules(ctx context.Context, b *base, tmp, label string, files map[string][]byte) error {
+	byDir := map[string][]string{}
+	for _, mod := range m.Modules {
+		byDir[mod.Dir] = append(byDir[mod.Dir], mod.Name)
+	}
+	tree := filepath.Join(tmp, label, "lib", "modules", b.Release)
+	if err := linkTree(filepath.Join(b.ModRoot, "lib", "modules", b.Release), tree); err != nil {
+		return err
+	}
+	for dir, names := range byDir {
+		work := filepath.Join(tmp, "work", label, dir)
+		if err := copyDir(filepath.Join(b.Tree, dir), work); err != nil {
+			return err
+		}
+		for path, data := range files {
+			if rel, ok := strings.CutPrefix(path, dir+"/"); ok && !strings.Contains(rel, "/") {
+				if err := os.WriteFile(filepath.Join(work, rel), data, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+		if err := writeKbuild(work, names); err != nil {
+			return err
+		}
+		logPath := filepath.Join(m.Dir+".logs", label+"-"+strings.ReplaceAll(dir, "/", "_")+".log")
+		if err := runMake(ctx, b, m, work, logPath, label); err != nil {
+			return err
+		}
+		for _, name := range names {
+			if err := installModule(tree, dir, name, filepath.Join(work, name+".ko")); err != nil {
+				return err
+			}
+		}
+	}
+	return runIn(ctx, tmp, "depmod", "-b", filepath.Join(tmp, label), b.Release)
+}
+
+// writeKbuild makes the copied directory build only the named modules: Kbuild takes
+// precedence over Makefile, includes it (its conditionals and object lists intact) and then
+// narrows obj-m, so that a directory of many modules (drivers/net) builds one.
+func writeKbuild(dir string, names []string) error {
+	orig := "Makefile"
+	if _, err := os.Stat(filepath.Join(dir, "Kbuild")); err == nil {
+		orig = "Kbuild.nsperf-orig"
+		if err := os.Rename(filepath.Join(dir, "Kbuild"), filepath.Join(dir, orig)); err != nil {
+			return err
+		}
+	}
+	objs := make([]string, len(names))
+	for i, n := range names {
+		objs[i] = n + ".o"
+	}
+	text := fmt.Sprintf("# nsperf build: only %s from this directory\ninclude $(src)/%s\nobj-m := $(filter %s,$(obj-m))\nobj-y :=\n", strings.Join(objs, " "), orig, strings.Join(objs, " "))
+	return os.WriteFile(filepath.Join(dir, "Kbuild"), []byte(text), 0o644)
+}
+
+// runMake builds the modules of work against the base's headers, logging to logPath; a
+// failure is a BuildError with the compiler's first error.
+func runMake(ctx context.Context, b *base, m *Manifest, work, logPath, label string) error {
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return err
+	}
+	args := []string{"-C", b.Headers, "CC=" + strings.Fields(m.Compiler)[0], "M=" + work, "modules"}
+	cmd := exec.CommandContext(ctx, "make", args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if werr := os.WriteFile(logPath, out.Bytes(), 0o644); werr != nil && err == nil {
+		return werr
+	}
+	if err != nil {
+		return &BuildError{Label: label, First: firstError(out.Bytes(), err), Log: logPath}
+	}
+	return nil
+}
+
+// firstError is the compiler's first "error:" line, else make's last line.
+func firstError(out []byte, err error) string {
+	last := err.Error()
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.Contains(line, "error:") {
+			return line
+		}
+		if line != "" {
+			last = line
+		}
+	}
+	return last
+}
+
+// installModule replaces the tree's NAME.ko* (compressed as shipped) in kernel/DIR with the
+// one built.
+func installModule(tree, dir, name, built string) error {
+	dest := filepath.Join(tree, "kernel", dir)
+	old, _ := filepath.Glob(filepath.Join(dest, name+".ko*"))
+	for _, o := range old {
+		if err := os.Remove(o); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	return copyFile(built, filepath.Join(dest, name+".ko"))
+}
+
+// linkTree copies a directory tree as hard links (`cp -al`), except the modules.* index files
+// depmod rewrites, which are left out.
+func linkTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			return nil // build/ and source/ point at the build machine's tree
+		case filepath.Dir(rel) == "." && strings.HasPrefix(d.Name(), "modules."):
+			if d.Name() == "modules.order" || d.Name() == "modules.builtin" || strings.HasPrefix(d.Name(), "modules.builtin.") {
+				return linkOrCopy(p, target)
+			}
+			return nil
+		}
+		return linkOrCopy(p, target)
+	})
+}
+
+// linkOrCopy hard-links a file, or copies it where the two paths are on different file
+// systems (a cache whose builds are mounted apart from its sources).
+func linkOrCopy(src, dst string) error {
+	err := os.Link(src, dst)
+	if errors.Is(err, syscall.EXDEV) {
+		return copyFile(src, dst)
+	}
+	return err
+}
+
+// copyDir copies a directory tree's regular files.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(p, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
