@@ -465,3 +465,36 @@ func TestAxisSaysTheDeclaredDirection(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildProvenanceInHeader: an A/B result of kernels nsperf built from a patch names, for
+// each kernel, how it was built and the patch's subject.
+func TestBuildProvenanceInHeader(t *testing.T) {
+	r := testResult()
+	build := func(patched bool) *results.KernelBuild {
+		return &results.KernelBuild{Patched: patched, Source: "debian linux-source-6.12 6.12.118-1~deb12u1", Mode: "modules", Modules: []string{"openvswitch"},
+			Patches: []results.BuildPatch{{Subject: "[PATCH net-next v2] openvswitch: raise internal port TSO limit", SHA256: strings.Repeat("ab", 32), Applied: []string{"net/openvswitch/vport-internal_dev.c hunk 1: exact"}}}}
+	}
+	a, b := testResult(), testResult()
+	a.Label, a.Build = "base", build(false)
+	b.Label, b.Build = "patched", build(true)
+	r.Kernels = []*results.Result{a, b}
+	var out bytes.Buffer
+	if err := Result(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"kernel A: built by nsperf from debian linux-source-6.12 6.12.118-1~deb12u1, modules rebuilt (openvswitch), without &#34;[PATCH net-next v2] openvswitch: raise internal port TSO limit&#34;",
+		"kernel B: built by nsperf from debian linux-source-6.12 6.12.118-1~deb12u1, modules rebuilt (openvswitch), with &#34;[PATCH net-next v2] openvswitch: raise internal port TSO limit&#34; (sha256 abababababab; net/openvswitch/vport-internal_dev.c hunk 1: exact)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the header lacks %q", want)
+		}
+	}
+	var table bytes.Buffer
+	if err := results.TableWith(&table, r, results.DefaultTableOptions); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "kernel B: patched\n  built by nsperf from debian linux-source-6.12") {
+		t.Errorf("the table's header:\n%s", table.String())
+	}
+}

@@ -152,6 +152,9 @@ func resultHeader(r *results.Result) []string {
 	}
 	for i, k := range r.Kernels { // an A/B run of two kernels: the plots show STATE@A and STATE@B
 		h = append(h, fmt.Sprintf("kernel %c: %s, %s (its own table below, under Tables)", 'A'+i, k.Label, results.DescribeVM(k)))
+		if k.Build != nil {
+			h = append(h, fmt.Sprintf("kernel %c: %s", 'A'+i, k.Build.Line()))
+		}
 	}
 	if turns := results.DescribeTurns(r.Turns); turns != "" {
 		h = append(h, turns)
