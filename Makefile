@@ -62,6 +62,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'Analyze' -benchtime 3x ./history/changepoint/
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
 	$(GO) test -run '^$$' -bench 'Compare1000' -benchtime 20x -benchmem ./results/
+	$(GO) test -run '^$$' -bench 'BuildModules' -benchtime 3x ./cmd/nsperf/
 
 # staticcheck is a tool of go.mod (go get -tool): the version is pinned with the other modules.
 lint:

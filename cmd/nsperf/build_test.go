@@ -134,7 +134,7 @@ func TestBuildFuzzRecorded(t *testing.T) {
 }
 
 // scratchCache is a kernel cache of its own that shares the fetched sources of the real one.
-func scratchCache(t *testing.T) string {
+func scratchCache(t testing.TB) string {
 	t.Helper()
 	builtKernels(t, seedDir+"ovs-internal-port-tso-v2.mbox") // the base, fetched once
 	cache := t.TempDir()
@@ -200,4 +200,30 @@ func TestBuildFullDisk(t *testing.T) {
 	if left := buildsIn(t, cache); len(left) > 0 {
 		t.Errorf("left in the cache: %v", left)
 	}
+}
+
+// BenchmarkBuildModules times nsperf build of the OVS seed: cold (a cache with the base
+// fetched but no build: both openvswitch.ko builds and the two module trees) and cached.
+// make bench runs it; the figures are in the README.
+func BenchmarkBuildModules(b *testing.B) {
+	mbox := seedDir + "ovs-internal-port-tso-v2.mbox"
+	b.Run("cold", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			cache := scratchCache(b)
+			b.StartTimer()
+			if _, stderr, code := runBinaryEnv(b, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", mbox); code != 0 {
+				b.Fatalf("exit %d\n%s", code, stderr)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		builtKernels(b, mbox)
+		b.ResetTimer()
+		for range b.N {
+			if _, stderr, code := runBinary(b, "build", "--patch", mbox); code != 0 || !strings.Contains(stderr, "cached") {
+				b.Fatalf("exit %d\n%s", code, stderr)
+			}
+		}
+	})
 }

@@ -34,13 +34,13 @@ import (
 const shortScenario = "testdata/veth-bigtcp-short.yaml"
 
 // runBinary runs nsperf as a process and returns its output and exit code.
-func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runBinary(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	return runBinaryEnv(t, nil, args...)
 }
 
 // runBinaryEnv is runBinary with more environment variables (NAME=VALUE).
-func runBinaryEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+func runBinaryEnv(t testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -85,7 +85,7 @@ func noGuestLeft(t *testing.T) {
 // (fetched into the kernel cache on first use, about a minute; a module build is about 20 s
 // per kernel, cached after) and returns the image and the two module trees. Where it cannot
 // build, the test fails in CI and skips elsewhere.
-func builtKernels(t *testing.T, patch string) (image, base, patched string) {
+func builtKernels(t testing.TB, patch string) (image, base, patched string) {
 	t.Helper()
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "qemu-system-x86_64")
