@@ -71,7 +71,7 @@ type diffParser struct {
 func plainDiff(input string, first int, text string) (Patch, error) {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	start := diffStart(lines)
-	p := Patch{Input: input, Line: first}
+	p := Patch{Input: input, Line: first, MessageLine: first}
 	if start < 0 {
 		p.Message = text
 		return p, nil

@@ -42,8 +42,10 @@ type Patch struct {
 	Index   int `json:"index,omitempty"`
 	Total   int `json:"total,omitempty"`
 	Version int `json:"version,omitempty"`
-	// Message is the text before the diff (the commit message and notes).
-	Message string `json:"-"`
+	// Message is the text before the diff (the commit message and notes); its first line is
+	// line MessageLine of the input.
+	Message     string `json:"-"`
+	MessageLine int    `json:"-"`
 	// SHA256 is of the patch's bytes as given (the whole mail).
 	SHA256 string     `json:"sha256"`
 	Files  []FileDiff `json:"-"`
@@ -112,11 +114,24 @@ func Read(input string, data []byte) ([]Patch, error) {
 	return out, nil
 }
 
-// looksLikeMail: a mail without an mbox "From " line starts with header lines.
+// looksLikeMail: a mail without an mbox "From " line starts with a block of header lines
+// that names its sender or subject ("Before: 1 Gbps" is not one).
 func looksLikeMail(text string) bool {
-	first, _, _ := strings.Cut(text, "\n")
-	return regexp.MustCompile(`^[A-Za-z-]+: `).MatchString(first) && !strings.HasPrefix(first, "diff")
+	block, _, _ := strings.Cut(text, "\n\n")
+	known := false
+	for _, l := range strings.Split(block, "\n") {
+		if !headerLineRe.MatchString(l) {
+			return false
+		}
+		known = known || senderHeaderRe.MatchString(l)
+	}
+	return known
 }
+
+var (
+	headerLineRe   = regexp.MustCompile(`^[A-Za-z-]+: |^[ \t]`)
+	senderHeaderRe = regexp.MustCompile(`(?i)^(from|subject|message-id): `)
+)
 
 type mboxMessage struct {
 	line int // of its "From " line

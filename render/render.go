@@ -27,7 +27,7 @@ const (
 	Comparison             // compare
 	Points                 // history show
 	Findings               // history analyze
-	Machine                // check, probe: a report with a text form of its own
+	Machine                // check, probe, claims: a report with a text form of its own
 )
 
 // Format is one --format: how it writes each kind of output it has; nil for the kinds it

@@ -1,0 +1,323 @@
+// Package claims reads the benchmark claims in a commit message, a patch mail or a merge
+// message: the measurements it shows (netperf's classic blocks and -O rows, tables with a
+// header row, "Before/After: N unit" lines), their before and after values normalised, the
+// conditions and toggles around them, and the changes the prose states. It never invents a
+// claim: a block it cannot read whole is listed as unparsed, with its lines. Pure.
+package claims
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nsperf/nsperf/patches"
+)
+
+// Claim is one before/after comparison the text makes.
+type Claim struct {
+	Tool    string `json:"tool,omitempty"`    // netperf, iperf3, or "" for prose and tables
+	Command string `json:"command,omitempty"` // as written
+	// Options are the command's options that say what it measured: test, duration, sizes
+	// (-r), selectors (-O).
+	Options map[string]string `json:"options,omitempty"`
+	Metric  string            `json:"metric"` // throughput, transaction_rate, min_latency, p90_latency, ...
+	Unit    string            `json:"unit"`   // normalised: bit/s, trans/s, us
+	// Conditions split the claims: mtu, family, offloads, flows.
+	Conditions map[string]string `json:"conditions,omitempty"`
+	Before     Values            `json:"before"`
+	After      Values            `json:"after"`
+	// Change is the change the numbers give: after's median over before's, less 1.
+	Change float64 `json:"change"`
+	// Stated is the change the text states for this claim, where it states one; Mismatch
+	// says the numbers do not give it (more than half a point apart).
+	Stated   *float64 `json:"stated,omitempty"`
+	Mismatch bool     `json:"mismatch,omitempty"`
+	// Lines are the input's lines the claim came from.
+	Lines []int `json:"lines"`
+}
+
+// Values are one side's figures, with their median; CV where the text states one.
+type Values struct {
+	Values []float64 `json:"values"`
+	Median float64   `json:"median"`
+	CV     *float64  `json:"cv,omitempty"`
+	Label  string    `json:"label,omitempty"` // how the text names the side: "BIG TCP off"
+}
+
+// Toggle is a command the text shows that changes a device: an nsperf knob where one maps.
+type Toggle struct {
+	Command string            `json:"command"`
+	Device  string            `json:"device,omitempty"`
+	Knobs   map[string]string `json:"knobs,omitempty"` // gso_max_size: 185000
+	Line    int               `json:"line"`
+}
+
+// Unparsed is a block that looks like a measurement but is not whole.
+type Unparsed struct {
+	Lines  []int  `json:"lines"`
+	Reason string `json:"reason"`
+}
+
+// Report is what one input claims.
+type Report struct {
+	Input    string     `json:"input"`
+	Claims   []Claim    `json:"claims"`
+	Toggles  []Toggle   `json:"toggles,omitempty"`
+	Setup    []string   `json:"setup,omitempty"` // "same-host test", "two hosts", "NIC enp10s0f0np0"
+	Unparsed []Unparsed `json:"unparsed,omitempty"`
+	// Describes is what a message without numbers says of the effect, its own words.
+	Describes []string `json:"describes,omitempty"`
+	// Quoted counts the lines of quoted replies ("> "), which are someone else's words and
+	// are not read for claims.
+	Quoted int `json:"quoted,omitempty"`
+
+	stated []stated
+}
+
+// line is one line of a message with its line in the input.
+type line struct {
+	n    int
+	text string
+}
+
+// Read reads the claims of an input: an mbox, a patch, a commit message or `git show`
+// output (patches.Read takes all of them).
+func Read(input string, data []byte) (*Report, error) {
+	series, err := patches.Read(input, data)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Input: input}
+	for _, p := range series {
+		var lines []line
+		for i, l := range strings.Split(p.Message, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), ">") {
+				r.Quoted++
+				continue
+			}
+			lines = append(lines, line{p.MessageLine + i, strings.TrimRight(l, " \t")})
+		}
+		r.read(lines)
+	}
+	return r, nil
+}
+
+// measurement is one side of a claim as found, before pairing.
+type measurement struct {
+	tool, command string
+	options       map[string]string
+	metric, unit  string
+	values        []float64
+	cv            *float64
+	state         string // before, after, "" (by order)
+	label         string
+	conditions    map[string]string
+	lines         []int
+}
+
+// context is what the text has said up to a line: the state a heading set, the conditions
+// headings and shown settings set, the last command.
+type context struct {
+	state      string
+	conditions map[string]string
+	command    string
+	cmdLine    int
+}
+
+var (
+	headingRe   = regexp.MustCompile(`^\s*([^#$>][^:]{0,60}):\s*$`)
+	mtuRe       = regexp.MustCompile(`(?i)\b(standard|\d+k?)\s+MTU\b`)
+	beforeWords = regexp.MustCompile(`(?i)\b(before|disabled|without|off|baseline|standard)\b`)
+	afterWords  = regexp.MustCompile(`(?i)\b(after|enabled|with|on|patched)\b`)
+	// A heading sets the state only with these words: "BIG TCP on vxlan disabled" is before.
+	beforeHeading = regexp.MustCompile(`(?i)\b(before|disabled|without)\b`)
+	afterHeading  = regexp.MustCompile(`(?i)\b(after|enabled)\b`)
+	nicRe         = regexp.MustCompile(`\b(enp\w+|eth\d+|ens\w+)\b`)
+)
+
+func (r *Report) read(lines []line) {
+	var ms []measurement
+	ctx := context{conditions: map[string]string{}}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case isCommand(l.text):
+			ctx.command, ctx.cmdLine = commandText(l.text), l.n
+			if t, ok := toggle(ctx.command, l.n); ok {
+				r.Toggles = append(r.Toggles, t)
+				ctx.state = "after" // what follows a toggle is measured with it
+			}
+			if strings.Contains(ctx.command, "ethtool -k") && offloadsOff(lines[i+1:]) {
+				ctx.conditions = map[string]string{"offloads": "off"}
+			}
+		case strings.HasPrefix(strings.TrimSpace(l.text), "MIGRATED ") || strings.Contains(l.text, " TEST from "):
+			m, next, why := netperfClassic(lines, i, ctx)
+			if why != "" {
+				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+			} else {
+				ms = append(ms, m...)
+			}
+			i = next - 1
+		case headingRe.MatchString(l.text):
+			ctx.heading(headingRe.FindStringSubmatch(l.text)[1])
+		default:
+			if got, next := r.other(lines, i, ctx); next > i {
+				ms = append(ms, got...)
+				i = next - 1
+			}
+		}
+	}
+	r.Setup = setupWords(lines)
+	r.paragraphChanges(lines)
+	r.pair(ms, lines)
+}
+
+// heading takes what a heading line says: a state, a condition, or both.
+func (c *context) heading(h string) {
+	isState := beforeWords.MatchString(h) || afterWords.MatchString(h)
+	if m := mtuRe.FindStringSubmatch(h); m != nil {
+		c.conditions = map[string]string{"mtu": strings.ToLower(m[1])}
+	} else if isState {
+		if _, off := c.conditions["offloads"]; !off {
+			c.conditions = map[string]string{}
+		}
+	}
+	switch {
+	case beforeHeading.MatchString(h):
+		c.state = "before"
+	case afterHeading.MatchString(h):
+		c.state = "after"
+	}
+}
+
+func spanLines(lines []line, from, to int) []int {
+	var out []int
+	for i := from; i < to && i < len(lines); i++ {
+		out = append(out, lines[i].n)
+	}
+	return out
+}
+
+// isCommand: a shell line the text shows ("# netperf ...", "$ ip link ...", "for i in ...;
+// do ./netperf ...", "ip link set ...", "ethtool -K ...").
+func isCommand(s string) bool {
+	t := strings.TrimSpace(s)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "# "), "$ ")
+	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "sockperf "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func commandText(s string) string {
+	t := strings.TrimSpace(s)
+	return strings.TrimPrefix(strings.TrimPrefix(t, "# "), "$ ")
+}
+
+// offloadsOff: an `ethtool -k` listing whose tunnel offloads read off.
+func offloadsOff(rest []line) bool {
+	n := 0
+	for _, l := range rest {
+		k, v, ok := strings.Cut(strings.TrimSpace(l.text), ": ")
+		if !ok || strings.Contains(k, " ") {
+			break
+		}
+		if v == "off" {
+			n++
+		}
+	}
+	return n > 0
+}
+
+var ipLinkRe = regexp.MustCompile(`ip link set (?:dev )?(\S+)((?: \S+ \S+)+)`)
+
+// toggle reads a device command as knobs: `ip link set dev eth0 gro_max_size 185000
+// gso_max_size 185000`, `ethtool -K eth0 tso off`.
+func toggle(cmd string, n int) (Toggle, bool) {
+	if m := ipLinkRe.FindStringSubmatch(cmd); m != nil {
+		t := Toggle{Command: cmd, Device: m[1], Knobs: map[string]string{}, Line: n}
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			t.Knobs[f[i]] = f[i+1]
+		}
+		return t, true
+	}
+	if f := strings.Fields(cmd); len(f) >= 5 && f[0] == "ethtool" && (f[1] == "-K" || f[1] == "--features") {
+		t := Toggle{Command: cmd, Device: f[2], Knobs: map[string]string{}, Line: n}
+		for i := 3; i+1 < len(f); i += 2 {
+			t.Knobs[f[i]] = f[i+1]
+		}
+		return t, true
+	}
+	return Toggle{}, false
+}
+
+var setupRes = map[string]*regexp.Regexp{
+	"same-host test": regexp.MustCompile(`(?i)same[- ]host`),
+	"two hosts":      regexp.MustCompile(`(?i)(\bboth hosts|\btwo hosts|(?:^|\s)-H\s)`),
+	"a 100Gbit NIC":  regexp.MustCompile(`(?i)100\s?Gbit NIC`),
+	"mlx5":           regexp.MustCompile(`(?i)\bmlx5\b`),
+	"liquidio":       regexp.MustCompile(`(?i)\bliquidio\b`),
+	"namespaces":     regexp.MustCompile(`(?i)network namespace`),
+}
+
+// setupWords are what the text says of the machines: what a reproduction here lacks.
+func setupWords(lines []line) []string {
+	var out []string
+	for word, re := range setupRes {
+		for _, l := range lines {
+			if re.MatchString(l.text) {
+				out = append(out, word)
+				break
+			}
+		}
+	}
+	for _, l := range lines {
+		if m := nicRe.FindString(l.text); m != "" {
+			out = append(out, "device "+m)
+			break
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// median of values.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// round keeps 10 significant digits: what the text wrote, scaled, without float noise.
+func round(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	p := math.Pow(10, 9-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
+}
+
+func conditionKey(c map[string]string) string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s;", k, c[k])
+	}
+	return b.String()
+}

@@ -1,0 +1,240 @@
+package claims
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/golden"
+)
+
+var seeds = []string{"vxlan-bigtcp-7of9.mbox", "ovs-internal-port-tso-v2.mbox", "vxlan-lowerdev-4.9-stable.mbox", "big-tcp-merge.txt"}
+
+func readSeed(t *testing.T, name string) *Report {
+	t.Helper()
+	data, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestSeedsGolden: each seed, as the mail it came as, lists exactly its claims, as a table
+// and as JSON (testdata/NAME.txt.golden, NAME.json.golden).
+func TestSeedsGolden(t *testing.T) {
+	for _, name := range seeds {
+		r := readSeed(t, name)
+		var text bytes.Buffer
+		if err := r.Text(&text); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "testdata/"+name+".txt.golden", text.String())
+		js, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "testdata/"+name+".json.golden", string(js)+"\n")
+	}
+}
+
+// TestSeedClaims asserts what the goldens hold that the issue names: the vxlan mail's six
+// numbers under three conditions; the OVS table's four numbers with two CVs a row and the
+// stated +18.1% / +34.7%; 139 Mbps -> 8.68 Gbps with the stated 6,144 %; the BIG TCP merge's
+// two times ten rows with medians, its latency percentiles and its toggle.
+func TestSeedClaims(t *testing.T) {
+	vx := readSeed(t, "vxlan-bigtcp-7of9.mbox")
+	want := [][3]any{{"mtu", "standard", [2]float64{34440e6, 39564.78e6}}, {"mtu", "8k", [2]float64{55684.26e6, 61466.47e6}}, {"offloads", "off", [2]float64{21820.82e6, 29390.78e6}}}
+	if len(vx.Claims) != 3 {
+		t.Fatalf("vxlan: %d claims", len(vx.Claims))
+	}
+	for i, w := range want {
+		c := vx.Claims[i]
+		if c.Conditions[w[0].(string)] != w[1].(string) || c.Before.Median != w[2].([2]float64)[0] || c.After.Median != w[2].([2]float64)[1] || c.Options["test"] != "TCP_STREAM" {
+			t.Errorf("vxlan claim %d: %+v", i+1, c)
+		}
+	}
+	ovs := readSeed(t, "ovs-internal-port-tso-v2.mbox")
+	for i, w := range []struct {
+		family         string
+		before, after  float64
+		cvB, cvA, said float64
+	}{{"IPv4", 65.567e9, 77.42e9, 0.0112, 0.0037, 0.181}, {"IPv6", 55.355e9, 74.568e9, 0.012, 0.0068, 0.347}} {
+		c := ovs.Claims[i]
+		if c.Conditions["family"] != w.family || c.Before.Median != w.before || c.After.Median != w.after || *c.Before.CV != w.cvB || *c.After.CV != w.cvA || c.Stated == nil || *c.Stated != w.said || c.Mismatch {
+			t.Errorf("ovs %s: %+v", w.family, c)
+		}
+	}
+	st := readSeed(t, "vxlan-lowerdev-4.9-stable.mbox")
+	if c := st.Claims[0]; len(st.Claims) != 1 || c.Before.Median != 139e6 || c.After.Median != 8.68e9 || c.Stated == nil || *c.Stated != 61.44 || c.Mismatch {
+		t.Errorf("4.9-stable: %+v", st.Claims)
+	}
+	merge := readSeed(t, "big-tcp-merge.txt")
+	metrics := map[string]float64{"min_latency": 77.5, "p90_latency": 131.5, "p99_latency": 173.5, "transaction_rate": 8841.755}
+	for _, c := range merge.Claims {
+		if len(c.Before.Values) != 10 || len(c.After.Values) != 10 || c.Before.Median != metrics[c.Metric] || c.Options["sizes"] != "80000,80000" {
+			t.Errorf("merge %s: %+v", c.Metric, c)
+		}
+		delete(metrics, c.Metric)
+	}
+	if len(metrics) > 0 || len(merge.Toggles) != 1 || merge.Toggles[0].Knobs["gso_max_size"] != "185000" || merge.Toggles[0].Knobs["gro_max_size"] != "185000" {
+		t.Errorf("merge: missing %v, toggles %+v", metrics, merge.Toggles)
+	}
+}
+
+// TestNoNumbers: a message without numbers says so, and what it describes; nothing is made
+// up.
+func TestNoNumbers(t *testing.T) {
+	r, err := Read("m", []byte("net: faster path\n\nThis gives lower latencies and increased transactions rate.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r.Text(&out)
+	if len(r.Claims) != 0 || !strings.Contains(out.String(), "no measurement with numbers in it") || !strings.Contains(out.String(), "lower latencies and increased transactions rate") {
+		t.Errorf("%+v\n%s", r, out.String())
+	}
+}
+
+const classic = `# netperf -H 10.1.0.2 -t TCP_STREAM -l60
+MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 10.1.0.2 () port 0 AF_INET : demo
+Recv   Send    Send
+Socket Socket  Message  Elapsed
+Size   Size    Size     Time     Throughput
+bytes  bytes   bytes    secs.    10^6bits/sec
+
+131072  16384  16384    30.00    34440.00
+`
+
+// TestBadInputs: each input that is not what a claim reader expects gets a clear answer
+// and nothing is invented.
+func TestBadInputs(t *testing.T) {
+	if _, err := Read("bin", []byte("a\x00b")); err == nil || !strings.Contains(err.Error(), "binary") {
+		t.Errorf("binary: %v", err)
+	}
+	many := strings.Repeat("From x Mon Jan  1 00:00:00 2024\nSubject: s\n\nbody\n\n", 100000)
+	if _, err := Read("many", []byte(many)); err == nil || !strings.Contains(err.Error(), "more than 1000 mails") {
+		t.Errorf("10^5 mails: %v", err)
+	}
+	cut := "Before:\n" + classic[:strings.Index(classic, "bytes  bytes")] + "\n"
+	r, err := Read("cut", []byte(cut))
+	if err != nil || len(r.Claims) != 0 || len(r.Unparsed) != 1 || !strings.Contains(r.Unparsed[0].Reason, "cut") {
+		t.Errorf("a netperf block cut in half: %+v %v", r, err)
+	}
+	quoted := "Re: x\n\n> Before: 1 Gbps\n> After: 2 Gbps\n\nThanks.\n"
+	if r, err := Read("quoted", []byte(quoted)); err != nil || len(r.Claims) != 0 || r.Quoted != 2 {
+		t.Errorf("a claim in a quoted reply: %+v %v", r, err)
+	}
+	for _, tc := range []struct {
+		text          string
+		before, after float64
+		unit          string
+	}{
+		{"Before: 1,200 Mbit/s\nAfter: 2.5 Gbits/sec\n", 1.2e9, 2.5e9, "bit/s"},
+		{"Before: 900 Mbps\nAfter: 1 Gbps\n", 9e8, 1e9, "bit/s"},
+		{"Before: 12,345 tps\nAfter: 13,000.5 trans/s\n", 12345, 13000.5, "trans/s"},
+	} {
+		r, err := Read("units", []byte(tc.text))
+		if err != nil || len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after || r.Claims[0].Unit != tc.unit {
+			t.Errorf("%q: %+v %v", tc.text, r, err)
+		}
+	}
+	body := "Before: 1 Gbps\nAfter: 2 Gbps\n"
+	for enc, text := range map[string]string{
+		"quoted-printable": "From x Mon Jan  1 00:00:00 2024\nSubject: s\nContent-Transfer-Encoding: quoted-printable\n\nBefore: 1 G=\nbps\nAfter: 2 Gbps\n",
+		"base64":           "From x Mon Jan  1 00:00:00 2024\nSubject: s\nContent-Transfer-Encoding: base64\n\n" + base64.StdEncoding.EncodeToString([]byte(body)) + "\n",
+	} {
+		r, err := Read(enc, []byte(text))
+		if err != nil || len(r.Claims) != 1 || r.Claims[0].Change != 1 {
+			t.Errorf("%s: %+v %v", enc, r, err)
+		}
+	}
+}
+
+// TestClassicWithCPU: netperf's classic block with -c -C carries CPU utilisation and service
+// demand besides throughput; a TCP_RR block its transaction rate.
+func TestClassicWithCPU(t *testing.T) {
+	text := `Before:
+# netperf -H h -t TCP_STREAM -c -C
+MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 AF_INET
+Recv   Send    Send                          Utilization       Service Demand
+Socket Socket  Message  Elapsed              Send     Recv     Send    Recv
+Size   Size    Size     Time     Throughput  local    remote   local   remote
+bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB
+
+131072  16384  16384    10.00    9000.00     10.00    20.00    0.364   0.728
+
+After:
+# netperf -H h -t TCP_STREAM -c -C
+MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 AF_INET
+Recv   Send    Send                          Utilization       Service Demand
+Socket Socket  Message  Elapsed              Send     Recv     Send    Recv
+Size   Size    Size     Time     Throughput  local    remote   local   remote
+bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB
+
+131072  16384  16384    10.00    9900.00     9.00     21.00    0.300   0.700
+
+Before:
+# netperf -H h -t TCP_RR
+MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate
+bytes  Bytes  bytes    bytes   secs.    per sec
+
+16384  131072 1        1       10.00    30000.00
+16384  131072
+After:
+# netperf -H h -t TCP_RR
+MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 AF_INET : first burst 0
+Local /Remote
+Socket Size   Request  Resp.   Elapsed  Trans.
+Send   Recv   Size     Size    Time     Rate
+bytes  Bytes  bytes    bytes   secs.    per sec
+
+16384  131072 1        1       10.00    33000.00
+`
+	r, err := Read("cpu", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]float64{}
+	for _, c := range r.Claims {
+		got[c.Metric] = [2]float64{c.Before.Median, c.After.Median}
+	}
+	want := map[string][2]float64{"throughput": {9e9, 9.9e9}, "local_cpu": {10, 9}, "remote_cpu": {20, 21}, "local_service_demand": {0.364, 0.3}, "remote_service_demand": {0.728, 0.7}, "transaction_rate": {30000, 33000}}
+	for m, w := range want {
+		if got[m] != w {
+			t.Errorf("%s: %v, want %v (all %v)", m, got[m], w, got)
+		}
+	}
+}
+
+// FuzzRead: no input makes the reader panic, and every claim it returns has both sides.
+func FuzzRead(f *testing.F) {
+	for _, name := range seeds {
+		if data, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(classic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Read("fuzz", data)
+		if err != nil {
+			return
+		}
+		for _, c := range r.Claims {
+			if len(c.Before.Values) == 0 || len(c.After.Values) == 0 {
+				t.Fatalf("a claim without a side: %+v", c)
+			}
+		}
+		var b bytes.Buffer
+		_ = r.Text(&b)
+	})
+}

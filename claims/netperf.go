@@ -1,0 +1,181 @@
+package claims
+
+import (
+	"regexp"
+	"strings"
+)
+
+// netperfOptions reads what a netperf command says it measured: the test (-t), the length
+// (-l), the request/response sizes (-r), the output selectors (-O/-o) and CPU measuring
+// (-c/-C).
+func netperfOptions(cmd string) map[string]string {
+	out := map[string]string{}
+	f := strings.Fields(cmd)
+	for i := 0; i < len(f); i++ {
+		val := func() string {
+			if v := f[i][2:]; v != "" {
+				return strings.TrimPrefix(v, ",")
+			}
+			if i+1 < len(f) {
+				i++
+				return f[i]
+			}
+			return ""
+		}
+		switch {
+		case strings.HasPrefix(f[i], "-t"):
+			out["test"] = val()
+		case strings.HasPrefix(f[i], "-l"):
+			out["duration"] = val() + "s"
+		case strings.HasPrefix(f[i], "-r"):
+			out["sizes"] = val()
+		case strings.HasPrefix(f[i], "-O"), strings.HasPrefix(f[i], "-o"):
+			sel, _, _ := strings.Cut(val(), "|") // `-O A,B|tail -1`: the pipe is the shell's
+			out["selectors"] = strings.TrimRight(sel, ";")
+		case f[i] == "-c" || f[i] == "-C":
+			out["cpu"] = "measured"
+		}
+	}
+	if out["test"] == "" {
+		out["test"] = "TCP_STREAM" // netperf's default
+	}
+	return out
+}
+
+// netperfClassic reads netperf's classic output from its banner at lines[i]: the header
+// lines down to the units line ("secs."), then the data row. It returns the measurements
+// (throughput or transaction rate, and with -c/-C the CPU utilisation and service demand)
+// and the index after the block; a block without its data row is a reason, not a claim.
+func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, string) {
+	banner := lines[i].text
+	test := "TCP_STREAM"
+	if strings.Contains(banner, "REQUEST/RESPONSE") {
+		test = "TCP_RR"
+	}
+	j := i + 1
+	unitsLine := ""
+	for ; j < len(lines) && j < i+8; j++ {
+		if strings.Contains(lines[j].text, "secs.") {
+			unitsLine = lines[j].text
+			j++
+			break
+		}
+	}
+	if unitsLine == "" {
+		return nil, j, "a netperf banner without its header (cut?)"
+	}
+	for j < len(lines) && strings.TrimSpace(lines[j].text) == "" {
+		j++
+	}
+	if j >= len(lines) {
+		return nil, j, "a netperf header without its data row (cut?)"
+	}
+	row := numbers(lines[j].text)
+	rateCol := 4
+	if test == "TCP_RR" {
+		rateCol = 5
+	}
+	if len(row) <= rateCol {
+		return nil, j + 1, "a netperf block whose data row is cut or not numbers"
+	}
+	opts := netperfOptions(ctx.command)
+	opts["test"] = test
+	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: ctx.state, conditions: ctx.conditions,
+		lines: []int{lines[i].n, lines[j].n}}
+	if ctx.command != "" {
+		base.lines = append([]int{ctx.cmdLine}, base.lines...)
+	}
+	var out []measurement
+	m := base
+	if test == "TCP_RR" {
+		m.metric, m.unit, m.values = "transaction_rate", "trans/s", []float64{row[rateCol]}
+	} else {
+		factor := 1e6
+		if u, ok := lookupUnit(lastField(unitsLine)); ok && u.kind == "rate" {
+			factor = u.factor
+		}
+		m.metric, m.unit, m.values = "throughput", "bit/s", []float64{round(row[rateCol] * factor)}
+	}
+	out = append(out, m)
+	if len(row) >= rateCol+5 { // -c/-C: utilisation send/recv (%), service demand send/recv (us/KB or us/Tr)
+		for k, name := range []string{"local_cpu", "remote_cpu", "local_service_demand", "remote_service_demand"} {
+			c := base
+			c.metric, c.values = name, []float64{row[rateCol+1+k]}
+			c.unit = "%"
+			if k >= 2 {
+				c.unit = "us/KB"
+				if test == "TCP_RR" {
+					c.unit = "us/trans"
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out, j + 1, ""
+}
+
+func lastField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// selectorMetric maps a netperf -O selector to a metric and unit; THROUGHPUT is the
+// transaction rate of a request/response test.
+func selectorMetric(sel, test string) (metric, unit string, factor float64, ok bool) {
+	switch sel {
+	case "THROUGHPUT":
+		if strings.HasSuffix(test, "_RR") || strings.HasSuffix(test, "_CRR") {
+			return "transaction_rate", "trans/s", 1, true
+		}
+		return "throughput", "bit/s", 1e6, true
+	case "MIN_LATENCY", "MAX_LATENCY", "MEAN_LATENCY", "P50_LATENCY", "P90_LATENCY", "P99_LATENCY", "STDDEV_LATENCY":
+		return strings.ToLower(sel), "us", 1, true
+	case "LOCAL_CPU_UTIL", "REMOTE_CPU_UTIL":
+		return strings.ToLower(strings.TrimSuffix(sel, "_UTIL")), "%", 1, true
+	}
+	return "", "", 0, false
+}
+
+var selectorRe = regexp.MustCompile(`-[Oo]\s*([A-Z_0-9,]+)`)
+
+// netperfRows reads the rows a netperf -O command printed (one per run: `for i in ...; do
+// netperf ... -O A,B|tail -1; done`) after lines[i]: one measurement per selector with every
+// row's value.
+func netperfRows(lines []line, i int, ctx context) ([]measurement, int) {
+	m := selectorRe.FindStringSubmatch(ctx.command)
+	if m == nil || !strings.Contains(ctx.command, "netperf") {
+		return nil, i
+	}
+	sels := strings.Split(m[1], ",")
+	var rows [][]float64
+	var rowLines []int
+	j := i
+	for ; j < len(lines); j++ {
+		row := numbers(lines[j].text)
+		if len(row) != len(sels) {
+			break
+		}
+		rows, rowLines = append(rows, row), append(rowLines, lines[j].n)
+	}
+	if len(rows) == 0 {
+		return nil, i
+	}
+	opts := netperfOptions(ctx.command)
+	var out []measurement
+	for k, sel := range sels {
+		metric, unit, factor, ok := selectorMetric(sel, opts["test"])
+		if !ok {
+			continue
+		}
+		vals := make([]float64, len(rows))
+		for r, row := range rows {
+			vals[r] = round(row[k] * factor)
+		}
+		out = append(out, measurement{tool: "netperf", command: ctx.command, options: opts, metric: metric, unit: unit, values: vals,
+			state: ctx.state, conditions: ctx.conditions, lines: append([]int{ctx.cmdLine}, rowLines...)})
+	}
+	return out, j
+}

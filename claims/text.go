@@ -1,0 +1,116 @@
+package claims
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Text writes the report as a table: one row per claim, then the toggles, the setup words,
+// what was not read and what the text says without numbers.
+func (r *Report) Text(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %d claim(s)\n", r.Input, len(r.Claims))
+	if len(r.Claims) == 0 {
+		fmt.Fprintln(w, "no measurement with numbers in it")
+	}
+	if len(r.Claims) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "#\tlines\ttool\ttest\tmetric\tconditions\tbefore\tafter\tchange\tstated")
+		for i, c := range r.Claims {
+			st := "-"
+			if c.Stated != nil {
+				st = pct(*c.Stated)
+				if c.Mismatch {
+					st += " (MISMATCH)"
+				}
+			}
+			tool := c.Tool
+			if tool == "" {
+				tool = "-"
+			}
+			test := c.Options["test"]
+			if test == "" {
+				test = "-"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, lineRanges(c.Lines), tool, test, c.Metric, conds(c.Conditions),
+				side(c.Before, c.Unit), side(c.After, c.Unit), pct(c.Change), st)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, t := range r.Toggles {
+		fmt.Fprintf(w, "toggle, line %d: %s\n", t.Line, t.Command)
+	}
+	if len(r.Setup) > 0 {
+		fmt.Fprintln(w, "setup: "+strings.Join(r.Setup, ", "))
+	}
+	for _, u := range r.Unparsed {
+		fmt.Fprintf(w, "not read, lines %s: %s\n", lineRanges(u.Lines), u.Reason)
+	}
+	for _, d := range r.Describes {
+		fmt.Fprintf(w, "says: %q\n", d)
+	}
+	if r.Quoted > 0 {
+		fmt.Fprintf(w, "%d quoted line(s) (\"> \") not read: someone else's words\n", r.Quoted)
+	}
+	return nil
+}
+
+// side is one side's figure: the value, or the median of many with their count and a CV.
+func side(v Values, unit string) string {
+	s := human(v.Median, unit)
+	if len(v.Values) > 1 {
+		s = fmt.Sprintf("median %s of %d", s, len(v.Values))
+	}
+	if v.CV != nil {
+		s += fmt.Sprintf(" (CV %.2f%%)", 100**v.CV)
+	}
+	return s
+}
+
+func human(v float64, unit string) string {
+	if unit == "bit/s" {
+		switch {
+		case v >= 1e9:
+			return fmt.Sprintf("%.4g Gbit/s", v/1e9)
+		case v >= 1e6:
+			return fmt.Sprintf("%.4g Mbit/s", v/1e6)
+		}
+	}
+	return fmt.Sprintf("%.6g %s", v, unit)
+}
+
+func pct(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+
+func conds(c map[string]string) string {
+	if len(c) == 0 {
+		return "-"
+	}
+	var out []string
+	for k, v := range c {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+// lineRanges writes 28,29,30,42 as "28-30,42".
+func lineRanges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] <= ns[j]+1 {
+			j++
+		}
+		if ns[j] > ns[i] {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,80 @@
+package claims
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// unit is how a written unit maps to a normalised one: the metric kind it measures, the
+// normalised unit, and the factor to it.
+type unit struct {
+	kind   string // rate (bits per second), trans (transactions per second), time, percent
+	norm   string
+	factor float64
+}
+
+// units are the units claims are written in, lower-cased, spaces removed.
+var units = map[string]unit{
+	"bit/s": {"rate", "bit/s", 1}, "bits/sec": {"rate", "bit/s", 1}, "bps": {"rate", "bit/s", 1},
+	"kbit/s": {"rate", "bit/s", 1e3}, "kbps": {"rate", "bit/s", 1e3}, "kbits/sec": {"rate", "bit/s", 1e3},
+	"mbit/s": {"rate", "bit/s", 1e6}, "mbps": {"rate", "bit/s", 1e6}, "mbits/sec": {"rate", "bit/s", 1e6}, "10^6bits/sec": {"rate", "bit/s", 1e6}, "10^6bits/s": {"rate", "bit/s", 1e6}, "mb/s": {"rate", "bit/s", 1e6},
+	"gbit/s": {"rate", "bit/s", 1e9}, "gbps": {"rate", "bit/s", 1e9}, "gbits/sec": {"rate", "bit/s", 1e9}, "gb/s": {"rate", "bit/s", 1e9}, "10^9bits/sec": {"rate", "bit/s", 1e9},
+	"tps": {"trans", "trans/s", 1}, "trans/s": {"trans", "trans/s", 1}, "trans/sec": {"trans", "trans/s", 1}, "transactions/s": {"trans", "trans/s", 1}, "persec": {"trans", "trans/s", 1},
+	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "ms": {"time", "us", 1e3}, "msec": {"time", "us", 1e3}, "ns": {"time", "us", 1e-3},
+	"%": {"percent", "%", 1},
+}
+
+// lookupUnit finds a written unit ("Gbps", "10^6bits/sec", "trans/s").
+func lookupUnit(s string) (unit, bool) {
+	u, ok := units[strings.ToLower(strings.ReplaceAll(s, " ", ""))]
+	return u, ok
+}
+
+var numberRe = regexp.MustCompile(`^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$`)
+
+// parseNumber reads a number as people write it: 34440.00, 6,144, 1,234.5.
+func parseNumber(s string) (float64, bool) {
+	if !numberRe.MatchString(s) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	return v, err == nil
+}
+
+// valueRe is a number with an optional unit after it: "8.68 Gbps", "139 Mbps", "6,144 %".
+var valueRe = regexp.MustCompile(`([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*((?:10\^[69])?[A-Za-zµ/%^0-9]*(?:/s(?:ec)?)?)`)
+
+// parseValue reads "8.68 Gbps" into the normalised value and its unit.
+func parseValue(s string) (v float64, u unit, ok bool) {
+	m := valueRe.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil || strings.TrimSpace(s) != strings.TrimSpace(m[0]) {
+		return 0, unit{}, false
+	}
+	n, ok := parseNumber(m[1])
+	if !ok {
+		return 0, unit{}, false
+	}
+	u, ok = lookupUnit(m[2])
+	if !ok {
+		return 0, unit{}, false
+	}
+	return n * u.factor, u, true
+}
+
+// numbers reads a line that is only numbers (a data row), nil if it is not one.
+func numbers(line string) []float64 {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return nil
+	}
+	out := make([]float64, len(fields))
+	for i, f := range fields {
+		v, ok := parseNumber(f)
+		if !ok {
+			return nil
+		}
+		out[i] = v
+	}
+	return out
+}
