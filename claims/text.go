@@ -34,7 +34,7 @@ func (r *Report) Text(w io.Writer) error {
 			if test == "" {
 				test = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, lineRanges(c.Lines), tool, test, c.Metric, conds(c.Conditions),
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, LineRanges(c.Lines), tool, test, c.Metric, conds(c.Conditions),
 				side(c.Before, c.Unit), side(c.After, c.Unit), pct(c.Change), st)
 		}
 		if err := tw.Flush(); err != nil {
@@ -48,7 +48,7 @@ func (r *Report) Text(w io.Writer) error {
 		fmt.Fprintln(w, "setup: "+strings.Join(r.Setup, ", "))
 	}
 	for _, u := range r.Unparsed {
-		fmt.Fprintf(w, "not read, lines %s: %s\n", lineRanges(u.Lines), u.Reason)
+		fmt.Fprintf(w, "not read, lines %s: %s\n", LineRanges(u.Lines), u.Reason)
 	}
 	for _, d := range r.Describes {
 		fmt.Fprintf(w, "says: %q\n", d)
@@ -97,8 +97,8 @@ func conds(c map[string]string) string {
 	return strings.Join(out, ",")
 }
 
-// lineRanges writes 28,29,30,42 as "28-30,42".
-func lineRanges(ns []int) string {
+// LineRanges writes 28,29,30,42 as "28-30,42".
+func LineRanges(ns []int) string {
 	var parts []string
 	for i := 0; i < len(ns); {
 		j := i

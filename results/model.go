@@ -35,6 +35,9 @@ type Result struct {
 	Kernels []*Result `json:"kernels,omitempty"`
 	// Build is how nsperf built this kernel under test from a patch series (run --patch).
 	Build *KernelBuild `json:"build,omitempty"`
+	// Reproduction holds the claims a run reproduced (nsperf reproduce) beside what it
+	// measured for each.
+	Reproduction *Reproduction `json:"reproduction,omitempty"`
 	// Capabilities are the states one side cannot apply and another can (a patch that raises
 	// a device's limit): in an A/B run of two kernels, or a comparison of stored runs.
 	Capabilities []Capability `json:"capabilities,omitempty"`

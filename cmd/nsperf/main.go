@@ -30,6 +30,7 @@ const (
 	exitUsage       = 2 // usage or invalid scenario
 	exitInfra       = 3 // a tool failed, the kernel refused
 	exitSkipped     = 4 // a capability the scenario needs is missing
+	exitUndecided   = 5 // reproduce: a claim that can be reproduced here was not decided
 	exitInterrupted = 130
 )
 
@@ -39,6 +40,15 @@ type expectationError struct{ failures []string }
 func (e expectationError) Error() string {
 	return "the result fails:\n  " + strings.Join(e.failures, "\n  ")
 }
+
+// codeError is an error with its own exit status.
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e codeError) Error() string { return e.err.Error() }
+func (e codeError) Unwrap() error { return e.err }
 
 // usageError marks errors in how nsperf was called.
 type usageError struct{ error }
@@ -79,12 +89,15 @@ func exitCode(err error) int {
 	var nothing *compare.NothingComparedError
 	var guest kernels.ExitError
 	var kernelInput kernels.InputError
+	var coded codeError
 	var bisect bisectExit
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &bisect):
 		return bisect.code // a step of git bisect run: its code is git's
+	case errors.As(err, &coded):
+		return coded.code
 	case errors.As(err, &guest):
 		return guest.Code // a guest's nsperf decided: its exit status is ours
 	case errors.As(err, &expectation):
@@ -162,7 +175,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd(), buildCmd(), claimsCmd())
+	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd(), buildCmd(), claimsCmd(), reproduceCmd())
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			continue

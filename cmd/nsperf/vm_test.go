@@ -500,13 +500,14 @@ func TestVMAccelAuto(t *testing.T) {
 	}
 }
 
-// TestVMPatchAB validates a real kernel patch end to end, from the mail it came as: `nsperf
-// run --patch` builds Debian's 6.12 net/openvswitch from its source twice, as it is (base, A)
+// TestVMPatchAB validates a real kernel patch end to end, from the mail it came as, and
+// reproduces its claims: `nsperf reproduce` chooses ovs-internal-tso and runs `run --patch`, which builds Debian's 6.12 net/openvswitch from its source twice, as it is (base, A)
 // and with "openvswitch: raise internal port TSO limit" (patched, B), each into a copy of the
 // image's module tree (or takes both from the cache, which it says). The shipped
 // ovs-internal-tso seed runs as a short A/B: "on" is unavailable on A with the tso_max_size
 // reason and applies on B, where int0 reads back 524280; the result holds both kernels with
-// how they were built (the patch's subject and sha256), the capability, on@B against off@A and off@B against off@A. Figures are not asserted.
+// how they were built (the patch's subject and sha256), both claims (+18.1% IPv4, +34.7%
+// IPv6) reproduced by on@B against off@A, the capability, on@B against off@A and off@B against off@A. Figures are not asserted.
 func TestVMPatchAB(t *testing.T) {
 	const mbox = "../../patches/testdata/ovs-internal-port-tso-v2.mbox"
 	builtKernels(t, mbox) // built or cached before the run: the run below must find it cached
@@ -521,13 +522,18 @@ func TestVMPatchAB(t *testing.T) {
 	// Every guest's bridge must pass traffic: the fault that once stopped about one guest in
 	// five (Open vSwitch 3.1 started in a guest up for under 10 s runs without upcall
 	// handlers) is waited out by topo/ovs, not retried here.
-	stdout, stderr, code := runBinary(t, "run", "ovs-internal-tso", "--patch", mbox, "--vm-accel", "tcg", "--db", db, "--runs", "5", "--duration", "1s", "--omit", "0s",
-		"--out", out, "--junit", junit)
-	if code != 0 && code != exitExpectation {
-		t.Fatalf("exit %d, want 0 or 1\n%s\n%s", code, stdout, stderr)
+	// nsperf reproduce runs it: run --patch on the mail, with run's own flags after --; the
+	// run's table goes to stderr, the claims' table to stdout.
+	claimsTable, runOutput, code := runBinary(t, "reproduce", mbox, "--runs", "5", "--duration", "1s", "--out", out,
+		"--", "--vm-accel", "tcg", "--db", db, "--junit", junit)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (both claims reproduced)\n%s\n%s", code, claimsTable, runOutput)
 	}
-	if !strings.Contains(stderr, "build: cached") {
-		t.Errorf("the second build was not taken from the cache:\n%s", stderr)
+	if !strings.Contains(runOutput, "build: cached") {
+		t.Errorf("the second build was not taken from the cache:\n%s", runOutput)
+	}
+	if strings.Count(claimsTable, "reproduced") != 2 || !strings.Contains(claimsTable, "+18.1%") || !strings.Contains(claimsTable, "+34.7%") {
+		t.Errorf("the claims' table:\n%s", claimsTable)
 	}
 	r, _, err := results.ReadFile(out)
 	if err != nil {
@@ -542,8 +548,8 @@ func TestVMPatchAB(t *testing.T) {
 			t.Errorf("kernel %s's build: %+v", k.Label, k.Build)
 		}
 	}
-	if !strings.Contains(stdout, `built by nsperf from debian linux-source-6.12`) || !strings.Contains(stdout, `with "[PATCH net-next v2] openvswitch: raise internal port TSO limit"`) {
-		t.Errorf("the table does not say how the kernels were built:\n%s", stdout)
+	if !strings.Contains(runOutput, `built by nsperf from debian linux-source-6.12`) || !strings.Contains(runOutput, `with "[PATCH net-next v2] openvswitch: raise internal port TSO limit"`) {
+		t.Errorf("the table does not say how the kernels were built:\n%s", runOutput)
 	}
 	a, b := r.Kernels[0].Cases[0], r.Kernels[1].Cases[0]
 	if on := stateRecord(a, "on"); on == nil || !strings.Contains(on.Unavailable, "gso_max_size 524280 > tso_max_size 65536 of ovs/int0") {
@@ -562,6 +568,14 @@ func TestVMPatchAB(t *testing.T) {
 	// In virtual time (the default under TCG) the patch is decided in 5 runs of 1 s: the
 	// patched kernel's on against the stock kernel's off improves both families, and the two
 	// kernels' off, the same code, is no regression.
+	if r.Reproduction == nil || len(r.Reproduction.Claims) != 2 {
+		t.Fatalf("reproduction: %+v", r.Reproduction)
+	}
+	for i, w := range []string{"tcp4", "tcp6"} {
+		if ch := r.Reproduction.Claims[i]; ch.Workload != w || ch.State != "on@B" || ch.Baseline != "off@A" || ch.Outcome != results.Reproduced {
+			t.Errorf("claim %d: %+v", i+1, ch)
+		}
+	}
 	for _, k := range r.Kernels {
 		if k.Environment.VM == nil || k.Environment.VM.Clock != "virtual" {
 			t.Errorf("kernel %s not in virtual time: %+v", k.Label, k.Environment.VM)
@@ -576,11 +590,11 @@ func TestVMPatchAB(t *testing.T) {
 	for want, verdict := range map[string]string{"tcp4 on@B vs off@A": results.Improved, "tcp6 on@B vs off@A": results.Improved, "tcp4 off@B vs off@A": "", "tcp6 off@B vs off@A": ""} {
 		got, ok := verdicts[want]
 		if !ok || (verdict != "" && got != verdict) || (verdict == "" && got == results.Regressed) {
-			t.Errorf("%s: %q, want %q (all: %v)\n%s", want, got, verdict, verdicts, stdout)
+			t.Errorf("%s: %q, want %q (all: %v)\n%s", want, got, verdict, verdicts, runOutput)
 		}
 	}
-	if !strings.Contains(stdout, "capability: on: unavailable on A") {
-		t.Errorf("the table lacks the capability line:\n%s", stdout)
+	if !strings.Contains(runOutput, "capability: on: unavailable on A") {
+		t.Errorf("the table lacks the capability line:\n%s", runOutput)
 	}
 	if data, err := os.ReadFile(junit); err != nil || !strings.Contains(string(data), `name="capability on"`) {
 		t.Errorf("junit: %v", err)

@@ -29,10 +29,10 @@ const module = "github.com/nsperf/nsperf/"
 var layers = [][]string{
 	{"internal/waitlimit"},
 	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
-	{"knobs", "internal/syscheck", "internal/spawn", "claims"},
+	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan", "internal/testenv"},
-	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture"},
+	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "claims", "history/changepoint", "machine", "internal/fixture"},
 	{"topo", "vm", "history"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	{"runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},

@@ -109,6 +109,11 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := lockCache(req.Cache, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	b, err := resolveBase(ctx, req)
 	if err != nil {
 		return nil, err
@@ -145,6 +150,26 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		return cached, nil
 	}
 	return m, m.build(ctx, b, checked, req.Progress)
+}
+
+// lockCache holds the cache for one build at a time: two builds of one key, or two fetches of
+// one base, would otherwise race to rename their work into place.
+func lockCache(cache string, progress io.Writer) (func(), error) {
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(cache, "lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		fmt.Fprintf(progress, "build: waiting for another nsperf build in %s\n", cache)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return func() { f.Close() }, nil
 }
 
 // readSeries reads every patch file, in order.

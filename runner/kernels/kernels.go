@@ -145,14 +145,19 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	if err != nil {
 		return nil, err
 	}
+	k.recordBuilds(rs)
+	r, err := store(s, opt, rs, turns, busy, code)
+	stored = r != nil && !errors.Is(err, runner.ErrNotStored) && opt.Out != "-"
+	return r, err
+}
+
+// recordBuilds gives each kernel's result how nsperf built the kernel, where it did.
+func (k Options) recordBuilds(rs []*results.Result) {
 	for i, b := range k.Builds {
 		if i < len(rs) && rs[i] != nil {
 			rs[i].Build = b
 		}
 	}
-	r, err := store(s, opt, rs, turns, busy, code)
-	stored = r != nil && !errors.Is(err, runner.ErrNotStored) && opt.Out != "-"
-	return r, err
 }
 
 // guestOptions are the guests' settings with the command each runs: `nsperf guest` on its

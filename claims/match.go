@@ -1,0 +1,136 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// Facts are what matching needs to know of the scenario a result ran: each workload's address
+// family (IPv4, IPv6), and the states that turn offloads off.
+type Facts struct {
+	Families    map[string]string
+	OffloadsOff map[string]bool
+}
+
+// nsperfMetric is the name nsperf gives a claim's metric: a request/response test's
+// transactions per second are its throughput.
+func nsperfMetric(m string) string {
+	if m == "transaction_rate" {
+		return results.Throughput
+	}
+	return m
+}
+
+// Match sets each claim beside the comparison of r that stands for it: the same metric, a
+// workload of the claim's family, a case of its MTU, a state of its offloads, and a state
+// against another state (on@B against off@A in an A/B of kernels) before a state against
+// itself. Each gets an outcome: reproduced (same direction, decided), contradicted (decided
+// the other way, or equivalent), or undecided with the reason.
+func Match(rep *Report, r *results.Result, facts Facts) []results.ClaimCheck {
+	var out []results.ClaimCheck
+	for i, c := range rep.Claims {
+		check := results.ClaimCheck{Claim: i + 1, Metric: c.Metric, Conditions: c.Conditions, Lines: c.Lines, ClaimedBefore: c.Before.Median,
+			ClaimedAfter: c.After.Median, ClaimedChange: c.Change, StatedChange: c.Stated, Unit: c.Unit}
+		cs, s, why := pick(c, r, facts)
+		if s == nil {
+			check.Outcome, check.Reason = results.Undecided, why
+			out = append(out, check)
+			continue
+		}
+		check.Case, check.Workload, check.State, check.Baseline, check.Measured = cs.Label, s.Workload, s.State, s.Comparison.Baseline, s.Comparison
+		check.Outcome, check.Reason = outcome(c, *s.Comparison)
+		out = append(out, check)
+	}
+	return out
+}
+
+// pick finds the comparison for a claim, or says why there is none.
+func pick(c Claim, r *results.Result, facts Facts) (results.Case, *results.Summary, string) {
+	metric := nsperfMetric(c.Metric)
+	var best *results.Summary
+	var bestCase results.Case
+	bestScore := -1
+	for _, cs := range r.Cases {
+		if !caseFits(cs, c.Conditions) {
+			continue
+		}
+		for k := range cs.Summaries {
+			s := &cs.Summaries[k]
+			if s.Comparison == nil || s.Metric != metric {
+				continue
+			}
+			if fam := c.Conditions["family"]; fam != "" && facts.Families[s.Workload] != fam {
+				continue
+			}
+			state, base := strings.Split(s.State, "@")[0], strings.Split(s.Comparison.Baseline, "@")[0]
+			if off := c.Conditions["offloads"] == "off"; off != facts.OffloadsOff[state] {
+				continue
+			}
+			score := 0
+			if state != base {
+				score += 2 // a toggle's effect, not a state against itself
+			}
+			if strings.HasSuffix(s.State, "@B") && strings.HasSuffix(s.Comparison.Baseline, "@A") {
+				score++ // the patched kernel against the base
+			}
+			if score > bestScore {
+				best, bestCase, bestScore = s, cs, score
+			}
+		}
+	}
+	if best == nil {
+		return results.Case{}, nil, fmt.Sprintf("the run has no comparison of %s for %s", metric, conds(c.Conditions))
+	}
+	return bestCase, best, ""
+}
+
+// caseFits: a case whose matrix sets the MTU the claim's condition names (standard: 1500,
+// 8k: 8000), or any case where the claim names none or the run has one case.
+func caseFits(cs results.Case, conds map[string]string) bool {
+	want, ok := conds["mtu"]
+	got, has := cs.Matrix["mtu"]
+	if !ok || !has {
+		return true
+	}
+	return mtuValue(want) == mtuValue(got)
+}
+
+func mtuValue(s string) int {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case s == "standard":
+		return 1500
+	case strings.HasSuffix(s, "k"):
+		n, _ := strconv.Atoi(strings.TrimSuffix(s, "k"))
+		return n * 1000
+	}
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// outcome judges a measured comparison against the claim: the direction the claim shows
+// (better or worse for the metric) and nsperf's decision.
+func outcome(c Claim, m results.Comparison) (string, string) {
+	better := c.Change > 0
+	if m.Direction < 0 {
+		better = c.Change < 0
+	}
+	claimed := "worse"
+	if better {
+		claimed = "better"
+	}
+	what := fmt.Sprintf("claimed %+.1f%% (%s); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", 100*c.Change, claimed, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
+	switch {
+	case m.Verdict == results.Improved && better, m.Verdict == results.Regressed && !better:
+		return results.Reproduced, what
+	case m.Verdict == results.Improved, m.Verdict == results.Regressed, m.Verdict == results.Equivalent:
+		return results.Contradicted, what
+	case math.Abs(c.Change) < 1e-9:
+		return results.Undecided, what + "; the claim shows no change"
+	}
+	return results.Undecided, what
+}

@@ -1,0 +1,55 @@
+package claims
+
+import (
+	"testing"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// TestMatch: the OVS claims meet the A/B's on@B against off@A of their family (not off@B
+// against off@A), and are reproduced where that improved; a claim the run decided the other
+// way is contradicted, one it did not decide is undecided, and one with no comparison says
+// so.
+func TestMatch(t *testing.T) {
+	rep := readSeed(t, "ovs-internal-port-tso-v2.mbox")
+	cmp := func(base, verdict string, change float64) *results.Comparison {
+		return &results.Comparison{Baseline: base, Verdict: verdict, Change: change, ChangeLo: change - 0.01, ChangeHi: change + 0.01, Direction: 1}
+	}
+	r := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
+		{Workload: "tcp4", Metric: "throughput", State: "off@A"},
+		{Workload: "tcp4", Metric: "throughput", State: "off@B", Comparison: cmp("off@A", results.NoChange, 0.001)},
+		{Workload: "tcp4", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Improved, 0.24)},
+		{Workload: "tcp6", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Regressed, -0.1)},
+	}}}}
+	facts := Facts{Families: map[string]string{"tcp4": "IPv4", "tcp6": "IPv6"}}
+	got := Match(rep, r, facts)
+	if len(got) != 2 {
+		t.Fatalf("%d checks", len(got))
+	}
+	if g := got[0]; g.Workload != "tcp4" || g.State != "on@B" || g.Baseline != "off@A" || g.Outcome != results.Reproduced || g.StatedChange == nil || *g.StatedChange != 0.181 {
+		t.Errorf("IPv4: %+v", g)
+	}
+	if g := got[1]; g.Workload != "tcp6" || g.Outcome != results.Contradicted {
+		t.Errorf("IPv6: %+v", g)
+	}
+	r.Cases[0].Summaries[2].Comparison.Verdict = results.TooNoisy
+	if g := Match(rep, r, facts)[0]; g.Outcome != results.Undecided {
+		t.Errorf("too noisy: %+v", g)
+	}
+	if g := Match(rep, &results.Result{}, facts)[0]; g.Outcome != results.Undecided || g.Reason == "" {
+		t.Errorf("no comparison: %+v", g)
+	}
+	// A latency claim that fell is better: reproduced by an improvement of a lower-is-better
+	// metric.
+	merge := readSeed(t, "big-tcp-merge.txt")
+	lat := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
+		{Workload: "rr6", Metric: "p99_latency", State: "on", Comparison: &results.Comparison{Baseline: "off", Verdict: results.Improved, Change: -0.05, Direction: -1}},
+		{Workload: "rr6", Metric: "throughput", State: "on", Comparison: &results.Comparison{Baseline: "off", Verdict: results.Equivalent, Change: 0.001, Direction: 1}},
+	}}}}
+	for _, g := range Match(merge, lat, Facts{}) {
+		want := map[string]string{"p99_latency": results.Reproduced, "transaction_rate": results.Contradicted, "min_latency": results.Undecided, "p90_latency": results.Undecided}[g.Metric]
+		if g.Outcome != want {
+			t.Errorf("%s: %s, want %s (%s)", g.Metric, g.Outcome, want, g.Reason)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/topo/runstate"
+)
+
+// TestReproduceNotHere: the 4.9-stable patch names a file 6.12 no longer has: reproduce exits
+// 4, says why, and names the shipped scenario that models the claim's effect.
+func TestReproduceNotHere(t *testing.T) {
+	testenv.RequireRoot(t)
+	_, stderr, code := runBinary(t, "reproduce", seedDir+"vxlan-lowerdev-4.9-stable.mbox", "--out", filepath.Join(t.TempDir(), "r.json"), "--", "--no-history")
+	if code != exitSkipped || !strings.Contains(stderr, "drivers/net/vxlan.c: the source has no such file") || !strings.Contains(stderr, "nsperf run vxlan-lowerdev") {
+		t.Errorf("exit %d, want %d\n%s", code, exitSkipped, stderr)
+	}
+}
+
+// TestReproduceNoNumbers: a message without numbers has nothing to reproduce (exit 4).
+func TestReproduceNoNumbers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "msg.txt")
+	if err := os.WriteFile(path, []byte("net: faster\n\nThis lowers latencies and increases the transaction rate.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runBinary(t, "reproduce", path); code != exitSkipped || !strings.Contains(stderr, "makes no claim with numbers") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}
+
+// TestReproduceMerge: the BIG TCP merge message has no diff: its toggle (gso/gro_max_size
+// 185000 against 64K) runs here, with netperf TCP_RR 80000/80000 (big-tcp-rr), and each of
+// its four claims (transactions and the three latency percentiles) is set beside the
+// measured on against off. Figures and outcomes are not asserted: the machine is shared.
+func TestReproduceMerge(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "netperf")
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() { testenv.CheckClean(t, before, runstate.Dir) })
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runBinary(t, "reproduce", seedDir+"big-tcp-merge.txt", "--runs", "3", "--duration", "1s", "--out", out, "--", "--db", filepath.Join(t.TempDir(), "h.db"))
+	if code != exitOK && code != exitExpectation && code != exitUndecided {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "scenario big-tcp-rr") {
+		t.Errorf("scenario not chosen as big-tcp-rr:\n%s", stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Reproduction == nil || len(r.Reproduction.Claims) != 4 || len(r.Reproduction.SHA256) != 64 {
+		t.Fatalf("reproduction: %+v", r.Reproduction)
+	}
+	for _, ch := range r.Reproduction.Claims {
+		if ch.Measured == nil || ch.Workload != "rr6" || ch.State != "on" || ch.Baseline != "off" || ch.Outcome == "" {
+			t.Errorf("claim %d (%s): %+v", ch.Claim, ch.Metric, ch)
+		}
+	}
+	for _, want := range []string{"transaction_rate", "min_latency", "p90_latency", "p99_latency", "rr6 on vs off", "magnitudes differ by machine"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
