@@ -10,9 +10,10 @@ import (
 )
 
 // Facts are what matching needs to know of the scenario a result ran: each workload's address
-// family (IPv4, IPv6), and the states that turn offloads off.
+// family (IPv4, IPv6) and tool, and the states that turn offloads off.
 type Facts struct {
 	Families    map[string]string
+	Tools       map[string]string // workload -> its tool
 	OffloadsOff map[string]bool
 }
 
@@ -26,9 +27,9 @@ func nsperfMetric(m string) string {
 }
 
 // Match sets each claim beside the comparison of r that stands for it: the same metric, a
-// workload of the claim's family, a case of its MTU, a state of its offloads, and a state
-// against another state (on@B against off@A in an A/B of kernels) before a state against
-// itself. Each gets an outcome: reproduced (same direction, decided), contradicted (decided
+// workload of the claim's family, a case of its MTU, states of its offloads, then a workload
+// of the claim's tool, a state against another state (on@B against off@A in an A/B of
+// kernels) before a state against itself. Each gets an outcome: reproduced (same direction, decided), contradicted (decided
 // the other way, or equivalent), or undecided with the reason.
 func Match(rep *Report, r *results.Result, facts Facts) []results.ClaimCheck {
 	var out []results.ClaimCheck
@@ -67,10 +68,13 @@ func pick(c Claim, r *results.Result, facts Facts) (results.Case, *results.Summa
 				continue
 			}
 			state, base := strings.Split(s.State, "@")[0], strings.Split(s.Comparison.Baseline, "@")[0]
-			if off := c.Conditions["offloads"] == "off"; off != facts.OffloadsOff[state] {
+			if off := c.Conditions["offloads"] == "off"; off != facts.OffloadsOff[state] || off != facts.OffloadsOff[base] {
 				continue
 			}
 			score := 0
+			if c.Tool != "" && facts.Tools[s.Workload] == c.Tool {
+				score += 4 // the claim's own tool
+			}
 			if state != base {
 				score += 2 // a toggle's effect, not a state against itself
 			}

@@ -39,6 +39,26 @@ func TestMatch(t *testing.T) {
 	if g := Match(rep, &results.Result{}, facts)[0]; g.Outcome != results.Undecided || g.Reason == "" {
 		t.Errorf("no comparison: %+v", g)
 	}
+	// A netperf claim meets the netperf workload, and an offloads-off claim a pair of
+	// offloads-off states.
+	vx := readSeed(t, "vxlan-bigtcp-7of9.mbox")
+	both := &results.Result{Cases: []results.Case{{Matrix: map[string]string{"mtu": "1500"}, Label: "mtu=1500", Summaries: []results.Summary{
+		{Workload: "tcp4", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Improved, 0.1)},
+		{Workload: "stream4", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Improved, 0.1)},
+		{Workload: "stream4", Metric: "throughput", State: "sw-on@B", Comparison: cmp("off@A", results.Improved, 0.1)},
+		{Workload: "stream4", Metric: "throughput", State: "sw-on@B", Comparison: cmp("sw-off@A", results.Improved, 0.3)},
+	}}}}
+	vf := Facts{Tools: map[string]string{"tcp4": "iperf3", "stream4": "netperf"}, OffloadsOff: map[string]bool{"sw-on": true, "sw-off": true}}
+	got = Match(vx, both, vf)
+	if g := got[0]; g.Workload != "stream4" || g.State != "on@B" || g.Baseline != "off@A" || g.Case != "mtu=1500" {
+		t.Errorf("standard MTU: %+v", g)
+	}
+	if g := got[1]; g.Outcome != results.Undecided || g.Measured != nil {
+		t.Errorf("8k MTU has no case here: %+v", g)
+	}
+	if g := got[2]; g.State != "sw-on@B" || g.Baseline != "sw-off@A" {
+		t.Errorf("offloads off: %+v", g)
+	}
 	// A latency claim that fell is better: reproduced by an improvement of a lower-is-better
 	// metric.
 	merge := readSeed(t, "big-tcp-merge.txt")

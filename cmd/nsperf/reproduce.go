@@ -193,13 +193,14 @@ func (f *reproduceFlags) chooseScenario(rep *claims.Report, series []patches.Pat
 	return best, why, nil
 }
 
-// scenarioFacts are the families of a scenario's workloads and its states that turn
-// offloads off.
+// scenarioFacts are the families and tools of a scenario's workloads and its states that
+// turn offloads off.
 func scenarioFacts(s *scenarios.Scenario) claims.Facts {
-	f := claims.Facts{Families: map[string]string{}, OffloadsOff: map[string]bool{}}
+	f := claims.Facts{Families: map[string]string{}, Tools: map[string]string{}, OffloadsOff: map[string]bool{}}
 	for _, w := range s.Workloads {
 		_, server := w.Sides()
 		f.Families[w.Name] = map[string]string{"-4": "IPv4", "-6": "IPv6"}[server.Family()]
+		f.Tools[w.Name] = w.Tool()
 	}
 	for _, st := range s.States {
 		f.OffloadsOff[st.Name] = len(st.Offloads) > 0
