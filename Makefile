@@ -63,6 +63,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
 	$(GO) test -run '^$$' -bench 'Compare1000' -benchtime 20x -benchmem ./results/
 	$(GO) test -run '^$$' -bench 'BuildModules' -benchtime 3x ./cmd/nsperf/
+	$(GO) test -run '^$$' -bench 'BuildWhole' -benchtime 3x ./cmd/nsperf/
 
 # staticcheck is a tool of go.mod (go get -tool): the version is pinned with the other modules.
 lint:

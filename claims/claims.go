@@ -143,6 +143,14 @@ func (r *Report) read(lines []line) {
 	ctx := context{conditions: map[string]string{}}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
+		if m, next, why := iperf3Output(lines, i, ctx); next > i {
+			if why != "" {
+				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+			}
+			ms = append(ms, m...)
+			i = next - 1
+			continue
+		}
 		switch {
 		case isCommand(l.text):
 			ctx.command, ctx.cmdLine = commandText(l.text), l.n

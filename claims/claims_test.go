@@ -5,13 +5,21 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/scenarios"
 
 	"github.com/nsperf/nsperf/internal/golden"
 )
 
 var seeds = []string{"vxlan-bigtcp-7of9.mbox", "ovs-internal-port-tso-v2.mbox", "vxlan-lowerdev-4.9-stable.mbox", "big-tcp-merge.txt"}
+
+// fixtures are messages made around real output of the tools: iperf3 3.12's text summary and
+// its -J object between two namespaces (before and after a 16 KiB GSO limit), and a table
+// nsperf printed (results/testdata/table.golden).
+var fixtures = []string{"iperf3-text.txt", "iperf3-json.txt", "nsperf-table.txt"}
 
 func readSeed(t *testing.T, name string) *Report {
 	t.Helper()
@@ -29,7 +37,7 @@ func readSeed(t *testing.T, name string) *Report {
 // TestSeedsGolden: each seed, as the mail it came as, lists exactly its claims, as a table
 // and as JSON (testdata/NAME.txt.golden, NAME.json.golden).
 func TestSeedsGolden(t *testing.T) {
-	for _, name := range seeds {
+	for _, name := range append(append([]string{}, seeds...), fixtures...) {
 		r := readSeed(t, name)
 		var text bytes.Buffer
 		if err := r.Text(&text); err != nil {
@@ -218,7 +226,7 @@ bytes  Bytes  bytes    bytes   secs.    per sec
 
 // FuzzRead: no input makes the reader panic, and every claim it returns has both sides.
 func FuzzRead(f *testing.F) {
-	for _, name := range seeds {
+	for _, name := range append(append([]string{}, seeds...), fixtures...) {
 		if data, err := os.ReadFile("testdata/" + name); err == nil {
 			f.Add(data)
 		}
@@ -237,4 +245,79 @@ func FuzzRead(f *testing.F) {
 		var b bytes.Buffer
 		_ = r.Text(&b)
 	})
+}
+
+// TestToolOutputs: iperf3's text summary gives the receiver's bitrate with the command's
+// options and the stated drop; its -J object the receiver's bits_per_second with the test's
+// protocol and duration; nsperf's table each row's two states with their CVs, a trans/s
+// throughput as a transaction rate. A cut -J object and a summary without its rows are
+// listed as unparsed, not claims.
+func TestToolOutputs(t *testing.T) {
+	text := readSeed(t, "iperf3-text.txt")
+	if len(text.Claims) != 1 {
+		t.Fatalf("iperf3 text: %+v", text.Claims)
+	}
+	c := text.Claims[0]
+	if c.Tool != "iperf3" || c.Before.Median != 8.74e9 || c.After.Median != 3.01e9 || c.Options["duration"] != "2s" || c.Stated == nil || *c.Stated != -0.656 {
+		t.Errorf("iperf3 text: %+v", c)
+	}
+	js := readSeed(t, "iperf3-json.txt")
+	if len(js.Claims) != 1 || js.Claims[0].Before.Median != 8.965774215e9 || js.Claims[0].After.Median < 3e9 || js.Claims[0].Options["protocol"] != "TCP" || js.Claims[0].Options["duration"] != "2s" {
+		t.Errorf("iperf3 -J: %+v", js.Claims)
+	}
+	tab := readSeed(t, "nsperf-table.txt")
+	if len(tab.Claims) != 2 || tab.Claims[0].Metric != "throughput" || tab.Claims[0].Before.Median != 10e9 || *tab.Claims[0].Before.CV != 0.1414 ||
+		tab.Claims[1].Metric != "rtt_mean" || tab.Claims[1].Change != -0.1538 || tab.Claims[0].Options["scenario"] != "veth-bigtcp" {
+		t.Errorf("nsperf table: %+v", tab.Claims)
+	}
+	rr, err := Read("rr", []byte("big-tcp-rr  run nsp0000  2 runs per state, alternate order  kernel 6.18.44\n"+
+		"workload   metric        off                    on                      CV off / on      on vs off\n"+
+		"rr6        throughput    8378.74 trans/s ±n/a   12652.16 trans/s ±n/a   2.76% / 13.63%   +51.0% undecided\n"))
+	if err != nil || len(rr.Claims) != 1 || rr.Claims[0].Metric != "transaction_rate" || rr.Claims[0].Unit != "trans/s" {
+		t.Errorf("nsperf rr table: %+v %v", rr, err)
+	}
+	data, _ := os.ReadFile("testdata/iperf3-json.txt")
+	cut := strings.Join(strings.Split(string(data), "\n")[:60], "\n") + "\n"
+	r, err := Read("cut", []byte(cut))
+	if err != nil || len(r.Claims) != 0 || len(r.Unparsed) != 1 || !strings.Contains(r.Unparsed[0].Reason, "cut before its closing brace") {
+		t.Errorf("a cut -J object: %+v %v", r, err)
+	}
+	r, err = Read("rows", []byte("- - - - - - - - - - - - - - - - - - - - - - - - -\n[ ID] Interval           Transfer     Bitrate         Retr\n\niperf Done.\n"))
+	if err != nil || len(r.Claims) != 0 || len(r.Unparsed) != 1 || !strings.Contains(r.Unparsed[0].Reason, "without its sender or receiver row") {
+		t.Errorf("a summary without rows: %+v %v", r, err)
+	}
+}
+
+// TestWriteScenario: the scenario drafted from each seed and fixture loads as it is: the merge
+// message's toggle as before (64 KiB) and after (185000) on both ends with netperf TCP_RR
+// 80000/80000 and its four selectors over IPv6; the vxlan mail's MTUs as a matrix; the OVS
+// table's two families as two iperf3 workloads and one state.
+func TestWriteScenario(t *testing.T) {
+	dir := t.TempDir()
+	texts := map[string]string{}
+	for _, name := range append(append([]string{}, seeds...), fixtures...) {
+		r := readSeed(t, name)
+		var b bytes.Buffer
+		if err := r.WriteScenario(&b, "drafted"); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name+".yaml")
+		os.WriteFile(path, b.Bytes(), 0o644)
+		if _, err := scenarios.Load(path, scenarios.Options{}); err != nil {
+			t.Errorf("%s: the draft does not load: %v\n%s", name, err, b.String())
+		}
+		texts[name] = b.String()
+	}
+	for name, wants := range map[string][]string{
+		"big-tcp-merge.txt": {"netperf:", "test: TCP_RR", "request: 80000", "response: 80000", "outputs: [MIN_LATENCY, P90_LATENCY, P99_LATENCY, THROUGHPUT]",
+			"client/eth0: {gro_max_size: 65536, gso_max_size: 65536}", "server/eth0: {gro_max_size: 185000, gso_max_size: 185000}", "compare_to: \"before\"", `addr: "2001:2::2"`, "duration: 2s"},
+		"vxlan-bigtcp-7of9.mbox":        {"mtu: ${mtu}", "matrix: {mtu: [1500, 8000]}", "test: TCP_STREAM"},
+		"ovs-internal-port-tso-v2.mbox": {"name: tcp4\n    iperf3:", "name: tcp6\n    iperf3:", "- name: default"},
+	} {
+		for _, w := range wants {
+			if !strings.Contains(texts[name], w) {
+				t.Errorf("%s: the draft lacks %q:\n%s", name, w, texts[name])
+			}
+		}
+	}
 }

@@ -103,6 +103,7 @@ func caseFits(cs results.Case, conds map[string]string) bool {
 	return mtuValue(want) == mtuValue(got)
 }
 
+// mtuValue reads an MTU as a claim's condition names it: 1500, "standard", "8k", "9000".
 func mtuValue(s string) int {
 	s = strings.ToLower(strings.TrimSpace(s))
 	switch {

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nsperf/nsperf/results"
@@ -70,6 +71,53 @@ func TestMatch(t *testing.T) {
 		want := map[string]string{"p99_latency": results.Reproduced, "transaction_rate": results.Contradicted, "min_latency": results.Undecided, "p90_latency": results.Undecided}[g.Metric]
 		if g.Outcome != want {
 			t.Errorf("%s: %s, want %s (%s)", g.Metric, g.Outcome, want, g.Reason)
+		}
+	}
+}
+
+// TestWriteLayout: the measurement is written in the message's layout: the OVS seed's table
+// (its column labels, a row per family with the medians and the CVs of both sides), and the
+// BIG TCP merge's rows of netperf -O selectors, one per run, for each state.
+func TestWriteLayout(t *testing.T) {
+	ovs := readSeed(t, "ovs-internal-port-tso-v2.mbox")
+	r := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
+		{Workload: "tcp4", Metric: "throughput", State: "off@A", Stats: results.Stats{Median: 20e9, CV: 0.01}},
+		{Workload: "tcp4", Metric: "throughput", State: "on@B", Stats: results.Stats{Median: 25e9, CV: 0.005}},
+	}}}}
+	checks := []results.ClaimCheck{{Claim: 1, Metric: "throughput", Workload: "tcp4", State: "on@B", Baseline: "off@A", Measured: &results.Comparison{Change: 0.25}}}
+	var b strings.Builder
+	if err := WriteLayout(&b, ovs, r, checks); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"measured   BIG TCP off   BIG TCP on   CV off / on", "IPv4       20 Gbit/s     25 Gbit/s    1.00% / 0.50%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the OVS layout lacks %q:\n%s", want, b.String())
+		}
+	}
+	merge := readSeed(t, "big-tcp-merge.txt")
+	rr := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
+		{Workload: "rr6", Metric: "min_latency", State: "off", Stats: results.Stats{Median: 78}},
+		{Workload: "rr6", Metric: "min_latency", State: "on", Stats: results.Stats{Median: 60}},
+	}}}}
+	for i, st := range []string{"off", "on", "off", "on"} {
+		rr.Cases[0].Samples = append(rr.Cases[0].Samples, results.Sample{Round: i/2 + 1, State: st, Workload: "rr6", Metrics: []results.Metric{
+			{Name: "min_latency", Value: 70 + float64(i)}, {Name: "p90_latency", Value: 140}, {Name: "p99_latency", Value: 180}, {Name: "throughput", Value: 8400}}})
+	}
+	var idx int
+	for i, c := range merge.Claims {
+		if c.Metric == "min_latency" {
+			idx = i
+		}
+	}
+	checks = make([]results.ClaimCheck, len(merge.Claims))
+	checks[idx] = results.ClaimCheck{Claim: idx + 1, Metric: "min_latency", Workload: "rr6", State: "on", Baseline: "off", Measured: &results.Comparison{}}
+	b.Reset()
+	if err := WriteLayout(&b, merge, rr, checks); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"measured, off (MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT):\n  70.00        140.00       180.00       8400.00", "measured, on (MIN_LATENCY"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the merge layout lacks %q:\n%s", want, b.String())
 		}
 	}
 }

@@ -17,7 +17,7 @@ var (
 	beforeAfterRe = regexp.MustCompile(`(?i)^\s*(before|after)\b[^:]*:\s*(.+?)\s*$`)
 	percentLineRe = regexp.MustCompile(`(?i)^\s*(?:percent(?:age)?\s+)?(increase|improvement|gain|decrease|reduction|change)\s*:\s*([-+]?[\d,.]+)\s*%`)
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
-	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower)\b[^.%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
+	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
 	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(?:faster|higher|more|better)`)
 	directionRe   = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
 	splitCellsRe  = regexp.MustCompile(`\s{2,}|\t+`)
@@ -29,6 +29,9 @@ var (
 // is past what it took (i when it took nothing).
 func (r *Report) other(lines []line, i int, ctx context) ([]measurement, int) {
 	if ms, next := netperfRows(lines, i, ctx); next > i {
+		return ms, next
+	}
+	if ms, next := nsperfTable(lines, i, ctx); next > i {
 		return ms, next
 	}
 	if ms, next := table(lines, i, ctx); next > i {
@@ -108,7 +111,7 @@ func (r *Report) proseChanges(par []line) {
 
 func sign(word string) float64 {
 	w := strings.ToLower(word)
-	if strings.HasPrefix(w, "decrease") || strings.HasPrefix(w, "reduc") || w == "lower" {
+	if strings.HasPrefix(w, "decrease") || strings.HasPrefix(w, "reduc") || w == "lower" || strings.HasPrefix(w, "drop") || w == "slower" || strings.HasPrefix(w, "regress") {
 		return -1
 	}
 	return 1

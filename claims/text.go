@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nsperf/nsperf/results"
 )
 
 // Text writes the report as a table: one row per claim, then the toggles, the setup words,
@@ -34,7 +36,7 @@ func (r *Report) Text(w io.Writer) error {
 			if test == "" {
 				test = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, LineRanges(c.Lines), tool, test, c.Metric, conds(c.Conditions),
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), tool, test, c.Metric, conds(c.Conditions),
 				side(c.Before, c.Unit), side(c.After, c.Unit), pct(c.Change), st)
 		}
 		if err := tw.Flush(); err != nil {
@@ -48,7 +50,7 @@ func (r *Report) Text(w io.Writer) error {
 		fmt.Fprintln(w, "setup: "+strings.Join(r.Setup, ", "))
 	}
 	for _, u := range r.Unparsed {
-		fmt.Fprintf(w, "not read, lines %s: %s\n", LineRanges(u.Lines), u.Reason)
+		fmt.Fprintf(w, "not read, lines %s: %s\n", results.LineRanges(u.Lines), u.Reason)
 	}
 	for _, d := range r.Describes {
 		fmt.Fprintf(w, "says: %q\n", d)
@@ -95,22 +97,4 @@ func conds(c map[string]string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ",")
-}
-
-// LineRanges writes 28,29,30,42 as "28-30,42".
-func LineRanges(ns []int) string {
-	var parts []string
-	for i := 0; i < len(ns); {
-		j := i
-		for j+1 < len(ns) && ns[j+1] <= ns[j]+1 {
-			j++
-		}
-		if ns[j] > ns[i] {
-			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
-		} else {
-			parts = append(parts, fmt.Sprint(ns[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
 }

@@ -95,6 +95,9 @@ func New(sides []Side, opt Options) (*Report, error) {
 	rep := &Report{Sides: sides}
 	for i := range sides {
 		rep.Header = append(rep.Header, describe(sides[i]))
+		for _, line := range sides[i].Result.Reproduction.Lines() { // claimed beside measured by that run
+			rep.Header = append(rep.Header, sides[i].Name+": "+strings.TrimSpace(line))
+		}
 	}
 	base := sides[0].Result
 	pairs := opt.Pairs
@@ -145,7 +148,11 @@ func describe(s Side) string {
 	if r.Label != "" {
 		parts = append(parts, "label "+r.Label)
 	}
-	parts = append(parts, "kernel "+orUnknown(r.Environment.KernelRelease), "scenario "+r.Scenario.Name, r.Start.Format("2006-01-02 15:04"))
+	parts = append(parts, "kernel "+orUnknown(r.Environment.KernelRelease))
+	if p := r.Build.Patch(); p != "" {
+		parts = append(parts, "built "+p)
+	}
+	parts = append(parts, "scenario "+r.Scenario.Name, r.Start.Format("2006-01-02 15:04"))
 	if !r.Complete {
 		parts = append(parts, "INCOMPLETE")
 	}

@@ -344,3 +344,27 @@ func TestCompareRefusesOtherClock(t *testing.T) {
 		t.Errorf("a wall-clock guest and a host: %v", err)
 	}
 }
+
+// TestCompareNamesThePatch: two stored runs of kernels nsperf built (the base and the patched
+// kernel of a series, taken from the history as two runs) say in the header which was built
+// with the series and which without, by its subject.
+func TestCompareNamesThePatch(t *testing.T) {
+	a := result("nsp0001", "base", "6.12.118", scenarioText, map[string][]float64{"off": baseOff})
+	b := result("nsp0002", "patched", "6.12.118", scenarioText, map[string][]float64{"off": newOff})
+	for i, r := range []*results.Result{a, b} {
+		r.Build = &results.KernelBuild{Patched: i == 1, Mode: "whole", Config: "minimal", Patches: []results.BuildPatch{{Subject: "[PATCH] tcp: two segments", SHA256: "ab"}}}
+	}
+	b.Reproduction = &results.Reproduction{Source: "tcp.mbox", Scenario: "tcp-tso", Claims: []results.ClaimCheck{{Claim: 1, Metric: "throughput", Lines: []int{12}, ClaimedChange: -0.5, Outcome: results.Undecided}}}
+	rep, err := New([]Side{{Source: "history", Result: a}, {Source: "history", Result: b}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head strings.Builder
+	rep.WriteHeader(&head, false)
+	for _, want := range []string{`label base, kernel 6.12.118, built without "[PATCH] tcp: two segments"`, `label patched, kernel 6.12.118, built with "[PATCH] tcp: two segments"`,
+		"B: claimed by tcp.mbox", "B: claim 1 (lines 12) throughput: claimed -50.0%; measured nothing that stands for it: undecided"} {
+		if !strings.Contains(head.String(), want) {
+			t.Errorf("the header lacks %q:\n%s", want, head.String())
+		}
+	}
+}

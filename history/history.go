@@ -343,6 +343,11 @@ var migrations = []string{
 	// 3: the clock a run measured on (results.Clock.Key): virtual-time and wall-clock figures
 	// are series of their own. Every run recorded before it ran on the wall clock.
 	`ALTER TABLE runs ADD COLUMN clock TEXT NOT NULL DEFAULT 'wall'`,
+	// 4: how nsperf built the run's kernel (results.KernelBuild.Patch: with or without a
+	// patch series, by its subjects), and the outcomes of the claims it reproduced
+	// (results.Reproduction.Summary); "" where there is none and for runs before.
+	`ALTER TABLE runs ADD COLUMN patch TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN claims TEXT NOT NULL DEFAULT ''`,
 }
 
 // SchemaVersion is the schema this nsperf writes.

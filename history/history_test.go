@@ -57,6 +57,11 @@ func suite(t *testing.T, dsn string) string {
 		testResult("nsp0003", "vxlan-lowerdev", "base", "6.18.44", t0.Add(48*time.Hour), 5, 6),
 		testResult("nsp0004", "veth-bigtcp", "base", "6.18.44", t0.Add(72*time.Hour), 9, 12),
 	}
+	// nsp0001 and nsp0002 are the base and the patched kernel of a series nsperf built.
+	for i, r := range runs[:2] {
+		r.Build = &results.KernelBuild{Patched: i == 1, Mode: "modules", Patches: []results.BuildPatch{{Subject: "[PATCH] veth: faster", SHA256: "ab"}}}
+	}
+	runs[1].Reproduction = &results.Reproduction{Source: "veth.mbox", Claims: []results.ClaimCheck{{Claim: 1, Outcome: results.Reproduced}, {Claim: 2, Outcome: results.Undecided}}}
 	for _, r := range runs {
 		if added, err := h.Import(ctx, r); err != nil || !added {
 			t.Fatalf("import %s: added %v, %v", r.RunID, added, err)
@@ -65,6 +70,16 @@ func suite(t *testing.T, dsn string) string {
 	// Importing again is idempotent: said, and nothing doubles.
 	if added, err := h.Import(ctx, runs[0]); err != nil || added {
 		t.Fatalf("second import of %s: added %v, %v", runs[0].RunID, added, err)
+	}
+	listAll, err := h.List(ctx, Filter{})
+	if err != nil || len(listAll) != 4 || listAll[0].Patch != `without "[PATCH] veth: faster"` || listAll[1].Patch != `with "[PATCH] veth: faster"` || listAll[2].Patch != "" ||
+		listAll[1].Claims != "2 claims: 1 reproduced, 1 undecided" || listAll[0].Claims != "" {
+		t.Errorf("the runs' patches: %+v %v", listAll, err)
+	}
+	var listed bytes.Buffer
+	WriteRuns(&listed, listAll)
+	if !strings.Contains(listed.String(), `with "[PATCH] veth: faster"`) || !strings.Contains(listed.String(), "2 claims: 1 reproduced, 1 undecided") {
+		t.Errorf("history list lacks the patch:\n%s", listed.String())
 	}
 	for _, f := range []struct {
 		name   string

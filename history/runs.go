@@ -19,8 +19,12 @@ type Run struct {
 	Scenario string    `json:"scenario"`
 	Label    string    `json:"label,omitempty"`
 	Kernel   string    `json:"kernel"`
-	Hostname string    `json:"hostname"`
-	Complete bool      `json:"complete"`
+	// Patch says how nsperf built the kernel: with or without a series, by its subjects.
+	Patch string `json:"patch,omitempty"`
+	// Claims counts the outcomes of the claims the run reproduced (nsperf reproduce).
+	Claims   string `json:"claims,omitempty"`
+	Hostname string `json:"hostname"`
+	Complete bool   `json:"complete"`
 }
 
 // Import records a result: the run, a copy of its JSON and its summary series, in one
@@ -28,7 +32,7 @@ type Run struct {
 func (h *DB) Import(ctx context.Context, r *results.Result) (added bool, err error) {
 	if len(r.Kernels) > 0 {
 		// An A/B run of two kernels is two runs, one per kernel, each with its own id and label.
-		for _, k := range r.Kernels {
+		for _, k := range r.PerKernel() {
 			a, err := h.Import(ctx, k)
 			if err != nil {
 				return added, err
@@ -47,9 +51,9 @@ func (h *DB) Import(ctx context.Context, r *results.Result) (added bool, err err
 		return false, h.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, h.q(`INSERT INTO runs (run_id, started, scenario, sha256, label, kernel, hostname, complete, result, clock)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-		r.RunID, started, r.Scenario.Name, r.Scenario.SHA256, r.Label, r.Environment.KernelRelease, r.Environment.Hostname, boolInt(r.Complete), string(data), results.ClockOf(r).Key())
+	res, err := tx.ExecContext(ctx, h.q(`INSERT INTO runs (run_id, started, scenario, sha256, label, kernel, hostname, complete, result, clock, patch, claims)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+		r.RunID, started, r.Scenario.Name, r.Scenario.SHA256, r.Label, r.Environment.KernelRelease, r.Environment.Hostname, boolInt(r.Complete), string(data), results.ClockOf(r).Key(), r.Build.Patch(), r.Reproduction.Summary())
 	if err != nil {
 		return false, h.wrap(err)
 	}
@@ -127,7 +131,7 @@ func (f Filter) where() (string, []any) {
 // List returns the runs a filter selects, oldest first.
 func (h *DB) List(ctx context.Context, f Filter) ([]Run, error) {
 	where, args := f.where()
-	query := `SELECT run_id, started, scenario, label, kernel, hostname, complete FROM runs` + where + ` ORDER BY started DESC, run_id DESC`
+	query := `SELECT run_id, started, scenario, label, kernel, patch, claims, hostname, complete FROM runs` + where + ` ORDER BY started DESC, run_id DESC`
 	if f.Last > 0 {
 		query += fmt.Sprintf(" LIMIT %d", f.Last)
 	}
@@ -141,7 +145,7 @@ func (h *DB) List(ctx context.Context, f Filter) ([]Run, error) {
 		var r Run
 		var started string
 		var complete int
-		if err := rows.Scan(&r.RunID, &started, &r.Scenario, &r.Label, &r.Kernel, &r.Hostname, &complete); err != nil {
+		if err := rows.Scan(&r.RunID, &started, &r.Scenario, &r.Label, &r.Kernel, &r.Patch, &r.Claims, &r.Hostname, &complete); err != nil {
 			return nil, h.wrap(err)
 		}
 		r.Start, r.Complete = parseTime(started), complete != 0

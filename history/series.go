@@ -170,9 +170,9 @@ func ci(p Point) string {
 // WriteRuns renders runs as a table.
 func WriteRuns(w io.Writer, runs []Run) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "time (UTC)\trun\tscenario\tlabel\tkernel\thost\tcomplete")
+	fmt.Fprintln(tw, "time (UTC)\trun\tscenario\tlabel\tkernel\tpatch\tclaims\thost\tcomplete")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%v\n", r.Start.UTC().Format("2006-01-02 15:04:05"), r.RunID, r.Scenario, orDash(r.Label), r.Kernel, r.Hostname, r.Complete)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\n", r.Start.UTC().Format("2006-01-02 15:04:05"), r.RunID, r.Scenario, orDash(r.Label), r.Kernel, orDash(r.Patch), orDash(r.Claims), r.Hostname, r.Complete)
 	}
 	return tw.Flush()
 }

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -496,5 +497,25 @@ func TestBuildProvenanceInHeader(t *testing.T) {
 	}
 	if !strings.Contains(table.String(), "kernel B: patched\n  built by nsperf from debian linux-source-6.12") {
 		t.Errorf("the table's header:\n%s", table.String())
+	}
+}
+
+// TestClaimsInHeader: a reproduced run's report says, for each claim, what was claimed beside
+// what was measured, and its outcome.
+func TestClaimsInHeader(t *testing.T) {
+	r := testResult()
+	stated := 0.181
+	r.Reproduction = &results.Reproduction{Source: "ovs.mbox", SHA256: strings.Repeat("cd", 32), Scenario: "ovs-internal-tso", Claims: []results.ClaimCheck{
+		{Claim: 1, Metric: "throughput", Lines: []int{34}, ClaimedChange: 0.181, StatedChange: &stated, Workload: "tcp4", State: "on@B", Baseline: "off@A",
+			Measured: &results.Comparison{Change: 0.243, ChangeLo: 0.2, ChangeHi: 0.3}, Outcome: results.Reproduced}}}
+	var out bytes.Buffer
+	if err := Result(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"claimed by ovs.mbox (sha256 cdcdcdcdcdcd), measured with ovs-internal-tso:",
+		"claim 1 (lines 34) throughput: claimed +18.1% (stated +18.1%); measured +24.3% [+20.0%, +30.0%] (tcp4 on@B vs off@A): reproduced"} {
+		if !strings.Contains(out.String(), strings.ReplaceAll(html.EscapeString(want), "+", "&#43;")) { // html/template writes + as &#43;
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }

@@ -162,6 +162,7 @@ func resultHeader(r *results.Result) []string {
 	for _, c := range r.Capabilities {
 		h = append(h, "capability: "+c.Line())
 	}
+	h = append(h, r.Reproduction.Lines()...) // claimed beside measured (nsperf reproduce)
 	if !r.Complete {
 		h = append(h, "INCOMPLETE: the run ended early; the figures cover the runs that finished")
 	}

@@ -13,8 +13,9 @@ type KernelBuild struct {
 	Patched bool   `json:"patched"`
 	Source  string `json:"source"` // e.g. "debian linux-source-6.12 6.12.118-1~deb12u1"
 	// Mode is "modules": Modules were rebuilt out of tree against the base's headers, and
-	// the base's image boots.
+	// the base's image boots. Or "whole": the kernel was built whole with Config.
 	Mode         string       `json:"mode"`
+	Config       string       `json:"config,omitempty"` // a whole build's: "minimal" or the file given
 	Modules      []string     `json:"modules,omitempty"`
 	Compiler     string       `json:"compiler"`
 	ConfigSHA256 string       `json:"config_sha256"`
@@ -47,7 +48,33 @@ func (b *KernelBuild) Line() string {
 		}
 		patches = append(patches, fmt.Sprintf("%q (sha256 %.12s%s)", Printable(p.Subject), p.SHA256, how))
 	}
-	return fmt.Sprintf("built by nsperf from %s, %s rebuilt (%s), %s %s", Printable(b.Source), b.Mode, strings.Join(b.Modules, " "), with, strings.Join(patches, ", "))
+	what := fmt.Sprintf("%s rebuilt (%s)", b.Mode, strings.Join(b.Modules, " "))
+	if b.Mode == "whole" {
+		what = "a whole kernel, config " + Printable(b.Config)
+	}
+	return fmt.Sprintf("built by nsperf from %s, %s, %s %s", Printable(b.Source), what, with, strings.Join(patches, ", "))
+}
+
+// Patch says in a few words which series the kernel was built with or without, for the
+// history's list: `with "SUBJECT"`, `without "SUBJECT"` (the first subject, and how many
+// more); "" for a kernel nsperf did not build (b is nil).
+func (b *KernelBuild) Patch() string {
+	if b == nil {
+		return ""
+	}
+	subjects := b.Subjects()
+	if len(subjects) == 0 {
+		subjects = []string{"a patch without a subject"}
+	}
+	with := "without"
+	if b.Patched {
+		with = "with"
+	}
+	more := ""
+	if len(subjects) > 1 {
+		more = fmt.Sprintf(" and %d more", len(subjects)-1)
+	}
+	return fmt.Sprintf("%s %q%s", with, Printable(subjects[0]), more)
 }
 
 // Subjects are the patches' subjects, for a table's header.

@@ -169,6 +169,9 @@ func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 	if !r.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: the run ended early (interrupted, or a failure above); the figures cover the runs that finished")
 	}
+	for _, line := range r.Reproduction.Lines() {
+		fmt.Fprintln(w, line)
+	}
 	return nil
 }
 

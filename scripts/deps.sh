@@ -5,7 +5,8 @@
 #   postgresql, whose server the history tests start for themselves, and
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
 #   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel), and
-#   make, gcc-12, dwarves, kmod, xz-utils, libelf1 and libssl3 for nsperf build.
+#   make, gcc-12, dwarves, kmod, xz-utils, libelf1 and libssl3 for nsperf build, and
+#   flex, bison, bc, libelf-dev, libssl-dev and ccache for its whole-kernel builds.
 set -euo pipefail
 
 missing=()
@@ -32,7 +33,14 @@ need x86_64-linux-gnu-gcc-12 gcc-12
 need pahole dwarves
 need depmod kmod
 need xz xz-utils
-for lib in libelf1 libssl3; do
+# A whole kernel (a built-in change) is built from the source: Kconfig's parser (flex,
+# bison), bc for the timer constants, objtool's and the certificate tools' headers, and
+# ccache, which keeps objects across the cache's trees.
+need flex flex
+need bison bison
+need bc bc
+need ccache ccache
+for lib in libelf1 libssl3 libelf-dev libssl-dev; do
 	dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q 'install ok installed' || missing+=("$lib")
 done
 # The HTML report tests render pages in a real browser.

@@ -43,7 +43,10 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 exec 3>/dev/ttyS1
 say() { echo "{{.Progress}}$*" >&3; }
-fail() { say "error: $*"; poweroff -f; }
+# A kernel without ACPI (a --config of one's own) only halts at poweroff: a reset ends QEMU
+# as well (-no-reboot).
+off() { if [ -d /sys/firmware/acpi ]; then poweroff -f; fi; reboot -f; }
+fail() { say "error: $*"; off; }
 say booted
 while read -r m; do
 	insmod "/modules/$m" || fail "insmod $m failed (see the console log)"
@@ -75,7 +78,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 chroot /host /bin/sh -c 'cd {{.GuestDir}} && exec "$@"' nsperf-guest {{.Argv}} >/host{{.GuestDir}}/stdout 2>&3
 echo $? >/host{{.GuestDir}}/exit.tmp && mv /host{{.GuestDir}}/exit.tmp /host{{.GuestDir}}/exit
 sync
-poweroff -f
+off
 `))
 
 // Hidden are the host's paths a guest sees empty: the kernel under test runs with root's

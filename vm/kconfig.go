@@ -45,12 +45,49 @@ func withLinkKinds(table map[string][]string) map[string][]string {
 	return table
 }
 
-// baseOptions are what every run needs whatever its topology: namespaces, IPv4 and IPv6.
-var baseOptions = []string{"NET_NS", "INET", "IPV6"}
+// baseOptions are what every run needs whatever its topology: namespaces, IPv4 and IPv6, and
+// the traffic control layer, whose qdiscs the runner reads back on every device.
+var baseOptions = []string{"NET_NS", "INET", "IPV6", "NET_SCHED"}
 
 // guestOptions are what booting a kernel under test needs besides its modules (vm/initramfs.go):
 // the initramfs, the console on the first serial port, devtmpfs, proc, sysfs and tmpfs.
 var guestOptions = []string{"BLK_DEV_INITRD", "SERIAL_8250", "SERIAL_8250_CONSOLE", "DEVTMPFS", "PROC_FS", "SYSFS", "TMPFS", "VIRTIO"}
+
+// minimalOptions are what a kernel made from `make tinyconfig` lacks to run a guest's
+// userland besides the fragment's options: a 64-bit SMP kernel with ACPI (pinned CPUs: QEMU's
+// MP table names the boot CPU alone, ACPI's tables all of them; and poweroff ends QEMU),
+// printk and a tty for the console, ELF and #! programs, the system calls Go, glibc and the
+// tools use (futex, epoll, the fds of signals, timers and events, POSIX timers, file locks,
+// uids, SysV IPC, rseq, membarrier), sysctl writes under /proc/sys, PCI for virtio, Unix and
+// packet sockets, network devices and the namespaces', network file systems' and netfilter's
+// Kconfig menus.
+var minimalOptions = []string{"64BIT", "SMP", "ACPI", "PRINTK", "TTY", "BINFMT_ELF", "BINFMT_SCRIPT", "MULTIUSER", "FUTEX", "EPOLL",
+	"SIGNALFD", "TIMERFD", "EVENTFD", "SHMEM", "POSIX_TIMERS", "FILE_LOCKING", "PROC_SYSCTL", "HIGH_RES_TIMERS", "PCI",
+	"VIRTIO_MENU", "NET", "UNIX", "PACKET", "NETDEVICES", "NET_CORE", "NAMESPACES", "NETFILTER", "NETWORK_FILESYSTEMS",
+	"SYSVIPC", "ADVISE_SYSCALLS", "RSEQ", "MEMBARRIER"}
+
+// minimalOff are what a kernel made small leaves out although tinyconfig's and ACPI's
+// defaults would build them: the virtual terminal with its input layer (the console is the
+// serial port), and ACPI's buttons, fans and thermal zones, frequency and idle drivers.
+var minimalOff = []string{"VT", "INPUT", "ACPI_BUTTON", "ACPI_FAN", "ACPI_THERMAL", "THERMAL", "CPU_FREQ", "CPU_IDLE"}
+
+// MinimalFragment is the fragment merged into `make tinyconfig` for a whole kernel built
+// small: what the scenarios need, booted as a guest, and what the guest's userland needs of a
+// kernel that tinyconfig left without it, every option built in; then minimalOff, as
+// "# CONFIG_X is not set" lines.
+func MinimalFragment(ss []*scenarios.Scenario) (on []Option, off []string) {
+	on = Fragment(ss, true)
+	seen := map[string]bool{}
+	for _, o := range on {
+		seen[o.Name] = true
+	}
+	for _, n := range minimalOptions {
+		if !seen[n] {
+			on = append(on, Option{Name: n, Why: "the guest's userland on a kernel made from tinyconfig"})
+		}
+	}
+	return on, minimalOff
+}
 
 // Option is one line of a config fragment, with why it is there.
 type Option struct {
@@ -72,7 +109,7 @@ func Fragment(ss []*scenarios.Scenario, guest bool) []Option {
 			}
 		}
 	}
-	add("network namespaces, IPv4 and IPv6", false, baseOptions...)
+	add("network namespaces, IPv4, IPv6 and traffic control (the runner reads qdiscs back)", false, baseOptions...)
 	for _, s := range ss {
 		required, optional := Needs(s)
 		for _, m := range required {

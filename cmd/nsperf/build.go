@@ -19,6 +19,7 @@ import (
 type patchFlags struct {
 	patches []string
 	source  string
+	config  string
 	fuzz    int
 }
 
@@ -28,16 +29,18 @@ func (f *patchFlags) add(fs *pflag.FlagSet, forRun bool) {
 		help += "; the run is then the A/B of the base (label base) against the patched kernel (label patched) in QEMU"
 	}
 	fs.StringArrayVar(&f.patches, "patch", nil, help)
-	fs.StringVar(&f.source, "source", kernels.DebianSource, "the base kernel: "+kernels.DebianSource+" (Debian's linux-source-6.12 with its image and headers, fetched once into the cache)")
+	fs.StringVar(&f.source, "source", kernels.DebianSource, "the base kernel: "+kernels.DebianSource+" (Debian's linux-source-6.12 with its image and headers, fetched once into the cache), a kernel source tree (git: its tracked files) or a source tarball; a tree or tarball is built whole")
+	fs.StringVar(&f.config, "config", "", "build whole kernels with this config: "+kernels.ConfigMinimal+" (make tinyconfig, the fragment nsperf kconfig prints for the shipped scenarios and what a guest's userland needs, make olddefconfig) or a .config file (completed by olddefconfig); default: modules only where the base's config builds every touched file as a module, else "+kernels.ConfigMinimal)
 	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end in the source (patch -F N); how each hunk applied is recorded")
 }
 
 // build builds (or takes from the cache) the base and the patched kernel.
-func (f *patchFlags) build(ctx context.Context, progress io.Writer) (*kernels.Manifest, error) {
+// The minimal config of a whole kernel serves ss (none: every shipped scenario).
+func (f *patchFlags) build(ctx context.Context, progress io.Writer, ss []*scenarios.Scenario) (*kernels.Manifest, error) {
 	if f.fuzz < 0 {
 		return nil, usageError{fmt.Errorf("--fuzz %d: want 0 or more context lines", f.fuzz)}
 	}
-	m, err := kernels.Build(ctx, kernels.BuildRequest{Patches: f.patches, Source: f.source, Fuzz: f.fuzz, Progress: progress})
+	m, err := kernels.Build(ctx, kernels.BuildRequest{Patches: f.patches, Source: f.source, Config: f.config, Scenarios: ss, Fuzz: f.fuzz, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +48,11 @@ func (f *patchFlags) build(ctx context.Context, progress io.Writer) (*kernels.Ma
 	if m.Cached {
 		how = "cached"
 	}
-	fmt.Fprintf(progress, "build: %s (%s): base and patched, modules %s, from %s\n", how, m.Key, moduleList(m), m.Source)
+	what := "modules " + moduleList(m)
+	if m.Mode == kernels.ModeWhole {
+		what = "whole kernels " + m.Release + ", config " + m.Config
+	}
+	fmt.Fprintf(progress, "build: %s (%s): base and patched, %s, from %s\n", how, m.Key, what, m.Source)
 	for _, p := range m.Patches {
 		fmt.Fprintf(progress, "build: %s (sha256 %.12s): %s\n", orNone(p.Subject), p.SHA256, joinOr(p.Applied, "no hunk"))
 	}
@@ -90,8 +97,9 @@ func joinOr(xs []string, none string) string {
 // --modules pairs for run.
 func buildCmd() *cobra.Command {
 	var f patchFlags
+	var names []string
 	c := &cobra.Command{
-		Use:   "build --patch FILE... [--source debian:6.12] [--fuzz N]",
+		Use:   "build --patch FILE... [--source debian:6.12|DIR|TARBALL] [--config minimal|FILE] [--scenario S]... [--fuzz N]",
 		Short: "Build the base and the patched kernel of a patch series (checked first, cached) and print them as --kernel/--modules pairs",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -100,11 +108,23 @@ func buildCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			m, err := f.build(ctx, c.ErrOrStderr())
+			var ss []*scenarios.Scenario
+			for _, n := range names {
+				s, err := loadScenario(n)
+				if err != nil {
+					return err
+				}
+				ss = append(ss, s)
+			}
+			m, err := f.build(ctx, c.ErrOrStderr(), ss)
 			if err != nil {
 				return err
 			}
 			for _, k := range m.Kernels {
+				if k.Modules == "" {
+					fmt.Fprintf(c.OutOrStdout(), "%s: --kernel %s\n", k.Label, k.Image)
+					continue
+				}
 				fmt.Fprintf(c.OutOrStdout(), "%s: --kernel %s --modules %s\n", k.Label, k.Image, k.Modules)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "manifest: %s/manifest.json\n", m.Dir)
@@ -112,5 +132,6 @@ func buildCmd() *cobra.Command {
 		},
 	}
 	f.add(c.Flags(), false)
+	c.Flags().StringArrayVar(&names, "scenario", nil, "a whole kernel built with the minimal config runs these scenarios (a file or a shipped name; repeatable; default: every shipped one); run --patch builds for its own")
 	return c
 }

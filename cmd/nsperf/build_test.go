@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,7 +78,11 @@ func TestBuildRefuses(t *testing.T) {
 		{"a cut hunk", []string{"--patch", write("cut.patch", diff("net/core/dev.c", "@@ -1,3 +1,4 @@\n a\n+b\n"))}, []string{"the hunk is cut"}},
 		{"a huge mbox", []string{"--patch", huge}, []string{"is not a patch series"}},
 		{"another Debian", []string{"--patch", ovs, "--source", "debian:5.10"}, []string{"fetches debian:6.12 only"}},
-		{"a tree", []string{"--patch", ovs, "--source", dir}, []string{"not taken yet"}},
+		{"a directory that is no kernel", []string{"--patch", ovs, "--source", dir}, []string{"not a Linux source tree for x86 (no Makefile)"}},
+		{"a tree configured in place", []string{"--patch", ovs, "--source", fakeTree(t, true)}, []string{"configured or built in place (it has .config)"}},
+		{"a tree the patch does not fit", []string{"--patch", ovs, "--source", fakeTree(t, false)}, []string{"net/openvswitch/vport-internal_dev.c: the source has no such file"}},
+		{"not a tarball", []string{"--patch", ovs, "--source", write("linux.tar.xz", "hello\n")}, []string{"not a source tarball tar can read"}},
+		{"not a config", []string{"--patch", ovs, "--config", write("notes.config", "hello\n")}, []string{"not a kernel config (no CONFIG_ line)"}},
 		{"negative fuzz", []string{"--patch", ovs, "--fuzz", "-1"}, []string{"--fuzz -1"}},
 		{"no patch", nil, []string{"no patch given"}},
 	} {
@@ -92,6 +98,63 @@ func TestBuildRefuses(t *testing.T) {
 	}
 	if after := buildsIn(t, kernels.CacheDir()); strings.Join(after, " ") != strings.Join(before, " ") {
 		t.Errorf("the cache's builds changed: %v, before %v", after, before)
+	}
+}
+
+// fakeTree is a directory with what makes a kernel tree (Makefile, Kconfig, the kconfig
+// merge script, x86's Kconfig) and net/ipv4/tcp_output.c, not git; configured, it has .config.
+func fakeTree(t *testing.T, configured bool) string {
+	dir := t.TempDir()
+	files := []string{"Makefile", "Kconfig", "scripts/kconfig/merge_config.sh", "arch/x86/Kconfig", "net/ipv4/tcp_output.c"}
+	if configured {
+		files = append(files, ".config")
+	}
+	for _, f := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("# "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestBuildTreeWithoutHeaders: a tree as --source, with neither headers nor a config, is
+// taken: the series is checked against it and both kernels are to be built whole with the
+// minimal config (this tree's make then fails: exit 3 with the log, nothing cached).
+func TestBuildTreeWithoutHeaders(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "make")
+	cache := t.TempDir()
+	tree := fakeTree(t, false)
+	patch := filepath.Join(t.TempDir(), "tcp.patch")
+	os.WriteFile(patch, []byte("--- a/net/ipv4/tcp_output.c\n+++ b/net/ipv4/tcp_output.c\n@@ -1 +1 @@\n-# net/ipv4/tcp_output.c\n+# patched\n"), 0o644)
+	_, stderr, code := runBinaryEnv(t, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", patch, "--source", tree)
+	if code != exitInfra {
+		t.Fatalf("exit %d, want %d\n%s", code, exitInfra, stderr)
+	}
+	for _, want := range []string{"build: whole kernels, config minimal: --source is a tree, without the packaged image, headers and module tree", "build of config failed", "config.log"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if got := buildsIn(t, cache); len(got) != 0 {
+		t.Errorf("a failed build left %v in the cache", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(tree, "net/ipv4/tcp_output.c")); string(data) != "# net/ipv4/tcp_output.c\n" {
+		t.Errorf("the source tree was written: %q", data)
+	}
+	// The same tree as a tarball (linux-6.12/ at its top): unpacked once into the cache, then
+	// taken as the tree.
+	tarball := filepath.Join(t.TempDir(), "linux-6.12.tar.gz")
+	if out, err := exec.Command("tar", "-czf", tarball, "-C", filepath.Dir(tree), "--transform", "s|^"+filepath.Base(tree)+"|linux-6.12|", filepath.Base(tree)).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	_, stderr, code = runBinaryEnv(t, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", patch, "--source", tarball)
+	if code != exitInfra || !strings.Contains(stderr, "build: unpacking "+tarball) || !strings.Contains(stderr, "--source is a tree") {
+		t.Errorf("the tarball: exit %d\n%s", code, stderr)
+	}
+	if done, _ := filepath.Glob(filepath.Join(cache, "sources", "tarball-*", "done")); len(done) != 1 {
+		t.Errorf("the tarball was not unpacked into the cache: %v", done)
 	}
 }
 
@@ -224,6 +287,56 @@ func BenchmarkBuildModules(b *testing.B) {
 			if _, stderr, code := runBinary(b, "build", "--patch", mbox); code != 0 || !strings.Contains(stderr, "cached") {
 				b.Fatalf("exit %d\n%s", code, stderr)
 			}
+		}
+	})
+}
+
+// BenchmarkBuildWhole times nsperf build of a built-in change (net/ipv4/tcp_output.c) as two
+// whole kernels with the minimal config: "patched" in the cache's warm tree (each iteration a
+// series of its own, so nothing is cached: the base's tree is put back and relinked, then the
+// patched file recompiled and linked); "cold" in a cache with the base fetched and nothing
+// built, ccache empty (about 7 minutes on 2 vCPUs; only with NSPERF_BENCH_COLD_KERNEL=1). make
+// bench runs them; the figures are in the README.
+func BenchmarkBuildWhole(b *testing.B) {
+	orig, err := os.ReadFile("testdata/tcp-tso-2-segments.patch")
+	if err != nil {
+		b.Fatal(err)
+	}
+	variant := func(n int) string {
+		p := filepath.Join(b.TempDir(), "tcp.patch")
+		os.WriteFile(p, []byte(strings.Replace(string(orig), "min_tso_segs), 2);", fmt.Sprintf("min_tso_segs), %d);", n), 1)), 0o644)
+		return p
+	}
+	build := func(b *testing.B, env []string, patch string) {
+		stdout, stderr, code := runBinaryEnv(b, env, "build", "--patch", patch, "--scenario", "testdata/tcp-tso.yaml")
+		if code != 0 || strings.Contains(stderr, "build: cached") {
+			b.Fatalf("exit %d\n%s", code, stderr)
+		}
+		if m := regexp.MustCompile(`(?m)^manifest: (\S+)/manifest.json$`).FindStringSubmatch(stdout); m != nil && env == nil {
+			b.Cleanup(func() { os.RemoveAll(m[1]); os.RemoveAll(m[1] + ".logs") })
+		}
+	}
+	b.Run("patched", func(b *testing.B) {
+		if _, stderr, code := runBinary(b, "build", "--patch", "testdata/tcp-tso-2-segments.patch", "--scenario", "testdata/tcp-tso.yaml"); code != 0 {
+			b.Fatalf("the tree's first build: exit %d\n%s", code, stderr) // the tree warm, cached or not
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			b.StopTimer()
+			p := variant(100 + i)
+			b.StartTimer()
+			build(b, nil, p)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		if os.Getenv("NSPERF_BENCH_COLD_KERNEL") == "" {
+			b.Skip("set NSPERF_BENCH_COLD_KERNEL=1: a cold whole-kernel build takes minutes")
+		}
+		for range b.N {
+			b.StopTimer()
+			cache := scratchCache(b)
+			b.StartTimer()
+			build(b, []string{"NSPERF_KERNEL_CACHE=" + cache}, "testdata/tcp-tso-2-segments.patch")
 		}
 	})
 }

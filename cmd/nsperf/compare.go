@@ -103,7 +103,7 @@ func loadSides(c *cobra.Command, args []string, db string) (sides []compare.Side
 			sides = append(sides, compare.Side{Source: source, Result: r})
 			continue
 		}
-		for i, k := range r.Kernels {
+		for i, k := range r.PerKernel() {
 			sides = append(sides, compare.Side{Source: fmt.Sprintf("%s, kernel %c", source, 'A'+i), Result: k})
 		}
 	}

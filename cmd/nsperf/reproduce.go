@@ -26,6 +26,7 @@ import (
 // reproduceFlags are reproduce's flags.
 type reproduceFlags struct {
 	scenario, runs, out, source string
+	writeScenario               string
 	duration, omit              time.Duration
 	fuzz                        int
 }
@@ -55,6 +56,7 @@ func reproduceCmd() *cobra.Command {
 	fs.StringVar(&f.out, "out", "", "result file (default: nsperf-results/SCENARIO-reproduce-TIME.json)")
 	fs.StringVar(&f.source, "source", kernels.DebianSource, "the base kernel a patch is built on (as build's --source)")
 	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end (as build's --fuzz)")
+	fs.StringVar(&f.writeScenario, "write-scenario", "", "write a scenario drafted from the claims to this file (their tool and options, 2 s runs for virtual time, the toggles as states before and after) for you to edit, and stop; then: nsperf reproduce FILE --scenario OUT")
 	return c
 }
 
@@ -74,6 +76,9 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runFlags []str
 	if len(rep.Claims) == 0 {
 		rep.Text(c.ErrOrStderr())
 		return capability.Missing(file + ": nothing in it can be reproduced here: it makes no claim with numbers")
+	}
+	if f.writeScenario != "" {
+		return writeDraft(c, rep, file, f.writeScenario)
 	}
 	name, why, err := f.chooseScenario(rep, series, touched)
 	if err != nil {
@@ -112,8 +117,41 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runFlags []str
 		return err
 	}
 	writeReproduction(c.OutOrStdout(), rep, r.Reproduction)
+	var layout strings.Builder
+	if err := claims.WriteLayout(&layout, rep, r, r.Reproduction.Claims); err == nil && layout.Len() > 0 {
+		fmt.Fprintf(c.OutOrStdout(), "measured, in the message's layout:\n%s", layout.String())
+	}
 	fmt.Fprintf(c.ErrOrStderr(), "result: %s\n", out)
 	return reproductionExit(r.Reproduction)
+}
+
+// writeDraft writes the scenario drafted from rep's claims to out, named after out's file,
+// and checks it loads; an existing file is not overwritten.
+func writeDraft(c *cobra.Command, rep *claims.Report, file, out string) error {
+	name := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	if !regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`).MatchString(name) {
+		name = "drafted"
+	}
+	var b strings.Builder
+	if err := rep.WriteScenario(&b, name); err != nil {
+		return err
+	}
+	if _, err := scenarios.Parse(out, []byte(b.String()), scenarios.Options{}); err != nil {
+		return fmt.Errorf("the scenario drafted from %s does not load (a bug of nsperf; the draft follows):\n%w\n%s", file, err, b.String())
+	}
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return usageError{fmt.Errorf("--write-scenario: %w (nsperf does not overwrite a file)", err)}
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "reproduce: wrote %s, a scenario drafted from %d claim(s) of %s; edit it, then: nsperf reproduce %s --scenario %s\n", out, len(rep.Claims), file, file, out)
+	return nil
 }
 
 // readBounded reads an input file of at most patches.MaxInputSize bytes.
@@ -235,7 +273,7 @@ func writeReproduction(w io.Writer, rep *claims.Report, rp *results.Reproduction
 			}
 			conds = strings.Join(parts, ",")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\n", ch.Claim, claims.LineRanges(ch.Lines), ch.Metric, conds, 100*ch.ClaimedChange, stated, measured, comparison, ch.Outcome)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\n", ch.Claim, results.LineRanges(ch.Lines), ch.Metric, conds, 100*ch.ClaimedChange, stated, measured, comparison, ch.Outcome)
 	}
 	tw.Flush()
 	for _, ch := range rp.Claims {

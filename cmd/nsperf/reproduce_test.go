@@ -67,3 +67,26 @@ func TestReproduceMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestReproduceWriteScenario: --write-scenario writes the scenario drafted from the merge
+// message (its toggle as states before and after, netperf TCP_RR over IPv6), which validates,
+// and runs nothing; a second call does not overwrite it.
+func TestReproduceWriteScenario(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "merge.yaml")
+	_, stderr, code := runBinary(t, "reproduce", seedDir+"big-tcp-merge.txt", "--write-scenario", out)
+	if code != 0 || !strings.Contains(stderr, "nsperf reproduce "+seedDir+"big-tcp-merge.txt --scenario "+out) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runBinary(t, "validate", out); code != 0 {
+		t.Errorf("the draft does not validate: exit %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(out)
+	for _, want := range []string{"name: merge\n", "test: TCP_RR", "gso_max_size: 185000", `addr: "2001:2::2"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the draft lacks %q:\n%s", want, data)
+		}
+	}
+	if _, stderr, code := runBinary(t, "reproduce", seedDir+"big-tcp-merge.txt", "--write-scenario", out); code != exitUsage || !strings.Contains(stderr, "does not overwrite") {
+		t.Errorf("a second draft over the first: exit %d\n%s", code, stderr)
+	}
+}

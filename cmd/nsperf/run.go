@@ -70,8 +70,8 @@ func runCmd() *cobra.Command {
 func (rf *runFlags) usePatchBuild(c *cobra.Command, arg string) error {
 	flags := c.Flags()
 	if len(rf.patch.patches) == 0 {
-		if flags.Changed("source") || flags.Changed("fuzz") {
-			return usageError{errors.New("--source and --fuzz say how to build --patch: give --patch too")}
+		if flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config") {
+			return usageError{errors.New("--source, --config and --fuzz say how to build --patch: give --patch too")}
 		}
 		return nil
 	}
@@ -81,7 +81,8 @@ func (rf *runFlags) usePatchBuild(c *cobra.Command, arg string) error {
 	if len(rf.labels) != 0 && len(rf.labels) != 2 {
 		return usageError{errors.New("--label with --patch: give two, for the base and the patched kernel (default: base, patched)")}
 	}
-	if _, err := loadGuestScenario(arg, rf.vf.cpus); err != nil {
+	s, err := loadGuestScenario(arg, rf.vf.cpus)
+	if err != nil {
 		return err
 	}
 	if err := requireRoot(); err != nil {
@@ -89,7 +90,8 @@ func (rf *runFlags) usePatchBuild(c *cobra.Command, arg string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	m, err := rf.patch.build(ctx, c.ErrOrStderr())
+	// A whole kernel built small needs only what this scenario needs.
+	m, err := rf.patch.build(ctx, c.ErrOrStderr(), []*scenarios.Scenario{s})
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
@@ -535,13 +536,7 @@ func TestVMPatchAB(t *testing.T) {
 	if strings.Count(claimsTable, "reproduced") != 2 || !strings.Contains(claimsTable, "+18.1%") || !strings.Contains(claimsTable, "+34.7%") {
 		t.Errorf("the claims' table:\n%s", claimsTable)
 	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Kernels) != 2 {
-		t.Fatalf("%d kernels in the result", len(r.Kernels))
-	}
+	r := readAB(t, out)
 	for i, k := range r.Kernels {
 		if k.Build == nil || k.Build.Patched != (i == 1) || len(k.Build.Patches) != 1 || k.Build.Patches[0].Subject != "[PATCH net-next v2] openvswitch: raise internal port TSO limit" ||
 			len(k.Build.Patches[0].SHA256) != 64 || k.Build.Mode != "modules" || !slices.Equal(k.Build.Modules, []string{"openvswitch"}) {
@@ -826,5 +821,150 @@ func TestVMDeadline(t *testing.T) {
 	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*.A.console.log"))
 	if len(logs) == 0 || !strings.Contains(stderr, "console log: ") {
 		t.Errorf("no console log kept (%v):\n%s", logs, stderr)
+	}
+}
+
+// TestVMPatchWholeKernel: a built-in change (net/ipv4/tcp_output.c: TSO packets of two
+// segments) is built by nsperf build as two whole kernels with the minimal config, in the
+// cache's lasting tree (a fresh machine pays the cold base build once, the patched build
+// recompiles the one file), then booted as an A/B in virtual time: both kernels record the
+// whole build, the config and the patch, and the patched kernel's flow is decided slower.
+func TestVMPatchWholeKernel(t *testing.T) {
+	const patch = "testdata/tcp-tso-2-segments.patch"
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "qemu-system-x86_64")
+	testenv.RequireTool(t, "busybox")
+	for _, tool := range []string{"make", "flex", "bison", "bc"} {
+		testenv.RequireTool(t, tool)
+	}
+	// The minimal config of the scenario the run below measures: run --patch builds for its
+	// own scenario, and finds this build in the cache.
+	stdout, stderr, code := runBinary(t, "build", "--patch", patch, "--scenario", "testdata/tcp-tso.yaml")
+	if code != 0 {
+		t.Fatalf("nsperf build: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	trees := map[string]string{}
+	for _, line := range strings.Split(stdout, "\n") {
+		var label, kernel string
+		if n, _ := fmt.Sscanf(line, "%s --kernel %s", &label, &kernel); n == 2 && !strings.Contains(line, "--modules") {
+			trees[strings.TrimSuffix(label, ":")] = kernel
+		}
+	}
+	if trees["base"] == "" || trees["patched"] == "" || trees["base"] == trees["patched"] {
+		t.Fatalf("nsperf build printed no two whole kernels:\n%s\n%s", stdout, stderr)
+	}
+	if !strings.Contains(stderr, "whole kernels") || !strings.Contains(stderr, "config minimal") {
+		t.Errorf("the build does not say it built whole kernels with the minimal config:\n%s", stderr)
+	}
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		noGuestLeft(t)
+	})
+	out := filepath.Join(t.TempDir(), "ab.json")
+	runOut, runErr, code := runBinary(t, "run", "testdata/tcp-tso.yaml", "--patch", patch, "--vm-accel", "tcg", "--no-history", "--out", out)
+	if code != 0 && code != 1 {
+		t.Fatalf("run --patch: exit %d\n%s\n%s", code, runOut, runErr)
+	}
+	if !strings.Contains(runErr, "build: cached") {
+		t.Errorf("run --patch did not take the build from the cache:\n%s", runErr)
+	}
+	r := readAB(t, out)
+	for i, k := range r.Kernels {
+		if k.Build == nil || k.Build.Mode != "whole" || k.Build.Config != "minimal" || k.Build.Patched != (i == 1) || len(k.Build.Patches) != 1 ||
+			k.Build.Patches[0].Subject != "[PATCH] tcp: a stand-in built-in regression: TSO packets of 2 segments" || len(k.Build.ConfigSHA256) != 64 {
+			t.Errorf("kernel %s's build: %+v", k.Label, k.Build)
+		}
+	}
+	if r.Kernels[0].Environment.KernelRelease != r.Kernels[1].Environment.KernelRelease || strings.Contains(r.Kernels[0].Environment.KernelRelease, "deb12") {
+		t.Errorf("releases %q and %q: want the same, built from the source", r.Kernels[0].Environment.KernelRelease, r.Kernels[1].Environment.KernelRelease)
+	}
+	var verdict string
+	for _, s := range r.Cases[0].Summaries {
+		if s.Comparison != nil && s.Metric == results.Throughput && s.State == "default@B" && s.Comparison.Baseline == "default@A" {
+			verdict = s.Comparison.Verdict
+		}
+	}
+	if verdict != results.Regressed {
+		t.Errorf("default@B vs default@A: %q, want %s (TSO packets of two segments)\n%s", verdict, results.Regressed, runOut)
+	}
+	if !strings.Contains(runOut, "whole kernel") {
+		t.Errorf("the table does not say the kernels were built whole:\n%s", runOut)
+	}
+}
+
+// readAB reads the result of an A/B run of two kernels.
+func readAB(t *testing.T, path string) *results.Result {
+	t.Helper()
+	r, _, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Kernels) != 2 {
+		t.Fatalf("%d kernels in the result", len(r.Kernels))
+	}
+	return r
+}
+
+// TestBuildWholeInterrupted: Ctrl-C during the patched kernel's make, in the cache's lasting
+// tree, exits 130, caches no build and leaves the tree as the base: the patched file put
+// back, no journal. The next build of the series builds both kernels (not "cached").
+func TestBuildWholeInterrupted(t *testing.T) {
+	testenv.RequireRoot(t)
+	for _, tool := range []string{"make", "flex", "bison", "bc"} {
+		testenv.RequireTool(t, tool)
+	}
+	orig, err := os.ReadFile("testdata/tcp-tso-2-segments.patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := filepath.Join(t.TempDir(), "tcp-tso-3-segments.patch")
+	os.WriteFile(patch, []byte(strings.Replace(string(orig), "min_tso_segs), 2);", "min_tso_segs), 3);", 1)), 0o644)
+	cache := kernels.CacheDir()
+	before := buildsIn(t, cache)
+	cmd := exec.Command(binary, "build", "--patch", patch, "--scenario", "testdata/tcp-tso.yaml")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	tree := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		said = append(said, sc.Text())
+		if m := regexp.MustCompile(`^build: base: make bzImage in (\S+)/obj `).FindStringSubmatch(sc.Text()); m != nil {
+			tree = m[1]
+		}
+		if strings.HasPrefix(sc.Text(), "build: patched: make bzImage") {
+			time.Sleep(2 * time.Second) // into make, compiling tcp_output.c
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted || tree == "" {
+		t.Fatalf("exit %v, want %d; tree %q\n%s", err, exitInterrupted, tree, strings.Join(said, "\n"))
+	}
+	if after := buildsIn(t, cache); strings.Join(after, " ") != strings.Join(before, " ") {
+		t.Errorf("the interrupted build left %v in the cache (before: %v)", after, before)
+	}
+	if _, err := os.Stat(filepath.Join(tree, "patched-files.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the journal is left: %v", err)
+	}
+	pristine, _ := filepath.Glob(filepath.Join(cache, "sources", "debian-*", "src", "linux-source-6.12", "net", "ipv4", "tcp_output.c"))
+	want, _ := os.ReadFile(pristine[0])
+	if got, _ := os.ReadFile(filepath.Join(tree, "src", "net", "ipv4", "tcp_output.c")); !bytes.Equal(got, want) {
+		t.Error("the tree's tcp_output.c is not the base's after the interruption")
+	}
+	stdout, stderr2, code := runBinary(t, "build", "--patch", patch, "--scenario", "testdata/tcp-tso.yaml")
+	if code != 0 || strings.Contains(stderr2, "build: cached") {
+		t.Fatalf("the build after the interrupted one: exit %d\n%s", code, stderr2)
+	}
+	if m := regexp.MustCompile(`(?m)^manifest: (\S+)/manifest.json$`).FindStringSubmatch(stdout); m != nil {
+		os.RemoveAll(m[1])
+		os.RemoveAll(m[1] + ".logs")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // BuildRequest is what `nsperf build` (and `run --patch`) is asked to build.
@@ -29,6 +30,12 @@ type BuildRequest struct {
 	Patches []string // patch files (mbox, format-patch, plain diff), applied in this order
 	Source  string   // DebianSource (default) or a directory holding a fetched base
 	Fuzz    int      // context lines a hunk may miss at each end
+	// Config makes the build a whole kernel's with this config: ConfigMinimal or a .config
+	// file. Empty: modules only where the base's config builds every touched file as a
+	// module, else a whole kernel with ConfigMinimal.
+	Config string
+	// Scenarios are what the minimal config must run (default: every shipped scenario).
+	Scenarios []*scenarios.Scenario
 	// Cache holds the fetched sources and the builds (default CacheDir()).
 	Cache    string
 	Progress io.Writer
@@ -54,8 +61,11 @@ type Manifest struct {
 	Source  string `json:"source"`  // the base's identity
 	Release string `json:"release"` // uname -r of both kernels
 	// Mode is "modules": only Modules were rebuilt, out of tree against the base's headers,
-	// into copies of its module tree; both kernels boot the base's image.
-	Mode         string            `json:"mode"`
+	// into copies of its module tree; both kernels boot the base's image. Or "whole": both
+	// kernels were built whole with Config, each a built tree (bzImage and .config).
+	Mode string `json:"mode"`
+	// Config is the config of a whole build: ConfigMinimal or the file given.
+	Config       string            `json:"config,omitempty"`
 	Modules      []patches.Module  `json:"modules"`
 	Touched      []string          `json:"touched"` // the files the series changes
 	Patches      []PatchProvenance `json:"patches"`
@@ -67,7 +77,17 @@ type Manifest struct {
 	// Cached is set when the build was found in the cache, not made now (not stored).
 	Cached bool   `json:"-"`
 	Dir    string `json:"-"`
+	// configKey is what the cache key takes of the config: the base config's sha256 for
+	// modules, the whole build's config input's (the fragment or the file) before make.
+	configKey   string
+	configInput []byte
 }
+
+// Mode values.
+const (
+	ModeModules = "modules"
+	ModeWhole   = "whole"
+)
 
 // PatchProvenance is one patch as the result records it.
 type PatchProvenance struct {
@@ -128,20 +148,31 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	if err := checked.Err(); err != nil {
 		return nil, InputError{fmt.Errorf("the patches do not apply to %s:\n%w", b.Identity, err)}
 	}
-	config, err := os.ReadFile(b.Config)
-	if err != nil {
-		return nil, InputError{fmt.Errorf("the base has no config: %w", err)}
-	}
-	plan, err := patches.PlanBuild(os.DirFS(b.Tree), patches.Touched(series), patches.ReadConfig(config))
-	if err != nil {
-		return nil, InputError{err}
-	}
-	if len(plan.Whole) > 0 {
-		return nil, capability.Missing(fmt.Sprintf("the patches need a whole-kernel build (%s): nsperf build makes modules-only builds so far", strings.Join(plan.Whole, "; ")))
+	var plan patches.BuildPlan
+	var config []byte
+	if b.Headers == "" {
+		plan.Whole = []string{"--source is a tree, without the packaged image, headers and module tree that modules are built against"}
+	} else {
+		if config, err = os.ReadFile(b.Config); err != nil {
+			return nil, InputError{fmt.Errorf("the base has no config: %w", err)}
+		}
+		if plan, err = patches.PlanBuild(os.DirFS(b.Tree), patches.Touched(series), patches.ReadConfig(config)); err != nil {
+			return nil, InputError{err}
+		}
 	}
 	m := newManifest(b, series, checked, plan, config, req)
 	if err := m.setCompiler(b); err != nil {
 		return nil, err
+	}
+	if req.Config != "" || len(plan.Whole) > 0 {
+		why := "--config " + req.Config
+		if req.Config == "" {
+			req.Config, why = ConfigMinimal, strings.Join(plan.Whole, "; ")
+		}
+		if err := m.setWhole(req); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(req.Progress, "build: whole kernels, config %s: %s\n", m.Config, why)
 	}
 	m.Key = m.cacheKey()
 	m.Dir = filepath.Join(req.Cache, "builds", m.Key)
@@ -149,7 +180,7 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		cached.Cached, cached.Dir, cached.Touched = true, m.Dir, m.Touched
 		return cached, nil
 	}
-	return m, m.build(ctx, b, checked, req.Progress)
+	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
 }
 
 // lockCache holds the cache for one build at a time: two builds of one key, or two fetches of
@@ -207,14 +238,15 @@ func resolveBase(ctx context.Context, req BuildRequest) (*base, error) {
 	case strings.HasPrefix(src, "debian:"):
 		return nil, InputError{fmt.Errorf("--source %s: nsperf fetches %s only", src, DebianSource)}
 	default:
-		return nil, InputError{fmt.Errorf("--source %s: a kernel tree or a tarball is not taken yet; give %s", src, DebianSource)}
+		return treeBase(ctx, req.Cache, src, req.Progress)
 	}
 }
 
 func newManifest(b *base, series []patches.Patch, checked *patches.Result, plan patches.BuildPlan, config []byte, req BuildRequest) *Manifest {
 	sum := sha256.Sum256(config)
-	m := &Manifest{Version: ManifestVersion, Source: b.Identity, Release: b.Release, Mode: "modules", Modules: plan.Modules, Touched: patches.Touched(series),
+	m := &Manifest{Version: ManifestVersion, Source: b.Identity, Release: b.Release, Mode: ModeModules, Modules: plan.Modules, Touched: patches.Touched(series),
 		ConfigSHA256: hex.EncodeToString(sum[:]), Warnings: checked.Warnings}
+	m.configKey = m.ConfigSHA256
 	for i, p := range series {
 		if !p.HasDiff() {
 			continue
@@ -233,6 +265,14 @@ func newManifest(b *base, series []patches.Patch, checked *patches.Result, plan 
 // setCompiler takes the compiler the base was built with (CONFIG_CC_VERSION_TEXT of its
 // headers), which both builds use, and checks it is installed as that version.
 func (m *Manifest) setCompiler(b *base) error {
+	if b.Headers == "" {
+		text, err := treeCompiler()
+		if err != nil {
+			return capability.Missing(err.Error())
+		}
+		m.Compiler = text
+		return nil
+	}
 	cfg, err := os.ReadFile(filepath.Join(b.Headers, ".config"))
 	if err != nil {
 		return InputError{fmt.Errorf("the base's headers have no .config: %w", err)}
@@ -259,7 +299,10 @@ func (m *Manifest) setCompiler(b *base) error {
 // fuzz they were applied with, the config and the compiler.
 func (m *Manifest) cacheKey() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "nsperf build %d\n%s\n%s\n%s\n", ManifestVersion, m.Source, m.ConfigSHA256, m.Compiler)
+	fmt.Fprintf(h, "nsperf build %d\n%s\n%s\n%s\n", ManifestVersion, m.Source, m.configKey, m.Compiler)
+	if m.Mode == ModeWhole {
+		fmt.Fprintf(h, "whole %s\n", m.Config)
+	}
 	for _, p := range m.Patches {
 		fmt.Fprintf(h, "%s %s\n", p.SHA256, strings.Join(p.Applied, ";"))
 	}
@@ -280,23 +323,19 @@ func readManifest(dir string) (*Manifest, error) {
 
 // build makes both kernels in a working directory of this process, renamed into the cache
 // when both are whole: an interrupted or failed build leaves nothing the cache would take.
-func (m *Manifest) build(ctx context.Context, b *base, checked *patches.Result, progress io.Writer) error {
+func (m *Manifest) build(ctx context.Context, b *base, cache string, checked *patches.Result, progress io.Writer) error {
 	tmp, err := tempBeside(m.Dir)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	for _, label := range []string{"base", "patched"} {
-		start := time.Now()
-		fmt.Fprintf(progress, "build: %s: %s\n", label, moduleNames(m.Modules))
-		var files map[string][]byte
-		if label == "patched" {
-			files = checked.Files
-		}
-		if err := m.buildModules(ctx, b, tmp, label, files); err != nil {
-			return buildFailure(ctx, err, filepath.Dir(m.Dir))
-		}
-		m.Kernels = append(m.Kernels, BuiltKernel{Label: label, Image: b.Image, Modules: filepath.Join(m.Dir, label), BuildSeconds: time.Since(start).Seconds()})
+	if m.Mode == ModeWhole {
+		err = m.whole(ctx, b, cache, tmp, checked, progress)
+	} else {
+		err = m.modules(ctx, b, tmp, checked, progress)
+	}
+	if err != nil {
+		return buildFailure(ctx, err, filepath.Dir(m.Dir))
 	}
 	os.RemoveAll(filepath.Join(tmp, "work"))
 	data, err := json.MarshalIndent(m, "", "  ")
@@ -309,9 +348,67 @@ func (m *Manifest) build(ctx context.Context, b *base, checked *patches.Result, 
 	return os.Rename(tmp, m.Dir)
 }
 
+// modules builds the plan's modules for the base and the patched kernel.
+func (m *Manifest) modules(ctx context.Context, b *base, tmp string, checked *patches.Result, progress io.Writer) error {
+	for _, label := range []string{"base", "patched"} {
+		start := time.Now()
+		fmt.Fprintf(progress, "build: %s: %s\n", label, moduleNames(m.Modules))
+		var files map[string][]byte
+		if label == "patched" {
+			files = checked.Files
+		}
+		if err := m.buildModules(ctx, b, tmp, label, files); err != nil {
+			return err
+		}
+		m.Kernels = append(m.Kernels, BuiltKernel{Label: label, Image: b.Image, Modules: filepath.Join(m.Dir, label), BuildSeconds: time.Since(start).Seconds()})
+	}
+	return nil
+}
+
+// whole builds both kernels whole in the base's lasting tree, configured first.
+func (m *Manifest) whole(ctx context.Context, b *base, cache, tmp string, checked *patches.Result, progress io.Writer) error {
+	t, err := openWholeTree(ctx, cache, b, m, progress)
+	if err != nil {
+		return err
+	}
+	if err := t.configure(ctx, m, m.configInput, m.Dir+".logs"); err != nil {
+		return err
+	}
+	cfg, err := os.ReadFile(filepath.Join(t.obj, ".config"))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(cfg)
+	m.ConfigSHA256 = hex.EncodeToString(sum[:])
+	if err := m.buildWhole(ctx, t, b, tmp, checked.Files, progress); err != nil {
+		return err
+	}
+	var release bytes.Buffer
+	cmd := exec.CommandContext(ctx, "make", "-s", "-C", t.src, "O="+t.obj, "kernelrelease")
+	cmd.Stdout = &release
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("make kernelrelease: %w", err)
+	}
+	m.Release = strings.TrimSpace(release.String())
+	return nil
+}
+
+// setWhole makes m a whole build with req's config, read now: its input is in the cache key.
+func (m *Manifest) setWhole(req BuildRequest) error {
+	name, input, err := configInput(req)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(input)
+	m.Mode, m.Config, m.Modules, m.configInput = ModeWhole, name, nil, input
+	m.configKey = name + " " + hex.EncodeToString(sum[:])
+	m.Make = []string{"make", "-C", "<the base's source>", "O=<its objects>", "CC=" + strings.Fields(m.Compiler)[0], "bzImage", "modules"}
+	return nil
+}
+
 // Provenance is what a result records of kernel i (0: base, 1: patched).
 func (m *Manifest) Provenance(i int) *results.KernelBuild {
-	b := &results.KernelBuild{Patched: i == 1, Source: m.Source, Mode: m.Mode, Compiler: m.Compiler, ConfigSHA256: m.ConfigSHA256, Key: m.Key}
+	b := &results.KernelBuild{Patched: i == 1, Source: m.Source, Mode: m.Mode, Config: m.Config, Compiler: m.Compiler, ConfigSHA256: m.ConfigSHA256, Key: m.Key}
 	for _, mod := range m.Modules {
 		b.Modules = append(b.Modules, mod.Name)
 	}

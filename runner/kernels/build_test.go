@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/patches"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // TestWriteKbuild: the generated Kbuild includes the directory's own makefile and keeps only
@@ -92,11 +94,12 @@ func TestFirstError(t *testing.T) {
 // TestCacheKey: the build's name changes with anything that changes its output: the base,
 // a patch's bytes, how it applied, the config and the compiler.
 func TestCacheKey(t *testing.T) {
-	m := Manifest{Source: "debian 1", ConfigSHA256: "c", Compiler: "gcc 12", Patches: []PatchProvenance{{SHA256: "p", Applied: []string{"f hunk 1: exact"}}}}
+	m := Manifest{Source: "debian 1", configKey: "c", Compiler: "gcc 12", Patches: []PatchProvenance{{SHA256: "p", Applied: []string{"f hunk 1: exact"}}}}
 	key := m.cacheKey()
 	for name, change := range map[string]func(*Manifest){
 		"source":   func(m *Manifest) { m.Source = "debian 2" },
-		"config":   func(m *Manifest) { m.ConfigSHA256 = "d" },
+		"config":   func(m *Manifest) { m.configKey = "d" },
+		"mode":     func(m *Manifest) { m.Mode, m.Config = ModeWhole, ConfigMinimal },
 		"compiler": func(m *Manifest) { m.Compiler = "gcc 13" },
 		"patch":    func(m *Manifest) { m.Patches = []PatchProvenance{{SHA256: "q", Applied: m.Patches[0].Applied}} },
 		"fuzz":     func(m *Manifest) { m.Patches = []PatchProvenance{{SHA256: "p", Applied: []string{"f hunk 1: fuzz 1"}}} },
@@ -124,5 +127,101 @@ func TestReadSeriesRefuses(t *testing.T) {
 		if _, err := readSeries(files); !errors.As(err, &ie) {
 			t.Errorf("%v: %v, want an InputError", files, err)
 		}
+	}
+}
+
+// TestWholeTreePatchRestore: a patched build replaces the series' files in the tree (never
+// writing through the link to the fetched source), journalled; restoring puts the base's
+// bytes back with a time newer than the patched objects, removes what the series created, and
+// a tree left patched by a killed build is restored when it is opened again.
+func TestWholeTreePatchRestore(t *testing.T) {
+	root := t.TempDir()
+	b := &base{Tree: filepath.Join(root, "fetched")}
+	for path, text := range map[string]string{"Makefile": "VERSION = 6\n", "net/core/dev.c": "base\n", "scripts/x": "x\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(b.Tree, path)), 0o755)
+		os.WriteFile(filepath.Join(b.Tree, path), []byte(text), 0o644)
+	}
+	os.Symlink("x", filepath.Join(b.Tree, "scripts", "link"))
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(b.Tree, "net/core/dev.c"), old, old)
+	tr := &wholeTree{dir: filepath.Join(root, "tree"), src: filepath.Join(root, "tree", "src"), journal: filepath.Join(root, "tree", "patched-files.json")}
+	if err := linkSource(b.Tree, tr.src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(tr.src, "scripts", "link")); err != nil || target != "x" {
+		t.Errorf("symlink: %q %v", target, err)
+	}
+	if err := tr.patch(map[string][]byte{"net/core/dev.c": []byte("patched\n"), "net/core/new.c": []byte("new\n"), "scripts/x": nil}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(dir, p string) string { data, _ := os.ReadFile(filepath.Join(dir, p)); return string(data) }
+	if read(tr.src, "net/core/dev.c") != "patched\n" || read(b.Tree, "net/core/dev.c") != "base\n" || read(b.Tree, "scripts/x") != "x\n" {
+		t.Fatalf("patching wrote the fetched source: %q %q", read(b.Tree, "net/core/dev.c"), read(b.Tree, "scripts/x"))
+	}
+	// A killed build: the tree is opened again with the journal left behind.
+	if err := tr.restore(b); err != nil {
+		t.Fatal(err)
+	}
+	if read(tr.src, "net/core/dev.c") != "base\n" || read(tr.src, "scripts/x") != "x\n" {
+		t.Errorf("not restored: %q %q", read(tr.src, "net/core/dev.c"), read(tr.src, "scripts/x"))
+	}
+	if _, err := os.Stat(filepath.Join(tr.src, "net/core/new.c")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the series' new file is still there: %v", err)
+	}
+	if st, _ := os.Stat(filepath.Join(tr.src, "net/core/dev.c")); !st.ModTime().After(old.Add(30 * time.Minute)) {
+		t.Errorf("restored with the source's old time %v: make would keep the patched objects", st.ModTime())
+	}
+	if _, err := os.Stat(tr.journal); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("journal left: %v", err)
+	}
+	if err := tr.restore(b); err != nil {
+		t.Errorf("restoring a clean tree: %v", err)
+	}
+}
+
+// TestBuiltTouched: a series whose C file the config does not compile is refused before the
+// patched build (it would measure no change); headers and built files pass.
+func TestBuiltTouched(t *testing.T) {
+	tr := &wholeTree{obj: t.TempDir()}
+	os.MkdirAll(filepath.Join(tr.obj, "net/ipv4"), 0o755)
+	os.WriteFile(filepath.Join(tr.obj, "net/ipv4/tcp_output.o"), nil, 0o644)
+	if err := tr.builtTouched([]string{"net/ipv4/tcp_output.c", "include/net/tcp.h"}); err != nil {
+		t.Errorf("built: %v", err)
+	}
+	err := tr.builtTouched([]string{"net/ipv4/tcp_output.c", "drivers/net/wireguard/send.c"})
+	var in InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "does not build drivers/net/wireguard/send.c") || strings.Contains(err.Error(), "tcp_output") {
+		t.Errorf("not built: %v", err)
+	}
+}
+
+// TestConfigInput: the minimal config's input is the fragment (every option built in, the
+// guest's userland among them, the virtual terminal left out) of every shipped scenario, or of the scenarios
+// given; a --config that is not a kernel config is refused.
+func TestConfigInput(t *testing.T) {
+	name, frag, err := configInput(BuildRequest{Config: ConfigMinimal})
+	if err != nil || name != ConfigMinimal {
+		t.Fatal(name, err)
+	}
+	for _, want := range []string{"CONFIG_VETH=y\n", "CONFIG_OPENVSWITCH=y\n", "CONFIG_NET_9P_VIRTIO=y\n", "CONFIG_64BIT=y\n", "CONFIG_ACPI=y\n", "# CONFIG_VT is not set\n", "CONFIG_SMP=y\n", "CONFIG_NET_SCHED=y\n"} {
+		if !strings.Contains(string(frag), want) {
+			t.Errorf("fragment lacks %q", want)
+		}
+	}
+	veth, err := scenarios.Load("veth-bigtcp", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vethOnly, err := configInput(BuildRequest{Config: ConfigMinimal, Scenarios: []*scenarios.Scenario{veth}})
+	if err != nil || !strings.Contains(string(vethOnly), "CONFIG_VETH=y\n") || strings.Contains(string(vethOnly), "OPENVSWITCH") {
+		t.Errorf("the fragment of veth-bigtcp alone: %v\n%s", err, vethOnly)
+	}
+	bad := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(bad, []byte("hello\n"), 0o644)
+	if _, _, err := configInput(BuildRequest{Config: bad}); err == nil || !strings.Contains(err.Error(), "not a kernel config") {
+		t.Errorf("not a config: %v", err)
+	}
+	if _, _, err := configInput(BuildRequest{Config: filepath.Join(t.TempDir(), "absent")}); err == nil {
+		t.Error("an absent --config was taken")
 	}
 }

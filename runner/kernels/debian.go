@@ -26,6 +26,8 @@ type base struct {
 	// ModRoot holds lib/modules/Release, the image's modules as shipped.
 	ModRoot string
 	Config  string
+	// Files are the tree's files a build takes (a git tree's tracked ones); nil: all.
+	Files []string
 }
 
 // debianBase downloads Debian's 6.12 kernel once into cache/sources/debian-VERSION and

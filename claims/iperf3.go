@@ -1,0 +1,214 @@
+package claims
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// iperf3Options reads what an iperf3 client command says it measured: the length (-t), the
+// omitted start (-O), parallel streams (-P), UDP (-u), the reverse direction (-R), the
+// buffer length (-l) and zero copy (-Z).
+func iperf3Options(cmd string) map[string]string {
+	out := map[string]string{}
+	f := strings.Fields(cmd)
+	for i := 0; i < len(f); i++ {
+		next := func() string {
+			if i+1 < len(f) {
+				i++
+				return f[i]
+			}
+			return ""
+		}
+		switch f[i] {
+		case "-t", "--time":
+			out["duration"] = next() + "s"
+		case "-O", "--omit":
+			out["omit"] = next() + "s"
+		case "-P", "--parallel":
+			out["streams"] = next()
+		case "-l", "--length":
+			out["length"] = next()
+		case "-u", "--udp":
+			out["protocol"] = "UDP"
+		case "-R", "--reverse":
+			out["direction"] = "reverse"
+		case "-Z", "--zerocopy":
+			out["zerocopy"] = "yes"
+		}
+	}
+	return out
+}
+
+var (
+	// iperf3's summary starts after its dashed line with the column header again.
+	iperf3SepRe    = regexp.MustCompile(`^\s*(- ){8,}-?\s*$`)
+	iperf3HeaderRe = regexp.MustCompile(`^\s*\[ ID\]\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
+	// [  5]   0.00-2.00   sec  2.03 GBytes  8.74 Gbits/sec        receiver; [SUM] for -P N.
+	iperf3RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\]\s+[\d.]+-[\d.]+\s+sec\s+[\d.]+\s+\S+\s+([\d.]+\s+[KMG]?bits/sec)\b.*\b(sender|receiver)\s*$`)
+)
+
+// iperf3Summary reads iperf3's text summary at lines[i] (its dashed line): the receiver's
+// bitrate, what arrived (the sender's where no receiver row is), of the [SUM] rows when
+// there are several streams. A summary without such a row is a reason, not a claim.
+func iperf3Summary(lines []line, i int, ctx context) ([]measurement, int, string) {
+	j := i + 1
+	if j >= len(lines) || !iperf3HeaderRe.MatchString(lines[j].text) {
+		return nil, i, ""
+	}
+	rows := map[string]string{} // sender/receiver -> bitrate, [SUM] rows winning
+	sum := false
+	for j++; j < len(lines); j++ {
+		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
+		if m == nil {
+			break
+		}
+		if m[1] == "SUM" && !sum {
+			sum, rows = true, map[string]string{}
+		}
+		if m[1] == "SUM" || !sum {
+			rows[m[3]] = m[2]
+		}
+	}
+	bitrate := rows["receiver"]
+	if bitrate == "" {
+		bitrate = rows["sender"]
+	}
+	v, u, ok := parseValue(bitrate)
+	if !ok {
+		return nil, j, "an iperf3 summary without its sender or receiver row"
+	}
+	m := measurement{tool: "iperf3", metric: metricOf(u), unit: u.norm, values: []float64{round(v)}, state: ctx.state,
+		conditions: ctx.conditions, lines: spanLines(lines, i, j)}
+	if strings.HasPrefix(ctx.command, "iperf3") {
+		m.command, m.options = ctx.command, iperf3Options(ctx.command)
+	}
+	return []measurement{m}, j, ""
+}
+
+// iperf3JSON is what a claim takes of iperf3 -J output.
+type iperf3JSON struct {
+	Start struct {
+		TestStart struct {
+			Protocol   string  `json:"protocol"`
+			NumStreams int     `json:"num_streams"`
+			Duration   float64 `json:"duration"`
+			Omit       float64 `json:"omit"`
+			Reverse    int     `json:"reverse"`
+		} `json:"test_start"`
+	} `json:"start"`
+	End struct {
+		SumReceived *struct {
+			BitsPerSecond float64 `json:"bits_per_second"`
+		} `json:"sum_received"`
+		SumSent *struct {
+			BitsPerSecond float64 `json:"bits_per_second"`
+		} `json:"sum_sent"`
+		Sum *struct { // UDP
+			BitsPerSecond float64 `json:"bits_per_second"`
+		} `json:"sum"`
+	} `json:"end"`
+	Error string `json:"error"`
+}
+
+// maxJSONLines bounds an iperf3 -J block: a 60 s run with -P 128 is far below it.
+const maxJSONLines = 200000
+
+// iperf3JSONBlock reads iperf3 -J output that starts at lines[i] ("{", with "start" within
+// its first lines): the object to its closing brace, the receiver's bitrate (the sender's
+// without one; UDP's sum). A block that does not parse, or holds iperf3's error, is a reason.
+func iperf3JSONBlock(lines []line, i int, ctx context) ([]measurement, int, string) {
+	if strings.TrimSpace(lines[i].text) != "{" || !startsIperf3JSON(lines[i+1:]) {
+		return nil, i, ""
+	}
+	var text strings.Builder
+	depth, inString, escaped := 0, false, false
+	j := i
+	for ; j < len(lines) && j < i+maxJSONLines; j++ {
+		for _, c := range lines[j].text {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\' && inString:
+				escaped = true
+			case c == '"':
+				inString = !inString
+			case c == '{' && !inString:
+				depth++
+			case c == '}' && !inString:
+				depth--
+			}
+		}
+		text.WriteString(lines[j].text + "\n")
+		if depth == 0 {
+			j++
+			break
+		}
+	}
+	if depth != 0 {
+		return nil, j, "an iperf3 -J object cut before its closing brace"
+	}
+	var out iperf3JSON
+	if err := json.Unmarshal([]byte(text.String()), &out); err != nil {
+		return nil, j, "an iperf3 -J object that is not JSON: " + err.Error()
+	}
+	if out.Error != "" {
+		return nil, j, "iperf3 -J output of a failed run: " + out.Error
+	}
+	bps := 0.0
+	switch e := out.End; {
+	case e.SumReceived != nil && e.SumReceived.BitsPerSecond > 0:
+		bps = e.SumReceived.BitsPerSecond
+	case e.SumSent != nil && e.SumSent.BitsPerSecond > 0:
+		bps = e.SumSent.BitsPerSecond
+	case e.Sum != nil:
+		bps = e.Sum.BitsPerSecond
+	}
+	if bps <= 0 || math.IsInf(bps, 0) || math.IsNaN(bps) {
+		return nil, j, "an iperf3 -J object without a bitrate in end"
+	}
+	ts := out.Start.TestStart
+	opts := map[string]string{"output": "json"}
+	if ts.Protocol != "" {
+		opts["protocol"] = ts.Protocol
+	}
+	if ts.NumStreams > 1 {
+		opts["streams"] = strconv.Itoa(ts.NumStreams)
+	}
+	if ts.Duration > 0 {
+		opts["duration"] = strconv.FormatFloat(ts.Duration, 'f', -1, 64) + "s"
+	}
+	if ts.Omit > 0 {
+		opts["omit"] = strconv.FormatFloat(ts.Omit, 'f', -1, 64) + "s"
+	}
+	if ts.Reverse != 0 {
+		opts["direction"] = "reverse"
+	}
+	m := measurement{tool: "iperf3", options: opts, metric: "throughput", unit: "bit/s", values: []float64{round(bps)}, state: ctx.state,
+		conditions: ctx.conditions, lines: spanLines(lines, i, j)}
+	if strings.HasPrefix(ctx.command, "iperf3") {
+		m.command = ctx.command
+	}
+	return []measurement{m}, j, ""
+}
+
+// startsIperf3JSON: iperf3 -J's object opens with "start" (a line or two in).
+func startsIperf3JSON(rest []line) bool {
+	for k := 0; k < len(rest) && k < 3; k++ {
+		if strings.HasPrefix(strings.TrimSpace(rest[k].text), `"start"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// iperf3Output reads iperf3's output at lines[i], its text summary or its -J object; next is
+// i when there is none.
+func iperf3Output(lines []line, i int, ctx context) ([]measurement, int, string) {
+	if iperf3SepRe.MatchString(lines[i].text) {
+		return iperf3Summary(lines, i, ctx)
+	}
+	return iperf3JSONBlock(lines, i, ctx)
+}

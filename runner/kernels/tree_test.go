@@ -1,0 +1,80 @@
+package kernels
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGitTreeSource: a git tree is named by its commit, and by the sha256 of `git diff HEAD`
+// when its tracked files changed; a build takes its tracked files only (an untracked file is
+// left out, a tracked symlink is linked as a symlink). A plain tree configured in place is
+// refused, and a directory that is no kernel tree too.
+func TestGitTreeSource(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"Makefile", "Kconfig", "scripts/kconfig/merge_config.sh", "arch/x86/Kconfig", "net/core/dev.c"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte(f+"\n"), 0o644)
+	}
+	os.Symlink("dev.c", filepath.Join(dir, "net/core/link.c"))
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.org"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	ctx := context.Background()
+	b, err := treeBase(ctx, t.TempDir(), dir, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.Identity, "git ") || strings.Contains(b.Identity, "uncommitted") || !slices.Contains(b.Files, "net/core/link.c") {
+		t.Errorf("clean git tree: %q %v", b.Identity, b.Files)
+	}
+	os.WriteFile(filepath.Join(dir, "net/core/dev.c"), []byte("changed\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "untracked.c"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".config"), []byte("CONFIG_X=y\n"), 0o644) // built in place: git trees take tracked files only
+	b2, err := treeBase(ctx, t.TempDir(), dir, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b2.Identity, "with uncommitted changes") || b2.Identity == b.Identity || slices.Contains(b2.Files, "untracked.c") {
+		t.Errorf("changed git tree: %q %v", b2.Identity, b2.Files)
+	}
+	dst := filepath.Join(t.TempDir(), "src")
+	if err := linkSource(dir, dst, b2.Files); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(dst, "net/core/link.c")); err != nil || target != "dev.c" {
+		t.Errorf("the tracked symlink: %q %v", target, err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "untracked.c")); err == nil {
+		t.Error("an untracked file was taken")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dst, "net/core/dev.c")); string(data) != "changed\n" {
+		t.Errorf("the work tree's file: %q", data)
+	}
+	os.RemoveAll(filepath.Join(dir, ".git"))
+	if _, err := treeBase(ctx, t.TempDir(), dir, io.Discard); err == nil || !strings.Contains(err.Error(), "configured or built in place") {
+		t.Errorf("a plain tree with .config: %v", err)
+	}
+	os.Remove(filepath.Join(dir, ".config"))
+	plain, err := treeBase(ctx, t.TempDir(), dir, io.Discard)
+	if err != nil || !strings.Contains(plain.Identity, " files ") || plain.Files != nil {
+		t.Errorf("a plain tree: %+v %v", plain, err)
+	}
+	if _, err := treeBase(ctx, t.TempDir(), t.TempDir(), io.Discard); err == nil || !strings.Contains(err.Error(), "not a Linux source tree") {
+		t.Errorf("an empty directory: %v", err)
+	}
+}

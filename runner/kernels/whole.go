@@ -1,0 +1,429 @@
+package kernels
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// ConfigMinimal names the config of a whole kernel built small: `make tinyconfig`, then
+// vm.MinimalFragment merged in (scripts/kconfig/merge_config.sh -m), then `make
+// olddefconfig`. Everything it needs is built in: the kernel has no modules.
+const ConfigMinimal = "minimal"
+
+// wholeTree is a lasting build directory of one base, config and compiler, in
+// cache/trees/KEY: src is the base's source as hard links (a patched file replaces its link,
+// so the fetched source is never written) and obj its objects (make O=obj). The base and the
+// patched build of a series, and the builds of later series on the same base, reuse its
+// objects: make recompiles only what changed since its last build, and ccache what it saw
+// before in any tree.
+type wholeTree struct {
+	dir, src, obj string
+	// journal lists the files of src a patched build replaced, until they are restored: a
+	// build that was killed leaves it behind, and the next one restores them first.
+	journal string
+	cc      string // the compiler, after "ccache " when ccache is installed
+	env     []string
+}
+
+// configInput is what decides a whole kernel's config, hashed into the cache key before the
+// config is made: the minimal fragment's text (for req.Scenarios, else every shipped one), or
+// the bytes of the --config file.
+func configInput(req BuildRequest) (string, []byte, error) {
+	if req.Config == ConfigMinimal {
+		ss := req.Scenarios
+		if len(ss) == 0 {
+			shipped, err := scenarios.Shipped()
+			if err != nil {
+				return "", nil, err
+			}
+			ss = shipped
+		}
+		on, off := vm.MinimalFragment(ss)
+		var frag bytes.Buffer
+		vm.WriteFragment(&frag, on)
+		fmt.Fprintln(&frag, "# what a kernel built small leaves out")
+		for _, n := range off {
+			fmt.Fprintf(&frag, "# CONFIG_%s is not set\n", n)
+		}
+		return ConfigMinimal, frag.Bytes(), nil
+	}
+	data, err := os.ReadFile(req.Config)
+	if err != nil {
+		return "", nil, InputError{fmt.Errorf("--config: %w", err)}
+	}
+	if !bytes.Contains(data, []byte("CONFIG_")) {
+		return "", nil, InputError{fmt.Errorf("--config %s: not a kernel config (no CONFIG_ line); give a .config or %s", req.Config, ConfigMinimal)}
+	}
+	return req.Config, data, nil
+}
+
+// openWholeTree finds or makes the tree of the base, config and compiler in cache/trees,
+// and restores what a killed build left patched in it.
+func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, progress io.Writer) (*wholeTree, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "nsperf tree\n%s\n%s\n%s\n", b.Identity, m.configKey, m.Compiler)
+	dir := filepath.Join(cache, "trees", hex.EncodeToString(h.Sum(nil))[:16])
+	cc := strings.Fields(m.Compiler)[0]
+	t := &wholeTree{dir: dir, src: filepath.Join(dir, "src"), obj: filepath.Join(dir, "obj"), journal: filepath.Join(dir, "patched-files.json"), cc: cc,
+		env: append(os.Environ(), "CCACHE_DIR="+filepath.Join(cache, "ccache"), "KBUILD_BUILD_USER=nsperf", "KBUILD_BUILD_HOST=nsperf")}
+	if _, err := exec.LookPath("ccache"); err == nil {
+		t.cc = "ccache " + cc
+	}
+	if _, err := os.Stat(filepath.Join(t.src, "Makefile")); err != nil {
+		fmt.Fprintf(progress, "build: linking the base's source into %s\n", t.src)
+		tmp, err := tempBeside(t.src)
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := linkSource(b.Tree, tmp, b.Files); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, t.src); err != nil {
+			return nil, err
+		}
+	}
+	return t, t.restore(b)
+}
+
+// linkSource copies a source tree as hard links, its symlinks as symlinks (`cp -al`): all
+// of it, or the files listed.
+func linkSource(src, dst string, files []string) error {
+	if files != nil {
+		return linkFiles(src, dst, files)
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		}
+		return linkOrCopy(p, target)
+	})
+}
+
+// linkFiles links the listed files of src (a git tree's tracked files) into dst.
+func linkFiles(src, dst string, files []string) error {
+	for _, rel := range files {
+		p, target := filepath.Join(src, rel), filepath.Join(dst, rel)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the work tree, not yet in git
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			var link string
+			if link, err = os.Readlink(p); err == nil {
+				err = os.Symlink(link, target)
+			}
+		case st.Mode().IsRegular():
+			err = linkOrCopy(p, target)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// patch replaces the series' files in src (nil: the series deletes it), journalled first.
+// Each is a new file, never a write through the link to the fetched source.
+func (t *wholeTree) patch(files map[string][]byte) error {
+	var paths []string
+	for p := range files {
+		paths = append(paths, p)
+	}
+	data, _ := json.Marshal(paths)
+	if err := os.WriteFile(t.journal, data, 0o644); err != nil {
+		return err
+	}
+	for p, text := range files {
+		path := filepath.Join(t.src, p)
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if text == nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restore puts back the base's version of every file the journal names, as a copy written
+// now: its time is newer than the patched file's objects, so the next make recompiles them
+// (a hard link would carry the source's old time, and make would keep the patched objects).
+func (t *wholeTree) restore(b *base) error {
+	data, err := os.ReadFile(t.journal)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var paths []string
+	if err := json.Unmarshal(data, &paths); err != nil {
+		return fmt.Errorf("%s: %w (remove %s: its objects are then built anew)", t.journal, err, t.dir)
+	}
+	now := time.Now()
+	for _, p := range paths {
+		path := filepath.Join(t.src, p)
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		orig, err := os.ReadFile(filepath.Join(b.Tree, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the series created it
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			return err
+		}
+		if err := os.Chtimes(path, now, now); err != nil {
+			return err
+		}
+	}
+	return os.Remove(t.journal)
+}
+
+// configure makes obj/.config once per tree: the minimal config (make tinyconfig, the fragment
+// merged, make olddefconfig), or the --config file completed by olddefconfig. Every option of
+// the minimal fragment must survive olddefconfig, which drops an option whose dependencies
+// are not met.
+func (t *wholeTree) configure(ctx context.Context, m *Manifest, input []byte, logs string) error {
+	done := filepath.Join(t.dir, "configured")
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(t.obj, 0o755); err != nil {
+		return err
+	}
+	log := filepath.Join(logs, "config.log")
+	if m.Config == ConfigMinimal {
+		frag := filepath.Join(t.dir, "minimal.config")
+		if err := os.WriteFile(frag, input, 0o644); err != nil {
+			return err
+		}
+		if err := t.make(ctx, log, "config", "tinyconfig"); err != nil {
+			return err
+		}
+		// merge_config.sh -m: merge only, the olddefconfig below completes it.
+		if err := t.run(ctx, log, "config", filepath.Join(t.src, "scripts", "kconfig", "merge_config.sh"), "-m", "-O", t.obj, filepath.Join(t.obj, ".config"), frag); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(filepath.Join(t.obj, ".config"), input, 0o644); err != nil {
+		return err
+	}
+	if err := t.make(ctx, log, "config", "olddefconfig"); err != nil {
+		return err
+	}
+	if m.Config == ConfigMinimal {
+		got, err := os.ReadFile(filepath.Join(t.obj, ".config"))
+		if err != nil {
+			return err
+		}
+		cfg := vm.ParseConfig(".config", got)
+		var dropped []string
+		for _, line := range strings.Split(string(input), "\n") {
+			name, on := strings.CutSuffix(line, "=y")
+			if name, ok := strings.CutPrefix(name, "CONFIG_"); ok && on && !cfg.Has(name) {
+				dropped = append(dropped, "CONFIG_"+name)
+			}
+		}
+		if len(dropped) > 0 {
+			return fmt.Errorf("the minimal config lost %s in make olddefconfig (their dependencies are not met in %s); see %s", strings.Join(dropped, ", "), m.Source, log)
+		}
+	}
+	return os.WriteFile(done, nil, 0o644)
+}
+
+// make runs make in the tree (make -C src O=obj CC=... TARGET...), appending to log.
+func (t *wholeTree) make(ctx context.Context, log, label string, targets ...string) error {
+	args := append([]string{"-C", t.src, "O=" + t.obj, "CC=" + t.cc, fmt.Sprintf("-j%d", runtime.NumCPU())}, targets...)
+	return t.run(ctx, log, label, "make", args...)
+}
+
+// run runs a build program, its output appended to log; a failure is a BuildError with the
+// compiler's first error. On interruption make gets SIGINT, as from a terminal, so that it
+// deletes the targets it was writing: a cut object must not look built to the next make.
+func (t *wholeTree) run(ctx context.Context, log, label, name string, args ...string) error {
+	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "$ %s %s\n", name, strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = t.src, t.env, f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = time.Minute
+	if err := cmd.Run(); err != nil {
+		out, _ := os.ReadFile(log)
+		return &BuildError{Label: label, First: firstError(out, err), Log: log}
+	}
+	return nil
+}
+
+// buildWhole builds the base and the patched kernel in the tree, each copied out as a small
+// built tree (arch/x86/boot/bzImage and .config, what --kernel DIR reads) into tmp/LABEL, with
+// its modules installed into tmp/LABEL-modules when the config has any.
+func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp string, files map[string][]byte, progress io.Writer) error {
+	for _, label := range []string{"base", "patched"} {
+		start := time.Now()
+		log := filepath.Join(m.Dir+".logs", label+".log")
+		if label == "patched" {
+			if err := t.patch(files); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(progress, "build: %s: make bzImage in %s (log: %s)\n", label, t.obj, log)
+		stop := t.progress(log, label, progress)
+		err := t.make(ctx, log, label, "bzImage", "modules")
+		stop()
+		if err == nil && label == "base" {
+			err = t.builtTouched(m.Touched)
+		}
+		if err == nil {
+			err = t.collect(ctx, filepath.Join(tmp, label), log, label)
+		}
+		if label == "patched" {
+			if rerr := t.restore(b); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		k := BuiltKernel{Label: label, Image: filepath.Join(m.Dir, label), BuildSeconds: time.Since(start).Seconds()}
+		if _, err := os.Stat(filepath.Join(tmp, label+"-modules")); err == nil {
+			k.Modules = filepath.Join(m.Dir, label+"-modules")
+		}
+		m.Kernels = append(m.Kernels, k)
+	}
+	return nil
+}
+
+// builtTouched checks the config compiles the series' C files: a patch to a file the config
+// leaves out would be measured as no change at all.
+func (t *wholeTree) builtTouched(touched []string) error {
+	var notBuilt []string
+	for _, f := range touched {
+		if !strings.HasSuffix(f, ".c") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(t.obj, strings.TrimSuffix(f, ".c")+".o")); err != nil {
+			notBuilt = append(notBuilt, f)
+		}
+	}
+	if len(notBuilt) > 0 {
+		return InputError{fmt.Errorf("the config does not build %s: the patched kernel would not differ there; give --config with a config that builds it", strings.Join(notBuilt, ", "))}
+	}
+	return nil
+}
+
+// collect copies the image and the config out of the tree into dst, and installs the
+// modules (make modules_install) into dst-modules when the config builds any.
+func (t *wholeTree) collect(ctx context.Context, dst, log, label string) error {
+	if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(vm.BuildTreeImage)), 0o755); err != nil {
+		return err
+	}
+	for _, f := range []string{vm.BuildTreeImage, ".config"} {
+		if err := copyFile(filepath.Join(t.obj, f), filepath.Join(dst, f)); err != nil {
+			return err
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(t.obj, ".config"))
+	if err != nil {
+		return err
+	}
+	if !vm.ParseConfig(".config", cfg).Has("MODULES") {
+		return nil
+	}
+	return t.make(ctx, log, label, "modules_install", "INSTALL_MOD_PATH="+dst+"-modules", "INSTALL_MOD_STRIP=1")
+}
+
+// progress prints, every half minute, how many files make has compiled so far (its "  CC"
+// lines in the log), until stop is called.
+func (t *wholeTree) progress(log, label string, w io.Writer) (stop func()) {
+	done := make(chan struct{})
+	var finished atomic.Bool
+	start := time.Now()
+	go func() {
+		tick := time.NewTicker(30 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if !finished.Load() {
+					fmt.Fprintf(w, "build: %s: %d files compiled in %s\n", label, countCompiled(log), time.Since(start).Round(time.Second))
+				}
+			}
+		}
+	}()
+	return func() { finished.Store(true); close(done) }
+}
+
+// countCompiled counts make's "  CC      path.o" lines in a log.
+func countCompiled(log string) int {
+	f, err := os.Open(log)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "  CC ") {
+			n++
+		}
+	}
+	return n
+}
