@@ -143,7 +143,6 @@ func (r *Report) draftMTUs() []string {
 	return out
 }
 
-
 // writeStates writes the states: before and after of the toggles' knobs on both ends (the
 // message's device is the client's and the server's eth0 here), or one default state.
 func (r *Report) writeStates(b *strings.Builder) {
