@@ -110,7 +110,7 @@ func writeRows(w io.Writer, c Claim, r *results.Result, ch results.ClaimCheck) {
 					m, _, _, _ := selectorMetric(sel, c.Options["test"])
 					cells = append(cells, sampleValue(s, nsperfMetric(m)))
 				}
-				fmt.Fprintf(w, "  %s\n", strings.Join(cells, "  "))
+				fmt.Fprintf(w, "  %s\n", strings.TrimRight(strings.Join(cells, " "), " "))
 			}
 		}
 	}
@@ -120,8 +120,8 @@ func writeRows(w io.Writer, c Claim, r *results.Result, ch results.ClaimCheck) {
 func sampleValue(s results.Sample, metric string) string {
 	for _, m := range s.Metrics {
 		if m.Name == metric {
-			return fmt.Sprintf("%-11.2f", m.Value)
+			return fmt.Sprintf("%-12.2f", m.Value) // netperf's columns, left aligned
 		}
 	}
-	return "-"
+	return fmt.Sprintf("%-12s", "-")
 }

@@ -115,7 +115,7 @@ func TestWriteLayout(t *testing.T) {
 	if err := WriteLayout(&b, merge, rr, checks); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"measured, off (MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT):\n  70.00        140.00       180.00       8400.00", "measured, on (MIN_LATENCY"} {
+	for _, want := range []string{"measured, off (MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT):\n  70.00        140.00       180.00       8400.00\n", "measured, on (MIN_LATENCY"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the merge layout lacks %q:\n%s", want, b.String())
 		}

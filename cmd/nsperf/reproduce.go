@@ -71,7 +71,10 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runFlags []str
 	if err != nil {
 		return usageError{err}
 	}
-	series, _ := patches.Read(file, data)
+	series, err := patches.Read(file, data) // a message without a diff is a series of mails without one, not an error
+	if err != nil {
+		return usageError{err}
+	}
 	touched := patches.Touched(series)
 	if len(rep.Claims) == 0 {
 		rep.Text(c.ErrOrStderr())
@@ -170,6 +173,8 @@ func readBounded(file string) ([]byte, error) {
 	return data, nil
 }
 
+var wordRe = regexp.MustCompile(`[a-z0-9]+`)
+
 // chooseScenario names the scenario to measure with and why: --scenario; else the shipped
 // scenarios whose traffic runs through the patch's files (its link kinds' KernelSources), or
 // all when there is no diff, ranked by the words their seed reference shares with the
@@ -205,7 +210,7 @@ func (f *reproduceFlags) chooseScenario(rep *claims.Report, series []patches.Pat
 		}
 		ref := strings.TrimSuffix(s.Reference, ".md")
 		shared := 0
-		for _, w := range regexp.MustCompile(`[a-z0-9]+`).FindAllString(strings.ToLower(ref), -1) {
+		for _, w := range wordRe.FindAllString(strings.ToLower(ref), -1) {
 			if strings.Contains(squashed, w) {
 				shared++
 			}
