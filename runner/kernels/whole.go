@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -392,7 +391,6 @@ func (t *wholeTree) collect(ctx context.Context, dst, log, label string) error {
 // lines in the log), until stop is called.
 func (t *wholeTree) progress(log, label string, w io.Writer) (stop func()) {
 	done := make(chan struct{})
-	var finished atomic.Bool
 	start := time.Now()
 	go func() {
 		tick := time.NewTicker(30 * time.Second)
@@ -402,13 +400,11 @@ func (t *wholeTree) progress(log, label string, w io.Writer) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				if !finished.Load() {
-					fmt.Fprintf(w, "build: %s: %d files compiled in %s\n", label, countCompiled(log), time.Since(start).Round(time.Second))
-				}
+				fmt.Fprintf(w, "build: %s: %d files compiled in %s\n", label, countCompiled(log), time.Since(start).Round(time.Second))
 			}
 		}
 	}()
-	return func() { finished.Store(true); close(done) }
+	return func() { close(done) }
 }
 
 // countCompiled counts make's "  CC      path.o" lines in a log.
