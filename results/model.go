@@ -135,6 +135,9 @@ type VMInfo struct {
 	// IdleGate says how the guest's idle gate ran: "skipped: virtual time" where host load
 	// cannot reach the figures; "" where it ran as on a host.
 	IdleGate string `json:"idle_gate,omitempty"`
+	// CPUBringUp is how the guest's CPUs came up where not by the kernel at boot: "after
+	// boot: maxcpus=1, the others onlined by /init" in virtual time with several vCPUs.
+	CPUBringUp string `json:"cpu_bring_up,omitempty"`
 	// Pinning is where QEMU's threads ran on the host; nil when they were not pinned
 	// (--vm-pin=false).
 	Pinning *VMPinning `json:"pinning,omitempty"`

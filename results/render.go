@@ -362,8 +362,12 @@ func DescribeVM(r *Result) string {
 	if v.IdleGate != "" {
 		idle = "; idle gate " + v.IdleGate
 	}
-	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU, %d MiB, %s; booted in %.1f s%s; %s%s",
-		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, accel, v.CPUs, v.MemoryMB, DescribeClock(v), v.BootSeconds, first, DescribePinning(v.Pinning), idle)
+	cpus := ""
+	if v.CPUBringUp != "" {
+		cpus = " (CPUs brought up " + v.CPUBringUp + ")"
+	}
+	return fmt.Sprintf("vm: guest kernel %s (%s, sha256 %.12s) in QEMU %s with %s, %d vCPU%s, %d MiB, %s; booted in %.1f s%s; %s%s",
+		r.Environment.KernelRelease, v.Image.Path, v.Image.SHA256, v.QEMU, accel, v.CPUs, cpus, v.MemoryMB, DescribeClock(v), v.BootSeconds, first, DescribePinning(v.Pinning), idle)
 }
 
 // guestInfo is the guest a run measured in: its own, or for an A/B run of two kernels the

@@ -48,6 +48,12 @@ say() { echo "{{.Progress}}$*" >&3; }
 off() { if [ -d /sys/firmware/acpi ]; then poweroff -f; fi; reboot -f; }
 fail() { say "error: $*"; off; }
 say booted
+# CPUs the kernel left down at boot (maxcpus=1 in virtual time: CPUBringUpAfterBoot) come up
+# now, from a running system.
+for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ -e "$c" ] || continue
+	[ "$(cat "$c")" = 1 ] || echo 1 >"$c" || fail "bringing ${c%/online} online failed (see the console log)"
+done
 while read -r m; do
 	insmod "/modules/$m" || fail "insmod $m failed (see the console log)"
 done </modules.list

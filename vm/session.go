@@ -103,8 +103,9 @@ type guest struct {
 
 // Session is the guests of one run, booted and running their commands.
 type Session struct {
-	opt    Options
-	guests []*guest
+	opt         Options
+	guests      []*guest
+	qemuVersion string
 }
 
 // Boot boots every kernel: prepares its directory (lock, initramfs, binary, files) and
@@ -126,8 +127,7 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	}()
 	opt = opt.withDefaults()
 	s.opt = opt
-	qemuVersion, err := qemuVersion()
-	if err != nil {
+	if s.qemuVersion, err = qemuVersion(); err != nil {
 		return s, err
 	}
 	if err := CheckClockFlags(opt.Clock, opt.Accel); err != nil {
@@ -137,26 +137,14 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 	if err != nil {
 		return s, err
 	}
-	// The clock of the guests, which their commands are told of: a KVM guest that fails its
-	// probe restarts under TCG on the clock its command was prepared for.
+	// The clock of the guests, which their commands are told of.
 	clock, err := ResolveClock(opt.Clock, accel)
 	if err != nil {
 		return s, err
 	}
 	for i, k := range opt.Kernels {
-		g, err := s.prepare(i, k, clock)
+		g, err := s.bootGuest(i, k, accel, clock, warning)
 		if err != nil {
-			return s, err
-		}
-		g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
-		if clock == ClockVirtual {
-			g.info.IdleGate = IdleGateSkipped
-		}
-		if err := g.setAccel(opt, accel, clock); err != nil {
-			return s, err
-		}
-		fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB, %s\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB, results.DescribeClock(&g.info))
-		if err := g.start(); err != nil {
 			return s, err
 		}
 		if accel != AccelKVM || (opt.Accel != "" && opt.Accel != "auto") {
@@ -164,16 +152,18 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 		}
 		switch err := g.m.WaitPhase(ctx, "booted", kvmProbeTimeout); {
 		case errors.Is(err, ErrBootTimeout):
-			g.m.Kill()
 			markKVMBroken()
+			// The guest's command was prepared for KVM's clock: it is made again for the
+			// clock TCG gets (virtual unless --vm-clock says wall), so that the first run
+			// after a host boot measures as every later one does.
+			s.discard(g)
 			accel = AccelTCG
-			warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG, on the %s clock the run was prepared for (later runs go straight to TCG, in virtual time unless told otherwise)", kvmProbeTimeout, clock)
-			fmt.Fprintf(opt.Progress, "vm %s: %s\n", g.cfg.Name, warning)
-			g.info.Warning = warning
-			if err := g.setAccel(opt, accel, clock); err != nil {
+			if clock, err = ResolveClock(opt.Clock, accel); err != nil {
 				return s, err
 			}
-			if err := g.start(); err != nil {
+			warning = fmt.Sprintf("KVM did not boot the guest within %s (it hangs after the BIOS under nested virtualization): fell back to TCG, in %s time (later runs go straight to TCG)", kvmProbeTimeout, clock)
+			fmt.Fprintf(opt.Progress, "vm %s: %s\n", g.cfg.Name, warning)
+			if _, err := s.bootGuest(i, k, accel, clock, warning); err != nil {
 				return s, err
 			}
 		case err != nil:
@@ -181,6 +171,30 @@ func Boot(ctx context.Context, opt Options) (s *Session, err error) {
 		}
 	}
 	return s, s.waitRunning(ctx)
+}
+
+// bootGuest prepares guest i for the accelerator and clock and starts it.
+func (s *Session) bootGuest(i int, k Kernel, accel, clock, warning string) (*guest, error) {
+	opt := s.opt
+	g, err := s.prepare(i, k, clock)
+	if err != nil {
+		return nil, err
+	}
+	g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: s.qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
+	if clock == ClockVirtual {
+		g.info.IdleGate = IdleGateSkipped
+	}
+	if err := g.setAccel(opt, accel, clock); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB, %s\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB, results.DescribeClock(&g.info))
+	return g, g.start()
+}
+
+// discard kills the last guest prepared and removes its directory: it is prepared again.
+func (s *Session) discard(g *guest) {
+	s.guests = s.guests[:len(s.guests)-1]
+	g.close()
 }
 
 // sessionAccel is the accelerator the session's guests start with, and a warning to record:
@@ -210,6 +224,7 @@ func (g *guest) setAccel(opt Options, accel, clock string) (err error) {
 		g.cfg.Icount = IcountOptions
 	}
 	g.info.Accel, g.info.Clock, g.info.Icount, g.info.TCGThreads = accel, clock, g.cfg.Icount, g.cfg.TCGThreads()
+	g.info.CPUBringUp = g.cfg.CPUBringUp()
 	threads := opt.CPUs
 	if g.cfg.TCGThreads() == "single" {
 		threads = 1
@@ -236,9 +251,13 @@ func (opt Options) withDefaults() Options {
 func (s *Session) waitRunning(ctx context.Context) error {
 	for _, g := range s.guests {
 		if err := g.m.WaitPhase(ctx, "running", s.opt.BootTimeout); err != nil {
-			if errors.Is(err, ErrBootTimeout) && g.cfg.Icount != "" && g.cfg.CPUs > 1 &&
-				strings.HasSuffix(strings.TrimSpace(ConsoleTail(g.cfg.ConsoleLog(), 1)), "Booting SMP configuration:") {
-				return fmt.Errorf("%w\n  this kernel hangs bringing up its second CPU in virtual time (single-threaded TCG with icount runs the first CPU on and on while it waits for the second; seen with Debian's 6.1, not with 6.12): use --vm-clock wall, or --vm-cpus 1 with a scenario that pins one CPU", err)
+			if last := strings.TrimSpace(ConsoleTail(g.cfg.ConsoleLog(), 1)); errors.Is(err, ErrBootTimeout) && g.cfg.Icount != "" && g.cfg.CPUs > 1 &&
+				(strings.HasSuffix(last, "Booting SMP configuration:") || strings.Contains(last, "smpboot: Booting Node")) {
+				how := "at boot"
+				if g.cfg.CPUBringUp() != "" {
+					how = "although it booted on one and /init brought the others online"
+				}
+				return fmt.Errorf("%w\n  this kernel hangs bringing up a second CPU in virtual time, %s: use --vm-clock wall, or --vm-cpus 1 with a scenario that pins one CPU", err, how)
 			}
 			return err
 		}
@@ -407,24 +426,28 @@ func (s *Session) Exchange(i int) string { return s.guests[i].cfg.Exchange() }
 func (s *Session) Close() error {
 	var errs []error
 	for _, g := range s.guests {
-		if g.m != nil {
-			select {
-			case <-g.m.Exited():
-			default:
-				g.m.Kill()
-			}
-			if g.m.mon != nil {
-				g.m.mon.Disconnect()
-			}
-		}
-		if err := os.RemoveAll(g.cfg.Dir); err != nil {
-			errs = append(errs, err)
-		}
-		if g.lock != nil {
-			g.lock.Close()
-		}
+		errs = append(errs, g.close())
 	}
 	return errors.Join(errs...)
+}
+
+// close kills the guest's QEMU if it still runs, removes its directory and drops its lock.
+func (g *guest) close() error {
+	if g.m != nil {
+		select {
+		case <-g.m.Exited():
+		default:
+			g.m.Kill()
+		}
+		if g.m.mon != nil {
+			g.m.mon.Disconnect()
+		}
+	}
+	err := os.RemoveAll(g.cfg.Dir)
+	if g.lock != nil {
+		g.lock.Close()
+	}
+	return err
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {
@@ -437,9 +460,9 @@ func copyFile(src, dst string, mode os.FileMode) error {
 
 // qemuVersion is the first line of `qemu-system-x86_64 --version`'s version, e.g. 7.2.22.
 func qemuVersion() (string, error) {
-	out, err := exec.Command(QEMU, "--version").Output()
+	out, err := exec.Command(QEMUBinary(), "--version").Output()
 	if err != nil {
-		return "", fmt.Errorf("%s: %w (install qemu-system-x86: scripts/deps.sh does)", QEMU, err)
+		return "", fmt.Errorf("%s: %w (install qemu-system-x86: scripts/deps.sh does)", QEMUBinary(), err)
 	}
 	line, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(strings.TrimPrefix(line, "QEMU emulator version ")), nil

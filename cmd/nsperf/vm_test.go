@@ -470,34 +470,63 @@ func TestVMCleanupFindsKilledGuest(t *testing.T) {
 	}
 }
 
-// TestVMAccelAuto: with --vm-accel auto, KVM is tried when /dev/kvm opens; where it hangs
-// after the BIOS (nested virtualization on the development VMs) the guest is restarted under
-// TCG, saying so, and the next run goes straight to TCG.
+// TestVMAccelAuto: with --vm-accel auto, KVM is tried when its device opens; where it hangs
+// after the BIOS (nested virtualization on the development VMs) the guest is prepared again
+// and restarted under TCG in virtual time, saying so, so that the first run after a host boot
+// measures on the clock every later run does; the next run goes straight to TCG. The KVM is
+// the test's own: a device file of its own (NSPERF_KVM_DEVICE, whose hang has a marker of
+// its own) and a QEMU wrapper (NSPERF_QEMU) whose KVM guests never leave the BIOS (-S: QEMU
+// starts them stopped, and nothing lets them go). The host's marker is not touched.
 func TestVMAccelAuto(t *testing.T) {
-	image, modules := testenv.TestKernel(t)
-	defer noGuestLeft(t)
-	cache := filepath.Join(vm.Dir(), "kvm-hangs")
-	os.Remove(cache) // what an earlier run learnt: this test wants to see the probe
-	stdout, stderr, code := runBinary(t, "probe", "--kernel", image, "--modules", modules, "--format", "json")
-	if code != 0 || !strings.Contains(stdout, "kernel_release") {
+	image, modules := guestTest(t)
+	dir := t.TempDir()
+	device := filepath.Join(dir, "kvm")
+	os.WriteFile(device, nil, 0o600)
+	qemu := filepath.Join(dir, "qemu-kvm-hangs")
+	real, err := exec.LookPath(vm.QEMU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := "#!/bin/bash\n# A QEMU whose KVM hangs after the BIOS: -accel kvm becomes a TCG guest stopped at its first instruction.\n" +
+		"a=(\"$@\"); hang=\nfor i in \"${!a[@]}\"; do if [ \"${a[$i]}\" = kvm ]; then a[$i]=tcg; hang=1; fi; done\n" +
+		"[ -n \"$hang\" ] && a+=(-S)\nexec " + real + " \"${a[@]}\"\n"
+	if err := os.WriteFile(qemu, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"NSPERF_KVM_DEVICE=" + device, "NSPERF_QEMU=" + qemu}
+	marker := vm.KVMHangMarkerOf(device) // keyed by the device: this test's, removed with it
+	t.Cleanup(func() { os.Remove(marker) })
+	hostMarker, _ := os.ReadFile(vm.KVMHangMarker())
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runBinaryEnv(t, env, "run", shortScenario, "--kernel", image, "--modules", modules, "--runs", "1", "--duration", "1s", "--no-history", "--out", out)
+	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	switch {
-	case strings.Contains(stderr, "with kvm") && strings.Contains(stderr, "fell back to TCG"):
-		if _, err := os.Stat(cache); err != nil {
-			t.Errorf("the KVM hang is not remembered: %v", err)
-		}
-		// The next run does not wait for KVM again (it stops at the boot timeout of 1 s).
-		_, stderr2, _ := runBinary(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--boot-timeout", "1s", "--no-history")
-		if !strings.Contains(stderr2, "KVM hung after the BIOS in an earlier run") || !strings.Contains(stderr2, "with tcg") {
-			t.Errorf("second run:\n%s", stderr2)
-		}
-	case strings.Contains(stderr, "with kvm"):
-		t.Logf("KVM works here:\n%s", stderr)
-	case strings.Contains(stderr, "with tcg"):
-		t.Logf("no usable /dev/kvm here:\n%s", stderr)
-	default:
-		t.Errorf("stderr names no accelerator:\n%s", stderr)
+	if !strings.Contains(stderr, "with kvm") || !strings.Contains(stderr, "fell back to TCG, in virtual time") {
+		t.Errorf("the KVM probe and its fallback are not said:\n%s", stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Environment.VM
+	if v == nil || v.Accel != vm.AccelTCG || v.Clock != vm.ClockVirtual || v.Icount != vm.IcountOptions || v.IdleGate != vm.IdleGateSkipped ||
+		!strings.Contains(v.Warning, "fell back to TCG, in virtual time") {
+		t.Errorf("the result's guest: %+v", v)
+	}
+	if !strings.Contains(stdout+stderr, "virtual time") || strings.Contains(stdout+stderr, "on the wall clock the run was prepared for") {
+		t.Errorf("the table does not say virtual time:\n%s\n%s", stdout, stderr)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the KVM hang is not remembered for the test's device: %v", err)
+	}
+	if now, _ := os.ReadFile(vm.KVMHangMarker()); !bytes.Equal(now, hostMarker) {
+		t.Errorf("the host's own marker changed: %q -> %q", hostMarker, now)
+	}
+	// The next run does not wait for KVM again (it stops at the boot timeout of 1 s).
+	_, stderr2, _ := runBinaryEnv(t, env, "run", shortScenario, "--kernel", image, "--modules", modules, "--boot-timeout", "1s", "--no-history", "--out", filepath.Join(t.TempDir(), "r2.json"))
+	if !strings.Contains(stderr2, "KVM hung after the BIOS in an earlier run") || !strings.Contains(stderr2, "with tcg") || strings.Contains(stderr2, "with kvm") {
+		t.Errorf("second run:\n%s", stderr2)
 	}
 }
 
@@ -797,13 +826,37 @@ func TestVMConfigRefusedBeforeBoot(t *testing.T) {
 	}
 }
 
-// TestVMVirtualSMPHang: Debian's 6.1 hangs bringing up its second vCPU in virtual time; the
-// boot timeout says so and what to do, instead of only quoting the console (exit 3).
-func TestVMVirtualSMPHang(t *testing.T) {
+// TestVMVirtualSMP: Debian 12's 6.1 hangs bringing up its second vCPU at boot in virtual
+// time; the guest boots on one (maxcpus=1) and /init brings the second online, so that a
+// scenario pinned to CPUs 0 and 1 runs on 6.1 with two vCPUs in virtual time, and the result
+// says how its CPUs came up.
+func TestVMVirtualSMP(t *testing.T) {
 	image, modules := guestTest(t)
-	stdout, stderr, code := runBinary(t, "probe", "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--vm-cpus", "2", "--boot-timeout", "30s")
-	if code != exitInfra || !strings.Contains(stderr, "this kernel hangs bringing up its second CPU in virtual time") || !strings.Contains(stderr, "use --vm-clock wall") {
+	data, err := os.ReadFile(shortScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoCPUs := strings.Replace(string(data), `server: {ns: server, addr: "2001:2::2", cpu: 0}`, `server: {ns: server, addr: "2001:2::2", cpu: 1}`, 1)
+	if twoCPUs == string(data) {
+		t.Fatal("the short scenario's server is not pinned to CPU 0 any more")
+	}
+	scenario := filepath.Join(t.TempDir(), "two-cpus.yaml")
+	os.WriteFile(scenario, []byte(twoCPUs), 0o644)
+	out := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runBinary(t, "run", scenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--runs", "1", "--duration", "1s", "--no-history", "--out", out)
+	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.Environment.VM
+	if v == nil || v.CPUs != 2 || r.Environment.CPUs != 2 || v.Clock != vm.ClockVirtual || v.CPUBringUp != vm.CPUBringUpAfterBoot {
+		t.Errorf("the guest: %d CPUs in it, %+v", r.Environment.CPUs, v)
+	}
+	if !strings.Contains(stdout+stderr, "2 vCPU (CPUs brought up "+vm.CPUBringUpAfterBoot+")") {
+		t.Errorf("the table does not say how the CPUs came up:\n%s\n%s", stdout, stderr)
 	}
 }
 
