@@ -2,6 +2,7 @@ package patches
 
 import (
 	"fmt"
+	"github.com/nsperf/nsperf/kconfig"
 	"io/fs"
 	"path"
 	"regexp"
@@ -108,7 +109,7 @@ func (o kbuildObj) says() string {
 	if o.symbol == "y" || o.symbol == "m" {
 		return "obj-" + o.symbol
 	}
-	return "CONFIG_" + o.symbol + "=y"
+	return kconfig.Set(o.symbol, "y")
 }
 
 var (
@@ -180,17 +181,4 @@ func (mk kbuildMakefile) headerModules(config map[string]string) ([]kbuildObj, s
 		return nil, "a header of a directory that builds no module"
 	}
 	return out, ""
-}
-
-// ReadConfig reads a kernel .config: CONFIG_X=y/m/value by X; "# CONFIG_X is not set" is
-// left out.
-func ReadConfig(data []byte) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if ok && strings.HasPrefix(k, "CONFIG_") {
-			out[strings.TrimPrefix(k, "CONFIG_")] = strings.Trim(v, `"`)
-		}
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package patches
 
 import (
+	"github.com/nsperf/nsperf/kconfig"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestPlanBuild(t *testing.T) {
 		"net/core/Makefile":          {Data: []byte("obj-y := sock.o request_sock.o\nobj-y += dev.o dev_addr_lists.o # the core\n")},
 		"net/sctp/Makefile":          {Data: []byte("obj-$(CONFIG_IP_SCTP) += sctp.o\nsctp-y := sm_statetable.o\n")},
 	}
-	config := ReadConfig([]byte("CONFIG_OPENVSWITCH=m\nCONFIG_OPENVSWITCH_VXLAN=m\nCONFIG_VXLAN=m\n# CONFIG_IP_SCTP is not set\nCONFIG_LOCALVERSION=\"\"\n"))
+	config := kconfig.Parse(".config", []byte("CONFIG_OPENVSWITCH=m\nCONFIG_OPENVSWITCH_VXLAN=m\nCONFIG_VXLAN=m\n# CONFIG_IP_SCTP is not set\nCONFIG_LOCALVERSION=\"\"\n")).Values()
 	ovs := Module{Dir: "net/openvswitch", Name: "openvswitch", Symbol: "OPENVSWITCH"}
 	for _, tc := range []struct {
 		touched []string

@@ -1,8 +1,9 @@
 package vm
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/nsperf/nsperf/kconfig"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -128,18 +129,22 @@ func Fragment(ss []*scenarios.Scenario, guest bool) []Option {
 	return out
 }
 
-// WriteFragment writes a fragment in the syntax of the kselftest `config` files, which
-// merge_config.sh and `vng -f` read: one CONFIG_X=y per line, the reason in a comment before
-// each group.
-func WriteFragment(w *bytes.Buffer, opts []Option) {
-	why := ""
+// WriteFragment writes opts as a fragment (kconfig.WriteFragment), each run of options of
+// one reason under that reason.
+func WriteFragment(w io.Writer, opts []Option) error {
+	return kconfig.WriteFragment(w, Groups(opts), "", nil)
+}
+
+// Groups are opts as kconfig groups: each run of options of one reason.
+func Groups(opts []Option) []kconfig.Group {
+	var gs []kconfig.Group
 	for _, o := range opts {
-		if o.Why != why {
-			fmt.Fprintf(w, "# %s\n", o.Why)
-			why = o.Why
+		if len(gs) == 0 || gs[len(gs)-1].Why != o.Why {
+			gs = append(gs, kconfig.Group{Why: o.Why})
 		}
-		fmt.Fprintf(w, "CONFIG_%s=y\n", o.Name)
+		gs[len(gs)-1].Names = append(gs[len(gs)-1].Names, o.Name)
 	}
+	return gs
 }
 
 // ModulesOf are the modules a fragment builds: the modules whose own option it sets.
@@ -158,19 +163,10 @@ func ModulesOf(opts []Option) []string {
 	return out
 }
 
-// maxConfigSize bounds a kernel config: Debian's 6.12 one is about 280 KiB.
-const maxConfigSize = 16 << 20
-
-// KernelConfig is a kernel's .config: the options set to y or m.
-type KernelConfig struct {
-	Path string
-	set  map[string]string
-}
-
 // FindConfig finds the config of a kernel under test: a built tree's .config, or the
 // config-RELEASE next to an image (/boot/config-6.12.117+deb12-amd64 of a package). ok is
 // false when there is none.
-func FindConfig(kernelPath, release string) (c KernelConfig, ok bool, err error) {
+func FindConfig(kernelPath, release string) (c kconfig.Config, ok bool, err error) {
 	candidates := []string{filepath.Join(kernelPath, ".config")}
 	if st, err := os.Stat(kernelPath); err == nil && !st.IsDir() {
 		candidates = []string{filepath.Join(filepath.Dir(kernelPath), "config-"+release)}
@@ -178,48 +174,17 @@ func FindConfig(kernelPath, release string) (c KernelConfig, ok bool, err error)
 	for _, p := range candidates {
 		// Beneath its directory, regular and bounded: a FIFO or /dev/zero named .config
 		// must not hang or fill memory.
-		data, err := safefile.ReadFileInTree(filepath.Dir(p), filepath.Base(p), maxConfigSize)
+		data, err := safefile.ReadFileInTree(filepath.Dir(p), filepath.Base(p), kconfig.MaxSize)
 		if os.IsNotExist(err) {
 			continue
 		}
 		if err != nil {
 			return c, false, err
 		}
-		return ParseConfig(p, data), true, nil
+		return kconfig.Parse(p, data), true, nil
 	}
 	return c, false, nil
 }
-
-// ParseConfig reads .config lines: CONFIG_X=y, =m or a value; "# CONFIG_X is not set" and
-// absent options are not set.
-func ParseConfig(path string, data []byte) KernelConfig {
-	c := KernelConfig{Path: path, set: map[string]string{}}
-	// Line by line over what is in memory already: no line is too long to read, and each
-	// assignment replaces an earlier one of the option, as in Kconfig (the last one wins;
-	// "=n" and "# CONFIG_X is not set" unset it).
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if off, ok := strings.CutPrefix(line, "# CONFIG_"); ok {
-			if n, ok := strings.CutSuffix(off, " is not set"); ok {
-				delete(c.set, n)
-			}
-			continue
-		}
-		name, value, ok := strings.Cut(line, "=")
-		n, isOpt := strings.CutPrefix(name, "CONFIG_")
-		switch {
-		case !ok || !isOpt:
-		case value == "n" || value == "":
-			delete(c.set, n)
-		default:
-			c.set[n] = value
-		}
-	}
-	return c
-}
-
-// Has reports whether an option is set (y, m, or a value).
-func (c KernelConfig) Has(name string) bool { _, ok := c.set[name]; return ok }
 
 // MissingConfigError names the options a kernel under test lacks for the scenario: the run
 // is skipped (exit 4) before anything boots.
@@ -241,7 +206,7 @@ func (e *MissingConfigError) Error() string {
 
 // CheckConfig holds a kernel's config against a fragment: the required options it lacks are
 // an error, the optional ones are returned as warnings.
-func CheckConfig(c KernelConfig, opts []Option) (warnings []string, err error) {
+func CheckConfig(c kconfig.Config, opts []Option) (warnings []string, err error) {
 	var missing []Option
 	for _, o := range opts {
 		if c.Has(o.Name) {

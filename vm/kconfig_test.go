@@ -2,6 +2,7 @@ package vm
 
 import (
 	"bytes"
+	"github.com/nsperf/nsperf/kconfig"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,42 +60,17 @@ func TestCheckConfig(t *testing.T) {
 	need := Fragment([]*scenarios.Scenario{s}, true)
 	var full bytes.Buffer
 	WriteFragment(&full, need)
-	if w, err := CheckConfig(ParseConfig(".config", full.Bytes()), need); err != nil || len(w) != 0 {
+	if w, err := CheckConfig(kconfig.Parse(".config", full.Bytes()), need); err != nil || len(w) != 0 {
 		t.Errorf("the fragment itself: %v %v", w, err)
 	}
 	partial := strings.NewReplacer("CONFIG_VXLAN=y", "# CONFIG_VXLAN is not set", "CONFIG_NF_TABLES=y", "CONFIG_NF_TABLES=n").Replace(full.String())
-	w, err := CheckConfig(ParseConfig("/src/linux/.config", []byte(partial)), need)
+	w, err := CheckConfig(kconfig.Parse("/src/linux/.config", []byte(partial)), need)
 	if err == nil || err.Error() != "CONFIG_VXLAN is not set in .config: the scenario needs vxlan (`nsperf kconfig` prints the fragment to merge)" {
 		t.Errorf("missing vxlan: %v", err)
 	}
 	if len(w) != 1 || !strings.Contains(w[0], "CONFIG_NF_TABLES is not set in .config: the scenario uses nf_tables when there") {
 		t.Errorf("warnings %v", w)
 	}
-}
-
-// ParseConfig: the last assignment of an option wins, as in Kconfig, and a line of over 1 MiB
-// drops no option after it (issue 31, item 17).
-func TestParseConfigLastWinsAndLongLines(t *testing.T) {
-	text := "CONFIG_VXLAN=m\nCONFIG_VETH=y\n# CONFIG_VETH is not set\nCONFIG_TUN=m\nCONFIG_TUN=n\nCONFIG_BRIDGE=n\nCONFIG_BRIDGE=m\n" +
-		"CONFIG_CMDLINE=\"" + strings.Repeat("x", 2<<20) + "\"\nCONFIG_OPENVSWITCH=m\n"
-	c := ParseConfig(".config", []byte(text))
-	for name, want := range map[string]bool{"VXLAN": true, "VETH": false, "TUN": false, "BRIDGE": true, "CMDLINE": true, "OPENVSWITCH": true} {
-		if c.Has(name) != want {
-			t.Errorf("CONFIG_%s set: %v, want %v", name, c.Has(name), want)
-		}
-	}
-}
-
-func FuzzParseConfig(f *testing.F) {
-	f.Add("CONFIG_VXLAN=m\n# CONFIG_VETH is not set\nCONFIG_TUN=n\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		c := ParseConfig(".config", []byte(text))
-		for name, value := range c.set {
-			if value == "" || value == "n" || strings.Contains(name, "\n") {
-				t.Fatalf("CONFIG_%s=%q kept", name, value)
-			}
-		}
-	})
 }
 
 // TestLinkKindsDeclareTheirOptions: every link kind, whether or not a shipped scenario uses

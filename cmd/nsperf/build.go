@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/nsperf/nsperf/kbuild"
 	"io"
 	"os/signal"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -29,18 +29,18 @@ func (f *patchFlags) add(fs *pflag.FlagSet, forRun bool) {
 		help += "; the run is then the A/B of the base (label base) against the patched kernel (label patched) in QEMU"
 	}
 	fs.StringArrayVar(&f.patches, "patch", nil, help)
-	fs.StringVar(&f.source, "source", kernels.DebianSource, "the base kernel: "+kernels.DebianSource+" (Debian's linux-source-6.12 with its image and headers, fetched once into the cache), a kernel source tree (git: its tracked files) or a source tarball; a tree or tarball is built whole")
-	fs.StringVar(&f.config, "config", "", "build whole kernels with this config: "+kernels.ConfigMinimal+" (make tinyconfig, the fragment nsperf kconfig prints for the shipped scenarios and what a guest's userland needs, make olddefconfig) or a .config file (completed by olddefconfig); default: modules only where the base's config builds every touched file as a module, else "+kernels.ConfigMinimal)
+	fs.StringVar(&f.source, "source", kbuild.DebianSource, "the base kernel: "+kbuild.DebianSource+" (Debian's linux-source-6.12 with its image and headers, fetched once into the cache), a kernel source tree (git: its tracked files) or a source tarball; a tree or tarball is built whole")
+	fs.StringVar(&f.config, "config", "", "build whole kernels with this config: "+kbuild.ConfigMinimal+" (make tinyconfig, the fragment nsperf kconfig prints for the shipped scenarios and what a guest's userland needs, make olddefconfig) or a .config file (completed by olddefconfig); default: modules only where the base's config builds every touched file as a module, else "+kbuild.ConfigMinimal)
 	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end in the source (patch -F N); how each hunk applied is recorded")
 }
 
 // build builds (or takes from the cache) the base and the patched kernel.
 // The minimal config of a whole kernel serves ss (none: every shipped scenario).
-func (f *patchFlags) build(ctx context.Context, progress io.Writer, ss []*scenarios.Scenario) (*kernels.Manifest, error) {
+func (f *patchFlags) build(ctx context.Context, progress io.Writer, ss []*scenarios.Scenario) (*kbuild.Manifest, error) {
 	if f.fuzz < 0 {
 		return nil, usageError{fmt.Errorf("--fuzz %d: want 0 or more context lines", f.fuzz)}
 	}
-	m, err := kernels.Build(ctx, kernels.BuildRequest{Patches: f.patches, Source: f.source, Config: f.config, Scenarios: ss, Fuzz: f.fuzz, Progress: progress})
+	m, err := kbuild.Build(ctx, kbuild.BuildRequest{Patches: f.patches, Source: f.source, Config: f.config, Scenarios: ss, Fuzz: f.fuzz, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (f *patchFlags) build(ctx context.Context, progress io.Writer, ss []*scenar
 		how = "cached"
 	}
 	what := "modules " + moduleList(m)
-	if m.Mode == kernels.ModeWhole {
+	if m.Mode == kbuild.ModeWhole {
 		what = "whole kernels " + m.Release + ", config " + m.Config
 	}
 	fmt.Fprintf(progress, "build: %s (%s): base and patched, %s, from %s\n", how, m.Key, what, m.Source)
@@ -78,7 +78,7 @@ func scenarioHints(touched []string) []string {
 	return out
 }
 
-func moduleList(m *kernels.Manifest) string {
+func moduleList(m *kbuild.Manifest) string {
 	var names []string
 	for _, mod := range m.Modules {
 		names = append(names, mod.Name+".ko")

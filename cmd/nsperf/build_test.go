@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/kbuild"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/testenv"
-	"github.com/nsperf/nsperf/runner/kernels"
 )
 
 const seedDir = "../../patches/testdata/"
@@ -44,7 +44,7 @@ func buildsIn(t *testing.T, cache string) []string {
 func TestBuildRefuses(t *testing.T) {
 	testenv.RequireRoot(t)
 	builtKernels(t, seedDir+"ovs-internal-port-tso-v2.mbox") // the base, fetched once
-	before := buildsIn(t, kernels.CacheDir())
+	before := buildsIn(t, kbuild.CacheDir())
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
@@ -96,7 +96,7 @@ func TestBuildRefuses(t *testing.T) {
 			}
 		}
 	}
-	if after := buildsIn(t, kernels.CacheDir()); strings.Join(after, " ") != strings.Join(before, " ") {
+	if after := buildsIn(t, kbuild.CacheDir()); strings.Join(after, " ") != strings.Join(before, " ") {
 		t.Errorf("the cache's builds changed: %v, before %v", after, before)
 	}
 }
@@ -179,7 +179,7 @@ func TestBuildFuzzRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	var m kernels.Manifest
+	var m kbuild.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func scratchCache(t testing.TB) string {
 	t.Helper()
 	builtKernels(t, seedDir+"ovs-internal-port-tso-v2.mbox") // the base, fetched once
 	cache := t.TempDir()
-	if err := os.Symlink(filepath.Join(kernels.CacheDir(), "sources"), filepath.Join(cache, "sources")); err != nil {
+	if err := os.Symlink(filepath.Join(kbuild.CacheDir(), "sources"), filepath.Join(cache, "sources")); err != nil {
 		t.Fatal(err)
 	}
 	return cache

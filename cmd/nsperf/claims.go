@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/claims"
-	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/render"
 )
 
@@ -19,16 +16,9 @@ func claimsCmd() *cobra.Command {
 		Short: "List the benchmark claims of a commit message, a patch or an mbox: tool, metric, before and after, the change computed and stated, conditions, toggles, lines",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			st, err := os.Stat(args[0])
+			data, err := readBounded(args[0])
 			if err != nil {
-				return usageError{err}
-			}
-			if !st.Mode().IsRegular() || st.Size() > patches.MaxInputSize {
-				return usageError{fmt.Errorf("%s: not a regular file of at most %d MiB", args[0], patches.MaxInputSize>>20)}
-			}
-			data, err := os.ReadFile(args[0])
-			if err != nil {
-				return usageError{err}
+				return err
 			}
 			r, err := claims.Read(args[0], data)
 			if err != nil {

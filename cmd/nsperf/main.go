@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/internal/inputerr"
 	"io"
 	"os"
 	"strconv"
@@ -88,7 +89,7 @@ func exitCode(err error) int {
 	var incomparable *compare.IncomparableError
 	var nothing *compare.NothingComparedError
 	var guest kernels.ExitError
-	var kernelInput kernels.InputError
+	var kernelInput inputerr.Error
 	var coded codeError
 	var bisect bisectExit
 	switch {

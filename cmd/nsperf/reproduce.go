@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/kbuild"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,7 +22,6 @@ import (
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -54,7 +56,7 @@ func reproduceCmd() *cobra.Command {
 	fs.DurationVar(&f.duration, "duration", 2*time.Second, "measured time of each run: short, as a patch's A/B runs in virtual time")
 	fs.DurationVar(&f.omit, "omit", 0, "time at the start of each run left out")
 	fs.StringVar(&f.out, "out", "", "result file (default: nsperf-results/SCENARIO-reproduce-TIME.json)")
-	fs.StringVar(&f.source, "source", kernels.DebianSource, "the base kernel a patch is built on (as build's --source)")
+	fs.StringVar(&f.source, "source", kbuild.DebianSource, "the base kernel a patch is built on (as build's --source)")
 	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end (as build's --fuzz)")
 	fs.StringVar(&f.writeScenario, "write-scenario", "", "write a scenario drafted from the claims to this file (their tool and options, 2 s runs for virtual time, the toggles as states before and after) for you to edit, and stop; then: nsperf reproduce FILE --scenario OUT")
 	return c
@@ -102,7 +104,7 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runFlags []str
 	run.SetErr(c.ErrOrStderr())
 	run.SilenceUsage, run.SilenceErrors = true, true
 	runErr := run.Execute()
-	var input kernels.InputError
+	var input inputerr.Error
 	if errors.As(runErr, &input) && len(touched) > 0 {
 		return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %v\nthe shipped scenario %s models the claim's effect: nsperf run %s", file, input.Err, name, name))
 	}
@@ -157,18 +159,12 @@ func writeDraft(c *cobra.Command, rep *claims.Report, file, out string) error {
 	return nil
 }
 
-// readBounded reads an input file of at most patches.MaxInputSize bytes.
+// readBounded reads an input file (a message, a patch, a mail): regular and at most
+// patches.MaxInputSize bytes, so that /dev/zero, a FIFO or a 10 GB file is refused at once.
 func readBounded(file string) ([]byte, error) {
-	st, err := os.Stat(file)
+	data, err := safefile.ReadRegular(file, patches.MaxInputSize)
 	if err != nil {
-		return nil, usageError{err}
-	}
-	if !st.Mode().IsRegular() || st.Size() > patches.MaxInputSize {
-		return nil, usageError{fmt.Errorf("%s: not a regular file of at most %d MiB", file, patches.MaxInputSize>>20)}
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{fmt.Errorf("%w (give a regular file of at most %s)", err, safefile.Size(patches.MaxInputSize))}
 	}
 	return data, nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo/runstate"
@@ -192,3 +194,50 @@ func TestMissingCapabilities(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// TestFileInputsBounded: every file a command reads as input is read regular and bounded:
+// /dev/zero, a FIFO and a file over the limit are refused at once with exit 2, naming what
+// they are, before anything is fetched or built (the build's cache is the test's own).
+func TestFileInputsBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.patch")
+	if err := os.Truncate(must(os.Create(big)), 33<<20); err != nil {
+		t.Fatal(err)
+	}
+	mbox := seedDir + "ovs-internal-port-tso-v2.mbox"
+	env := []string{"NSPERF_KERNEL_CACHE=" + filepath.Join(dir, "cache")}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"build", "--patch", "/dev/zero"}, "/dev/zero: not a regular file (a character device)"},
+		{[]string{"build", "--patch", fifo}, "not a regular file (a FIFO)"},
+		{[]string{"build", "--patch", big}, "file too large"},
+		{[]string{"build", "--patch", mbox, "--config", "/dev/zero"}, "--config: /dev/zero: not a regular file"},
+		{[]string{"claims", "/dev/zero"}, "/dev/zero: not a regular file"},
+		{[]string{"claims", fifo}, "not a regular file (a FIFO)"},
+		{[]string{"reproduce", big}, "file too large"},
+		{[]string{"run", "veth-bigtcp", "--patch", "/dev/zero"}, "/dev/zero: not a regular file"},
+	} {
+		_, stderr, code := runBinaryEnv(t, env, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cache", "sources")); err == nil {
+		t.Error("a refused input fetched a base")
+	}
+}
+
+// must is the file of os.Create, closed, for Truncate.
+func must(f *os.File, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	f.Close()
+	return f.Name()
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/kbuild"
 	"io"
 	"os"
 	"os/exec"
@@ -22,7 +23,6 @@ import (
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
@@ -973,7 +973,7 @@ func TestBuildWholeInterrupted(t *testing.T) {
 	}
 	patch := filepath.Join(t.TempDir(), "tcp-tso-3-segments.patch")
 	os.WriteFile(patch, []byte(strings.Replace(string(orig), "min_tso_segs), 2);", "min_tso_segs), 3);", 1)), 0o644)
-	cache := kernels.CacheDir()
+	cache := kbuild.CacheDir()
 	before := buildsIn(t, cache)
 	cmd := exec.Command(binary, "build", "--patch", patch, "--scenario", "testdata/tcp-tso.yaml")
 	stderr, err := cmd.StderrPipe()

@@ -28,13 +28,13 @@ const module = "github.com/nsperf/nsperf/"
 // the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
 	{"internal/waitlimit"},
-	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"internal/capability", "internal/csvtext", "internal/inputerr", "kconfig", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan", "internal/testenv"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "claims", "history/changepoint", "machine", "internal/fixture"},
 	{"topo", "vm", "history"}, // and every tool's driver, runner/TOOL (toolDrivers)
-	{"runner", "htmlreport", "machine/host"},
+	{"runner", "htmlreport", "machine/host", "kbuild"},
 	{"runner/kernels", "render"},
 	{"cmd/nsperf"},
 }
@@ -178,7 +178,7 @@ func switchCalls(t *testing.T, path string) []string {
 // pure are the packages that must run without root and touch no kernel: parsing, validation,
 // planning, statistics, rendering, comparison, and the engine, which reaches the machine only
 // through the machine package's interfaces.
-var pure = []string{"knobs", "patches", "claims", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
+var pure = []string{"knobs", "kconfig", "internal/inputerr", "patches", "claims", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
 
 // privileged are what a pure package must not reach, even through another package: the
 // kernel's network interfaces, namespace switches, and nsperf's packages that hold them. And

@@ -2,19 +2,13 @@ package kernels
 
 import (
 	"fmt"
+	"github.com/nsperf/nsperf/internal/inputerr"
 	"io"
 	"os"
 
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
-
-// InputError is a kernel, module tree or label the caller gave that cannot be used: the
-// caller's mistake (exit 2), said with what to give instead.
-type InputError struct{ Err error }
-
-func (e InputError) Error() string { return e.Err.Error() }
-func (e InputError) Unwrap() error { return e.Err }
 
 // Request names the kernels under test as the command line gives them.
 type Request struct {
@@ -42,10 +36,10 @@ func Prepare(req Request) (ks []vm.Kernel, cleanup func(), err error) {
 		}
 	}()
 	if len(req.Modules) > 1 && len(req.Modules) != len(req.Kernels) {
-		return nil, cleanup, InputError{fmt.Errorf("--modules given %d times for %d --kernel: give it once for all or once per kernel", len(req.Modules), len(req.Kernels))}
+		return nil, cleanup, inputerr.Error{Err: fmt.Errorf("--modules given %d times for %d --kernel: give it once for all or once per kernel", len(req.Modules), len(req.Kernels))}
 	}
 	if len(req.Labels) > 0 && len(req.Labels) != len(req.Kernels) {
-		return nil, cleanup, InputError{fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(req.Labels), len(req.Kernels))}
+		return nil, cleanup, inputerr.Error{Err: fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(req.Labels), len(req.Kernels))}
 	}
 	for i, path := range req.Kernels {
 		tmp, err := os.MkdirTemp("", "nsperf-kdir-")
@@ -70,7 +64,7 @@ func Prepare(req Request) (ks []vm.Kernel, cleanup func(), err error) {
 func (req Request) kernel(i int, path, tmp string) (vm.Kernel, error) {
 	img, built, err := vm.ReadKernel(path, tmp)
 	if err != nil {
-		return vm.Kernel{}, InputError{err}
+		return vm.Kernel{}, inputerr.Error{Err: err}
 	}
 	k := vm.Kernel{Image: img, Label: img.Release, Modules: built}
 	switch len(req.Modules) {
@@ -84,7 +78,7 @@ func (req Request) kernel(i int, path, tmp string) (vm.Kernel, error) {
 	}
 	if k.Modules != "" {
 		if _, err := vm.FindTree(k.Modules, img.Release); err != nil {
-			return vm.Kernel{}, InputError{err}
+			return vm.Kernel{}, inputerr.Error{Err: err}
 		}
 	}
 	return k, nil

@@ -1,4 +1,9 @@
-package kernels
+// Package kbuild builds the kernels of a patch: the base (Debian's 6.12 source fetched with its
+// image and headers, a tree, or a tarball) as it is and with the series applied, as modules
+// out of tree against the base's headers or as whole kernels in a lasting tree with ccache,
+// cached by base, patches, config and compiler, each with how it was built (provenance).
+// Running the kernels is package runner/kernels'; a kernel config is read by package kconfig.
+package kbuild
 
 import (
 	"bufio"
@@ -9,12 +14,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/kconfig"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +46,8 @@ type BuildRequest struct {
 	// Cache holds the fetched sources and the builds (default CacheDir()).
 	Cache    string
 	Progress io.Writer
+	// configFile is the --config file's bytes, read with the patches before anything else.
+	configFile []byte
 }
 
 // CacheDir is where builds and fetched sources are kept: $NSPERF_KERNEL_CACHE, else
@@ -129,6 +138,11 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Config != "" && req.Config != ConfigMinimal {
+		if req.configFile, err = readConfigFile(req.Config); err != nil {
+			return nil, err
+		}
+	}
 	unlock, err := lockCache(req.Cache, req.Progress)
 	if err != nil {
 		return nil, err
@@ -140,24 +154,24 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	}
 	checked, err := patches.Check(os.DirFS(b.Tree), series, patches.Options{Fuzz: req.Fuzz})
 	if err != nil {
-		return nil, InputError{err}
+		return nil, inputerr.Error{Err: err}
 	}
 	for _, w := range checked.Warnings {
 		fmt.Fprintln(req.Progress, "warning: "+w)
 	}
 	if err := checked.Err(); err != nil {
-		return nil, InputError{fmt.Errorf("the patches do not apply to %s:\n%w", b.Identity, err)}
+		return nil, inputerr.Error{Err: fmt.Errorf("the patches do not apply to %s:\n%w", b.Identity, err)}
 	}
 	var plan patches.BuildPlan
 	var config []byte
 	if b.Headers == "" {
 		plan.Whole = []string{"--source is a tree, without the packaged image, headers and module tree that modules are built against"}
 	} else {
-		if config, err = os.ReadFile(b.Config); err != nil {
-			return nil, InputError{fmt.Errorf("the base has no config: %w", err)}
+		if config, err = safefile.ReadRegular(b.Config, kconfig.MaxSize); err != nil {
+			return nil, inputerr.Error{Err: fmt.Errorf("the base has no config: %w", err)}
 		}
-		if plan, err = patches.PlanBuild(os.DirFS(b.Tree), patches.Touched(series), patches.ReadConfig(config)); err != nil {
-			return nil, InputError{err}
+		if plan, err = patches.PlanBuild(os.DirFS(b.Tree), patches.Touched(series), kconfig.Parse(b.Config, config).Values()); err != nil {
+			return nil, inputerr.Error{Err: err}
 		}
 	}
 	m := newManifest(b, series, checked, plan, config, req)
@@ -206,24 +220,18 @@ func lockCache(cache string, progress io.Writer) (func(), error) {
 // readSeries reads every patch file, in order.
 func readSeries(files []string) ([]patches.Patch, error) {
 	if len(files) == 0 {
-		return nil, InputError{errors.New("no patch given: --patch FILE (an mbox, git format-patch output or a diff)")}
+		return nil, inputerr.Error{Err: errors.New("no patch given: --patch FILE (an mbox, git format-patch output or a diff)")}
 	}
 	var series []patches.Patch
 	for _, f := range files {
-		st, err := os.Stat(f)
+		// Bounded and regular: /dev/zero, a FIFO or a 10 GB file is refused at once.
+		data, err := safefile.ReadRegular(f, patches.MaxInputSize)
 		if err != nil {
-			return nil, InputError{err}
-		}
-		if st.Size() > patches.MaxInputSize {
-			return nil, InputError{fmt.Errorf("%s: %d bytes: more than %d MiB is not a patch series", f, st.Size(), patches.MaxInputSize>>20)}
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, InputError{err}
+			return nil, inputerr.Error{Err: fmt.Errorf("--patch: %w (a patch series is a regular file of at most %s)", err, safefile.Size(patches.MaxInputSize))}
 		}
 		ps, err := patches.Read(f, data)
 		if err != nil {
-			return nil, InputError{err}
+			return nil, inputerr.Error{Err: err}
 		}
 		series = append(series, ps...)
 	}
@@ -236,7 +244,7 @@ func resolveBase(ctx context.Context, req BuildRequest) (*base, error) {
 	case src == "" || src == DebianSource:
 		return debianBase(ctx, req.Cache, req.Progress)
 	case strings.HasPrefix(src, "debian:"):
-		return nil, InputError{fmt.Errorf("--source %s: nsperf fetches %s only", src, DebianSource)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: nsperf fetches %s only", src, DebianSource)}
 	default:
 		return treeBase(ctx, req.Cache, src, req.Progress)
 	}
@@ -273,15 +281,14 @@ func (m *Manifest) setCompiler(b *base) error {
 		m.Compiler = text
 		return nil
 	}
-	cfg, err := os.ReadFile(filepath.Join(b.Headers, ".config"))
+	cfg, err := safefile.ReadRegular(filepath.Join(b.Headers, ".config"), kconfig.MaxSize)
 	if err != nil {
-		return InputError{fmt.Errorf("the base's headers have no .config: %w", err)}
+		return inputerr.Error{Err: fmt.Errorf("the base's headers have no .config: %w", err)}
 	}
-	match := regexp.MustCompile(`(?m)^CONFIG_CC_VERSION_TEXT="(.*)"$`).FindSubmatch(cfg)
-	if match == nil {
-		return InputError{errors.New("the base's headers do not say which compiler built it (CONFIG_CC_VERSION_TEXT)")}
+	text := kconfig.Parse(".config", cfg).Value("CC_VERSION_TEXT")
+	if strings.TrimSpace(text) == "" {
+		return inputerr.Error{Err: errors.New("the base's headers do not say which compiler built it (CONFIG_CC_VERSION_TEXT)")}
 	}
-	text := string(match[1])
 	cc := strings.Fields(text)[0]
 	out, err := exec.Command(cc, "--version").Output()
 	if err != nil {
@@ -309,8 +316,11 @@ func (m *Manifest) cacheKey() string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// maxManifest bounds a manifest: a few KiB of paths, patches and their provenance.
+const maxManifest = 4 << 20
+
 func readManifest(dir string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := safefile.ReadRegular(filepath.Join(dir, "manifest.json"), maxManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +438,7 @@ func buildFailure(ctx context.Context, err error, builds string) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("interrupted; nothing was added to the cache: %w", ctx.Err())
 	case errors.Is(err, syscall.ENOSPC):
-		return InputError{fmt.Errorf("no space left in %s: free some, or set NSPERF_KERNEL_CACHE to a larger file system; nothing was added to the cache (%w)", builds, err)}
+		return inputerr.Error{Err: fmt.Errorf("no space left in %s: free some, or set NSPERF_KERNEL_CACHE to a larger file system; nothing was added to the cache (%w)", builds, err)}
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package kernels
+package kbuild
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/internal/inputerr"
 	"io"
 	"io/fs"
 	"os"
@@ -23,7 +24,7 @@ import (
 func treeBase(ctx context.Context, cache, src string, progress io.Writer) (*base, error) {
 	st, err := os.Stat(src)
 	if err != nil {
-		return nil, InputError{fmt.Errorf("--source %s: %w (give %s, a kernel tree or a source tarball)", src, err, DebianSource)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w (give %s, a kernel tree or a source tarball)", src, err, DebianSource)}
 	}
 	if !st.IsDir() {
 		return tarballBase(ctx, cache, src, progress)
@@ -33,17 +34,17 @@ func treeBase(ctx context.Context, cache, src string, progress io.Writer) (*base
 		return nil, err
 	}
 	if err := looksLikeKernel(abs); err != nil {
-		return nil, InputError{fmt.Errorf("--source %s: %w", src, err)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", src, err)}
 	}
 	b := &base{Tree: abs}
 	if files, id, ok, err := gitIdentity(ctx, abs); err != nil {
-		return nil, InputError{fmt.Errorf("--source %s: %w", src, err)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", src, err)}
 	} else if ok {
 		b.Identity, b.Files = "tree "+abs+" "+id, files
 		return b, nil
 	}
 	if _, err := os.Stat(filepath.Join(abs, ".config")); err == nil {
-		return nil, InputError{fmt.Errorf("--source %s: the tree was configured or built in place (it has .config), and nsperf builds out of it (make O=): give a clean tree (make mrproper in a copy), a git tree (only its tracked files are taken) or --config with that .config", src)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: the tree was configured or built in place (it has .config), and nsperf builds out of it (make O=): give a clean tree (make mrproper in a copy), a git tree (only its tracked files are taken) or --config with that .config", src)}
 	}
 	id, err := statIdentity(abs)
 	if err != nil {
@@ -124,13 +125,13 @@ func statIdentity(dir string) (string, error) {
 func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*base, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, InputError{fmt.Errorf("--source %s: %w", file, err)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
 	}
 	h := sha256.New()
 	_, err = io.Copy(h, f)
 	f.Close()
 	if err != nil {
-		return nil, InputError{fmt.Errorf("--source %s: %w", file, err)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	dir := filepath.Join(cache, "sources", "tarball-"+sum[:16])
@@ -142,7 +143,7 @@ func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*
 		}
 		defer os.RemoveAll(tmp)
 		if err := runIn(ctx, tmp, "tar", "-xf", file, "--no-same-owner"); err != nil {
-			return nil, InputError{fmt.Errorf("--source %s: not a source tarball tar can read: %w", file, err)}
+			return nil, inputerr.Error{Err: fmt.Errorf("--source %s: not a source tarball tar can read: %w", file, err)}
 		}
 		if err := os.WriteFile(filepath.Join(tmp, "done"), nil, 0o644); err != nil {
 			return nil, err
@@ -163,11 +164,11 @@ func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*
 		}
 	}
 	if len(tops) != 1 {
-		return nil, InputError{fmt.Errorf("--source %s: a kernel tarball holds one top directory (linux-6.12/), this one %d", file, len(tops))}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: a kernel tarball holds one top directory (linux-6.12/), this one %d", file, len(tops))}
 	}
 	tree := filepath.Join(dir, tops[0])
 	if err := looksLikeKernel(tree); err != nil {
-		return nil, InputError{fmt.Errorf("--source %s: %w", file, err)}
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
 	}
 	return &base{Identity: "tarball " + filepath.Base(file) + " sha256 " + sum, Tree: tree}, nil
 }

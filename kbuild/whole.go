@@ -1,4 +1,4 @@
-package kernels
+package kbuild
 
 import (
 	"bufio"
@@ -9,12 +9,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/kconfig"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -58,21 +62,29 @@ func configInput(req BuildRequest) (string, []byte, error) {
 		}
 		on, off := vm.MinimalFragment(ss)
 		var frag bytes.Buffer
-		vm.WriteFragment(&frag, on)
-		fmt.Fprintln(&frag, "# what a kernel built small leaves out")
-		for _, n := range off {
-			fmt.Fprintf(&frag, "# CONFIG_%s is not set\n", n)
-		}
+		kconfig.WriteFragment(&frag, vm.Groups(on), "what a kernel built small leaves out", off)
 		return ConfigMinimal, frag.Bytes(), nil
 	}
-	data, err := os.ReadFile(req.Config)
-	if err != nil {
-		return "", nil, InputError{fmt.Errorf("--config: %w", err)}
-	}
-	if !bytes.Contains(data, []byte("CONFIG_")) {
-		return "", nil, InputError{fmt.Errorf("--config %s: not a kernel config (no CONFIG_ line); give a .config or %s", req.Config, ConfigMinimal)}
+	data := req.configFile
+	if data == nil {
+		var err error
+		if data, err = readConfigFile(req.Config); err != nil {
+			return "", nil, err
+		}
 	}
 	return req.Config, data, nil
+}
+
+// readConfigFile reads a --config file: regular, bounded, with a CONFIG_ line.
+func readConfigFile(path string) ([]byte, error) {
+	data, err := safefile.ReadRegular(path, kconfig.MaxSize)
+	if err != nil {
+		return nil, inputerr.Error{Err: fmt.Errorf("--config: %w", err)}
+	}
+	if !bytes.Contains(data, []byte("CONFIG_")) {
+		return nil, inputerr.Error{Err: fmt.Errorf("--config %s: not a kernel config (no CONFIG_ line); give a .config or %s", path, ConfigMinimal)}
+	}
+	return data, nil
 }
 
 // openWholeTree finds or makes the tree of the base, config and compiler in cache/trees,
@@ -259,18 +271,18 @@ func (t *wholeTree) configure(ctx context.Context, m *Manifest, input []byte, lo
 		return err
 	}
 	if m.Config == ConfigMinimal {
-		got, err := os.ReadFile(filepath.Join(t.obj, ".config"))
+		got, err := safefile.ReadRegular(filepath.Join(t.obj, ".config"), kconfig.MaxSize)
 		if err != nil {
 			return err
 		}
-		cfg := vm.ParseConfig(".config", got)
+		cfg := kconfig.Parse(".config", got)
 		var dropped []string
-		for _, line := range strings.Split(string(input), "\n") {
-			name, on := strings.CutSuffix(line, "=y")
-			if name, ok := strings.CutPrefix(name, "CONFIG_"); ok && on && !cfg.Has(name) {
+		for name, value := range kconfig.Parse("fragment", input).Values() {
+			if value == "y" && !cfg.Has(name) {
 				dropped = append(dropped, "CONFIG_"+name)
 			}
 		}
+		slices.Sort(dropped)
 		if len(dropped) > 0 {
 			return fmt.Errorf("the minimal config lost %s in make olddefconfig (their dependencies are not met in %s); see %s", strings.Join(dropped, ", "), m.Source, log)
 		}
@@ -361,7 +373,7 @@ func (t *wholeTree) builtTouched(touched []string) error {
 		}
 	}
 	if len(notBuilt) > 0 {
-		return InputError{fmt.Errorf("the config does not build %s: the patched kernel would not differ there; give --config with a config that builds it", strings.Join(notBuilt, ", "))}
+		return inputerr.Error{Err: fmt.Errorf("the config does not build %s: the patched kernel would not differ there; give --config with a config that builds it", strings.Join(notBuilt, ", "))}
 	}
 	return nil
 }
@@ -377,11 +389,11 @@ func (t *wholeTree) collect(ctx context.Context, dst, log, label string) error {
 			return err
 		}
 	}
-	cfg, err := os.ReadFile(filepath.Join(t.obj, ".config"))
+	cfg, err := safefile.ReadRegular(filepath.Join(t.obj, ".config"), kconfig.MaxSize)
 	if err != nil {
 		return err
 	}
-	if !vm.ParseConfig(".config", cfg).Has("MODULES") {
+	if !kconfig.Parse(".config", cfg).Has("MODULES") {
 		return nil
 	}
 	return t.make(ctx, log, label, "modules_install", "INSTALL_MOD_PATH="+dst+"-modules", "INSTALL_MOD_STRIP=1")

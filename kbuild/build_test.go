@@ -1,7 +1,8 @@
-package kernels
+package kbuild
 
 import (
 	"errors"
+	"github.com/nsperf/nsperf/internal/inputerr"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,9 +124,9 @@ func TestReadSeriesRefuses(t *testing.T) {
 	f.Truncate(patches.MaxInputSize + 1)
 	f.Close()
 	for _, files := range [][]string{nil, {"/no/such.mbox"}, {huge}} {
-		var ie InputError
+		var ie inputerr.Error
 		if _, err := readSeries(files); !errors.As(err, &ie) {
-			t.Errorf("%v: %v, want an InputError", files, err)
+			t.Errorf("%v: %v, want an inputerr.Error", files, err)
 		}
 	}
 }
@@ -189,7 +190,7 @@ func TestBuiltTouched(t *testing.T) {
 		t.Errorf("built: %v", err)
 	}
 	err := tr.builtTouched([]string{"net/ipv4/tcp_output.c", "drivers/net/wireguard/send.c"})
-	var in InputError
+	var in inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "does not build drivers/net/wireguard/send.c") || strings.Contains(err.Error(), "tcp_output") {
 		t.Errorf("not built: %v", err)
 	}

@@ -1,4 +1,4 @@
-package kernels
+package kbuild
 
 import (
 	"context"
