@@ -12,7 +12,7 @@ FUZZTIME  ?= 10s
 TESTFUZZ  ?= 30000x
 RUNFLAGS  ?=
 
-.PHONY: all build run test fuzz bench lint deps clean models models-check calibrate
+.PHONY: all build run test fuzz bench lint deps clean models models-check calibrate docs man
 
 all: build
 
@@ -64,8 +64,8 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'Analyze' -benchtime 3x ./history/changepoint/
 	$(GO) test -run '^$$' -bench 'MatrixHTML' -benchtime 3x ./htmlreport/
 	$(GO) test -run '^$$' -bench 'Compare1000' -benchtime 20x -benchmem ./results/
-	$(GO) test -run '^$$' -bench 'BuildModules' -benchtime 3x ./cmd/nsperf/
-	$(GO) test -run '^$$' -bench 'BuildWhole' -benchtime 3x ./cmd/nsperf/
+	$(GO) test -run '^$$' -bench 'BuildModules' -benchtime 3x ./cmd/nsperf/buildtest/
+	$(GO) test -run '^$$' -bench 'BuildWhole' -benchtime 3x ./cmd/nsperf/buildtest/
 
 # staticcheck is a tool of go.mod (go get -tool): the version is pinned with the other modules.
 lint:
@@ -83,6 +83,16 @@ models-check: deps
 	if ! diff -r -q $$tmp topo/ovs/vswitchd >/dev/null; then \
 		echo "topo/ovs/vswitchd differs from the models of /usr/share/openvswitch/vswitch.ovsschema: run make models and commit"; \
 		diff -r $$tmp topo/ovs/vswitchd | head -20; rm -rf $$tmp; exit 1; fi; rm -rf $$tmp
+
+# The command reference, generated from the command tree: docs/reference (committed; the docs
+# test fails when it is not what the tree makes) and a man page per command in bin/man.
+docs:
+	rm -rf docs/reference
+	$(GO) run ./cmd/nsperf docs --markdown docs/reference
+
+man:
+	$(GO) run ./cmd/nsperf docs --man bin/man
+	@echo "man pages in bin/man: man -l bin/man/nsperf-run.1"
 
 clean:
 	rm -rf bin

@@ -67,7 +67,7 @@ func pick(c Claim, r *results.Result, facts Facts) (results.Case, *results.Summa
 			if fam := c.Conditions["family"]; fam != "" && facts.Families[s.Workload] != fam {
 				continue
 			}
-			state, base := strings.Split(s.State, "@")[0], strings.Split(s.Comparison.Baseline, "@")[0]
+			state, base := s.OwnState(s.State), s.Comparison.BaselineSide.OwnState(s.Comparison.Baseline)
 			if off := c.Conditions["offloads"] == "off"; off != facts.OffloadsOff[state] || off != facts.OffloadsOff[base] {
 				continue
 			}
@@ -78,7 +78,7 @@ func pick(c Claim, r *results.Result, facts Facts) (results.Case, *results.Summa
 			if state != base {
 				score += 2 // a toggle's effect, not a state against itself
 			}
-			if strings.HasSuffix(s.State, "@B") && strings.HasSuffix(s.Comparison.Baseline, "@A") {
+			if s.Side == "B" && s.Comparison.BaselineSide.Side == "A" {
 				score++ // the patched kernel against the base
 			}
 			if score > bestScore {

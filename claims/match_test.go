@@ -11,16 +11,22 @@ import (
 // against off@A), and are reproduced where that improved; a claim the run decided the other
 // way is contradicted, one it did not decide is undecided, and one with no comparison says
 // so.
+// at is where compare.Kernels places a merged state (results.SideOf).
+func at(name string) results.SideOf {
+	of, side, _ := strings.Cut(name, "@")
+	return results.SideOf{Side: side, Of: of}
+}
+
 func TestMatch(t *testing.T) {
 	rep := readSeed(t, "ovs-internal-port-tso-v2.mbox")
 	cmp := func(base, verdict string, change float64) *results.Comparison {
-		return &results.Comparison{Baseline: base, Verdict: verdict, Change: change, ChangeLo: change - 0.01, ChangeHi: change + 0.01, Direction: 1}
+		return &results.Comparison{Baseline: base, BaselineSide: at(base), Verdict: verdict, Change: change, ChangeLo: change - 0.01, ChangeHi: change + 0.01, Direction: 1}
 	}
 	r := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
-		{Workload: "tcp4", Metric: "throughput", State: "off@A"},
-		{Workload: "tcp4", Metric: "throughput", State: "off@B", Comparison: cmp("off@A", results.NoChange, 0.001)},
-		{Workload: "tcp4", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Improved, 0.24)},
-		{Workload: "tcp6", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Regressed, -0.1)},
+		{Workload: "tcp4", Metric: "throughput", State: "off@A", SideOf: at("off@A")},
+		{Workload: "tcp4", Metric: "throughput", State: "off@B", SideOf: at("off@B"), Comparison: cmp("off@A", results.NoChange, 0.001)},
+		{Workload: "tcp4", Metric: "throughput", State: "on@B", SideOf: at("on@B"), Comparison: cmp("off@A", results.Improved, 0.24)},
+		{Workload: "tcp6", Metric: "throughput", State: "on@B", SideOf: at("on@B"), Comparison: cmp("off@A", results.Regressed, -0.1)},
 	}}}}
 	facts := Facts{Families: map[string]string{"tcp4": "IPv4", "tcp6": "IPv6"}}
 	got := Match(rep, r, facts)
@@ -44,10 +50,10 @@ func TestMatch(t *testing.T) {
 	// offloads-off states.
 	vx := readSeed(t, "vxlan-bigtcp-7of9.mbox")
 	both := &results.Result{Cases: []results.Case{{Matrix: map[string]string{"mtu": "1500"}, Label: "mtu=1500", Summaries: []results.Summary{
-		{Workload: "tcp4", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Improved, 0.1)},
-		{Workload: "stream4", Metric: "throughput", State: "on@B", Comparison: cmp("off@A", results.Improved, 0.1)},
-		{Workload: "stream4", Metric: "throughput", State: "sw-on@B", Comparison: cmp("off@A", results.Improved, 0.1)},
-		{Workload: "stream4", Metric: "throughput", State: "sw-on@B", Comparison: cmp("sw-off@A", results.Improved, 0.3)},
+		{Workload: "tcp4", Metric: "throughput", State: "on@B", SideOf: at("on@B"), Comparison: cmp("off@A", results.Improved, 0.1)},
+		{Workload: "stream4", Metric: "throughput", State: "on@B", SideOf: at("on@B"), Comparison: cmp("off@A", results.Improved, 0.1)},
+		{Workload: "stream4", Metric: "throughput", State: "sw-on@B", SideOf: at("sw-on@B"), Comparison: cmp("off@A", results.Improved, 0.1)},
+		{Workload: "stream4", Metric: "throughput", State: "sw-on@B", SideOf: at("sw-on@B"), Comparison: cmp("sw-off@A", results.Improved, 0.3)},
 	}}}}
 	vf := Facts{Tools: map[string]string{"tcp4": "iperf3", "stream4": "netperf"}, OffloadsOff: map[string]bool{"sw-on": true, "sw-off": true}}
 	got = Match(vx, both, vf)
@@ -81,8 +87,8 @@ func TestMatch(t *testing.T) {
 func TestWriteLayout(t *testing.T) {
 	ovs := readSeed(t, "ovs-internal-port-tso-v2.mbox")
 	r := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
-		{Workload: "tcp4", Metric: "throughput", State: "off@A", Stats: results.Stats{Median: 20e9, CV: 0.01}},
-		{Workload: "tcp4", Metric: "throughput", State: "on@B", Stats: results.Stats{Median: 25e9, CV: 0.005}},
+		{Workload: "tcp4", Metric: "throughput", State: "off@A", SideOf: at("off@A"), Stats: results.Stats{Median: 20e9, CV: 0.01}},
+		{Workload: "tcp4", Metric: "throughput", State: "on@B", SideOf: at("on@B"), Stats: results.Stats{Median: 25e9, CV: 0.005}},
 	}}}}
 	checks := []results.ClaimCheck{{Claim: 1, Metric: "throughput", Workload: "tcp4", State: "on@B", Baseline: "off@A", Measured: &results.Comparison{Change: 0.25}}}
 	var b strings.Builder

@@ -79,7 +79,8 @@ func SideName(i int) string {
 	return name
 }
 
-// StateName is the name of a side's state in the merged result: off@A.
+// StateName is the name a side's state is shown by in the merged result: off@A. It is never
+// read back: the merged states, samples and summaries carry results.SideOf.
 func StateName(state, side string) string { return state + "@" + side }
 
 // New compares sides[1:] each with sides[0].
@@ -268,7 +269,8 @@ func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy res
 				return // a base state paired with several states of the others
 			}
 		}
-		rec := results.StateRecord{Name: name, CompareTo: compareTo}
+		at := results.SideOf{Side: side, Of: state}
+		rec := results.StateRecord{Name: name, SideOf: at, CompareTo: compareTo}
 		for _, st := range c.States {
 			if st.Name == state {
 				rec.Unavailable, rec.Devices, rec.Features, rec.Lower, rec.Recreated, rec.Qdiscs = st.Unavailable, st.Devices, st.Features, st.Lower, st.Recreated, st.Qdiscs
@@ -277,7 +279,7 @@ func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy res
 		out.States = append(out.States, rec)
 		for _, s := range c.Samples {
 			if s.State == state && slices.Contains(workloads, s.Workload) {
-				s.State = name
+				s.State, s.SideOf = name, at
 				if rep.metrics != nil {
 					s.Metrics = slices.DeleteFunc(slices.Clone(s.Metrics), func(m results.Metric) bool { return !slices.Contains(rep.metrics, m.Name) })
 				}
@@ -398,4 +400,17 @@ func (rep *Report) expectations(exps []scenarios.Expectation, pairs []StatePair)
 		}
 	}
 	return out
+}
+
+// SidesOf are the sides a stored result takes part in a comparison as: itself, or an A/B
+// run of two kernels as its kernels, each named after the file and its side.
+func SidesOf(r *results.Result, source string) []Side {
+	if len(r.Kernels) == 0 {
+		return []Side{{Source: source, Result: r}}
+	}
+	var sides []Side
+	for i, k := range r.PerKernel() {
+		sides = append(sides, Side{Source: fmt.Sprintf("%s, kernel %c", source, 'A'+i), Result: k})
+	}
+	return sides
 }

@@ -50,7 +50,7 @@ func TestCompareDecidesAsRun(t *testing.T) {
 	if across == nil {
 		t.Fatalf("no comparison of on@B: %+v", rep.Result.Cases[0].Summaries)
 	}
-	inRun.Paired, inRun.Baseline = nil, "off@A"
+	inRun.Paired, inRun.Baseline, inRun.BaselineSide = nil, "off@A", results.SideOf{Side: "A", Of: "off"}
 	if *across != inRun {
 		t.Errorf("across runs %+v, within the run %+v", *across, inRun)
 	}
@@ -352,7 +352,7 @@ func TestCompareNamesThePatch(t *testing.T) {
 	a := result("nsp0001", "base", "6.12.118", scenarioText, map[string][]float64{"off": baseOff})
 	b := result("nsp0002", "patched", "6.12.118", scenarioText, map[string][]float64{"off": newOff})
 	for i, r := range []*results.Result{a, b} {
-		r.Build = &results.KernelBuild{Patched: i == 1, Mode: "whole", Config: "minimal", Patches: []results.BuildPatch{{Subject: "[PATCH] tcp: two segments", SHA256: "ab"}}}
+		r.Build = &results.KernelBuild{Patched: i == 1, Build: results.Build{Mode: "whole", Config: "minimal", Patches: []results.BuildPatch{{Subject: "[PATCH] tcp: two segments", SHA256: "ab"}}}}
 	}
 	b.Reproduction = &results.Reproduction{Source: "tcp.mbox", Scenario: "tcp-tso", Claims: []results.ClaimCheck{{Claim: 1, Metric: "throughput", Lines: []int{12}, ClaimedChange: -0.5, Outcome: results.Undecided}}}
 	rep, err := New([]Side{{Source: "history", Result: a}, {Source: "history", Result: b}}, Options{})
@@ -365,6 +365,35 @@ func TestCompareNamesThePatch(t *testing.T) {
 		"B: claimed by tcp.mbox", "B: claim 1 (lines 12) throughput: claimed -50.0%; measured nothing that stands for it: undecided"} {
 		if !strings.Contains(head.String(), want) {
 			t.Errorf("the header lacks %q:\n%s", want, head.String())
+		}
+	}
+}
+
+// TestMergedSides: the merged result of two runs places every state, sample and summary on
+// its side with its own name (results.SideOf), and each comparison its baseline: STATE@SIDE
+// is only the name shown.
+func TestMergedSides(t *testing.T) {
+	a := result("nsp0002", "", "6.18.44", scenarioText, map[string][]float64{"off": baseOff})
+	b := result("nsp0003", "", "6.18.44", scenarioText, map[string][]float64{"on": baseOn})
+	rep, err := New([]Side{{Source: "a.json", Result: a}, {Source: "b.json", Result: b}}, Options{Pairs: []StatePair{{Base: "off", New: "on"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Result.Cases[0]
+	want := map[string]results.SideOf{"off@A": {Side: "A", Of: "off"}, "on@B": {Side: "B", Of: "on"}}
+	for _, st := range c.States {
+		if st.SideOf != want[st.Name] {
+			t.Errorf("state %s: %+v", st.Name, st.SideOf)
+		}
+	}
+	for _, s := range c.Samples {
+		if s.SideOf != want[s.State] {
+			t.Errorf("sample of %s: %+v", s.State, s.SideOf)
+		}
+	}
+	for _, s := range c.Summaries {
+		if s.SideOf != want[s.State] || (s.Comparison != nil && s.Comparison.BaselineSide != want["off@A"]) {
+			t.Errorf("summary of %s: %+v, baseline %+v", s.State, s.SideOf, s.Comparison)
 		}
 	}
 }

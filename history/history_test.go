@@ -59,7 +59,7 @@ func suite(t *testing.T, dsn string) string {
 	}
 	// nsp0001 and nsp0002 are the base and the patched kernel of a series nsperf built.
 	for i, r := range runs[:2] {
-		r.Build = &results.KernelBuild{Patched: i == 1, Mode: "modules", Patches: []results.BuildPatch{{Subject: "[PATCH] veth: faster", SHA256: "ab"}}}
+		r.Build = &results.KernelBuild{Patched: i == 1, Build: results.Build{Mode: "modules", Patches: []results.BuildPatch{{Subject: "[PATCH] veth: faster", SHA256: "ab"}}}}
 	}
 	runs[1].Reproduction = &results.Reproduction{Source: "veth.mbox", Claims: []results.ClaimCheck{{Claim: 1, Outcome: results.Reproduced}, {Claim: 2, Outcome: results.Undecided}}}
 	for _, r := range runs {

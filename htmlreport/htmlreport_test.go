@@ -288,7 +288,7 @@ func TestMeasuringOrderFollowsTheTurns(t *testing.T) {
 	var samples []results.Sample
 	for _, side := range []string{"A", "B"} { // as compare.Kernels merges them: A's first
 		for round := 1; round <= 3; round++ {
-			samples = append(samples, results.Sample{State: "off@" + side, Round: round})
+			samples = append(samples, results.Sample{State: "off@" + side, SideOf: results.SideOf{Side: side, Of: "off"}, Round: round})
 		}
 	}
 	turns := []results.Turn{{Gate: 1, Kernel: "A"}, {Gate: 1, Kernel: "B"}, {Gate: 2, Kernel: "B"}, {Gate: 2, Kernel: "A"}, {Gate: 3, Kernel: "A"}, {Gate: 3, Kernel: "B"}}
@@ -472,8 +472,8 @@ func TestAxisSaysTheDeclaredDirection(t *testing.T) {
 func TestBuildProvenanceInHeader(t *testing.T) {
 	r := testResult()
 	build := func(patched bool) *results.KernelBuild {
-		return &results.KernelBuild{Patched: patched, Source: "debian linux-source-6.12 6.12.118-1~deb12u1", Mode: "modules", Modules: []string{"openvswitch"},
-			Patches: []results.BuildPatch{{Subject: "[PATCH net-next v2] openvswitch: raise internal port TSO limit", SHA256: strings.Repeat("ab", 32), Applied: []string{"net/openvswitch/vport-internal_dev.c hunk 1: exact"}}}}
+		return &results.KernelBuild{Patched: patched, Modules: []string{"openvswitch"}, Build: results.Build{Source: "debian linux-source-6.12 6.12.118-1~deb12u1", Mode: "modules",
+			Patches: []results.BuildPatch{{Subject: "[PATCH net-next v2] openvswitch: raise internal port TSO limit", SHA256: strings.Repeat("ab", 32), Applied: []string{"net/openvswitch/vport-internal_dev.c hunk 1: exact"}}}}}
 	}
 	a, b := testResult(), testResult()
 	a.Label, a.Build = "base", build(false)

@@ -42,13 +42,13 @@ func Compare(w io.Writer, rep *compare.Report) error {
 		header = append(header, strings.TrimSpace(l))
 	}
 	d.Sections = append(d.Sections, verdictSection(rep.Result), metadataSection(header))
-	sideOf := func(state string) string {
-		if i := strings.LastIndex(state, "@"); i >= 0 {
-			return state[i+1:]
+	bySide := func(st results.StateRecord) string {
+		if st.Side != "" {
+			return st.Side
 		}
-		return state
+		return st.Name
 	}
-	if err := addCases(&d, rep.Result, stateColours(rep.Result, sideOf)); err != nil {
+	if err := addCases(&d, rep.Result, stateColours(rep.Result, bySide)); err != nil {
 		return err
 	}
 	return d.write(w)
@@ -171,14 +171,14 @@ func resultHeader(r *results.Result) []string {
 
 // stateColours gives each state a colour; group, when given, makes states of one group (a
 // result of a comparison) share theirs.
-func stateColours(r *results.Result, group func(string) string) map[string]color.Color {
+func stateColours(r *results.Result, group func(results.StateRecord) string) map[string]color.Color {
 	out := map[string]color.Color{}
 	groups := map[string]int{}
 	for _, c := range r.Cases {
 		for _, st := range c.States {
 			key := st.Name
 			if group != nil {
-				key = group(st.Name)
+				key = group(st)
 			}
 			if _, ok := groups[key]; !ok {
 				groups[key] = len(groups)
@@ -393,8 +393,7 @@ func measuringOrder(samples []results.Sample, turns []results.Turn, before int) 
 		position[fmt.Sprintf("%s/%d", t.Kernel, t.Gate)] = i
 	}
 	at := func(s results.Sample) int {
-		_, kernel, _ := strings.Cut(s.State, "@")
-		if i, ok := position[fmt.Sprintf("%s/%d", kernel, before+s.Round)]; ok {
+		if i, ok := position[fmt.Sprintf("%s/%d", s.Side, before+s.Round)]; ok {
 			return i
 		}
 		return len(turns) // not in a turn: last

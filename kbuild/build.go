@@ -14,9 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nsperf/nsperf/internal/inputerr"
-	"github.com/nsperf/nsperf/internal/safefile"
-	"github.com/nsperf/nsperf/kconfig"
 	"io"
 	"io/fs"
 	"os"
@@ -25,6 +22,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/kconfig"
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/patches"
@@ -35,8 +36,11 @@ import (
 // BuildRequest is what `nsperf build` (and `run --patch`) is asked to build.
 type BuildRequest struct {
 	Patches []string // patch files (mbox, format-patch, plain diff), applied in this order
-	Source  string   // DebianSource (default) or a directory holding a fetched base
-	Fuzz    int      // context lines a hunk may miss at each end
+	// Inputs are the patch files' bytes by name where the caller read them already (reproduce
+	// reads its message once); the others are read here.
+	Inputs map[string][]byte
+	Source string // DebianSource (default) or a directory holding a fetched base
+	Fuzz   int    // context lines a hunk may miss at each end
 	// Config makes the build a whole kernel's with this config: ConfigMinimal or a .config
 	// file. Empty: modules only where the base's config builds every touched file as a
 	// module, else a whole kernel with ConfigMinimal.
@@ -65,24 +69,19 @@ const ManifestVersion = 1
 // Manifest is what a build made, manifest.json in its directory: the two kernels as
 // --kernel/--modules pairs and how they came to be.
 type Manifest struct {
-	Version int    `json:"version"`
-	Key     string `json:"key"`
-	Source  string `json:"source"`  // the base's identity
-	Release string `json:"release"` // uname -r of both kernels
-	// Mode is "modules": only Modules were rebuilt, out of tree against the base's headers,
-	// into copies of its module tree; both kernels boot the base's image. Or "whole": both
-	// kernels were built whole with Config, each a built tree (bzImage and .config).
-	Mode string `json:"mode"`
-	// Config is the config of a whole build: ConfigMinimal or the file given.
-	Config       string            `json:"config,omitempty"`
-	Modules      []patches.Module  `json:"modules"`
-	Touched      []string          `json:"touched"` // the files the series changes
-	Patches      []PatchProvenance `json:"patches"`
-	Compiler     string            `json:"compiler"`
-	ConfigSHA256 string            `json:"config_sha256"`
-	Make         []string          `json:"make"` // the command both builds ran, with M= the module's copy
-	Kernels      []BuiltKernel     `json:"kernels"`
-	Warnings     []string          `json:"warnings,omitempty"`
+	Version int `json:"version"`
+	// Build is how the pair was built, as each kernel's result records it. Its Mode is
+	// "modules": only Modules were rebuilt, out of tree against the base's headers, into
+	// copies of its module tree; both kernels boot the base's image. Or "whole": both kernels
+	// were built whole with Config (ConfigMinimal or the file given), each a built tree
+	// (bzImage and .config). Its Source is the base's identity.
+	results.Build
+	Release  string           `json:"release"` // uname -r of both kernels
+	Modules  []patches.Module `json:"modules"`
+	Touched  []string         `json:"touched"` // the files the series changes
+	Make     []string         `json:"make"`    // the command both builds ran, with M= the module's copy
+	Kernels  []BuiltKernel    `json:"kernels"`
+	Warnings []string         `json:"warnings,omitempty"`
 	// Cached is set when the build was found in the cache, not made now (not stored).
 	Cached bool   `json:"-"`
 	Dir    string `json:"-"`
@@ -97,16 +96,6 @@ const (
 	ModeModules = "modules"
 	ModeWhole   = "whole"
 )
-
-// PatchProvenance is one patch as the result records it.
-type PatchProvenance struct {
-	Input     string   `json:"input"`
-	Subject   string   `json:"subject,omitempty"`
-	Author    string   `json:"author,omitempty"`
-	MessageID string   `json:"message_id,omitempty"`
-	SHA256    string   `json:"sha256"`
-	Applied   []string `json:"applied"` // per hunk: "FILE hunk N: exact|offset N|fuzz N"
-}
 
 // BuiltKernel is one of the two kernels.
 type BuiltKernel struct {
@@ -134,7 +123,10 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	if req.Progress == nil {
 		req.Progress = io.Discard
 	}
-	series, err := readSeries(req.Patches)
+	if req.Fuzz < 0 {
+		return nil, inputerr.Error{Err: fmt.Errorf("--fuzz %d: want 0 or more context lines", req.Fuzz)}
+	}
+	series, err := readSeries(req.Patches, req.Inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -218,14 +210,18 @@ func lockCache(cache string, progress io.Writer) (func(), error) {
 }
 
 // readSeries reads every patch file, in order.
-func readSeries(files []string) ([]patches.Patch, error) {
+func readSeries(files []string, inputs map[string][]byte) ([]patches.Patch, error) {
 	if len(files) == 0 {
 		return nil, inputerr.Error{Err: errors.New("no patch given: --patch FILE (an mbox, git format-patch output or a diff)")}
 	}
 	var series []patches.Patch
 	for _, f := range files {
 		// Bounded and regular: /dev/zero, a FIFO or a 10 GB file is refused at once.
-		data, err := safefile.ReadRegular(f, patches.MaxInputSize)
+		data, ok := inputs[f]
+		var err error
+		if !ok {
+			data, err = safefile.ReadRegular(f, patches.MaxInputSize)
+		}
 		if err != nil {
 			return nil, inputerr.Error{Err: fmt.Errorf("--patch: %w (a patch series is a regular file of at most %s)", err, safefile.Size(patches.MaxInputSize))}
 		}
@@ -252,14 +248,14 @@ func resolveBase(ctx context.Context, req BuildRequest) (*base, error) {
 
 func newManifest(b *base, series []patches.Patch, checked *patches.Result, plan patches.BuildPlan, config []byte, req BuildRequest) *Manifest {
 	sum := sha256.Sum256(config)
-	m := &Manifest{Version: ManifestVersion, Source: b.Identity, Release: b.Release, Mode: ModeModules, Modules: plan.Modules, Touched: patches.Touched(series),
-		ConfigSHA256: hex.EncodeToString(sum[:]), Warnings: checked.Warnings}
+	m := &Manifest{Version: ManifestVersion, Build: results.Build{Source: b.Identity, Mode: ModeModules, ConfigSHA256: hex.EncodeToString(sum[:])},
+		Release: b.Release, Modules: plan.Modules, Touched: patches.Touched(series), Warnings: checked.Warnings}
 	m.configKey = m.ConfigSHA256
 	for i, p := range series {
 		if !p.HasDiff() {
 			continue
 		}
-		pp := PatchProvenance{Input: p.Input, Subject: p.Subject, Author: p.Author, MessageID: p.MessageID, SHA256: p.SHA256}
+		pp := results.BuildPatch{Input: p.Input, Subject: p.Subject, Author: p.Author, MessageID: p.MessageID, SHA256: p.SHA256}
 		for _, a := range checked.Applied {
 			if a.Patch == i {
 				pp.Applied = append(pp.Applied, fmt.Sprintf("%s hunk %d: %s", a.File, a.Hunk, a.How()))
@@ -418,15 +414,12 @@ func (m *Manifest) setWhole(req BuildRequest) error {
 
 // Provenance is what a result records of kernel i (0: base, 1: patched).
 func (m *Manifest) Provenance(i int) *results.KernelBuild {
-	b := &results.KernelBuild{Patched: i == 1, Source: m.Source, Mode: m.Mode, Config: m.Config, Compiler: m.Compiler, ConfigSHA256: m.ConfigSHA256, Key: m.Key}
+	b := &results.KernelBuild{Patched: i == 1, Build: m.Build}
 	for _, mod := range m.Modules {
 		b.Modules = append(b.Modules, mod.Name)
 	}
 	if i < len(m.Kernels) {
 		b.BuildSeconds = m.Kernels[i].BuildSeconds
-	}
-	for _, p := range m.Patches {
-		b.Patches = append(b.Patches, results.BuildPatch{Subject: p.Subject, Author: p.Author, MessageID: p.MessageID, SHA256: p.SHA256, Applied: p.Applied})
 	}
 	return b
 }

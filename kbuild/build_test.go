@@ -2,12 +2,14 @@ package kbuild
 
 import (
 	"errors"
-	"github.com/nsperf/nsperf/internal/inputerr"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/results"
 
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/scenarios"
@@ -95,15 +97,17 @@ func TestFirstError(t *testing.T) {
 // TestCacheKey: the build's name changes with anything that changes its output: the base,
 // a patch's bytes, how it applied, the config and the compiler.
 func TestCacheKey(t *testing.T) {
-	m := Manifest{Source: "debian 1", configKey: "c", Compiler: "gcc 12", Patches: []PatchProvenance{{SHA256: "p", Applied: []string{"f hunk 1: exact"}}}}
+	m := Manifest{Build: results.Build{Source: "debian 1", Compiler: "gcc 12", Patches: []results.BuildPatch{{SHA256: "p", Applied: []string{"f hunk 1: exact"}}}}, configKey: "c"}
 	key := m.cacheKey()
 	for name, change := range map[string]func(*Manifest){
 		"source":   func(m *Manifest) { m.Source = "debian 2" },
 		"config":   func(m *Manifest) { m.configKey = "d" },
 		"mode":     func(m *Manifest) { m.Mode, m.Config = ModeWhole, ConfigMinimal },
 		"compiler": func(m *Manifest) { m.Compiler = "gcc 13" },
-		"patch":    func(m *Manifest) { m.Patches = []PatchProvenance{{SHA256: "q", Applied: m.Patches[0].Applied}} },
-		"fuzz":     func(m *Manifest) { m.Patches = []PatchProvenance{{SHA256: "p", Applied: []string{"f hunk 1: fuzz 1"}}} },
+		"patch":    func(m *Manifest) { m.Patches = []results.BuildPatch{{SHA256: "q", Applied: m.Patches[0].Applied}} },
+		"fuzz": func(m *Manifest) {
+			m.Patches = []results.BuildPatch{{SHA256: "p", Applied: []string{"f hunk 1: fuzz 1"}}}
+		},
 	} {
 		c := m
 		change(&c)
@@ -125,7 +129,7 @@ func TestReadSeriesRefuses(t *testing.T) {
 	f.Close()
 	for _, files := range [][]string{nil, {"/no/such.mbox"}, {huge}} {
 		var ie inputerr.Error
-		if _, err := readSeries(files); !errors.As(err, &ie) {
+		if _, err := readSeries(files, nil); !errors.As(err, &ie) {
 			t.Errorf("%v: %v, want an inputerr.Error", files, err)
 		}
 	}
@@ -224,5 +228,18 @@ func TestConfigInput(t *testing.T) {
 	}
 	if _, _, err := configInput(BuildRequest{Config: filepath.Join(t.TempDir(), "absent")}); err == nil {
 		t.Error("an absent --config was taken")
+	}
+}
+
+// TestReadSeriesTakesInputs: a patch whose bytes the caller read already (reproduce reads its
+// message once) is not read again: a name that no file has is taken from Inputs.
+func TestReadSeriesTakesInputs(t *testing.T) {
+	data, err := os.ReadFile("../patches/testdata/ovs-internal-port-tso-v2.mbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	series, err := readSeries([]string{"/no/such.mbox"}, map[string][]byte{"/no/such.mbox": data})
+	if err != nil || len(series) != 1 || series[0].Subject != "[PATCH net-next v2] openvswitch: raise internal port TSO limit" {
+		t.Errorf("series %+v, %v", series, err)
 	}
 }

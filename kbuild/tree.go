@@ -7,13 +7,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/nsperf/nsperf/internal/inputerr"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
 )
 
 // A --source other than DebianSource is a kernel source tree (git or not) or a source

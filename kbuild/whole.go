@@ -9,9 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nsperf/nsperf/internal/inputerr"
-	"github.com/nsperf/nsperf/internal/safefile"
-	"github.com/nsperf/nsperf/kconfig"
 	"io"
 	"io/fs"
 	"os"
@@ -22,6 +19,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/kconfig"
 
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"

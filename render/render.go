@@ -1,7 +1,8 @@
 // Package render is the one table of output formats. Every command's --format takes its
 // choices from it, and each format says here how it writes each kind of output nsperf prints:
 // a result (run, report), a comparison (compare), a history's points (history show) and
-// change points (history analyze), and a report of the machine (check, probe). Adding a format
+// change points (history analyze), a report of the machine (check, probe), and a message's
+// claims beside their measurements (reproduce). Adding a format
 // is an entry here and the function that writes it.
 package render
 
@@ -15,6 +16,7 @@ import (
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/htmlreport"
+	"github.com/nsperf/nsperf/reproduce"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -23,11 +25,12 @@ type Kind int
 
 // Kinds.
 const (
-	Result     Kind = iota // a result: run, report
-	Comparison             // compare
-	Points                 // history show
-	Findings               // history analyze
-	Machine                // check, probe, claims: a report with a text form of its own
+	Result       Kind = iota // a result: run, report
+	Comparison               // compare
+	Points                   // history show
+	Findings                 // history analyze
+	Machine                  // check, probe, claims: a report with a text form of its own
+	Reproduction             // reproduce: each claim beside its measurement
 )
 
 // Format is one --format: how it writes each kind of output it has; nil for the kinds it
@@ -49,15 +52,18 @@ type Format struct {
 	History func(w io.Writer, title string, series []history.Series) error
 	// Machine writes a report of the machine: as JSON, or in its own text form.
 	Machine func(w io.Writer, v any, text func(io.Writer) error) error
+	// Reproduction writes the claims of a message beside their measurements.
+	Reproduction func(w io.Writer, rr reproduce.Report) error
 }
 
 // Formats are every format, the default of each kind first.
 var Formats = []Format{
-	{Name: "table", Readable: true, Result: results.TableWith, Points: history.SeriesTable, Findings: history.FindingsTable, Machine: ownText},
+	{Name: "table", Readable: true, Result: results.TableWith, Points: history.SeriesTable, Findings: history.FindingsTable, Machine: ownText, Reproduction: func(w io.Writer, rr reproduce.Report) error { return rr.WriteText(w) }},
 	{Name: "netdev", Readable: true, Result: plain(results.Netdev)},
 	{Name: "markdown", Readable: true, Markdown: true, Result: plain(results.Markdown)},
 	{Name: "csv", Result: plain(results.CSV), Points: history.SeriesCSV, Findings: history.FindingsCSV},
-	{Name: "json", Result: plain(results.Encode), Comparison: jsonOf[*compare.Report], Points: history.SeriesJSON, Findings: history.FindingsJSON, Machine: jsonMachine},
+	{Name: "json", Result: plain(results.Encode), Comparison: jsonOf[*compare.Report], Points: history.SeriesJSON, Findings: history.FindingsJSON, Machine: jsonMachine,
+		Reproduction: func(w io.Writer, rr reproduce.Report) error { return jsonOf(w, rr.Result.Reproduction) }},
 	{Name: "benchstat", Result: plain(results.Benchstat)},
 	{Name: "junit", Result: plain(results.JUnit)},
 	{Name: "ktap", Result: plain(results.KTAP)},
@@ -93,6 +99,8 @@ func (f Format) has(k Kind) bool {
 		return f.Findings != nil || f.History != nil
 	case Machine:
 		return f.Machine != nil
+	case Reproduction:
+		return f.Reproduction != nil
 	}
 	return false
 }
@@ -199,4 +207,13 @@ func WriteMachine(w io.Writer, v any, text func(io.Writer) error, name string) e
 		return err
 	}
 	return f.Machine(w, v, text)
+}
+
+// WriteReproduction writes a message's claims beside their measurements in a format.
+func WriteReproduction(w io.Writer, rr reproduce.Report, name string) error {
+	f, err := Lookup(name, Reproduction)
+	if err != nil {
+		return err
+	}
+	return f.Reproduction(w, rr)
 }

@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"github.com/nsperf/nsperf/claims"
+	"github.com/nsperf/nsperf/reproduce"
 	"io"
 	"slices"
 	"strings"
@@ -60,6 +62,9 @@ func TestEveryFormatWritesItsKinds(t *testing.T) {
 	lo, hi := 9.9e9, 10.1e9
 	points := []history.Point{{Workload: "tcp4", Metric: "throughput", State: "on", Unit: "bit/s", RunID: "nsp0001", Kernel: "6.12", Clock: "wall", N: 6, Median: 10e9, Lo: &lo, Hi: &hi, CV: 0.01}}
 	series := []history.Series{{Scenario: "pair", Workload: "tcp4", Metric: "throughput", State: "on", Unit: "bit/s", Clock: "wall", Points: points}}
+	withClaims := pairResult("nsp0003", 13)
+	withClaims.Reproduction = &results.Reproduction{Source: "msg.txt", Scenario: "pair", Claims: []results.ClaimCheck{{Claim: 1, Metric: "throughput", ClaimedChange: 0.1, Outcome: results.Undecided}}}
+	reproduction := reproduce.Report{Claims: &claims.Report{}, Result: withClaims}
 	for _, f := range Formats {
 		write := map[Kind]func(w, diag io.Writer) error{
 			Result:     func(w, _ io.Writer) error { return WriteResult(w, r, f.Name, results.DefaultTableOptions) },
@@ -79,8 +84,9 @@ func TestEveryFormatWritesItsKinds(t *testing.T) {
 			Machine: func(w, _ io.Writer) error {
 				return WriteMachine(w, map[string]int{"cpus": 2}, func(w io.Writer) error { _, err := io.WriteString(w, "2 CPUs\n"); return err }, f.Name)
 			},
+			Reproduction: func(w, _ io.Writer) error { return WriteReproduction(w, reproduction, f.Name) },
 		}
-		for k := Result; k <= Machine; k++ {
+		for k := Result; k <= Reproduction; k++ {
 			var out, diag bytes.Buffer
 			err := write[k](&out, &diag)
 			if f.has(k) != (err == nil) || (err == nil && out.Len() == 0) {

@@ -5,27 +5,36 @@ import (
 	"strings"
 )
 
-// KernelBuild is how nsperf built a kernel under test from a patch series (nsperf build, run
-// --patch): the base it came from, the patches with how they applied, and the build.
-type KernelBuild struct {
-	// Patched says whether this kernel has the patches: false for the base, built the same
-	// way without them.
-	Patched bool   `json:"patched"`
-	Source  string `json:"source"` // e.g. "debian linux-source-6.12 6.12.118-1~deb12u1"
-	// Mode is "modules": Modules were rebuilt out of tree against the base's headers, and
-	// the base's image boots. Or "whole": the kernel was built whole with Config.
+// Build is how nsperf built the pair of kernels of a patch series (nsperf build, run
+// --patch): the one record the build's manifest (kbuild.Manifest) and each kernel's result
+// (KernelBuild) share, the base it came from, the patches with how they applied, the config
+// and the compiler.
+type Build struct {
+	Source string `json:"source"` // e.g. "debian linux-source-6.12 6.12.118-1~deb12u1"
+	// Mode is "modules": modules were rebuilt out of tree against the base's headers, and
+	// the base's image boots. Or "whole": the kernels were built whole with Config.
 	Mode         string       `json:"mode"`
 	Config       string       `json:"config,omitempty"` // a whole build's: "minimal" or the file given
-	Modules      []string     `json:"modules,omitempty"`
 	Compiler     string       `json:"compiler"`
 	ConfigSHA256 string       `json:"config_sha256"`
-	BuildSeconds float64      `json:"build_seconds"`
 	Patches      []BuildPatch `json:"patches"`
 	Key          string       `json:"key"` // the build's name in the cache
 }
 
+// KernelBuild is how one kernel under test was built: the pair's Build, and this kernel's
+// part of it.
+type KernelBuild struct {
+	// Patched says whether this kernel has the patches: false for the base, built the same
+	// way without them.
+	Patched bool `json:"patched"`
+	Build
+	Modules      []string `json:"modules,omitempty"` // the modules rebuilt, in modules mode
+	BuildSeconds float64  `json:"build_seconds"`
+}
+
 // BuildPatch is one patch of the series.
 type BuildPatch struct {
+	Input     string   `json:"input,omitempty"` // the file it came from
 	Subject   string   `json:"subject,omitempty"`
 	Author    string   `json:"author,omitempty"`
 	MessageID string   `json:"message_id,omitempty"`

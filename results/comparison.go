@@ -88,16 +88,18 @@ func CentreOf(xs []float64) Centre {
 
 // Comparison is a state against the state it is compared with, for one workload and metric.
 type Comparison struct {
-	Baseline string  `json:"baseline"`
-	Change   float64 `json:"change"`    // median / baseline median - 1
-	ChangeLo float64 `json:"change_lo"` // its 95% CI; NaN-free: equal to Change when not computable
-	ChangeHi float64 `json:"change_hi"`
-	HasCI    bool    `json:"has_ci"`
-	P        float64 `json:"p"`
-	Alpha    float64 `json:"alpha"`
-	Verdict  string  `json:"verdict"`
-	Note     string  `json:"note,omitempty"` // e.g. how many runs a verdict needs
-	Paired   *Paired `json:"paired,omitempty"`
+	Baseline string `json:"baseline"`
+	// BaselineSide places Baseline in a merged result (off@A: side A, state off).
+	BaselineSide SideOf  `json:"baseline_side,omitzero"`
+	Change       float64 `json:"change"`    // median / baseline median - 1
+	ChangeLo     float64 `json:"change_lo"` // its 95% CI; NaN-free: equal to Change when not computable
+	ChangeHi     float64 `json:"change_hi"`
+	HasCI        bool    `json:"has_ci"`
+	P            float64 `json:"p"`
+	Alpha        float64 `json:"alpha"`
+	Verdict      string  `json:"verdict"`
+	Note         string  `json:"note,omitempty"` // e.g. how many runs a verdict needs
+	Paired       *Paired `json:"paired,omitempty"`
 	// Gated: the metric decides the run's outcome (a gate of its workload); its p is
 	// adjusted for the run's family of gated comparisons (Holm), and PAdjusted decides.
 	Gated     bool    `json:"gated,omitempty"`

@@ -202,7 +202,8 @@ type Case struct {
 
 // StateRecord is what a state really was: the device attributes read back after applying it.
 type StateRecord struct {
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	SideOf
 	CompareTo string `json:"compare_to,omitempty"` // the state it is compared with; "" for the baseline
 	// Unavailable says why an optional state could not be applied; it has no samples then.
 	Unavailable string                       `json:"unavailable,omitempty"`
@@ -217,10 +218,28 @@ type StateRecord struct {
 	Qdiscs       map[string]string `json:"qdiscs,omitempty"` // "ns/dev" -> the root qdisc read back
 }
 
+// SideOf places a state, a sample or a summary of a merged result (an A/B run of two
+// kernels, or nsperf compare's runs side by side): Side names its side (A, B, or compare's name
+// of a run) and Of is the state's own name there. The merged name STATE@SIDE is for display
+// only: code asks these fields. Zero in a result of one run.
+type SideOf struct {
+	Side string `json:"side,omitempty"`
+	Of   string `json:"of,omitempty"`
+}
+
+// OwnState is the state's own name: Of in a merged result, else name.
+func (s SideOf) OwnState(name string) string {
+	if s.Of != "" {
+		return s.Of
+	}
+	return name
+}
+
 // Sample is one tool run.
 type Sample struct {
-	Round    int       `json:"round"` // 1-based
-	State    string    `json:"state"`
+	Round int    `json:"round"` // 1-based
+	State string `json:"state"`
+	SideOf
 	Workload string    `json:"workload"`
 	Tool     string    `json:"tool"`
 	Argv     []string  `json:"argv"`
@@ -271,8 +290,9 @@ type Summary struct {
 	Metric   string `json:"metric"`
 	Unit     string `json:"unit"`
 	State    string `json:"state"`
-	Stats    Stats  `json:"stats"`
-	Centre   Centre `json:"centre"`
+	SideOf
+	Stats  Stats  `json:"stats"`
+	Centre Centre `json:"centre"`
 	// Comparison is against the state it is compared with; nil for the baseline.
 	Comparison *Comparison `json:"comparison,omitempty"`
 }

@@ -87,10 +87,15 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string, polic
 			dir := DirectionOf(metric)
 			for _, st := range states {
 				xs := values[st.Name]
-				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, Stats: Describe(xs), Centre: CentreOf(xs)}
+				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, SideOf: st.SideOf, Stats: Describe(xs), Centre: CentreOf(xs)}
 				if st.CompareTo != "" && st.Unavailable == "" {
 					c := Compare(values[st.CompareTo], xs, dir, policy.Alpha, policy.CVLimit, policy.MinChange)
 					c.Baseline = st.CompareTo
+					for _, b := range states {
+						if b.Name == st.CompareTo {
+							c.BaselineSide = b.SideOf
+						}
+					}
 					c.Paired = PairedRatios(byRound[st.CompareTo], byRound[st.Name], dir)
 					sum.Comparison = &c
 				}

@@ -118,7 +118,34 @@ func parseResult(path string, data []byte) (*Result, error) {
 	if r.Schema != Schema {
 		return nil, inputError(path, "schema %q; this nsperf reads %s only", r.Schema, Schema)
 	}
+	r.placeSides()
 	return &r, nil
+}
+
+// placeSides gives the states and samples of an A/B result written before they carried
+// their side (results.SideOf) the side their merged name STATE@SIDE shows: the one place a
+// merged name is read back, for those files only.
+func (r *Result) placeSides() {
+	if len(r.Kernels) == 0 {
+		return
+	}
+	place := func(name string, at *SideOf) {
+		if at.Side != "" {
+			return
+		}
+		if i := strings.LastIndex(name, "@"); i > 0 {
+			at.Of, at.Side = name[:i], name[i+1:]
+		}
+	}
+	for ci := range r.Cases {
+		c := &r.Cases[ci]
+		for i := range c.States {
+			place(c.States[i].Name, &c.States[i].SideOf)
+		}
+		for i := range c.Samples {
+			place(c.Samples[i].State, &c.Samples[i].SideOf)
+		}
+	}
 }
 
 // MaxRunsPerState bounds the samples of one state and workload in a case that a result may

@@ -59,6 +59,9 @@ type Options struct {
 	// guests of an A/B run of two kernels run so: a patch that raises a device's limit makes
 	// a state possible on one kernel only, and that is what the A/B shows.
 	StatesOptional bool
+	// Annotate, when set, adds to the result before it is written, so that it is written
+	// once, whole (reproduce sets the claims beside their measurement).
+	Annotate func(*results.Result)
 }
 
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
@@ -190,6 +193,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		// Nothing was measured (a refused state, a failed build): no result to keep, and no
 		// file of an earlier run at the same path is touched.
 		return nil, runErr
+	}
+	if opt.Annotate != nil {
+		opt.Annotate(r)
 	}
 	if opt.Out != "-" {
 		if werr := results.WriteFile(OutPath(opt, s, r.RunID), r); werr != nil {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -16,6 +17,22 @@ type Overrides struct {
 	Runs     int           // 0: keep
 	Duration time.Duration // 0: keep
 	Omit     time.Duration // <0: keep
+}
+
+// SetRuns reads --runs: a number of runs per state and workload, auto (adaptive), or ""
+// for the scenario's.
+func (o *Overrides) SetRuns(v string) error {
+	n, err := strconv.Atoi(v)
+	switch {
+	case v == "":
+	case v == "auto":
+		o.Auto = true
+	case err != nil:
+		return fmt.Errorf("--runs %q: want a number of runs or auto", v)
+	default:
+		o.Runs = n
+	}
+	return nil
 }
 
 // Apply changes the scenario and checks the new values like the loader would.

@@ -76,7 +76,7 @@ func sized(tb testing.TB, n int) *scenarios.Scenario {
 
 // BenchmarkSizes prints, for the default topology and for topologies of 2 to 256 namespaces
 // (1024 with NSPERF_BENCH_1024=1), the time nsperf and the plan's ip script take to bring each
-// up and down, and their ratio: the table of the README's Speed section. nsperf and the script
+// up and down, and their ratio: the table of docs/development.md's Speed section. nsperf and the script
 // alternate, build by build. The default topology is built 21 times each, the small sizes 5
 // times, 64 namespaces and more once; the table shows medians. "floor up" is the kernel's
 // share: the same namespaces (named, lo up) and veth pairs made directly with the netlink

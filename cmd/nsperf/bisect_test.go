@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/internal/capability"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/vm"
@@ -101,7 +99,7 @@ func TestBisectBaselineMustDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := baselineCanDecide(bisectResult("nsp0001", []float64{10, 10.2, 9.9, 10.1, 10.0}, ""), s, 0.05); err != nil {
+	if err := compare.BaselineCanDecide(bisectResult("nsp0001", []float64{10, 10.2, 9.9, 10.1, 10.0}, ""), s, 0.05); err != nil {
 		t.Errorf("a 5-run baseline: %v", err)
 	}
 	failed := bisectResult("nsp0002", []float64{10, 10}, "")
@@ -119,7 +117,7 @@ func TestBisectBaselineMustDecide(t *testing.T) {
 		{"no successful sample", failed, "has no successful sample"},
 		{"another text", edited, "measured another text of scenario bisect"},
 	} {
-		if err := baselineCanDecide(tc.base, s, 0.05); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := compare.BaselineCanDecide(tc.base, s, 0.05); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -207,64 +205,5 @@ func TestBisectUsageAborts(t *testing.T) {
 		if code != want || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, want, tc.want, stderr)
 		}
-	}
-}
-
-// TestVMBisect: git bisect run, with the README's recipe as written, finds the first bad
-// commit of a small repository whose commits stand in for kernel builds: each one's build.sh
-// points ./modules at Debian's 6.12 module tree or at the same tree with a veth of
-// tso_max_size 8192, and one in the good part does not build (skipped: `|| exit 125`; with
-// `&&` git would take its exit 1 for bad). Each step measures the kernel in a guest against
-// the known-good result and stops at the first look that decides.
-func TestVMBisect(t *testing.T) {
-	image, stock, slow := builtKernels(t, "testdata/veth-tso-8192.patch")
-	guestTest(t)
-	testenv.RequireTool(t, "git")
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.json")
-	// Exit 0, or 1 where its state small differs from default: neither judges a commit.
-	if stdout, stderr, code := runBinary(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 && code != 1 {
-		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	repo := filepath.Join(dir, "linux")
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	os.MkdirAll(repo, 0o755)
-	git("init", "-q")
-	var commits []string
-	for i, tree := range []string{stock, stock, stock, "", stock, slow, slow} {
-		build := fmt.Sprintf("#!/bin/sh\n# build %d\nln -sfn %s modules\n", i+1, tree)
-		if tree == "" {
-			build = "#!/bin/sh\necho 'error: this commit does not build' >&2\nexit 2\n"
-		}
-		os.WriteFile(filepath.Join(repo, "build.sh"), []byte(build), 0o755)
-		git("add", "build.sh")
-		git("commit", "-q", "-m", fmt.Sprintf("step %d", i+1))
-		commits = append(commits, git("rev-parse", "HEAD"))
-	}
-	scenario, _ := filepath.Abs(bisectScenario)
-	step := fmt.Sprintf("./build.sh || exit 125; %s run %s --kernel %s --modules ./modules --vm-accel tcg --baseline %s --bisect --no-history --out %s/step.json",
-		binary, scenario, image, good, dir)
-	git("bisect", "start", commits[6], commits[0])
-	cmd := exec.Command("git", "bisect", "run", "sh", "-c", step)
-	cmd.Dir = repo
-	out, _ := cmd.CombinedOutput()
-	git("bisect", "reset")
-	if !strings.Contains(string(out), commits[5]+" is the first bad commit") || !strings.Contains(string(out), "error: this commit does not build") {
-		t.Fatalf("git bisect run did not skip step 4 and find step 6 (%s):\n%s", commits[5], out)
-	}
-	t.Logf("git bisect run:\n%s", out)
-	if !strings.Contains(string(out), "bisect: bad:") || !strings.Contains(string(out), "bisect: good: no gated regression") ||
-		!strings.Contains(string(out), "every gated comparison decided at look 1") {
-		t.Errorf("the steps do not say why, or did not stop at the first look:\n%s", out)
 	}
 }

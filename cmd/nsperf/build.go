@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/nsperf/nsperf/kbuild"
 	"io"
 	"os/signal"
-	"strings"
 	"syscall"
+
+	"github.com/nsperf/nsperf/kbuild"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -34,63 +34,10 @@ func (f *patchFlags) add(fs *pflag.FlagSet, forRun bool) {
 	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end in the source (patch -F N); how each hunk applied is recorded")
 }
 
-// build builds (or takes from the cache) the base and the patched kernel.
-// The minimal config of a whole kernel serves ss (none: every shipped scenario).
-func (f *patchFlags) build(ctx context.Context, progress io.Writer, ss []*scenarios.Scenario) (*kbuild.Manifest, error) {
-	if f.fuzz < 0 {
-		return nil, usageError{fmt.Errorf("--fuzz %d: want 0 or more context lines", f.fuzz)}
-	}
-	m, err := kbuild.Build(ctx, kbuild.BuildRequest{Patches: f.patches, Source: f.source, Config: f.config, Scenarios: ss, Fuzz: f.fuzz, Progress: progress})
-	if err != nil {
-		return nil, err
-	}
-	how := fmt.Sprintf("built in %.0f s and %.0f s", m.Kernels[0].BuildSeconds, m.Kernels[1].BuildSeconds)
-	if m.Cached {
-		how = "cached"
-	}
-	what := "modules " + moduleList(m)
-	if m.Mode == kbuild.ModeWhole {
-		what = "whole kernels " + m.Release + ", config " + m.Config
-	}
-	fmt.Fprintf(progress, "build: %s (%s): base and patched, %s, from %s\n", how, m.Key, what, m.Source)
-	for _, p := range m.Patches {
-		fmt.Fprintf(progress, "build: %s (sha256 %.12s): %s\n", orNone(p.Subject), p.SHA256, joinOr(p.Applied, "no hunk"))
-	}
-	if hints := scenarioHints(m.Touched); len(hints) > 0 {
-		fmt.Fprintln(progress, "build: shipped scenarios whose traffic runs through the touched files: "+strings.Join(hints, ", "))
-	}
-	return m, nil
-}
-
-// scenarioHints are the shipped scenarios whose traffic runs through a touched file, each
-// with the paths it does (what the link kinds declare, scenarios.KernelSources).
-func scenarioHints(touched []string) []string {
-	shipped, err := scenarios.Shipped()
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, s := range shipped {
-		if paths := scenarios.Exercises(s, touched); len(paths) > 0 {
-			out = append(out, fmt.Sprintf("%s (%s)", s.Name, strings.Join(paths, " ")))
-		}
-	}
-	return out
-}
-
-func moduleList(m *kbuild.Manifest) string {
-	var names []string
-	for _, mod := range m.Modules {
-		names = append(names, mod.Name+".ko")
-	}
-	return joinOr(names, "none")
-}
-
-func joinOr(xs []string, none string) string {
-	if len(xs) == 0 {
-		return none
-	}
-	return strings.Join(xs, ", ")
+// request is the build these flags ask for; the minimal config of a whole kernel serves ss
+// (none: every shipped scenario).
+func (f *patchFlags) request(ss []*scenarios.Scenario, progress io.Writer) kbuild.BuildRequest {
+	return kbuild.BuildRequest{Patches: f.patches, Source: f.source, Config: f.config, Scenarios: ss, Fuzz: f.fuzz, Progress: progress}
 }
 
 // buildCmd builds a patch series' base and patched kernels and prints them as --kernel and
@@ -116,10 +63,11 @@ func buildCmd() *cobra.Command {
 				}
 				ss = append(ss, s)
 			}
-			m, err := f.build(ctx, c.ErrOrStderr(), ss)
+			m, err := kbuild.Build(ctx, f.request(ss, c.ErrOrStderr()))
 			if err != nil {
 				return err
 			}
+			m.Describe(c.ErrOrStderr())
 			for _, k := range m.Kernels {
 				if k.Modules == "" {
 					fmt.Fprintf(c.OutOrStdout(), "%s: --kernel %s\n", k.Label, k.Image)

@@ -99,13 +99,7 @@ func loadSides(c *cobra.Command, args []string, db string) (sides []compare.Side
 		if err != nil {
 			return nil, closeDB, err
 		}
-		if len(r.Kernels) == 0 {
-			sides = append(sides, compare.Side{Source: source, Result: r})
-			continue
-		}
-		for i, k := range r.PerKernel() {
-			sides = append(sides, compare.Side{Source: fmt.Sprintf("%s, kernel %c", source, 'A'+i), Result: k})
-		}
+		sides = append(sides, compare.SidesOf(r, source)...)
 	}
 	return sides, closeDB, nil
 }

@@ -76,7 +76,7 @@ func TestCompareRealRuns(t *testing.T) {
 	// pair is measured only if the first is; a sound method is significant twice in a row
 	// with probability alpha² (0.25%).
 	// Only throughput is compared: each further metric would be one more chance of a false
-	// verdict (see README, Method).
+	// verdict (see docs/method.md).
 	var aa string
 	for try := 0; try < 2; try++ {
 		again := measure(t, dir, "again", cappedScenario("2gbit", ""))
@@ -225,7 +225,7 @@ func TestAnalyzeRealRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &series); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	// The change point lies at the first capped run, within the ± 1 run the README states
+	// The change point lies at the first capped run, within the ± 1 run docs/history-and-ci.md states
 	// for change points: on a shared machine an uncapped run can fall far enough to look
 	// like the capped ones.
 	at := -1

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/clitest"
+
 	"github.com/rhysd/actionlint"
 	"gopkg.in/yaml.v3"
 
@@ -261,13 +263,13 @@ func TestFleetRecipe(t *testing.T) {
 		script, _ := filepath.Abs(filepath.Join(examples, "fleet.sh"))
 		cmd := exec.Command("sh", script)
 		cmd.Dir = t.TempDir()
-		cmd.Env = append(os.Environ(), "NSPERF="+binary, "NSPERF_DB="+dsn, "SCENARIOS=veth-bigtcp", "RUN_FLAGS=--runs 2 --duration 1s --omit 0s")
+		cmd.Env = append(os.Environ(), "NSPERF="+clitest.Binary, "NSPERF_DB="+dsn, "SCENARIOS=veth-bigtcp", "RUN_FLAGS=--runs 2 --duration 1s --omit 0s")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("fleet.sh, run %d: %v\n%s", i+1, err, out)
 		}
 	}
 	host, _ := os.Hostname()
-	out, stderr, code := runBinary(t, "history", "list", "--db", dsn)
+	out, stderr, code := clitest.Run(t, "history", "list", "--db", dsn)
 	if code != 0 || strings.Count(out, host+"/") != 2 {
 		t.Errorf("history list: exit %d, want the two runs labelled %s/RELEASE\n%s\n%s", code, host, out, stderr)
 	}

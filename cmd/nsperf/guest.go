@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/kernels"
 )
 
@@ -33,22 +33,13 @@ func guestCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := req.Run.Overrides.Apply(s); err != nil {
-				return usageError{err}
+			p, err := req.Plan(s, host.Machine{})
+			if err != nil {
+				return err
 			}
-			rf := &runFlags{inGuest: true, noHistory: true, gateDir: req.GateDir, format: render.Names(render.Result)[0], table: results.DefaultTableOptions, ov: req.Run.Overrides}
-			rf.opt = runner.Options{Out: req.Out, Label: req.Label, Policy: req.Run.Policy, MinChange: req.Run.MinChange,
-				StatesOptional: req.StatesOptional, VirtualTime: req.VirtualTime}
-			rf.opt.Idle.Limit = req.Run.IdleLimit
-			if req.VirtualTime {
-				rf.opt.Idle.Limit = -1 // work on the host cannot reach a figure in virtual time
-			}
-			if req.Baseline != "" {
-				if err := rf.lookAgainstBaseline(s, req.Baseline); err != nil {
-					return err
-				}
-			}
-			return rf.execute(c, req.Scenario, s)
+			rf := &runFlags{inGuest: true, noHistory: true, gateDir: req.GateDir, format: render.Names(render.Result)[0], table: results.DefaultTableOptions}
+			_, err = rf.execute(c.OutOrStdout(), c.ErrOrStderr(), p)
+			return err
 		},
 	}
 }

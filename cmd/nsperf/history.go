@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -82,7 +83,7 @@ func historyListCmd(db *historyDB) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if since != "" {
-				t, err := parseSince(since)
+				t, err := history.ParseSince(since)
 				if err != nil {
 					return usageError{err}
 				}
@@ -275,18 +276,9 @@ func historyExportCmd(db *historyDB) *cobra.Command {
 	return exportCmd
 }
 
-func parseSince(s string) (time.Time, error) {
-	for _, layout := range []string{"2006-01-02", time.RFC3339} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("--since %q: want a date (2026-11-30) or RFC 3339 time", s)
-}
-
 // recordRun adds a finished run's result to the history. The result file is written first
 // and stays the source of truth: a database problem is a warning with the way to catch up.
-func recordRun(ctx context.Context, c *cobra.Command, db string, r *results.Result, file string) {
+func recordRun(ctx context.Context, stderr io.Writer, db string, r *results.Result, file string) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	name := history.Resolve(db)
@@ -301,8 +293,8 @@ func recordRun(ctx context.Context, c *cobra.Command, db string, r *results.Resu
 		if file == "" {
 			hint = "save the result with --out FILE and run nsperf history import FILE"
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "warning: the result is not in the history: %v (the result file is complete; to add it later: %s)\n", err, hint)
+		fmt.Fprintf(stderr, "warning: the result is not in the history: %v (the result file is complete; to add it later: %s)\n", err, hint)
 		return
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "history: %s\n", name)
+	fmt.Fprintf(stderr, "history: %s\n", name)
 }

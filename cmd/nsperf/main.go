@@ -7,11 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nsperf/nsperf/internal/inputerr"
 	"io"
 	"os"
-	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/exitcode"
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/machine/host"
 
 	"github.com/spf13/cobra"
 
@@ -24,15 +26,15 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-// Exit codes, as the README lists them under nsperf run.
+// Exit codes (package exitcode).
 const (
-	exitOK          = 0
-	exitExpectation = 1 // an expectation failed or a gated significant regression
-	exitUsage       = 2 // usage or invalid scenario
-	exitInfra       = 3 // a tool failed, the kernel refused
-	exitSkipped     = 4 // a capability the scenario needs is missing
-	exitUndecided   = 5 // reproduce: a claim that can be reproduced here was not decided
-	exitInterrupted = 130
+	exitOK          = exitcode.OK
+	exitExpectation = exitcode.Expectation
+	exitUsage       = exitcode.Usage
+	exitInfra       = exitcode.Infra
+	exitSkipped     = exitcode.Skipped
+	exitUndecided   = exitcode.Undecided
+	exitInterrupted = exitcode.Interrupted
 )
 
 // expectationError carries why a result fails CI (exit 1).
@@ -115,54 +117,9 @@ func exitCode(err error) int {
 	return exitInfra
 }
 
-var errNotRoot = capability.Missing("needs root: network namespaces and devices can only be created by root (try sudo)")
-
-// missingCapabilities: root in a restricted container lacks what namespaces need (exit 4).
-type missingCapabilities []string
-
-// Is makes missingCapabilities a capability.ErrMissing.
-func (m missingCapabilities) Is(target error) bool { return target == capability.ErrMissing }
-
-func (m missingCapabilities) Error() string {
-	return fmt.Sprintf("needs the capabilities %s, which this process lacks (a restricted container?): run as root with CAP_NET_ADMIN and CAP_SYS_ADMIN", strings.Join(m, " and "))
-}
-
-// neededCapabilities are what creating namespaces and devices takes: CAP_NET_ADMIN for
-// devices and addresses, CAP_SYS_ADMIN for setns and the namespace mounts.
-var neededCapabilities = []struct {
-	name string
-	bit  uint
-}{{"CAP_NET_ADMIN", 12}, {"CAP_SYS_ADMIN", 21}}
-
-func requireRoot() error {
-	if os.Geteuid() != 0 {
-		return errNotRoot
-	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return nil // cannot tell: let the kernel say
-	}
-	var missing missingCapabilities
-	for _, line := range strings.Split(string(status), "\n") {
-		hex, ok := strings.CutPrefix(line, "CapEff:")
-		if !ok {
-			continue
-		}
-		eff, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
-		if err != nil {
-			return nil
-		}
-		for _, c := range neededCapabilities {
-			if eff&(1<<c.bit) == 0 {
-				missing = append(missing, c.name)
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return missing
-	}
-	return nil
-}
+// requireRoot refuses to build anything without root and the capabilities namespaces take
+// (host.CheckPrivileges, exit 4).
+func requireRoot() error { return host.CheckPrivileges() }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -176,7 +133,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd(), buildCmd(), claimsCmd(), reproduceCmd())
+	root.AddCommand(listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd(), buildCmd(), claimsCmd(), reproduceCmd(), docsCmd())
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			continue

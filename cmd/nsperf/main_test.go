@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/machine/host"
+
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
@@ -27,24 +30,7 @@ import (
 )
 
 // binary is nsperf built once for the tests that need a process of their own (signals, kill).
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nsperf-cmd-test")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "nsperf")
-	// Runs record their results in a history: the tests' own, never the user's.
-	os.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build nsperf: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func nsperf(args ...string) (stdout, stderr string, code int) {
 	var o, e bytes.Buffer
@@ -62,10 +48,10 @@ func TestExitCodes(t *testing.T) {
 		{usageError{errors.New("x")}, exitUsage},
 		{&capability.Error{Reasons: []string{"gso_max_size 185000 > tso_max_size 65536 of client/eth0"}}, exitSkipped},
 		{fmt.Errorf("state on: %w", &capability.Error{}), exitSkipped},
-		{errNotRoot, exitSkipped},
+		{host.ErrNotRoot, exitSkipped},
 		// Every "this machine cannot do it" error is capability.ErrMissing, however deep.
-		{fmt.Errorf("run: %w", errNotRoot), exitSkipped},
-		{fmt.Errorf("run: %w", missingCapabilities{"CAP_NET_ADMIN"}), exitSkipped},
+		{fmt.Errorf("run: %w", host.ErrNotRoot), exitSkipped},
+		{fmt.Errorf("run: %w", host.MissingCapabilities{"CAP_NET_ADMIN"}), exitSkipped},
 		{fmt.Errorf("vm A: %w", &vm.MissingModulesError{Dir: "/m", Modules: []string{"veth"}}), exitSkipped},
 		{fmt.Errorf("vm A: %w", &vm.MissingConfigError{Config: ".config", Missing: []vm.Option{{Name: "VXLAN", Why: "vxlan"}}}), exitSkipped},
 		{fmt.Errorf("guest: %w", capability.Missing("iperf3 is not installed")), exitSkipped},
@@ -193,7 +179,7 @@ func TestInterrupt(t *testing.T) {
 			before := testenv.Take(runstate.Dir)
 			defer testenv.CheckClean(t, before, runstate.Dir)
 			out := filepath.Join(t.TempDir(), "r.json")
-			cmd := exec.Command(binary, "run", tc.scenario, "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+			cmd := exec.Command(clitest.Binary, "run", tc.scenario, "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -269,7 +255,7 @@ func TestCleanupAfterKill(t *testing.T) {
 	before := testenv.Take(runstate.Dir)
 	defer testenv.CheckClean(t, before, runstate.Dir)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--out", out)
+	cmd := exec.Command(clitest.Binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--out", out)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +350,7 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	before := testenv.Take(runstate.Dir)
 	defer testenv.CheckClean(t, before, runstate.Dir)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(binary, "run", "../../topo/testdata/ovs.yaml", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+	cmd := exec.Command(clitest.Binary, "run", "../../topo/testdata/ovs.yaml", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

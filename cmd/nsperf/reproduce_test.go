@@ -6,20 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/clitest"
+
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
-
-// TestReproduceNotHere: the 4.9-stable patch names a file 6.12 no longer has: reproduce exits
-// 4, says why, and names the shipped scenario that models the claim's effect.
-func TestReproduceNotHere(t *testing.T) {
-	testenv.RequireRoot(t)
-	_, stderr, code := runBinary(t, "reproduce", seedDir+"vxlan-lowerdev-4.9-stable.mbox", "--out", filepath.Join(t.TempDir(), "r.json"), "--", "--no-history")
-	if code != exitSkipped || !strings.Contains(stderr, "drivers/net/vxlan.c: the source has no such file") || !strings.Contains(stderr, "nsperf run vxlan-lowerdev") {
-		t.Errorf("exit %d, want %d\n%s", code, exitSkipped, stderr)
-	}
-}
 
 // TestReproduceNoNumbers: a message without numbers has nothing to reproduce (exit 4).
 func TestReproduceNoNumbers(t *testing.T) {
@@ -27,7 +19,7 @@ func TestReproduceNoNumbers(t *testing.T) {
 	if err := os.WriteFile(path, []byte("net: faster\n\nThis lowers latencies and increases the transaction rate.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := runBinary(t, "reproduce", path); code != exitSkipped || !strings.Contains(stderr, "makes no claim with numbers") {
+	if _, stderr, code := clitest.Run(t, "reproduce", path); code != exitSkipped || !strings.Contains(stderr, "makes no claim with numbers") {
 		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }
@@ -42,7 +34,7 @@ func TestReproduceMerge(t *testing.T) {
 	before := testenv.Take(runstate.Dir)
 	t.Cleanup(func() { testenv.CheckClean(t, before, runstate.Dir) })
 	out := filepath.Join(t.TempDir(), "r.json")
-	stdout, stderr, code := runBinary(t, "reproduce", seedDir+"big-tcp-merge.txt", "--runs", "3", "--duration", "1s", "--out", out, "--", "--db", filepath.Join(t.TempDir(), "h.db"))
+	stdout, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"big-tcp-merge.txt", "--runs", "3", "--duration", "1s", "--out", out, "--", "--db", filepath.Join(t.TempDir(), "h.db"))
 	if code != exitOK && code != exitExpectation && code != exitUndecided {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -73,11 +65,11 @@ func TestReproduceMerge(t *testing.T) {
 // and runs nothing; a second call does not overwrite it.
 func TestReproduceWriteScenario(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "merge.yaml")
-	_, stderr, code := runBinary(t, "reproduce", seedDir+"big-tcp-merge.txt", "--write-scenario", out)
-	if code != 0 || !strings.Contains(stderr, "nsperf reproduce "+seedDir+"big-tcp-merge.txt --scenario "+out) {
+	_, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"big-tcp-merge.txt", "--write-scenario", out)
+	if code != 0 || !strings.Contains(stderr, "nsperf reproduce "+clitest.Seeds+"big-tcp-merge.txt --scenario "+out) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if _, stderr, code := runBinary(t, "validate", out); code != 0 {
+	if _, stderr, code := clitest.Run(t, "validate", out); code != 0 {
 		t.Errorf("the draft does not validate: exit %d\n%s", code, stderr)
 	}
 	data, _ := os.ReadFile(out)
@@ -86,7 +78,30 @@ func TestReproduceWriteScenario(t *testing.T) {
 			t.Errorf("the draft lacks %q:\n%s", want, data)
 		}
 	}
-	if _, stderr, code := runBinary(t, "reproduce", seedDir+"big-tcp-merge.txt", "--write-scenario", out); code != exitUsage || !strings.Contains(stderr, "does not overwrite") {
+	if _, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"big-tcp-merge.txt", "--write-scenario", out); code != exitUsage || !strings.Contains(stderr, "does not overwrite") {
 		t.Errorf("a second draft over the first: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestReproduceRunFlags: run's flags after -- go through run's own parser; the flags
+// reproduce sets itself (--out, --patch, --runs ...) are refused there, and so is anything
+// that is not a flag, before anything is measured or built.
+func TestReproduceRunFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", "a.json", "--", "--out", "b.json"}, "--out after --: reproduce sets it itself"},
+		{[]string{"--", "--patch", "x.patch"}, "--patch after --: reproduce sets it itself"},
+		{[]string{"--", "--runs", "3"}, "--runs after --: reproduce sets it itself"},
+		{[]string{"--", "--no-such-flag"}, "run's flags after --: unknown flag: --no-such-flag"},
+		{[]string{"--", "--no-history", "extra"}, `after -- come run's flags only, not ["extra"]`},
+		{[]string{"--format", "yaml"}, `"yaml": want table or json`},
+	} {
+		args := append([]string{"reproduce", clitest.Seeds + "ovs-internal-port-tso-v2.mbox"}, tc.args...)
+		_, stderr, code := clitest.Run(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "build:") {
+			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
 	}
 }

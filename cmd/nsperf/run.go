@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/nsperf/nsperf/runner/kernels"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -37,7 +39,6 @@ type runFlags struct {
 	bisect             bool
 	gateDir            string // in a guest of an A/B run: where it waits for its turn (GuestRequest)
 	patch              patchFlags
-	builds             []*results.KernelBuild // run --patch: how each kernel was built
 }
 
 func runCmd() *cobra.Command {
@@ -50,91 +51,51 @@ func runCmd() *cobra.Command {
 			if rf.bisect {
 				return rf.runBisect(c, args[0])
 			}
-			if err := rf.usePatchBuild(c, args[0]); err != nil {
-				return err
-			}
-			s, err := rf.scenario(c, args[0])
+			p, err := rf.plan(c.Flags(), c.ErrOrStderr(), args[0])
 			if err != nil {
 				return err
 			}
-			return rf.execute(c, args[0], s)
+			_, err = rf.execute(c.OutOrStdout(), c.ErrOrStderr(), p)
+			return err
 		},
 	}
 	rf.add(c.Flags())
 	return c
 }
 
-// usePatchBuild builds the base and the patched kernel of --patch (or takes them from the
-// cache) and makes the run their A/B, labelled base and patched. The scenario is checked
-// first: a build may take minutes.
-func (rf *runFlags) usePatchBuild(c *cobra.Command, arg string) error {
-	flags := c.Flags()
-	if len(rf.patch.patches) == 0 {
-		if flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config") {
-			return usageError{errors.New("--source, --config and --fuzz say how to build --patch: give --patch too")}
-		}
-		return nil
-	}
-	if len(rf.vf.kernels) > 0 || len(rf.vf.modules) > 0 {
-		return usageError{errors.New("--patch builds the two kernels itself: give it without --kernel and --modules")}
-	}
-	if len(rf.labels) != 0 && len(rf.labels) != 2 {
-		return usageError{errors.New("--label with --patch: give two, for the base and the patched kernel (default: base, patched)")}
-	}
-	s, err := loadGuestScenario(arg, rf.vf.cpus)
-	if err != nil {
-		return err
-	}
+// execute carries the plan out, writes what the run produced (the table on stdout) and
+// returns the result and the error that decides the exit status: the run's, else a failed
+// expectation.
+func (rf *runFlags) execute(stdout, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	if err := requireRoot(); err != nil {
-		return err
+		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	// A whole kernel built small needs only what this scenario needs.
-	m, err := rf.patch.build(ctx, c.ErrOrStderr(), []*scenarios.Scenario{s})
-	if err != nil {
-		return err
-	}
-	for i, k := range m.Kernels {
-		rf.vf.kernels = append(rf.vf.kernels, k.Image)
-		rf.vf.modules = append(rf.vf.modules, k.Modules)
-		rf.builds = append(rf.builds, m.Provenance(i))
-	}
-	if len(rf.labels) == 0 {
-		rf.labels = []string{m.Kernels[0].Label, m.Kernels[1].Label}
-	}
-	return nil
-}
-
-// execute measures the loaded scenario, here or in guests, writes what the run produced and
-// returns the error that decides the exit status: the run's, else a failed expectation.
-func (rf *runFlags) execute(c *cobra.Command, arg string, s *scenarios.Scenario) error {
-	if err := requireRoot(); err != nil {
-		return err
-	}
-	if rf.opt.VirtualTime {
+	if p.Run.VirtualTime {
 		defer waitlimit.OnVirtualClock()()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	r, err := rf.measure(ctx, c, arg, s)
+	r, err := rf.measure(ctx, stderr, p)
 	if r != nil {
-		err = errors.Join(err, rf.emit(c, s, r, err))
+		err = errors.Join(err, rf.emit(stdout, stderr, p, r, err))
 	}
-	if errors.Is(err, context.Canceled) && len(rf.vf.kernels) == 0 {
-		return fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
+	if errors.Is(err, context.Canceled) && !inGuests(p) {
+		return r, fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
 	}
 	if r == nil {
-		return err
+		return nil, err
 	}
 	for _, n := range r.Notes() {
-		fmt.Fprintln(c.ErrOrStderr(), "note: "+n)
+		fmt.Fprintln(stderr, "note: "+n)
 	}
 	if failures := r.Failures(); err == nil && len(failures) > 0 {
-		return expectationError{failures}
+		return r, expectationError{failures}
 	}
-	return err
+	return r, err
 }
+
+// inGuests reports whether the plan measures in guests (kernels under test, or a patch's).
+func inGuests(p kernels.Plan) bool { return len(p.Kernels.Kernels) > 0 || p.Patch != nil }
 
 func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&rf.runs, "runs", "", "runs per state and workload, or auto: rounds until every gated comparison is decided (default: the scenario's)")
@@ -162,14 +123,50 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.DurationVar(&rf.idleWait, "idle-wait", runner.DefaultIdleLimit, "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait")
 }
 
-// scenario loads the scenario with the command line's changes, and checks every flag and
-// output path before anything is built: a run of minutes must not end in a result it cannot
-// write.
-func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario, error) {
-	vf, flags := rf.vf, c.Flags()
+// plan turns the flags into the run's plan: the scenario loaded once (for a guest when the
+// run is on kernels under test or a patch's) with the command line's changes, every flag and
+// output path checked before anything is built: a run of minutes must not end in a result it
+// cannot write.
+func (rf *runFlags) plan(flags *pflag.FlagSet, stderr io.Writer, arg string) (kernels.Plan, error) {
+	vf := rf.vf
+	guests := len(vf.kernels) > 0 || len(rf.patch.patches) > 0
+	if len(rf.patch.patches) == 0 && (flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config")) {
+		return kernels.Plan{}, usageError{errors.New("--source, --config and --fuzz say how to build --patch: give --patch too")}
+	}
+	if len(vf.kernels) > 2 {
+		return kernels.Plan{}, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
+	}
+	for _, refused := range []string{"keep", "ovsdb"} {
+		if guests && flags.Changed(refused) {
+			return kernels.Plan{}, usageError{fmt.Errorf("--%s cannot be used with --kernel or --patch: the guest is private to the run", refused)}
+		}
+	}
+	s, err := rf.scenario(flags, arg, guests)
+	if err != nil {
+		return kernels.Plan{}, err
+	}
+	rf.opt.Machine = host.Machine{}
+	p := kernels.Plan{Scenario: s, ScenarioArg: arg, Overrides: rf.ov, Run: rf.opt, Deadline: vf.deadline, Baseline: vf.baseline,
+		Kernels: kernels.Request{Kernels: vf.kernels, Modules: vf.modules, Labels: rf.labels}}
+	if len(rf.patch.patches) > 0 {
+		req := rf.patch.request(nil, stderr)
+		p.Patch = &req
+	}
+	if guests {
+		if p.VM, err = vf.options(stderr, nil, vf.cpus); err != nil {
+			return kernels.Plan{}, err
+		}
+	}
+	return p, nil
+}
+
+// scenario loads the scenario with the command line's changes (for a guest's vCPUs where
+// guests), and checks the flags that change it.
+func (rf *runFlags) scenario(flags *pflag.FlagSet, arg string, guests bool) (*scenarios.Scenario, error) {
+	vf := rf.vf
 	var s *scenarios.Scenario
 	var err error
-	if len(vf.kernels) > 0 {
+	if guests {
 		s, err = loadGuestScenario(arg, vf.cpus)
 	} else {
 		s, err = loadScenario(arg)
@@ -185,11 +182,11 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 	switch {
 	case rf.vf.baseline != "" && !rf.bisect:
 		return nil, usageError{errors.New("--baseline is the known-good result of a --bisect step: give --bisect too (to compare stored results: nsperf compare)")}
-	case len(vf.kernels) == 0 && len(rf.labels) > 1:
+	case len(vf.kernels) == 0 && len(rf.patch.patches) == 0 && len(rf.labels) > 1:
 		return nil, usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
-	case len(vf.kernels) == 0 && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-clock") || flags.Changed("vm-pin") || flags.Changed("vm-deadline")):
+	case !guests && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-clock") || flags.Changed("vm-pin") || flags.Changed("vm-deadline")):
 		return nil, usageError{errors.New("--modules and --vm-* need --kernel: they describe the guest")}
-	case len(rf.labels) == 1 && len(vf.kernels) < 2:
+	case len(rf.labels) == 1 && len(vf.kernels) < 2 && len(rf.patch.patches) == 0:
 		rf.opt.Label = rf.labels[0]
 	}
 	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
@@ -198,14 +195,8 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 	if vf.deadline < 0 {
 		return nil, usageError{fmt.Errorf("--vm-deadline %s: want a positive duration (0: from the schedule)", vf.deadline)}
 	}
-	switch n, perr := strconv.Atoi(rf.runs); {
-	case rf.runs == "":
-	case rf.runs == "auto":
-		rf.ov.Auto = true
-	case perr != nil:
-		return nil, usageError{fmt.Errorf("--runs %q: want a number of runs or auto", rf.runs)}
-	default:
-		rf.ov.Runs = n
+	if err := rf.ov.SetRuns(rf.runs); err != nil {
+		return nil, usageError{err}
 	}
 	if !flags.Changed("omit") {
 		rf.ov.Omit = -1 // the scenario's
@@ -237,56 +228,54 @@ func (rf *runFlags) scenario(c *cobra.Command, arg string) (*scenarios.Scenario,
 	return s, nil
 }
 
-// measure runs the scenario here, or in guests on the kernels under test.
-func (rf *runFlags) measure(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario) (*results.Result, error) {
-	rf.opt.Progress = c.ErrOrStderr()
+// measure says what the run will do and carries the plan out.
+func (rf *runFlags) measure(ctx context.Context, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
+	s := p.Scenario
+	p.Run.Progress = stderr
 	if !rf.inGuest {
-		fmt.Fprintf(c.ErrOrStderr(), "%s: %d runs (%d per state and workload), about %s of measuring\n",
+		fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), about %s of measuring\n",
 			s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
 		if why := s.Undecidable(); why != "" {
-			fmt.Fprintln(c.ErrOrStderr(), "warning: "+why)
+			fmt.Fprintln(stderr, "warning: "+why)
 		}
 	}
 	if rf.gateDir != "" {
-		rf.opt.BeforeRound = vm.GuestGate(ctx, rf.gateDir)
+		p.Run.BeforeRound = vm.GuestGate(ctx, rf.gateDir)
 	}
-	rf.opt.Machine = host.Machine{}
-	if len(rf.vf.kernels) > 0 {
-		return runInVM(ctx, c, arg, s, rf)
-	}
-	return runner.Run(ctx, s, rf.opt)
+	return kernels.Execute(ctx, p)
 }
 
 // emit writes what a run produced: JUnit, the table (and with --out -, the result JSON on
 // stdout), where the result is, and the history entry of a complete run. runErr is the run's
 // own error, which decides what is said about the result file.
-func (rf *runFlags) emit(c *cobra.Command, s *scenarios.Scenario, r *results.Result, runErr error) error {
+func (rf *runFlags) emit(stdout, stderr io.Writer, p kernels.Plan, r *results.Result, runErr error) error {
+	s := p.Scenario
 	var errs []error
 	if rf.junit != "" {
 		errs = append(errs, writeJUnit(rf.junit, r))
 	}
-	table := c.OutOrStdout()
+	table := stdout
 	if rf.opt.Out == "-" { // the result JSON goes to stdout, the table to stderr
-		table = c.ErrOrStderr()
-		errs = append(errs, results.Encode(c.OutOrStdout(), r))
+		table = stderr
+		errs = append(errs, results.Encode(stdout, r))
 	}
 	errs = append(errs, render.WriteResult(table, r, rf.format, rf.table))
 	stored := ""
 	switch {
 	case rf.inGuest: // the host says where it stores the result
 	case rf.opt.Out == "-":
-		fmt.Fprintf(c.ErrOrStderr(), "result: stdout (journal: %s)\n", runner.JournalPath(rf.opt, s, r.RunID))
+		fmt.Fprintf(stderr, "result: stdout (journal: %s)\n", runner.JournalPath(rf.opt, s, r.RunID))
 	case errors.Is(runErr, runner.ErrNotStored):
-	case len(rf.vf.kernels) > 0:
+	case inGuests(p):
 		stored = runner.OutPath(rf.opt, s, r.RunID)
-		fmt.Fprintf(c.ErrOrStderr(), "result: %s\n", stored)
+		fmt.Fprintf(stderr, "result: %s\n", stored)
 	default:
 		stored = runner.OutPath(rf.opt, s, r.RunID)
-		fmt.Fprintf(c.ErrOrStderr(), "result: %s (journal: %s)\n", stored, runner.JournalPath(rf.opt, s, r.RunID))
+		fmt.Fprintf(stderr, "result: %s (journal: %s)\n", stored, runner.JournalPath(rf.opt, s, r.RunID))
 	}
 	// Only complete runs join the history, after their file is written.
 	if !rf.noHistory && r.Complete {
-		recordRun(context.Background(), c, rf.db, r, stored)
+		recordRun(context.Background(), stderr, rf.db, r, stored)
 	}
 	return errors.Join(errs...)
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/clitest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/testenv"
@@ -186,7 +188,7 @@ func TestOutStdout(t *testing.T) {
 func TestMissingCapabilities(t *testing.T) {
 	testenv.RootTest(t, runstate.Dir, "setpriv")
 	out, err := exec.Command("setpriv", "--bounding-set", "-net_admin,-sys_admin", "--inh-caps", "-net_admin,-sys_admin",
-		binary, "run", "veth-bigtcp", "--runs", "1", "--duration", "1s", "--out", filepath.Join(t.TempDir(), "r.json")).CombinedOutput()
+		clitest.Binary, "run", "veth-bigtcp", "--runs", "1", "--duration", "1s", "--out", filepath.Join(t.TempDir(), "r.json")).CombinedOutput()
 	var exit *exec.ExitError
 	if !errorsAs(err, &exit) || exit.ExitCode() != exitSkipped || !strings.Contains(string(out), "CAP_NET_ADMIN and CAP_SYS_ADMIN") {
 		t.Errorf("exit %v, want 4 naming the capabilities:\n%s", err, out)
@@ -208,7 +210,7 @@ func TestFileInputsBounded(t *testing.T) {
 	if err := os.Truncate(must(os.Create(big)), 33<<20); err != nil {
 		t.Fatal(err)
 	}
-	mbox := seedDir + "ovs-internal-port-tso-v2.mbox"
+	mbox := clitest.Seeds + "ovs-internal-port-tso-v2.mbox"
 	env := []string{"NSPERF_KERNEL_CACHE=" + filepath.Join(dir, "cache")}
 	for _, tc := range []struct {
 		args []string
@@ -223,7 +225,7 @@ func TestFileInputsBounded(t *testing.T) {
 		{[]string{"reproduce", big}, "file too large"},
 		{[]string{"run", "veth-bigtcp", "--patch", "/dev/zero"}, "/dev/zero: not a regular file"},
 	} {
-		_, stderr, code := runBinaryEnv(t, env, tc.args...)
+		_, stderr, code := clitest.RunEnv(t, env, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, exitUsage, tc.want, stderr)
 		}

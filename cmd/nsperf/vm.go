@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +14,7 @@ import (
 
 	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/render"
-	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/kernels"
-	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -57,7 +55,7 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 }
 
 // session is what both run and probe pass to vm.Boot.
-func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Options, error) {
+func (f *vmFlags) options(stderr io.Writer, ks []vm.Kernel, cpus int) (vm.Options, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return vm.Options{}, fmt.Errorf("the nsperf binary to run in the guest: %w", err)
@@ -69,7 +67,7 @@ func (f *vmFlags) options(c *cobra.Command, ks []vm.Kernel, cpus int) (vm.Option
 	if err != nil {
 		return vm.Options{}, usageError{err}
 	}
-	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: c.ErrOrStderr(), Files: map[string]string{}, Hide: hide}, nil
+	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: stderr, Files: map[string]string{}, Hide: hide}, nil
 }
 
 // hidden are the paths the guest sees empty besides vm.Hidden: the history database's
@@ -90,85 +88,20 @@ func (f *vmFlags) hidden() ([]string, error) {
 	return hide, nil
 }
 
-// runInVM runs the scenario in a guest on each --kernel (kernels.Run): one kernel is a run
-// like any other, two an A/B run.
-func runInVM(ctx context.Context, c *cobra.Command, arg string, s *scenarios.Scenario, rf *runFlags) (*results.Result, error) {
-	vf := rf.vf
-	if len(vf.kernels) > 2 {
-		return nil, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
-	}
-	for _, refused := range []string{"keep", "ovsdb"} {
-		if c.Flags().Changed(refused) {
-			return nil, usageError{fmt.Errorf("--%s cannot be used with --kernel: the guest is private to the run", refused)}
-		}
-	}
-	ks, cleanup, err := kernels.Prepare(kernels.Request{Kernels: vf.kernels, Modules: vf.modules, Labels: rf.labels})
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	if err := kernels.CheckConfigs(vf.kernels, ks, s, c.ErrOrStderr()); err != nil {
-		return nil, err
-	}
-	cpus := vf.cpus
-	if cpus == 0 {
-		cpus = vm.PinnedCPUs(s)
-	}
-	o, err := vf.options(c, ks, cpus)
-	if err != nil {
-		return nil, err
-	}
-	o.Required, o.Optional = vm.Needs(s)
-	k := kernels.Options{VM: o, Scenario: arg, Deadline: vf.deadline, Baseline: vf.baseline, Builds: rf.builds,
-		Run: kernels.RunSettings{Overrides: rf.ov, Policy: rf.opt.Policy, MinChange: rf.opt.MinChange, IdleLimit: rf.opt.Idle.Limit}}
-	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
-		k.ScenarioFile = true
-	}
-	return kernels.Run(ctx, s, rf.opt, k)
-}
-
-// probeInVM probes the kernel of --kernel in a guest, with every module the probe looks at
-// loaded when --modules has it, and prints the guest's report.
+// probeInVM probes the kernel of --kernel in a guest (kernels.Probe) and prints the guest's
+// report, and for people how the guest ran.
 func probeInVM(ctx context.Context, c *cobra.Command, vf vmFlags, format string) error {
-	if len(vf.kernels) > 1 {
-		return usageError{errors.New("probe takes one --kernel")}
-	}
-	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
-		return usageError{err}
-	}
-	ks, cleanup, err := kernels.Prepare(kernels.Request{Kernels: vf.kernels, Modules: vf.modules})
+	o, err := vf.options(c.ErrOrStderr(), nil, vf.cpus)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	cpus := max(vf.cpus, 1)
-	o, err := vf.options(c, ks, cpus)
-	if err != nil {
-		return err
-	}
-	o.Optional = vm.ProbeNeeds
-	o = kernels.ProbeOptions(o, format)
-	session, err := vm.Boot(ctx, o)
-	if err != nil {
-		return err
-	}
-	defer session.Close()
-	out := session.Wait(ctx)[0]
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted; the guest was stopped and its files removed: %w", ctx.Err())
-	}
+	out, err := kernels.Probe(ctx, kernels.Request{Kernels: vf.kernels, Modules: vf.modules}, o, format)
 	c.OutOrStdout().Write(out.Stdout)
-	if out.Err != nil {
-		return out.Err
-	}
-	if f, err := render.Lookup(format, render.Machine); err == nil && f.Readable { // a line for people, not for programs
+	if f, ferr := render.Lookup(format, render.Machine); out.Exited && ferr == nil && f.Readable { // a line for people, not for programs
 		fmt.Fprintf(c.OutOrStdout(), "probed in QEMU %s with %s, %d vCPU; kernel image %s (sha256 %.12s); modules loaded: %s\n",
 			out.Info.QEMU, strings.ToUpper(out.Info.Accel), out.Info.CPUs, out.Kernel.Image.Path, out.Kernel.Image.SHA256, orNone(strings.Join(out.Info.Loaded, " ")))
 	}
-	if out.ExitCode != 0 {
-		return kernels.ExitError{Code: out.ExitCode, Err: fmt.Errorf("nsperf probe in the guest exited %d", out.ExitCode)}
-	}
-	return nil
+	return err
 }
 
 func orNone(s string) string {

@@ -27,16 +27,16 @@ const module = "github.com/nsperf/nsperf/"
 // engine and the machine; the live topology, the guests, the history and the tools' drivers;
 // the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
-	{"internal/waitlimit"},
-	{"internal/capability", "internal/csvtext", "internal/inputerr", "kconfig", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"internal/waitlimit", "internal/inputerr", "internal/exitcode", "kconfig"},
+	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan", "internal/testenv"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "claims", "history/changepoint", "machine", "internal/fixture"},
-	{"topo", "vm", "history"}, // and every tool's driver, runner/TOOL (toolDrivers)
+	{"topo", "vm", "history", "reproduce"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	{"runner", "htmlreport", "machine/host", "kbuild"},
 	{"runner/kernels", "render"},
-	{"cmd/nsperf"},
+	{"cmd/nsperf", "internal/clitest", "cmd/nsperf/guesttest", "cmd/nsperf/buildtest"},
 }
 
 // toolDriversLayer is the layer of the tools' drivers: the live topology's.
@@ -178,7 +178,7 @@ func switchCalls(t *testing.T, path string) []string {
 // pure are the packages that must run without root and touch no kernel: parsing, validation,
 // planning, statistics, rendering, comparison, and the engine, which reaches the machine only
 // through the machine package's interfaces.
-var pure = []string{"knobs", "kconfig", "internal/inputerr", "patches", "claims", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
+var pure = []string{"reproduce", "knobs", "kconfig", "internal/inputerr", "patches", "claims", "scenarios", "results", "topo/plan", "compare", "history/changepoint", "machine", "runner", "runner/tool", "htmlreport", "render", "internal/mwu", "internal/csvtext", "internal/shellq", "internal/capability"}
 
 // privileged are what a pure package must not reach, even through another package: the
 // kernel's network interfaces, namespace switches, and nsperf's packages that hold them. And
@@ -212,12 +212,90 @@ func TestPurePackagesTouchNoKernel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	testOnly := []string{"internal/testenv", "internal/golden", "internal/fixture", "internal/clitest"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
-		for _, testOnly := range []string{"internal/testenv", "internal/golden", "internal/fixture"} {
-			if len(fields) > 0 && slices.Contains(fields[1:], module+testOnly) {
+		if len(fields) == 0 || slices.Contains(testOnly, strings.TrimPrefix(fields[0], module)) {
+			continue // a test helper may build on another
+		}
+		for _, testOnly := range testOnly {
+			if slices.Contains(fields[1:], module+testOnly) {
 				t.Errorf("%s imports %s, which only tests may", fields[0], testOnly)
 			}
 		}
+	}
+}
+
+// TestNoCommandConstructsAnother: in cmd/nsperf a command's constructor (a function that
+// returns *cobra.Command) is called only as an argument of AddCommand, where the tree is
+// assembled, and only the process's entry point runs a command (Execute, SetArgs): a command
+// that needs another's work calls the code both share (kernels.Execute), never the other
+// command through an argv.
+func TestNoCommandConstructsAnother(t *testing.T) {
+	dir := filepath.Join("..", "..", "cmd", "nsperf")
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*ast.File{}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if files[name], err = parser.ParseFile(fset, name, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	constructors := map[string]bool{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.Results != nil && len(fd.Type.Results.List) == 1 {
+				if star, ok := fd.Type.Results.List[0].Type.(*ast.StarExpr); ok {
+					if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Command" {
+						constructors[fd.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	if len(constructors) < 10 {
+		t.Fatalf("found %d command constructors in %s: the test no longer sees them", len(constructors), dir)
+	}
+	for name, f := range files {
+		allowed := map[ast.Node]bool{} // the constructor calls that are AddCommand's arguments
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "AddCommand" {
+					for _, a := range call.Args {
+						allowed[a] = true
+					}
+				}
+			}
+			return true
+		})
+		var inFunc string
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.FuncDecl); ok {
+				inFunc = fd.Name.Name
+			}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			switch fun := call.Fun.(type) {
+			case *ast.Ident:
+				if constructors[fun.Name] && !allowed[call] && inFunc != "run" && inFunc != "main" {
+					t.Errorf("%s: %s calls the command constructor %s: call the code the commands share instead", fset.Position(call.Pos()), inFunc, fun.Name)
+				}
+			case *ast.SelectorExpr:
+				// cobra's Execute and ExecuteC take no argument (kernels.Execute takes a plan).
+				runs := (fun.Sel.Name == "Execute" || fun.Sel.Name == "ExecuteC") && len(call.Args) == 0 || fun.Sel.Name == "SetArgs"
+				if runs && inFunc != "run" && inFunc != "main" {
+					t.Errorf("%s: %s runs a command (%s): only the entry point does", filepath.Base(name), inFunc, fun.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }

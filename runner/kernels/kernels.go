@@ -52,7 +52,7 @@ var ErrDeadline = errors.New("the guests did not finish in time")
 // stopped: the schedule's measuring time (in the guest's seconds) times what a guest second
 // may cost here, plus five minutes for the topology, counters and teardown. A virtual second
 // of measuring took 1.6 wall seconds on an idle 2-CPU host and 4.5 with both CPUs busy
-// (README, Virtual time); 20 leaves room for a slower or busier host. A wall-clock guest second is a
+// (docs/kernels-and-patches.md, Virtual time); 20 leaves room for a slower or busier host. A wall-clock guest second is a
 // second, with TCG's setup around it: 4.
 func Deadline(s *scenarios.Scenario, kernels int, clock string) time.Duration {
 	per := 4
@@ -78,10 +78,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	if opt.Machine == nil {
 		return nil, errors.New("kernels: no machine to measure on (runner.Options.Machine)")
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
+	progress := progressOf(opt)
 	// Console logs of guests that left no result are named after the run's start.
 	noResultID := "vm-" + start.Format("20060102-150405")
 	o := k.guestOptions()
@@ -240,6 +237,9 @@ func store(s *scenarios.Scenario, opt runner.Options, rs []*results.Result, turn
 	} else {
 		r.RunID = id
 	}
+	if opt.Annotate != nil {
+		opt.Annotate(r)
+	}
 	if opt.Out != "-" {
 		if err := results.WriteFile(runner.OutPath(opt, s, r.RunID), r); err != nil {
 			return r, errors.Join(runner.ErrNotStored, err)
@@ -314,4 +314,12 @@ func keepConsole(progress io.Writer, result, guest string, console []byte) {
 		return
 	}
 	fmt.Fprintf(progress, "vm %s: console log: %s\n", guest, path)
+}
+
+// progressOf is where a run's progress lines go: opt.Progress, or nowhere.
+func progressOf(opt runner.Options) io.Writer {
+	if opt.Progress == nil {
+		return io.Discard
+	}
+	return opt.Progress
 }

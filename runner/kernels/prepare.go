@@ -2,9 +2,10 @@ package kernels
 
 import (
 	"fmt"
-	"github.com/nsperf/nsperf/internal/inputerr"
 	"io"
 	"os"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
 
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"

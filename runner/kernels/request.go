@@ -7,7 +7,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -124,4 +128,35 @@ func ReadRequest(path string) (GuestRequest, error) {
 		return req, fmt.Errorf("guest request %s: command %q: want %s or %s", path, req.Command, CommandRun, CommandProbe)
 	}
 	return req, nil
+}
+
+// Plan is what the guest carries out for its request, here: s (the scenario as the host
+// named it, loaded in the guest) with the host's changes applied, the run's settings, and,
+// for a bisection step, looks decided against the known-good kernel's result.
+func (req GuestRequest) Plan(s *scenarios.Scenario, m machine.Machine) (Plan, error) {
+	if err := req.Run.Overrides.Apply(s); err != nil {
+		return Plan{}, inputerr.Error{Err: err}
+	}
+	opt := runner.Options{Out: req.Out, Label: req.Label, Policy: req.Run.Policy, MinChange: req.Run.MinChange,
+		StatesOptional: req.StatesOptional, VirtualTime: req.VirtualTime, Machine: m}
+	opt.Idle.Limit = req.Run.IdleLimit
+	if req.VirtualTime {
+		opt.Idle.Limit = -1 // work on the host cannot reach a figure in virtual time
+	}
+	if req.Baseline != "" {
+		base, _, err := results.ReadFile(req.Baseline)
+		if err != nil {
+			return Plan{}, fmt.Errorf("the bisection's baseline: %w", err)
+		}
+		pol := runner.ResolvePolicy(s, opt).Effective()
+		workloads := make([]string, len(s.Workloads))
+		for i, w := range s.Workloads {
+			workloads[i] = w.Name
+		}
+		// An adaptive step stops as soon as this kernel is decided against the good one.
+		opt.Look = func(cs results.Case, gates map[string][]string, alpha float64) []string {
+			return compare.Look(base, cs, workloads, gates, alpha, pol.CVLimit, pol.MinChange)
+		}
+	}
+	return Plan{Scenario: s, ScenarioArg: req.Scenario, Overrides: req.Run.Overrides, Run: opt}, nil
 }

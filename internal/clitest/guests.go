@@ -1,0 +1,115 @@
+package clitest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/kbuild"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/topo/runstate"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// GuestTest is the preamble of a guest test: the test kernel, and the check at the end that
+// nothing of the run is left, on the host or of the guest.
+func GuestTest(t *testing.T) (image, modules string) {
+	t.Helper()
+	image, modules = testenv.TestKernel(t)
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		NoGuestLeft(t)
+	})
+	return image, modules
+}
+
+// NoGuestLeft checks that no QEMU process and no guest directory outlived the command.
+func NoGuestLeft(t *testing.T) {
+	t.Helper()
+	if left, err := vm.Leftovers(); err != nil || len(left) > 0 {
+		t.Errorf("guests left behind: %v %v", left, err)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(vm.Dir(), "vm-*")); len(dirs) > 0 {
+		t.Errorf("guest directories left behind: %v", dirs)
+	}
+}
+
+// BuiltKernels builds a patch's base and patched kernel with `nsperf build` on Debian's 6.12
+// (fetched into the kernel cache on first use, about a minute; a module build is about 20 s
+// per kernel, cached after) and returns the image and the two module trees. Where it cannot
+// build, the test fails in CI and skips elsewhere.
+func BuiltKernels(t testing.TB, patch string) (image, base, patched string) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "qemu-system-x86_64")
+	testenv.RequireTool(t, "busybox")
+	stdout, stderr, code := Run(t, "build", "--patch", patch)
+	if code != 0 {
+		testenv.Unavailable(t, fmt.Sprintf("nsperf build --patch %s: exit %d\n%s", patch, code, stderr))
+	}
+	trees := map[string][2]string{}
+	for _, line := range strings.Split(stdout, "\n") {
+		var label, kernel, modules string
+		if n, _ := fmt.Sscanf(line, "%s --kernel %s --modules %s", &label, &kernel, &modules); n == 3 {
+			trees[strings.TrimSuffix(label, ":")] = [2]string{kernel, modules}
+		}
+	}
+	if trees["base"][0] == "" || trees["base"][0] != trees["patched"][0] {
+		t.Fatalf("nsperf build printed no base and patched kernel:\n%s", stdout)
+	}
+	return trees["base"][0], trees["base"][1], trees["patched"][1]
+}
+
+// ReadAB reads the result of an A/B run of two kernels.
+func ReadAB(t *testing.T, path string) *results.Result {
+	t.Helper()
+	r, _, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Kernels) != 2 {
+		t.Fatalf("%d kernels in the result", len(r.Kernels))
+	}
+	return r
+}
+
+func StateRecord(c results.Case, name string) *results.StateRecord {
+	for i := range c.States {
+		if c.States[i].Name == name {
+			return &c.States[i]
+		}
+	}
+	return nil
+}
+
+// BuildsIn lists a kernel cache's builds: a build directory, or a working one left behind.
+func BuildsIn(t *testing.T, cache string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(cache, "builds"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".logs") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// ScratchCache is a kernel cache of its own that shares the fetched sources of the real one.
+func ScratchCache(t testing.TB) string {
+	t.Helper()
+	BuiltKernels(t, Seeds+"ovs-internal-port-tso-v2.mbox") // the base, fetched once
+	cache := t.TempDir()
+	if err := os.Symlink(filepath.Join(kbuild.CacheDir(), "sources"), filepath.Join(cache, "sources")); err != nil {
+		t.Fatal(err)
+	}
+	return cache
+}

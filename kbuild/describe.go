@@ -1,0 +1,65 @@
+package kbuild
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// Describe writes what a build made, as `nsperf build` and `run --patch` say it: how (built
+// in N s or cached) and what (the modules, or whole kernels and their config) from which
+// source, each patch with how its hunks applied, and the shipped scenarios whose traffic runs
+// through the touched files.
+func (m *Manifest) Describe(w io.Writer) {
+	how := fmt.Sprintf("built in %.0f s and %.0f s", m.Kernels[0].BuildSeconds, m.Kernels[1].BuildSeconds)
+	if m.Cached {
+		how = "cached"
+	}
+	var names []string
+	for _, mod := range m.Modules {
+		names = append(names, mod.Name+".ko")
+	}
+	what := "modules " + joinOr(names, "none")
+	if m.Mode == ModeWhole {
+		what = "whole kernels " + m.Release + ", config " + m.Config
+	}
+	fmt.Fprintf(w, "build: %s (%s): base and patched, %s, from %s\n", how, m.Key, what, m.Source)
+	for _, p := range m.Patches {
+		fmt.Fprintf(w, "build: %s (sha256 %.12s): %s\n", orNone(p.Subject), p.SHA256, joinOr(p.Applied, "no hunk"))
+	}
+	if hints := ScenarioHints(m.Touched); len(hints) > 0 {
+		fmt.Fprintln(w, "build: shipped scenarios whose traffic runs through the touched files: "+strings.Join(hints, ", "))
+	}
+}
+
+// ScenarioHints are the shipped scenarios whose traffic runs through a touched file, each with
+// the paths it does (what the link kinds declare, scenarios.KernelSources).
+func ScenarioHints(touched []string) []string {
+	shipped, err := scenarios.Shipped()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range shipped {
+		if paths := scenarios.Exercises(s, touched); len(paths) > 0 {
+			out = append(out, fmt.Sprintf("%s (%s)", s.Name, strings.Join(paths, " ")))
+		}
+	}
+	return out
+}
+
+func joinOr(xs []string, none string) string {
+	if len(xs) == 0 {
+		return none
+	}
+	return strings.Join(xs, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

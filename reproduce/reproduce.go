@@ -1,0 +1,197 @@
+// Package reproduce sets the benchmark claims of a message beside what nsperf measured of
+// them: which scenario measures a message (Choose), what a scenario offers its claims
+// (Facts), the claims attached to the run's result (Attach) and the table of claimed beside
+// measured (Report). Pure: the command reads the message, runs the plan and prints.
+package reproduce
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nsperf/nsperf/claims"
+	"github.com/nsperf/nsperf/patches"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// ErrNoScenario: no shipped scenario matches the message.
+var ErrNoScenario = errors.New("no shipped scenario matches the message: give --scenario")
+
+var wordRe = regexp.MustCompile(`[a-z0-9]+`)
+
+// Choose names the scenario of shipped that measures a message, and why: the scenarios whose
+// traffic runs through the patch's files (their link kinds' KernelSources), or all when there
+// is no diff, ranked by the words their seed reference shares with the subject and message,
+// then by the claims' tool.
+func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Scenario) (name, why string, err error) {
+	touched := patches.Touched(series)
+	var text strings.Builder
+	for _, p := range series {
+		text.WriteString(strings.ToLower(p.Subject + " " + p.Message + " "))
+		for _, t := range touched {
+			text.WriteString(strings.ToLower(t) + " ")
+		}
+	}
+	squashed := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(text.String())
+	tools := map[string]bool{}
+	for _, c := range rep.Claims {
+		tools[c.Tool] = true
+	}
+	bestScore := -1
+	for _, s := range shipped {
+		score, reasons := 0, []string{}
+		if len(touched) > 0 {
+			if paths := scenarios.Exercises(s, touched); len(paths) > 0 {
+				score += 10
+				reasons = append(reasons, "its traffic runs through "+strings.Join(paths, " "))
+			}
+		}
+		ref := strings.TrimSuffix(s.Reference, ".md")
+		shared := 0
+		for _, w := range wordRe.FindAllString(strings.ToLower(ref), -1) {
+			if strings.Contains(squashed, w) {
+				shared++
+			}
+		}
+		if shared > 0 {
+			score += shared
+			reasons = append(reasons, fmt.Sprintf("it reproduces %s, whose name shares %d word(s) with the message", s.Reference, shared))
+		}
+		for _, w := range s.Workloads {
+			if tools[w.Tool()] {
+				score++
+				reasons = append(reasons, "it runs "+w.Tool()+", the claims' tool")
+				break
+			}
+		}
+		if score > bestScore {
+			name, bestScore, why = s.Name, score, strings.Join(reasons, "; ")
+		}
+	}
+	if bestScore <= 0 {
+		return "", "", ErrNoScenario
+	}
+	return name, why, nil
+}
+
+// Facts are the families and tools of a scenario's workloads and its states that turn
+// offloads off: what claims.Match pairs claims with.
+func Facts(s *scenarios.Scenario) claims.Facts {
+	f := claims.Facts{Families: map[string]string{}, Tools: map[string]string{}, OffloadsOff: map[string]bool{}}
+	for _, w := range s.Workloads {
+		_, server := w.Sides()
+		f.Families[w.Name] = map[string]string{"-4": "IPv4", "-6": "IPv6"}[server.Family()]
+		f.Tools[w.Name] = w.Tool()
+	}
+	for _, st := range s.States {
+		f.OffloadsOff[st.Name] = len(st.Offloads) > 0
+	}
+	return f
+}
+
+// Attach sets each claim of rep beside its measurement in r (r.Reproduction): source is the
+// message as given, data its bytes, s the scenario it was measured with and why it was.
+func Attach(r *results.Result, rep *claims.Report, source string, data []byte, s *scenarios.Scenario, why string) {
+	sum := sha256.Sum256(data)
+	r.Reproduction = &results.Reproduction{Source: source, SHA256: hex.EncodeToString(sum[:]), Scenario: s.Name, Why: why,
+		Claims: claims.Match(rep, r, Facts(s))}
+}
+
+// Report is a message's claims and the result they were attached to: what reproduce prints.
+type Report struct {
+	Claims *claims.Report
+	Result *results.Result
+}
+
+// WriteText writes each claim beside its measurement, one row each, then the measured runs
+// in the message's own layout where it has one.
+func (rr Report) WriteText(w io.Writer) error {
+	rp := rr.Result.Reproduction
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "claim\tlines\tmetric\tconditions\tclaimed\tstated\tmeasured\tcomparison\toutcome")
+	for _, ch := range rp.Claims {
+		fmt.Fprintln(tw, row(ch))
+	}
+	tw.Flush()
+	for _, ch := range rp.Claims {
+		if ch.Reason != "" {
+			fmt.Fprintf(w, "claim %d: %s\n", ch.Claim, ch.Reason)
+		}
+	}
+	if len(rr.Claims.Setup) > 0 {
+		fmt.Fprintf(w, "the claims were measured with: %s; here: network namespaces on one machine\n", strings.Join(rr.Claims.Setup, ", "))
+	}
+	fmt.Fprintln(w, "magnitudes differ by machine and by clock (a guest's virtual time counts instructions): the direction and the decision are what reproduce")
+	var layout strings.Builder
+	if err := claims.WriteLayout(&layout, rr.Claims, rr.Result, rp.Claims); err == nil && layout.Len() > 0 {
+		fmt.Fprintf(w, "measured, in the message's layout:\n%s", layout.String())
+	}
+	return nil
+}
+
+// row is one claim's row of the table, its cells tab-separated.
+func row(ch results.ClaimCheck) string {
+	stated, measured, comparison := "-", "-", "-"
+	if ch.StatedChange != nil {
+		stated = fmt.Sprintf("%+.1f%%", 100**ch.StatedChange)
+	}
+	if m := ch.Measured; m != nil {
+		measured = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] p=%.3g", 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.P)
+		comparison = ch.State + " vs " + ch.Baseline
+		if ch.Workload != "" {
+			comparison = ch.Workload + " " + comparison
+		}
+		if ch.Case != "" {
+			comparison = "[" + ch.Case + "] " + comparison
+		}
+	}
+	conds := "-"
+	if len(ch.Conditions) > 0 {
+		var parts []string
+		for k, v := range ch.Conditions {
+			parts = append(parts, k+"="+v)
+		}
+		conds = strings.Join(parts, ",")
+	}
+	return fmt.Sprintf("%d\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\t%s\t%s", ch.Claim, results.LineRanges(ch.Lines), ch.Metric, conds, 100*ch.ClaimedChange, stated, measured, comparison, ch.Outcome)
+}
+
+// Outcomes are the claims contradicted and undecided, which decide reproduce's exit.
+func (rr Report) Outcomes() (contradicted, undecided []string) {
+	for _, ch := range rr.Result.Reproduction.Claims {
+		switch ch.Outcome {
+		case results.Contradicted:
+			contradicted = append(contradicted, fmt.Sprint(ch.Claim))
+		case results.Undecided:
+			undecided = append(undecided, fmt.Sprint(ch.Claim))
+		}
+	}
+	return contradicted, undecided
+}
+
+var draftNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+
+// Draft is the scenario drafted from a message's claims, to be written to path and named
+// after its file (else "drafted"), checked to load: their tool and options, 2 s runs, the
+// toggles as states before and after.
+func Draft(rep *claims.Report, source, path string) ([]byte, error) {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if !draftNameRe.MatchString(name) {
+		name = "drafted"
+	}
+	var b strings.Builder
+	if err := rep.WriteScenario(&b, name); err != nil {
+		return nil, err
+	}
+	if _, err := scenarios.Parse(path, []byte(b.String()), scenarios.Options{}); err != nil {
+		return nil, fmt.Errorf("the scenario drafted from %s does not load (a bug of nsperf; the draft follows):\n%w\n%s", source, err, b.String())
+	}
+	return []byte(b.String()), nil
+}

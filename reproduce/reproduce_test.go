@@ -1,0 +1,89 @@
+package reproduce
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/claims"
+	"github.com/nsperf/nsperf/internal/fixture"
+	"github.com/nsperf/nsperf/patches"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// read is a seed message's claims and series.
+func read(t *testing.T, path string) (*claims.Report, []patches.Patch, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := claims.Read(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	series, err := patches.Read(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, series, data
+}
+
+// TestChoose: each seed message chooses the shipped scenario that reproduces it, for the
+// reasons said: the patch's files first, then the reference's words and the claims' tool.
+func TestChoose(t *testing.T) {
+	shipped, err := scenarios.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want, why string }{
+		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", "its traffic runs through net/openvswitch/"},
+		{"../patches/testdata/vxlan-bigtcp-7of9.mbox", "vxlan-bigtcp", "its traffic runs through drivers/net/vxlan/"},
+		{"../patches/testdata/vxlan-lowerdev-4.9-stable.mbox", "vxlan-lowerdev", "it reproduces vxlan-lowerdev-gso.md"},
+		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", "it runs netperf, the claims' tool"},
+	} {
+		rep, series, _ := read(t, tc.file)
+		name, why, err := Choose(rep, series, shipped)
+		if err != nil || name != tc.want || !strings.Contains(why, tc.why) {
+			t.Errorf("%s: %s (%s) %v, want %s (%s)", filepath.Base(tc.file), name, why, err, tc.want, tc.why)
+		}
+	}
+	rep, _, _ := read(t, "../claims/testdata/big-tcp-merge.txt")
+	if _, _, err := Choose(rep, nil, nil); !errors.Is(err, ErrNoScenario) {
+		t.Errorf("no scenario to choose from: %v", err)
+	}
+}
+
+// TestAttach: the claims of a message are set beside a result measured with a scenario: the
+// message's sha256, the scenario and why, and one check per claim, matched on the scenario's
+// facts (a claim of a metric the result has is measured; the table says each).
+func TestAttach(t *testing.T) {
+	s, err := scenarios.Parse("pair.yaml", []byte(fixture.PairScenario), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := []byte("veth: faster\n\nBefore: 10 Gbit/s\nAfter: 11 Gbit/s\n")
+	rep, err := claims.Read("msg.txt", msg)
+	if err != nil || len(rep.Claims) != 1 {
+		t.Fatalf("claims %+v %v", rep, err)
+	}
+	r := fixture.PairResult("nsp0001", "", "6.12", fixture.PairScenario, map[string][]float64{"off": {10, 10.1, 9.9, 10, 10.2, 9.8}, "on": {11, 11.1, 10.9, 11, 11.2, 10.8}})
+	Attach(r, rep, "msg.txt", msg, s, "--scenario")
+	rp := r.Reproduction
+	if rp == nil || rp.Source != "msg.txt" || len(rp.SHA256) != 64 || rp.Scenario != "pair" || rp.Why != "--scenario" || len(rp.Claims) != 1 {
+		t.Fatalf("reproduction %+v", rp)
+	}
+	if ch := rp.Claims[0]; ch.Measured == nil || ch.State != "on" || ch.Baseline != "off" || ch.Outcome == "" {
+		t.Errorf("the claim's check: %+v", ch)
+	}
+	var b strings.Builder
+	if err := (Report{Claims: rep, Result: r}).WriteText(&b); err != nil || !strings.Contains(b.String(), "+10.0%") || !strings.Contains(b.String(), "tcp4 on vs off") {
+		t.Errorf("the table: %v\n%s", err, b.String())
+	}
+	if c, u := (Report{Claims: rep, Result: r}).Outcomes(); len(c)+len(u) != 0 || rp.Claims[0].Outcome != results.Reproduced {
+		t.Errorf("+10%% against a decided +10%%: %s; contradicted %v, undecided %v", rp.Claims[0].Outcome, c, u)
+	}
+}

@@ -1,0 +1,161 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/kbuild"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// Plan is one run, decided once: the scenario, loaded once with the command line's changes
+// applied, the run's options, and where it runs: here, in guests on kernels under test, or in
+// guests on the base and the patched kernel of a patch that is built first. `nsperf run` makes
+// one from its flags, `nsperf guest` from its request, `nsperf reproduce` from a message; no
+// command constructs another to run.
+type Plan struct {
+	Scenario *scenarios.Scenario
+	// ScenarioArg is the scenario as the user named it: a shipped name, or a file the guests
+	// are given.
+	ScenarioArg string
+	// Overrides are the command line's changes to the scenario (already applied to Scenario),
+	// which each guest applies to its own load of it.
+	Overrides scenarios.Overrides
+	// Run are the run's options; Run.Machine is required (host.Machine on this machine).
+	Run runner.Options
+	// Kernels are the kernels under test as given (--kernel, --modules, --label). Without
+	// them and without Patch, the run is here.
+	Kernels Request
+	// Patch is a series to build first: the base and the patched kernel are then the two
+	// kernels of an A/B run, labelled base and patched unless Kernels.Labels names them, and
+	// each kernel's result records how it was built. A whole kernel built small is configured
+	// for Scenario alone.
+	Patch *kbuild.BuildRequest
+	// Builder builds Patch: kbuild.Build, or a test's fake.
+	Builder func(context.Context, kbuild.BuildRequest) (*kbuild.Manifest, error)
+	// VM are the guests' settings; Execute fills in the kernels, the modules the scenario
+	// needs and, where CPUs is 0, as many vCPUs as the scenario pins.
+	VM vm.Options
+	// Deadline bounds the guests' measuring in wall time; 0: Deadline(...).
+	Deadline time.Duration
+	// Baseline is a bisection step's known-good result.
+	Baseline string
+}
+
+// Execute carries a plan out and returns its result, stored at runner.OutPath: a patch is
+// built (or taken from the cache) first, then the scenario is measured here or in guests.
+func Execute(ctx context.Context, p Plan) (*results.Result, error) {
+	var builds []*results.KernelBuild
+	if p.Patch != nil {
+		var err error
+		if builds, err = p.build(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Kernels.Kernels) == 0 {
+		return runner.Run(ctx, p.Scenario, p.Run)
+	}
+	return p.inGuests(ctx, builds)
+}
+
+// build builds the patch's two kernels and makes them the plan's kernels.
+func (p *Plan) build(ctx context.Context) ([]*results.KernelBuild, error) {
+	if len(p.Kernels.Kernels) > 0 || len(p.Kernels.Modules) > 0 {
+		return nil, inputerr.Error{Err: fmt.Errorf("--patch builds the two kernels itself: give it without --kernel and --modules")}
+	}
+	if n := len(p.Kernels.Labels); n != 0 && n != 2 {
+		return nil, inputerr.Error{Err: fmt.Errorf("--label with --patch: give two, for the base and the patched kernel (default: base, patched)")}
+	}
+	builder := p.Builder
+	if builder == nil {
+		builder = kbuild.Build
+	}
+	req := *p.Patch
+	if len(req.Scenarios) == 0 {
+		req.Scenarios = []*scenarios.Scenario{p.Scenario}
+	}
+	if req.Progress == nil {
+		req.Progress = p.Run.Progress
+	}
+	m, err := builder(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Progress != nil {
+		m.Describe(req.Progress)
+	}
+	var builds []*results.KernelBuild
+	for i, k := range m.Kernels {
+		p.Kernels.Kernels = append(p.Kernels.Kernels, k.Image)
+		p.Kernels.Modules = append(p.Kernels.Modules, k.Modules)
+		builds = append(builds, m.Provenance(i))
+	}
+	if len(p.Kernels.Labels) == 0 {
+		for _, k := range m.Kernels {
+			p.Kernels.Labels = append(p.Kernels.Labels, k.Label)
+		}
+	}
+	return builds, nil
+}
+
+// inGuests prepares the kernels (labels, module trees), checks their configs against the
+// scenario before anything boots, and measures in a guest on each (Run).
+func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*results.Result, error) {
+	ks, cleanup, err := Prepare(p.Kernels)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	if err := CheckConfigs(p.Kernels.Kernels, ks, p.Scenario, progressOf(p.Run)); err != nil {
+		return nil, err
+	}
+	o := p.VM
+	o.Kernels = ks
+	if o.CPUs == 0 {
+		o.CPUs = vm.PinnedCPUs(p.Scenario)
+	}
+	o.Required, o.Optional = vm.Needs(p.Scenario)
+	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds,
+		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit}}
+	if st, err := os.Stat(p.ScenarioArg); err == nil && st.Mode().IsRegular() {
+		k.ScenarioFile = true
+	}
+	return Run(ctx, p.Scenario, p.Run, k)
+}
+
+// Probe boots the one kernel of req with every module the probe looks at loaded (where the
+// module tree has it) and runs `nsperf probe` in it, in format: the guest's report is the
+// outcome's Stdout. o are the guest's settings (the kernel is filled in); a guest's non-zero
+// exit is an ExitError.
+func Probe(ctx context.Context, req Request, o vm.Options, format string) (vm.Outcome, error) {
+	if len(req.Kernels) != 1 {
+		return vm.Outcome{}, inputerr.Error{Err: fmt.Errorf("probe takes one --kernel, not %d", len(req.Kernels))}
+	}
+	ks, cleanup, err := Prepare(req)
+	if err != nil {
+		return vm.Outcome{}, err
+	}
+	defer cleanup()
+	o.Kernels, o.CPUs, o.Optional = ks, max(o.CPUs, 1), vm.ProbeNeeds
+	session, err := vm.Boot(ctx, ProbeOptions(o, format))
+	if err != nil {
+		return vm.Outcome{}, err
+	}
+	defer session.Close()
+	out := session.Wait(ctx)[0]
+	switch {
+	case ctx.Err() != nil:
+		return out, fmt.Errorf("interrupted; the guest was stopped and its files removed: %w", ctx.Err())
+	case out.Err != nil:
+		return out, out.Err
+	case out.ExitCode != 0:
+		return out, ExitError{Code: out.ExitCode, Err: fmt.Errorf("nsperf probe in the guest exited %d", out.ExitCode)}
+	}
+	return out, nil
+}

@@ -1,0 +1,122 @@
+package kernels
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/inputerr"
+
+	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/internal/envinfo"
+	"github.com/nsperf/nsperf/internal/fixture"
+	"github.com/nsperf/nsperf/internal/procstat"
+	"github.com/nsperf/nsperf/kbuild"
+	"github.com/nsperf/nsperf/machine"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
+)
+
+// recordingMachine is a machine that records the scenario it is asked to build and refuses
+// to build it: enough to see where Execute runs a plan and with which scenario.
+type recordingMachine struct{ built []*scenarios.Scenario }
+
+func (m *recordingMachine) Build(s *scenarios.Scenario, _ plan.RunID, _ bool, _ io.Writer) (machine.Network, error) {
+	m.built = append(m.built, s)
+	return nil, capability.Missing("the recording machine builds nothing")
+}
+func (m *recordingMachine) NewRunID() plan.RunID { return "nsp0001" }
+func (m *recordingMachine) LockMeasuring(context.Context, string, bool, io.Writer) (func(), string, error) {
+	return func() {}, "", nil
+}
+func (m *recordingMachine) CPUTimes() procstat.Snapshot            { return procstat.Snapshot{} }
+func (m *recordingMachine) LookPath(binary string) (string, error) { return "/fake/" + binary, nil }
+func (m *recordingMachine) Environment([]envinfo.Tool, []int) results.Environment {
+	return results.Environment{KernelRelease: "fake"}
+}
+
+func pairScenario(t *testing.T) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse("pair.yaml", []byte(fixture.PairScenario), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestExecuteHere: a plan without kernels or a patch runs on the plan's machine, with the
+// scenario the plan carries (loaded once by the caller, never again).
+func TestExecuteHere(t *testing.T) {
+	s := pairScenario(t)
+	m := &recordingMachine{}
+	_, err := Execute(context.Background(), Plan{Scenario: s, ScenarioArg: "pair.yaml", Run: runner.Options{Machine: m, Out: filepath.Join(t.TempDir(), "r.json")}})
+	if !errors.Is(err, capability.ErrMissing) {
+		t.Errorf("err %v, want the machine's refusal", err)
+	}
+	if len(m.built) == 0 || m.built[0] != s {
+		t.Errorf("the machine was asked to build %v, want the plan's scenario itself", m.built)
+	}
+}
+
+// fakeImage writes the first bytes of an x86 kernel image of release.
+func fakeImage(t *testing.T, dir, release string) string {
+	t.Helper()
+	data := make([]byte, 0x400)
+	copy(data[0x202:], "HdrS")
+	binary.LittleEndian.PutUint16(data[0x206:], 0x20f)
+	binary.LittleEndian.PutUint16(data[0x20e:], 0x300-0x200)
+	copy(data[0x300:], release+" (fake) #1 SMP\x00")
+	path := filepath.Join(dir, "vmlinuz-"+release)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestExecutePatch: a plan with a patch builds first, through the plan's builder, for the
+// plan's scenario and with the patch's bytes as the caller read them; the build's two kernels
+// are then the run's, labelled base and patched, and the build's lines are said. The guests
+// cannot boot here (no nsperf binary to give them): the run stops there.
+func TestExecutePatch(t *testing.T) {
+	s := pairScenario(t)
+	dir := t.TempDir()
+	base, patched := fakeImage(t, dir, "6.12.0-base"), fakeImage(t, dir, "6.12.0-patched")
+	var got kbuild.BuildRequest
+	builder := func(_ context.Context, req kbuild.BuildRequest) (*kbuild.Manifest, error) {
+		got = req
+		return &kbuild.Manifest{Build: results.Build{Key: "k", Source: "debian linux-source-6.12", Patches: []results.BuildPatch{{Subject: "[PATCH] veth: faster", SHA256: strings.Repeat("a", 64)}}}, Cached: true,
+			Kernels: []kbuild.BuiltKernel{{Label: "base", Image: base}, {Label: "patched", Image: patched}}}, nil
+	}
+	var progress bytes.Buffer
+	p := Plan{Scenario: s, ScenarioArg: "pair", Run: runner.Options{Machine: &recordingMachine{}, Progress: &progress, Out: filepath.Join(dir, "r.json")},
+		Patch: &kbuild.BuildRequest{Patches: []string{"msg.mbox"}, Inputs: map[string][]byte{"msg.mbox": []byte("the message")}}, Builder: builder}
+	p.VM.Binary = filepath.Join(dir, "no-nsperf")
+	_, err := Execute(context.Background(), p)
+	var input inputerr.Error
+	if err == nil || errors.As(err, &input) {
+		t.Fatalf("the kernels were not prepared, or the guests booted without an nsperf binary: %v", err)
+	}
+	if len(got.Scenarios) != 1 || got.Scenarios[0] != s || string(got.Inputs["msg.mbox"]) != "the message" || got.Progress == nil {
+		t.Errorf("the builder was asked: %+v", got)
+	}
+	if !strings.Contains(progress.String(), "build: cached (k): base and patched") || !strings.Contains(progress.String(), "[PATCH] veth: faster") {
+		t.Errorf("the build is not said:\n%s", progress.String())
+	}
+	// A patch with kernels of its own, or with one label, is refused before any build.
+	got = kbuild.BuildRequest{}
+	for _, bad := range []Request{{Kernels: []string{base}}, {Labels: []string{"one"}}} {
+		q := p
+		q.Kernels = bad
+		if _, err := Execute(context.Background(), q); err == nil || got.Patches != nil {
+			t.Errorf("%+v: err %v, built %v", bad, err, got.Patches)
+		}
+	}
+}
