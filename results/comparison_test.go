@@ -254,15 +254,17 @@ func TestUndecidedReasons(t *testing.T) {
 
 // A comparison's p with ties and unequal sizes is the exact permutation p, the same both ways
 // round: go-moremath's, which benchmath passed through, read 0.0000 one way and 0.0952 the
-// other for these samples (issue 31, item 2).
+// other for these samples (issue 31, item 2); twice the smaller tail, it is MinP for these
+// completely separated samples, 2/21 and 2/10 (issue 42, item 6; the distance from the mean
+// read 1/21 and 1/10).
 func TestMeasurePTiesUnequalSizes(t *testing.T) {
 	base, state := []float64{10, 10.2}, []float64{6.1, 6, 6.2, 5.9, 6}
 	ab, ba := Measure(base, state, HigherIsBetter), Measure(state, base, HigherIsBetter)
-	if math.Abs(ab.P-1.0/21) > 1e-12 || math.Abs(ba.P-1.0/21) > 1e-12 {
-		t.Errorf("p %.4f and swapped %.4f, want 1/21 = 0.0476 both", ab.P, ba.P)
+	if math.Abs(ab.P-2.0/21) > 1e-12 || math.Abs(ba.P-2.0/21) > 1e-12 {
+		t.Errorf("p %.4f and swapped %.4f, want 2/21 = 0.0952 both", ab.P, ba.P)
 	}
-	if p := Measure([]float64{0, 1}, []float64{5, 5, 6}, HigherIsBetter).P; math.Abs(p-0.1) > 1e-12 {
-		t.Errorf("p %.4f, want 0.1000", p)
+	if p := Measure([]float64{0, 1}, []float64{5, 5, 6}, HigherIsBetter).P; math.Abs(p-0.2) > 1e-12 {
+		t.Errorf("p %.4f, want 0.2000", p)
 	}
 }
 
@@ -275,5 +277,17 @@ func TestShiftCISwapped(t *testing.T) {
 	lo2, hi2, ok2 := shiftCI(state, base, Confidence)
 	if !ok || !ok2 || math.Abs((1+lo)*(1+hi2)-1) > 1e-12 || math.Abs((1+hi)*(1+lo2)-1) > 1e-12 {
 		t.Errorf("interval [%g, %g], swapped [%g, %g]: not each other's inverse", lo, hi, lo2, hi2)
+	}
+}
+
+// TestTieDecidesNothing: 2 runs against 5, completely separated, cannot reach p < 0.05 (MinP
+// is 2/21 = 0.095), and a tie among the five does not change that (issue 42, item 6: it read
+// p = 0.048, "regressed").
+func TestTieDecidesNothing(t *testing.T) {
+	for _, base := range [][]float64{{6.1, 6, 6.2, 5.9, 6}, {6.1, 6.05, 6.2, 5.9, 6}} {
+		c := Compare(base, []float64{10, 10.2}, -1, 0.05, 0.05, 0.02)
+		if c.P < 0.09 || c.Verdict == Regressed || c.Verdict == Improved {
+			t.Errorf("base %v: p=%.4f, %s", base, c.P, c.Verdict)
+		}
 	}
 }

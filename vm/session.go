@@ -24,6 +24,13 @@ import (
 // read of a result file.
 const MaxGuestResult = results.MaxResultSize
 
+// GuestErrorFile is where, in its exchange directory, the guest's nsperf leaves the error it
+// exits with, for the host to name why a guest failed (a state this kernel cannot apply).
+const GuestErrorFile = "error"
+
+// maxGuestError bounds what the host reads of a guest's error: one message.
+const maxGuestError = 64 << 10
+
 // Kernel is one kernel under test.
 type Kernel struct {
 	Image   results.KernelImage
@@ -83,9 +90,11 @@ type Outcome struct {
 	Exited   bool
 	ExitCode int
 	Result   []byte // result.json, when the guest wrote one
-	Stdout   []byte
-	Console  []byte // the kernel's console log
-	Err      error  // why the guest did not finish
+	// Error is what the guest's nsperf said when it failed (GuestErrorFile), untrusted.
+	Error   string
+	Stdout  []byte
+	Console []byte // the kernel's console log
+	Err     error  // why the guest did not finish
 }
 
 // Dir is where sessions keep their guests' directories while they run (tmpfs).
@@ -399,6 +408,9 @@ func (s *Session) outcomes(err error) []Outcome {
 		// What the guest wrote is read as untrusted: never through a link, bounded.
 		o.Result, _ = safefile.ReadUntrusted(filepath.Join(x, "result.json"), MaxGuestResult)
 		o.Stdout, _ = safefile.ReadUntrusted(filepath.Join(x, "stdout"), MaxGuestResult)
+		if said, err := safefile.ReadUntrusted(filepath.Join(x, GuestErrorFile), maxGuestError); err == nil {
+			o.Error = results.Printable(strings.TrimSpace(string(said)))
+		}
 		o.Console, _ = os.ReadFile(g.cfg.ConsoleLog())
 		switch {
 		case err != nil:

@@ -13,6 +13,7 @@ import (
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/kernels"
 )
 
 // The exit codes of `nsperf run --bisect`, as `git bisect run` reads them.
@@ -100,6 +101,13 @@ func (rf *runFlags) bisectStep(c *cobra.Command, arg string) (int, error) {
 		err = errors.Join(err, rf.emit(c.OutOrStdout(), c.ErrOrStderr(), p, r, err))
 	}
 	if r == nil || ctx.Err() != nil {
+		var guest kernels.ExitError
+		if r == nil && ctx.Err() == nil && errors.As(err, &guest) && guest.Code == exitSkipped {
+			// The kernel under test cannot run what the good kernel ran (its nsperf exited 4:
+			// a state, a device, a module it lacks): what the kernel can do regressed.
+			fmt.Fprintf(c.OutOrStdout(), "bisect: bad: lost capability: %v\n", guest.Err)
+			return bisectBad, fmt.Errorf("bad: lost capability: the good kernel ran %s, this one cannot: %w", s.Name, err)
+		}
 		if err != nil {
 			return bisectCode(err), err
 		}

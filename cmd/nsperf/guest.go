@@ -1,12 +1,15 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/kernels"
+	"github.com/nsperf/nsperf/vm"
 )
 
 // guestCmd is the run (or probe) in a guest that `run --kernel` booted: everything it is asked is in
@@ -38,7 +41,10 @@ func guestCmd() *cobra.Command {
 				return err
 			}
 			rf := &runFlags{inGuest: true, noHistory: true, gateDir: req.GateDir, format: render.Names(render.Result)[0], table: results.DefaultTableOptions}
-			_, err = rf.execute(c.OutOrStdout(), c.ErrOrStderr(), p)
+			if _, err = rf.execute(c.OutOrStdout(), c.ErrOrStderr(), p); err != nil {
+				// The host names it: the guest runs in its exchange directory.
+				os.WriteFile(vm.GuestErrorFile, []byte(err.Error()), 0o644)
+			}
 			return err
 		},
 	}

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// bruteForceP is the two-sided permutation p of the Mann-Whitney statistic, by enumeration of
-// every split of the pooled values into groups of len(x) and len(y), U counted pair by pair
-// (ties count a half): written without ranks, so that it checks P's rank arithmetic.
+// bruteForceP is the two-sided permutation p of the Mann-Whitney statistic, twice the smaller
+// tail, by enumeration of every split of the pooled values into groups of len(x) and len(y),
+// U counted pair by pair (ties count a half): written without ranks, so that it checks P's
+// rank arithmetic.
 func bruteForceP(x, y []float64) float64 {
 	all := append(append([]float64(nil), x...), y...)
 	n, N := len(x), len(all)
@@ -28,19 +29,21 @@ func bruteForceP(x, y []float64) float64 {
 		}
 		return s
 	}
-	mean := float64(n*(N-n)) / 2
 	in := make([]bool, N)
 	for i := range n {
 		in[i] = true
 	}
-	observed := math.Abs(u(in) - mean)
-	extreme, total := 0, 0
+	observed := u(in)
+	lower, upper, total := 0, 0, 0
 	var walk func(i, left int)
 	walk = func(i, left int) {
 		if left == 0 {
 			total++
-			if math.Abs(u(in)-mean) >= observed-1e-9 {
-				extreme++
+			if v := u(in); v <= observed+1e-9 {
+				lower++
+			}
+			if v := u(in); v >= observed-1e-9 {
+				upper++
 			}
 			return
 		}
@@ -54,7 +57,7 @@ func bruteForceP(x, y []float64) float64 {
 	}
 	clear(in)
 	walk(0, n)
-	return float64(extreme) / float64(total)
+	return math.Min(1, 2*float64(min(lower, upper))/float64(total))
 }
 
 func TestPAgainstBruteForce(t *testing.T) {
@@ -85,6 +88,10 @@ func TestPAgainstBruteForce(t *testing.T) {
 				if got := P(x, y); math.Abs(got-want) > 1e-12 {
 					t.Fatalf("P(%v, %v) = %.6f, brute force %.6f", x, y, got, want)
 				}
+				// No tie makes p smaller than the sizes allow (issue 42, item 6).
+				if got := P(x, y); got < MinP(n, m)-1e-12 {
+					t.Fatalf("P(%v, %v) = %.6f, below MinP(%d, %d) = %.6f", x, y, got, n, m, MinP(n, m))
+				}
 				if got := P(y, x); math.Abs(got-want) > 1e-12 {
 					t.Fatalf("P(%v, %v) swapped = %.6f, brute force %.6f", y, x, got, want)
 				}
@@ -95,17 +102,20 @@ func TestPAgainstBruteForce(t *testing.T) {
 	t.Logf("%d sample pairs agree with the enumeration", checked)
 }
 
-// The cases go-moremath gets wrong (issue 31, item 2): ties with unequal sizes.
+// Ties with unequal sizes: the cases go-moremath got wrong (issue 31, item 2), and the ones
+// the distance from the mean made decidable where the sizes are not (issue 42, item 6): a
+// completely separated pair reads MinP whether or not values of a group tie.
 func TestPTiesUnequalSizes(t *testing.T) {
 	for _, c := range []struct {
 		x, y []float64
 		want float64
 	}{
-		{[]float64{5, 5, 6}, []float64{0, 1}, 0.1},                      // C(5,3) = 10 splits, the observed one alone as far out
-		{[]float64{10, 10.2}, []float64{6.1, 6, 6.2, 5.9, 6}, 1.0 / 21}, // moremath: 0.0000
-		{[]float64{6.1, 6, 6.2, 5.9, 6}, []float64{10, 10.2}, 1.0 / 21}, // moremath: 0.0952
-		{[]float64{1, 2, 3}, []float64{4, 5, 6}, 0.1},                   // no ties: 2 / C(6,3)
-		{[]float64{3, 3, 3}, []float64{3, 3}, 1},                        // all tied
+		{[]float64{5, 5, 6}, []float64{0, 1}, 0.2},                         // C(5,3) = 10 splits, the observed one alone in its tail: 2/10 = MinP(3, 2)
+		{[]float64{10, 10.2}, []float64{6.1, 6, 6.2, 5.9, 6}, 2.0 / 21},    // moremath: 0.0000; the distance from the mean: 1/21 = 0.048
+		{[]float64{6.1, 6, 6.2, 5.9, 6}, []float64{10, 10.2}, 2.0 / 21},    // moremath: 0.0952
+		{[]float64{10, 10.2}, []float64{6.1, 6.05, 6.2, 5.9, 6}, 2.0 / 21}, // the same without the tie
+		{[]float64{1, 2, 3}, []float64{4, 5, 6}, 0.1},                      // no ties: 2 / C(6,3)
+		{[]float64{3, 3, 3}, []float64{3, 3}, 1},                           // all tied
 	} {
 		if got := P(c.x, c.y); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("P(%v, %v) = %.4f, want %.4f", c.x, c.y, got, c.want)

@@ -198,6 +198,8 @@ func guestResults(outcomes []vm.Outcome, scenarioArg, scenarioSHA string, booted
 		switch {
 		case out.Err != nil:
 			errs = append(errs, out.Err)
+		case r == nil && out.Error != "":
+			errs = append(errs, fmt.Errorf("vm %c: nsperf in the guest exited %d without a result: %s", 'A'+i, out.ExitCode, out.Error))
 		case r == nil && err != nil:
 			errs = append(errs, fmt.Errorf("vm %c: nsperf in the guest exited %d without a result: %w", 'A'+i, out.ExitCode, err))
 		}

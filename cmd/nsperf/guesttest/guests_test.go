@@ -755,3 +755,30 @@ func TestVMBisect(t *testing.T) {
 		t.Errorf("the steps do not say why, or did not stop at the first look:\n%s", out)
 	}
 }
+
+// TestVMBisectLostCapability: a kernel that cannot apply the scenario's baseline state, which
+// the good kernel applied (the slow veth's tso_max_size 8192 under a baseline of
+// gso_max_size 65536: its guest exits 4 without a result), is a bad step, exit 1, naming
+// what it lost, never a skip (issue 42, item 6).
+func TestVMBisectLostCapability(t *testing.T) {
+	image, stock, slow := clitest.BuiltKernels(t, "../testdata/veth-tso-8192.patch")
+	clitest.GuestTest(t)
+	data, err := os.ReadFile(bisectScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "  - name: default\n", "  - name: default\n    devices: {client/eth0: {gso_max_size: 65536}}\n", 1)
+	if text == string(data) {
+		t.Fatal("the bisect scenario has no state default")
+	}
+	dir := t.TempDir()
+	scenario, good := filepath.Join(dir, "bisect-64k.yaml"), filepath.Join(dir, "good.json")
+	os.WriteFile(scenario, []byte(text), 0o644)
+	if stdout, stderr, code := clitest.Run(t, "run", scenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 && code != 1 {
+		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code := clitest.Run(t, "run", scenario, "--kernel", image, "--modules", slow, "--vm-accel", "tcg", "--baseline", good, "--bisect", "--no-history", "--out", filepath.Join(dir, "step.json"))
+	if code != exitcode.Expectation || !strings.Contains(stdout, "bisect: bad: lost capability") || !strings.Contains(stdout, "tso_max_size 8192") {
+		t.Errorf("exit %d, want 1 (bad) naming the lost capability\n%s\n%s", code, stdout, stderr)
+	}
+}
