@@ -126,10 +126,3 @@ func normalP(w2, mean2, n, m int, ranks []int) float64 {
 	dev := math.Max(0, math.Abs(float64(w2-mean2))/2-0.5)
 	return min(1, math.Erfc(dev/sd/math.Sqrt2))
 }
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
