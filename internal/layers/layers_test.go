@@ -31,9 +31,9 @@ var layers = [][]string{
 	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
-	{"results", "topo/plan", "internal/testenv"},
+	{"results", "topo/plan"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "claims", "history/changepoint", "machine", "internal/fixture"},
-	{"topo", "vm", "history", "reproduce"}, // and every tool's driver, runner/TOOL (toolDrivers)
+	{"topo", "vm", "history", "reproduce", "internal/testenv"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	{"runner", "htmlreport", "machine/host", "kbuild"},
 	{"runner/kernels", "render"},
 	{"cmd/nsperf", "internal/clitest", "cmd/nsperf/guesttest", "cmd/nsperf/buildtest"},

@@ -9,33 +9,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/procstat"
-	"github.com/nsperf/nsperf/internal/testenv"
-	"github.com/nsperf/nsperf/topo/plan"
 )
-
-// TestStateFileWriteReplacesSymlink: a symlink planted at a state file's path is replaced when
-// the state file is written, never followed.
-func TestStateFileWriteReplacesSymlink(t *testing.T) {
-	testenv.RequireRoot(t)
-	o, err := Claim(plan.NewRunID(), "test", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Release()
-	victim := filepath.Join(t.TempDir(), "victim")
-	os.WriteFile(victim, []byte("keep me\n"), 0o644)
-	os.Remove(Path(o.RunID))
-	os.Symlink(victim, Path(o.RunID))
-	if err := o.Save(); err != nil {
-		t.Fatal(err)
-	}
-	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
-		t.Errorf("the symlink's target was written: %q", data)
-	}
-	if st, err := os.Lstat(Path(o.RunID)); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("state file is not a regular file: %v", err)
-	}
-}
 
 // FuzzParse: whatever a state file holds, what Parse accepts names only the run's own
 // namespaces and directory.
@@ -107,17 +81,5 @@ func TestKernelThreadsAreSkipped(t *testing.T) {
 	}
 	if threads < 2 {
 		t.Errorf("only %d kernel threads among %v", threads, kt)
-	}
-}
-
-// BenchmarkProcessSweep is the teardown's one pass over /proc that finds the processes in a
-// run's namespaces (none here: the cost of looking).
-func BenchmarkProcessSweep(b *testing.B) {
-	testenv.RequireRoot(b)
-	targets := map[[2]uint64]bool{{1, 1}: true}
-	for b.Loop() {
-		if pids := ProcessesIn(targets); len(pids) != 0 {
-			b.Fatal(pids)
-		}
 	}
 }

@@ -1,0 +1,50 @@
+package runstate_test
+
+// The tests that need root, in the external test package: testenv asks runstate which runs
+// are alive, so runstate's own package cannot import it.
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
+)
+
+// TestStateFileWriteReplacesSymlink: a symlink planted at a state file's path is replaced when
+// the state file is written, never followed.
+func TestStateFileWriteReplacesSymlink(t *testing.T) {
+	testenv.RequireRoot(t)
+	o, err := runstate.Claim(plan.NewRunID(), "test", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Release()
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	os.Remove(runstate.Path(o.RunID))
+	os.Symlink(victim, runstate.Path(o.RunID))
+	if err := o.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
+		t.Errorf("the symlink's target was written: %q", data)
+	}
+	if st, err := os.Lstat(runstate.Path(o.RunID)); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("state file is not a regular file: %v", err)
+	}
+}
+
+// BenchmarkProcessSweep is the teardown's one pass over /proc that finds the processes in a
+// run's namespaces (none here: the cost of looking).
+func BenchmarkProcessSweep(b *testing.B) {
+	testenv.RequireRoot(b)
+	targets := map[[2]uint64]bool{{1, 1}: true}
+	for b.Loop() {
+		if pids := runstate.ProcessesIn(targets); len(pids) != 0 {
+			b.Fatal(pids)
+		}
+	}
+}
