@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
@@ -80,4 +81,22 @@ func processOfOthers(pid, stateDir string) bool {
 		}
 	}
 	return false
+}
+
+// settled are the processes of procs ("PID comm") that are still there, and still nobody
+// else's, after a moment: another run's short-lived programs (QEMU asked for its --version, a
+// tool between two samples) are gone by then, while a test's leftover stays.
+func settled(procs []string, stateDir string) []string {
+	for wait := 0; len(procs) > 0 && wait < 40; wait++ {
+		time.Sleep(50 * time.Millisecond)
+		var still []string
+		for _, p := range procs {
+			pid, _, _ := strings.Cut(p, " ")
+			if _, err := os.Stat(filepath.Join("/proc", pid)); err == nil && !processOfOthers(pid, stateDir) {
+				still = append(still, p)
+			}
+		}
+		procs = still
+	}
+	return procs
 }
