@@ -179,7 +179,9 @@ func TestInterrupt(t *testing.T) {
 			before := testenv.Take(runstate.Dir)
 			defer testenv.CheckClean(t, before, runstate.Dir)
 			out := filepath.Join(t.TempDir(), "r.json")
-			cmd := exec.Command(clitest.Binary, "run", tc.scenario, "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+			// --concurrent: the test is about the signal, not the figures; it must not queue behind
+			// another nsperf run measuring beside it.
+			cmd := exec.Command(clitest.Binary, "run", tc.scenario, "--runs", "5", "--duration", "2s", "--omit", "0s", "--concurrent", "--out", out)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -255,7 +257,8 @@ func TestCleanupAfterKill(t *testing.T) {
 	before := testenv.Take(runstate.Dir)
 	defer testenv.CheckClean(t, before, runstate.Dir)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(clitest.Binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--out", out)
+	// --concurrent: not behind another nsperf run measuring beside the test.
+	cmd := exec.Command(clitest.Binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--concurrent", "--out", out)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +353,8 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	before := testenv.Take(runstate.Dir)
 	defer testenv.CheckClean(t, before, runstate.Dir)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(clitest.Binary, "run", "../../topo/testdata/ovs.yaml", "--runs", "5", "--duration", "2s", "--omit", "0s", "--out", out)
+	// --concurrent: not behind another nsperf run measuring beside the test.
+	cmd := exec.Command(clitest.Binary, "run", "../../topo/testdata/ovs.yaml", "--runs", "5", "--duration", "2s", "--omit", "0s", "--concurrent", "--out", out)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
