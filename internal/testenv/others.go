@@ -83,20 +83,40 @@ func processOfOthers(pid, stateDir string) bool {
 	return false
 }
 
-// settled are the processes of procs ("PID comm") that are still there, and still nobody
-// else's, after a moment: another run's short-lived programs (QEMU asked for its --version, a
-// tool between two samples) are gone by then, while a test's leftover stays.
-func settled(procs []string, stateDir string) []string {
-	for wait := 0; len(procs) > 0 && wait < 40; wait++ {
+// settled are the leftovers of kind what that are still there, and still nobody else's,
+// after a moment: another run's transient things (QEMU asked for its --version, a guest
+// directory whose session is removing it, the lock file first) are gone by then, while a
+// test's leftover stays.
+func settled(what string, items []string, stateDir string) []string {
+	for wait := 0; len(items) > 0 && wait < 40; wait++ {
 		time.Sleep(50 * time.Millisecond)
 		var still []string
-		for _, p := range procs {
-			pid, _, _ := strings.Cut(p, " ")
-			if _, err := os.Stat(filepath.Join("/proc", pid)); err == nil && !processOfOthers(pid, stateDir) {
-				still = append(still, p)
+		for _, it := range items {
+			if exists(what, it) && !ofOthers(what, it, stateDir) {
+				still = append(still, it)
 			}
 		}
-		procs = still
+		items = still
 	}
-	return procs
+	return items
+}
+
+// exists reports whether a leftover of kind what is still there.
+func exists(what, item string) bool {
+	var path string
+	switch what {
+	case "processes":
+		pid, _, _ := strings.Cut(item, " ")
+		path = filepath.Join("/proc", pid)
+	case "network namespaces":
+		path = filepath.Join("/run/netns", item)
+	case "links in the root namespace":
+		path = filepath.Join("/sys/class/net", item)
+	case "state files":
+		path = item
+	default:
+		return true
+	}
+	_, err := os.Lstat(path)
+	return err == nil
 }

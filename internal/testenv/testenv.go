@@ -123,9 +123,7 @@ func CheckClean(t testing.TB, before Snapshot, stateDir string) {
 				mine = append(mine, x)
 			}
 		}
-		if pair.what == "processes" {
-			mine = settled(mine, stateDir)
-		}
+		mine = settled(pair.what, mine, stateDir)
 		if len(mine) > 0 {
 			t.Errorf("left behind %s: %v", pair.what, mine)
 		}
