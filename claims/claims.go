@@ -73,6 +73,9 @@ type Report struct {
 	// Quoted counts the lines of quoted replies ("> "), which are someone else's words and
 	// are not read for claims.
 	Quoted int `json:"quoted,omitempty"`
+	// DiffProblems say why a diff of the input could not be read; its message's claims are
+	// read all the same.
+	DiffProblems []string `json:"diff_problems,omitempty"`
 
 	stated []stated
 }
@@ -86,19 +89,22 @@ type line struct {
 // Read reads the claims of an input: an mbox, a patch, a commit message or `git show`
 // output (patches.Read takes all of them).
 func Read(input string, data []byte) (*Report, error) {
-	series, err := patches.Read(input, data)
+	series, err := patches.ReadMessages(input, data)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Input: input}
+	r := &Report{Input: input, Claims: []Claim{}}
 	for _, p := range series {
+		if p.DiffError != "" {
+			r.DiffProblems = append(r.DiffProblems, p.DiffError)
+		}
 		var lines []line
 		for i, l := range strings.Split(p.Message, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), ">") {
+			if strings.HasPrefix(strings.TrimSpace(l), ">") && !strings.HasPrefix(l, ">From ") {
 				r.Quoted++
 				continue
 			}
-			lines = append(lines, line{p.MessageLine + i, strings.TrimRight(l, " \t")})
+			lines = append(lines, line{p.MessageLine + i, strings.TrimRight(pastePrefix(l), " \t")})
 		}
 		r.read(lines)
 	}
@@ -125,81 +131,17 @@ type context struct {
 	conditions map[string]string
 	command    string
 	cmdLine    int
+	blk        block // what the generic reader keys its readings by
 }
 
 var (
-	headingRe   = regexp.MustCompile(`^\s*([^#$>][^:]{0,60}):\s*$`)
-	mtuRe       = regexp.MustCompile(`(?i)\b(standard|\d+k?)\s+MTU\b`)
-	beforeWords = regexp.MustCompile(`(?i)\b(before|disabled|without|off|baseline|standard)\b`)
-	afterWords  = regexp.MustCompile(`(?i)\b(after|enabled|with|on|patched)\b`)
-	// A heading sets the state only with these words: "BIG TCP on vxlan disabled" is before.
-	beforeHeading = regexp.MustCompile(`(?i)\b(before|disabled|without)\b`)
-	afterHeading  = regexp.MustCompile(`(?i)\b(after|enabled)\b`)
-	nicRe         = regexp.MustCompile(`\b(enp\w+|eth\d+|ens\w+)\b`)
+	// A heading is a line that ends in a colon ("Before:", "- with this patch:", "net-next
+	// main, GRO enabled:"), or that has only a parenthesis after it ("Before patch: (TSO
+	// sizes ...)").
+	headingRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?([^#$>\s][^:]{0,80}):\s*(?:\(.*\)\s*)?$`)
+	mtuRe     = regexp.MustCompile(`(?i)\b(standard|\d+k?)\s+MTU\b`)
+	nicRe     = regexp.MustCompile(`\b(enp\w+|eth\d+|ens\w+)\b`)
 )
-
-func (r *Report) read(lines []line) {
-	var ms []measurement
-	ctx := context{conditions: map[string]string{}}
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if m, next, why := iperf3Output(lines, i, ctx); next > i {
-			if why != "" {
-				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
-			}
-			ms = append(ms, m...)
-			i = next - 1
-			continue
-		}
-		switch {
-		case isCommand(l.text):
-			ctx.command, ctx.cmdLine = commandText(l.text), l.n
-			if t, ok := toggle(ctx.command, l.n); ok {
-				r.Toggles = append(r.Toggles, t)
-				ctx.state = "after" // what follows a toggle is measured with it
-			}
-			if strings.Contains(ctx.command, "ethtool -k") && offloadsOff(lines[i+1:]) {
-				ctx.conditions = map[string]string{"offloads": "off"}
-			}
-		case strings.HasPrefix(strings.TrimSpace(l.text), "MIGRATED ") || strings.Contains(l.text, " TEST from "):
-			m, next, why := netperfClassic(lines, i, ctx)
-			if why != "" {
-				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
-			} else {
-				ms = append(ms, m...)
-			}
-			i = next - 1
-		case headingRe.MatchString(l.text):
-			ctx.heading(headingRe.FindStringSubmatch(l.text)[1])
-		default:
-			if got, next := r.other(lines, i, ctx); next > i {
-				ms = append(ms, got...)
-				i = next - 1
-			}
-		}
-	}
-	r.Setup = setupWords(lines)
-	r.paragraphChanges(lines)
-	r.pair(ms, lines)
-}
-
-// heading takes what a heading line says: a state, a condition, or both.
-func (c *context) heading(h string) {
-	isState := beforeWords.MatchString(h) || afterWords.MatchString(h)
-	if m := mtuRe.FindStringSubmatch(h); m != nil {
-		c.conditions = map[string]string{"mtu": strings.ToLower(m[1])}
-	} else if isState {
-		if _, off := c.conditions["offloads"]; !off {
-			c.conditions = map[string]string{}
-		}
-	}
-	switch {
-	case beforeHeading.MatchString(h):
-		c.state = "before"
-	case afterHeading.MatchString(h):
-		c.state = "after"
-	}
-}
 
 func spanLines(lines []line, from, to int) []int {
 	var out []int
@@ -212,9 +154,9 @@ func spanLines(lines []line, from, to int) []int {
 // isCommand: a shell line the text shows ("# netperf ...", "$ ip link ...", "for i in ...;
 // do ./netperf ...", "ip link set ...", "ethtool -K ...").
 func isCommand(s string) bool {
-	t := strings.TrimSpace(s)
-	t = strings.TrimPrefix(strings.TrimPrefix(t, "# "), "$ ")
-	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "sockperf "} {
+	t := commandText(s)
+	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "for f in ", "sockperf ", "xdp-bench ", "super_netperf ",
+		"./super_netperf ", "nstat ", "nstat -n", "perf ", "iperf ", "ping ", "neper ", "tcp_rr ", "tcp_stream ", "udp_rr ", "modprobe ", "echo ", "sysctl ", "tc ", "ip net", "./", "uname"} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}
@@ -224,8 +166,14 @@ func isCommand(s string) bool {
 
 func commandText(s string) string {
 	t := strings.TrimSpace(s)
-	return strings.TrimPrefix(strings.TrimPrefix(t, "# "), "$ ")
+	if m := promptRe.FindStringIndex(t); m != nil {
+		t = t[m[1]:]
+	}
+	return strings.TrimSpace(t)
 }
+
+// promptRe is a shell's prompt before a command: "$ ", "# ", "~# ", "root@host:~# ", "$xdp".
+var promptRe = regexp.MustCompile(`^(?:[\w@:~./-]*[#$]\s*|ftp>\s*)`)
 
 // offloadsOff: an `ethtool -k` listing whose tunnel offloads read off.
 func offloadsOff(rest []line) bool {
@@ -328,4 +276,14 @@ func conditionKey(c map[string]string) string {
 		fmt.Fprintf(&b, "%s=%s;", k, c[k])
 	}
 	return b.String()
+}
+
+// pastePrefix takes off the "| " a mail puts before pasted output (a line that starts with
+// a bar but has no other bar is not a table's row).
+func pastePrefix(l string) string {
+	t := strings.TrimLeft(l, " ")
+	if strings.HasPrefix(t, "|") && !strings.Contains(t[1:], "|") {
+		return strings.TrimPrefix(t[1:], " ")
+	}
+	return l
 }

@@ -14,7 +14,6 @@ type stated struct {
 }
 
 var (
-	beforeAfterRe = regexp.MustCompile(`(?i)^\s*(before|after)\b[^:]*:\s*(.+?)\s*$`)
 	percentLineRe = regexp.MustCompile(`(?i)^\s*(?:percent(?:age)?\s+)?(increase|improvement|gain|decrease|reduction|change)\s*:\s*([-+]?[\d,.]+)\s*%`)
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
 	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
@@ -34,21 +33,12 @@ func (r *Report) other(lines []line, i int, ctx context) ([]measurement, int) {
 	if ms, next := nsperfTable(lines, i, ctx); next > i {
 		return ms, next
 	}
-	if ms, next := table(lines, i, ctx); next > i {
-		return ms, next
-	}
 	text := lines[i].text
 	if m := percentLineRe.FindStringSubmatch(text); m != nil {
 		if v, ok := parseNumber(strings.TrimSuffix(m[2], ".")); ok {
 			r.stated = append(r.stated, stated{change: round(sign(m[1]) * v / 100), line: lines[i].n})
 		}
 		return nil, i + 1
-	}
-	if m := beforeAfterRe.FindStringSubmatch(text); m != nil {
-		if v, u, ok := parseValue(m[2]); ok && u.kind != "percent" {
-			return []measurement{{metric: metricOf(u), unit: u.norm, values: []float64{round(v)}, state: strings.ToLower(m[1]),
-				conditions: ctx.conditions, lines: []int{lines[i].n}}}, i + 1
-		}
 	}
 	return nil, i
 }
@@ -123,67 +113,88 @@ func metricOf(u unit) string {
 		return "transaction_rate"
 	case "time":
 		return "latency"
+	case "packets":
+		return "packet_rate"
+	case "percent":
+		return "share"
 	}
 	return "throughput"
 }
 
-// table reads a table with a header row at lines[i]: columns apart by two or more spaces,
-// rows of a label and values with units; a column of "a% / b%" is the two sides' CVs. The
-// first value column is before, the second after; a row's label names its condition.
-func table(lines []line, i int, ctx context) ([]measurement, int) {
-	header := splitCellsRe.Split(strings.TrimSpace(lines[i].text), -1)
-	if len(header) < 3 {
-		return nil, i
-	}
-	var out []measurement
-	j := i + 1
-	for ; j < len(lines); j++ {
-		cells := splitCellsRe.Split(strings.TrimSpace(lines[j].text), -1)
-		if len(cells) != len(header) {
-			break
-		}
-		row := tableRow(header, cells, lines[j].n, ctx)
-		if row == nil {
-			break
-		}
-		out = append(out, row...)
-	}
-	if len(out) == 0 {
-		return nil, i
-	}
-	return out, j
-}
 
-// tableRow reads one row: the value columns as measurements, a CV column into them.
-func tableRow(header, cells []string, n int, ctx context) []measurement {
-	var out []measurement
-	var cvs []float64
-	for k := 1; k < len(cells); k++ {
-		if v, u, ok := parseValue(cells[k]); ok && u.kind != "percent" {
-			conds := map[string]string{}
-			for key, val := range ctx.conditions {
-				conds[key] = val
-			}
-			if fam := familyRe.FindString(cells[0]); fam != "" {
-				conds["family"] = fam
-			} else {
-				conds["row"] = cells[0]
-			}
-			out = append(out, measurement{metric: metricOf(u), unit: u.norm, values: []float64{round(v)}, label: header[k], conditions: conds, lines: []int{n}})
+// toPairRe is a change the prose gives as two figures: "from 299Mbps to 440Mbps", "(370k to
+// 430k txns)". The unit may be on either side or both; a range of percentages ("from 3.13%
+// to 160.92%", "by 30 to 75 %") is not a comparison.
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)`)
+
+// proseRanges reads "from X to Y" in each paragraph (a sentence may run over lines).
+func (r *Report) proseRanges(lines []line) {
+	for start := 0; start < len(lines); {
+		end := start
+		for end < len(lines) && strings.TrimSpace(lines[end].text) != "" {
+			end++
+		}
+		if end == start {
+			start++
 			continue
 		}
-		for _, part := range strings.Split(cells[k], "/") {
-			if v, u, ok := parseValue(part); ok && u.kind == "percent" {
-				cvs = append(cvs, round(v/100))
-			}
+		par := lines[start:end]
+		texts := make([]string, len(par))
+		for i, l := range par {
+			texts[i] = strings.TrimSpace(l.text)
 		}
+		text := strings.Join(texts, " ")
+		lineOf := func(offset int) int {
+			for i, t := range texts {
+				if offset <= len(t) {
+					return par[i].n
+				}
+				offset -= len(t) + 1
+			}
+			return par[len(par)-1].n
+		}
+		for _, m := range toPairRe.FindAllStringSubmatchIndex(text, -1) {
+			r.toPair(text, m, lineOf)
+		}
+		start = end
 	}
-	if len(out) != 2 {
-		return nil
+}
+
+func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
+	g := func(k int) string {
+		if m[2*k] < 0 {
+			return ""
+		}
+		return text[m[2*k]:m[2*k+1]]
 	}
-	out[0].state, out[1].state = "before", "after"
-	if len(cvs) == 2 {
-		out[0].cv, out[1].cv = &cvs[0], &cvs[1]
+	ub, okb := lookupUnit(g(4))
+	ua, oka := lookupUnit(g(7))
+	if g(4) != "" && !okb {
+		return
 	}
-	return out
+	if !oka {
+		return
+	}
+	if !okb {
+		ub = ua
+	}
+	if ub.norm != ua.norm || ua.kind == "percent" {
+		return
+	}
+	b, _ := strconv.ParseFloat(g(2), 64)
+	a, _ := strconv.ParseFloat(g(5), 64)
+	b *= scaleSuffix[g(3)] + boolf(g(3) == "")
+	a *= scaleSuffix[g(6)] + boolf(g(6) == "")
+	n := lineOf(m[4])
+	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(b * ub.factor), line: n}
+	ra := rb
+	ra.value, ra.line = round(a*ua.factor), lineOf(m[10])
+	r.addPair([2]reading{rb, ra})
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

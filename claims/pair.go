@@ -36,8 +36,11 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			r.Unparsed = append(r.Unparsed, Unparsed{Lines: m.lines, Reason: "a " + m.metric + " measurement without a second to compare it with"})
 		}
 	}
-	sort.SliceStable(r.Claims, func(a, b int) bool { return r.Claims[a].Lines[0] < r.Claims[b].Lines[0] })
-	r.attachStated()
+}
+
+// sortClaims orders claims by their first line.
+func sortClaims(cs []Claim) {
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].Lines[0] < cs[b].Lines[0] })
 }
 
 func newClaim(before, after *measurement) Claim {

@@ -55,6 +55,9 @@ func (r *Report) Text(w io.Writer) error {
 	for _, d := range r.Describes {
 		fmt.Fprintf(w, "says: %q\n", d)
 	}
+	for _, d := range r.DiffProblems {
+		fmt.Fprintf(w, "diff not read: %s\n", d)
+	}
 	if r.Quoted > 0 {
 		fmt.Fprintf(w, "%d quoted line(s) (\"> \") not read: someone else's words\n", r.Quoted)
 	}
@@ -80,6 +83,14 @@ func human(v float64, unit string) string {
 			return fmt.Sprintf("%.4g Gbit/s", v/1e9)
 		case v >= 1e6:
 			return fmt.Sprintf("%.4g Mbit/s", v/1e6)
+		}
+	}
+	if unit == "pps" {
+		switch {
+		case v >= 1e6:
+			return fmt.Sprintf("%.4g Mpps", v/1e6)
+		case v >= 1e3:
+			return fmt.Sprintf("%.4g kpps", v/1e3)
 		}
 	}
 	return fmt.Sprintf("%.6g %s", v, unit)

@@ -9,33 +9,60 @@ import (
 // unit is how a written unit maps to a normalised one: the metric kind it measures, the
 // normalised unit, and the factor to it.
 type unit struct {
-	kind   string // rate (bits per second), trans (transactions per second), time, percent
+	kind   string // rate (bits per second), packets (packets or events per second), trans (transactions per second), time, percent
 	norm   string
 	factor float64
 }
 
-// units are the units claims are written in, lower-cased, spaces removed.
+// units are the units claims are written in, lower-cased, spaces removed. Bytes differ from
+// bits only in case ("MB/s" against "Mb/s"), so those are in byteUnits, looked up first and
+// as written.
 var units = map[string]unit{
-	"bit/s": {"rate", "bit/s", 1}, "bits/sec": {"rate", "bit/s", 1}, "bps": {"rate", "bit/s", 1},
-	"kbit/s": {"rate", "bit/s", 1e3}, "kbps": {"rate", "bit/s", 1e3}, "kbits/sec": {"rate", "bit/s", 1e3},
-	"mbit/s": {"rate", "bit/s", 1e6}, "mbps": {"rate", "bit/s", 1e6}, "mbits/sec": {"rate", "bit/s", 1e6}, "10^6bits/sec": {"rate", "bit/s", 1e6}, "10^6bits/s": {"rate", "bit/s", 1e6}, "mb/s": {"rate", "bit/s", 1e6},
-	"gbit/s": {"rate", "bit/s", 1e9}, "gbps": {"rate", "bit/s", 1e9}, "gbits/sec": {"rate", "bit/s", 1e9}, "gb/s": {"rate", "bit/s", 1e9}, "10^9bits/sec": {"rate", "bit/s", 1e9},
+	"bit/s": {"rate", "bit/s", 1}, "bits/sec": {"rate", "bit/s", 1}, "bps": {"rate", "bit/s", 1}, "bits/s": {"rate", "bit/s", 1},
+	"kbit/s": {"rate", "bit/s", 1e3}, "kbps": {"rate", "bit/s", 1e3}, "kbits/sec": {"rate", "bit/s", 1e3}, "kb/s": {"rate", "bit/s", 1e3}, "kb/sec": {"rate", "bit/s", 1e3},
+	"mbit/s": {"rate", "bit/s", 1e6}, "mbps": {"rate", "bit/s", 1e6}, "mbits/sec": {"rate", "bit/s", 1e6}, "10^6bits/sec": {"rate", "bit/s", 1e6}, "10^6bits/s": {"rate", "bit/s", 1e6}, "mb/s": {"rate", "bit/s", 1e6}, "mb/sec": {"rate", "bit/s", 1e6}, "mbits/s": {"rate", "bit/s", 1e6},
+	"gbit/s": {"rate", "bit/s", 1e9}, "gbps": {"rate", "bit/s", 1e9}, "gbits/sec": {"rate", "bit/s", 1e9}, "gb/s": {"rate", "bit/s", 1e9}, "10^9bits/sec": {"rate", "bit/s", 1e9}, "gbits/s": {"rate", "bit/s", 1e9},
+	"pps": {"packets", "pps", 1}, "kpps": {"packets", "pps", 1e3}, "mpps": {"packets", "pps", 1e6},
 	"tps": {"trans", "trans/s", 1}, "trans/s": {"trans", "trans/s", 1}, "trans/sec": {"trans", "trans/s", 1}, "transactions/s": {"trans", "trans/s", 1}, "persec": {"trans", "trans/s", 1},
-	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "ms": {"time", "us", 1e3}, "msec": {"time", "us", 1e3}, "ns": {"time", "us", 1e-3},
+	"txns": {"trans", "trans/s", 1}, "txns/s": {"trans", "trans/s", 1}, "transactions/sec": {"trans", "trans/s", 1},
+	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "usecs": {"time", "us", 1},
+	"ms": {"time", "us", 1e3}, "msec": {"time", "us", 1e3}, "msecs": {"time", "us", 1e3},
+	"ns": {"time", "us", 1e-3}, "nsec": {"time", "us", 1e-3},
+	"s": {"time", "us", 1e6}, "sec": {"time", "us", 1e6}, "secs": {"time", "us", 1e6}, "seconds": {"time", "us", 1e6},
 	"%": {"percent", "%", 1},
 }
 
-// lookupUnit finds a written unit ("Gbps", "10^6bits/sec", "trans/s").
+// byteUnits are rates in bytes, as written (case matters).
+var byteUnits = map[string]unit{
+	"B/s": {"rate", "bit/s", 8}, "kB/s": {"rate", "bit/s", 8e3}, "KB/s": {"rate", "bit/s", 8e3}, "MB/s": {"rate", "bit/s", 8e6}, "GB/s": {"rate", "bit/s", 8e9},
+	"KBytes/sec": {"rate", "bit/s", 8e3}, "MBytes/sec": {"rate", "bit/s", 8e6}, "GBytes/sec": {"rate", "bit/s", 8e9},
+	"KiB/s": {"rate", "bit/s", 8 * 1024}, "MiB/s": {"rate", "bit/s", 8 * 1024 * 1024}, "GiB/s": {"rate", "bit/s", 8 * 1024 * 1024 * 1024},
+}
+
+// eventRateRe is any "<events>/s" a tool prints for a rate of packets or events: rx/s,
+// pkt/s, xmit/s, err,drop/s.
+var eventRateRe = regexp.MustCompile(`^[a-z][a-z,_-]*/s(ec)?$`)
+
+// lookupUnit finds a written unit ("Gbps", "10^6bits/sec", "trans/s", "MB/s", "rx/s").
 func lookupUnit(s string) (unit, bool) {
-	u, ok := units[strings.ToLower(strings.ReplaceAll(s, " ", ""))]
-	return u, ok
+	if u, ok := byteUnits[s]; ok {
+		return u, true
+	}
+	if u, ok := units[strings.ToLower(strings.ReplaceAll(s, " ", ""))]; ok {
+		return u, true
+	}
+	if eventRateRe.MatchString(s) && !strings.HasPrefix(s, "bit") && !strings.HasPrefix(s, "byte") {
+		return unit{"packets", "pps", 1}, true
+	}
+	return unit{}, false
 }
 
 var numberRe = regexp.MustCompile(`^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$`)
 
-// parseNumber reads a number as people write it: 34440.00, 6,144, 1,234.5.
+// parseNumber reads a number as people write it: 34440.00, 6,144, 1,234.5. Numbers past
+// float range are not numbers.
 func parseNumber(s string) (float64, bool) {
-	if !numberRe.MatchString(s) {
+	if len(s) > 40 || !numberRe.MatchString(s) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)

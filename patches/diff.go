@@ -68,7 +68,7 @@ type diffParser struct {
 
 // plainDiff reads a text that may hold a commit message followed by a unified diff; first is
 // the input line of its first line.
-func plainDiff(input string, first int, text string) (Patch, error) {
+func plainDiff(input string, first int, text string, lenient bool) (Patch, error) {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	start := diffStart(lines)
 	p := Patch{Input: input, Line: first, MessageLine: first}
@@ -79,6 +79,10 @@ func plainDiff(input string, first int, text string) (Patch, error) {
 	p.Message = strings.Join(lines[:start], "\n")
 	d := &diffParser{input: input, first: first, lines: lines, i: start}
 	if err := d.parse(); err != nil {
+		if lenient {
+			p.DiffError = err.Error()
+			return p, nil
+		}
 		return Patch{}, err
 	}
 	p.Files = d.files

@@ -46,6 +46,8 @@ type Patch struct {
 	// line MessageLine of the input.
 	Message     string `json:"-"`
 	MessageLine int    `json:"-"`
+	// DiffError is why the diff could not be read (ReadMessages only).
+	DiffError string `json:"-"`
 	// SHA256 is of the patch's bytes as given (the whole mail).
 	SHA256 string     `json:"sha256"`
 	Files  []FileDiff `json:"-"`
@@ -83,6 +85,17 @@ func inputErr(input string, line int, format string, args ...any) error {
 // Read reads the patches in one input: an mbox of one or many mails, a `git format-patch`
 // file, or a plain unified diff. A mail without a diff is returned as a patch without Files.
 func Read(input string, data []byte) ([]Patch, error) {
+	return read(input, data, false)
+}
+
+// ReadMessages reads the mails of an input as Read does, for their messages: a diff that
+// cannot be read (cut, mangled) does not fail the input but is said in the patch's
+// DiffError, without Files.
+func ReadMessages(input string, data []byte) ([]Patch, error) {
+	return read(input, data, true)
+}
+
+func read(input string, data []byte, lenient bool) ([]Patch, error) {
 	if len(data) > MaxInputSize {
 		return nil, inputErr(input, 0, "%d bytes: more than %d MiB is not a patch series", len(data), MaxInputSize>>20)
 	}
@@ -91,8 +104,17 @@ func Read(input string, data []byte) ([]Patch, error) {
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	if !strings.HasPrefix(text, "From ") {
+		if note, mail, ok := afterNote(text); ok && lenient {
+			// "Source: URL" and a blank line before a mail copied from an archive.
+			ps, err := read(input, []byte(mail), lenient)
+			for k := range ps {
+				ps[k].Line += note
+				ps[k].MessageLine += note
+			}
+			return ps, err
+		}
 		if !looksLikeMail(text) {
-			p, err := plainDiff(input, 1, text)
+			p, err := plainDiff(input, 1, text, lenient)
 			if err != nil {
 				return nil, err
 			}
@@ -105,7 +127,7 @@ func Read(input string, data []byte) ([]Patch, error) {
 		if len(out) == MaxMessages {
 			return nil, inputErr(input, m.line, "more than %d mails: give the series' patches, not an archive", MaxMessages)
 		}
-		p, err := readMail(input, m.line, m.text)
+		p, err := readMail(input, m.line, m.text, lenient)
 		if err != nil {
 			return nil, err
 		}
@@ -126,6 +148,20 @@ func looksLikeMail(text string) bool {
 		known = known || senderHeaderRe.MatchString(l)
 	}
 	return known
+}
+
+// afterNote splits off a note of at most three lines before a mail: the number of lines
+// it took and the mail.
+func afterNote(text string) (int, string, bool) {
+	note, rest, ok := strings.Cut(text, "\n\n")
+	if !ok || strings.Count(note, "\n") > 2 || looksLikeMail(text) {
+		return 0, "", false
+	}
+	rest = strings.TrimLeft(rest, "\n")
+	if !looksLikeMail(rest) {
+		return 0, "", false
+	}
+	return strings.Count(text[:len(text)-len(rest)], "\n"), rest, true
 }
 
 var (
@@ -167,7 +203,7 @@ func splitMbox(text string) []mboxMessage {
 var subjectTag = regexp.MustCompile(`^\s*((?:\[[^\]]*\]\s*)+)(.*)$`)
 
 // readMail reads one mail: its headers, its body decoded, its diff.
-func readMail(input string, line int, text string) (Patch, error) {
+func readMail(input string, line int, text string, lenient bool) (Patch, error) {
 	msg, err := mail.ReadMessage(strings.NewReader(text))
 	if err != nil {
 		return Patch{}, inputErr(input, line, "not a mail: %v", err)
@@ -177,7 +213,7 @@ func readMail(input string, line int, text string) (Patch, error) {
 		return Patch{}, inputErr(input, line, "the mail's body: %v", err)
 	}
 	headerLines := strings.Count(text[:len(text)-len(rawBody(text))], "\n")
-	p, err := plainDiff(input, line+1+headerLines, body)
+	p, err := plainDiff(input, line+1+headerLines, body, lenient)
 	if err != nil {
 		return Patch{}, err
 	}

@@ -1,0 +1,111 @@
+package claims
+
+import (
+	"regexp"
+	"strings"
+)
+
+// figure is one number of a line with the unit it was written in.
+type figure struct {
+	value float64 // normalised
+	unit  unit    // unit{} for a bare number
+	bare  bool
+	raw   string
+}
+
+var (
+	// gluedRe is a number with its unit glued on: 5.90Mpps, ~41Gbps, 29.3s, 0.17±0.02.
+	gluedRe = regexp.MustCompile(`^~?([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(±[\d.]+)?([A-Za-zµ%/^][A-Za-z0-9µ%/^,_-]*)?$`)
+	// sizeUnits are amounts, not rates: what a run moved, a buffer, a clock. They describe a
+	// run; they are not its result.
+	sizeUnits = map[string]bool{"bytes": true, "byte": true, "kbytes": true, "mbytes": true, "gbytes": true, "kb": true, "mb": true, "gb": true,
+		"kib": true, "mib": true, "gib": true, "b": true, "k": true, "mhz": true, "ghz": true, "khz": true, "hz": true, "kbyte": true, "mbyte": true}
+	// relativeWords after a percentage make it a change or a ratio, not a measured share.
+	relativeWords = map[string]bool{"pps": true, "calls": true, "throughput": true, "bandwidth": true, "of": true, "compared": true, "better": true,
+		"worse": true, "faster": true, "slower": true, "improvement": true, "more": true, "less": true, "higher": true, "lower": true, "increase": true,
+		"decrease": true, "drop": true, "gain": true, "reduction": true, "regression": true}
+	digitsRe = regexp.MustCompile(`\d+`)
+	// scaleSuffix is a k or M written on a bare number: 370k.
+	scaleSuffix = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6}
+)
+
+// shape is a line with its numbers taken out and its units reduced to their kind: what a
+// line measures, the same in the before and after of a message ("summary # pps # pps").
+type shaped struct {
+	figures []figure
+	shape   string
+}
+
+// readFigures splits a line into its figures and its shape. A number followed by a unit
+// (or with one glued on) is a figure; a number followed by a size (bytes, MHz) is part of
+// the shape; other numbers are bare figures.
+func readFigures(s string) shaped {
+	toks := strings.Fields(s)
+	var out shaped
+	var shape []string
+	for i := 0; i < len(toks); i++ {
+		t := strings.Trim(toks[i], "([{,;")
+		t = strings.TrimRight(t, ")]},;.")
+		if t == "~" || strings.EqualFold(t, "up") && i+1 < len(toks) && strings.EqualFold(toks[i+1], "to") {
+			if t != "~" {
+				i++
+			}
+			continue
+		}
+		m := gluedRe.FindStringSubmatch(t)
+		if m == nil {
+			shape = append(shape, digitsRe.ReplaceAllString(strings.ToLower(toks[i]), "#"))
+			continue
+		}
+		n, ok := parseNumber(m[1])
+		if !ok {
+			shape = append(shape, "#")
+			continue
+		}
+		unitText := m[3]
+		if unitText == "" && i+1 < len(toks) {
+			next := strings.TrimRight(strings.TrimLeft(toks[i+1], "("), "),;.")
+			if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
+				unitText = next
+				i++
+			}
+		}
+		switch {
+		case unitText == "":
+			out.figures = append(out.figures, figure{value: n, bare: true, raw: toks[i]})
+			shape = append(shape, "#")
+		case sizeUnits[strings.ToLower(unitText)]:
+			shape = append(shape, "#size")
+		default:
+			if f, ok := scaleSuffix[unitText]; ok {
+				out.figures = append(out.figures, figure{value: n * f, bare: true, raw: toks[i]})
+				shape = append(shape, "#")
+				continue
+			}
+			u, ok := lookupUnit(unitText)
+			if ok && u.kind == "percent" && i+1 < len(toks) && relativeWords[strings.ToLower(strings.Trim(toks[i+1], ".,;:()"))] {
+				ok = false // "97% pps", "15% of throughput": a change, not a reading
+			}
+			if !ok {
+				shape = append(shape, "#"+strings.ToLower(unitText))
+				continue
+			}
+			out.figures = append(out.figures, figure{value: n * u.factor, unit: u, raw: toks[i]})
+			shape = append(shape, "#"+u.norm)
+		}
+	}
+	out.shape = strings.Join(shape, " ")
+	return out
+}
+
+// measured are the figures of a line that carry a unit of a measurement (a rate, a time, a
+// share), or, where none does, nil.
+func (s shaped) measured() []figure {
+	var out []figure
+	for _, f := range s.figures {
+		if !f.bare {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package claims
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// reading is one figure a line gives of one state, before pairing: the generic reader's
+// unit of work. Its key says what it measures within its block (the line's label or shape
+// and the figure's place in the line), so that the same key in two states is a comparison.
+type reading struct {
+	key    string
+	metric string
+	unit   string
+	value  float64
+	side   string // before, after, "?" (a state no word decides)
+	state  string // the state's name as the text writes it
+	line   int    // input line
+	idx    int    // index in the message's lines
+}
+
+// block is what the text has said of the figures that follow: the state a heading or a
+// label named, and the block they are in (the last condition heading or command).
+type block struct {
+	side, state string
+	cond        string
+	// round is the side and block of the state heading that started the current
+	// comparison: a heading of the other side continues it, in the block it started in
+	// (what a sub-heading of the first state set does not carry over).
+	roundSide, roundCond string
+}
+
+var (
+	// labelRe is "label: rest", "label - rest", "label = rest", with a bullet or a number
+	// before the label: "- Before the fix: 3.78Mpps", "Tx throughput - 934 Mbps".
+	labelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([^:]{1,80}?)\s*(?::\s|:$|\s[-=]\s|\t+)\s*(.*)$`)
+	// counterRe is a counter line of nstat or /proc: "TcpInSegs   15648792   0.0".
+	counterRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.]{2,60})\s+([\d,]+(?:\.\d+)?)(?:\s+[\d.]+)?\s*(?:#.*)?$`)
+	// perfStatRe is a perf stat line: "1,314,632  context-switches  # 19935.279 M/sec".
+	perfStatRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s+(?:msec\s+)?([a-z][\w-]*(?:-[\w]+)*)\s*(?:#.*)?$`)
+	// bareTotalRe is a line of one number: what super_netperf prints.
+	bareTotalRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s*$`)
+	// profileRe is a perf report/top line: "1.26%  [kernel]  [k] inet_gro_receive".
+	profileRe = regexp.MustCompile(`^\s*([\d.]+)%\s+.*\[[k.]\]\s+(\S+)\s*$`)
+	// histogramRe is a bpftrace histogram bucket: "[256, 512)   2796601 |@@@@|".
+	histogramRe = regexp.MustCompile(`\|@*\s*\|\s*$`)
+	arrowRe     = regexp.MustCompile(`(^|[^\w/.^*x-])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:->|=>|→|-->)\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?`)
+	// iperf3IntervalRe is a row of iperf3's report; only its summary rows (sender, receiver)
+	// are a run's result.
+	iperf3IntervalRe = regexp.MustCompile(`^\s*\[\s*(?:\d+|SUM)\](?:\[[\w-]+\])?\s+[\d.]+-[\d.]+\s+sec\b`)
+	iperf3EndRe      = regexp.MustCompile(`\b(sender|receiver)\s*$`)
+	// commentRe is a comment a tool prints after its figure: perf stat's and nstat's "# ...".
+	commentRe = regexp.MustCompile(`\s#\s.*$`)
+	// statedParenRe is a change stated beside a figure: "14.65 Mpps (+17.5%)".
+	statedParenRe = regexp.MustCompile(`\(\s*[-+~]?[\d.]+\s?%\s*\)`)
+	// uname -a output: the kernel release names the tree a run was on.
+	unameRe = regexp.MustCompile(`^\s*Linux\s+\S+\s+(\d+\.\d+\S*)\s+#\d+`)
+)
+
+// lineReadings reads the figures of line i under b: an arrow ("X -> Y") is a claim of its
+// own (returned as a pair); a labelled line, a tool's output line or a counter gives
+// readings of b's state (or of the state its label names).
+func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]reading) {
+	l := lines[i]
+	text := l.text
+	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) {
+		return nil, nil
+	}
+	label, rest := "", text
+	if m := labelRe.FindStringSubmatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
+		label, rest = strings.TrimSpace(m[1]), m[2]
+	}
+	if p, ok := arrowPair(label, rest, l.n, i, b); ok {
+		return nil, [][2]reading{p}
+	}
+	side, state, keyLabel := b.side, b.state, ""
+	if label != "" {
+		ls, _, lrest := stateOf(label)
+		switch {
+		case ls != "":
+			side, state, keyLabel = ls, label, labelKey(lrest)
+		case b.side != "":
+			keyLabel = labelKey(label)
+		default: // a list of variants: the labels are the states
+			side, state = "?", label
+		}
+	}
+	if side == "" {
+		return nil, nil
+	}
+	mk := func(kind, metric, unitName string, pos int, v float64, shape string) reading {
+		return reading{key: fmt.Sprintf("%s|%s|%s|%s|%d", b.cond, kind, keyLabel, shape, pos), metric: metric, unit: unitName, value: round(v),
+			side: side, state: state, line: l.n, idx: i}
+	}
+	sh := readFigures(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), ""))
+	if ms := sh.measured(); len(ms) > 0 {
+		for k, f := range ms {
+			rs = append(rs, mk("v", metricOf(f.unit), f.unit.norm, k, f.value, sh.shape))
+		}
+		return rs, nil
+	}
+	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
+		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
+	}
+	if label != "" {
+		return nil, nil
+	}
+	if m := counterRe.FindStringSubmatch(text); m != nil {
+		v, ok := parseNumber(m[2])
+		if ok {
+			keyLabel = m[1]
+			return []reading{mk("c", m[1], "", 0, v, "")}, nil
+		}
+	}
+	if m := perfStatRe.FindStringSubmatch(text); m != nil {
+		if v, ok := parseNumber(m[1]); ok {
+			keyLabel = m[2]
+			u := ""
+			if strings.Contains(text, " msec ") {
+				u, v = "us", v*1e3
+			}
+			return []reading{mk("c", m[2], u, 0, v, "")}, nil
+		}
+	}
+	if m := bareTotalRe.FindStringSubmatch(text); m != nil {
+		if v, ok := parseNumber(m[1]); ok {
+			return []reading{mk("t", "", "", 0, v, "")}, nil
+		}
+	}
+	return nil, nil
+}
+
+// arrowPair reads "X unit -> Y unit" (or "=>", "→") as a claim: X before, Y after. A side
+// without a unit takes the other's; two bare numbers are a claim only on a labelled line
+// ("Instructions per packet: 420 -> 360"). What is around the arrow must not be an
+// expression ("20000000/1024/4096 -> 4 segments").
+func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
+	m := arrowRe.FindStringSubmatch(rest)
+	if m == nil {
+		return [2]reading{}, false
+	}
+	before, ok1 := parseNumber(m[2])
+	after, ok2 := parseNumber(m[4])
+	if !ok1 || !ok2 {
+		return [2]reading{}, false
+	}
+	ub, okb := lookupUnit(m[3])
+	ua, oka := lookupUnit(m[5])
+	switch {
+	case m[3] != "" && !okb, m[5] != "" && !oka:
+		return [2]reading{}, false
+	case okb && !oka:
+		ua = ub
+	case oka && !okb:
+		ub = ua
+	case !oka && !okb && label == "":
+		return [2]reading{}, false
+	}
+	if !oka && !okb {
+		ub, ua = unit{factor: 1}, unit{factor: 1}
+	}
+	if ub.norm != ua.norm || ub.kind == "percent" && label == "" {
+		return [2]reading{}, false
+	}
+	metric := metricOf(ub)
+	if ub.norm == "" {
+		metric = metricName(label)
+	}
+	r := reading{key: b.cond + "|a|" + labelKey(label), metric: metric, unit: ub.norm, line: n, idx: i}
+	rb, ra := r, r
+	rb.value, rb.side, rb.state = round(before*ub.factor), "before", "before"
+	ra.value, ra.side, ra.state = round(after*ua.factor), "after", "after"
+	return [2]reading{rb, ra}, true
+}
+
+// metricName is a label as a metric name: "Instructions per packet" -> instructions_per_packet.
+func metricName(label string) string {
+	f := strings.FieldsFunc(strings.ToLower(labelKey(label)), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	if len(f) == 0 {
+		return "value"
+	}
+	return strings.Join(f, "_")
+}
+
+// releaseSide is the state a kernel release names: "-unpatched", "-vanilla", "-base" are
+// before; a release ending in "+" (a tree with changes) or "-patched" is after.
+func releaseSide(release string) string {
+	for _, part := range strings.FieldsFunc(strings.ToLower(release), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		switch part {
+		case "unpatched", "vanilla", "base", "baseline", "orig", "stock", "clean":
+			return "before"
+		case "patched", "fix", "fixed":
+			return "after"
+		}
+	}
+	if strings.HasSuffix(release, "+") {
+		return "after"
+	}
+	return ""
+}

@@ -1,0 +1,300 @@
+package claims
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	// netperfBannerRe starts netperf's classic output: "MIGRATED TCP STREAM TEST from ...",
+	// "TCP STREAM TEST to foobar" (netperf 2.2).
+	netperfBannerRe = regexp.MustCompile(`^\s*(?:MIGRATED\s.*|.*\bTEST (?:from|to) .*|Recv\s+Send\s+Send\s*.*)$`)
+	// separatorRe is a rule line: "- - - -", "------", "+----+".
+	separatorRe = regexp.MustCompile(`^\s*[-=+_|* ]{3,}\s*$`)
+	// titleEndRe: a title line ends in a word, a parenthesis or a comma, not a sentence's stop.
+	titleEndRe = regexp.MustCompile(`[\w)\],+]$`)
+)
+
+// read reads one message's lines: tool output the tools' own readers know (netperf's
+// blocks and -O rows, iperf3's summaries, nsperf's tables) and, for everything else, the
+// generic reader: headings and labels name states and blocks, lines give readings, tables
+// and arrows give claims of their own.
+func (r *Report) read(lines []line) {
+	var ms []measurement
+	var rs []reading
+	ctx := context{conditions: map[string]string{}}
+	repeated := headingCounts(lines)
+	skipTo := -1
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if m, next, why := iperf3Output(lines, i, ctx); next > i {
+			if why != "" {
+				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+			}
+			ms = append(ms, m...)
+			i = next - 1
+			continue
+		}
+		switch {
+		case strings.TrimSpace(l.text) == "" || separatorRe.MatchString(l.text) && !strings.Contains(l.text, "|"):
+		case unameRe.MatchString(l.text):
+			if side := releaseSide(unameRe.FindStringSubmatch(l.text)[1]); side != "" {
+				ctx.blk.side, ctx.blk.state = side, unameRe.FindStringSubmatch(l.text)[1]
+			}
+		case isCommand(l.text):
+			r.command(&ctx, lines, i)
+		case netperfBannerRe.MatchString(l.text):
+			m, next, why := netperfClassic(lines, i, ctx)
+			if why != "" {
+				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+			} else {
+				ms = append(ms, m...)
+			}
+			i = next - 1
+		case headingRe.MatchString(l.text):
+			h := headingRe.FindStringSubmatch(l.text)[1]
+			ctx.heading(h)
+			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
+		case isTitle(lines, i):
+			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
+		default:
+			if got, next := r.other(lines, i, ctx); next > i {
+				ms = append(ms, got...)
+				i = next - 1
+				continue
+			}
+			if claims, next := stateTable(lines, i, ctx); next > i {
+				r.Claims = append(r.Claims, claims...)
+				i = next - 1
+				continue
+			}
+			if next := toolTable(lines, i); next > i {
+				skipTo = next
+			}
+			if i < skipTo {
+				continue
+			}
+			got, pairs := lineReadings(lines, i, ctx.blk)
+			rs = append(rs, got...)
+			for _, p := range pairs {
+				r.addPair(p)
+			}
+		}
+	}
+	rs = dropProfiles(rs, lines)
+	r.Setup = setupWords(lines)
+	r.paragraphChanges(lines)
+	r.pair(ms, lines)
+	r.pairReadings(rs)
+	r.proseRanges(lines)
+	sortClaims(r.Claims)
+	r.attachStated()
+}
+
+// command takes a shell line: a toggle is recorded (what follows is measured with it); any
+// other command names the block its output is in.
+func (r *Report) command(ctx *context, lines []line, i int) {
+	l := lines[i]
+	ctx.command, ctx.cmdLine = commandText(l.text), l.n
+	if t, ok := toggle(ctx.command, l.n); ok {
+		r.Toggles = append(r.Toggles, t)
+		ctx.state = "after" // what follows a toggle is measured with it
+		return
+	}
+	if strings.Contains(ctx.command, "ethtool -k") && offloadsOff(lines[i+1:]) {
+		ctx.conditions = map[string]string{"offloads": "off"}
+	}
+	if isToggleCommand(ctx.command) {
+		return
+	}
+	ctx.blk.cond = strings.Join(strings.Fields(ctx.command), " ")
+}
+
+// isToggleCommand: a command that changes a setting rather than measuring (its output is
+// not a block of its own): echo into /proc or /sys, sysctl -w, modprobe, tc qdisc.
+func isToggleCommand(cmd string) bool {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return true
+	}
+	switch f[0] {
+	case "echo", "sysctl", "modprobe", "tc", "ip", "ethtool", "uname":
+		return true
+	}
+	return false
+}
+
+// heading takes what a heading line says for the tools' readers: a state, a condition, or
+// both. Words that name the tree or the patch decide over words that name a setting; a
+// setting beside them ("net-next main, GRO enabled") is a condition.
+func (c *context) heading(h string) {
+	side, strong, _ := stateOf(h)
+	if m := mtuRe.FindStringSubmatch(h); m != nil {
+		c.conditions = map[string]string{"mtu": strings.ToLower(m[1])}
+	} else if side != "" {
+		if _, off := c.conditions["offloads"]; !off {
+			c.conditions = map[string]string{}
+		}
+		if s := settingPart(h); strong && s != "" {
+			c.conditions = map[string]string{"setting": s}
+		}
+	}
+	if side != "" {
+		c.state = side
+	}
+}
+
+// settingPart is the part of a heading, between commas, that names a setting and no state
+// of the patch: "GRO enabled" in "net-next main, GRO enabled".
+func settingPart(h string) string {
+	for _, part := range strings.Split(h, ",") {
+		if patchBefore.MatchString(part) || patchAfter.MatchString(part) || literalState.MatchString(part) || plusAfter.MatchString(part) {
+			continue
+		}
+		if side, _, _ := stateOf(part); side != "" {
+			return strings.Join(strings.Fields(part), " ")
+		}
+	}
+	return ""
+}
+
+// enterHeading is the block a heading starts. A heading that names a state sets it (and a
+// setting beside it the block); one that names none is a condition when its text comes back
+// (a sub-heading of each state) or when the figures below it name their states themselves,
+// and otherwise a state no word decides ("unpached:", "Multi buffer (MTU 9000):").
+func enterHeading(cur block, h string, lines []line, i int, repeated map[string]int) block {
+	side, strong, _ := stateOf(h)
+	if side == "" && !(repeated[labelKey(h)] > 1 || statesFollow(lines, i)) {
+		side = "?"
+	}
+	if side == "" {
+		cur.cond = labelKey(h)
+		return cur
+	}
+	if cur.roundSide == "" || side == cur.roundSide || side == "before" {
+		cur.roundSide, cur.roundCond = side, cur.cond
+	} else {
+		cur.cond = cur.roundCond
+	}
+	cur.side, cur.state = side, h
+	if s := settingPart(h); strong && s != "" {
+		cur.cond = labelKey(s)
+	}
+	return cur
+}
+
+// statesFollow: the first figures or heading after line i name their state themselves.
+func statesFollow(lines []line, i int) bool {
+	for j := i + 1; j < len(lines) && j < i+15; j++ {
+		t := lines[j].text
+		if strings.TrimSpace(t) == "" || isCommand(t) || separatorRe.MatchString(t) {
+			continue
+		}
+		if m := headingRe.FindStringSubmatch(t); m != nil {
+			side, _, _ := stateOf(m[1])
+			return side != ""
+		}
+		if m := labelRe.FindStringSubmatch(t); m != nil && len(readFigures(m[2]).figures) > 0 {
+			side, _, _ := stateOf(m[1])
+			return side != ""
+		}
+		if len(readFigures(t).figures) > 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// isTitle: a short line without figures, after an empty line, that a block of figures or
+// commands follows ("Disabling Hystart ACK Train detection gives similar numbers",
+// "1) Base (19ab0a22efbd)", "  With ICSSG_ICLK clk @ 250MHz,").
+func isTitle(lines []line, i int) bool {
+	t := strings.TrimSpace(lines[i].text)
+	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "") || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
+		return false
+	}
+	if strings.HasPrefix(t, "[") || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
+		return false
+	}
+	if cells := splitRow(t); len(cells) >= 2 && i+1 < len(lines) && len(splitRow(lines[i+1].text)) == len(cells) {
+		return false // a table's header row
+	}
+	for j := i + 1; j < len(lines) && j < i+4; j++ {
+		n := lines[j].text
+		switch {
+		case strings.TrimSpace(n) == "" || separatorRe.MatchString(n):
+			continue
+		case isCommand(n):
+			return true
+		default:
+			sh := readFigures(n)
+			return len(sh.measured()) > 0 || bareTotalRe.MatchString(n) || counterRe.MatchString(n)
+		}
+	}
+	return false
+}
+
+var numberedRe = regexp.MustCompile(`^\s*\d+\)\s`)
+
+// headingCounts counts each heading's text in the message: a heading that comes back is a
+// sub-heading of each state.
+func headingCounts(lines []line) map[string]int {
+	out := map[string]int{}
+	for _, l := range lines {
+		if m := headingRe.FindStringSubmatch(l.text); m != nil {
+			out[labelKey(m[1])]++
+		}
+	}
+	return out
+}
+
+// toolTable: at lines[i] a header row of a tool's table (vmstat, perf lock, mpstat: three
+// or more words apart, no figures) with rows of figures below; the index after its rows,
+// which are side readings of a run and not claims, or i.
+func toolTable(lines []line, i int) int {
+	t := strings.TrimSpace(lines[i].text)
+	cells := splitCellsRe.Split(t, -1)
+	if len(cells) < 3 || len(readFigures(t).figures) > 0 || strings.HasPrefix(t, "[") || strings.HasSuffix(t, ":") {
+		return i
+	}
+	j := i + 1
+	for j < len(lines) && strings.TrimSpace(lines[j].text) == "" {
+		j++
+	}
+	rows := 0
+	for ; j < len(lines) && strings.TrimSpace(lines[j].text) != ""; j++ {
+		if len(readFigures(lines[j].text).figures) < 2 {
+			break
+		}
+		rows++
+	}
+	if rows == 0 {
+		return i
+	}
+	return j
+}
+
+// dropProfiles keeps a perf profile line only where it is its state's only one (the
+// function a message picked); a whole profile is a side reading.
+func dropProfiles(rs []reading, lines []line) []reading {
+	isProfile := func(r reading) bool { return profileRe.MatchString(lines[r.idx].text) }
+	perState := map[string]int{}
+	for _, r := range rs {
+		if isProfile(r) {
+			perState[r.state+"|"+blockOf(r.key)]++
+		}
+	}
+	var out []reading
+	for _, r := range rs {
+		if isProfile(r) && perState[r.state+"|"+blockOf(r.key)] > 1 {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func blockOf(key string) string {
+	b, _, _ := strings.Cut(key, "|")
+	return b
+}

@@ -1,0 +1,129 @@
+package claims
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The states a text compares are named in many ways. Words that name the tree or the patch
+// ("before", "baseline", "net-next", "vanilla"; "after", "patched", "this change") decide
+// over words that name a setting ("disabled", "off", "skb-mode"; "enabled", "on", "native"):
+// in "net-next main, GRO enabled" the state is net-next and GRO enabled is a condition.
+var (
+	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|baseline|base|unpatched|vanilla|stock|original|old|prev|previous|without\s+(?:this|the|my|these)\s+\w+|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
+	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|patched|new|applied|with\s+(?:this|the|my|these)\s+(?:patch|patches|fix|change|changes|series|patchset)|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
+	// A label with "+ something" is its base with something added: "bpf-next + skb
+	// bulking", "upstream codepath + bulking APIs".
+	plusAfter     = regexp.MustCompile(`\S\s*\+\s+\S|\s\+\s*\w`)
+	settingBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(disabled|disable|without|skb-mode|skb|generic|xdp_skb|non-[\w-]+|no\s+\w+)(?:$|[^\w-])`)
+	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
+	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not
+	// as a preposition ("On c5.4xlarge", "BIG TCP on vxlan enabled").
+	onOffRe = regexp.MustCompile(`(?i)(?:^|\s)(on|off)\s*(?:$|[,)(])`)
+	literalState  = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|after|without)(?:\s+(?:this|the|my|these)\s+\w+)?(?:$|[^\w-])`)
+	commitIDRe    = regexp.MustCompile(`^[0-9a-f]{8,40}$`)
+	parenRe       = regexp.MustCompile(`\([^()]*\)`)
+)
+
+// stateOf names the side a label names: "before", "after" or "" (neither, or both), whether
+// it was a patch word (strong) rather than a setting, and the label with the state's words
+// taken out (what else it says: a metric, a condition).
+func stateOf(label string) (side string, strong bool, rest string) {
+	l := strings.TrimSpace(label)
+	if len(strings.Fields(parenRe.ReplaceAllString(l, ""))) > 8 {
+		return "", false, l // a sentence, not the name of a state
+	}
+	if commitIDRe.MatchString(strings.ToLower(l)) {
+		return "before", true, "" // a bare commit id is the tree measured before
+	}
+	b, a := patchBefore.FindStringIndex(l), patchAfter.FindStringIndex(l)
+	plus := plusAfter.MatchString(l)
+	switch lit := literalState.FindStringSubmatch(l); {
+	case lit != nil && !literalState.MatchString(l[strings.Index(l, lit[0])+len(lit[0]):]):
+		// "Before the patch is applied": the words before and after say it all.
+		side := strings.ToLower(lit[1])
+		if side == "without" {
+			side = "before"
+		}
+		return side, true, strip(strip(strip(l, literalState), patchBefore), patchAfter)
+	case plus:
+		base, _, _ := strings.Cut(l, "+")
+		return "after", true, strip(parenRe.ReplaceAllString(base, " "), patchBefore)
+	case a != nil && b == nil:
+		return "after", true, strip(l, patchAfter)
+	case b != nil && a == nil:
+		return "before", true, strip(l, patchBefore)
+	case a != nil && b != nil:
+		return "", true, l
+	}
+	sb, sa := settingBefore.FindStringIndex(l), settingAfter.FindStringIndex(l)
+	switch {
+	case sb != nil && sa == nil:
+		return "before", false, strip(l, settingBefore)
+	case sa != nil && sb == nil:
+		return "after", false, strip(l, settingAfter)
+	case sa == nil && sb == nil:
+		if m := onOffRe.FindStringSubmatch(l); m != nil {
+			if strings.EqualFold(m[1], "off") {
+				return "before", false, strip(l, onOffRe)
+			}
+			return "after", false, strip(l, onOffRe)
+		}
+	}
+	return "", false, l
+}
+
+// strip takes the words re matches (its first group) out of s, until none is left
+// ("bpf-next master": the two words share the space between them).
+func strip(s string, re *regexp.Regexp) string {
+	for k := 0; k < 8; k++ {
+		t := strip1(s, re)
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return s
+}
+
+func strip1(s string, re *regexp.Regexp) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		if len(m) < 4 || m[2] < 0 {
+			continue
+		}
+		b.WriteString(s[last:m[2]])
+		b.WriteString(" ")
+		last = m[3]
+	}
+	b.WriteString(s[last:])
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// labelKey is a label reduced to what it says besides its state: lower case, parentheses,
+// punctuation at its ends and spare spaces gone.
+func labelKey(s string) string {
+	s = parenRe.ReplaceAllString(strings.ToLower(s), " ")
+	s, _, _ = strings.Cut(s, "(")
+	s = strings.Trim(strings.Join(strings.Fields(s), " "), " :,-=*")
+	return s
+}
+
+// sideOfPair decides two states that words do not: a label that is the other with "non-",
+// "no " or "un" before it is the state without the feature.
+func sideOfPair(a, b string) (aSide, bSide string) {
+	la, lb := strings.ToLower(labelKey(a)), strings.ToLower(labelKey(b))
+	if la == "" || lb == "" {
+		return "", ""
+	}
+	for _, neg := range []string{"non-", "non ", "no ", "un", "not "} {
+		if la == neg+lb {
+			return "before", "after"
+		}
+		if lb == neg+la {
+			return "after", "before"
+		}
+	}
+	return "", ""
+}

@@ -1,0 +1,262 @@
+package claims
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	pipeSplitRe = regexp.MustCompile(`\s*\|\s*`)
+	tabSplitRe  = regexp.MustCompile(`\t+`)
+	// statedRowRe names a table's row of stated changes, not a state.
+	statedRowRe = regexp.MustCompile(`(?i)^(percent(age)?|change|diff(erence)?|delta|improvement|gain|ratio)\b`)
+)
+
+// tableRow is one row of a table: its label and its cells after the label.
+type tableRow struct {
+	label string
+	cells []string
+	n     int
+}
+
+// splitRow splits a table line into cells: at pipes ("| a | b |", "a | b"), at tabs, or at
+// two or more spaces. A "label: value" first cell is two cells ("Before: 5.2Mpps | 7.1Mpps").
+func splitRow(text string) []string {
+	t := strings.TrimRight(text, " ")
+	var cells []string
+	switch {
+	case strings.Contains(t, "|"):
+		t = strings.Trim(strings.TrimSpace(t), "|")
+		cells = pipeSplitRe.Split(strings.TrimSpace(t), -1)
+		if strings.HasPrefix(strings.TrimSpace(text), "|") && strings.TrimSpace(t) != t {
+			cells = pipeSplitRe.Split(t, -1)
+		}
+	case strings.Contains(t, "\t"):
+		cells = tabSplitRe.Split(t, -1)
+	default:
+		cells = splitCellsRe.Split(strings.TrimSpace(t), -1)
+	}
+	for k := range cells {
+		cells[k] = strings.TrimSpace(cells[k])
+	}
+	if len(cells) > 0 {
+		if m := labelRe.FindStringSubmatch(cells[0]); m != nil && m[2] != "" && len(readFigures(m[2]).figures) > 0 && !strings.Contains(m[1], " ") {
+			cells = append([]string{strings.TrimSpace(m[1]), strings.TrimSpace(m[2])}, cells[1:]...)
+		}
+	}
+	return cells
+}
+
+// cellValue is a cell's figure: the first number of it with its unit ("291kpps",
+// "0.17±0.02", "6.3s", "539 Mbps"), ok false for a cell that is not one figure.
+func cellValue(cell string) (figure, bool) {
+	sh := readFigures(cell)
+	if len(sh.figures) != 1 || len(strings.Fields(sh.shape)) > 1 {
+		return figure{}, false
+	}
+	return sh.figures[0], true
+}
+
+// stateTable reads a table at lines[i] (its header row) whose rows or columns are states:
+// "Before/After" rows under configuration columns ("SMAP on | SMAP off", "Down  Up"),
+// "net-next | this change" columns beside rows of tests, "Vanilla/Patched" rows under
+// message sizes, "BIG TCP off / on" columns with a "CV off / on" column. Each value of the
+// other dimension is a claim. A table whose states no word names is left to the other
+// readers.
+func stateTable(lines []line, i int, ctx context) ([]Claim, int) {
+	header := splitRow(lines[i].text)
+	if len(header) < 2 || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
+		return nil, i
+	}
+	var rows []tableRow
+	j := i + 1
+	for ; j < len(lines); j++ {
+		t := lines[j].text
+		if strings.TrimSpace(t) == "" {
+			break
+		}
+		if separatorRe.MatchString(t) {
+			continue
+		}
+		cells := splitRow(t)
+		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
+			break
+		}
+		rows = append(rows, tableRow{label: cells[0], cells: cells[1:], n: lines[j].n})
+	}
+	if len(rows) < 2 {
+		return nil, i
+	}
+	width := len(rows[0].cells)
+	for _, r := range rows {
+		if len(r.cells) != width {
+			return nil, i
+		}
+	}
+	cols := header
+	corner := ""
+	if len(header) == width+1 {
+		corner, cols = header[0], header[1:]
+	} else if len(header) != width {
+		return nil, i
+	}
+	out := tableClaims(corner, cols, rows, ctx)
+	if out == nil {
+		return nil, i
+	}
+	return out, j
+}
+
+// tableClaims pairs the states of a table: its rows when their labels name states, else
+// its columns.
+func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
+	var labels []string
+	for _, r := range rows {
+		if !statedRowRe.MatchString(r.label) {
+			labels = append(labels, r.label)
+		}
+	}
+	var valueCols []string
+	cvCol := -1
+	for k, c := range cols {
+		if strings.HasPrefix(strings.ToUpper(c), "CV") {
+			cvCol = k
+			continue
+		}
+		valueCols = append(valueCols, c)
+	}
+	// Rows and columns both named by words decide first; then one named beside one other.
+	for _, full := range []bool{true, false} {
+		if b, a, ok := pickStates(labels, full); ok {
+			return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
+		}
+		if b, a, ok := pickStates(valueCols, full); ok {
+			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
+		}
+	}
+	return nil
+}
+
+// pickStates finds the before and the after among names: words decide, or one decided and
+// one other; strong words over settings.
+func pickStates(names []string, full bool) (before, after int, ok bool) {
+	for _, wantStrong := range []bool{true, false} {
+		before, after = -1, -1
+		var unknown []int
+		for k, n := range names {
+			side, strong, _ := stateOf(n)
+			switch {
+			case side == "":
+				unknown = append(unknown, k)
+			case strong != wantStrong && wantStrong:
+				unknown = append(unknown, k)
+			case side == "before" && before < 0:
+				before = k
+			case side == "after":
+				after = k
+			}
+		}
+		switch {
+		case before >= 0 && after >= 0:
+			return before, after, true
+		case full:
+		case len(names) == 2 && before >= 0 && len(unknown) == 1:
+			return before, unknown[0], true
+		case len(names) == 2 && after >= 0 && len(unknown) == 1:
+			return unknown[0], after, true
+		}
+	}
+	return -1, -1, false
+}
+
+func rowStateClaims(corner string, cols []string, rows []tableRow, before, after string, ctx context) []Claim {
+	var rb, ra *tableRow
+	for k := range rows {
+		switch rows[k].label {
+		case before:
+			rb = &rows[k]
+		case after:
+			ra = &rows[k]
+		}
+	}
+	var out []Claim
+	for k, col := range cols {
+		fb, ok1 := cellValue(rb.cells[k])
+		fa, ok2 := cellValue(ra.cells[k])
+		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
+			continue
+		}
+		conds := copyConds(ctx.conditions)
+		conds["column"] = col
+		if c, ok := tableClaim(corner, fb, fa, rb, ra, conds, nil, nil); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func colStateClaims(corner string, cols []string, rows []tableRow, before, after string, cvCol int, ctx context) []Claim {
+	kb, ka := indexOf(cols, before), indexOf(cols, after)
+	var out []Claim
+	for k := range rows {
+		r := &rows[k]
+		fb, ok1 := cellValue(r.cells[kb])
+		fa, ok2 := cellValue(r.cells[ka])
+		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm || statedRowRe.MatchString(r.label) {
+			continue
+		}
+		conds := copyConds(ctx.conditions)
+		if fam := familyRe.FindString(r.label); fam != "" {
+			conds["family"] = fam
+		} else {
+			conds["row"] = r.label
+		}
+		var cvb, cva *float64
+		if cvCol >= 0 {
+			var cvs []float64
+			for _, part := range strings.Split(r.cells[cvCol], "/") {
+				if v, u, ok := parseValue(part); ok && u.kind == "percent" {
+					cvs = append(cvs, round(v/100))
+				}
+			}
+			if len(cvs) == 2 {
+				cvb, cva = &cvs[0], &cvs[1]
+			}
+		}
+		rb, ra := &tableRow{label: before, n: r.n}, &tableRow{label: after, n: r.n}
+		if c, ok := tableClaim(corner, fb, fa, rb, ra, conds, cvb, cva); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func tableClaim(corner string, fb, fa figure, rb, ra *tableRow, conds map[string]string, cvb, cva *float64) (Claim, bool) {
+	if fb.value == 0 && fa.value == 0 {
+		return Claim{}, false
+	}
+	metric := metricOf(fb.unit)
+	if fb.bare {
+		metric = metricName(corner)
+	}
+	mb := measurement{metric: metric, unit: fb.unit.norm, values: []float64{round(fb.value)}, cv: cvb, label: rb.label, conditions: conds, lines: []int{rb.n}}
+	ma := measurement{metric: metric, unit: fa.unit.norm, values: []float64{round(fa.value)}, cv: cva, label: ra.label, conditions: conds, lines: []int{ra.n}}
+	return newClaim(&mb, &ma), true
+}
+
+func indexOf(s []string, v string) int {
+	for k, x := range s {
+		if x == v {
+			return k
+		}
+	}
+	return -1
+}
+
+func copyConds(c map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range c {
+		out[k] = v
+	}
+	return out
+}
