@@ -121,7 +121,6 @@ func metricOf(u unit) string {
 	return "throughput"
 }
 
-
 // toPairRe is a change the prose gives as two figures: "from 299Mbps to 440Mbps", "(370k to
 // 430k txns)". The unit may be on either side or both; a range of percentages ("from 3.13%
 // to 160.92%", "by 30 to 75 %") is not a comparison.

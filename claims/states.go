@@ -19,10 +19,10 @@ var (
 	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
 	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not
 	// as a preposition ("On c5.4xlarge", "BIG TCP on vxlan enabled").
-	onOffRe = regexp.MustCompile(`(?i)(?:^|\s)(on|off)\s*(?:$|[,)(])`)
-	literalState  = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|after|without)(?:\s+(?:this|the|my|these)\s+\w+)?(?:$|[^\w-])`)
-	commitIDRe    = regexp.MustCompile(`^[0-9a-f]{8,40}$`)
-	parenRe       = regexp.MustCompile(`\([^()]*\)`)
+	onOffRe      = regexp.MustCompile(`(?i)(?:^|\s)(on|off)\s*(?:$|[,)(])`)
+	literalState = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|after|without)(?:\s+(?:this|the|my|these)\s+\w+)?(?:$|[^\w-])`)
+	commitIDRe   = regexp.MustCompile(`^[0-9a-f]{8,40}$`)
+	parenRe      = regexp.MustCompile(`\([^()]*\)`)
 )
 
 // stateOf names the side a label names: "before", "after" or "" (neither, or both), whether
