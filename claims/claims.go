@@ -155,6 +155,9 @@ func spanLines(lines []line, from, to int) []int {
 // do ./netperf ...", "ip link set ...", "ethtool -K ...").
 func isCommand(s string) bool {
 	t := commandText(s)
+	if !promptRe.MatchString(strings.TrimSpace(s)) && (strings.HasSuffix(t, ":") || proseWordRe.MatchString(t)) {
+		return false // "iperf3 UDP bidirectional with DSPACE set to 16 Bytes:" is a heading
+	}
 	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "for f in ", "sockperf ", "xdp-bench ", "super_netperf ",
 		"./super_netperf ", "nstat ", "nstat -n", "perf ", "iperf ", "ping ", "neper ", "tcp_rr ", "tcp_stream ", "udp_rr ", "modprobe ", "echo ", "sysctl ", "tc ", "ip net", "./", "uname"} {
 		if strings.HasPrefix(t, p) {
@@ -171,6 +174,9 @@ func commandText(s string) string {
 	}
 	return strings.TrimSpace(t)
 }
+
+// proseWordRe: words of a sentence, not of a command line.
+var proseWordRe = regexp.MustCompile(`\s(with|the|and|is|are|of|was|were|this|that)\s`)
 
 // promptRe is a shell's prompt before a command: "$ ", "# ", "~# ", "root@host:~# ", "$xdp".
 var promptRe = regexp.MustCompile(`^(?:[\w@:~./-]*[#$]\s*|ftp>\s*)`)

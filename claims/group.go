@@ -21,9 +21,10 @@ type sideRun struct {
 // and states no word decides pair with the first of them; two states no word decides pair
 // only where one label negates the other. Figures equal on both sides, or zero on both,
 // are no comparison the text makes.
-func (r *Report) pairReadings(rs []reading) {
+func (r *Report) pairReadings(rs []reading, lines []line) {
 	var order []string
 	groups := map[string][]reading{}
+	rs = mergeTypos(rs)
 	for _, x := range rs {
 		if _, ok := groups[x.key]; !ok {
 			order = append(order, x.key)
@@ -36,6 +37,9 @@ func (r *Report) pairReadings(rs []reading) {
 			continue
 		}
 		b, a, ok := chooseSides(runs)
+		if !ok {
+			b, a, ok = proseSides(runs, lines)
+		}
 		if !ok {
 			continue
 		}

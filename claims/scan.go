@@ -55,6 +55,9 @@ func (r *Report) read(lines []line) {
 			h := headingRe.FindStringSubmatch(l.text)[1]
 			ctx.heading(h)
 			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
+		case isSetupLine(lines, i):
+			ctx.blk.cond = labelKey(labelRe.FindStringSubmatch(l.text)[1])
+			ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 		case isTitle(lines, i):
 			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 		default:
@@ -75,6 +78,9 @@ func (r *Report) read(lines []line) {
 				continue
 			}
 			got, pairs := lineReadings(lines, i, ctx.blk)
+			if debugHook != nil {
+				debugHook(l, ctx.blk, got)
+			}
 			rs = append(rs, got...)
 			for _, p := range pairs {
 				r.addPair(p)
@@ -85,7 +91,7 @@ func (r *Report) read(lines []line) {
 	r.Setup = setupWords(lines)
 	r.paragraphChanges(lines)
 	r.pair(ms, lines)
-	r.pairReadings(rs)
+	r.pairReadings(rs, lines)
 	r.proseRanges(lines)
 	sortClaims(r.Claims)
 	r.attachStated()
@@ -162,9 +168,9 @@ func settingPart(h string) string {
 // setting beside it the block); one that names none is a condition when its text comes back
 // (a sub-heading of each state) or when the figures below it name their states themselves,
 // and otherwise a state no word decides ("unpached:", "Multi buffer (MTU 9000):").
-func enterHeading(cur block, h string, lines []line, i int, repeated map[string]int) block {
+func enterHeading(cur block, h string, lines []line, i int, repeated map[string][]int) block {
 	side, strong, _ := stateOf(h)
-	if side == "" && !(repeated[labelKey(h)] > 1 || statesFollow(lines, i)) {
+	if side == "" && !(subHeading(lines, i, h, repeated) || statesFollow(lines, i)) {
 		side = "?"
 	}
 	if side == "" {
@@ -210,7 +216,7 @@ func statesFollow(lines []line, i int) bool {
 // "1) Base (19ab0a22efbd)", "  With ICSSG_ICLK clk @ 250MHz,").
 func isTitle(lines []line, i int) bool {
 	t := strings.TrimSpace(lines[i].text)
-	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "") || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
+	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
 		return false
 	}
 	if strings.HasPrefix(t, "[") || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
@@ -219,11 +225,13 @@ func isTitle(lines []line, i int) bool {
 	if cells := splitRow(t); len(cells) >= 2 && i+1 < len(lines) && len(splitRow(lines[i+1].text)) == len(cells) {
 		return false // a table's header row
 	}
-	for j := i + 1; j < len(lines) && j < i+4; j++ {
+	for j := i + 1; j < len(lines) && j < i+5; j++ {
 		n := lines[j].text
 		switch {
 		case strings.TrimSpace(n) == "" || separatorRe.MatchString(n):
 			continue
+		case len(splitCellsRe.Split(strings.TrimSpace(n), -1)) >= 3 && len(readFigures(n).figures) == 0:
+			continue // a table's header row
 		case isCommand(n):
 			return true
 		default:
@@ -236,16 +244,34 @@ func isTitle(lines []line, i int) bool {
 
 var numberedRe = regexp.MustCompile(`^\s*\d+\)\s`)
 
-// headingCounts counts each heading's text in the message: a heading that comes back is a
-// sub-heading of each state.
-func headingCounts(lines []line) map[string]int {
-	out := map[string]int{}
-	for _, l := range lines {
+// headingCounts finds each heading's lines in the message.
+func headingCounts(lines []line) map[string][]int {
+	out := map[string][]int{}
+	for i, l := range lines {
 		if m := headingRe.FindStringSubmatch(l.text); m != nil {
-			out[labelKey(m[1])]++
+			out[labelKey(m[1])] = append(out[labelKey(m[1])], i)
 		}
 	}
 	return out
+}
+
+// subHeading: a heading that comes back after a heading that names a state (before, after)
+// is a sub-heading of each state ("Performance counter stats for ...:" under "Before
+// patch:" and "After patch:"), not a state of its own.
+func subHeading(lines []line, i int, h string, repeated map[string][]int) bool {
+	at := repeated[labelKey(h)]
+	if len(at) < 2 {
+		return false
+	}
+	lo, hi := at[0], at[len(at)-1]
+	for j := lo + 1; j < hi; j++ {
+		if m := headingRe.FindStringSubmatch(lines[j].text); m != nil {
+			if side, _, _ := stateOf(m[1]); side == "before" || side == "after" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // toolTable: at lines[i] a header row of a tool's table (vmstat, perf lock, mpstat: three
@@ -298,3 +324,29 @@ func blockOf(key string) string {
 	b, _, _ := strings.Cut(key, "|")
 	return b
 }
+
+// underTitle: line i is indented under a short line without figures ("Performance update
+// in dual mac mode" / "  With ICSSG_CORE Clk @ 333MHz").
+func underTitle(lines []line, i int) bool {
+	prev, cur := lines[i-1].text, lines[i].text
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
+	p := strings.TrimSpace(prev)
+	return indent(cur) > indent(prev) && len(p) <= 80 && len(readFigures(p).figures) == 0 && !strings.HasSuffix(p, ".") &&
+		(i < 2 || strings.TrimSpace(lines[i-2].text) == "")
+}
+
+// setupRe names a test setup: "Test setup 1", "Setup 2", "Case 3", "Config B".
+var setupRe = regexp.MustCompile(`(?i)^(?:test\s+)?(?:setup|case|config(?:uration)?|scenario|topology)\s*\w{0,3}$`)
+
+// isSetupLine: "Test setup 1: x64 PC with LAN7430 ---> x64 PC" at the start of a paragraph:
+// what follows is measured on that setup, a block of its own.
+func isSetupLine(lines []line, i int) bool {
+	if i > 0 && strings.TrimSpace(lines[i-1].text) != "" {
+		return false
+	}
+	m := labelRe.FindStringSubmatch(lines[i].text)
+	return m != nil && setupRe.MatchString(strings.TrimSpace(m[1])) && len(readFigures(m[2]).measured()) == 0
+}
+
+// debugHook sees each line's readings (tests).
+var debugHook func(line, block, []reading)
