@@ -99,26 +99,39 @@ func sentences(lines []line) []string {
 // mergeTypos gives a label that differs from an earlier one of the same block by a typo
 // ("Rx throuhput" beside "Rx throughput") the earlier one's key.
 func mergeTypos(rs []reading) []reading {
-	seen := map[string]string{} // key without its label -> label keys seen, "\x00"-joined
+	seen := map[string][]string{} // key without its label -> label keys seen
 	for k := range rs {
 		parts := strings.SplitN(rs[k].key, "|", 5)
 		if len(parts) != 5 || parts[2] == "" {
 			continue
 		}
 		frame := parts[0] + "|" + parts[1] + "|" + parts[3] + "|" + parts[4]
-		for _, prev := range strings.Split(seen[frame], "\x00") {
-			if prev != "" && prev != parts[2] && typo(prev, parts[2]) {
+		known := seen[frame]
+		if len(known) > maxTypoLabels {
+			continue // a long list of labels: no guessing at typos in it
+		}
+		found := false
+		for _, prev := range known {
+			if prev == parts[2] {
+				found = true
+				break
+			}
+			if typo(prev, parts[2]) {
 				parts[2] = prev
 				rs[k].key = strings.Join(parts, "|")
+				found = true
 				break
 			}
 		}
-		if !strings.Contains("\x00"+seen[frame]+"\x00", "\x00"+parts[2]+"\x00") {
-			seen[frame] += "\x00" + parts[2]
+		if !found {
+			seen[frame] = append(known, parts[2])
 		}
 	}
 	return rs
 }
+
+// maxTypoLabels bounds the labels of one block compared for typos.
+const maxTypoLabels = 64
 
 // typo: two labels whose words are the same but one long word, misspelt by a letter or
 // two ("rx throuhput"); "tx" against "rx" is another label, not a typo.

@@ -6,6 +6,13 @@ import (
 	"strings"
 )
 
+// A line longer than maxReadLine, or with more than maxFiguresPerLine figures, is output
+// no one reads as a result: it gives no readings (and costs no memory per figure).
+const (
+	maxReadLine       = 1000
+	maxFiguresPerLine = 16
+)
+
 // reading is one figure a line gives of one state, before pairing: the generic reader's
 // unit of work. Its key says what it measures within its block (the line's label or shape
 // and the figure's place in the line), so that the same key in two states is a comparison.
@@ -64,6 +71,9 @@ var (
 func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]reading) {
 	l := lines[i]
 	text := l.text
+	if len(text) > maxReadLine {
+		return nil, nil // a dump, not a line a reader writes a result on
+	}
 	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) {
 		return nil, nil
 	}
@@ -94,7 +104,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 			side: side, state: state, line: l.n, idx: i}
 	}
 	sh := readFigures(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), ""))
-	if ms := sh.measured(); len(ms) > 0 {
+	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
+		return nil, nil
+	} else if len(ms) > 0 {
 		for k, f := range ms {
 			rs = append(rs, mk("v", metricOf(f.unit), f.unit.norm, k, f.value, sh.shape))
 		}
