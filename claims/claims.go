@@ -23,8 +23,13 @@ type Claim struct {
 	// Options are the command's options that say what it measured: test, duration, sizes
 	// (-r), selectors (-O).
 	Options map[string]string `json:"options,omitempty"`
-	Metric  string            `json:"metric"` // throughput, transaction_rate, min_latency, p90_latency, ...
-	Unit    string            `json:"unit"`   // normalised: bit/s, trans/s, us
+	// Metric is the metric of nsperf's tools the claim is about (throughput,
+	// transaction_rate, min_latency, local_cpu_util: names the tools declare), "" where nsperf
+	// measures nothing of the kind; Quantity then says what the text measures (packet_rate,
+	// TcpInSegs, instructions_per_packet, share).
+	Metric   string `json:"metric"`
+	Quantity string `json:"quantity,omitempty"`
+	Unit     string `json:"unit"` // normalised: bit/s, trans/s, pps, us
 	// Conditions split the claims: mtu, family, offloads, flows.
 	Conditions map[string]string `json:"conditions,omitempty"`
 	Before     Values            `json:"before"`
@@ -73,11 +78,18 @@ type Report struct {
 	// Quoted counts the lines of quoted replies ("> "), which are someone else's words and
 	// are not read for claims.
 	Quoted int `json:"quoted,omitempty"`
+	// Summary says in one sentence why there are no claims, where there are none: "no
+	// numbers", "figures only in a quoted reply", "numbers of one state only".
+	Summary string `json:"summary,omitempty"`
 	// DiffProblems say why a diff of the input could not be read; its message's claims are
 	// read all the same.
 	DiffProblems []string `json:"diff_problems,omitempty"`
 
 	stated []stated
+	// What the reader saw, for the summary: figures of a result outside quotes and inside
+	// them, and readings of each side.
+	sawFigures, quotedFigures bool
+	sides                     map[string]bool
 }
 
 // line is one line of a message with its line in the input.
@@ -102,13 +114,34 @@ func Read(input string, data []byte) (*Report, error) {
 		for i, l := range strings.Split(p.Message, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(l), ">") && !strings.HasPrefix(l, ">From ") {
 				r.Quoted++
+				if len(l) < maxReadLine && len(readFigures(l).measured()) > 0 {
+					r.quotedFigures = true
+				}
 				continue
 			}
 			lines = append(lines, line{p.MessageLine + i, strings.TrimRight(pastePrefix(l), " \t")})
 		}
 		r.read(lines)
 	}
+	r.Summary = r.summary()
 	return r, nil
+}
+
+// summary is the one true sentence for a report without claims.
+func (r *Report) summary() string {
+	switch {
+	case len(r.Claims) > 0:
+		return ""
+	case len(r.sides) == 1:
+		for side := range r.sides {
+			return "numbers of one state only (" + side + "): nothing in the text to compare them with"
+		}
+	case r.sawFigures:
+		return "figures, but none of one measurement before and after a change"
+	case r.quotedFigures:
+		return "figures only in a quoted reply (lines starting with '>'): someone else's results"
+	}
+	return "no numbers"
 }
 
 // measurement is one side of a claim as found, before pairing.
@@ -116,6 +149,7 @@ type measurement struct {
 	tool, command string
 	options       map[string]string
 	metric, unit  string
+	quantity      string // what it measures where no tool's metric is (Claim.Quantity)
 	values        []float64
 	cv            *float64
 	state         string // before, after, "" (by order)

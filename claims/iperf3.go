@@ -1,11 +1,13 @@
 package claims
 
 import (
-	"encoding/json"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/iperf3"
 )
 
 // iperf3Options reads what an iperf3 client command says it measured: the length (-t), the
@@ -88,31 +90,6 @@ func iperf3Summary(lines []line, i int, ctx context) ([]measurement, int, string
 	return []measurement{m}, j, ""
 }
 
-// iperf3JSON is what a claim takes of iperf3 -J output.
-type iperf3JSON struct {
-	Start struct {
-		TestStart struct {
-			Protocol   string  `json:"protocol"`
-			NumStreams int     `json:"num_streams"`
-			Duration   float64 `json:"duration"`
-			Omit       float64 `json:"omit"`
-			Reverse    int     `json:"reverse"`
-		} `json:"test_start"`
-	} `json:"start"`
-	End struct {
-		SumReceived *struct {
-			BitsPerSecond float64 `json:"bits_per_second"`
-		} `json:"sum_received"`
-		SumSent *struct {
-			BitsPerSecond float64 `json:"bits_per_second"`
-		} `json:"sum_sent"`
-		Sum *struct { // UDP
-			BitsPerSecond float64 `json:"bits_per_second"`
-		} `json:"sum"`
-	} `json:"end"`
-	Error string `json:"error"`
-}
-
 // maxJSONLines bounds an iperf3 -J block: a 60 s run with -P 128 is far below it.
 const maxJSONLines = 200000
 
@@ -150,40 +127,33 @@ func iperf3JSONBlock(lines []line, i int, ctx context) ([]measurement, int, stri
 	if depth != 0 {
 		return nil, j, "an iperf3 -J object cut before its closing brace"
 	}
-	var out iperf3JSON
-	if err := json.Unmarshal([]byte(text.String()), &out); err != nil {
-		return nil, j, "an iperf3 -J object that is not JSON: " + err.Error()
-	}
-	if out.Error != "" {
-		return nil, j, "iperf3 -J output of a failed run: " + out.Error
+	run, err := iperf3.ParseRun([]byte(text.String()))
+	if err != nil {
+		return nil, j, "iperf3 -J output nsperf's iperf3 driver does not read: " + err.Error()
 	}
 	bps := 0.0
-	switch e := out.End; {
-	case e.SumReceived != nil && e.SumReceived.BitsPerSecond > 0:
-		bps = e.SumReceived.BitsPerSecond
-	case e.SumSent != nil && e.SumSent.BitsPerSecond > 0:
-		bps = e.SumSent.BitsPerSecond
-	case e.Sum != nil:
-		bps = e.Sum.BitsPerSecond
+	for _, m := range run.Metrics {
+		if m.Name == results.Throughput {
+			bps = m.Value
+		}
 	}
 	if bps <= 0 || math.IsInf(bps, 0) || math.IsNaN(bps) {
 		return nil, j, "an iperf3 -J object without a bitrate in end"
 	}
-	ts := out.Start.TestStart
 	opts := map[string]string{"output": "json"}
-	if ts.Protocol != "" {
-		opts["protocol"] = ts.Protocol
+	if run.Protocol != "" {
+		opts["protocol"] = run.Protocol
 	}
-	if ts.NumStreams > 1 {
-		opts["streams"] = strconv.Itoa(ts.NumStreams)
+	if run.Streams > 1 {
+		opts["streams"] = strconv.Itoa(run.Streams)
 	}
-	if ts.Duration > 0 {
-		opts["duration"] = strconv.FormatFloat(ts.Duration, 'f', -1, 64) + "s"
+	if run.Duration > 0 {
+		opts["duration"] = strconv.FormatFloat(run.Duration, 'f', -1, 64) + "s"
 	}
-	if ts.Omit > 0 {
-		opts["omit"] = strconv.FormatFloat(ts.Omit, 'f', -1, 64) + "s"
+	if run.Omit > 0 {
+		opts["omit"] = strconv.FormatFloat(run.Omit, 'f', -1, 64) + "s"
 	}
-	if ts.Reverse != 0 {
+	if run.Reverse {
 		opts["direction"] = "reverse"
 	}
 	m := measurement{tool: "iperf3", options: opts, metric: "throughput", unit: "bit/s", values: []float64{round(bps)}, state: ctx.state,

@@ -3,6 +3,9 @@ package claims
 import (
 	"regexp"
 	"strings"
+
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/netperf"
 )
 
 // netperfOptions reads what a netperf command says it measured: the test (-t), the length
@@ -90,17 +93,20 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	if test == "TCP_RR" {
 		m.metric, m.unit, m.values = "transaction_rate", "trans/s", []float64{row[rateCol]}
 	} else {
-		factor := 1e6
-		if u, ok := lookupUnit(lastField(unitsLine)); ok && u.kind == "rate" {
-			factor = u.factor
+		factor := 1e6 // netperf's default unit, 10^6bits/s
+		if f, ok := netperf.ThroughputScale(lastField(unitsLine)); ok {
+			factor = f
 		}
 		m.metric, m.unit, m.values = "throughput", "bit/s", []float64{round(row[rateCol] * factor)}
 	}
 	out = append(out, m)
 	if len(row) >= rateCol+5 { // -c/-C: utilisation send/recv (%), service demand send/recv (us/KB or us/Tr)
-		for k, name := range []string{"local_cpu", "remote_cpu", "local_service_demand", "remote_service_demand"} {
+		for k, name := range []string{"local_cpu_util", "remote_cpu_util", "local_service_demand", "remote_service_demand"} {
 			c := base
 			c.metric, c.values = name, []float64{row[rateCol+1+k]}
+			if k >= 2 {
+				c.metric, c.quantity = "", name // nsperf measures no service demand
+			}
 			c.unit = "%"
 			if k >= 2 {
 				c.unit = "us/KB"
@@ -122,21 +128,19 @@ func lastField(s string) string {
 	return f[len(f)-1]
 }
 
-// selectorMetric maps a netperf -O selector to a metric and unit; THROUGHPUT is the
-// transaction rate of a request/response test.
+// selectorMetric maps a netperf -O selector to the metric the netperf driver makes of it
+// (one model of netperf's output): a request/response test's THROUGHPUT is its transaction
+// rate. ok is false for a selector that is no measurement (sizes, units).
 func selectorMetric(sel, test string) (metric, unit string, factor float64, ok bool) {
-	switch sel {
-	case "THROUGHPUT":
-		if strings.HasSuffix(test, "_RR") || strings.HasSuffix(test, "_CRR") {
-			return "transaction_rate", "trans/s", 1, true
-		}
-		return "throughput", "bit/s", 1e6, true
-	case "MIN_LATENCY", "MAX_LATENCY", "MEAN_LATENCY", "P50_LATENCY", "P90_LATENCY", "P99_LATENCY", "STDDEV_LATENCY":
-		return strings.ToLower(sel), "us", 1, true
-	case "LOCAL_CPU_UTIL", "REMOTE_CPU_UTIL":
-		return strings.ToLower(strings.TrimSuffix(sel, "_UTIL")), "%", 1, true
+	ms, err := netperf.SelectorMetrics(test, map[string]string{sel: "1"})
+	if err != nil || len(ms) != 1 {
+		return "", "", 0, false
 	}
-	return "", "", 0, false
+	m := ms[0]
+	if m.Name == results.Throughput && m.Unit == "trans/s" {
+		m.Name = "transaction_rate"
+	}
+	return m.Name, m.Unit, m.Value, true
 }
 
 var selectorRe = regexp.MustCompile(`-[Oo]\s*([A-Z_0-9,]+)`)

@@ -12,12 +12,12 @@ import (
 // other is unparsed. Stated changes attach to the claims of their family, or to the only
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
-	type key struct{ tool, metric, conds string }
+	type key struct{ tool, metric, quantity, conds string }
 	open := map[key]*measurement{}
 	var order []key
 	for i := range ms {
 		m := &ms[i]
-		k := key{m.tool, m.metric, conditionKey(m.conditions)}
+		k := key{m.tool, m.metric, m.quantity, conditionKey(m.conditions)}
 		prev := open[k]
 		switch {
 		case prev == nil && m.state != "after":
@@ -44,7 +44,7 @@ func sortClaims(cs []Claim) {
 }
 
 func newClaim(before, after *measurement) Claim {
-	c := Claim{Tool: before.tool, Command: before.command, Options: before.options, Metric: before.metric, Unit: before.unit,
+	c := Claim{Tool: before.tool, Command: before.command, Options: before.options, Metric: before.metric, Quantity: before.quantity, Unit: before.unit,
 		Conditions: before.conditions, Before: values(before), After: values(after)}
 	if len(c.Conditions) == 0 {
 		c.Conditions = nil

@@ -78,6 +78,7 @@ func (r *Report) read(lines []line) {
 				continue
 			}
 			got, pairs := lineReadings(lines, i, ctx.blk)
+			r.saw(l.text, got)
 			if debugHook != nil {
 				debugHook(l, ctx.blk, got)
 			}
@@ -93,6 +94,9 @@ func (r *Report) read(lines []line) {
 	r.pair(ms, lines)
 	r.pairReadings(rs, lines)
 	r.proseRanges(lines)
+	for k := range r.Claims {
+		r.Claims[k] = declare(r.Claims[k])
+	}
 	sortClaims(r.Claims)
 	r.attachStated()
 }
@@ -350,3 +354,20 @@ func isSetupLine(lines []line, i int) bool {
 
 // debugHook sees each line's readings (tests).
 var debugHook func(line, block, []reading)
+
+// saw notes what a line showed, for the summary of a text without claims.
+func (r *Report) saw(text string, got []reading) {
+	if len(text) < maxReadLine && len(readFigures(text).measured()) > 0 {
+		r.sawFigures = true
+	}
+	for _, g := range got {
+		if r.sides == nil {
+			r.sides = map[string]bool{}
+		}
+		name := g.side
+		if name == "?" {
+			name = strings.TrimSpace(g.state)
+		}
+		r.sides[name] = true
+	}
+}

@@ -15,7 +15,7 @@ import (
 func (r *Report) Text(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d claim(s)\n", r.Input, len(r.Claims))
 	if len(r.Claims) == 0 {
-		fmt.Fprintln(w, "no measurement with numbers in it")
+		fmt.Fprintln(w, r.Summary)
 	}
 	if len(r.Claims) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -36,7 +36,11 @@ func (r *Report) Text(w io.Writer) error {
 			if test == "" {
 				test = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), tool, test, c.Metric, conds(c.Conditions),
+			metric := c.Metric
+			if metric == "" {
+				metric = c.Quantity + " (not measured by nsperf)"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), tool, test, metric, conds(c.Conditions),
 				side(c.Before, c.Unit), side(c.After, c.Unit), pct(c.Change), st)
 		}
 		if err := tw.Flush(); err != nil {

@@ -85,7 +85,14 @@ func (Driver) Parse(_ scenarios.ToolSpec, stdout, _ []byte) ([]results.Metric, s
 // output is the part of iperf3's -J output nsperf reads.
 type output struct {
 	Start struct {
-		Version string `json:"version"`
+		Version   string `json:"version"`
+		TestStart struct {
+			Protocol   string  `json:"protocol"`
+			NumStreams int     `json:"num_streams"`
+			Duration   float64 `json:"duration"`
+			Omit       float64 `json:"omit"`
+			Reverse    int     `json:"reverse"`
+		} `json:"test_start"`
 	} `json:"start"`
 	End struct {
 		SumReceived *struct {
@@ -113,13 +120,39 @@ type output struct {
 // ErrTool is wrapped by errors that iperf3 itself reported.
 var ErrTool = errors.New("iperf3 reported an error")
 
+// Run is what one iperf3 -J output says: its metrics and the test it ran.
+type Run struct {
+	Metrics    []results.Metric
+	Protocol   string
+	Streams    int
+	Duration   float64 // seconds
+	Omit       float64 // seconds
+	Reverse    bool
+}
+
+// ParseRun reads iperf3 -J output (a run nsperf made, or one a commit message shows) into
+// its metrics and the test's options.
+func ParseRun(data []byte) (Run, error) {
+	var o output
+	if err := json.Unmarshal(data, &o); err != nil {
+		return Run{}, fmt.Errorf("iperf3 -J output: %w", err)
+	}
+	m, err := o.metrics()
+	if err != nil {
+		return Run{}, err
+	}
+	ts := o.Start.TestStart
+	return Run{Metrics: m, Protocol: ts.Protocol, Streams: ts.NumStreams, Duration: ts.Duration, Omit: ts.Omit, Reverse: ts.Reverse != 0}, nil
+}
+
 // Parse reads the client's -J output into metrics: received throughput (bits/s), sender
 // retransmits, CPU utilisation of both hosts (%), and the senders' RTT (µs).
 func Parse(data []byte) ([]results.Metric, error) {
-	var o output
-	if err := json.Unmarshal(data, &o); err != nil {
-		return nil, fmt.Errorf("iperf3 -J output: %w", err)
-	}
+	r, err := ParseRun(data)
+	return r.Metrics, err
+}
+
+func (o output) metrics() ([]results.Metric, error) {
 	if o.Error != "" {
 		return nil, fmt.Errorf("%w: %s", ErrTool, o.Error)
 	}

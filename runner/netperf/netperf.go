@@ -171,6 +171,20 @@ var throughputScale = map[string]float64{
 	"10^9Bytes/s": 8e9, "2^30Bytes/s": 8 * 1024 * 1024 * 1024,
 }
 
+// SelectorMetrics turns the values of netperf's output selectors (-O/-o names, as netperf
+// prints them) into nsperf's metrics: the one model of netperf's output, for runs nsperf
+// makes and for rows a commit message shows.
+func SelectorMetrics(test string, values map[string]string) ([]results.Metric, error) {
+	return toMetrics(test, values)
+}
+
+// ThroughputScale is the factor from a netperf throughput unit ("10^6bits/s",
+// "10^6bits/sec", "Trans/s" has none) to bit/s.
+func ThroughputScale(units string) (float64, bool) {
+	f, ok := throughputScale[strings.Replace(units, "/sec", "/s", 1)]
+	return f, ok
+}
+
 // toMetrics turns selector values into metrics with units: throughput in bit/s (streams) or
 // trans/s (request/response), latencies in µs, CPU utilisation in %. Sizes and times that
 // are not measurements are left out; CPU utilisation of -1 means it was not measured.
