@@ -133,9 +133,7 @@ func (r *Report) summary() string {
 	case len(r.Claims) > 0:
 		return ""
 	case len(r.sides) == 1:
-		for side := range r.sides {
-			return "numbers of one state only (" + side + "): nothing in the text to compare them with"
-		}
+		return "numbers of one state only: nothing in the text to compare them with"
 	case r.sawFigures:
 		return "figures, but none of one measurement before and after a change"
 	case r.quotedFigures:
