@@ -253,7 +253,7 @@ func toggle(cmd string, n int) (Toggle, bool) {
 
 var setupRes = map[string]*regexp.Regexp{
 	"same-host test": regexp.MustCompile(`(?i)same[- ]host`),
-	"two hosts":      regexp.MustCompile(`(?i)(\bboth hosts|\btwo hosts|(?:^|\s)-H\s)`),
+	"two hosts":      regexp.MustCompile(`(?im)(\bboth hosts|\btwo hosts|(?:^|\s)-H\s)`),
 	"a 100Gbit NIC":  regexp.MustCompile(`(?i)100\s?Gbit NIC`),
 	"mlx5":           regexp.MustCompile(`(?i)\bmlx5\b`),
 	"liquidio":       regexp.MustCompile(`(?i)\bliquidio\b`),
@@ -262,20 +262,20 @@ var setupRes = map[string]*regexp.Regexp{
 
 // setupWords are what the text says of the machines: what a reproduction here lacks.
 func setupWords(lines []line) []string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+	}
+	text := b.String() // one pass of each pattern over the text, not one per line
 	var out []string
 	for word, re := range setupRes {
-		for _, l := range lines {
-			if re.MatchString(l.text) {
-				out = append(out, word)
-				break
-			}
+		if re.MatchString(text) {
+			out = append(out, word)
 		}
 	}
-	for _, l := range lines {
-		if m := nicRe.FindString(l.text); m != "" {
-			out = append(out, "device "+m)
-			break
-		}
+	if m := nicRe.FindString(text); m != "" {
+		out = append(out, "device "+m)
 	}
 	sort.Strings(out)
 	return out

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,6 +236,12 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Add([]byte(classic))
+	layouts, _ := filepath.Glob("testdata/layouts/*.txt")
+	for _, name := range layouts {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Read("fuzz", data)
 		if err != nil {
@@ -322,4 +330,108 @@ func TestWriteScenario(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLayouts: the layouts the claims corpus lacks, from the tools' real output (neper's
+// name=value lines, sockperf's summary, ping's rtt line, a table of percentiles, netperf -O
+// rows with a label column under a command wrapped over two lines): each gives the pairs a
+// careful reader takes from it, and nothing else.
+func TestLayouts(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		pairs [][2]float64 // before, after medians as the claims give them
+	}{
+		{"neper-tcp-rr.txt", [][2]float64{{412345, 455612}, {41234.5, 45561.2}, {1.8e-5, 1.6e-5}, {2.4e-5, 2.1e-5}, {2.3e-5, 2.1e-5}, {4.1e-5, 3.5e-5}}},
+		{"sockperf-ping-pong.txt", [][2]float64{{5.802, 5.311}, {8.193, 7.455}, {5.686, 5.203}}},
+		{"ping-rtt.txt", [][2]float64{{30, 27}, {41, 35}, {58, 49}, {8, 6}}},
+		{"percentile-table.txt", [][2]float64{{23, 21}, {29, 26}, {41, 35}}},
+		{"netperf-o-layouts.txt", [][2]float64{{20, 18}, {41, 35}, {41234.5, 45012.7}}},
+	} {
+		data, err := os.ReadFile("testdata/layouts/" + tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Read(tc.file, data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		var got [][2]float64
+		for _, c := range r.Claims {
+			got = append(got, [2]float64{c.Before.Median, c.After.Median})
+		}
+		if len(got) != len(tc.pairs) {
+			t.Errorf("%s: %d claims %v, want %v", tc.file, len(got), got, tc.pairs)
+			continue
+		}
+		for _, want := range tc.pairs {
+			if !slices.ContainsFunc(got, func(g [2]float64) bool { return near(g[0], want[0]) && near(g[1], want[1]) }) {
+				t.Errorf("%s: no claim %v in %v", tc.file, want, got)
+			}
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 0.005*math.Abs(b) }
+
+// TestClaimMetricsDeclared: every metric the tools' readers give a claim is one a tool
+// declares, and every claim of the fixtures, seeds and layouts has a declared metric or
+// none (with what it measures as its quantity): a claim can always meet a measurement of
+// its name.
+func TestClaimMetricsDeclared(t *testing.T) {
+	decl := scenarios.DeclaredMetrics()
+	for _, m := range toolReadings() {
+		if _, ok := decl[m]; !ok {
+			t.Errorf("claims names %q, which no tool declares", m)
+		}
+	}
+	files, _ := filepath.Glob("testdata/*.txt")
+	mboxes, _ := filepath.Glob("testdata/*.mbox")
+	layouts, _ := filepath.Glob("testdata/layouts/*.txt")
+	for _, f := range append(append(files, mboxes...), layouts...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Read(f, data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, c := range r.Claims {
+			if _, ok := decl[c.Metric]; c.Metric != "" && !ok {
+				t.Errorf("%s: claim metric %q is declared by no tool", f, c.Metric)
+			}
+			if c.Metric == "" && c.Quantity == "" {
+				t.Errorf("%s: a claim says neither its metric nor its quantity: %+v", f, c)
+			}
+		}
+	}
+}
+
+// FuzzLine: the generic reader's line parsers (figures, states, table rows, labels, arrows,
+// name=value) take any line without panicking, and a figure is always a finite number.
+func FuzzLine(f *testing.F) {
+	for _, s := range []string{"Before: ~3.64Mpps", "| 0.17±0.02 | 6.3s |", "XDP_DROP: 932Kpps -> 2.0Mpps", "rtt min/avg/max/mdev = 0.030/0.041/0.058/0.008 ms",
+		"sockperf: ---> percentile 99.000 =    8.193", "net-next + IPIP flowtbale support:\t~40Gbps", "  1.26%  [kernel]  [k] inet_gro_receive",
+		"2038628352 bytes received in 18.17 secs (109554.5 kB/s)", "from 299Mbps to 440Mbps", "TcpInSegs  15648792  0.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, fig := range readFigures(s).figures {
+			if math.IsNaN(fig.value) || math.IsInf(fig.value, 0) {
+				t.Fatalf("%q: figure %v", s, fig.value)
+			}
+		}
+		stateOf(s)
+		labelKey(s)
+		splitRow(s)
+		lines := []line{{1, s}}
+		rs, _ := lineReadings(lines, 0, block{side: "before", state: "before"})
+		for _, r := range rs {
+			if math.IsNaN(r.value) || math.IsInf(r.value, 0) {
+				t.Fatalf("%q: reading %v", s, r.value)
+			}
+		}
+		var rep Report
+		rep.proseRanges(lines)
+	})
 }

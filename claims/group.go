@@ -108,7 +108,11 @@ func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	if metric == "" {
 		metric = "value"
 	}
-	c := Claim{Metric: metric, Unit: first.unit,
+	quantity := ""
+	if first.named {
+		metric, quantity = "", metric
+	}
+	c := Claim{Metric: metric, Quantity: quantity, Unit: first.unit,
 		Before: Values{Values: b.values, Median: round(mb), Label: sideLabel(b.state)},
 		After:  Values{Values: a.values, Median: round(ma), Label: sideLabel(a.state)}}
 	if mb != 0 {

@@ -32,7 +32,7 @@ func declare(c Claim) Claim {
 	if c.Metric == "" {
 		return c
 	}
-	if _, ok := declared()[c.Metric]; ok {
+	if spec, ok := declared()[c.Metric]; ok && c.Unit != "" && (spec.Unit == "" || spec.Unit == c.Unit) {
 		return c
 	}
 	if c.Quantity == "" {

@@ -158,7 +158,7 @@ func netperfRows(lines []line, i int, ctx context) ([]measurement, int) {
 	var rowLines []int
 	j := i
 	for ; j < len(lines); j++ {
-		row := numbers(lines[j].text)
+		row := numbers(rowValues(lines[j].text))
 		if len(row) != len(sels) {
 			break
 		}
@@ -182,4 +182,20 @@ func netperfRows(lines []line, i int, ctx context) ([]measurement, int) {
 			state: ctx.state, conditions: ctx.conditions, lines: append([]int{ctx.cmdLine}, rowLines...)})
 	}
 	return out, j
+}
+
+// rowValues is a row of values without a label before them ("run 1:", "#3"): what is left
+// for the numbers of a -O row.
+func rowValues(text string) string {
+	f := strings.Fields(text)
+	for len(f) > 0 {
+		if _, ok := parseNumber(f[0]); ok {
+			break
+		}
+		f = f[1:]
+		if len(f) > 0 && strings.HasSuffix(f[0], ":") {
+			f = f[1:]
+		}
+	}
+	return strings.Join(f, " ")
 }

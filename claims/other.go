@@ -77,6 +77,13 @@ func (r *Report) proseChanges(par []line) {
 		}
 		return par[len(par)-1].n
 	}
+	hasPercent := strings.Contains(text, "%")
+	if !hasPercent && !strings.Contains(text, "times") && !strings.Contains(text, "x ") {
+		if directionRe.MatchString(text) && len(par) <= 3 {
+			r.Describes = append(r.Describes, text)
+		}
+		return
+	}
 	if ms := perFamilyRe.FindAllStringSubmatchIndex(text, -1); len(ms) > 0 {
 		for _, m := range ms {
 			v, _ := strconv.ParseFloat(text[m[2]:m[3]], 64)

@@ -2,7 +2,9 @@ package claims
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +27,10 @@ type reading struct {
 	state  string // the state's name as the text writes it
 	line   int    // input line
 	idx    int    // index in the message's lines
+	// named: a figure a tool printed under its own name (nstat's counters, neper's and
+	// sockperf's name=value, ping's rtt): what it measures is that name, never one of
+	// nsperf's metrics by coincidence of words.
+	named bool
 }
 
 // block is what the text has said of the figures that follow: the state a heading or a
@@ -101,7 +107,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	}
 	mk := func(kind, metric, unitName string, pos int, v float64, shape string) reading {
 		return reading{key: fmt.Sprintf("%s|%s|%s|%s|%d", b.cond, kind, keyLabel, shape, pos), metric: metric, unit: unitName, value: round(v),
-			side: side, state: state, line: l.n, idx: i}
+			side: side, state: state, line: l.n, idx: i, named: kind != "v" && kind != "t"}
 	}
 	sh := readFigures(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), ""))
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
@@ -111,6 +117,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 			rs = append(rs, mk("v", metricOf(f.unit), f.unit.norm, k, f.value, sh.shape))
 		}
 		return rs, nil
+	}
+	if got := assignments(text, mk); len(got) > 0 {
+		return got, nil
 	}
 	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
@@ -141,6 +150,52 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		}
 	}
 	return nil, nil
+}
+
+var (
+	// rttRe is ping's summary: "rtt min/avg/max/mdev = 0.030/0.041/0.058/0.008 ms".
+	rttRe = regexp.MustCompile(`\b(rtt|round-trip)\s+([a-z]+(?:/[a-z]+)+)\s*=\s*([\d.]+(?:/[\d.]+)+)\s*([a-zµ]+)`)
+	// assignRe is "name=value" or "name = value [unit]" as tools print them: neper's
+	// "throughput=41152.34", "latency_p99=0.000062"; sockperf's "avg-latency=5.802",
+	// "percentile 99.000 =    8.193".
+	assignRe = regexp.MustCompile(`(?:^|[\s(,>:])([A-Za-z<][\w<>.\-]*(?: [\d.]+)?)\s?=\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+([A-Za-zµ/%]+))?(?:[\s,)]|$)`)
+)
+
+// assignments reads the figures a tool prints as names and values: ping's rtt line, one
+// reading per statistic; neper's and sockperf's "name=value", the line's first. A name that
+// ends in its unit ("throughput_Mbps") gives it.
+func assignments(text string, mk func(kind, metric, unitName string, pos int, v float64, shape string) reading) []reading {
+	if m := rttRe.FindStringSubmatch(text); m != nil {
+		names, vals := strings.Split(m[2], "/"), strings.Split(m[3], "/")
+		u, ok := lookupUnit(m[4])
+		if len(names) != len(vals) || !ok {
+			return nil
+		}
+		var out []reading
+		for k := range names {
+			if v, ok := parseNumber(vals[k]); ok {
+				out = append(out, mk("r", m[1]+"_"+names[k], u.norm, k, v*u.factor, m[1]+" "+names[k]))
+			}
+		}
+		return out
+	}
+	m := assignRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	v, err := strconv.ParseFloat(m[2], 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	name, unitName, factor := m[1], "", 1.0
+	if u, ok := lookupUnit(m[3]); ok {
+		unitName, factor = u.norm, u.factor
+	} else if _, suffix, found := strings.Cut(name, "_"); found {
+		if u, ok := lookupUnit(suffix); ok && u.kind != "time" {
+			unitName, factor = u.norm, u.factor
+		}
+	}
+	return []reading{mk("n", metricName(name), unitName, 0, v*factor, strings.ToLower(name))}
 }
 
 // arrowPair reads "X unit -> Y unit" (or "=>", "→") as a claim: X before, Y after. A side

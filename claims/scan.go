@@ -42,7 +42,19 @@ func (r *Report) read(lines []line) {
 				ctx.blk.side, ctx.blk.state = side, unameRe.FindStringSubmatch(l.text)[1]
 			}
 		case isCommand(l.text):
+			for strings.HasSuffix(strings.TrimSpace(lines[i].text), "\\") && i+1 < len(lines) {
+				// a command wrapped over lines: "netperf -t TCP_RR \" / "  -- -O ..."
+				lines[i+1].text = strings.TrimSuffix(strings.TrimSpace(lines[i].text), "\\") + " " + strings.TrimSpace(lines[i+1].text)
+				i++
+			}
 			r.command(&ctx, lines, i)
+		case netperfBannerRe.MatchString(l.text) && selectorRe.MatchString(ctx.command):
+			// -O output: the banner and the selectors' header rows, then the value rows.
+			j := i + 1
+			for j < len(lines) && j < i+8 && numbers(rowValues(lines[j].text)) == nil {
+				j++
+			}
+			i = j - 1
 		case netperfBannerRe.MatchString(l.text):
 			m, next, why := netperfClassic(lines, i, ctx)
 			if why != "" {

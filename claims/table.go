@@ -9,7 +9,9 @@ var (
 	pipeSplitRe = regexp.MustCompile(`\s*\|\s*`)
 	tabSplitRe  = regexp.MustCompile(`\t+`)
 	// statedRowRe names a table's row of stated changes, not a state.
-	statedRowRe = regexp.MustCompile(`(?i)^(percent(age)?|change|diff(erence)?|delta|improvement|gain|ratio)\b`)
+	// stateHeaderRe names a column of states, not what is measured.
+	stateHeaderRe = regexp.MustCompile(`(?i)^(kernel|tree|version|state|config(uration)?|setup|branch|build|commit|variant|mode)s?$`)
+	statedRowRe   = regexp.MustCompile(`(?i)^(percent(age)?|change|diff(erence)?|delta|improvement|gain|ratio)\b`)
 )
 
 // tableRow is one row of a table: its label and its cells after the label.
@@ -188,7 +190,11 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		}
 		conds := copyConds(ctx.conditions)
 		conds["column"] = col
-		if c, ok := tableClaim(corner, fb, fa, rb, ra, conds, nil, nil); ok {
+		what := corner
+		if what == "" || stateHeaderRe.MatchString(what) {
+			what = col // the column names what is measured: "p99", "Down"
+		}
+		if c, ok := tableClaim(what, fb, fa, rb, ra, conds, nil, nil); ok {
 			out = append(out, c)
 		}
 	}
