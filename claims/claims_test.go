@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/nsperf/nsperf/scenarios"
 
@@ -434,4 +435,25 @@ func FuzzLine(f *testing.F) {
 		var rep Report
 		rep.proseRanges(lines)
 	})
+}
+
+// TestControlCharacters: nothing of a message reaches the terminal raw: an escape sequence
+// in a label, a counter's name, a toggle or a bad diff is shown escaped.
+func TestControlCharacters(t *testing.T) {
+	msg := "Subject: x\n\nip link set dev eth0\x1b[2J gso_max_size 185000\n\nBefore:\nTcp\x1b[31mInSegs 100 0.0\nAfter:\nTcp\x1b[31mInSegs 200 0.0\n" +
+		"\nbefore \x07bell: 5 Gbps\nafter \x07bell: 6 Gbps\n---\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-\x1b]0;title\x07\n"
+	r, err := Read("m\x1b[1m", []byte(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := r.Text(&out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsFunc(strings.ReplaceAll(out.String(), "\n", ""), unicode.IsControl) {
+		t.Errorf("control characters reach the terminal:\n%q", out.String())
+	}
+	if len(r.Claims) != 1 || !strings.Contains(out.String(), `eth0\x1b[2J`) {
+		t.Errorf("claims %+v, output:\n%s", r.Claims, out.String())
+	}
 }

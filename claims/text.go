@@ -13,7 +13,8 @@ import (
 // Text writes the report as a table: one row per claim, then the toggles, the setup words,
 // what was not read and what the text says without numbers.
 func (r *Report) Text(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %d claim(s)\n", r.Input, len(r.Claims))
+	p := results.Printable // everything here but nsperf's own words comes from a stranger's text
+	fmt.Fprintf(w, "%s: %d claim(s)\n", p(r.Input), len(r.Claims))
 	if len(r.Claims) == 0 {
 		fmt.Fprintln(w, r.Summary)
 	}
@@ -40,27 +41,27 @@ func (r *Report) Text(w io.Writer) error {
 			if metric == "" {
 				metric = c.Quantity + " (not measured by nsperf)"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), tool, test, metric, conds(c.Conditions),
-				side(c.Before, c.Unit), side(c.After, c.Unit), pct(c.Change), st)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), p(tool), p(test), p(metric), p(conds(c.Conditions)),
+				p(side(c.Before, c.Unit)), p(side(c.After, c.Unit)), pct(c.Change), st)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
 	for _, t := range r.Toggles {
-		fmt.Fprintf(w, "toggle, line %d: %s\n", t.Line, t.Command)
+		fmt.Fprintf(w, "toggle, line %d: %s\n", t.Line, p(t.Command))
 	}
 	if len(r.Setup) > 0 {
-		fmt.Fprintln(w, "setup: "+strings.Join(r.Setup, ", "))
+		fmt.Fprintln(w, "setup: "+p(strings.Join(r.Setup, ", ")))
 	}
 	for _, u := range r.Unparsed {
-		fmt.Fprintf(w, "not read, lines %s: %s\n", results.LineRanges(u.Lines), u.Reason)
+		fmt.Fprintf(w, "not read, lines %s: %s\n", results.LineRanges(u.Lines), p(u.Reason))
 	}
 	for _, d := range r.Describes {
 		fmt.Fprintf(w, "says: %q\n", d)
 	}
 	for _, d := range r.DiffProblems {
-		fmt.Fprintf(w, "diff not read: %s\n", d)
+		fmt.Fprintf(w, "diff not read: %s\n", p(d))
 	}
 	if r.Quoted > 0 {
 		fmt.Fprintf(w, "%d quoted line(s) (\"> \") not read: someone else's words\n", r.Quoted)
