@@ -176,3 +176,13 @@ func tempBeside(dir string) (string, error) {
 	os.RemoveAll(tmp)
 	return tmp, os.MkdirAll(tmp, 0o755)
 }
+
+// DefaultKernel is the kernel a message without a diff is measured on in a guest: Debian's
+// 6.12 image and its modules, fetched once into the cache (as the default base of a build).
+func DefaultKernel(ctx context.Context, progress io.Writer) (image, modules, release string, err error) {
+	b, err := debianBase(ctx, CacheDir(), progress)
+	if err != nil {
+		return "", "", "", fmt.Errorf("the default kernel (%s): %w", DebianSource, err)
+	}
+	return b.Image, b.ModRoot, b.Release, nil
+}

@@ -3,8 +3,11 @@ package vm
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -68,4 +71,36 @@ func chooseAccel() (accel, warning string) {
 
 func markKVMBroken() {
 	_ = os.WriteFile(KVMHangMarker(), []byte(bootID()+"\n"), 0o644)
+}
+
+// StableWallClock says whether this machine can give stable wall-clock figures, and why
+// not: only a KVM guest, or the host itself when it is quiet, measure on a clock host load
+// does not stretch. Without a usable KVM (none, or one that hung since boot) a guest runs
+// under TCG, where only virtual time is stable; with a host whose load is above half its
+// CPUs, the wall clock is shared.
+func StableWallClock() (bool, string) {
+	if accel, why := chooseAccel(); accel != AccelKVM {
+		return false, strings.TrimSuffix(why, ": TCG")
+	}
+	if load, ok := loadPerCPU(); ok && load > 0.5 {
+		return false, fmt.Sprintf("the host is shared (load %.2f per CPU)", load)
+	}
+	return true, ""
+}
+
+// loadPerCPU is the 1-minute load average over the CPUs online.
+func loadPerCPU() (float64, bool) {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0, false
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || runtime.NumCPU() == 0 {
+		return 0, false
+	}
+	return load / float64(runtime.NumCPU()), true
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/nsperf/nsperf/reproduce"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
 )
 
 // reproduceFlags are reproduce's flags.
@@ -31,6 +32,7 @@ type reproduceFlags struct {
 	writeScenario, format       string
 	duration, omit              time.Duration
 	fuzz                        int
+	here                        bool
 }
 
 // reproduceCmd reads a message's claims, measures them (the patch's A/B in guests, or the
@@ -59,6 +61,7 @@ func reproduceCmd() *cobra.Command {
 	fs.StringVar(&f.source, "source", kbuild.DebianSource, "the base kernel a patch is built on (as build's --source)")
 	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end (as build's --fuzz)")
 	fs.StringVar(&f.writeScenario, "write-scenario", "", "write a scenario drafted from the claims to this file (their tool and options, 2 s runs for virtual time, the toggles as states before and after) for you to edit, and stop; then: nsperf reproduce FILE --scenario OUT")
+	fs.BoolVar(&f.here, "here", false, "a message without a diff: measure its states on this machine even where its wall clock is not stable (default there: a guest on Debian's 6.12 kernel in virtual time)")
 	formatFlag(fs, &f.format, render.Names(render.Reproduction)...)
 	return c
 }
@@ -77,9 +80,17 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 	if err != nil {
 		return usageError{err}
 	}
-	series, err := patches.Read(file, data) // a message without a diff is a series of mails without one, not an error
+	// A message without a diff is a series of mails without one, not an error; a diff that
+	// cannot be read does not hide the claims, but nothing of it can be built.
+	series, err := patches.ReadMessages(file, data)
 	if err != nil {
 		return usageError{err}
+	}
+	for _, p := range series {
+		if p.DiffError != "" {
+			rep.Text(c.ErrOrStderr())
+			return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: its diff cannot be read: %s", file, p.DiffError))
+		}
 	}
 	if len(rep.Claims) == 0 {
 		rep.Text(c.ErrOrStderr())
@@ -117,6 +128,11 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 			return usageError{fmt.Errorf("--%s %s: %w", flag, value, err)}
 		}
 	}
+	if len(touched) == 0 {
+		if err := f.whereToMeasure(c, runFlagSet); err != nil {
+			return err
+		}
+	}
 	p, err := rf.plan(runFlagSet, c.ErrOrStderr(), name)
 	if err != nil {
 		return err
@@ -139,6 +155,40 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 		return err
 	}
 	return reproductionExit(rr)
+}
+
+// whereToMeasure chooses where a message without a diff is measured, and says so: on this
+// machine with --here, or where its wall clock is stable (a usable KVM and a quiet host);
+// else in a guest on the default kernel in virtual time, where host load cannot move a
+// figure. A --kernel given after -- decides itself.
+func (f *reproduceFlags) whereToMeasure(c *cobra.Command, fs *pflag.FlagSet) error {
+	if fs.Changed("kernel") {
+		return nil
+	}
+	if f.here {
+		fmt.Fprintln(c.ErrOrStderr(), "reproduce: measuring on this machine (--here)")
+		return nil
+	}
+	stable, why := vm.StableWallClock()
+	if stable {
+		fmt.Fprintln(c.ErrOrStderr(), "reproduce: measuring on this machine: KVM works and the host is quiet")
+		return nil
+	}
+	image, modules, release, err := kbuild.DefaultKernel(c.Context(), c.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	set := map[string]string{"kernel": image, "modules": modules}
+	if !fs.Changed("vm-accel") {
+		set["vm-accel"] = vm.AccelTCG // virtual time is TCG's
+	}
+	for flag, value := range set {
+		if err := fs.Set(flag, value); err != nil {
+			return usageError{fmt.Errorf("--%s %s: %w", flag, value, err)}
+		}
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "reproduce: measuring in a guest on Debian's kernel %s, in virtual time: %s (--here measures on this machine)\n", release, why)
+	return nil
 }
 
 // runFlags parses run's flags given after -- with run's own parser; those reproduce sets

@@ -24,6 +24,7 @@ import (
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo/runstate"
+	"github.com/nsperf/nsperf/vm"
 	"golang.org/x/sys/unix"
 )
 
@@ -566,5 +567,39 @@ func TestReproduceNotHere(t *testing.T) {
 	_, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"vxlan-lowerdev-4.9-stable.mbox", "--out", filepath.Join(t.TempDir(), "r.json"), "--", "--no-history")
 	if code != exitcode.Skipped || !strings.Contains(stderr, "drivers/net/vxlan.c: the source has no such file") || !strings.Contains(stderr, "nsperf run vxlan-lowerdev") {
 		t.Errorf("exit %d, want %d\n%s", code, exitcode.Skipped, stderr)
+	}
+}
+
+// TestReproduceMergeInGuest: a message without a diff (the BIG TCP merge, its toggles only)
+// is measured in a guest on Debian's 6.12 in virtual time by default on a machine whose wall
+// clock is not stable (no usable KVM, or a shared host; with --here it would run on this
+// machine), says so, and decides every claim (exit 0 or 1, never 5: undecided).
+func TestReproduceMergeInGuest(t *testing.T) {
+	testenv.RequireRoot(t)
+	if stable, _ := vm.StableWallClock(); stable {
+		t.Skip("this machine's wall clock is stable (KVM works, the host is quiet): reproduce measures here")
+	}
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		clitest.NoGuestLeft(t)
+	})
+	out := filepath.Join(t.TempDir(), "merge.json")
+	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"big-tcp-merge.txt", "--out", out, "--", "--no-history")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d, want 0 or 1 (every claim decided)\n%s\n%s", code, table, stderr)
+	}
+	if !strings.Contains(stderr, "measuring in a guest on Debian's kernel") || !strings.Contains(stderr, "in virtual time") {
+		t.Errorf("reproduce did not say where it measured:\n%s", stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Environment.VM == nil || r.Environment.VM.Clock != "virtual" {
+		t.Errorf("measured on %+v, want a guest in virtual time", r.Environment.VM)
+	}
+	if n := strings.Count(table, "undecided"); n != 0 || strings.Count(table, "reproduced")+strings.Count(table, "contradicted") < 4 {
+		t.Errorf("four claims, each decided:\n%s", table)
 	}
 }
