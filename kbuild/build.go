@@ -89,6 +89,9 @@ type Manifest struct {
 	// modules, the whole build's config input's (the fragment or the file) before make.
 	configKey   string
 	configInput []byte
+	// files are what each kernel builds with, by label: the patched files, or for a series
+	// in the base, its revert's (nil: the base as it is).
+	files map[string]map[string][]byte
 }
 
 // Mode values.
@@ -151,8 +154,9 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	for _, w := range checked.Warnings {
 		fmt.Fprintln(req.Progress, "warning: "+w)
 	}
-	if err := checked.Err(); err != nil {
-		return nil, inputerr.Error{Err: fmt.Errorf("the patches do not apply to %s:\n%w", b.Identity, err)}
+	files, err := sides(os.DirFS(b.Tree), series, checked, req, b.Identity)
+	if err != nil {
+		return nil, err
 	}
 	var plan patches.BuildPlan
 	var config []byte
@@ -166,7 +170,8 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 			return nil, inputerr.Error{Err: err}
 		}
 	}
-	m := newManifest(b, series, checked, plan, config, req)
+	m := newManifest(b, series, files.checked, plan, config, req)
+	m.Applied, m.files = files.applied, files.byLabel
 	if err := m.setCompiler(b); err != nil {
 		return nil, err
 	}
@@ -187,6 +192,58 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		return cached, nil
 	}
 	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
+}
+
+// buildSides is what the two kernels are built with.
+type buildSides struct {
+	checked *patches.Result              // how the hunks applied: forward, or reverted
+	applied string                       // "" (forward) or AppliedReverse
+	byLabel map[string]map[string][]byte // base and patched: the files each builds with
+}
+
+// AppliedReverse marks a build of a series the base has already: kernel A (base) is the base
+// with the series reverted, kernel B (patched) the base as it is.
+const AppliedReverse = "reverse"
+
+// sides checks how the series goes onto the base: forward (base as it is against patched),
+// or, for a series the base has already (a merged commit), in reverse (the base with it
+// reverted against the base as it is: `git apply -R`). Forward wins where it applies
+// exactly; a revert that applies with less fuzz than the forward needs wins over it (fuzz can
+// put a hunk of a merged commit a second time somewhere near). A series partly in the base is
+// refused with the hunks that are there named.
+func sides(src fs.FS, series []patches.Patch, checked *patches.Result, req BuildRequest, identity string) (buildSides, error) {
+	forward := buildSides{checked: checked, byLabel: map[string]map[string][]byte{"patched": checked.Files}}
+	err := checked.Err()
+	if err == nil && totalFuzz(checked) == 0 {
+		return forward, nil
+	}
+	rev, rerr := patches.Check(src, patches.Reverse(series), patches.Options{Fuzz: req.Fuzz})
+	if rerr != nil {
+		return buildSides{}, inputerr.Error{Err: rerr}
+	}
+	if rev.Err() == nil && (err != nil || totalFuzz(rev) < totalFuzz(checked)) {
+		fmt.Fprintf(req.Progress, "build: the series is in %s already (it applies in reverse): kernel A is the base with it reverted, kernel B the base as it is\n", identity)
+		return buildSides{checked: rev, applied: AppliedReverse, byLabel: map[string]map[string][]byte{"base": rev.Files}}, nil
+	}
+	if err == nil {
+		return forward, nil
+	}
+	switch whole, in := checked.InBase(); {
+	case whole:
+		return buildSides{}, inputerr.Error{Err: fmt.Errorf("the series is in %s already (it applies in reverse), but its revert does not apply (--fuzz N accepts context lines missing at each end):\n%w", identity, rev.Err())}
+	case len(in) > 0:
+		return buildSides{}, inputerr.Error{Err: fmt.Errorf("%s: %w", identity, patches.PartlyInBase(in, err))}
+	}
+	return buildSides{}, inputerr.Error{Err: fmt.Errorf("the patches do not apply to %s:\n%w", identity, err)}
+}
+
+// totalFuzz is the context lines fuzz left out over a check's hunks.
+func totalFuzz(r *patches.Result) int {
+	n := 0
+	for _, a := range r.Applied {
+		n += a.Fuzz
+	}
+	return n
 }
 
 // lockCache holds the cache for one build at a time: two builds of one key, or two fetches of
@@ -309,6 +366,9 @@ func (m *Manifest) cacheKey() string {
 	for _, p := range m.Patches {
 		fmt.Fprintf(h, "%s %s\n", p.SHA256, strings.Join(p.Applied, ";"))
 	}
+	if m.Applied != "" {
+		fmt.Fprintf(h, "applied %s\n", m.Applied)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -359,11 +419,7 @@ func (m *Manifest) modules(ctx context.Context, b *base, tmp string, checked *pa
 	for _, label := range []string{"base", "patched"} {
 		start := time.Now()
 		fmt.Fprintf(progress, "build: %s: %s\n", label, moduleNames(m.Modules))
-		var files map[string][]byte
-		if label == "patched" {
-			files = checked.Files
-		}
-		if err := m.buildModules(ctx, b, tmp, label, files); err != nil {
+		if err := m.buildModules(ctx, b, tmp, label, m.files[label]); err != nil {
 			return err
 		}
 		m.Kernels = append(m.Kernels, BuiltKernel{Label: label, Image: b.Image, Modules: filepath.Join(m.Dir, label), BuildSeconds: time.Since(start).Seconds()})
@@ -386,7 +442,7 @@ func (m *Manifest) whole(ctx context.Context, b *base, cache, tmp string, checke
 	}
 	sum := sha256.Sum256(cfg)
 	m.ConfigSHA256 = hex.EncodeToString(sum[:])
-	if err := m.buildWhole(ctx, t, b, tmp, checked.Files, progress); err != nil {
+	if err := m.buildWhole(ctx, t, b, tmp, progress); err != nil {
 		return err
 	}
 	var release bytes.Buffer

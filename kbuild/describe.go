@@ -25,7 +25,11 @@ func (m *Manifest) Describe(w io.Writer) {
 	if m.Mode == ModeWhole {
 		what = "whole kernels " + m.Release + ", config " + m.Config
 	}
-	fmt.Fprintf(w, "build: %s (%s): base and patched, %s, from %s\n", how, m.Key, what, m.Source)
+	pair := "base and patched"
+	if m.Applied == AppliedReverse {
+		pair = "the base with the series reverted (A, " + m.Label(0) + ") and the base as it is (B, " + m.Label(1) + "): applied in reverse"
+	}
+	fmt.Fprintf(w, "build: %s (%s): %s, %s, from %s\n", how, m.Key, pair, what, m.Source)
 	for _, p := range m.Patches {
 		fmt.Fprintf(w, "build: %s (sha256 %.12s): %s\n", orNone(p.Subject), p.SHA256, joinOr(p.Applied, "no hunk"))
 	}
@@ -62,4 +66,13 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// Label is kernel i's label in a result: base and patched; for a series in the base
+// (applied in reverse), reverted and base.
+func (m *Manifest) Label(i int) string {
+	if m.Applied == AppliedReverse {
+		return []string{"reverted", "base"}[i]
+	}
+	return m.Kernels[i].Label
 }

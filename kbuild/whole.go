@@ -325,11 +325,12 @@ func (t *wholeTree) run(ctx context.Context, log, label, name string, args ...st
 // buildWhole builds the base and the patched kernel in the tree, each copied out as a small
 // built tree (arch/x86/boot/bzImage and .config, what --kernel DIR reads) into tmp/LABEL, with
 // its modules installed into tmp/LABEL-modules when the config has any.
-func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp string, files map[string][]byte, progress io.Writer) error {
+func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp string, progress io.Writer) error {
 	for _, label := range []string{"base", "patched"} {
 		start := time.Now()
 		log := filepath.Join(m.Dir+".logs", label+".log")
-		if label == "patched" {
+		files := m.files[label]
+		if files != nil {
 			if err := t.patch(files); err != nil {
 				return err
 			}
@@ -344,7 +345,7 @@ func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp st
 		if err == nil {
 			err = t.collect(ctx, filepath.Join(tmp, label), log, label)
 		}
-		if label == "patched" {
+		if files != nil {
 			if rerr := t.restore(b); rerr != nil && err == nil {
 				err = rerr
 			}

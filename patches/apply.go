@@ -221,9 +221,9 @@ func (r *Result) file(src fs.FS, files map[string][]string, pi int, p Patch, f F
 	}
 	delta := 0
 	for hi, h := range f.Hunks {
-		at, fuzz, ok := locate(lines, h, h.OldStart-1+delta, opt.Fuzz)
+		at, fuzz, ok := locate(lines, h, oldIndex(h)+delta, opt.Fuzz)
 		if !ok {
-			r.hunkProblem(lines, pi, hi, f, h, name)
+			r.hunkProblem(lines, pi, hi, f, h, name, opt.Fuzz)
 			continue
 		}
 		old, new := trimmed(h, fuzz)
@@ -233,8 +233,8 @@ func (r *Result) file(src fs.FS, files map[string][]string, pi int, p Patch, f F
 			repl[i] = l + "\n"
 		}
 		lines = slices.Concat(lines[:start], repl, lines[start+len(old):])
-		r.Applied = append(r.Applied, Applied{Patch: pi, File: f.Path(), Hunk: hi + 1, At: at + 1, Offset: at - (h.OldStart - 1 + delta), Fuzz: fuzz})
-		delta += len(new) - len(old) + (at - (h.OldStart - 1 + delta))
+		r.Applied = append(r.Applied, Applied{Patch: pi, File: f.Path(), Hunk: hi + 1, At: at + 1, Offset: at - (oldIndex(h) + delta), Fuzz: fuzz})
+		delta += len(new) - len(old) + (at - (oldIndex(h) + delta))
 	}
 	if f.NewPath == "" {
 		lines = nil
@@ -246,9 +246,10 @@ func (r *Result) problem(p Problem) { r.Problems = append(r.Problems, p) }
 
 // hunkProblem says why a hunk did not apply: it is applied already (it applies in reverse),
 // or the lines of it the file lacks.
-func (r *Result) hunkProblem(lines []string, pi, hi int, f FileDiff, h Hunk, name string) {
+func (r *Result) hunkProblem(lines []string, pi, hi int, f FileDiff, h Hunk, name string, fuzz int) {
 	where := fmt.Sprintf("%s: hunk %d (@@ -%d,%d +%d,%d @@ %s)", name, hi+1, h.OldStart, h.OldLines, h.NewStart, h.NewLines, h.Section)
-	if _, _, ok := locate(lines, Hunk{Lines: reversed(h.Lines)}, h.NewStart-1, 0); ok && slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Op != ' ' }) {
+	// In the source already: the hunk inverted applies, with the fuzz the series is given.
+	if _, _, ok := locate(lines, Hunk{Lines: reversed(h.Lines)}, h.NewStart-1, fuzz); ok && slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Op != ' ' }) {
 		r.problem(Problem{Kind: ProblemAlreadyApplied, Patch: pi, File: f.Path(), Hunk: hi + 1, Msg: where + ": already in the source (it applies in reverse)"})
 		return
 	}
@@ -273,6 +274,15 @@ func (r *Result) hunkProblem(lines []string, pi, hi int, f FileDiff, h Hunk, nam
 		msg += "; its lines are in the source, but not together as the hunk has them"
 	}
 	r.problem(Problem{Kind: ProblemNoMatch, Patch: pi, File: f.Path(), Hunk: hi + 1, Missing: missing, Msg: msg + " (--fuzz N accepts up to N context lines missing at each end)"})
+}
+
+// oldIndex is where a hunk's old lines start, 0-based: a range of no lines ("-0,0" of a new
+// file, "-5,0" of lines added after line 5) names the line after which the new ones go.
+func oldIndex(h Hunk) int {
+	if h.OldLines == 0 {
+		return h.OldStart
+	}
+	return h.OldStart - 1
 }
 
 // reversed swaps a hunk's added and removed lines.
@@ -326,6 +336,9 @@ func locate(lines []string, h Hunk, expected, maxFuzz int) (at, fuzz int, ok boo
 		lead := leading(h, fuzz)
 		if fuzz > 0 && len(old) == len(h.Old()) {
 			break // no context left to leave out
+		}
+		if fuzz > 0 && len(old) == 0 {
+			break // a hunk that only adds, without its context, would apply anywhere
 		}
 		for d := 0; d <= len(lines); d++ {
 			for _, start := range []int{expected + lead + d, expected + lead - d} {

@@ -241,3 +241,46 @@ func base64Lines(s string) string {
 	b.WriteString(enc + "\n")
 	return b.String()
 }
+
+// TestReverse: a series applied and then its Reverse applied gives the source back, a new
+// file included; a series in the source is InBase whole, and half of one partly, with the
+// hunks named.
+func TestReverse(t *testing.T) {
+	src := fstest.MapFS{"a.c": {Data: []byte("one\ntwo\nthree\nfour\nfive\n")}}
+	diff := "--- a/a.c\n+++ b/a.c\n@@ -1,5 +1,5 @@\n one\n two\n-three\n+THREE\n four\n five\n" +
+		"--- /dev/null\n+++ b/new.c\n@@ -0,0 +1,2 @@\n+int x;\n+int y;\n"
+	series, err := Read("p.diff", []byte(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd, err := Check(src, series, Options{})
+	if err != nil || fwd.Err() != nil {
+		t.Fatalf("forward: %v %v", err, fwd.Err())
+	}
+	applied := fstest.MapFS{}
+	for path, data := range fwd.Files {
+		applied[path] = &fstest.MapFile{Data: data}
+	}
+	if whole, _ := fwd.InBase(); whole {
+		t.Errorf("a series that applies is not in the base")
+	}
+	again, err := Check(applied, series, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole, _ := again.InBase(); !whole {
+		t.Errorf("applied twice: InBase %v, problems %+v", whole, again.Problems)
+	}
+	back, err := Check(applied, Reverse(series), Options{})
+	if err != nil || back.Err() != nil {
+		t.Fatalf("reverse: %v %v", err, back.Err())
+	}
+	if string(back.Files["a.c"]) != "one\ntwo\nthree\nfour\nfive\n" || back.Files["new.c"] != nil {
+		t.Errorf("reverted: %q, new.c %q", back.Files["a.c"], back.Files["new.c"])
+	}
+	half := fstest.MapFS{"a.c": applied["a.c"]} // the change to a.c is in, new.c is not
+	got, _ := Check(half, series, Options{})
+	if whole, in := got.InBase(); whole || len(in) != 1 || in[0] != "a.c hunk 1" {
+		t.Errorf("half in: %v %v (%+v)", whole, in, got.Problems)
+	}
+}

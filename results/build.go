@@ -19,6 +19,9 @@ type Build struct {
 	ConfigSHA256 string       `json:"config_sha256"`
 	Patches      []BuildPatch `json:"patches"`
 	Key          string       `json:"key"` // the build's name in the cache
+	// Applied is "reverse" for a series the base has already (a merged commit): kernel A
+	// (base) is the base with the series reverted, kernel B (patched) the base as it is.
+	Applied string `json:"applied,omitempty"`
 }
 
 // KernelBuild is how one kernel under test was built: the pair's Build, and this kernel's
@@ -49,10 +52,17 @@ func (b *KernelBuild) Line() string {
 	if b.Patched {
 		with = "with"
 	}
+	if b.Applied == "reverse" {
+		// A merged series: the base has it; kernel A is the base with it reverted.
+		with = "the base as it is, with"
+		if !b.Patched {
+			with = "the base with a revert of"
+		}
+	}
 	var patches []string
 	for _, p := range b.Patches {
 		how := ""
-		if b.Patched && len(p.Applied) > 0 {
+		if (b.Patched != (b.Applied == "reverse")) && len(p.Applied) > 0 {
 			how = "; " + strings.Join(p.Applied, ", ")
 		}
 		patches = append(patches, fmt.Sprintf("%q (sha256 %.12s%s)", Printable(p.Subject), p.SHA256, how))

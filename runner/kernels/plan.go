@@ -97,8 +97,8 @@ func (p *Plan) build(ctx context.Context) ([]*results.KernelBuild, error) {
 		builds = append(builds, m.Provenance(i))
 	}
 	if len(p.Kernels.Labels) == 0 {
-		for _, k := range m.Kernels {
-			p.Kernels.Labels = append(p.Kernels.Labels, k.Label)
+		for i := range m.Kernels {
+			p.Kernels.Labels = append(p.Kernels.Labels, m.Label(i))
 		}
 	}
 	return builds, nil
