@@ -133,6 +133,11 @@ func metricOf(u unit) string {
 // to 160.92%", "by 30 to 75 %") is not a comparison.
 var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)`)
 
+// changeFromToRe is a change of a count the prose gives without a unit: "Number of
+// generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
+// is a change of one quantity (its subject), not a range ("from 1 to 16 flows").
+var changeFromToRe = regexp.MustCompile(`(?i)^(?:[-*]\s+)?((?:number|count|rate|amount) of [^.;:]{3,60}?)\s+(?:shrinks|shrank|grows|grew|increases|increased|decreases|decreased|drops|dropped|goes|went|rises|rose|falls|fell|improves|improved|reduces|reduced|changes|changed)\s+from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\b`)
+
 // proseRanges reads "from X to Y" in each paragraph (a sentence may run over lines).
 func (r *Report) proseRanges(lines []line) {
 	for start := 0; start < len(lines); {
@@ -161,6 +166,9 @@ func (r *Report) proseRanges(lines []line) {
 		}
 		for _, m := range toPairRe.FindAllStringSubmatchIndex(text, -1) {
 			r.toPair(text, m, lineOf)
+		}
+		for _, l := range par {
+			r.countChange(l)
 		}
 		start = end
 	}
@@ -203,4 +211,22 @@ func boolf(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// countChange reads "Number of X shrinks from A to B" on a line: a claim about a count,
+// named by its subject.
+func (r *Report) countChange(l line) {
+	m := changeFromToRe.FindStringSubmatch(strings.TrimSpace(l.text))
+	if m == nil {
+		return
+	}
+	b, ok1 := parseNumber(m[2])
+	a, ok2 := parseNumber(m[3])
+	if !ok1 || !ok2 {
+		return
+	}
+	rb := reading{metric: metricName(m[1]), value: round(b), line: l.n, named: true}
+	ra := rb
+	ra.value = round(a)
+	r.addPair([2]reading{rb, ra})
 }

@@ -21,7 +21,7 @@ var units = map[string]unit{
 	"bit/s": {"rate", "bit/s", 1}, "bits/sec": {"rate", "bit/s", 1}, "bps": {"rate", "bit/s", 1}, "bits/s": {"rate", "bit/s", 1},
 	"kbit/s": {"rate", "bit/s", 1e3}, "kbps": {"rate", "bit/s", 1e3}, "kbits/sec": {"rate", "bit/s", 1e3}, "kb/s": {"rate", "bit/s", 1e3}, "kb/sec": {"rate", "bit/s", 1e3},
 	"mbit/s": {"rate", "bit/s", 1e6}, "mbps": {"rate", "bit/s", 1e6}, "mbits/sec": {"rate", "bit/s", 1e6}, "10^6bits/sec": {"rate", "bit/s", 1e6}, "10^6bits/s": {"rate", "bit/s", 1e6}, "mb/s": {"rate", "bit/s", 1e6}, "mb/sec": {"rate", "bit/s", 1e6}, "mbits/s": {"rate", "bit/s", 1e6},
-	"gbit/s": {"rate", "bit/s", 1e9}, "gbps": {"rate", "bit/s", 1e9}, "gbits/sec": {"rate", "bit/s", 1e9}, "gb/s": {"rate", "bit/s", 1e9}, "10^9bits/sec": {"rate", "bit/s", 1e9}, "gbits/s": {"rate", "bit/s", 1e9},
+	"gbit/s": {"rate", "bit/s", 1e9}, "gbit": {"rate", "bit/s", 1e9}, "mbit": {"rate", "bit/s", 1e6}, "gbps": {"rate", "bit/s", 1e9}, "gbits/sec": {"rate", "bit/s", 1e9}, "gb/s": {"rate", "bit/s", 1e9}, "10^9bits/sec": {"rate", "bit/s", 1e9}, "gbits/s": {"rate", "bit/s", 1e9},
 	"pps": {"packets", "pps", 1}, "kpps": {"packets", "pps", 1e3}, "mpps": {"packets", "pps", 1e6},
 	"tps": {"trans", "trans/s", 1}, "trans/s": {"trans", "trans/s", 1}, "trans/sec": {"trans", "trans/s", 1}, "transactions/s": {"trans", "trans/s", 1}, "persec": {"trans", "trans/s", 1},
 	"txns": {"trans", "trans/s", 1}, "txns/s": {"trans", "trans/s", 1}, "transactions/sec": {"trans", "trans/s", 1},
