@@ -15,6 +15,8 @@ type Facts struct {
 	Families    map[string]string
 	Tools       map[string]string // workload -> its tool
 	OffloadsOff map[string]bool
+	// Ends are each workload's namespaces: "server" and "client" -> the namespace.
+	Ends map[string]map[string]string
 }
 
 // nsperfMetric is the name nsperf gives a claim's metric: a request/response test's
@@ -36,6 +38,16 @@ func Match(rep *Report, r *results.Result, facts Facts) []results.ClaimCheck {
 	for i, c := range rep.Claims {
 		check := results.ClaimCheck{Claim: i + 1, Metric: c.Metric, Conditions: c.Conditions, Lines: c.Lines, ClaimedBefore: c.Before.Median,
 			ClaimedAfter: c.After.Median, ClaimedChange: c.Change, StatedChange: c.Stated, Unit: c.Unit}
+		if ref, ok := counterOf(c); ok {
+			out = append(out, counterCheck(check, c, ref, r, facts))
+			continue
+		}
+		if c.Metric == "" {
+			check.Outcome = results.NotReproducible
+			check.Reason = "nsperf measures no " + c.Quantity + ": a claim it cannot set a measurement beside"
+			out = append(out, check)
+			continue
+		}
 		cs, s, why := pick(c, r, facts)
 		if s == nil {
 			check.Outcome, check.Reason = results.Undecided, why
@@ -138,4 +150,32 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 		return results.Undecided, what + "; the claim shows no change"
 	}
 	return results.Undecided, what
+}
+
+// counterCheck sets a claim about a count beside the counter's change per second.
+func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.Result, facts Facts) results.ClaimCheck {
+	cs, s, m, key, why := pickCounter(c, ref, r, facts)
+	if s == nil {
+		check.Outcome, check.Reason = results.Undecided, why
+		return check
+	}
+	check.Metric = key + " per second"
+	check.Case, check.Workload, check.State, check.Baseline = cs.Label, s.Workload, s.State, s.Comparison.Baseline
+	check.Measured = &m
+	check.Outcome, check.Reason = counterOutcome(c, m)
+	return check
+}
+
+// counterOutcome: a count has no better direction of its own; the claim's direction is what
+// is reproduced (fewer ACKs, fewer drops), decided by the counter's own comparison.
+func counterOutcome(c Claim, m results.Comparison) (string, string) {
+	what := fmt.Sprintf("claimed %+.1f%%; measured %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g", 100*c.Change, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.P)
+	decided := m.P <= results.DefaultAlpha && m.Change != 0 && (!m.HasCI || m.ChangeLo > 0 || m.ChangeHi < 0)
+	switch {
+	case !decided:
+		return results.Undecided, what
+	case (m.Change < 0) == (c.Change < 0):
+		return results.Reproduced, what
+	}
+	return results.Contradicted, what
 }

@@ -127,3 +127,37 @@ func TestWriteLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestCounterClaims: a claim about ACKs per second meets the receiver's TcpOutSegs per
+// second between the states its throughput was compared in (fewer ACKs: reproduced), backlog
+// drops the receiver's TcpExtTCPBacklogDrop; a quantity nsperf does not record is not
+// reproducible here, with the reason.
+func TestCounterClaims(t *testing.T) {
+	rep, err := Read("m", []byte("Subject: tcp: defer ACKs\n\n- Throughput is increased by 20% (100Gbit -> 120Gbit).\n"+
+		"- Number of generated ACK per second shrinks from 240,000 to 40,000.\n- Number of backlog drops per second shrinks from 230 to 0.\n"+
+		"- Number of context switches per second shrinks from 500 to 20.\n"))
+	if err != nil || len(rep.Claims) != 4 {
+		t.Fatalf("%v %+v", err, rep.Claims)
+	}
+	sample := func(state string, acks, drops uint64) results.Sample {
+		return results.Sample{Workload: "tcp", State: state, Seconds: 2, Counters: &results.Counters{Namespaces: map[string]map[string]uint64{
+			"server": {"TcpOutSegs": acks, "TcpExtTCPBacklogDrop": drops}, "client": {"TcpOutSegs": 10 * acks}}}}
+	}
+	var samples []results.Sample
+	for i := uint64(0); i < 5; i++ {
+		samples = append(samples, sample("reverted@A", 480000+i*1000, 460+i), sample("base@B", 80000+i*1000, 0))
+	}
+	cmp := &results.Comparison{Baseline: "reverted@A", Verdict: results.Improved, Change: 0.1, ChangeLo: 0.05, ChangeHi: 0.15, Direction: 1}
+	r := &results.Result{Cases: []results.Case{{Samples: samples, Summaries: []results.Summary{
+		{Workload: "tcp", Metric: "throughput", State: "base@B", Comparison: cmp}}}}}
+	got := Match(rep, r, Facts{Ends: map[string]map[string]string{"tcp": {"client": "client", "server": "server"}}})
+	if g := got[1]; g.Outcome != results.Reproduced || g.Metric != "ns server TcpOutSegs per second" || g.Measured == nil || g.Measured.Change > -0.8 {
+		t.Errorf("ACKs: %+v %+v", g, g.Measured)
+	}
+	if g := got[2]; g.Outcome != results.Reproduced || !strings.Contains(g.Metric, "TcpExtTCPBacklogDrop") {
+		t.Errorf("backlog drops: %+v", g)
+	}
+	if g := got[3]; g.Outcome != results.NotReproducible || !strings.Contains(g.Reason, "context_switches") {
+		t.Errorf("context switches: %+v", g)
+	}
+}

@@ -84,9 +84,10 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 // Facts are the families and tools of a scenario's workloads and its states that turn
 // offloads off: what claims.Match pairs claims with.
 func Facts(s *scenarios.Scenario) claims.Facts {
-	f := claims.Facts{Families: map[string]string{}, Tools: map[string]string{}, OffloadsOff: map[string]bool{}}
+	f := claims.Facts{Families: map[string]string{}, Tools: map[string]string{}, OffloadsOff: map[string]bool{}, Ends: map[string]map[string]string{}}
 	for _, w := range s.Workloads {
-		_, server := w.Sides()
+		client, server := w.Sides()
+		f.Ends[w.Name] = map[string]string{"client": client.NS, "server": server.NS}
 		f.Families[w.Name] = map[string]string{"-4": "IPv4", "-6": "IPv6"}[server.Family()]
 		f.Tools[w.Name] = w.Tool()
 	}

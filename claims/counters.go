@@ -1,0 +1,102 @@
+package claims
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// counterRef is the counter nsperf records for a claim about a count, and the end of the
+// workload whose namespace counts it.
+type counterRef struct {
+	name string // nstat's name
+	end  string // "server", "client", or "" for either
+}
+
+// countWords map what a message says it counted to the counter a namespace keeps: ACKs are
+// the segments the receiver sends (a bulk flow's receiver sends almost only ACKs), backlog
+// drops the receiver's TcpExtTCPBacklogDrop, retransmits the sender's TcpRetransSegs.
+var countWords = []struct {
+	re  *regexp.Regexp
+	ref counterRef
+}{
+	{regexp.MustCompile(`(?i)backlog.?drop`), counterRef{"TcpExtTCPBacklogDrop", "server"}},
+	{regexp.MustCompile(`(?i)(^|[^a-z])acks?([^a-z]|$)|acknowledg`), counterRef{"TcpOutSegs", "server"}},
+	{regexp.MustCompile(`(?i)retransmi`), counterRef{"TcpRetransSegs", "client"}},
+	{regexp.MustCompile(`(?i)(^|[^a-z])segments?_?(in|received)`), counterRef{"TcpInSegs", "server"}},
+}
+
+// nstatNameRe is a counter named as nstat names it: TcpInSegs, TcpExtTCPBacklogDrop.
+var nstatNameRe = regexp.MustCompile(`^(Ip|Ip6|Icmp|Icmp6|Tcp|TcpExt|IpExt|Udp|Udp6|UdpLite|MPTcpExt)[A-Z][A-Za-z0-9]*$`)
+
+// counterOf is the counter a claim about a count meets, if nsperf records one.
+func counterOf(c Claim) (counterRef, bool) {
+	if c.Metric != "" || c.Quantity == "" {
+		return counterRef{}, false
+	}
+	if nstatNameRe.MatchString(c.Quantity) {
+		return counterRef{name: c.Quantity}, true
+	}
+	for _, w := range countWords {
+		if w.re.MatchString(c.Quantity) {
+			return w.ref, true
+		}
+	}
+	return counterRef{}, false
+}
+
+// pickCounter compares the counter per second of measuring, in the namespace of the
+// workload's end, between the states of the comparison chosen for the run's throughput (the
+// toggle's or the kernels'): the side metric that stands for a claim about a count.
+func pickCounter(c Claim, ref counterRef, r *results.Result, facts Facts) (results.Case, *results.Summary, results.Comparison, string, string) {
+	for _, cs := range r.Cases {
+		if !caseFits(cs, c.Conditions) {
+			continue
+		}
+		for k := range cs.Summaries {
+			s := &cs.Summaries[k]
+			if s.Comparison == nil || s.Metric != results.Throughput {
+				continue
+			}
+			ns := facts.Ends[s.Workload][ref.end]
+			base, key := perSecond(cs.Samples, s.Workload, s.Comparison.Baseline, ns, ref.name)
+			state, _ := perSecond(cs.Samples, s.Workload, s.State, ns, ref.name)
+			if len(base) == 0 || len(state) == 0 {
+				continue
+			}
+			m := results.Compare(base, state, results.NoDirection, 0, 0, 0)
+			return cs, s, m, key, ""
+		}
+	}
+	return results.Case{}, nil, results.Comparison{}, "", fmt.Sprintf("the run recorded no %s to compare", ref.name)
+}
+
+// perSecond is a counter's delta per second of each sample of a workload in a state, from
+// the namespace ns (any namespace when ns is ""), and the counter's name as recorded.
+func perSecond(samples []results.Sample, workload, state, ns, name string) ([]float64, string) {
+	var out []float64
+	key := ""
+	for _, sm := range samples {
+		if sm.Workload != workload || sm.State != state || sm.Error != "" || sm.Counters == nil || sm.Seconds <= 0 {
+			continue
+		}
+		flat := sm.Counters.Flat()
+		var keys []string
+		for k := range flat {
+			if k == "ns "+ns+" "+name || ns == "" && len(k) > len(name) && k[len(k)-len(name)-1:] == " "+name && k[:3] == "ns " {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		v := 0.0
+		if len(keys) > 0 {
+			key, v = keys[0], flat[keys[0]]
+		} else if ns != "" {
+			key = "ns " + ns + " " + name // a delta that did not move is not recorded: 0
+		}
+		out = append(out, v/sm.Seconds)
+	}
+	return out, key
+}
