@@ -457,3 +457,27 @@ func TestControlCharacters(t *testing.T) {
 		t.Errorf("claims %+v, output:\n%s", r.Claims, out.String())
 	}
 }
+
+// TestSummaries: a report without claims has "claims": [] and a true sentence; an mbox's
+// escaped ">From " line is text, not a quote.
+func TestSummaries(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"Subject: x\n\nThis makes it faster.\n", "no numbers"},
+		{"Subject: x\n\nWith this patch: 9.22 Gbps\n", "numbers of one state only"},
+		{"Subject: x\n\n> Before: 5 Gbps\n> After: 6 Gbps\n\nThanks, applied.\n", "figures only in a quoted reply"},
+		{"Subject: x\n\nIt takes 50ms and 1 ms.\n", "figures, but none of one measurement before and after a change"},
+	} {
+		r, err := Read("m", []byte(tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(r)
+		if !strings.HasPrefix(r.Summary, tc.want) || !bytes.Contains(data, []byte(`"claims":[]`)) {
+			t.Errorf("%q: summary %q, want %q; %s", tc.text, r.Summary, tc.want, data)
+		}
+	}
+	r, err := Read("m", []byte("From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\n>From the start, nothing.\n"))
+	if err != nil || r.Quoted != 0 {
+		t.Errorf("an mbox's >From line: quoted %d, %v", r.Quoted, err)
+	}
+}

@@ -603,3 +603,50 @@ func TestReproduceMergeInGuest(t *testing.T) {
 		t.Errorf("four claims, each decided:\n%s", table)
 	}
 }
+
+// TestReproduceRevert: a commit already in Debian's 6.12 (133c4c0d3717, "tcp: defer regular
+// ACK while processing socket backlog", merged in v6.7, needing fuzz 3 in reverse) is
+// reproduced by reverting it: kernel A the base with the commit reverted, kernel B the base
+// as it is, both recorded as applied in reverse; each of its three claims (throughput, ACKs
+// per second, backlog drops per second) is set beside a measurement, the ACK claim beside the
+// receiver's TcpOutSegs per second, with an outcome (reproduced, contradicted or undecided:
+// never "not reproducible").
+func TestReproduceRevert(t *testing.T) {
+	testenv.RequireRoot(t)
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		clitest.NoGuestLeft(t)
+	})
+	out := filepath.Join(t.TempDir(), "revert.json")
+	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"tcp-backlog-ack-defer.patch", "--fuzz", "3", "--runs", "3", "--out", out, "--", "--no-history")
+	if code != 0 && code != 1 && code != 5 {
+		t.Fatalf("exit %d\n%s\n%s", code, table, stderr)
+	}
+	if !strings.Contains(stderr, "applies in reverse): kernel A is the base with it reverted, kernel B the base as it is") {
+		t.Errorf("the build did not say it reverts:\n%s", stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Kernels) != 2 || r.Kernels[0].Label != "reverted" || r.Kernels[1].Label != "base" {
+		t.Fatalf("kernels %d: want reverted and base", len(r.Kernels))
+	}
+	for i, k := range r.Kernels {
+		if k.Build == nil || k.Build.Applied != "reverse" || k.Build.Patched != (i == 1) {
+			t.Errorf("kernel %d provenance: %+v", i, k.Build)
+		}
+	}
+	if r.Reproduction == nil || len(r.Reproduction.Claims) != 3 {
+		t.Fatalf("reproduction: %+v", r.Reproduction)
+	}
+	for _, ch := range r.Reproduction.Claims {
+		if ch.Measured == nil || ch.Outcome == results.NotReproducible {
+			t.Errorf("claim %d not set beside a measurement: %+v", ch.Claim, ch)
+		}
+	}
+	if ack := r.Reproduction.Claims[1]; !strings.Contains(ack.Metric, "TcpOutSegs") {
+		t.Errorf("the ACK claim met %q, want the receiver's TcpOutSegs", ack.Metric)
+	}
+}
