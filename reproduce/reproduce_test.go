@@ -87,3 +87,24 @@ func TestAttach(t *testing.T) {
 		t.Errorf("+10%% against a decided +10%%: %s; contradicted %v, undecided %v", rp.Claims[0].Outcome, c, u)
 	}
 }
+
+// TestHardwareDrivers: a series of only NIC driver files is for its device; one that also
+// changes the stack, or a virtual driver, is not.
+func TestHardwareDrivers(t *testing.T) {
+	for _, tc := range []struct {
+		touched []string
+		drivers string
+		all     bool
+	}{
+		{[]string{"drivers/net/ethernet/mellanox/mlx5/core/en_tx.c", "drivers/net/ethernet/mellanox/mlx5/core/en.h"}, "drivers/net/ethernet/mellanox", true},
+		{[]string{"drivers/net/ethernet/intel/ice/ice_main.c", "net/core/dev.c"}, "drivers/net/ethernet/intel", false},
+		{[]string{"drivers/net/veth.c"}, "", false},
+		{[]string{"arch/arm64/boot/dts/ti/k3-am64-main.dtsi"}, "arch/arm64/boot/dts/ti", true},
+		{[]string{"drivers/net/ethernet/freescale/fec_main.c", "Documentation/networking/x.rst"}, "drivers/net/ethernet/freescale", true},
+	} {
+		drivers, all := HardwareDrivers(tc.touched)
+		if strings.Join(drivers, ",") != tc.drivers || all != tc.all {
+			t.Errorf("%v: %v %v, want %s %v", tc.touched, drivers, all, tc.drivers, tc.all)
+		}
+	}
+}

@@ -92,6 +92,10 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 			return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: its diff cannot be read: %s", file, p.DiffError))
 		}
 	}
+	if drivers, all := reproduce.HardwareDrivers(patches.Touched(series)); all {
+		rep.Text(c.ErrOrStderr())
+		return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %s", file, reproduce.HardwareReason(drivers)))
+	}
 	if len(rep.Claims) == 0 {
 		rep.Text(c.ErrOrStderr())
 		return capability.Missing(file + ": nothing in it can be reproduced here: it makes no claim with numbers")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/internal/exitcode"
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
@@ -103,5 +104,22 @@ func TestReproduceRunFlags(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "build:") {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", tc.args, code, exitUsage, tc.want, stderr)
 		}
+	}
+}
+
+// TestReproduceHardwareDriver: a patch to a NIC driver alone is not reproducible here (exit
+// 4), says which driver, and builds nothing.
+func TestReproduceHardwareDriver(t *testing.T) {
+	dir := t.TempDir()
+	mail := "From: a <a@b>\nSubject: [PATCH] mlx5: faster\n\nBefore: 8.5Mpps\nAfter: 10.1Mpps\n---\n" +
+		"diff --git a/drivers/net/ethernet/mellanox/mlx5/core/en_tx.c b/drivers/net/ethernet/mellanox/mlx5/core/en_tx.c\n" +
+		"--- a/drivers/net/ethernet/mellanox/mlx5/core/en_tx.c\n+++ b/drivers/net/ethernet/mellanox/mlx5/core/en_tx.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n"
+	file := filepath.Join(dir, "mlx5.mbox")
+	if err := os.WriteFile(file, []byte(mail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := clitest.Run(t, "reproduce", file, "--out", filepath.Join(dir, "r.json"))
+	if code != exitcode.Skipped || !strings.Contains(stderr, "hardware driver(s) drivers/net/ethernet/mellanox") || strings.Contains(stderr, "build:") {
+		t.Errorf("exit %d, want %d\n%s", code, exitcode.Skipped, stderr)
 	}
 }

@@ -1,0 +1,52 @@
+package reproduce
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// hardwareRoots are the source folders of drivers for devices a guest does not have: a NIC,
+// a wireless or USB or CAN device. The virtual devices nsperf builds (veth, vxlan, macvlan,
+// tun, a bridge, Open vSwitch) live elsewhere (drivers/net/*.c, net/).
+var hardwareRoots = []string{"drivers/net/ethernet/", "drivers/net/wireless/", "drivers/net/usb/", "drivers/net/can/", "drivers/net/wwan/",
+	"drivers/net/phy/", "drivers/net/pcs/", "drivers/net/dsa/", "drivers/infiniband/", "drivers/usb/", "drivers/bluetooth/", "drivers/soc/",
+	"arch/arm64/boot/dts/", "arch/arm/boot/dts/"}
+
+// HardwareDrivers names the hardware drivers a series changes ("drivers/net/ethernet/mellanox
+// (mlx5)"), and whether every file it changes is in one: such a series' code runs only on its
+// device, and nothing of it can be measured here.
+func HardwareDrivers(touched []string) (drivers []string, all bool) {
+	seen := map[string]bool{}
+	all = len(touched) > 0
+	for _, f := range touched {
+		root := ""
+		for _, r := range hardwareRoots {
+			if strings.HasPrefix(f, r) {
+				root = r
+				break
+			}
+		}
+		if root == "" {
+			if strings.HasSuffix(f, ".c") || strings.HasSuffix(f, ".h") {
+				all = false
+			}
+			continue
+		}
+		rest := strings.TrimPrefix(f, root)
+		name := strings.TrimSuffix(root, "/")
+		if dir := path.Dir(rest); dir != "." {
+			name = root + strings.SplitN(dir, "/", 2)[0]
+		}
+		if !seen[name] {
+			seen[name] = true
+			drivers = append(drivers, name)
+		}
+	}
+	return drivers, all && len(drivers) > 0
+}
+
+// HardwareReason is what reproduce says of a series that changes only hardware drivers.
+func HardwareReason(drivers []string) string {
+	return fmt.Sprintf("it changes only the hardware driver(s) %s: their code runs on their device, which a guest or a namespace does not have; measure it on a machine with the device", strings.Join(drivers, ", "))
+}
