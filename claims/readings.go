@@ -109,6 +109,17 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return reading{key: fmt.Sprintf("%s|%s|%s|%s|%d", b.cond, kind, keyLabel, shape, pos), metric: metric, unit: unitName, value: round(v),
 			side: side, state: state, line: l.n, idx: i, named: kind != "v" && kind != "t"}
 	}
+	if m := perfStatRe.FindStringSubmatch(text); m != nil && label == "" {
+		// perf stat's "65,945.29 msec task-clock  # ...": the event names the figure.
+		if v, ok := parseNumber(m[1]); ok {
+			keyLabel = m[2]
+			u := "count"
+			if strings.Contains(text, " msec ") {
+				u, v = "us", v*1e3
+			}
+			return []reading{mk("c", m[2], u, 0, v, "")}, nil
+		}
+	}
 	sh := readFigures(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), ""))
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
 		return nil, nil
@@ -131,7 +142,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		v, ok := parseNumber(m[2])
 		if ok {
 			keyLabel = m[1]
-			return []reading{mk("c", m[1], "", 0, v, "")}, nil
+			return []reading{mk("c", m[1], "count", 0, v, "")}, nil
 		}
 	}
 	if m := perfStatRe.FindStringSubmatch(text); m != nil {
@@ -146,7 +157,8 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	}
 	if m := bareTotalRe.FindStringSubmatch(text); m != nil {
 		if v, ok := parseNumber(m[1]); ok {
-			return []reading{mk("t", "", "", 0, v, "")}, nil
+			metric, unitName, factor := totalOf(b.cond)
+			return []reading{mk("t", metric, unitName, 0, v*factor, "")}, nil
 		}
 	}
 	return nil, nil
@@ -267,4 +279,20 @@ func releaseSide(release string) string {
 		return "after"
 	}
 	return ""
+}
+
+// superNetperfRe is super_netperf's command: it prints one number, the sum of its netperf
+// instances' throughput (10^6bits/s for a stream test, trans/s for request/response).
+var superNetperfRe = regexp.MustCompile(`\bsuper_netperf(?:\.sh)?\b`)
+
+// totalOf is what a bare number under a command is: super_netperf's total throughput, or a
+// number of unknown kind.
+func totalOf(cond string) (metric, unitName string, factor float64) {
+	if !superNetperfRe.MatchString(cond) {
+		return "", "", 1
+	}
+	if rr := regexp.MustCompile(`-t\s*\S*_(RR|CRR)\b`); rr.MatchString(cond) {
+		return "transaction_rate", "trans/s", 1
+	}
+	return "throughput", "bit/s", 1e6
 }

@@ -39,7 +39,10 @@ func (r *Report) Text(w io.Writer) error {
 			}
 			metric := c.Metric
 			if metric == "" {
-				metric = c.Quantity + " (not measured by nsperf)"
+				metric = c.Quantity + " (nsperf measures none)"
+				if c.Unit == "" {
+					metric = c.Quantity + " (no unit)"
+				}
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), p(tool), p(test), p(metric), p(conds(c.Conditions)),
 				p(side(c.Before, c.Unit)), p(side(c.After, c.Unit)), pct(c.Change), st)
