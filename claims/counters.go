@@ -48,29 +48,21 @@ func counterOf(c Claim) (counterRef, bool) {
 }
 
 // pickCounter compares the counter per second of measuring, in the namespace of the
-// workload's end, between the states of the comparison chosen for the run's throughput (the
-// toggle's or the kernels'): the side metric that stands for a claim about a count.
-func pickCounter(c Claim, ref counterRef, r *results.Result, facts Facts) (results.Case, *results.Summary, results.Comparison, string, string) {
-	for _, cs := range r.Cases {
-		if !caseFits(cs, c.Conditions) {
-			continue
-		}
-		for k := range cs.Summaries {
-			s := &cs.Summaries[k]
-			if s.Comparison == nil || s.Metric != results.Throughput {
-				continue
-			}
-			ns := facts.Ends[s.Workload][ref.end]
-			base, key := perSecond(cs.Samples, s.Workload, s.Comparison.Baseline, ns, ref.name)
-			state, _ := perSecond(cs.Samples, s.Workload, s.State, ns, ref.name)
-			if len(base) == 0 || len(state) == 0 {
-				continue
-			}
-			m := results.Compare(base, state, results.NoDirection, 0, 0, 0)
-			return cs, s, m, key, ""
-		}
+// workload's end, between the states of the comparison that stands for the run's throughput
+// (the same choice as a throughput claim's): the side metric that stands for a claim about a
+// count.
+func pickCounter(c Claim, ref counterRef, r *results.Result, facts Facts, toggled bool) (results.Case, *results.Summary, results.Comparison, string, string) {
+	cs, s, why := pick(Claim{Metric: results.Throughput, Conditions: c.Conditions}, r, facts, toggled)
+	if s == nil {
+		return results.Case{}, nil, results.Comparison{}, "", why
 	}
-	return results.Case{}, nil, results.Comparison{}, "", fmt.Sprintf("the run recorded no %s to compare", ref.name)
+	ns := facts.Ends[s.Workload][ref.end]
+	base, key := perSecond(cs.Samples, s.Workload, s.Comparison.Baseline, ns, ref.name)
+	state, _ := perSecond(cs.Samples, s.Workload, s.State, ns, ref.name)
+	if len(base) == 0 || len(state) == 0 {
+		return results.Case{}, nil, results.Comparison{}, "", fmt.Sprintf("the run recorded no %s to compare", ref.name)
+	}
+	return cs, s, results.Compare(base, state, results.NoDirection, 0, 0, 0), key, ""
 }
 
 // perSecond is a counter's delta per second of each sample of a workload in a state, from

@@ -38,8 +38,9 @@ func Match(rep *Report, r *results.Result, facts Facts) []results.ClaimCheck {
 	for i, c := range rep.Claims {
 		check := results.ClaimCheck{Claim: i + 1, Metric: c.Metric, Conditions: c.Conditions, Lines: c.Lines, ClaimedBefore: c.Before.Median,
 			ClaimedAfter: c.After.Median, ClaimedChange: c.Change, StatedChange: c.Stated, Unit: c.Unit}
+		toggled := len(rep.Toggles) > 0 || c.Before.Label != "" && c.After.Label != ""
 		if ref, ok := counterOf(c); ok {
-			out = append(out, counterCheck(check, c, ref, r, facts))
+			out = append(out, counterCheck(check, c, ref, r, facts, toggled))
 			continue
 		}
 		if c.Metric == "" {
@@ -48,7 +49,7 @@ func Match(rep *Report, r *results.Result, facts Facts) []results.ClaimCheck {
 			out = append(out, check)
 			continue
 		}
-		cs, s, why := pick(c, r, facts)
+		cs, s, why := pick(c, r, facts, toggled)
 		if s == nil {
 			check.Outcome, check.Reason = results.Undecided, why
 			out = append(out, check)
@@ -62,7 +63,10 @@ func Match(rep *Report, r *results.Result, facts Facts) []results.ClaimCheck {
 }
 
 // pick finds the comparison for a claim, or says why there is none.
-func pick(c Claim, r *results.Result, facts Facts) (results.Case, *results.Summary, string) {
+// toggled says the claim compares two settings (the message shows a toggle, or names its
+// sides): a comparison across states stands for it; else (a kernel change alone) the same
+// state on both kernels does.
+func pick(c Claim, r *results.Result, facts Facts, toggled bool) (results.Case, *results.Summary, string) {
 	metric := nsperfMetric(c.Metric)
 	var best *results.Summary
 	var bestCase results.Case
@@ -87,8 +91,8 @@ func pick(c Claim, r *results.Result, facts Facts) (results.Case, *results.Summa
 			if c.Tool != "" && facts.Tools[s.Workload] == c.Tool {
 				score += 4 // the claim's own tool
 			}
-			if state != base {
-				score += 2 // a toggle's effect, not a state against itself
+			if (state != base) == toggled {
+				score += 2 // a toggle's effect for a toggle's claim; a state against itself for a kernel's
 			}
 			if s.Side == "B" && s.Comparison.BaselineSide.Side == "A" {
 				score++ // the patched kernel against the base
@@ -153,8 +157,8 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 }
 
 // counterCheck sets a claim about a count beside the counter's change per second.
-func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.Result, facts Facts) results.ClaimCheck {
-	cs, s, m, key, why := pickCounter(c, ref, r, facts)
+func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.Result, facts Facts, toggled bool) results.ClaimCheck {
+	cs, s, m, key, why := pickCounter(c, ref, r, facts, toggled)
 	if s == nil {
 		check.Outcome, check.Reason = results.Undecided, why
 		return check

@@ -40,11 +40,19 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 		}
 	}
 	squashed := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(text.String())
-	tools := map[string]bool{}
+	tools, units := map[string]bool{}, map[string]bool{}
 	for _, c := range rep.Claims {
 		tools[c.Tool] = true
+		if c.Metric != "" {
+			units[c.Unit] = true
+		}
 	}
-	bestScore := -1
+	for _, tool := range scenarios.ToolNames() {
+		if regexp.MustCompile(`\b` + tool + `\b`).MatchString(text.String()) {
+			tools[tool] = true // "Regular netperf TCP_STREAM" in the prose
+		}
+	}
+	bestScore, bestComplexity := -1, 0
 	for _, s := range shipped {
 		score, reasons := 0, []string{}
 		if len(touched) > 0 {
@@ -71,14 +79,48 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 				break
 			}
 		}
-		if score > bestScore {
+		for _, w := range s.Workloads {
+			if u := throughputUnit(w); units[u] {
+				score += 2
+				reasons = append(reasons, fmt.Sprintf("its workload %s measures the claims' %s", w.Name, u))
+				break
+			}
+		}
+		// A tie goes to the simpler scenario (fewer devices and states): it measures the claim
+		// with the least beside it, and the list's order decides nothing.
+		if score > bestScore || score == bestScore && complexity(s) < bestComplexity {
 			name, bestScore, why = s.Name, score, strings.Join(reasons, "; ")
+			bestComplexity = complexity(s)
 		}
 	}
 	if bestScore <= 0 {
 		return "", "", ErrNoScenario
 	}
 	return name, why, nil
+}
+
+// complexity is how much a scenario builds and switches: its devices and states.
+func complexity(s *scenarios.Scenario) int {
+	n := len(s.Topology.Namespaces) + len(s.Topology.Links) + len(s.States) + len(s.Workloads)
+	if s.Topology.OVS != nil {
+		n += 2 // daemons and a bridge
+	}
+	return n
+}
+
+// throughputUnit is the unit of a workload's throughput: a request/response test's
+// transactions per second, a stream's bits per second.
+func throughputUnit(w scenarios.Workload) string {
+	switch spec := w.Spec().(type) {
+	case *scenarios.Netperf:
+		if scenarios.Transactional(spec.Test) {
+			return "trans/s"
+		}
+		return "bit/s"
+	case *scenarios.Iperf3:
+		return "bit/s"
+	}
+	return "" // a latency tool's messages are not a throughput a claim gives
 }
 
 // Facts are the families and tools of a scenario's workloads and its states that turn
