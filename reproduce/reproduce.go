@@ -103,7 +103,7 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 func complexity(s *scenarios.Scenario) int {
 	n := len(s.Topology.Namespaces) + len(s.Topology.Links) + len(s.States) + len(s.Workloads)
 	if s.Topology.OVS != nil {
-		n += 2 // daemons and a bridge
+		n += 10 // daemons, a bridge and its ports: far more than a veth pair
 	}
 	return n
 }
