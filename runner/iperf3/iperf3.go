@@ -122,12 +122,12 @@ var ErrTool = errors.New("iperf3 reported an error")
 
 // Run is what one iperf3 -J output says: its metrics and the test it ran.
 type Run struct {
-	Metrics    []results.Metric
-	Protocol   string
-	Streams    int
-	Duration   float64 // seconds
-	Omit       float64 // seconds
-	Reverse    bool
+	Metrics  []results.Metric
+	Protocol string
+	Streams  int
+	Duration float64 // seconds
+	Omit     float64 // seconds
+	Reverse  bool
 }
 
 // ParseRun reads iperf3 -J output (a run nsperf made, or one a commit message shows) into
