@@ -138,30 +138,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if label != "" {
 		return nil, nil
 	}
-	if m := counterRe.FindStringSubmatch(text); m != nil {
-		v, ok := parseNumber(m[2])
-		if ok {
-			keyLabel = m[1]
-			return []reading{mk("c", m[1], "count", 0, v, "")}, nil
-		}
-	}
-	if m := perfStatRe.FindStringSubmatch(text); m != nil {
-		if v, ok := parseNumber(m[1]); ok {
-			keyLabel = m[2]
-			u := ""
-			if strings.Contains(text, " msec ") {
-				u, v = "us", v*1e3
-			}
-			return []reading{mk("c", m[2], u, 0, v, "")}, nil
-		}
-	}
-	if m := bareTotalRe.FindStringSubmatch(text); m != nil {
-		if v, ok := parseNumber(m[1]); ok {
-			metric, unitName, factor := totalOf(b.cond)
-			return []reading{mk("t", metric, unitName, 0, v*factor, "")}, nil
-		}
-	}
-	return nil, nil
+	return namedReadings(text, b, mk, &keyLabel), nil
 }
 
 var (
@@ -295,4 +272,24 @@ func totalOf(cond string) (metric, unitName string, factor float64) {
 		return "transaction_rate", "trans/s", 1
 	}
 	return "throughput", "bit/s", 1e6
+}
+
+// namedReadings reads a line without a label that a tool printed: a counter (nstat's "Name
+// value rate"), a bare total under a command (super_netperf's). keyLabel is set to the
+// counter's name, which keys its reading.
+func namedReadings(text string, b block, mk func(kind, metric, unitName string, pos int, v float64, shape string) reading, keyLabel *string) []reading {
+	if m := counterRe.FindStringSubmatch(text); m != nil {
+		v, ok := parseNumber(m[2])
+		if ok {
+			*keyLabel = m[1]
+			return []reading{mk("c", m[1], "count", 0, v, "")}
+		}
+	}
+	if m := bareTotalRe.FindStringSubmatch(text); m != nil {
+		if v, ok := parseNumber(m[1]); ok {
+			metric, unitName, factor := totalOf(b.cond)
+			return []reading{mk("t", metric, unitName, 0, v*factor, "")}
+		}
+	}
+	return nil
 }

@@ -73,31 +73,7 @@ func (r *Report) read(lines []line) {
 		case isTitle(lines, i):
 			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 		default:
-			if got, next := r.other(lines, i, ctx); next > i {
-				ms = append(ms, got...)
-				i = next - 1
-				continue
-			}
-			if claims, next := stateTable(lines, i, ctx); next > i {
-				r.Claims = append(r.Claims, claims...)
-				i = next - 1
-				continue
-			}
-			if next := toolTable(lines, i); next > i {
-				skipTo = next
-			}
-			if i < skipTo {
-				continue
-			}
-			got, pairs := lineReadings(lines, i, ctx.blk)
-			r.saw(l.text, got)
-			if debugHook != nil {
-				debugHook(l, ctx.blk, got)
-			}
-			rs = append(rs, got...)
-			for _, p := range pairs {
-				r.addPair(p)
-			}
+			i = r.generic(lines, i, ctx, &ms, &rs, &skipTo)
 		}
 	}
 	rs = dropProfiles(rs, lines)
@@ -364,9 +340,6 @@ func isSetupLine(lines []line, i int) bool {
 	return m != nil && setupRe.MatchString(strings.TrimSpace(m[1])) && len(readFigures(m[2]).measured()) == 0
 }
 
-// debugHook sees each line's readings (tests).
-var debugHook func(line, block, []reading)
-
 // saw notes what a line showed, for the summary of a text without claims.
 func (r *Report) saw(text string, got []reading) {
 	if len(text) < maxReadLine && len(readFigures(text).measured()) > 0 {
@@ -382,4 +355,31 @@ func (r *Report) saw(text string, got []reading) {
 		}
 		r.sides[name] = true
 	}
+}
+
+// generic reads what starts at lines[i] when nothing above took it: netperf -O rows and
+// nsperf's tables (measurements), a table of states (claims), a tool's table (skipped), else
+// the line's readings and arrows. It returns the index of the last line it took.
+func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs *[]reading, skipTo *int) int {
+	if got, next := r.other(lines, i, ctx); next > i {
+		*ms = append(*ms, got...)
+		return next - 1
+	}
+	if claims, next := stateTable(lines, i, ctx); next > i {
+		r.Claims = append(r.Claims, claims...)
+		return next - 1
+	}
+	if next := toolTable(lines, i); next > i {
+		*skipTo = next
+	}
+	if i < *skipTo {
+		return i
+	}
+	got, pairs := lineReadings(lines, i, ctx.blk)
+	r.saw(lines[i].text, got)
+	*rs = append(*rs, got...)
+	for _, p := range pairs {
+		r.addPair(p)
+	}
+	return i
 }

@@ -76,29 +76,9 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 	if err != nil {
 		return err
 	}
-	rep, err := claims.Read(file, data)
+	rep, series, err := readClaims(c, file, data)
 	if err != nil {
-		return usageError{err}
-	}
-	// A message without a diff is a series of mails without one, not an error; a diff that
-	// cannot be read does not hide the claims, but nothing of it can be built.
-	series, err := patches.ReadMessages(file, data)
-	if err != nil {
-		return usageError{err}
-	}
-	for _, p := range series {
-		if p.DiffError != "" {
-			rep.Text(c.ErrOrStderr())
-			return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: its diff cannot be read: %s", file, p.DiffError))
-		}
-	}
-	if drivers, all := reproduce.HardwareDrivers(patches.Touched(series)); all {
-		rep.Text(c.ErrOrStderr())
-		return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %s", file, reproduce.HardwareReason(drivers)))
-	}
-	if len(rep.Claims) == 0 {
-		rep.Text(c.ErrOrStderr())
-		return capability.Missing(file + ": nothing in it can be reproduced here: it makes no claim with numbers")
+		return err
 	}
 	if f.writeScenario != "" {
 		return writeDraft(c, rep, file, f.writeScenario)
@@ -159,6 +139,36 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 		return err
 	}
 	return reproductionExit(rr)
+}
+
+// readClaims reads a message's claims and its series, and says when nothing of it can be
+// measured here: a diff that cannot be read, a series of hardware drivers only, no claim.
+func readClaims(c *cobra.Command, file string, data []byte) (*claims.Report, []patches.Patch, error) {
+	rep, err := claims.Read(file, data)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	// A message without a diff is a series of mails without one, not an error; a diff that
+	// cannot be read does not hide the claims, but nothing of it can be built.
+	series, err := patches.ReadMessages(file, data)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	for _, p := range series {
+		if p.DiffError != "" {
+			rep.Text(c.ErrOrStderr())
+			return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: its diff cannot be read: %s", file, p.DiffError))
+		}
+	}
+	if drivers, all := reproduce.HardwareDrivers(patches.Touched(series)); all {
+		rep.Text(c.ErrOrStderr())
+		return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %s", file, reproduce.HardwareReason(drivers)))
+	}
+	if len(rep.Claims) == 0 {
+		rep.Text(c.ErrOrStderr())
+		return nil, nil, capability.Missing(file + ": nothing in it can be reproduced here: it makes no claim with numbers")
+	}
+	return rep, series, nil
 }
 
 // whereToMeasure chooses where a message without a diff is measured, and says so: on this
