@@ -92,3 +92,13 @@ func perSecond(samples []results.Sample, workload, state, ns, name string) ([]fl
 	}
 	return out, key
 }
+
+// Measurable says whether nsperf can set a claim beside a measurement: a metric a tool
+// declares, or a count it records.
+func Measurable(c Claim) bool {
+	if c.Metric != "" {
+		return true
+	}
+	_, ok := counterOf(c)
+	return ok
+}

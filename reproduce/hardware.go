@@ -3,7 +3,10 @@ package reproduce
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
+
+	"github.com/nsperf/nsperf/patches"
 )
 
 // hardwareRoots are the source folders of drivers for devices a guest does not have: a NIC,
@@ -49,4 +52,18 @@ func HardwareDrivers(touched []string) (drivers []string, all bool) {
 // HardwareReason is what reproduce says of a series that changes only hardware drivers.
 func HardwareReason(drivers []string) string {
 	return fmt.Sprintf("it changes only the hardware driver(s) %s: their code runs on their device, which a guest or a namespace does not have; measure it on a machine with the device", strings.Join(drivers, ", "))
+}
+
+// diffstatRe is a line of git's diffstat: " net/ipv4/tcp_output.c | 33 ++++++----".
+var diffstatRe = regexp.MustCompile(`(?m)^ \S+\s+\|\s+\d+ [+-]*$`)
+
+// HasDiffstat says whether a series' messages list changed files without carrying the diff
+// (a cover letter, a mail whose diff was cut).
+func HasDiffstat(series []patches.Patch) bool {
+	for _, p := range series {
+		if diffstatRe.MatchString(p.Message) {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,6 +168,28 @@ func readClaims(c *cobra.Command, file string, data []byte) (*claims.Report, []p
 	if len(rep.Claims) == 0 {
 		rep.Text(c.ErrOrStderr())
 		return nil, nil, capability.Missing(file + ": nothing in it can be reproduced here: it makes no claim with numbers")
+	}
+	var quantities []string
+	for _, cl := range rep.Claims {
+		if claims.Measurable(cl) {
+			quantities = nil
+			break
+		}
+		quantities = append(quantities, cl.Quantity)
+	}
+	if len(quantities) > 0 {
+		rep.Text(c.ErrOrStderr())
+		return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: nsperf measures none of what it claims (%s)", file, strings.Join(slices.Compact(quantities), ", ")))
+	}
+	if len(patches.Touched(series)) == 0 && len(rep.Toggles) == 0 {
+		// Without a diff, only the settings a message shows are a change nsperf can make:
+		// measuring a scenario's own states would set its claims beside something else.
+		rep.Text(c.ErrOrStderr())
+		why := "it carries no diff and shows no setting it changes (ip link set, ethtool -K)"
+		if reproduce.HasDiffstat(series) {
+			why = "it lists changed files (a diffstat) but carries no diff: give the patches themselves (b4 am, or the series' mbox)"
+		}
+		return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %s", file, why))
 	}
 	return rep, series, nil
 }

@@ -123,3 +123,25 @@ func TestReproduceHardwareDriver(t *testing.T) {
 		t.Errorf("exit %d, want %d\n%s", code, exitcode.Skipped, stderr)
 	}
 }
+
+// TestReproduceNothingToMeasure: a message nsperf cannot measure says why at once (exit 4,
+// nothing built, nothing run): a diffstat without its diff, no diff and no setting it
+// changes, claims only of quantities nsperf does not record.
+func TestReproduceNothingToMeasure(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, mail, want string }{
+		{"diffstat", "From: a <a@b>\nSubject: [PATCH 0/2] tcp: faster\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n\n net/ipv4/tcp_output.c | 33 ++++++----\n 1 file changed, 20 insertions(+), 13 deletions(-)\n",
+			"a diffstat"},
+		{"nodiff", "From: a <a@b>\nSubject: Re: tcp: faster\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n", "shows no setting it changes"},
+		{"pps", "From: a <a@b>\nSubject: xdp: faster\n\nip link set dev eth0 gso_max_size 185000\n\nBefore: 8.5Mpps\nAfter: 10.1Mpps\n", "nsperf measures none of what it claims (packet_rate)"},
+	} {
+		file := filepath.Join(dir, tc.name+".mbox")
+		if err := os.WriteFile(file, []byte(tc.mail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := clitest.Run(t, "reproduce", file, "--out", filepath.Join(dir, tc.name+".json"))
+		if code != exitcode.Skipped || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "build:") || strings.Contains(stderr, "runs (") {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, exitcode.Skipped, tc.want, stderr)
+		}
+	}
+}

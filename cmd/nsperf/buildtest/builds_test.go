@@ -619,7 +619,7 @@ func TestReproduceRevert(t *testing.T) {
 		clitest.NoGuestLeft(t)
 	})
 	out := filepath.Join(t.TempDir(), "revert.json")
-	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"tcp-backlog-ack-defer.patch", "--fuzz", "3", "--out", out, "--", "--no-history")
+	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"tcp-backlog-ack-defer.patch", "--fuzz", "3", "--runs", "3", "--out", out, "--", "--no-history")
 	if code != 0 && code != 1 && code != 5 {
 		t.Fatalf("exit %d\n%s\n%s", code, table, stderr)
 	}
