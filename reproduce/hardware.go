@@ -30,6 +30,10 @@ func HardwareDrivers(touched []string) (drivers []string, all bool) {
 				break
 			}
 		}
+		wholeArch := false
+		if arch, rest, ok := strings.Cut(strings.TrimPrefix(f, "arch/"), "/"); root == "" && ok && strings.HasPrefix(f, "arch/") && arch != "x86" && rest != "" {
+			root, wholeArch = "arch/"+arch+"/", true // another architecture's code: a guest here is x86
+		}
 		if root == "" {
 			if strings.HasSuffix(f, ".c") || strings.HasSuffix(f, ".h") {
 				all = false
@@ -38,7 +42,7 @@ func HardwareDrivers(touched []string) (drivers []string, all bool) {
 		}
 		rest := strings.TrimPrefix(f, root)
 		name := strings.TrimSuffix(root, "/")
-		if dir := path.Dir(rest); dir != "." {
+		if dir := path.Dir(rest); dir != "." && !wholeArch {
 			name = root + strings.SplitN(dir, "/", 2)[0]
 		}
 		if !seen[name] {
@@ -49,9 +53,10 @@ func HardwareDrivers(touched []string) (drivers []string, all bool) {
 	return drivers, all && len(drivers) > 0
 }
 
-// HardwareReason is what reproduce says of a series that changes only hardware drivers.
+// HardwareReason is what reproduce says of a series that changes only hardware drivers, or
+// another architecture's code.
 func HardwareReason(drivers []string) string {
-	return fmt.Sprintf("it changes only the hardware driver(s) %s: their code runs on their device, which a guest or a namespace does not have; measure it on a machine with the device", strings.Join(drivers, ", "))
+	return fmt.Sprintf("it changes only %s: code that runs on its device or architecture, which an x86 guest or a namespace does not have; measure it on a machine with it", strings.Join(drivers, ", "))
 }
 
 // diffstatRe is a line of git's diffstat: " net/ipv4/tcp_output.c | 33 ++++++----".
