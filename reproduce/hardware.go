@@ -72,3 +72,30 @@ func HasDiffstat(series []patches.Patch) bool {
 	}
 	return false
 }
+
+// treeTagRe is the tree a patch was posted for, in its subject's tags: net-next, bpf-next,
+// net, a stable review ("6.6").
+var treeTagRe = regexp.MustCompile(`(?i)\[[^\]]*?\b(net-next|bpf-next|net|bpf|nf-next|nf|wireless-next|\d+\.\d+)\b[^\]]*\]`)
+
+// BaseHint says which base a series was made for, where its mail says it (the tree in its
+// subject's tags, its date): what to give as --source when it does not apply to Debian's.
+func BaseHint(series []patches.Patch) string {
+	for _, p := range series {
+		tree := ""
+		if m := treeTagRe.FindStringSubmatch(p.Subject); m != nil {
+			tree = m[1]
+		}
+		if tree == "" && p.Date == "" {
+			continue
+		}
+		what := "it was posted"
+		if tree != "" {
+			what += " for " + tree
+		}
+		if p.Date != "" {
+			what += " on " + p.Date
+		}
+		return what + ": build it on that tree (--source DIR, a checkout of it)\n"
+	}
+	return ""
+}

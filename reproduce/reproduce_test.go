@@ -110,3 +110,14 @@ func TestHardwareDrivers(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseHint: the tree and the date a patch was posted for, from its mail.
+func TestBaseHint(t *testing.T) {
+	got := BaseHint([]patches.Patch{{Subject: "[PATCH net-next 5/5] tcp_cubic: tweak Hystart", Date: "Mon, 23 Dec 2019 12:27:54 -0800"}})
+	if !strings.Contains(got, "for net-next on Mon, 23 Dec 2019") || !strings.Contains(got, "--source") {
+		t.Errorf("%q", got)
+	}
+	if BaseHint([]patches.Patch{{}}) != "" {
+		t.Errorf("a hint for a patch that says nothing of its base")
+	}
+}

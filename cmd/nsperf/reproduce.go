@@ -130,7 +130,7 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 	r, runErr := rf.execute(c.ErrOrStderr(), c.ErrOrStderr(), p)
 	var input inputerr.Error
 	if errors.As(runErr, &input) && len(touched) > 0 {
-		return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %v\nthe shipped scenario %s models the claim's effect: nsperf run %s", file, input.Err, name, name))
+		return capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %v\n%sthe shipped scenario %s models the claim's effect: nsperf run %s", file, input.Err, reproduce.BaseHint(series), name, name))
 	}
 	if r == nil || r.Reproduction == nil || errors.Is(runErr, context.Canceled) {
 		return runErr
