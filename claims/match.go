@@ -80,6 +80,9 @@ func pick(c Claim, r *results.Result, facts Facts, toggled bool) (results.Case, 
 			if s.Comparison == nil || s.Metric != metric {
 				continue
 			}
+			if c.Unit != "" && s.Unit != "" && c.Unit != s.Unit {
+				continue // a bit/s claim is not met by a transaction rate
+			}
 			if fam := c.Conditions["family"]; fam != "" && facts.Families[s.Workload] != fam {
 				continue
 			}

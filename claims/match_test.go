@@ -161,3 +161,21 @@ func TestCounterClaims(t *testing.T) {
 		t.Errorf("context switches: %+v", g)
 	}
 }
+
+// TestMatchUnits: a throughput claim in bit/s does not meet a request/response workload's
+// throughput, which is a transaction rate.
+func TestMatchUnits(t *testing.T) {
+	rep, err := Read("m", []byte("Subject: x\n\nip link set dev eth0 gso_max_size 185000\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n"))
+	if err != nil || len(rep.Claims) != 1 {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	cmp := &results.Comparison{Baseline: "off", Verdict: results.Improved, Change: 0.2, ChangeLo: 0.1, ChangeHi: 0.3, Direction: 1}
+	rr := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{{Workload: "rr6", Metric: "throughput", Unit: "trans/s", State: "on", Comparison: cmp}}}}}
+	if g := Match(rep, rr, Facts{})[0]; g.Outcome != results.Undecided || g.Measured != nil {
+		t.Errorf("a bit/s claim met a transaction rate: %+v", g)
+	}
+	rr.Cases[0].Summaries[0].Unit = "bit/s"
+	if g := Match(rep, rr, Facts{})[0]; g.Outcome != results.Reproduced {
+		t.Errorf("a bit/s claim and a bit/s stream: %+v", g)
+	}
+}
