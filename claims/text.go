@@ -84,21 +84,19 @@ func side(v Values, unit string) string {
 	return s
 }
 
+// scales are the larger units a normalised figure is written in, largest first.
+var scales = map[string][]struct {
+	factor float64
+	name   string
+}{
+	"bit/s": {{1e9, "Gbit/s"}, {1e6, "Mbit/s"}},
+	"pps":   {{1e6, "Mpps"}, {1e3, "kpps"}},
+}
+
 func human(v float64, unit string) string {
-	if unit == "bit/s" {
-		switch {
-		case v >= 1e9:
-			return fmt.Sprintf("%.4g Gbit/s", v/1e9)
-		case v >= 1e6:
-			return fmt.Sprintf("%.4g Mbit/s", v/1e6)
-		}
-	}
-	if unit == "pps" {
-		switch {
-		case v >= 1e6:
-			return fmt.Sprintf("%.4g Mpps", v/1e6)
-		case v >= 1e3:
-			return fmt.Sprintf("%.4g kpps", v/1e3)
+	for _, sc := range scales[unit] {
+		if v >= sc.factor {
+			return fmt.Sprintf("%.4g %s", v/sc.factor, sc.name)
 		}
 	}
 	return fmt.Sprintf("%.6g %s", v, unit)
