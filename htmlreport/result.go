@@ -155,6 +155,9 @@ func resultHeader(r *results.Result) []string {
 		if k.Build != nil {
 			h = append(h, fmt.Sprintf("kernel %c: %s", 'A'+i, k.Build.Line()))
 		}
+		for _, l := range k.Coverage.Lines() {
+			h = append(h, fmt.Sprintf("kernel %c: calls of the patch's %s", 'A'+i, l))
+		}
 	}
 	if turns := results.DescribeTurns(r.Turns); turns != "" {
 		h = append(h, turns)

@@ -27,6 +27,7 @@ import (
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/kconfig"
 
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
@@ -85,6 +86,11 @@ type Manifest struct {
 	// Cached is set when the build was found in the cache, not made now (not stored).
 	Cached bool   `json:"-"`
 	Dir    string `json:"-"`
+	// Count are the functions the series changes, each with the module it is built into,
+	// whose calls a guest counts (not stored: taken from the series on every call).
+	Count []coverage.Target `json:"-"`
+	// CountTruncated: the series changes more functions than Count holds.
+	CountTruncated bool `json:"-"`
 	// configKey is what the cache key takes of the config: the base config's sha256 for
 	// modules, the whole build's config input's (the fragment or the file) before make.
 	configKey   string
@@ -185,13 +191,29 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		}
 		fmt.Fprintf(req.Progress, "build: whole kernels, config %s: %s\n", m.Config, why)
 	}
+	m.Count, m.CountTruncated = countTargets(os.DirFS(b.Tree), series, m.Mode, kconfig.Parse(b.Config, config).Values())
 	m.Key = m.cacheKey()
 	m.Dir = filepath.Join(req.Cache, "builds", m.Key)
 	if cached, err := readManifest(m.Dir); err == nil {
 		cached.Cached, cached.Dir, cached.Touched = true, m.Dir, m.Touched
+		cached.Count, cached.CountTruncated = m.Count, m.CountTruncated
 		return cached, nil
 	}
 	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
+}
+
+// countTargets are the functions the series changes, with the module the base's config builds
+// each into in a modules build (a whole kernel built small has them built in).
+func countTargets(src fs.FS, series []patches.Patch, mode string, config map[string]string) ([]coverage.Target, bool) {
+	fns, truncated := patches.Functions(series)
+	out := make([]coverage.Target, len(fns))
+	for i, f := range fns {
+		out[i] = coverage.Target{Function: f.Name, File: f.File}
+		if mode == ModeModules {
+			out[i].Module = patches.ModuleOf(src, f.File, config)
+		}
+	}
+	return out, truncated
 }
 
 // buildSides is what the two kernels are built with.

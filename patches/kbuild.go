@@ -182,3 +182,18 @@ func (mk kbuildMakefile) headerModules(config map[string]string) ([]kbuildObj, s
 	}
 	return out, ""
 }
+
+// ModuleOf is the module the config builds a .c file into, as the kernel names it
+// (openvswitch; a "-" of the object's name is "_"), or "" when the file is built in or its
+// directory's makefile does not say.
+func ModuleOf(src fs.FS, file string, config map[string]string) string {
+	mk, err := readKbuild(src, path.Dir(file))
+	if err != nil {
+		return ""
+	}
+	m, ok := mk.moduleOf(strings.TrimSuffix(path.Base(file), ".c") + ".o")
+	if !ok || m.value(config) != "m" {
+		return ""
+	}
+	return strings.ReplaceAll(m.name, "-", "_")
+}

@@ -64,4 +64,11 @@ func TestPlanBuild(t *testing.T) {
 	if _, err := PlanBuild(src, []string{"net/sctp/sm_statetable.c"}, config); err == nil || !strings.Contains(err.Error(), "CONFIG_IP_SCTP is not set") {
 		t.Errorf("a file the config does not build: %v", err)
 	}
+	// The module a file's functions are in, as the kernel names it.
+	for file, want := range map[string]string{"net/openvswitch/vport-internal_dev.c": "openvswitch", "drivers/net/vxlan/vxlan_core.c": "vxlan",
+		"net/core/dev.c": "", "net/sctp/sm_statetable.c": "", "net/nowhere/x.c": ""} {
+		if got := ModuleOf(src, file, config); got != want {
+			t.Errorf("ModuleOf(%s) = %q, want %q", file, got, want)
+		}
+	}
 }

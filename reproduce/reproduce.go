@@ -145,6 +145,14 @@ func Attach(r *results.Result, rep *claims.Report, source string, data []byte, s
 	sum := sha256.Sum256(data)
 	r.Reproduction = &results.Reproduction{Source: source, SHA256: hex.EncodeToString(sum[:]), Scenario: s.Name, Why: why,
 		Claims: claims.Match(rep, r, Facts(s))}
+	if w := results.CoverageWarning(r.Kernels); w != "" {
+		for i, ch := range r.Reproduction.Claims {
+			if ch.Outcome != results.NotReproducible {
+				r.Reproduction.Claims[i].Outcome = results.NotExercised
+				r.Reproduction.Claims[i].Reason = w + ": give a scenario whose traffic runs it (--scenario)"
+			}
+		}
+	}
 }
 
 // Report is a message's claims and the result they were attached to: what reproduce prints.

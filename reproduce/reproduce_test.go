@@ -86,6 +86,20 @@ func TestAttach(t *testing.T) {
 	if c, u := (Report{Claims: rep, Result: r}).Outcomes(); len(c)+len(u) != 0 || rp.Claims[0].Outcome != results.Reproduced {
 		t.Errorf("+10%% against a decided +10%%: %s; contradicted %v, undecided %v", rp.Claims[0].Outcome, c, u)
 	}
+
+	// The same figures from kernels whose counting pass found the patch's function never
+	// called: what moved is not the patch's doing, so the claim is not exercised, whichever
+	// way the figures went.
+	never := &results.Coverage{Functions: []results.FunctionCalls{{Function: "do_setup", File: "net/openvswitch/vport-internal_dev.c",
+		Module: "openvswitch", Absent: "openvswitch.ko is not loaded", Calls: map[string]uint64{}}}}
+	r.Kernels = []*results.Result{{Label: "base", Coverage: never}, {Label: "patched", Coverage: never}}
+	Attach(r, rep, "msg.txt", msg, s, "--scenario")
+	if ch := r.Reproduction.Claims[0]; ch.Outcome != results.NotExercised || !strings.Contains(ch.Reason, results.NotRun) || !strings.Contains(ch.Reason, "--scenario") {
+		t.Errorf("a claim of code that did not run: %+v", ch)
+	}
+	if c, u := (Report{Claims: rep, Result: r}).Outcomes(); len(c)+len(u) != 0 {
+		t.Errorf("not exercised counted as contradicted %v or undecided %v", c, u)
+	}
 }
 
 // TestHardwareDrivers: a series of only NIC driver files is for its device; one that also

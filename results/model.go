@@ -35,6 +35,9 @@ type Result struct {
 	Kernels []*Result `json:"kernels,omitempty"`
 	// Build is how nsperf built this kernel under test from a patch series (run --patch).
 	Build *KernelBuild `json:"build,omitempty"`
+	// Coverage is how often this kernel called the functions the patch changes, counted in
+	// a pass before the measured runs (run --patch, reproduce).
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Reproduction holds the claims a run reproduced (nsperf reproduce) beside what it
 	// measured for each.
 	Reproduction *Reproduction `json:"reproduction,omitempty"`

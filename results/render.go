@@ -119,6 +119,12 @@ func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 		if k.Build != nil {
 			fmt.Fprintln(w, "  "+k.Build.Line())
 		}
+		if lines := k.Coverage.Lines(); len(lines) > 0 {
+			fmt.Fprintf(w, "  the patch's functions, calls in a counting pass of %.0f s before the measured runs (without probes):\n", k.Coverage.Seconds)
+			for _, l := range lines {
+				fmt.Fprintln(w, "    "+Printable(l))
+			}
+		}
 		if err := TableWith(w, k, opt); err != nil {
 			return err
 		}

@@ -21,6 +21,9 @@ const (
 	Reproduced      = "reproduced"       // same direction, decided, beyond the minimum change
 	Contradicted    = "contradicted"     // decided the other way, or equivalent
 	NotReproducible = "not reproducible" // here: with what it would need
+	// NotExercised: the patch's functions were counted in every kernel and none ran, so
+	// what was measured is not the patch's effect, whichever way it went.
+	NotExercised = "not exercised"
 )
 
 // ClaimCheck is one claim beside its measurement.

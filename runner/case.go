@@ -189,6 +189,7 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 		return true, nil
 	}
 	st, rec := cr.states[name], cr.records[name]
+	phase(cr.m.opt, name)
 	began := time.Now()
 	devices, err := cr.live.Apply(st)
 	applied := time.Since(began).Seconds()

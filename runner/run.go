@@ -62,6 +62,10 @@ type Options struct {
 	// Annotate, when set, adds to the result before it is written, so that it is written
 	// once, whole (reproduce sets the claims beside their measurement).
 	Annotate func(*results.Result)
+	// Phase, when set, is told what the run does from now on: results.PhaseSetup (building
+	// a case's topology), a state's name (applying it and its samples), results.PhaseTeardown.
+	// A counting pass attributes the kernel's calls to them (coverage.Counter.Mark).
+	Phase func(string)
 }
 
 // ErrRunsFailed is returned (with the result) when some tool runs failed.
@@ -166,6 +170,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 		}
 	}
 	// The first case claims the run id; the others reuse it, one after the other.
+	phase(opt, results.PhaseSetup)
 	first, err := build(opt.Machine, cases[0].Scenario, "", opt.Keep && len(cases) == 1, opt.Progress)
 	if err != nil {
 		return nil, err
@@ -261,6 +266,7 @@ func (m *measurement) measureCases(cases []scenarios.Case, first machine.Network
 		live := first
 		if i > 0 {
 			var err error
+			phase(m.opt, results.PhaseSetup)
 			if live, err = build(m.opt.Machine, c.Scenario, first.RunID(), m.opt.Keep && i == last, m.progress); err != nil {
 				return err
 			}
@@ -280,14 +286,24 @@ func (m *measurement) measureCases(cases []scenarios.Case, first machine.Network
 		if m.opt.Keep && i == last {
 			live.Keep()
 			fmt.Fprintf(m.progress, "kept topology %s up; remove it with: nsperf down %s\n", live.RunID(), live.RunID())
-		} else if terr := live.Teardown(); terr != nil {
-			err = errors.Join(err, terr)
+		} else {
+			phase(m.opt, results.PhaseTeardown)
+			if terr := live.Teardown(); terr != nil {
+				err = errors.Join(err, terr)
+			}
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// phase tells opt.Phase, if set, what the run does from now on.
+func phase(opt Options, name string) {
+	if opt.Phase != nil {
+		opt.Phase(name)
+	}
 }
 
 // requireTools checks that the programs the scenario's workloads drive are installed, and

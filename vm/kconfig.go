@@ -67,6 +67,11 @@ var minimalOptions = []string{"64BIT", "SMP", "ACPI", "PRINTK", "TTY", "BINFMT_E
 	"VIRTIO_MENU", "NET", "UNIX", "PACKET", "NETDEVICES", "NET_CORE", "NAMESPACES", "NETFILTER", "NETWORK_FILESYSTEMS",
 	"SYSVIPC", "ADVISE_SYSCALLS", "RSEQ", "MEMBARRIER"}
 
+// countingOptions are what counting a patch's functions' calls in a guest needs (package
+// coverage): kprobes on kernel text found by name, and tracefs' kprobe events with their hit
+// counts. Debian's kernels have them; a kernel made from tinyconfig does not.
+var countingOptions = []string{"KALLSYMS", "KPROBES", "FTRACE", "KPROBE_EVENTS"}
+
 // minimalOff are what a kernel made small leaves out although tinyconfig's and ACPI's
 // defaults would build them: the virtual terminal with its input layer (the console is the
 // serial port), and ACPI's buttons, fans and thermal zones, frequency and idle drivers.
@@ -85,6 +90,11 @@ func MinimalFragment(ss []*scenarios.Scenario) (on []Option, off []string) {
 	for _, n := range minimalOptions {
 		if !seen[n] {
 			on = append(on, Option{Name: n, Why: "the guest's userland on a kernel made from tinyconfig"})
+		}
+	}
+	for _, n := range countingOptions {
+		if !seen[n] {
+			on = append(on, Option{Name: n, Why: "counting the calls of a patch's functions (kprobe events, coverage)"})
 		}
 	}
 	return on, minimalOff

@@ -252,13 +252,19 @@ func (f *reproduceFlags) runFlags(args []string) (*runFlags, *pflag.FlagSet, err
 // reproductionExit: 0 every claim reproduced; 1 one contradicted; 5 one undecided.
 func reproductionExit(rr reproduce.Report) error {
 	contradicted, undecided := rr.Outcomes()
-	measured := 0
+	measured, notExercised := 0, ""
 	for _, ch := range rr.Result.Reproduction.Claims {
-		if ch.Outcome != results.NotReproducible {
+		switch ch.Outcome {
+		case results.NotExercised:
+			notExercised = ch.Reason
+		case results.NotReproducible:
+		default:
 			measured++
 		}
 	}
 	switch {
+	case measured == 0 && notExercised != "":
+		return capability.Missing(notExercised)
 	case measured == 0:
 		return capability.Missing("none of the claims can be set beside a measurement here (see each claim's reason)")
 	case len(contradicted) > 0:

@@ -30,6 +30,7 @@ type runFlags struct {
 	ov                 scenarios.Overrides
 	format, junit, db  string
 	noHistory, inGuest bool
+	noCount            bool // --no-count: no counting pass of the patch's functions
 	table              results.TableOptions // --side-metrics
 	minChange          float64
 	runs               string
@@ -116,6 +117,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.Float64Var(&rf.minChange, "min-change", 0, "smallest change that matters, as a fraction (default: the scenario's min_change, else 0.02): significant changes below it are negligible, a CI within it is equivalence")
 	f.Float64Var(&rf.opt.Policy.CVLimit, "cv-limit", 0, "CV above which an insignificant comparison is too noisy, as a fraction (default: the scenario's, else 0.05)")
 	f.BoolVar(&rf.noHistory, "no-history", false, "do not record the result in the history database")
+	f.BoolVar(&rf.noCount, "no-count", false, "with --patch: skip the short pass that counts, in each kernel before measuring, the calls of the functions the patch changes")
 	f.StringVar(&rf.db, "db", "", dbHelp)
 	f.BoolVar(&rf.ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
 	f.StringVar(&rf.vf.baseline, "baseline", "", "with --bisect: the stored result of the known-good kernel to compare with")
@@ -130,8 +132,8 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 func (rf *runFlags) plan(flags *pflag.FlagSet, stderr io.Writer, arg string) (kernels.Plan, error) {
 	vf := rf.vf
 	guests := len(vf.kernels) > 0 || len(rf.patch.patches) > 0
-	if len(rf.patch.patches) == 0 && (flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config")) {
-		return kernels.Plan{}, usageError{errors.New("--source, --config and --fuzz say how to build --patch: give --patch too")}
+	if len(rf.patch.patches) == 0 && (flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config") || flags.Changed("no-count")) {
+		return kernels.Plan{}, usageError{errors.New("--source, --config, --fuzz and --no-count say how to build and run --patch: give --patch too")}
 	}
 	if len(vf.kernels) > 2 {
 		return kernels.Plan{}, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
@@ -146,7 +148,7 @@ func (rf *runFlags) plan(flags *pflag.FlagSet, stderr io.Writer, arg string) (ke
 		return kernels.Plan{}, err
 	}
 	rf.opt.Machine = host.Machine{}
-	p := kernels.Plan{Scenario: s, ScenarioArg: arg, Overrides: rf.ov, Run: rf.opt, Deadline: vf.deadline, Baseline: vf.baseline,
+	p := kernels.Plan{Scenario: s, ScenarioArg: arg, Overrides: rf.ov, Run: rf.opt, Deadline: vf.deadline, Baseline: vf.baseline, NoCount: rf.noCount,
 		Kernels: kernels.Request{Kernels: vf.kernels, Modules: vf.modules, Labels: rf.labels}}
 	if len(rf.patch.patches) > 0 {
 		req := rf.patch.request(nil, stderr)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
@@ -43,6 +44,9 @@ type Options struct {
 	// Deadline bounds the guests' measuring in wall time, from the end of their boot; 0:
 	// Deadline(s, ...). A kernel that deadlocks without an oops is stopped there.
 	Deadline time.Duration
+	// Count are the functions each guest counts the calls of before measuring (run --patch).
+	Count          []coverage.Target
+	CountTruncated bool
 }
 
 // ErrDeadline: the guests did not finish measuring within their wall-time deadline.
@@ -59,7 +63,7 @@ func Deadline(s *scenarios.Scenario, kernels int, clock string) time.Duration {
 	if clock == vm.ClockVirtual {
 		per = 20
 	}
-	return time.Duration(max(kernels, 1)*per)*s.EstimatedDuration() + 5*time.Minute
+	return time.Duration(max(kernels, 1)*per)*(s.EstimatedDuration()+countPassLength(s)) + 5*time.Minute
 }
 
 // ExitError is a guest's nsperf exit status, which the host's nsperf passes on as its own.
@@ -238,6 +242,9 @@ func store(s *scenarios.Scenario, opt runner.Options, rs []*results.Result, turn
 		}
 	} else {
 		r.RunID = id
+	}
+	if w := results.CoverageWarning(rs); w != "" {
+		r.Warnings = append(r.Warnings, w)
 	}
 	if opt.Annotate != nil {
 		opt.Annotate(r)

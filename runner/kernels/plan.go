@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/inputerr"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
@@ -46,6 +47,12 @@ type Plan struct {
 	Deadline time.Duration
 	// Baseline is a bisection step's known-good result.
 	Baseline string
+	// Count are the functions whose calls a counting pass counts before the measured runs
+	// (the patch's; a guest's from its request); CountTruncated says the patch changes more.
+	Count          []coverage.Target
+	CountTruncated bool
+	// NoCount: a patch's functions are not counted (run --no-count).
+	NoCount bool
 }
 
 // Execute carries a plan out and returns its result, stored at runner.OutPath: a patch is
@@ -59,6 +66,17 @@ func Execute(ctx context.Context, p Plan) (*results.Result, error) {
 		}
 	}
 	if len(p.Kernels.Kernels) == 0 {
+		if len(p.Count) > 0 {
+			fmt.Fprintf(progressOf(p.Run), "counting the calls of the %s the patch changes: one %s run per state and workload, before the measured runs\n", plural(len(p.Count), "function"), CountRunLength)
+			cov := countCalls(ctx, p)
+			annotate := p.Run.Annotate
+			p.Run.Annotate = func(r *results.Result) {
+				r.Coverage = cov
+				if annotate != nil {
+					annotate(r)
+				}
+			}
+		}
 		return runner.Run(ctx, p.Scenario, p.Run)
 	}
 	return p.inGuests(ctx, builds)
@@ -96,6 +114,9 @@ func (p *Plan) build(ctx context.Context) ([]*results.KernelBuild, error) {
 		p.Kernels.Modules = append(p.Kernels.Modules, k.Modules)
 		builds = append(builds, m.Provenance(i))
 	}
+	if !p.NoCount {
+		p.Count, p.CountTruncated = m.Count, m.CountTruncated
+	}
 	if len(p.Kernels.Labels) == 0 {
 		for i := range m.Kernels {
 			p.Kernels.Labels = append(p.Kernels.Labels, m.Label(i))
@@ -121,7 +142,7 @@ func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*res
 		o.CPUs = vm.PinnedCPUs(p.Scenario)
 	}
 	o.Required, o.Optional = vm.Needs(p.Scenario)
-	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds,
+	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds, Count: p.Count, CountTruncated: p.CountTruncated,
 		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit}}
 	if st, err := os.Stat(p.ScenarioArg); err == nil && st.Mode().IsRegular() {
 		k.ScenarioFile = true

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
 
@@ -118,5 +119,33 @@ func TestExecutePatch(t *testing.T) {
 		if _, err := Execute(context.Background(), q); err == nil || got.Patches != nil {
 			t.Errorf("%+v: err %v, built %v", bad, err, got.Patches)
 		}
+	}
+}
+
+// TestCountScenario: the counting pass runs the plan's scenario with its changes, one short
+// run per state and workload, nothing left out at the start, never adaptive.
+func TestCountScenario(t *testing.T) {
+	s := pairScenario(t)
+	ov := scenarios.Overrides{Auto: true, MaxRuns: 9, Duration: 30 * time.Second, Omit: 5 * time.Second, AA: true}
+	if err := ov.Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	c, err := countScenario(Plan{Scenario: s, Overrides: ov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Runs != 1 || c.Adaptive || len(c.States) != 2 || c.States[1].Name != c.States[0].Name+"-again" {
+		t.Errorf("runs %d, adaptive %v, states %+v", c.Runs, c.Adaptive, c.States)
+	}
+	for _, w := range c.Workloads {
+		if w.Length() != CountRunLength {
+			t.Errorf("workload %s runs %s, want %s", w.Name, w.Length(), CountRunLength)
+		}
+	}
+	if s.Runs == 1 || s.Workloads[0].Length() == CountRunLength {
+		t.Errorf("the plan's own scenario was changed")
+	}
+	if got := countPassLength(s); got != 2*time.Duration(len(s.Workloads))*CountRunLength {
+		t.Errorf("count pass length %s", got)
 	}
 }

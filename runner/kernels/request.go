@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/compare"
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/inputerr"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
@@ -52,6 +53,9 @@ type GuestRequest struct {
 	// Baseline is the path in the guest of a bisection step's known-good result: an adaptive
 	// run's looks decide against it.
 	Baseline string `json:"baseline,omitempty"`
+	// Count are the functions of the patch whose calls the guest counts before measuring.
+	Count          []coverage.Target `json:"count,omitempty"`
+	CountTruncated bool              `json:"count_truncated,omitempty"`
 }
 
 // What a guest is asked to do.
@@ -86,7 +90,7 @@ type RunSettings struct {
 // request is guest i's request on the given clock.
 func (k Options) request(i int, clock string) GuestRequest {
 	req := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: k.Scenario, Label: k.VM.Kernels[i].Label,
-		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual}
+		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual, Count: k.Count, CountTruncated: k.CountTruncated}
 	if k.ScenarioFile {
 		req.Scenario = vm.GuestDir + "/scenario.yaml"
 	}
@@ -158,5 +162,5 @@ func (req GuestRequest) Plan(s *scenarios.Scenario, m machine.Machine) (Plan, er
 			return compare.Look(base, cs, workloads, gates, alpha, pol.CVLimit, pol.MinChange)
 		}
 	}
-	return Plan{Scenario: s, ScenarioArg: req.Scenario, Overrides: req.Run.Overrides, Run: opt}, nil
+	return Plan{Scenario: s, ScenarioArg: req.Scenario, Overrides: req.Run.Overrides, Run: opt, Count: req.Count, CountTruncated: req.CountTruncated}, nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/coverage"
+
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
@@ -25,6 +27,8 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 		Baseline:     "/home/me/good.json",
 		Run: RunSettings{Overrides: scenarios.Overrides{Auto: true, MaxRuns: 7, Duration: 2 * time.Second, Omit: -1},
 			Policy: results.Policy{Alpha: 0.01}, MinChange: &minChange, IdleLimit: 3 * time.Second},
+		Count:          []coverage.Target{{Function: "do_setup", File: "net/openvswitch/vport-internal_dev.c", Module: "openvswitch"}},
+		CountTruncated: true,
 	}
 	o := k.guestOptions()
 	if got := o.Args(1, vm.ClockVirtual); !reflect.DeepEqual(got, []string{"guest", vm.GuestDir + "/request.json"}) {
@@ -46,9 +50,15 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: vm.GuestDir + "/scenario.yaml", Label: "patched", Out: vm.GuestDir + "/result.json",
-		Run: k.Run, VirtualTime: true, GateDir: vm.GuestDir, StatesOptional: true, Baseline: vm.GuestDir + "/baseline.json"}
+		Run: k.Run, VirtualTime: true, GateDir: vm.GuestDir, StatesOptional: true, Baseline: vm.GuestDir + "/baseline.json",
+		Count: k.Count, CountTruncated: true}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("request read back:\n got %+v\nwant %+v", got, want)
+	}
+	// The guest's plan counts the patch's functions before its measured runs.
+	pl, err := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: "pair", Out: "r.json", Count: k.Count}.Plan(pairScenario(t), &recordingMachine{})
+	if err != nil || !reflect.DeepEqual(pl.Count, k.Count) {
+		t.Errorf("the guest's plan: count %+v, %v", pl.Count, err)
 	}
 	probe := ProbeOptions(vm.Options{}, "json")
 	files, err = probe.Generated(0, vm.ClockVirtual)

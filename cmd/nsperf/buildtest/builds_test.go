@@ -399,6 +399,15 @@ func TestVMPatchAB(t *testing.T) {
 		if k.Environment.VM == nil || k.Environment.VM.Clock != "virtual" {
 			t.Errorf("kernel %s not in virtual time: %+v", k.Label, k.Environment.VM)
 		}
+		// The patched function (do_setup, the internal port's setup) ran on both kernels,
+		// when the topology made the bridge's ports, counted by a kprobe in the module.
+		if c := k.Coverage; c == nil || c.Error != "" || len(c.Functions) != 1 || c.Functions[0].Function != "do_setup" ||
+			!slices.Equal(c.Functions[0].Probes, []string{"openvswitch:do_setup"}) || c.Functions[0].Calls[results.PhaseSetup] == 0 {
+			t.Errorf("kernel %s's coverage: %+v", k.Label, c)
+		}
+	}
+	if !strings.Contains(runOutput, "do_setup (net/openvswitch/vport-internal_dev.c, openvswitch.ko): ") || strings.Contains(runOutput, results.NotRun) {
+		t.Errorf("the table does not give the patched function's calls:\n%s", runOutput)
 	}
 	verdicts := map[string]string{}
 	for _, s := range r.Cases[0].Summaries {
@@ -425,6 +434,46 @@ func TestVMPatchAB(t *testing.T) {
 		if (code != 0 && code != exitcode.Expectation) || !strings.Contains(stdout, "capability: on: unavailable on A (gso_max_size 524280 > tso_max_size 65536 of ovs/int0") {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
 		}
+	}
+}
+
+// TestVMPatchNotExercised: the OVS patch reproduced with veth-bigtcp (--scenario), whose
+// traffic never reaches Open vSwitch: each kernel's counting pass finds do_setup's module not
+// loaded, the run warns that the patched code did not run, and every claim is "not
+// exercised" (exit 4), never contradicted, whatever the veth figures did.
+func TestVMPatchNotExercised(t *testing.T) {
+	mbox := clitest.Seeds + "ovs-internal-port-tso-v2.mbox"
+	clitest.BuiltKernels(t, mbox)
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		clitest.NoGuestLeft(t)
+	})
+	out := filepath.Join(t.TempDir(), "ab.json")
+	claimsTable, runOutput, code := clitest.Run(t, "reproduce", mbox, "--scenario", "veth-bigtcp", "--runs", "2", "--duration", "1s", "--out", out,
+		"--", "--vm-accel", "tcg", "--no-history")
+	if code != exitcode.Skipped {
+		t.Fatalf("exit %d, want %d (not exercised)\n%s\n%s", code, exitcode.Skipped, claimsTable, runOutput)
+	}
+	r := clitest.ReadAB(t, out)
+	for _, k := range r.Kernels {
+		if c := k.Coverage; c == nil || len(c.Functions) != 1 || c.Functions[0].Absent != "openvswitch.ko is not loaded" || c.Functions[0].Total() != 0 {
+			t.Errorf("kernel %s's coverage: %+v", k.Label, c)
+		}
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, results.NotRun) }) {
+		t.Errorf("no warning that the patched code did not run: %q", r.Warnings)
+	}
+	if r.Reproduction == nil || len(r.Reproduction.Claims) == 0 {
+		t.Fatalf("reproduction: %+v", r.Reproduction)
+	}
+	for _, ch := range r.Reproduction.Claims {
+		if ch.Outcome != results.NotExercised && ch.Outcome != results.NotReproducible {
+			t.Errorf("claim %d: %s, want %s", ch.Claim, ch.Outcome, results.NotExercised)
+		}
+	}
+	if !strings.Contains(claimsTable, results.NotExercised) || !strings.Contains(runOutput, results.NotRun) {
+		t.Errorf("the tables do not say it:\n%s\n%s", claimsTable, runOutput)
 	}
 }
 
@@ -494,6 +543,15 @@ func TestVMPatchWholeKernel(t *testing.T) {
 	}
 	if !strings.Contains(runOut, "whole kernel") {
 		t.Errorf("the table does not say the kernels were built whole:\n%s", runOut)
+	}
+	// The minimal config has kprobe events: the changed function is counted in the image,
+	// or said to have no symbol of its own (inlined), never silently left out.
+	for _, k := range r.Kernels {
+		c := k.Coverage
+		if c == nil || c.Error != "" || len(c.Functions) != 1 || c.Functions[0].Function != "tcp_tso_autosize" ||
+			(c.Functions[0].Total() == 0 && !strings.Contains(c.Functions[0].NotCounted, "inlined")) {
+			t.Errorf("kernel %s's coverage: %+v", k.Label, c)
+		}
 	}
 }
 
