@@ -68,11 +68,14 @@ type Unparsed struct {
 
 // Report is what one input claims.
 type Report struct {
-	Input    string     `json:"input"`
-	Claims   []Claim    `json:"claims"`
-	Toggles  []Toggle   `json:"toggles,omitempty"`
-	Setup    []string   `json:"setup,omitempty"` // "same-host test", "two hosts", "NIC enp10s0f0np0"
-	Unparsed []Unparsed `json:"unparsed,omitempty"`
+	Input   string   `json:"input"`
+	Claims  []Claim  `json:"claims"`
+	Toggles []Toggle `json:"toggles,omitempty"`
+	Setup   []string `json:"setup,omitempty"` // "same-host test", "two hosts", "NIC enp10s0f0np0"
+	// OtherTools are benchmark programs the message names that nsperf does not drive
+	// (pktgen, xdp-bench, neper): what its figures were measured with, where nsperf cannot.
+	OtherTools []string   `json:"other_tools,omitempty"`
+	Unparsed   []Unparsed `json:"unparsed,omitempty"`
 	// Describes is what a message without numbers says of the effect, its own words.
 	Describes []string `json:"describes,omitempty"`
 	// Quoted counts the lines of quoted replies ("> "), which are someone else's words and
@@ -172,7 +175,7 @@ var (
 	// sizes ...)").
 	headingRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?([^#$>\s][^:]{0,80}):\s*(?:\(.*\)\s*)?$`)
 	mtuRe     = regexp.MustCompile(`(?i)\b(standard|\d+k?)\s+MTU\b`)
-	nicRe     = regexp.MustCompile(`\b(enp\w+|eth\d+|ens\w+)\b`)
+	nicRe     = regexp.MustCompile(`\b(enp\d+\w*|eth\d+|ens\d+\w*|eno\d+\w*)\b`) // systemd's names and ethN: a digit follows ("ensuring" is no device)
 )
 
 func spanLines(lines []line, from, to int) []int {

@@ -78,6 +78,7 @@ func (r *Report) read(lines []line) {
 	}
 	rs = dropProfiles(rs, lines)
 	r.Setup = setupWords(lines)
+	r.OtherTools = toolsNamed(lines)
 	r.paragraphChanges(lines)
 	r.pair(ms, lines)
 	r.pairReadings(rs, lines)

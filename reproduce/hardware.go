@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/nsperf/nsperf/claims"
 	"github.com/nsperf/nsperf/patches"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // hardwareRoots are the source folders of drivers for devices a guest does not have: a NIC,
@@ -98,4 +101,28 @@ func BaseHint(series []patches.Patch) string {
 		return what + ": build it on that tree (--source DIR, a checkout of it)\n"
 	}
 	return ""
+}
+
+// Lacks says what a message's measurement had that a run here has not, in words a developer
+// acts on: the programs it names that nsperf does not drive, and two hosts or a NIC; "" when
+// it names neither.
+func Lacks(rep *claims.Report) string {
+	var parts []string
+	if len(rep.OtherTools) > 0 {
+		parts = append(parts, fmt.Sprintf("it was measured with %s, which nsperf does not drive (it drives %s)",
+			strings.Join(rep.OtherTools, ", "), strings.Join(scenarios.ToolNames(), ", ")))
+	}
+	for _, s := range rep.Setup {
+		switch {
+		case s == "two hosts":
+			parts = append(parts, "it was measured between two hosts (nsperf measures between namespaces of one machine)")
+		case strings.HasPrefix(s, "device "):
+			parts = append(parts, "it was measured on the NIC "+strings.TrimPrefix(s, "device "))
+		case s == "a 100Gbit NIC":
+			parts = append(parts, "it was measured on a 100Gbit NIC")
+		case s == "mlx5", s == "liquidio":
+			parts = append(parts, "it was measured on a "+s+" NIC")
+		}
+	}
+	return strings.Join(slices.Compact(parts), "; ")
 }

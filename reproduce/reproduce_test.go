@@ -135,3 +135,33 @@ func TestBaseHint(t *testing.T) {
 		t.Errorf("a hint for a patch that says nothing of its base")
 	}
 }
+
+// TestLacks: what a message's measurement had that a run here lacks, from what it names:
+// programs nsperf does not drive (not the ones it drives), two hosts, a NIC; nothing for a
+// message that names none. A word that only starts like a device name is none.
+func TestLacks(t *testing.T) {
+	for _, c := range []struct {
+		msg  string
+		want []string
+		not  []string
+	}{
+		{"veth: faster\n\nBetween both hosts, with pktgen on eth1:\nBefore: 3.6 Mpps\nAfter: 3.8 Mpps\n",
+			[]string{"measured with pktgen, which nsperf does not drive (it drives iperf3, netperf", "between two hosts", "on the NIC eth1"}, nil},
+		{"tcp: x\n\n  ./neper/tcp_rr -c -H 10.0.0.1\n  perf top shows 0.76% -> 0.61%\n", []string{"neper, perf (a CPU profile)"}, nil},
+		{"veth: x\n\niperf3 -c 10.0.0.1 gives 10 Gbit/s, ensuring nothing\n", nil, []string{"iperf3,", "ensuring"}},
+	} {
+		rep, err := claims.Read("msg.txt", []byte(c.msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Lacks(rep)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q: %q lacks %q", c.msg, got, w)
+			}
+		}
+		if c.want == nil && got != "" {
+			t.Errorf("%q: %q, want nothing", c.msg, got)
+		}
+	}
+}

@@ -179,7 +179,11 @@ func readClaims(c *cobra.Command, file string, data []byte) (*claims.Report, []p
 	}
 	if len(quantities) > 0 {
 		rep.Text(c.ErrOrStderr())
-		return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: nsperf measures none of what it claims (%s)", file, strings.Join(slices.Compact(quantities), ", ")))
+		why := fmt.Sprintf("nsperf measures none of what it claims (%s)", strings.Join(slices.Compact(quantities), ", "))
+		if lacks := reproduce.Lacks(rep); lacks != "" {
+			why += "; " + lacks
+		}
+		return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %s", file, why))
 	}
 	if len(patches.Touched(series)) == 0 && len(rep.Toggles) == 0 {
 		// Without a diff, only the settings a message shows are a change nsperf can make:

@@ -23,7 +23,7 @@ const module = "github.com/nsperf/nsperf/"
 
 // layers are nsperf's packages, lowest first. A package imports only from layers below its
 // own: the bounds of waits; helpers; the knob registry; the scenario model; the pure plan and the result model;
-// OVS, run state, the tool interface, comparison, change points and the seam between the
+// OVS, run state, the tool interface, comparison, change points, counting a patch's calls and the seam between the
 // engine and the machine; the live topology, the guests, the history and the tools' drivers;
 // the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
@@ -32,7 +32,7 @@ var layers = [][]string{
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan"},
-	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture"},
+	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture", "coverage"},
 	{"topo", "vm", "history", "internal/testenv"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	// claims reads tool output with the drivers' own readers (one model of each tool).
 	{"claims"},
