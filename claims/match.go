@@ -87,10 +87,19 @@ func pick(c Claim, r *results.Result, facts Facts, toggled bool) (results.Case, 
 				continue
 			}
 			state, base := s.OwnState(s.State), s.Comparison.BaselineSide.OwnState(s.Comparison.Baseline)
-			if off := c.Conditions["offloads"] == "off"; off != facts.OffloadsOff[state] || off != facts.OffloadsOff[base] {
-				continue
+			stateOff, baseOff := facts.OffloadsOff[state], facts.OffloadsOff[base]
+			// A claim of offloads off (or on) is met by states of its kind only. A claim that
+			// names none is not met inside a regime of offloads off, but may be by a toggle of
+			// an offload (gro off -> on), after any comparison that toggles none.
+			if _, named := c.Conditions["offloads"]; named || (stateOff && baseOff) {
+				if off := c.Conditions["offloads"] == "off"; off != stateOff || off != baseOff {
+					continue
+				}
 			}
 			score := 0
+			if stateOff != baseOff {
+				score--
+			}
 			if c.Tool != "" && facts.Tools[s.Workload] == c.Tool {
 				score += 4 // the claim's own tool
 			}

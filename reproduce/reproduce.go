@@ -109,7 +109,8 @@ func complexity(s *scenarios.Scenario) int {
 }
 
 // throughputUnit is the unit of a workload's throughput: a request/response test's
-// transactions per second, a stream's bits per second.
+// transactions per second, a TCP stream's bits per second, a UDP stream's datagrams per
+// second (its gate).
 func throughputUnit(w scenarios.Workload) string {
 	switch spec := w.Spec().(type) {
 	case *scenarios.Netperf:
@@ -118,6 +119,9 @@ func throughputUnit(w scenarios.Workload) string {
 		}
 		return "bit/s"
 	case *scenarios.Iperf3:
+		if spec.UDP() {
+			return "pps"
+		}
 		return "bit/s"
 	}
 	return "" // a latency tool's messages are not a throughput a claim gives

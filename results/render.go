@@ -32,6 +32,14 @@ func FormatValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f us", v)
 	case "trans/s":
 		return fmt.Sprintf("%.2f trans/s", v)
+	case "pps":
+		switch {
+		case v >= 1e6:
+			return fmt.Sprintf("%.3f Mpps", v/1e6)
+		case v >= 1e3:
+			return fmt.Sprintf("%.3f kpps", v/1e3)
+		}
+		return fmt.Sprintf("%.1f pps", v)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.3f %s", v, unit))
 }

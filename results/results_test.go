@@ -112,7 +112,7 @@ func TestFormatValue(t *testing.T) {
 		want string
 	}{
 		{65.567e9, "bit/s", "65.567 Gbps"}, {139e6, "bit/s", "139.000 Mbps"}, {9816, "count", "9816.0"},
-		{96.84, "%", "96.8%"}, {58, "us", "58.0 us"},
+		{96.84, "%", "96.8%"}, {58, "us", "58.0 us"}, {485756.957, "pps", "485.757 kpps"}, {3.64e6, "pps", "3.640 Mpps"}, {12, "pps", "12.0 pps"},
 	} {
 		if got := FormatValue(tc.v, tc.unit); got != tc.want {
 			t.Errorf("FormatValue(%v, %s) = %q, want %q", tc.v, tc.unit, got, tc.want)

@@ -540,3 +540,54 @@ func TestSockperfRun(t *testing.T) {
 		t.Errorf("sockperf version %q", v)
 	}
 }
+
+// TestUDPRun: the shipped veth-udp scenario, short, with real namespaces and iperf3 -u: each
+// sample has the received datagrams per second (the gate), the loss and the jitter beside the
+// bits; the receiver's GRO reads back off and on, as each state set it; the packet rate's
+// comparison is the gated one.
+func TestUDPRun(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	s, err := scenarios.Load("veth-udp", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: 0}).Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json"), Concurrent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Cases[0]
+	if len(c.Samples) != 4 {
+		t.Fatalf("%d samples, want 2 workloads x 2 states", len(c.Samples))
+	}
+	for _, smp := range c.Samples {
+		got := map[string]results.Metric{}
+		for _, m := range smp.Metrics {
+			got[m.Name] = m
+		}
+		rate, loss := got[scenarios.MetricPacketRate], got[scenarios.MetricPacketLoss]
+		// 1400-byte datagrams: the bits received are the datagrams received times their size
+		// and headers, within what iperf3's own rounding leaves.
+		if smp.Error != "" || rate.Unit != "pps" || rate.Value <= 0 || loss.Unit != "%" || loss.Value < 0 || loss.Value > 100 ||
+			got[results.Throughput].Value < rate.Value*1400*8*0.99 {
+			t.Errorf("%s/%s: %v %v", smp.State, smp.Workload, smp.Metrics, smp.Error)
+		}
+	}
+	for _, st := range c.States {
+		want := map[string]string{"gro-off": "off", "gro-on": "on"}[st.Name]
+		if on, ok := st.Features["server/eth0"]["rx-gro"]; !ok || on != (want == "on") {
+			t.Errorf("state %s: server/eth0 rx-gro read back %v (%v), want %s (%+v)", st.Name, on, ok, want, st.Features)
+		}
+	}
+	gated := 0
+	for _, sm := range c.Summaries {
+		if sm.Comparison != nil && sm.Metric == scenarios.MetricPacketRate && sm.Comparison.Gated {
+			gated++
+		}
+	}
+	if gated != 2 {
+		t.Errorf("%d gated packet_rate comparisons, want one per workload", gated)
+	}
+}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -14,7 +15,37 @@ type Iperf3 struct {
 	Port     int      `yaml:"port"`     // -p: server port
 	CPort    int      `yaml:"cport"`    // --cport: fixed client port, 0 for an ephemeral one
 	Streams  int      `yaml:"streams"`  // -P
+	// Protocol is tcp (default) or udp (-u).
+	Protocol string `yaml:"protocol"`
+	// Bitrate is -b, bits/s with an optional K, M or G: UDP's target rate; "0" (UDP's
+	// default here, not iperf3's 1M) sends as fast as the stack takes datagrams.
+	Bitrate string `yaml:"bitrate"`
+	// BlockSize is -l (YAML length): a UDP datagram's payload, or TCP's write size, in bytes; 0: iperf3's.
+	BlockSize int `yaml:"length"`
 }
+
+// iperf3's protocols.
+const (
+	Iperf3TCP = "tcp"
+	Iperf3UDP = "udp"
+)
+
+// UDP reports whether the workload sends UDP datagrams (-u).
+func (w *Iperf3) UDP() bool { return w.Protocol == Iperf3UDP }
+
+// iperf3 metrics of UDP tests besides throughput: datagrams received per second, the share
+// lost, and the receiver's jitter (RFC 1889's, from the sender's timestamps).
+const (
+	MetricPacketRate = "packet_rate"
+	MetricPacketLoss = "packet_loss"
+	MetricJitter     = "jitter"
+)
+
+// bitrateRe is what iperf3's -b takes: a number with an optional K, M or G (or k, m, g).
+var bitrateRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[KMGkmg]?$`)
+
+// maxUDPPayload is the largest datagram payload IPv4 carries (65535 - 20 - 8).
+const maxUDPPayload = 65507
 
 func init() { registerTool("iperf3", func() ToolSpec { return new(Iperf3) }) }
 
@@ -32,8 +63,14 @@ const (
 	MaxIperf3Omit     = 600 * time.Second
 )
 
-// Gates implements ToolSpec: a stream test is for its throughput.
-func (w *Iperf3) Gates() []string { return []string{MetricThroughput} }
+// Gates implements ToolSpec: a TCP stream test is for its throughput, a UDP one for the
+// datagrams that arrive per second (its bits/s follow from them and the length).
+func (w *Iperf3) Gates() []string {
+	if w.UDP() {
+		return []string{MetricPacketRate}
+	}
+	return []string{MetricThroughput}
+}
 
 // Metrics implements ToolSpec: the receiver's bits/s, the sender's retransmits, both ends'
 // CPU (iperf3's host_total and remote_total) and the sender's smoothed RTT over the streams.
@@ -46,6 +83,9 @@ func (w *Iperf3) Metrics() []MetricSpec {
 		{Name: "rtt_mean", Unit: "us", Better: LowerIsBetter},
 		{Name: "rtt_min", Unit: "us", Better: LowerIsBetter},
 		{Name: "rtt_max", Unit: "us", Better: LowerIsBetter},
+		{Name: MetricPacketRate, Unit: "pps", Better: HigherIsBetter},
+		{Name: MetricPacketLoss, Unit: "%", Better: LowerIsBetter},
+		{Name: MetricJitter, Unit: "us", Better: LowerIsBetter},
 	}
 }
 
@@ -74,6 +114,12 @@ func (w *Iperf3) setDefaults(written func(string) bool) {
 	if !written("streams") {
 		w.Streams = DefaultIperf3Streams
 	}
+	if !written("protocol") {
+		w.Protocol = Iperf3TCP
+	}
+	if !written("bitrate") && w.UDP() {
+		w.Bitrate = "0"
+	}
 }
 
 func (w *Iperf3) check(v *validator, path string) {
@@ -91,6 +137,17 @@ func (w *Iperf3) check(v *validator, path string) {
 	}
 	if w.Streams < 1 || w.Streams > 128 {
 		v.add(path+".streams", "%d: want 1 to 128", w.Streams)
+	}
+	switch {
+	case w.Protocol != Iperf3TCP && w.Protocol != Iperf3UDP:
+		v.add(path+".protocol", "%q: want tcp or udp", w.Protocol)
+	case w.UDP() && (w.BlockSize < 0 || w.BlockSize > maxUDPPayload):
+		v.add(path+".length", "%d: a UDP datagram carries 1 to %d bytes", w.BlockSize, maxUDPPayload)
+	case w.BlockSize < 0 || w.BlockSize > 1<<24:
+		v.add(path+".length", "%d: want 1 to %d bytes, or leave it out for iperf3's", w.BlockSize, 1<<24)
+	}
+	if w.Bitrate != "" && !bitrateRe.MatchString(w.Bitrate) {
+		v.add(path+".bitrate", "%q: want bits/s with an optional K, M or G (10G), or 0 for as fast as it goes", w.Bitrate)
 	}
 }
 

@@ -33,6 +33,15 @@ func ClientArgs(w *scenarios.Iperf3) []string {
 	if w.Streams > 1 {
 		args = append(args, "-P", strconv.Itoa(w.Streams))
 	}
+	if w.UDP() {
+		args = append(args, "-u")
+	}
+	if w.Bitrate != "" {
+		args = append(args, "-b", w.Bitrate)
+	}
+	if w.BlockSize > 0 {
+		args = append(args, "-l", strconv.Itoa(w.BlockSize))
+	}
 	if w.Client.CPU != nil {
 		args = append(args, "-A", strconv.Itoa(*w.Client.CPU))
 	}
@@ -98,6 +107,12 @@ type output struct {
 		SumReceived *struct {
 			BitsPerSecond float64 `json:"bits_per_second"`
 			Seconds       float64 `json:"seconds"`
+			// UDP's: the datagrams sent (as the receiver counts them, lost included), those
+			// lost, their share, and the receiver's jitter.
+			Packets     *float64 `json:"packets"`
+			LostPackets *float64 `json:"lost_packets"`
+			LostPercent *float64 `json:"lost_percent"`
+			JitterMs    *float64 `json:"jitter_ms"`
 		} `json:"sum_received"`
 		SumSent *struct {
 			Retransmits *float64 `json:"retransmits"`
@@ -159,7 +174,18 @@ func (o output) metrics() ([]results.Metric, error) {
 	if o.End.SumReceived == nil || o.End.SumReceived.Seconds <= 0 {
 		return nil, errors.New("iperf3 -J output: no end.sum_received: the test did not finish")
 	}
-	m := []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: o.End.SumReceived.BitsPerSecond}}
+	recv := o.End.SumReceived
+	m := []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: recv.BitsPerSecond}}
+	if recv.Packets != nil && recv.LostPackets != nil {
+		// UDP: the datagrams that arrived, per second of the receiver's measuring.
+		m = append(m, results.Metric{Name: scenarios.MetricPacketRate, Unit: "pps", Value: max(*recv.Packets-*recv.LostPackets, 0) / recv.Seconds})
+		if recv.LostPercent != nil {
+			m = append(m, results.Metric{Name: scenarios.MetricPacketLoss, Unit: "%", Value: *recv.LostPercent})
+		}
+		if recv.JitterMs != nil {
+			m = append(m, results.Metric{Name: scenarios.MetricJitter, Unit: "us", Value: *recv.JitterMs * 1000})
+		}
+	}
 	if s := o.End.SumSent; s != nil && s.Retransmits != nil {
 		m = append(m, results.Metric{Name: results.Retransmits, Unit: "count", Value: *s.Retransmits})
 	}

@@ -1,6 +1,7 @@
 package iperf3
 
 import (
+	"math"
 	"errors"
 	"os"
 	"strings"
@@ -35,6 +36,11 @@ func TestParseRealOutput(t *testing.T) {
 			results.Throughput: 13935587424.853455, results.Retransmits: 11862,
 			results.CPUSender: 97.7568884512627, results.CPUReceiver: 50.629385867730846,
 			results.RTTMean: 42.5, results.RTTMin: 40, results.RTTMax: 49}},
+		// UDP, -b 0 -l 1400, 2 s: (1059301 - 70621) datagrams arrived in 2.000195 s.
+		{"udp-3.12.json", map[string]float64{
+			results.Throughput: 5536068233.347248, results.CPUSender: -1, results.CPUReceiver: -1,
+			scenarios.MetricPacketRate: (1059301 - 70621) / 2.000195, scenarios.MetricPacketLoss: 6.66657226737655,
+			scenarios.MetricJitter: 0.0006543852927060266 * 1000}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			ms, err := Parse(fixture(t, tc.file))
@@ -46,7 +52,13 @@ func TestParseRealOutput(t *testing.T) {
 				got[m.Name] = m.Value
 			}
 			for name, want := range tc.want {
-				if got[name] != want {
+				if want == -1 { // present, any value
+					if _, ok := got[name]; !ok {
+						t.Errorf("%s missing", name)
+					}
+					continue
+				}
+				if math.Abs(got[name]-want) > 1e-9*math.Abs(want) {
 					t.Errorf("%s = %v, want %v", name, got[name], want)
 				}
 			}
@@ -97,6 +109,10 @@ func TestArgs(t *testing.T) {
 	w.Server.Addr, w.Streams, w.CPort, w.Client.CPU = "198.18.0.2", 4, 0, nil
 	if got, want := strings.Join(ClientArgs(w), " "), "iperf3 -c 198.18.0.2 -p 5201 -4 -J -t 15 -O 5 -P 4"; got != want {
 		t.Errorf("client: %s\nwant    %s", got, want)
+	}
+	w.Streams, w.Protocol, w.Bitrate, w.BlockSize = 1, scenarios.Iperf3UDP, "0", 1400
+	if got, want := strings.Join(ClientArgs(w), " "), "iperf3 -c 198.18.0.2 -p 5201 -4 -J -t 15 -O 5 -u -b 0 -l 1400"; got != want {
+		t.Errorf("udp client: %s\nwant    %s", got, want)
 	}
 }
 
