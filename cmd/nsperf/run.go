@@ -30,7 +30,7 @@ type runFlags struct {
 	ov                 scenarios.Overrides
 	format, junit, db  string
 	noHistory, inGuest bool
-	noCount            bool // --no-count: no counting pass of the patch's functions
+	noCount            bool                 // --no-count: no counting pass of the patch's functions
 	table              results.TableOptions // --side-metrics
 	minChange          float64
 	runs               string

@@ -1,8 +1,8 @@
 package iperf3
 
 import (
-	"math"
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
