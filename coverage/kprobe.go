@@ -40,16 +40,11 @@ type Counter struct {
 func Start(resolved []Resolved, phase string) (*Counter, error) {
 	c := &Counter{dir: TracefsDir, group: fmt.Sprintf("nsperf_%d", os.Getpid()), resolved: resolved,
 		events: make([][]string, len(resolved)), calls: make([]map[string]uint64, len(resolved)), phase: phase}
-	if _, err := os.Stat(filepath.Join(c.dir, "kprobe_events")); err != nil {
-		if merr := unix.Mount("tracefs", c.dir, "tracefs", 0, ""); merr != nil {
-			return nil, fmt.Errorf("no kprobe events in this kernel (CONFIG_KPROBE_EVENTS), and mounting tracefs on %s failed: %w", c.dir, merr)
-		}
-		c.mounted = true
-		if _, err := os.Stat(filepath.Join(c.dir, "kprobe_events")); err != nil {
-			c.unmount()
-			return nil, errors.New("no kprobe events in this kernel (CONFIG_KPROBE_EVENTS)")
-		}
+	mounted, err := mountTracefs(c.dir, "kprobe_events", "no kprobe events in this kernel (CONFIG_KPROBE_EVENTS)")
+	if err != nil {
+		return nil, err
 	}
+	c.mounted = mounted
 	on, err := os.ReadFile(filepath.Join(c.dir, "tracing_on"))
 	if err != nil {
 		c.unmount()
@@ -67,7 +62,7 @@ func Start(resolved []Resolved, phase string) (*Counter, error) {
 			n++
 			// A symbol comes from kallsyms: letters, digits, "_", "." and one ":".
 			if err := c.write("kprobe_events", fmt.Sprintf("p:%s/%s %s", c.group, event, p)); err != nil {
-				c.resolved[i].NotCounted = fmt.Sprintf("the kernel refused a kprobe on %s: %v", p, errors.Unwrap(err))
+				c.resolved[i].NotCounted = fmt.Sprintf("the kernel refused a kprobe on %s (%v)", p, err)
 				c.events[i] = nil
 				break
 			}
@@ -88,25 +83,21 @@ func Start(resolved []Resolved, phase string) (*Counter, error) {
 	return c, nil
 }
 
-// write writes one line to a tracefs file; kprobe_events is appended to.
+// write writes one line to a tracefs file; kprobe_events is appended to (`echo LINE >>
+// kprobe_events`), the others replaced.
 func (c *Counter) write(name, line string) error {
-	flags := os.O_WRONLY | os.O_TRUNC
-	if name == "kprobe_events" {
-		flags = os.O_WRONLY | os.O_APPEND
+	if name != "kprobe_events" {
+		return writeFile(c.dir, name, line)
 	}
-	f, err := os.OpenFile(filepath.Join(c.dir, name), flags, 0)
+	f, err := os.OpenFile(filepath.Join(c.dir, name), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return fmt.Errorf("tracefs: %w", err)
 	}
 	_, err = f.WriteString(line + "\n")
-	return errors.Join(wrapWrite(name, line, err), f.Close())
-}
-
-func wrapWrite(name, line string, err error) error {
-	if err == nil {
-		return nil
+	if err != nil {
+		err = fmt.Errorf("tracefs: writing %q to %s: %w", line, name, err)
 	}
-	return fmt.Errorf("tracefs: writing %q to %s: %w", line, name, err)
+	return errors.Join(err, f.Close())
 }
 
 // read reads the counter's events' hits from kprobe_profile ("  EVENT HITS MISSES" lines).

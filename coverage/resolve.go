@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/nsperf/nsperf/patches"
 )
 
 // Target is a function to count: the name the patch's hunks give, the file, and the module
@@ -143,4 +145,14 @@ func resolve(t Target, syms []symbol, moduleLoaded bool) Resolved {
 		r.NotCounted = fmt.Sprintf("no symbol %s in %s: inlined into its callers, or not built", t.Function, where)
 	}
 	return r
+}
+
+// Targets are the functions a series changes, as targets without their module.
+func Targets(series []patches.Patch) []Target {
+	fns, _ := patches.Functions(series)
+	out := make([]Target, len(fns))
+	for i, f := range fns {
+		out[i] = Target{Function: f.Name, File: f.File}
+	}
+	return out
 }

@@ -66,3 +66,28 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestTracedFunction: the function of a line of the function tracer's output.
+func TestTracedFunction(t *testing.T) {
+	for line, want := range map[string]string{
+		"          iperf3-81      [001] ..... 12.345678: tcp_sendmsg <-sock_sendmsg":          "tcp_sendmsg",
+		"          <idle>-0       [000] d.s2. 99.000001: udp4_gro_receive <-inet_gro_receive": "udp4_gro_receive",
+		"# tracer: function":             "",
+		"CPU:1 [LOST 12 EVENTS]":         "",
+		"  x-1 [000] ..... 1.0: a b <-c": "",
+	} {
+		if got := TracedFunction(line); got != want {
+			t.Errorf("%q: %q, want %q", line, got, want)
+		}
+	}
+}
+
+// FuzzTracedFunction: any line gives a symbol's name or nothing.
+func FuzzTracedFunction(f *testing.F) {
+	f.Add("          iperf3-81      [001] ..... 12.345678: tcp_sendmsg <-sock_sendmsg")
+	f.Fuzz(func(t *testing.T, line string) {
+		if name := TracedFunction(line); name != "" && !symbolName.MatchString(name) {
+			t.Fatalf("%q gave %q", line, name)
+		}
+	})
+}

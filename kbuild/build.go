@@ -205,12 +205,11 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 // countTargets are the functions the series changes, with the module the base's config builds
 // each into in a modules build (a whole kernel built small has them built in).
 func countTargets(src fs.FS, series []patches.Patch, mode string, config map[string]string) ([]coverage.Target, bool) {
-	fns, truncated := patches.Functions(series)
-	out := make([]coverage.Target, len(fns))
-	for i, f := range fns {
-		out[i] = coverage.Target{Function: f.Name, File: f.File}
+	_, truncated := patches.Functions(series)
+	out := coverage.Targets(series)
+	for i := range out {
 		if mode == ModeModules {
-			out[i].Module = patches.ModuleOf(src, f.File, config)
+			out[i].Module = patches.ModuleOf(src, out[i].File, config)
 		}
 	}
 	return out, truncated

@@ -177,6 +177,16 @@ func tempBeside(dir string) (string, error) {
 	return tmp, os.MkdirAll(tmp, 0o755)
 }
 
+// DefaultSource is the source tree of DefaultKernel (Debian's linux-source-6.12 of the same
+// release), fetched once into the cache, with its identity.
+func DefaultSource(ctx context.Context, progress io.Writer) (tree, identity string, err error) {
+	b, err := debianBase(ctx, CacheDir(), progress)
+	if err != nil {
+		return "", "", fmt.Errorf("the default kernel's source (%s): %w", DebianSource, err)
+	}
+	return b.Tree, b.Identity, nil
+}
+
 // DefaultKernel is the kernel a message without a diff is measured on in a guest: Debian's
 // 6.12 image and its modules, fetched once into the cache (as the default base of a build).
 func DefaultKernel(ctx context.Context, progress io.Writer) (image, modules, release string, err error) {

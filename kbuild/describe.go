@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -33,22 +34,24 @@ func (m *Manifest) Describe(w io.Writer) {
 	for _, p := range m.Patches {
 		fmt.Fprintf(w, "build: %s (sha256 %.12s): %s\n", orNone(p.Subject), p.SHA256, joinOr(p.Applied, "no hunk"))
 	}
-	if hints := ScenarioHints(m.Touched); len(hints) > 0 {
-		fmt.Fprintln(w, "build: shipped scenarios whose traffic runs through the touched files: "+strings.Join(hints, ", "))
+	if hints := ScenarioHints(m.Count, m.Touched); len(hints) > 0 {
+		fmt.Fprintln(w, "build: shipped scenarios whose traffic runs the patch's code: "+strings.Join(hints, ", "))
 	}
 }
 
-// ScenarioHints are the shipped scenarios whose traffic runs through a touched file, each with
-// the paths it does (what the link kinds declare, scenarios.KernelSources).
-func ScenarioHints(touched []string) []string {
+// ScenarioHints are the shipped scenarios whose traffic runs the patch's functions or through
+// a touched file, each with how (coverage.Map.Runs: measured by nsperf coverage, or what the
+// link kinds declare).
+func ScenarioHints(fns []coverage.Target, touched []string) []string {
 	shipped, err := scenarios.Shipped()
 	if err != nil {
 		return nil
 	}
+	cov, _ := coverage.Shipped()
 	var out []string
 	for _, s := range shipped {
-		if paths := scenarios.Exercises(s, touched); len(paths) > 0 {
-			out = append(out, fmt.Sprintf("%s (%s)", s.Name, strings.Join(paths, " ")))
+		if strength, how := cov.Runs(s, fns, touched); strength > 0 {
+			out = append(out, fmt.Sprintf("%s (%s)", s.Name, strings.TrimPrefix(how, "its traffic ")))
 		}
 	}
 	return out

@@ -91,3 +91,29 @@ func hunkFunctions(h Hunk) []string {
 	}
 	return out
 }
+
+// Definitions are the functions a C file's text defines, in order: a definition at the top of
+// a line (functionName) whose body's "{" comes before any ";" (a prototype over several
+// lines ends in one). The kernel's own style puts the "{" alone on the next line.
+func Definitions(text string) []string {
+	var out []string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		name := functionName(lines[i])
+		if name == "" {
+			continue
+		}
+		for j := i; j < len(lines) && j < i+12; j++ {
+			l := strings.TrimRight(lines[j], " \t")
+			if strings.HasPrefix(l, "{") || strings.HasSuffix(l, "{") {
+				out = append(out, name)
+				i = j
+				break
+			}
+			if strings.HasSuffix(l, ";") || (j > i && functionName(lines[j]) != "") {
+				break
+			}
+		}
+	}
+	return out
+}

@@ -86,3 +86,34 @@ func FuzzFunctions(f *testing.F) {
 		}
 	})
 }
+
+// TestDefinitions: definitions with their body's brace on the next line or the same one, not
+// prototypes (one line or several), macros or statements.
+func TestDefinitions(t *testing.T) {
+	src := `#include <net/tcp.h>
+
+static int tcp_proto(struct sock *sk,
+		     int len);
+int tcp_one(struct sock *sk)
+{
+	if (x)
+		return tcp_proto(sk, 1);
+	return 0;
+}
+
+static void tcp_two(void) {
+	foo();
+}
+EXPORT_SYMBOL(tcp_one);
+static const struct proto_ops ops = {
+	.bind = tcp_bind,
+};
+INDIRECT_CALLABLE_SCOPE struct sk_buff *tcp_gro_receive(struct list_head *head,
+							  struct sk_buff *skb)
+{
+}
+`
+	if got := Definitions(src); !slices.Equal(got, []string{"tcp_one", "tcp_two", "tcp_gro_receive"}) {
+		t.Errorf("definitions %q", got)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nsperf/nsperf/claims"
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -27,11 +28,14 @@ var ErrNoScenario = errors.New("no shipped scenario matches the message: give --
 var wordRe = regexp.MustCompile(`[a-z0-9]+`)
 
 // Choose names the scenario of shipped that measures a message, and why: the scenarios whose
-// traffic runs through the patch's files (their link kinds' KernelSources), or all when there
-// is no diff, ranked by the words their seed reference shares with the subject and message,
-// then by the claims' tool.
+// traffic runs the patch's functions, else through its files (as nsperf coverage measured
+// them, coverage/map.json; a scenario the map lacks by its link kinds' KernelSources), or all
+// when there is no diff, ranked by the words their seed reference shares with the subject and
+// message, then by the claims' tool.
 func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Scenario) (name, why string, err error) {
 	touched := patches.Touched(series)
+	targets := coverage.Targets(series)
+	cov, _ := coverage.Shipped() // without a map (a broken build), the declared sources decide
 	var text strings.Builder
 	for _, p := range series {
 		text.WriteString(strings.ToLower(p.Subject + " " + p.Message + " "))
@@ -56,9 +60,9 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 	for _, s := range shipped {
 		score, reasons := 0, []string{}
 		if len(touched) > 0 {
-			if paths := scenarios.Exercises(s, touched); len(paths) > 0 {
-				score += 10
-				reasons = append(reasons, "its traffic runs through "+strings.Join(paths, " "))
+			if strength, how := cov.Runs(s, targets, touched); strength > 0 {
+				score += 10 * strength
+				reasons = append(reasons, how)
 			}
 		}
 		ref := strings.TrimSuffix(s.Reference, ".md")

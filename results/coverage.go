@@ -144,3 +144,15 @@ func phases(calls map[string]uint64) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Trace is which functions of the network stack ran while a scenario's states were run once
+// (nsperf coverage): ftrace's function tracer on every function the kernel source defines
+// under net/ and the virtual devices' drivers.
+type Trace struct {
+	Method    string   `json:"method"`
+	Functions []string `json:"functions"`
+	// LostEvents counts the times the trace buffer filled faster than it was read: a
+	// function called only then is missing.
+	LostEvents int    `json:"lost_events,omitempty"`
+	Error      string `json:"error,omitempty"`
+}

@@ -38,6 +38,8 @@ type Result struct {
 	// Coverage is how often this kernel called the functions the patch changes, counted in
 	// a pass before the measured runs (run --patch, reproduce).
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Trace is which functions ran (nsperf coverage).
+	Trace *Trace `json:"trace,omitempty"`
 	// Reproduction holds the claims a run reproduced (nsperf reproduce) beside what it
 	// measured for each.
 	Reproduction *Reproduction `json:"reproduction,omitempty"`

@@ -244,7 +244,7 @@ func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload
 	if sample.Error != "" {
 		m.failed++
 	}
-	m.report(cr.label, round, rounds, sample)
+	m.report(cr.label, round, rounds, sample, w.Gates())
 	return nil
 }
 

@@ -384,11 +384,21 @@ func (m *measurement) verdictError() error {
 }
 
 // report prints one progress line: where the run is, the last figure and the time left.
-func (m *measurement) report(label string, round, rounds int, s results.Sample) {
+func (m *measurement) report(label string, round, rounds int, s results.Sample, gates []string) {
 	figure := "FAILED: " + s.Error
-	for _, mt := range s.Metrics {
-		if mt.Name == results.Throughput {
-			figure = results.FormatValue(mt.Value, mt.Unit)
+	if s.Error == "" && len(s.Metrics) > 0 {
+		// The workload's first gate (a UDP flow's packets, a ping-pong's latency), else the
+		// throughput, else what it measured first.
+		shown := s.Metrics[0]
+		for _, want := range append(slices.Clone(gates), results.Throughput) {
+			if i := slices.IndexFunc(s.Metrics, func(mt results.Metric) bool { return mt.Name == want }); i >= 0 {
+				shown = s.Metrics[i]
+				break
+			}
+		}
+		figure = shown.Name + " " + results.FormatValue(shown.Value, shown.Unit)
+		if shown.Name == results.Throughput {
+			figure = results.FormatValue(shown.Value, shown.Unit)
 		}
 	}
 	perRun := time.Since(m.started) / time.Duration(m.done)

@@ -102,3 +102,42 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// traceMethod says how the functions that ran were found, in the result.
+const traceMethod = "ftrace's function tracer on the source's network functions (set_ftrace_filter by index), trace_pipe drained while the scenario ran"
+
+// traceRun runs the plan's scenario here with the function tracer on the plan's functions and
+// records in the result which of them ran. Tracing costs every traced call: the figures of
+// such a run say nothing, its functions do.
+func traceRun(ctx context.Context, p Plan) (*results.Result, error) {
+	names := make(map[string]bool, len(p.Trace))
+	for _, n := range p.Trace {
+		names[n] = true
+	}
+	tr := &results.Trace{Method: traceMethod}
+	tracer, err := coverage.StartTrace(names)
+	if err != nil {
+		tr.Error = err.Error()
+	}
+	annotate := p.Run.Annotate
+	p.Run.Annotate = func(r *results.Result) {
+		if tracer != nil {
+			var stopErr error
+			tr.Functions, tr.LostEvents, stopErr = tracer.Stop()
+			tracer = nil
+			if stopErr != nil {
+				tr.Error = stopErr.Error()
+			}
+		}
+		r.Trace = tr
+		r.Warnings = append(r.Warnings, "traced: every traced function's call cost time, so these figures are not a measurement")
+		if annotate != nil {
+			annotate(r)
+		}
+	}
+	r, err := runner.Run(ctx, p.Scenario, p.Run)
+	if tracer != nil { // the run ended before its result was annotated
+		tracer.Stop()
+	}
+	return r, err
+}

@@ -47,6 +47,8 @@ type Options struct {
 	// Count are the functions each guest counts the calls of before measuring (run --patch).
 	Count          []coverage.Target
 	CountTruncated bool
+	// Trace are the functions each guest traces while it runs the scenario (nsperf coverage).
+	Trace []string
 }
 
 // ErrDeadline: the guests did not finish measuring within their wall-time deadline.

@@ -53,6 +53,9 @@ type Plan struct {
 	CountTruncated bool
 	// NoCount: a patch's functions are not counted (run --no-count).
 	NoCount bool
+	// Trace are the functions whose running a trace records while the scenario runs (nsperf
+	// coverage: every function of the source's network stack); its result's Trace says which.
+	Trace []string
 }
 
 // Execute carries a plan out and returns its result, stored at runner.OutPath: a patch is
@@ -66,6 +69,9 @@ func Execute(ctx context.Context, p Plan) (*results.Result, error) {
 		}
 	}
 	if len(p.Kernels.Kernels) == 0 {
+		if len(p.Trace) > 0 {
+			return traceRun(ctx, p)
+		}
 		if len(p.Count) > 0 {
 			fmt.Fprintf(progressOf(p.Run), "counting the calls of the %s the patch changes: one %s run per state and workload, before the measured runs\n", plural(len(p.Count), "function"), CountRunLength)
 			cov := countCalls(ctx, p)
@@ -142,7 +148,7 @@ func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*res
 		o.CPUs = vm.PinnedCPUs(p.Scenario)
 	}
 	o.Required, o.Optional = vm.Needs(p.Scenario)
-	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds, Count: p.Count, CountTruncated: p.CountTruncated,
+	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds, Count: p.Count, CountTruncated: p.CountTruncated, Trace: p.Trace,
 		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit}}
 	if st, err := os.Stat(p.ScenarioArg); err == nil && st.Mode().IsRegular() {
 		k.ScenarioFile = true

@@ -56,6 +56,8 @@ type GuestRequest struct {
 	// Count are the functions of the patch whose calls the guest counts before measuring.
 	Count          []coverage.Target `json:"count,omitempty"`
 	CountTruncated bool              `json:"count_truncated,omitempty"`
+	// Trace are the functions the guest traces while it runs the scenario (nsperf coverage).
+	Trace []string `json:"trace,omitempty"`
 }
 
 // What a guest is asked to do.
@@ -90,7 +92,7 @@ type RunSettings struct {
 // request is guest i's request on the given clock.
 func (k Options) request(i int, clock string) GuestRequest {
 	req := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: k.Scenario, Label: k.VM.Kernels[i].Label,
-		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual, Count: k.Count, CountTruncated: k.CountTruncated}
+		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual, Count: k.Count, CountTruncated: k.CountTruncated, Trace: k.Trace}
 	if k.ScenarioFile {
 		req.Scenario = vm.GuestDir + "/scenario.yaml"
 	}
@@ -98,6 +100,10 @@ func (k Options) request(i int, clock string) GuestRequest {
 		// A state one kernel cannot apply is what an A/B of a patch may be about: each
 		// guest records it as unavailable and measures the rest.
 		req.GateDir, req.StatesOptional = vm.GuestDir, true
+	}
+	if len(k.Trace) > 0 {
+		// A trace records what the kernel can run: a state it cannot apply is left out.
+		req.StatesOptional = true
 	}
 	if k.Baseline != "" {
 		// A bisection step measures what it can: a state this kernel lost is judged against
@@ -162,5 +168,5 @@ func (req GuestRequest) Plan(s *scenarios.Scenario, m machine.Machine) (Plan, er
 			return compare.Look(base, cs, workloads, gates, alpha, pol.CVLimit, pol.MinChange)
 		}
 	}
-	return Plan{Scenario: s, ScenarioArg: req.Scenario, Overrides: req.Run.Overrides, Run: opt, Count: req.Count, CountTruncated: req.CountTruncated}, nil
+	return Plan{Scenario: s, ScenarioArg: req.Scenario, Overrides: req.Run.Overrides, Run: opt, Count: req.Count, CountTruncated: req.CountTruncated, Trace: req.Trace}, nil
 }

@@ -75,6 +75,10 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 	if files, err := probe.Generated(0, vm.ClockWall); err != nil || strings.Contains(string(files[RequestFile]), `"virtual_time": true`) {
 		t.Errorf("probe on the wall clock: %s %v", files[RequestFile], err)
 	}
+	traced := Options{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, Scenario: "ovs-internal-tso", Trace: []string{"do_setup"}}
+	if r := traced.request(0, vm.ClockVirtual); !r.StatesOptional || !reflect.DeepEqual(r.Trace, traced.Trace) {
+		t.Errorf("a traced run: %+v (a state the kernel cannot apply must not stop the trace)", r)
+	}
 	one := Options{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, Scenario: "veth-bigtcp"}
 	if r := one.request(0, vm.ClockWall); r.Scenario != "veth-bigtcp" || r.GateDir != "" || r.StatesOptional || r.VirtualTime {
 		t.Errorf("one kernel on the wall clock: %+v", r)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/clitest"
 	"github.com/nsperf/nsperf/internal/exitcode"
 	"github.com/nsperf/nsperf/internal/testenv"
@@ -706,5 +707,45 @@ func TestReproduceRevert(t *testing.T) {
 	}
 	if ack := r.Reproduction.Claims[1]; !strings.Contains(ack.Metric, "TcpOutSegs") {
 		t.Errorf("the ACK claim met %q, want the receiver's TcpOutSegs", ack.Metric)
+	}
+}
+
+// TestCoverageMap: nsperf coverage of veth-udp traces, in a guest on Debian's 6.12, which
+// functions of the source's network stack its states ran: veth's NAPI poll and UDP's GRO
+// (udp_offload.c, IPv4 and IPv6) among them, each under the file that defines it, the
+// tracer put back, nothing left. The map it writes is what a patch's scenario is chosen by.
+func TestCoverageMap(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "qemu-system-x86_64")
+	before := testenv.Take(runstate.Dir)
+	t.Cleanup(func() {
+		testenv.CheckClean(t, before, runstate.Dir)
+		clitest.NoGuestLeft(t)
+	})
+	out := filepath.Join(t.TempDir(), "map.json")
+	_, stderr, code := clitest.Run(t, "coverage", "veth-udp", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := coverage.ReadMap(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := m.Scenarios["veth-udp"].Files
+	for file, fn := range map[string]string{"net/ipv4/udp_offload.c": "udp4_gro_receive", "net/ipv6/udp_offload.c": "udp6_gro_receive",
+		"drivers/net/veth.c": "veth_poll", "net/ipv4/udp.c": "udp_sendmsg"} {
+		if !slices.Contains(files[file], fn) {
+			t.Errorf("%s: %v, want %s among them", file, files[file], fn)
+		}
+	}
+	if _, ok := files["net/ipv4/tcp_output.c"]; ok && slices.Contains(files["net/ipv4/tcp_output.c"], "tcp_write_xmit") {
+		t.Errorf("a UDP scenario ran tcp_write_xmit: the trace is not the scenario's")
+	}
+	if !strings.Contains(m.Kernel, "6.12") || !strings.Contains(m.Source, "linux-source-6.12") {
+		t.Errorf("map of kernel %q, source %q", m.Kernel, m.Source)
 	}
 }

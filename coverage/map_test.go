@@ -1,0 +1,91 @@
+package coverage
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// TestShippedMap: the map that ships (make coverage-map) has every shipped scenario, agrees
+// with what each scenario's link kinds declare (some function of each declared source ran),
+// and sends a patch to TCP's output path and one to UDP's GRO to a scenario whose traffic
+// runs the patched function.
+func TestShippedMap(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped, err := scenarios.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shipped {
+		if !m.Knows(s.Name) {
+			t.Errorf("the map lacks %s: run make coverage-map", s.Name)
+			continue
+		}
+		for _, src := range scenarios.KernelSources(s) {
+			if len(m.RanFiles(s.Name, []string{src})) == 0 && !ranUnder(m, s.Name, src) {
+				t.Errorf("%s declares %s, but no function of it ran there", s.Name, src)
+			}
+		}
+	}
+	for _, patch := range []Target{
+		{Function: "tcp_write_xmit", File: "net/ipv4/tcp_output.c"},
+		{Function: "udp_gro_receive", File: "net/ipv4/udp_offload.c"},
+		{Function: "udp6_gro_receive", File: "net/ipv6/udp_offload.c"},
+	} {
+		var runs []string
+		for _, s := range shipped {
+			if strength, _ := m.Runs(s, []Target{patch}, []string{patch.File}); strength == 2 {
+				runs = append(runs, s.Name)
+			}
+		}
+		if len(runs) == 0 {
+			t.Errorf("no shipped scenario runs %s (%s)", patch.Function, patch.File)
+		}
+		t.Logf("%s: %s", patch.Function, strings.Join(runs, ", "))
+	}
+}
+
+// ranUnder reports whether some function of a file under dir (ending in "/") ran.
+func ranUnder(m *Map, scenario, dir string) bool {
+	if !strings.HasSuffix(dir, "/") {
+		return false
+	}
+	for f := range m.Scenarios[scenario].Files {
+		if strings.HasPrefix(f, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMapRuns: the strength and words of Runs, from a map and without one.
+func TestMapRuns(t *testing.T) {
+	m := &Map{Version: MapVersion, Scenarios: map[string]ScenarioMap{
+		"veth-udp": {Files: map[string][]string{"net/ipv4/udp_offload.c": {"udp4_gro_receive"}, "drivers/net/veth.c": {"veth_xmit"}}}}}
+	s := &scenarios.Scenario{Name: "veth-udp"}
+	for _, c := range []struct {
+		fns      []Target
+		touched  []string
+		strength int
+		how      string
+	}{
+		{[]Target{{Function: "udp4_gro_receive", File: "net/ipv4/udp_offload.c"}}, []string{"net/ipv4/udp_offload.c"}, 2, "runs the patched udp4_gro_receive"},
+		{[]Target{{Function: "udp4_gro_complete", File: "net/ipv4/udp_offload.c"}}, []string{"net/ipv4/udp_offload.c"}, 1, "runs through net/ipv4/udp_offload.c"},
+		{nil, []string{"drivers/net/veth.h"}, 1, "drivers/net/veth.h"},
+		{[]Target{{Function: "tcp_write_xmit", File: "net/ipv4/tcp_output.c"}}, []string{"net/ipv4/tcp_output.c"}, 0, ""},
+	} {
+		strength, how := m.Runs(s, c.fns, c.touched)
+		if strength != c.strength || !strings.Contains(how, c.how) {
+			t.Errorf("%v %v: %d %q", c.fns, c.touched, strength, how)
+		}
+	}
+	// A scenario the map lacks: its link kinds' declared sources decide.
+	veth := &scenarios.Scenario{Name: "other", Topology: scenarios.Topology{Links: []scenarios.Link{{Veth: &scenarios.Veth{}}}}}
+	if strength, how := m.Runs(veth, nil, []string{"drivers/net/veth.c"}); strength != 1 || !strings.Contains(how, "link kinds' sources") {
+		t.Errorf("declared: %d %q", strength, how)
+	}
+}
