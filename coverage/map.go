@@ -25,8 +25,31 @@ type Map struct {
 	Kernel string `json:"kernel"`
 	Source string `json:"source"`
 	Method string `json:"method"`
+	// SourceFiles are the files of Source the trace could see run (IndexSource's): a touched
+	// file not among them (a path of another tree) is unknown to the map, not unrun.
+	SourceFiles []string `json:"source_files"`
 	// Scenarios are by name.
 	Scenarios map[string]ScenarioMap `json:"scenarios"`
+}
+
+// IndexedFiles are the files of an index (IndexSource), sorted.
+func IndexedFiles(index map[string][]string) []string {
+	var out []string
+	for _, files := range index {
+		out = append(out, files...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Traces reports whether the map's source has the file, so that its functions' running was
+// seen (or not) by the trace.
+func (m *Map) Traces(file string) bool {
+	if m == nil {
+		return false
+	}
+	_, found := slices.BinarySearch(m.SourceFiles, file)
+	return found
 }
 
 // ScenarioMap is what one scenario ran through: the functions that ran, by the file that

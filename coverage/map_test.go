@@ -89,3 +89,13 @@ func TestMapRuns(t *testing.T) {
 		t.Errorf("declared: %d %q", strength, how)
 	}
 }
+
+// TestUnderRoots: where a trace can see a function run.
+func TestUnderRoots(t *testing.T) {
+	for file, want := range map[string]bool{"net/ipv4/tcp_output.c": true, "drivers/net/veth.c": true, "drivers/net/vxlan/vxlan_core.c": true,
+		"drivers/net/ethernet/intel/ice/ice_main.c": false, "drivers/vhost/net.c": false, "include/net/tcp.h": false, "kernel/bpf/core.c": false, "net": false} {
+		if got := UnderRoots(file); got != want {
+			t.Errorf("UnderRoots(%s) = %v", file, got)
+		}
+	}
+}

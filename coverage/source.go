@@ -19,6 +19,19 @@ var SourceRoots = []string{"net", "drivers/net"}
 var hardwareDirs = []string{"ethernet", "wireless", "usb", "can", "wwan", "phy", "pcs", "dsa", "ipa", "fddi", "hamradio", "wan",
 	"arcnet", "ieee802154", "mdio", "pse-pd", "plip", "slip", "fjes", "hippi", "mctp", "thunderbolt"}
 
+// UnderRoots reports whether a source file is where IndexSource reads (and so where a trace
+// can see its functions run): under SourceRoots, not in a hardware driver's folder.
+func UnderRoots(file string) bool {
+	for _, root := range SourceRoots {
+		if strings.HasPrefix(file, root+"/") {
+			rest := strings.TrimPrefix(file, root+"/")
+			dir, _, nested := strings.Cut(rest, "/")
+			return !(root == "drivers/net" && nested && slices.Contains(hardwareDirs, dir))
+		}
+	}
+	return false
+}
+
 // maxSourceFile bounds one file read: the largest .c file of net/ is a few hundred KiB.
 const maxSourceFile = 8 << 20
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,6 +25,10 @@ import (
 
 // ErrNoScenario: no shipped scenario matches the message.
 var ErrNoScenario = errors.New("no shipped scenario matches the message: give --scenario")
+
+// ErrCodeNotRun: the coverage map measured every shipped scenario, the patch's code is where
+// it traces (coverage.SourceRoots), and no scenario's traffic runs it.
+var ErrCodeNotRun = errors.New("no shipped scenario's traffic runs the patch's code")
 
 var wordRe = regexp.MustCompile(`[a-z0-9]+`)
 
@@ -56,13 +61,14 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 			tools[tool] = true // "Regular netperf TCP_STREAM" in the prose
 		}
 	}
-	bestScore, bestComplexity := -1, 0
+	bestScore, bestComplexity, runs := -1, 0, false
 	for _, s := range shipped {
 		score, reasons := 0, []string{}
 		if len(touched) > 0 {
 			if strength, how := cov.Runs(s, targets, touched); strength > 0 {
 				score += 10 * strength
 				reasons = append(reasons, how)
+				runs = true
 			}
 		}
 		ref := strings.TrimSuffix(s.Reference, ".md")
@@ -97,10 +103,37 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 			bestComplexity = complexity(s)
 		}
 	}
+	if !runs && traced(cov, shipped, touched) {
+		return "", "", fmt.Errorf("%w: the coverage map (nsperf coverage) saw none run a function of %s; whatever a run measured would not be the patch's: give --scenario with one that runs it", ErrCodeNotRun, strings.Join(touched, ", "))
+	}
 	if bestScore <= 0 {
 		return "", "", ErrNoScenario
 	}
 	return name, why, nil
+}
+
+// traced reports whether the map knows every shipped scenario and every touched source file
+// is where it traces: then a patch no scenario ran is known not to run, not merely unknown.
+func traced(cov *coverage.Map, shipped []*scenarios.Scenario, touched []string) bool {
+	code := 0
+	for _, f := range touched {
+		if path.Ext(f) != ".c" && path.Ext(f) != ".h" {
+			continue
+		}
+		if !coverage.UnderRoots(f) || (path.Ext(f) == ".c" && !cov.Traces(f)) {
+			return false // where the trace does not look, or a file its source does not have
+		}
+		code++
+	}
+	if code == 0 {
+		return false
+	}
+	for _, s := range shipped {
+		if !cov.Knows(s.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // complexity is how much a scenario builds and switches: its devices and states.

@@ -68,6 +68,19 @@ func TestChoose(t *testing.T) {
 	if name, why, err := Choose(rep, series, shipped); err != nil || name != "veth-udp" || !strings.Contains(why, "runs the patched udp_gro_receive") {
 		t.Errorf("a UDP GRO patch: %s (%s) %v, want veth-udp", name, why, err)
 	}
+	// A patch to code the map saw no scenario run (SCTP) is refused before anything is built,
+	// naming the file; one outside what the map traces (vhost) is left to the other reasons.
+	for file, wantErr := range map[string]error{"net/sctp/sm_statefuns.c": ErrCodeNotRun, "drivers/vhost/net.c": nil} {
+		mail := strings.ReplaceAll(udp, "net/ipv4/udp_offload.c", file)
+		series, err := patches.Read("x.mbox", []byte(mail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _, err := Choose(rep, series, shipped)
+		if !errors.Is(err, wantErr) || (wantErr != nil && !strings.Contains(err.Error(), file)) || (wantErr == nil && name == "") {
+			t.Errorf("%s: %q %v, want %v", file, name, err, wantErr)
+		}
+	}
 	rep, _, _ = read(t, "../claims/testdata/big-tcp-merge.txt")
 	if _, _, err := Choose(rep, nil, nil); !errors.Is(err, ErrNoScenario) {
 		t.Errorf("no scenario to choose from: %v", err)

@@ -101,7 +101,7 @@ func measureCoverage(ctx context.Context, c *cobra.Command, args []string, vf vm
 			args = append(args, s.Name)
 		}
 	}
-	m := &coverage.Map{Version: coverage.MapVersion, Kernel: release, Source: identity, Scenarios: map[string]coverage.ScenarioMap{}}
+	m := &coverage.Map{Version: coverage.MapVersion, Kernel: release, Source: identity, SourceFiles: coverage.IndexedFiles(index), Scenarios: map[string]coverage.ScenarioMap{}}
 	fmt.Fprintf(stderr, "coverage: %d functions of %s under %v, traced in %d scenario(s) on %s\n", len(names), identity, coverage.SourceRoots, len(args), release)
 	for _, arg := range args {
 		r, err := traceScenario(ctx, stderr, arg, names, image, modules, vf)

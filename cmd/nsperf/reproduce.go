@@ -94,7 +94,9 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 		if err != nil {
 			return err
 		}
-		if name, why, err = reproduce.Choose(rep, series, shipped); err != nil {
+		if name, why, err = reproduce.Choose(rep, series, shipped); errors.Is(err, reproduce.ErrCodeNotRun) {
+			return capability.Missing(fmt.Sprintf("%s cannot be reproduced with a shipped scenario: %v", file, err))
+		} else if err != nil {
 			return usageError{err}
 		}
 	}
