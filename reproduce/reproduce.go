@@ -175,7 +175,14 @@ func Facts(s *scenarios.Scenario) claims.Facts {
 		f.Tools[w.Name] = w.Tool()
 	}
 	for _, st := range s.States {
-		f.OffloadsOff[st.Name] = len(st.Offloads) > 0
+		// A state that switches some offload off (veth-udp's gro-off, vxlan's sw-off); one that
+		// only switches features on is not.
+		f.OffloadsOff[st.Name] = false
+		for _, features := range st.Offloads {
+			for _, on := range features {
+				f.OffloadsOff[st.Name] = f.OffloadsOff[st.Name] || !bool(on)
+			}
+		}
 	}
 	return f
 }

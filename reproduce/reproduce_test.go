@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,6 +193,23 @@ func TestLacks(t *testing.T) {
 		}
 		if c.want == nil && got != "" {
 			t.Errorf("%q: %q, want nothing", c.msg, got)
+		}
+	}
+}
+
+// TestFactsOffloadsOff: a state is "offloads off" when it switches some feature off, not
+// when it only switches features on.
+func TestFactsOffloadsOff(t *testing.T) {
+	for name, want := range map[string]map[string]bool{
+		"veth-udp":     {"gro-off": true, "gro-on": false},
+		"vxlan-bigtcp": {"off": false, "on": false, "sw-off": true, "sw-on": true},
+	} {
+		s, err := scenarios.Load(name, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Facts(s).OffloadsOff; !maps.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", name, got, want)
 		}
 	}
 }
