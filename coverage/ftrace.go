@@ -230,8 +230,12 @@ func mountTracefs(dir, file, missing string) (bool, error) {
 }
 
 // writeFile writes one line to a tracefs file, replacing what it held (`echo LINE > FILE`).
-func writeFile(dir, name, line string) error {
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_TRUNC, 0)
+func writeFile(dir, name, line string) error { return writeLine(dir, name, line, os.O_TRUNC) }
+
+// writeLine writes one line to a tracefs file opened with flag (os.O_TRUNC: `echo LINE >
+// FILE`; os.O_APPEND: `echo LINE >> FILE`).
+func writeLine(dir, name, line string, flag int) error {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|flag, 0)
 	if err != nil {
 		return fmt.Errorf("tracefs: %w", err)
 	}

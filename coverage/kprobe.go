@@ -86,18 +86,10 @@ func Start(resolved []Resolved, phase string) (*Counter, error) {
 // write writes one line to a tracefs file; kprobe_events is appended to (`echo LINE >>
 // kprobe_events`), the others replaced.
 func (c *Counter) write(name, line string) error {
-	if name != "kprobe_events" {
-		return writeFile(c.dir, name, line)
+	if name == "kprobe_events" {
+		return writeLine(c.dir, name, line, os.O_APPEND)
 	}
-	f, err := os.OpenFile(filepath.Join(c.dir, name), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return fmt.Errorf("tracefs: %w", err)
-	}
-	_, err = f.WriteString(line + "\n")
-	if err != nil {
-		err = fmt.Errorf("tracefs: writing %q to %s: %w", line, name, err)
-	}
-	return errors.Join(err, f.Close())
+	return writeFile(c.dir, name, line)
 }
 
 // read reads the counter's events' hits from kprobe_profile ("  EVENT HITS MISSES" lines).

@@ -12,18 +12,29 @@ import (
 	"github.com/nsperf/nsperf/knobs"
 )
 
+// scaled are the units printed with a prefix, as commit messages write them (65.567 Gbps,
+// 3.640 Mpps): each step's factor and name, largest first; the last is the floor.
+var scaled = map[string][]struct {
+	factor float64
+	name   string
+}{
+	"bit/s": {{1e9, "Gbps"}, {1e6, "Mbps"}, {1e3, "kbps"}},
+	"pps":   {{1e6, "Mpps"}, {1e3, "kpps"}, {1, "pps"}},
+}
+
 // FormatValue prints a value in its unit the way commit messages do (65.567 Gbps).
 func FormatValue(v float64, unit string) string {
-	switch unit {
-	case "bit/s":
-		switch {
-		case v >= 1e9:
-			return fmt.Sprintf("%.3f Gbps", v/1e9)
-		case v >= 1e6:
-			return fmt.Sprintf("%.3f Mbps", v/1e6)
-		default:
-			return fmt.Sprintf("%.3f kbps", v/1e3)
+	if steps, ok := scaled[unit]; ok {
+		for i, s := range steps {
+			if v >= s.factor || i == len(steps)-1 {
+				if s.factor == 1 {
+					return fmt.Sprintf("%.1f %s", v, s.name)
+				}
+				return fmt.Sprintf("%.3f %s", v/s.factor, s.name)
+			}
 		}
+	}
+	switch unit {
 	case "count":
 		return fmt.Sprintf("%.1f", v)
 	case "%":
@@ -32,14 +43,6 @@ func FormatValue(v float64, unit string) string {
 		return fmt.Sprintf("%.1f us", v)
 	case "trans/s":
 		return fmt.Sprintf("%.2f trans/s", v)
-	case "pps":
-		switch {
-		case v >= 1e6:
-			return fmt.Sprintf("%.3f Mpps", v/1e6)
-		case v >= 1e3:
-			return fmt.Sprintf("%.3f kpps", v/1e3)
-		}
-		return fmt.Sprintf("%.1f pps", v)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.3f %s", v, unit))
 }

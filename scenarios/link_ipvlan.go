@@ -1,12 +1,5 @@
 package scenarios
 
-import (
-	"fmt"
-	"slices"
-
-	"github.com/nsperf/nsperf/internal/shellq"
-)
-
 // Ipvlan is an ipvlan device on a lower device of its namespace (`ip link add NAME link LOWER
 // type ipvlan mode MODE`): it sends through the lower device with the lower device's MAC
 // address, switching by IP address; l2 mode resolves neighbours itself, l3 and l3s route
@@ -43,13 +36,7 @@ func (m *Ipvlan) LowerDevice() string { return m.NS + "/" + m.Lower }
 
 // Command implements LinkSpec.
 func (m *Ipvlan) Command(ns func(string) string, alias string) string {
-	n, name := shellq.Word(ns(m.NS)), shellq.Word(m.Name)
-	mtu := ""
-	if m.MTU != 0 {
-		mtu = fmt.Sprintf(" mtu %d", m.MTU)
-	}
-	return fmt.Sprintf("ip -n %s link add %s link %s%s type ipvlan mode %s && ip -n %s link set %s alias %s",
-		n, name, shellq.Word(m.Lower), mtu, m.Mode, n, name, alias)
+	return stackedCommand("ipvlan", ns(m.NS), m.Name, m.Lower, m.MTU, m.Mode, alias)
 }
 
 func (m *Ipvlan) setDefaults(written func(string) bool) {
@@ -59,16 +46,5 @@ func (m *Ipvlan) setDefaults(written func(string) bool) {
 }
 
 func (m *Ipvlan) check(v *validator, path string, t *topologyIndex) {
-	lower := t.devices[m.NS+"/"+m.Lower]
-	switch {
-	case m.Lower == "":
-		v.add(path+".lower", "missing: the lower device in namespace %s, e.g. eth0", m.NS)
-	case lower == nil:
-		v.add(path+".lower", "no device %s/%s in the topology to be the lower device", m.NS, m.Lower)
-	}
-	if !slices.Contains(IpvlanModes, m.Mode) {
-		v.add(path+".mode", "%q: want %s", m.Mode, orList(IpvlanModes))
-	}
-	d := v.endpoint(path, m.Devices()[0], t.namespaces, t.devices, t.owner)
-	v.mtu(path+".mtu", m.MTU, d != nil && d.ipv6, "device")
+	checkStacked(v, path, t, m.Devices()[0], m.Lower, m.MTU, m.Mode, IpvlanModes)
 }

@@ -43,13 +43,7 @@ func (m *Macvlan) LowerDevice() string { return m.NS + "/" + m.Lower }
 
 // Command implements LinkSpec.
 func (m *Macvlan) Command(ns func(string) string, alias string) string {
-	n, name := shellq.Word(ns(m.NS)), shellq.Word(m.Name)
-	mtu := ""
-	if m.MTU != 0 {
-		mtu = fmt.Sprintf(" mtu %d", m.MTU)
-	}
-	return fmt.Sprintf("ip -n %s link add %s link %s%s type macvlan mode %s && ip -n %s link set %s alias %s",
-		n, name, shellq.Word(m.Lower), mtu, m.Mode, n, name, alias)
+	return stackedCommand("macvlan", ns(m.NS), m.Name, m.Lower, m.MTU, m.Mode, alias)
 }
 
 func (m *Macvlan) setDefaults(written func(string) bool) {
@@ -59,16 +53,34 @@ func (m *Macvlan) setDefaults(written func(string) bool) {
 }
 
 func (m *Macvlan) check(v *validator, path string, t *topologyIndex) {
-	lower := t.devices[m.NS+"/"+m.Lower]
+	checkStacked(v, path, t, m.Devices()[0], m.Lower, m.MTU, m.Mode, MacvlanModes)
+}
+
+// stackedCommand is the iproute2 command that creates a device of kind on a lower device of
+// its namespace: `ip -n NS link add NAME link LOWER [mtu M] type KIND mode MODE`, then its
+// alias.
+func stackedCommand(kind, ns, name, lower string, mtu int, mode, alias string) string {
+	n, dev := shellq.Word(ns), shellq.Word(name)
+	mtuArg := ""
+	if mtu != 0 {
+		mtuArg = fmt.Sprintf(" mtu %d", mtu)
+	}
+	return fmt.Sprintf("ip -n %s link add %s link %s%s type %s mode %s && ip -n %s link set %s alias %s",
+		n, dev, shellq.Word(lower), mtuArg, kind, mode, n, dev, alias)
+}
+
+// checkStacked validates a device on a lower device of its namespace (macvlan, ipvlan): the
+// lower device exists, the mode is one of modes, the device's addresses and MTU.
+func checkStacked(v *validator, path string, t *topologyIndex, dev Endpoint, lower string, mtu int, mode string, modes []string) {
 	switch {
-	case m.Lower == "":
-		v.add(path+".lower", "missing: the lower device in namespace %s, e.g. eth0", m.NS)
-	case lower == nil:
-		v.add(path+".lower", "no device %s/%s in the topology to be the lower device", m.NS, m.Lower)
+	case lower == "":
+		v.add(path+".lower", "missing: the lower device in namespace %s, e.g. eth0", dev.NS)
+	case t.devices[dev.NS+"/"+lower] == nil:
+		v.add(path+".lower", "no device %s/%s in the topology to be the lower device", dev.NS, lower)
 	}
-	if !slices.Contains(MacvlanModes, m.Mode) {
-		v.add(path+".mode", "%q: want %s", m.Mode, orList(MacvlanModes))
+	if !slices.Contains(modes, mode) {
+		v.add(path+".mode", "%q: want %s", mode, orList(modes))
 	}
-	d := v.endpoint(path, m.Devices()[0], t.namespaces, t.devices, t.owner)
-	v.mtu(path+".mtu", m.MTU, d != nil && d.ipv6, "device")
+	d := v.endpoint(path, dev, t.namespaces, t.devices, t.owner)
+	v.mtu(path+".mtu", mtu, d != nil && d.ipv6, "device")
 }

@@ -1,8 +1,6 @@
 package topo
 
 import (
-	"fmt"
-
 	"github.com/vishvananda/netlink"
 
 	"github.com/nsperf/nsperf/scenarios"
@@ -15,11 +13,11 @@ func init() {
 	// `ip -n NS link add NAME link LOWER [mtu M] type ipvlan mode MODE`
 	linkMakers["ipvlan"] = func(l *Live, spec scenarios.LinkSpec, undo *plan.Step) error {
 		m := spec.(*scenarios.Ipvlan)
-		lower, err := l.spaces[m.NS].nl.LinkByName(m.Lower)
+		parent, err := l.lowerIndex(m.NS, m.Lower)
 		if err != nil {
-			return fmt.Errorf("lower device %s/%s: %w", m.NS, m.Lower, err)
+			return err
 		}
-		iv := &netlink.IPVlan{LinkAttrs: netlink.LinkAttrs{Name: m.Name, MTU: m.MTU, ParentIndex: lower.Attrs().Index}, Mode: ipvlanModes[m.Mode]}
+		iv := &netlink.IPVlan{LinkAttrs: netlink.LinkAttrs{Name: m.Name, MTU: m.MTU, ParentIndex: parent}, Mode: ipvlanModes[m.Mode]}
 		return l.addDevice(m.NS, iv, undo)
 	}
 }

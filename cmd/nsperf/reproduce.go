@@ -195,6 +195,9 @@ func readClaims(c *cobra.Command, file string, data []byte) (*claims.Report, []p
 		if reproduce.HasDiffstat(series) {
 			why = "it lists changed files (a diffstat) but carries no diff: give the patches themselves (b4 am, or the series' mbox)"
 		}
+		if lacks := reproduce.Lacks(rep); lacks != "" {
+			why += "; " + lacks
+		}
 		return nil, nil, capability.Missing(fmt.Sprintf("%s cannot be reproduced here: %s", file, why))
 	}
 	return rep, series, nil
