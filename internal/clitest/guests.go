@@ -20,12 +20,19 @@ import (
 func GuestTest(t *testing.T) (image, modules string) {
 	t.Helper()
 	image, modules = testenv.TestKernel(t)
+	NothingLeft(t)
+	return image, modules
+}
+
+// NothingLeft checks at the end of the test that nothing it made from now on is left: no
+// namespace, state file, link or process of its runs (testenv.CheckClean), no guest.
+func NothingLeft(t *testing.T) {
+	t.Helper()
 	before := testenv.Take(runstate.Dir)
 	t.Cleanup(func() {
 		testenv.CheckClean(t, before, runstate.Dir)
 		NoGuestLeft(t)
 	})
-	return image, modules
 }
 
 // NoGuestLeft checks that no QEMU process and no guest directory outlived the command: of the

@@ -26,7 +26,6 @@ import (
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
-	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
 	"golang.org/x/sys/unix"
 )
@@ -339,11 +338,7 @@ func BenchmarkBuildWhole(b *testing.B) {
 func TestVMPatchAB(t *testing.T) {
 	mbox := clitest.Seeds + "ovs-internal-port-tso-v2.mbox"
 	clitest.BuiltKernels(t, mbox) // built or cached before the run: the run below must find it cached
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
 	junit := filepath.Join(t.TempDir(), "ab.xml")
 	db := filepath.Join(t.TempDir(), "h.db")
@@ -447,11 +442,7 @@ func TestVMPatchAB(t *testing.T) {
 func TestVMPatchNotExercised(t *testing.T) {
 	mbox := clitest.Seeds + "ovs-internal-port-tso-v2.mbox"
 	clitest.BuiltKernels(t, mbox)
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
 	claimsTable, runOutput, code := clitest.Run(t, "reproduce", mbox, "--scenario", "veth-bigtcp", "--runs", "2", "--duration", "1s", "--out", out,
 		"--", "--vm-accel", "tcg", "--no-history")
@@ -512,11 +503,7 @@ func TestVMPatchWholeKernel(t *testing.T) {
 	if !strings.Contains(stderr, "whole kernels") || !strings.Contains(stderr, "config minimal") {
 		t.Errorf("the build does not say it built whole kernels with the minimal config:\n%s", stderr)
 	}
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
 	runOut, runErr, code := clitest.Run(t, "run", "../testdata/tcp-tso.yaml", "--patch", patch, "--vm-accel", "tcg", "--no-history", "--out", out)
 	if code != 0 && code != 1 {
@@ -640,11 +627,7 @@ func TestReproduceMergeInGuest(t *testing.T) {
 	if stable, _ := vm.StableWallClock(); stable {
 		t.Skip("this machine's wall clock is stable (KVM works, the host is quiet): reproduce measures here")
 	}
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "merge.json")
 	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"big-tcp-merge.txt", "--out", out, "--", "--no-history")
 	if code != 0 && code != 1 {
@@ -674,11 +657,7 @@ func TestReproduceMergeInGuest(t *testing.T) {
 // never "not reproducible").
 func TestReproduceRevert(t *testing.T) {
 	testenv.RequireRoot(t)
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "revert.json")
 	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"tcp-backlog-ack-defer.patch", "--fuzz", "3", "--runs", "3", "--out", out, "--", "--no-history")
 	if code != 0 && code != 1 && code != 5 {
@@ -719,11 +698,7 @@ func TestReproduceRevert(t *testing.T) {
 func TestCoverageMap(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "qemu-system-x86_64")
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "map.json")
 	_, stderr, code := clitest.Run(t, "coverage", "veth-udp", "--out", out)
 	if code != 0 {
@@ -767,11 +742,7 @@ func TestVMIpvlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		clitest.NoGuestLeft(t)
-	})
+	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "ipvlan.json")
 	_, stderr, code := clitest.Run(t, "run", "ipvlan-bigtcp", "--kernel", image, "--modules", modules, "--runs", "1", "--duration", "1s", "--omit", "0",
 		"--vm-accel", "tcg", "--no-history", "--out", out)
