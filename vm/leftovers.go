@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/topo/runstate"
+	"golang.org/x/sys/unix"
 )
 
 // Leftover is what a killed run on a kernel under test left: its guest's directory and the
@@ -116,6 +117,14 @@ func (l Leftover) Remove() error {
 	return nil
 }
 
+// Kind says what the leftover was: a guest, or a run's scratch directory (ScratchDir).
+func (l Leftover) Kind() string {
+	if len(l.PIDs) == 0 && strings.HasPrefix(l.Name, "vm-modules-") {
+		return "modules installed for a guest"
+	}
+	return "guest"
+}
+
 // String says what the leftover is.
 func (l Leftover) String() string {
 	var parts []string
@@ -126,4 +135,30 @@ func (l Leftover) String() string {
 		parts = append(parts, l.Dir)
 	}
 	return l.Name + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// ScratchDir makes a directory for a run's files beside its guests (prefix names it, after
+// "vm-"), locked like a guest's: removed by release, and by `nsperf cleanup` once the run is
+// gone, as after a kill -9 (os.MkdirTemp in /tmp would outlive such a run).
+func ScratchDir(prefix string) (dir string, release func(), err error) {
+	if err := os.MkdirAll(Dir(), 0o755); err != nil {
+		return "", nil, err
+	}
+	if dir, err = os.MkdirTemp(Dir(), "vm-"+prefix+"-"); err != nil {
+		return "", nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if err == nil {
+		if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			lock.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return dir, func() {
+		os.RemoveAll(dir)
+		lock.Close()
+	}, nil
 }

@@ -112,14 +112,14 @@ func cleanGuests(c *cobra.Command, guests []vm.Leftover, dryRun bool) error {
 	var errs []error
 	for _, g := range guests {
 		if dryRun {
-			fmt.Fprintf(c.OutOrStdout(), "would remove guest %s\n", g)
+			fmt.Fprintf(c.OutOrStdout(), "would remove %s %s\n", g.Kind(), g)
 			continue
 		}
 		if err := g.Remove(); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(c.OutOrStdout(), "removed guest %s\n", g)
+		fmt.Fprintf(c.OutOrStdout(), "removed %s %s\n", g.Kind(), g)
 	}
 	return errors.Join(errs...)
 }

@@ -3,7 +3,6 @@ package kernels
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
 
@@ -25,10 +24,10 @@ type Request struct {
 // temporary directory that cleanup removes) and pairs it with its modules and label. Two
 // kernels of one label are told apart as (A) and (B).
 func Prepare(req Request) (ks []vm.Kernel, cleanup func(), err error) {
-	var tmps []string
+	var releases []func()
 	cleanup = func() {
-		for _, d := range tmps {
-			os.RemoveAll(d)
+		for _, release := range releases {
+			release()
 		}
 	}
 	defer func() {
@@ -43,11 +42,13 @@ func Prepare(req Request) (ks []vm.Kernel, cleanup func(), err error) {
 		return nil, cleanup, inputerr.Error{Err: fmt.Errorf("--label given %d times for %d --kernel: give one per kernel (default: each kernel's release)", len(req.Labels), len(req.Kernels))}
 	}
 	for i, path := range req.Kernels {
-		tmp, err := os.MkdirTemp("", "nsperf-kdir-")
+		// A built tree's modules are installed here: beside the guests, so that `nsperf
+		// cleanup` removes it after a kill -9 of this run.
+		tmp, release, err := vm.ScratchDir("modules")
 		if err != nil {
 			return nil, cleanup, err
 		}
-		tmps = append(tmps, tmp)
+		releases = append(releases, release)
 		k, err := req.kernel(i, path, tmp)
 		if err != nil {
 			return nil, cleanup, err

@@ -314,8 +314,10 @@ func TestVMInterrupt(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	if _, stderr, code := clitest.Run(t, "cleanup"); code != 0 {
-		t.Errorf("cleanup: exit %d\n%s", code, stderr)
+	// The killed run's guest and its scratch directory (kept beside the guests, not in /tmp
+	// where nothing would find it) are removed by cleanup; GuestTest checks nothing is left.
+	if stdout, stderr, code := clitest.Run(t, "cleanup"); code != 0 || !strings.Contains(stdout, "removed modules installed for a guest vm-modules-") {
+		t.Errorf("cleanup: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	journalHolds(t, journal)
 }
@@ -471,13 +473,9 @@ func TestVMAccelAuto(t *testing.T) {
 func TestVMKernelBuildTree(t *testing.T) {
 	image, modules := clitest.GuestTest(t)
 	kdir := buildTree(t, image, modules)
-	tmps, _ := filepath.Glob(filepath.Join(os.TempDir(), "nsperf-kdir-*"))
 	stdout, stderr, code := clitest.Run(t, "probe", "--kernel", kdir, "--vm-accel", "tcg")
 	if code != 0 || !strings.Contains(stdout, "probed in QEMU") || !strings.Contains(stdout, "modules loaded:") || !strings.Contains(stdout, " veth ") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if after, _ := filepath.Glob(filepath.Join(os.TempDir(), "nsperf-kdir-*")); len(after) != len(tmps) {
-		t.Errorf("installed modules left behind: %v", after)
 	}
 }
 
