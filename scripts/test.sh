@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make test's two lanes, run at once:
+# - guests: the packages that boot QEMU guests and build kernels. Their figures are in virtual
+#   time (TCG with icount), which host load cannot move, so they need no quiet CPU;
+# - host: every other package, one at a time (-p 1: the integration tests measure on this
+#   machine's clock and do not share the CPUs with each other), then a short fuzz of every
+#   parser (make fuzz).
+# The host lane's tests assert effects far larger than the noise of a busy machine, which the
+# guest lane makes it. Each line is prefixed with its lane; the exit status is the first
+# failing lane's. A lane's output is also kept whole in $NSPERF_TEST_LOGS (default: a
+# temporary directory, removed at the end) for reading after a failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZ=${FUZZ:-30000x}
+guests=$($GO list ./... | grep -E '/cmd/nsperf/(buildtest|guesttest)$' | tr '\n' ' ')
+host=$($GO list ./... | grep -v -E '/cmd/nsperf/(buildtest|guesttest)$' | tr '\n' ' ')
+
+logs=${NSPERF_TEST_LOGS:-}
+if [ -z "$logs" ]; then
+	logs=$(mktemp -d)
+	trap 'rm -rf "$logs"' EXIT
+fi
+mkdir -p "$logs"
+
+lane() { # lane NAME COMMAND...: runs COMMAND with NAME before each line, its status in NAME.rc
+	local name=$1
+	shift
+	("$@"; echo $? >"$logs/$name.rc") 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
+}
+
+# shellcheck disable=SC2086 # the package lists are word lists
+lane guests $GO test -count=1 -p 1 -timeout 30m $guests &
+guests_pid=$!
+# shellcheck disable=SC2086
+lane host bash -c "$GO test -count=1 -p 1 -timeout 30m $host && make --no-print-directory fuzz FUZZTIME=$FUZZ"
+wait $guests_pid
+
+status=0
+for name in host guests; do
+	rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
+	if [ "$rc" != 0 ]; then
+		echo "make test: the $name lane failed (exit $rc); its output: $logs/$name.log"
+		[ "$status" != 0 ] || status=$rc
+	fi
+done
+if [ "$status" != 0 ] && [ -z "${NSPERF_TEST_LOGS:-}" ]; then
+	trap - EXIT # keep the logs of a failure
+fi
+exit "$status"
