@@ -57,6 +57,8 @@ type Toggle struct {
 	Command string            `json:"command"`
 	Device  string            `json:"device,omitempty"`
 	Knobs   map[string]string `json:"knobs,omitempty"` // gso_max_size: 185000
+	// Sysctls a `sysctl -w NAME=VALUE` or `echo VALUE > /proc/sys/...` sets, by dotted name.
+	Sysctls map[string]string `json:"sysctls,omitempty"`
 	Line    int               `json:"line"`
 }
 
@@ -251,8 +253,39 @@ func toggle(cmd string, n int) (Toggle, bool) {
 		}
 		return t, true
 	}
+	if t, ok := sysctlToggle(cmd, n); ok {
+		return t, true
+	}
 	return Toggle{}, false
 }
+
+var echoProcSysRe = regexp.MustCompile(`^echo\s+(?:-n\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:>|\|\s*(?:sudo\s+)?tee(?:\s+-a)?)\s*/proc/sys/(\S+)$`)
+
+// sysctlToggle reads a sysctl command: `sysctl -w net.ipv4.tcp_autocorking=0` (also without
+// -w, several settings, a quoted value), `echo 0 > /proc/sys/net/ipv4/tcp_autocorking`, `echo
+// 0 | sudo tee /proc/sys/...`.
+func sysctlToggle(cmd string, n int) (Toggle, bool) {
+	cmd = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), "sudo "))
+	set := map[string]string{}
+	if m := echoProcSysRe.FindStringSubmatch(cmd); m != nil {
+		set[strings.ReplaceAll(m[2], "/", ".")] = strings.Trim(m[1], `"'`)
+	} else if f := strings.Fields(cmd); len(f) >= 2 && f[0] == "sysctl" {
+		rest := strings.TrimSpace(strings.TrimPrefix(cmd, "sysctl"))
+		for strings.HasPrefix(rest, "-") { // -w, -q, --write
+			_, rest, _ = strings.Cut(rest, " ")
+			rest = strings.TrimSpace(rest)
+		}
+		for _, m := range sysctlSettingRe.FindAllStringSubmatch(rest, -1) {
+			set[m[1]] = strings.Trim(m[2], `"'`)
+		}
+	}
+	if len(set) == 0 {
+		return Toggle{}, false
+	}
+	return Toggle{Command: cmd, Sysctls: set, Line: n}, true
+}
+
+var sysctlSettingRe = regexp.MustCompile(`([a-z][A-Za-z0-9_.-]*)\s*=\s*("[^"]*"|'[^']*'|\S+)`)
 
 var setupRes = map[string]*regexp.Regexp{
 	"same-host test": regexp.MustCompile(`(?i)same[- ]host`),

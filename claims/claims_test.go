@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -482,5 +483,69 @@ func TestSummaries(t *testing.T) {
 	r, err := Read("m", []byte("From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\n>From the start, nothing.\n"))
 	if err != nil || r.Quoted != 0 {
 		t.Errorf("an mbox's >From line: quoted %d, %v", r.Quoted, err)
+	}
+}
+
+// TestSysctlToggles: the sysctl commands a message shows are toggles of their own (sysctl
+// with or without -w, several settings, a quoted value; echo into /proc/sys, through tee):
+// a sysctl set to one value, measured, then to another is drafted as the first value before
+// and the last after; one set once is as built before; a name nsperf does not set is said,
+// not drafted; and the draft loads.
+func TestSysctlToggles(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want map[string]string
+	}{
+		{"sysctl -w net.ipv4.tcp_autocorking=0", map[string]string{"net.ipv4.tcp_autocorking": "0"}},
+		{"sudo sysctl -q -w net.core.busy_poll=50 net.core.busy_read=50", map[string]string{"net.core.busy_poll": "50", "net.core.busy_read": "50"}},
+		{`sysctl net.ipv4.tcp_rmem="4096 131072 6291456"`, map[string]string{"net.ipv4.tcp_rmem": "4096 131072 6291456"}},
+		{"echo 0 >/proc/sys/net/ipv4/tcp_tso_rtt_log", map[string]string{"net.ipv4.tcp_tso_rtt_log": "0"}},
+		{"echo 1 | sudo tee /proc/sys/net/ipv4/tcp_low_latency", map[string]string{"net.ipv4.tcp_low_latency": "1"}},
+		{"sysctl net.ipv4.tcp_autocorking", nil}, // a read
+		{"echo hello", nil},
+	} {
+		got, ok := toggle(tc.cmd, 1)
+		if ok != (tc.want != nil) || !maps.Equal(got.Sysctls, tc.want) {
+			t.Errorf("%q: %v %+v, want %v", tc.cmd, ok, got, tc.want)
+		}
+	}
+	msg := `tcp: a change measured with its sysctl
+
+Before:
+# echo 0 > /proc/sys/net/ipv4/tcp_tso_rtt_log
+# sysctl -w net.ipv4.tcp_autocorking=0
+# sysctl -w kernel.sched_autogroup_enabled=0
+# iperf3 -c 10.0.0.2
+throughput: 10.1 Gbit/s
+
+After:
+# echo 9 > /proc/sys/net/ipv4/tcp_tso_rtt_log
+# iperf3 -c 10.0.0.2
+throughput: 12.3 Gbit/s
+`
+	r, err := Read("msg.txt", []byte(msg))
+	if err != nil || len(r.Toggles) != 4 {
+		t.Fatalf("toggles %+v %v", r.Toggles, err)
+	}
+	if len(r.Claims) != 1 || r.Claims[0].Before.Median != 10.1e9 || r.Claims[0].After.Median != 12.3e9 {
+		t.Errorf("claims %+v", r.Claims)
+	}
+	var b bytes.Buffer
+	if err := r.WriteScenario(&b, "drafted"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"  - name: \"before\"\n    sysctls:\n      client: {net.ipv4.tcp_tso_rtt_log: 0}\n      server: {net.ipv4.tcp_tso_rtt_log: 0}\n",
+		"    sysctls:\n      client: {net.ipv4.tcp_autocorking: 0, net.ipv4.tcp_tso_rtt_log: 9}\n",
+		"# not drafted: sysctl kernel.sched_autogroup_enabled",
+	} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the draft lacks %q:\n%s", w, b.String())
+		}
+	}
+	path := filepath.Join(t.TempDir(), "drafted.yaml")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	if _, err := scenarios.Load(path, scenarios.Options{}); err != nil {
+		t.Errorf("the draft does not load: %v\n%s", err, b.String())
 	}
 }

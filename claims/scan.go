@@ -97,7 +97,9 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 	ctx.command, ctx.cmdLine = commandText(l.text), l.n
 	if t, ok := toggle(ctx.command, l.n); ok {
 		r.Toggles = append(r.Toggles, t)
-		ctx.state = "after" // what follows a toggle is measured with it
+		if len(t.Sysctls) == 0 {
+			ctx.state = "after" // what follows a device toggle is measured with it
+		} // a sysctl is as often the setup of both sides: the labels decide
 		return
 	}
 	if strings.Contains(ctx.command, "ethtool -k") && offloadsOff(lines[i+1:]) {

@@ -3,11 +3,13 @@ package claims
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -151,23 +153,24 @@ func (r *Report) writeStates(b *strings.Builder) {
 		b.WriteString("  - name: default\n")
 		return
 	}
-	knobs, features := map[string]string{}, map[string]string{}
+	devices, features := map[string]string{}, map[string]string{}
 	for _, t := range r.Toggles {
 		for k, v := range t.Knobs {
 			if strings.HasPrefix(t.Command, "ethtool") {
 				features[k] = v
 			} else {
-				knobs[k] = v
+				devices[k] = v
 			}
 		}
 	}
 	before, after := map[string]string{}, map[string]string{}
-	for k, v := range knobs {
+	for k, v := range devices {
 		if d, ok := defaultKnobs[k]; ok {
 			before[k] = d
 		}
 		after[k] = v
 	}
+	sysctlsBefore, sysctlsAfter, skipped := r.draftSysctls()
 	writeState := func(name string, devices, offloads map[string]string, lines string) {
 		fmt.Fprintf(b, "  - name: %q%s\n", name, lines)
 		if name == "after" {
@@ -185,6 +188,16 @@ func (r *Report) writeStates(b *strings.Builder) {
 				fmt.Fprintf(b, "      %s: {%s}\n", side, flowMap(offloads))
 			}
 		}
+		sysctls := map[string]map[string]string{"before": sysctlsBefore, "after": sysctlsAfter}[name]
+		if len(sysctls) > 0 {
+			b.WriteString("    sysctls:\n")
+			for _, ns := range []string{"client", "server"} {
+				fmt.Fprintf(b, "      %s: {%s}\n", ns, flowMap(sysctls))
+			}
+		}
+	}
+	for _, name := range skipped {
+		fmt.Fprintf(b, "  # not drafted: sysctl %s (nsperf sets only a namespace's own network sysctls)\n", name)
 	}
 	var lines []int
 	for _, t := range r.Toggles {
@@ -198,8 +211,40 @@ func (r *Report) writeStates(b *strings.Builder) {
 	writeState("after", after, features, "  # line "+results.LineRanges(lines))
 }
 
+// draftSysctls are the sysctls of the message's toggles as states: a sysctl set twice or more
+// to different values (`echo 0 > /proc/sys/...`, measured, `echo 9 > ...`, measured) is the
+// first value before and the last after; one set once is as built before and set after.
+// Names nsperf does not set are returned apart.
+func (r *Report) draftSysctls() (before, after map[string]string, skipped []string) {
+	before, after = map[string]string{}, map[string]string{}
+	first := map[string]string{}
+	for _, t := range r.Toggles {
+		for name, v := range t.Sysctls {
+			if knobs.CheckSysctl(name, v) != "" {
+				if !slices.Contains(skipped, name) {
+					skipped = append(skipped, name)
+				}
+				continue
+			}
+			if _, seen := first[name]; !seen {
+				first[name] = v
+			}
+			after[name] = v
+		}
+	}
+	for name, v := range first {
+		if after[name] != v {
+			before[name] = v
+		}
+	}
+	slices.Sort(skipped)
+	return before, after, skipped
+}
+
 // flowMap writes a YAML flow mapping of m, its keys in order, strings quoted ("off" is a
 // boolean to YAML 1.1 readers).
+var plainKeyRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
 func flowMap(m map[string]string) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -211,6 +256,9 @@ func flowMap(m map[string]string) string {
 		v := m[k]
 		if _, err := strconv.Atoi(v); err != nil {
 			v = strconv.Quote(v)
+		}
+		if !plainKeyRe.MatchString(k) {
+			k = strconv.Quote(k)
 		}
 		parts = append(parts, k+": "+v)
 	}

@@ -76,3 +76,28 @@ func TestSizeLimitsAreTheBigTCPKnobs(t *testing.T) {
 		t.Errorf("SizeLimits() = %v, want %v", got, want)
 	}
 }
+
+func TestCheckSysctl(t *testing.T) {
+	for _, tc := range []struct{ name, value, want string }{
+		{"net.ipv4.tcp_autocorking", "0", ""},
+		{"net.ipv4.tcp_rmem", "4096 131072 6291456", ""},
+		{"net.ipv6.conf.all.forwarding", "1", ""},
+		{"net.core.default_qdisc", "fq", ""},
+		{"kernel.pid_max", "4096", "kernel.pid_max: nsperf sets only net.core.*, net.ipv4.*, net.ipv6.* sysctls, which each network namespace has of its own"},
+		{"net.netfilter.nf_conntrack_max", "1", "net.netfilter.nf_conntrack_max: nsperf sets only net.core.*, net.ipv4.*, net.ipv6.* sysctls, which each network namespace has of its own"},
+		{"net/ipv4/../../../etc", "1", `"net/ipv4/../../../etc" is not a sysctl name: dotted words, e.g. net.ipv4.tcp_autocorking`},
+		{"net..ipv4", "1", `"net..ipv4" is not a sysctl name: dotted words, e.g. net.ipv4.tcp_autocorking`},
+		{"net.ipv4.tcp_autocorking", " ", "missing: the value to write, e.g. 0"},
+		{"net.ipv4.tcp_autocorking", "1\n0", `"1\n0": a value is one line of printable text`},
+	} {
+		if got := CheckSysctl(tc.name, tc.value); got != tc.want {
+			t.Errorf("%s=%q: %q, want %q", tc.name, tc.value, got, tc.want)
+		}
+	}
+	if got := SysctlPath("net.ipv4.conf.all.forwarding"); got != "/proc/sys/net/ipv4/conf/all/forwarding" {
+		t.Errorf("path %s", got)
+	}
+	if got := SysctlValue("4096\t131072\t6291456\n"); got != "4096 131072 6291456" {
+		t.Errorf("value %q", got)
+	}
+}

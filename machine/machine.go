@@ -31,7 +31,10 @@ type Network interface {
 	CheckState(scenarios.State) error
 	// Apply puts the devices into a state and returns them as read back.
 	Apply(scenarios.State) (map[string]DeviceState, error)
-	// Drift lists the devices that differ from how Apply left them.
+	// Sysctls are the namespaces' sysctls that the scenario's states set, as the last Apply
+	// read them back: namespace -> name -> value.
+	Sysctls() map[string]map[string]string
+	// Drift lists the devices (and sysctls) that differ from how Apply left them.
 	Drift(applied map[string]DeviceState) ([]string, error)
 	// ClearTimeWait removes sockets left in TIME_WAIT on a port (`ss -K`).
 	ClearTimeWait(ns string, port int) (int, error)

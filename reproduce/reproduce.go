@@ -13,11 +13,13 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/nsperf/nsperf/claims"
 	"github.com/nsperf/nsperf/coverage"
+	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -273,6 +275,39 @@ func (rr Report) Outcomes() (contradicted, undecided []string) {
 		}
 	}
 	return contradicted, undecided
+}
+
+// DraftFor says why a message's toggles need a scenario drafted from them rather than a
+// shipped one: they set sysctls that no shipped scenario's states set (a sysctl toggled
+// between the message's runs is the change measured, and a shipped scenario's own states
+// would set the claims beside something else). "" when a shipped scenario models them.
+func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
+	var toggled []string
+	for _, t := range rep.Toggles {
+		for name, v := range t.Sysctls {
+			if knobs.CheckSysctl(name, v) == "" && !slices.Contains(toggled, name) {
+				toggled = append(toggled, name)
+			}
+		}
+	}
+	if len(toggled) == 0 {
+		return ""
+	}
+	slices.Sort(toggled)
+	for _, s := range shipped {
+		set := map[string]bool{}
+		for _, st := range s.States {
+			for _, m := range st.Sysctls {
+				for name := range m {
+					set[name] = true
+				}
+			}
+		}
+		if !slices.ContainsFunc(toggled, func(name string) bool { return !set[name] }) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the message toggles sysctl %s, which no shipped scenario's states set: its toggles as the states of a drafted scenario", strings.Join(toggled, ", "))
 }
 
 var draftNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)

@@ -213,3 +213,40 @@ func TestFactsOffloadsOff(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftFor: a message that toggles a sysctl no shipped scenario's states set is measured
+// with the scenario drafted from it (a message in the layout of the one that added
+// tcp_tso_rtt_log: echo 0, measured, echo 9, measured), and the reason names the sysctl; a message of device toggles (the BIG
+// TCP merge) and one without toggles keep a shipped scenario.
+func TestDraftFor(t *testing.T) {
+	shipped, err := scenarios.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := "Subject: [PATCH net-next] tcp: TSO sizes from min_rtt\n\nBefore:\n~# echo 0 >/proc/sys/net/ipv4/tcp_tso_rtt_log\n" +
+		"~# iperf3 -c 10.0.0.2\nthroughput: 96005 Mbit/s\n\nAfter:\n~# echo 9 >/proc/sys/net/ipv4/tcp_tso_rtt_log\n" +
+		"~# iperf3 -c 10.0.0.2\nthroughput: 96046 Mbit/s\n"
+	rep, err := claims.Read("msg.txt", []byte(msg))
+	if err != nil || len(rep.Claims) != 1 {
+		t.Fatalf("claims %+v %v", rep, err)
+	}
+	if why := DraftFor(rep, shipped); why != "the message toggles sysctl net.ipv4.tcp_tso_rtt_log, which no shipped scenario's states set: its toggles as the states of a drafted scenario" {
+		t.Errorf("008: %q", why)
+	}
+	draft, err := Draft(rep, "008.txt", filepath.Join(t.TempDir(), "drafted.yaml"))
+	if err != nil || !strings.Contains(string(draft), "client: {net.ipv4.tcp_tso_rtt_log: 9}") {
+		t.Errorf("draft %v:\n%s", err, draft)
+	}
+	for _, seed := range []string{"../claims/testdata/big-tcp-merge.txt", "../patches/testdata/ovs-internal-port-tso-v2.mbox"} {
+		rep, _, _ := read(t, seed)
+		if why := DraftFor(rep, shipped); why != "" {
+			t.Errorf("%s: %q", seed, why)
+		}
+	}
+	// A shipped scenario whose states set the sysctl models the toggle.
+	s := *shipped[0]
+	s.States = []scenarios.State{{Name: "on", Sysctls: map[string]map[string]string{"client": {"net.ipv4.tcp_tso_rtt_log": "9"}}}}
+	if why := DraftFor(rep, []*scenarios.Scenario{&s}); why != "" {
+		t.Errorf("with a scenario that sets it: %q", why)
+	}
+}

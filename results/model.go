@@ -221,6 +221,9 @@ type StateRecord struct {
 	// time it was applied.
 	ApplySeconds []float64         `json:"apply_seconds,omitempty"`
 	Qdiscs       map[string]string `json:"qdiscs,omitempty"` // "ns/dev" -> the root qdisc read back
+	// Sysctls are the sysctls any state sets, as read back in this state: namespace -> name
+	// -> value (fields separated by one space).
+	Sysctls map[string]map[string]string `json:"sysctls,omitempty"`
 }
 
 // SideOf places a state, a sample or a summary of a merged result (an A/B run of two

@@ -206,6 +206,9 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 	rec.ApplySeconds = append(rec.ApplySeconds, applied)
 	if rec.Devices == nil {
 		record(rec, devices)
+		if sysctls := cr.live.Sysctls(); len(sysctls) > 0 {
+			rec.Sysctls = sysctls
+		}
 		if err := cr.m.journal.State(cr.m.caseIndex, *rec); err != nil {
 			return false, err
 		}

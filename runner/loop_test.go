@@ -176,6 +176,8 @@ func (n *fakeNetwork) Apply(st scenarios.State) (map[string]machine.DeviceState,
 	return map[string]machine.DeviceState{"client/eth0": {Attrs: knobs.Values{"gso_max_size": 65536}}}, nil
 }
 
+func (n *fakeNetwork) Sysctls() map[string]map[string]string { return nil }
+
 func (n *fakeNetwork) Drift(map[string]machine.DeviceState) ([]string, error) {
 	if n.m.driftAt > 0 && n.samples == n.m.driftAt {
 		return []string{"client/eth0 gso_max_size 65536 -> 185000"}, nil

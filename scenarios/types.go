@@ -139,6 +139,11 @@ type State struct {
 	// Qdiscs attach a root qdisc to a device while the state is measured, for calibration:
 	// effects of known size (`tc qdisc replace dev DEV root tbf rate 5gbit burst 1mb`).
 	Qdiscs map[string]Qdisc `yaml:"qdiscs"`
+	// Sysctls are network sysctls per namespace (`ip netns exec NS sysctl -w
+	// net.ipv4.tcp_autocorking=0`), key: the scenario's namespace, then the sysctl's name
+	// (package knobs says which names). A sysctl some state sets has its value as built in
+	// every state that leaves it out.
+	Sysctls map[string]map[string]string `yaml:"sysctls"`
 	// CompareTo names the state this one is compared with; default: the first state.
 	CompareTo string `yaml:"compare_to"`
 	// Optional: when the kernel cannot apply this state, the run measures the others and

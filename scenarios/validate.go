@@ -68,7 +68,7 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	namespaces := v.namespaces()
 	devices, owner := v.links(namespaces)
 	v.ovs(namespaces, devices, owner)
-	v.states(devices)
+	v.states(namespaces, devices)
 	v.workloads(namespaces, devices, opt)
 	if problem := runsProblem(s.Runs); problem != "" {
 		v.add("runs", "%s", problem)
@@ -312,7 +312,7 @@ func (v *validator) name(path, name, what, example string, seen map[string]bool)
 	seen[name] = true
 }
 
-func (v *validator) states(devices map[string]*device) {
+func (v *validator) states(namespaces map[string]bool, devices map[string]*device) {
 	if len(v.s.States) == 0 {
 		v.add("states", "missing: list at least one state; the first is the baseline")
 	}
@@ -351,6 +351,18 @@ func (v *validator) states(devices map[string]*device) {
 				v.add(qpath+".tbf.burst", "%s: at least 64kb, so that a 64K GSO packet fits", q.TBF.Burst)
 			case q.Netem != nil && q.Netem.Delay <= 0:
 				v.add(qpath+".netem.delay", "missing: the delay, e.g. 100us")
+			}
+		}
+		for _, ns := range slices.Sorted(maps.Keys(st.Sysctls)) {
+			spath := path + ".sysctls." + ns
+			if !namespaces[ns] {
+				v.add(spath, "no namespace %s in the topology%s", ns, have(namespaces))
+				continue
+			}
+			for _, name := range slices.Sorted(maps.Keys(st.Sysctls[ns])) {
+				if problem := knobs.CheckSysctl(name, st.Sysctls[ns][name]); problem != "" {
+					v.add(spath+"."+name, "%s", problem)
+				}
 			}
 		}
 		for _, ref := range slices.Sorted(maps.Keys(st.Offloads)) {

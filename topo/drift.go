@@ -11,10 +11,13 @@ import (
 
 // Drift reads every device back and says how it differs from the state as it was applied
 // (devices, as Apply returned them): a knob or feature changed from outside the run while it
-// measured. Equivalent: `ip -d link show DEV; ethtool -k DEV` compared with the read-back
-// after applying the state.
+// measured, and the state's sysctls. Equivalent: `ip -d link show DEV; ethtool -k DEV;
+// sysctl NAME` compared with the read-back after applying the state.
 func (l *Live) Drift(applied map[string]machine.DeviceState) ([]string, error) {
-	var out []string
+	out, err := l.sysctlDrift()
+	if err != nil {
+		return nil, err
+	}
 	for _, ref := range slices.Sorted(maps.Keys(applied)) {
 		want := applied[ref]
 		got, err := l.ReadAttrs(ref)

@@ -40,7 +40,11 @@ type Live struct {
 	undoable         map[string]bool // undo steps on the stack, by kind and object
 	index            map[string]int  // device indexes by "ns/dev", see withLink
 	qdiscs           map[string]bool // devices with a root qdisc nsperf attached
-	big              *bigCounting    // CountBigPackets
+	// pristineSysctls are the sysctls any state sets, as built, by "ns/name"; sysctls those
+	// of the state applied last, as read back, by namespace and name.
+	pristineSysctls map[string]string
+	sysctls         map[string]map[string]string
+	big             *bigCounting // CountBigPackets
 
 	ovsClient *ovs.Client
 	ovsInst   *ovs.Instance
@@ -109,7 +113,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, failed: make(chan error, 2)}
 	l.push("remove state file and lock", func() error {
 		// While processes of the run may live on, the state file stays for nsperf cleanup.
 		if err := l.waitSweep(); err != nil {

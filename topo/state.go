@@ -41,6 +41,23 @@ func (l *Live) CheckState(st scenarios.State) error {
 
 func (l *Live) stateProblems(st scenarios.State) []string {
 	var reasons []string
+	for _, ns := range slices.Sorted(maps.Keys(st.Sysctls)) {
+		err := l.Do(ns, func() error {
+			for _, name := range slices.Sorted(maps.Keys(st.Sysctls[ns])) {
+				if _, err := readSysctl(ns, name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		var capErr *capability.Error
+		switch {
+		case errors.As(err, &capErr):
+			reasons = append(reasons, capErr.Reasons...)
+		case err != nil:
+			reasons = append(reasons, err.Error())
+		}
+	}
 	for _, ref := range slices.Sorted(maps.Keys(st.Devices)) {
 		pristine, ok := l.pristine[ref]
 		if !ok {
@@ -82,6 +99,12 @@ func hasIPv4Knobs(a Attrs) bool { return a["gso_ipv4_max_size"] != 0 }
 func (l *Live) Apply(st scenarios.State) (map[string]machine.DeviceState, error) {
 	devices := map[string]*machine.DeviceState{}
 	for _, step := range l.Plan.StateSteps(st) {
+		if step.Kind == plan.SetSysctls {
+			if err := l.applySysctls(step.NS, step.Sysctls); err != nil {
+				return nil, fmt.Errorf("state %s: %w", st.Name, err)
+			}
+			continue
+		}
 		ref := step.NS + "/" + step.Dev
 		ds := devices[ref]
 		if ds == nil {

@@ -89,23 +89,31 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 		return err
 	}
 	name, why := f.scenario, "--scenario"
+	touched := patches.Touched(series)
+	out := f.out
 	if name == "" {
 		shipped, err := scenarios.Shipped()
 		if err != nil {
 			return err
 		}
-		if name, why, err = reproduce.Choose(rep, series, shipped); errors.Is(err, reproduce.ErrCodeNotRun) {
+		if why = reproduce.DraftFor(rep, shipped); why != "" && len(touched) == 0 {
+			// The drafted scenario is kept beside the result, which names it.
+			if out == "" {
+				out = filepath.Join("nsperf-results", "drafted-reproduce-"+time.Now().Format("20060102-150405")+".json")
+			}
+			if name, err = saveDraft(rep, file, strings.TrimSuffix(out, ".json")+".yaml"); err != nil {
+				return err
+			}
+		} else if name, why, err = reproduce.Choose(rep, series, shipped); errors.Is(err, reproduce.ErrCodeNotRun) {
 			return capability.Missing(fmt.Sprintf("%s cannot be reproduced with a shipped scenario: %v", file, err))
 		} else if err != nil {
 			return usageError{err}
 		}
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "reproduce: %d claim(s); scenario %s (%s)\n", len(rep.Claims), name, why)
-	out := f.out
 	if out == "" {
 		out = filepath.Join("nsperf-results", name+"-reproduce-"+time.Now().Format("20060102-150405")+".json")
 	}
-	touched := patches.Touched(series)
 	set := map[string]string{"runs": f.runs, "duration": f.duration.String(), "omit": f.omit.String(), "out": out}
 	if len(touched) > 0 {
 		set["patch"], set["source"], set["fuzz"] = file, f.source, fmt.Sprint(f.fuzz)
@@ -282,6 +290,24 @@ func reproductionExit(rr reproduce.Report) error {
 		return codeError{exitUndecided, fmt.Errorf("claim(s) %s undecided", strings.Join(undecided, ", "))}
 	}
 	return nil
+}
+
+// saveDraft writes the scenario drafted from rep's claims to path (a new file, its
+// directory made) for the run to measure, and returns path.
+func saveDraft(rep *claims.Report, file, path string) (string, error) {
+	draft, err := reproduce.Draft(rep, file, path)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("the drafted scenario: %w (nsperf does not overwrite a file)", err)
+	}
+	_, err = f.Write(draft)
+	return path, errors.Join(err, f.Close())
 }
 
 // writeDraft writes the scenario drafted from rep's claims to out, named after out's file,

@@ -96,6 +96,7 @@ type Step struct {
 	Knobs    scenarios.DeviceSettings    // SetKnobs: what the state sets; the rest is reset
 	Qdisc    *scenarios.Qdisc            // SetQdisc: nil removes nsperf's root qdisc
 	Offloads map[string]scenarios.Switch // SetOffloads: features the state sets
+	Sysctls  map[string]string           // SetSysctls: what the state sets in NS; the rest is reset
 
 	Do   string // the command-line equivalent; state steps may have several lines, or none
 	Undo *Step  // what removes what this step created; nil if nothing

@@ -17,6 +17,9 @@ const (
 	SetQdisc    StepKind = "qdisc"    // the root qdisc the state attaches, or none
 	SetOffloads StepKind = "offloads" // the ethtool features the state sets; the others as built
 	Recreate    StepKind = "recreate" // delete the device and run its build steps again
+	// SetSysctls, per namespace: the sysctls the state sets; the live side resets those other
+	// states set to their values as built.
+	SetSysctls StepKind = "sysctls"
 )
 
 // StateSteps returns the steps that put every device of the topology into a state: knobs
@@ -37,7 +40,8 @@ func (p *Plan) StateSteps(st scenarios.State) []Step {
 	}
 	slices.Sort(built)
 	slices.Sort(recreated)
-	out := p.deviceStateSteps(st, built)
+	out := p.sysctlSteps(st)
+	out = append(out, p.deviceStateSteps(st, built)...)
 	for _, ref := range recreated {
 		ns, dev, _ := strings.Cut(ref, "/")
 		lines := []string{fmt.Sprintf("%s link del %s  # created anew: it inherits from its lower device as set now", p.ip(ns), shellq.Word(dev))}
@@ -47,6 +51,42 @@ func (p *Plan) StateSteps(st scenarios.State) []Step {
 		out = append(out, Step{Kind: Recreate, NS: ns, Dev: dev, Do: strings.Join(lines, "\n")})
 	}
 	return append(out, p.deviceStateSteps(st, recreated)...)
+}
+
+// sysctlSteps: the sysctls of each namespace some state of the scenario sets sysctls in, first
+// (a device's settings may depend on them; none depends on a device's).
+func (p *Plan) sysctlSteps(st scenarios.State) []Step {
+	named := map[string]bool{}
+	for _, other := range p.Scenario.States {
+		for ns := range other.Sysctls {
+			named[ns] = true
+		}
+	}
+	var out []Step
+	for _, ns := range slices.Sorted(maps.Keys(named)) {
+		step := Step{Kind: SetSysctls, NS: ns, Sysctls: st.Sysctls[ns]}
+		if len(step.Sysctls) > 0 {
+			args := []string{"ip", "netns", "exec", p.RunID.Namespace(ns), "sysctl", "-q", "-w"}
+			for _, name := range slices.Sorted(maps.Keys(step.Sysctls)) {
+				args = append(args, name+"="+step.Sysctls[name])
+			}
+			step.Do = shellq.Join(args)
+		}
+		out = append(out, step)
+	}
+	return out
+}
+
+// SysctlNames are the sysctls any state of the scenario sets in a namespace: those a state
+// that leaves them out resets.
+func SysctlNames(s *scenarios.Scenario, ns string) []string {
+	names := map[string]bool{}
+	for _, st := range s.States {
+		for name := range st.Sysctls[ns] {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // deviceStateSteps: for a group of devices, the knobs of each, then the qdiscs, then the

@@ -1,0 +1,128 @@
+package topo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/topo/plan"
+)
+
+// applySysctls puts a namespace's sysctls (those any state sets) at the state's values, and
+// the others at their values as built, writing only those that differ, and reads each back.
+// Equivalent: `ip netns exec NS sysctl -w NAME=VALUE`. The first time a sysctl is seen, its
+// value is the one as built: the namespace is nsperf's and new, and goes with the topology,
+// so nothing nsperf writes outlives the run.
+func (l *Live) applySysctls(ns string, set map[string]string) error {
+	got := map[string]string{}
+	err := l.Do(ns, func() error {
+		for _, name := range plan.SysctlNames(l.Plan.Scenario, ns) {
+			have, err := readSysctl(ns, name)
+			if _, setHere := set[name]; !setHere && errors.Is(err, capability.ErrMissing) {
+				continue // another state's, which this namespace lacks: nothing to reset
+			}
+			if err != nil {
+				return err
+			}
+			key := ns + "/" + name
+			if _, seen := l.pristineSysctls[key]; !seen {
+				l.pristineSysctls[key] = have
+			}
+			want, ok := set[name]
+			if !ok {
+				want = l.pristineSysctls[key]
+			}
+			if have != knobs.SysctlValue(want) {
+				if err := writeSysctl(ns, name, want); err != nil {
+					return err
+				}
+				if have, err = readSysctl(ns, name); err != nil {
+					return err
+				}
+				if have != knobs.SysctlValue(want) {
+					return fmt.Errorf("sysctl %s in %s reads back %q after writing %q", name, ns, have, want)
+				}
+			}
+			got[name] = have
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	l.sysctls[ns] = got
+	return nil
+}
+
+// readSysctl reads a sysctl as the kernel prints it, fields separated by one space; the
+// calling thread is in the namespace. A sysctl the namespace lacks is a capability the
+// scenario needs: the kernel has no such setting, or it is machine-wide on this kernel.
+func readSysctl(ns, name string) (string, error) {
+	data, err := os.ReadFile(knobs.SysctlPath(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &capability.Error{Reasons: []string{fmt.Sprintf("sysctl %s: namespace %s has no such setting on this kernel (not a network sysctl of its own here, or too old or too new a kernel)", name, ns)}}
+	}
+	if err != nil {
+		return "", fmt.Errorf("read sysctl %s in %s: %w", name, ns, err)
+	}
+	return knobs.SysctlValue(string(data)), nil
+}
+
+// writeSysctl writes a value as sysctl -w does (one write of the value and a newline).
+func writeSysctl(ns, name, value string) error {
+	f, err := os.OpenFile(knobs.SysctlPath(name), os.O_WRONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return fmt.Errorf("sysctl -w %s in %s: %w", name, ns, err)
+	}
+	_, err = f.WriteString(value + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("sysctl -w %s=%q in %s: the kernel refuses the value (out of its range, or not one it knows): %w", name, value, ns, err)
+	}
+	if err != nil {
+		return fmt.Errorf("sysctl -w %s=%q in %s: %w", name, value, ns, err)
+	}
+	return nil
+}
+
+// Sysctls are the sysctls of the state applied last, as read back, by namespace and name.
+func (l *Live) Sysctls() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for ns, m := range l.sysctls {
+		out[ns] = maps.Clone(m)
+	}
+	return out
+}
+
+// sysctlDrift says which sysctls changed since the state was applied.
+func (l *Live) sysctlDrift() ([]string, error) {
+	var out []string
+	for _, ns := range slices.Sorted(maps.Keys(l.sysctls)) {
+		applied := l.sysctls[ns]
+		err := l.Do(ns, func() error {
+			for _, name := range slices.Sorted(maps.Keys(applied)) {
+				have, err := readSysctl(ns, name)
+				if err != nil {
+					return err
+				}
+				if have != applied[name] {
+					out = append(out, fmt.Sprintf("sysctl %s in %s is %q, applied %q", name, ns, have, applied[name]))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

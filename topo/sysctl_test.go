@@ -1,0 +1,126 @@
+package topo
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
+)
+
+const sysctlScenario = `name: sysctls
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+states:
+  - name: built
+  - name: tuned
+    sysctls:
+      client: {net.ipv4.tcp_autocorking: 0, net.core.somaxconn: 1024}
+      server: {net.ipv4.tcp_rmem: "4096 65536 1048576"}
+  - name: machine-wide
+    optional: true
+    sysctls:
+      client: {net.core.netdev_max_backlog: 5000}
+workloads:
+  - name: tcp
+    iperf3:
+      client: {ns: client}
+      server: {ns: server, addr: 198.18.0.2}
+`
+
+// TestSysctls: a state's sysctls are written in the namespace only (the machine's own values
+// do not move), read back, reset to their built values by a state that leaves them out, and
+// a change from outside during a sample is drift; a sysctl the namespace lacks (machine-wide
+// on this kernel) is a capability the state needs, found before anything is measured.
+func TestSysctls(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir)
+	s, err := scenarios.Parse("sysctls.yaml", []byte(sysctlScenario), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := map[string]string{}
+	for _, name := range []string{"net.ipv4.tcp_autocorking", "net.core.somaxconn", "net.ipv4.tcp_rmem", "net.core.netdev_max_backlog"} {
+		data, err := os.ReadFile(knobs.SysctlPath(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		host[name] = string(data)
+	}
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := l.Teardown(); err != nil {
+			t.Error(err)
+		}
+		for name, v := range host {
+			if data, _ := os.ReadFile(knobs.SysctlPath(name)); string(data) != v {
+				t.Errorf("the machine's %s is %q, was %q", name, data, v)
+			}
+		}
+	}()
+	read := func(ns, name string) string {
+		var v string
+		if err := l.Do(ns, func() error { var err error; v, err = readSysctl(ns, name); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	built, tuned, wide := s.States[0], s.States[1], s.States[2]
+	var ce *capability.Error
+	if err := l.Check([]scenarios.State{wide}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "sysctl net.core.netdev_max_backlog: namespace client has no such setting") {
+		t.Errorf("Check of a machine-wide sysctl: %v", err)
+	}
+	if err := l.Check([]scenarios.State{built, tuned}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]string{"client/net.ipv4.tcp_autocorking": read("client", "net.ipv4.tcp_autocorking"),
+		"client/net.core.somaxconn": read("client", "net.core.somaxconn"), "server/net.ipv4.tcp_rmem": read("server", "net.ipv4.tcp_rmem")}
+	for _, st := range []scenarios.State{tuned, built, tuned} {
+		devices, err := l.Apply(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := before
+		if st.Name == "tuned" {
+			want = map[string]string{"client/net.ipv4.tcp_autocorking": "0", "client/net.core.somaxconn": "1024", "server/net.ipv4.tcp_rmem": "4096 65536 1048576"}
+		}
+		got := l.Sysctls()
+		for key, v := range want {
+			ns, name, _ := strings.Cut(key, "/")
+			if read(ns, name) != v || got[ns][name] != v {
+				t.Errorf("state %s: %s reads %q (recorded %q), want %q", st.Name, key, read(ns, name), got[ns][name], v)
+			}
+		}
+		if drift, err := l.Drift(devices); err != nil || len(drift) > 0 {
+			t.Errorf("state %s: drift %v %v right after applying", st.Name, drift, err)
+		}
+	}
+	// Someone changes a sysctl in the namespace while the state is measured.
+	devices, _ := l.Apply(tuned)
+	if err := l.Do("client", func() error { return writeSysctl("client", "net.ipv4.tcp_autocorking", "1") }); err != nil {
+		t.Fatal(err)
+	}
+	if drift, err := l.Drift(devices); err != nil || len(drift) != 1 || drift[0] != `sysctl net.ipv4.tcp_autocorking in client is "1", applied "0"` {
+		t.Errorf("drift: %q %v", drift, err)
+	}
+	// The plan's equivalent.
+	cmds := plan.StateShell(l.Plan.StateSteps(tuned))
+	if want := "ip netns exec " + l.Namespace("client") + " sysctl -q -w net.core.somaxconn=1024 net.ipv4.tcp_autocorking=0"; len(cmds) == 0 || cmds[0] != want {
+		t.Errorf("commands %q, want first %q", cmds, want)
+	}
+	if _, err := l.Apply(wide); !errors.As(err, &ce) {
+		t.Errorf("applying a machine-wide sysctl: %v, want a capability error", err)
+	}
+}
