@@ -136,8 +136,9 @@ type State struct {
 	// Offloads are ethtool features by kernel name (`ethtool -K DEV tx-udp_tnl-segmentation
 	// off`), per device; features a state leaves out are as the device was built.
 	Offloads map[string]map[string]Switch `yaml:"offloads"`
-	// Qdiscs attach a root qdisc to a device while the state is measured, for calibration:
-	// effects of known size (`tc qdisc replace dev DEV root tbf rate 5gbit burst 1mb`).
+	// Qdiscs attach a root qdisc to a device while the state is measured (`tc qdisc replace
+	// dev DEV root tbf rate 5gbit burst 1mb`): a token bucket or netem for effects of known
+	// size, fq, fq_codel, pfifo_fast or noqueue as the state compared (qdisc.go).
 	Qdiscs map[string]Qdisc `yaml:"qdiscs"`
 	// Sysctls are network sysctls per namespace (`ip netns exec NS sysctl -w
 	// net.ipv4.tcp_autocorking=0`), key: the scenario's namespace, then the sysctl's name
@@ -149,47 +150,6 @@ type State struct {
 	// Optional: when the kernel cannot apply this state, the run measures the others and
 	// reports this one as unavailable, instead of ending with exit 4.
 	Optional bool `yaml:"optional"`
-}
-
-// Qdisc is one root qdisc: a token bucket (rate limit) or netem (delay).
-type Qdisc struct {
-	TBF   *TBF   `yaml:"tbf"`
-	Netem *Netem `yaml:"netem"`
-}
-
-// TBF is a token bucket filter: `tbf rate RATE burst BURST latency LATENCY`.
-type TBF struct {
-	Rate    Rate     `yaml:"rate"`    // e.g. 5gbit
-	Burst   Size     `yaml:"burst"`   // e.g. 1mb; at least 64kb so that GSO packets pass
-	Latency Duration `yaml:"latency"` // the longest a packet waits; default DefaultTBFLatency
-}
-
-// DefaultTBFLatency is tc's usual latency for a token bucket.
-const DefaultTBFLatency = 50 * time.Millisecond
-
-// Netem delays packets: `netem delay DELAY [JITTER]`.
-type Netem struct {
-	Delay  Duration `yaml:"delay"`
-	Jitter Duration `yaml:"jitter"`
-}
-
-// String is the tc equivalent.
-func (q Qdisc) String() string {
-	switch {
-	case q.TBF != nil:
-		lat := q.TBF.Latency
-		if lat == 0 {
-			lat = Duration(DefaultTBFLatency)
-		}
-		return fmt.Sprintf("tbf rate %s burst %s latency %s", q.TBF.Rate, q.TBF.Burst, lat)
-	case q.Netem != nil:
-		s := "netem delay " + q.Netem.Delay.String()
-		if q.Netem.Jitter != 0 {
-			s += " " + q.Netem.Jitter.String()
-		}
-		return s
-	}
-	return ""
 }
 
 // Rate is a bit rate written like tc: 5gbit, 500mbit, 100kbit, or bits per second.

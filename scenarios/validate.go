@@ -340,17 +340,17 @@ func (v *validator) states(namespaces map[string]bool, devices map[string]*devic
 		for _, ref := range slices.Sorted(maps.Keys(st.Qdiscs)) {
 			qpath := path + ".qdiscs." + ref
 			q := st.Qdiscs[ref]
+			kinds := q.Kinds()
 			switch {
 			case devices[ref] == nil:
 				v.add(qpath, "no device %s in the topology%s", ref, have(devices))
-			case (q.TBF == nil) == (q.Netem == nil):
-				v.add(qpath, "a qdisc is either tbf: {rate, burst} or netem: {delay}")
-			case q.TBF != nil && q.TBF.Rate == 0:
-				v.add(qpath+".tbf.rate", "missing: the rate, e.g. 5gbit")
-			case q.TBF != nil && q.TBF.Burst < 64<<10:
-				v.add(qpath+".tbf.burst", "%s: at least 64kb, so that a 64K GSO packet fits", q.TBF.Burst)
-			case q.Netem != nil && q.Netem.Delay <= 0:
-				v.add(qpath+".netem.delay", "missing: the delay, e.g. 100us")
+			case len(kinds) != 1:
+				v.add(qpath, "a root qdisc is one of %s, e.g. fq: {} or tbf: {rate: 5gbit, burst: 1mb}", qdiscNames())
+			case kinds[0].check != nil:
+				problems := kinds[0].check(q)
+				for _, key := range slices.Sorted(maps.Keys(problems)) {
+					v.add(qpath+"."+kinds[0].Name+"."+key, "%s", problems[key])
+				}
 			}
 		}
 		for _, ns := range slices.Sorted(maps.Keys(st.Sysctls)) {

@@ -72,3 +72,24 @@ func icountUnsupported(stderr string) bool {
 	s := strings.ToLower(stderr)
 	return strings.Contains(s, "icount")
 }
+
+// PlannedClock is the clock a session with opt will run its guests on, as far as it is known
+// before anything boots; "" when KVM's boot decides it (auto with a usable /dev/kvm: wall
+// time, or virtual after a fall back to TCG).
+func PlannedClock(opt Options) string {
+	accel := opt.Accel
+	if accel == "" || accel == "auto" {
+		if opt.Clock == ClockVirtual || opt.Clock == ClockWall {
+			return opt.Clock
+		}
+		if chosen, _ := chooseAccel(); chosen != AccelTCG {
+			return ""
+		}
+		accel = AccelTCG
+	}
+	clock, err := ResolveClock(opt.Clock, accel)
+	if err != nil {
+		return ""
+	}
+	return clock
+}

@@ -22,19 +22,28 @@ import (
 // moduleOptions maps each module a guest may load to the options that build it: the first is
 // the module's own (CONFIG_VXLAN builds vxlan.ko), the rest are what it needs besides. The
 // link kinds' modules come from the kinds themselves (LinkSpec.Modules); this table holds the
-// rest: OVS, the runner's, the qdiscs', the counting table's and the guest's boot.
-var moduleOptions = withLinkKinds(map[string][]string{
+// rest: OVS, the runner's, the counting table's and the guest's boot; the qdiscs' come from
+// scenarios.QdiscKinds.
+var moduleOptions = withQdiscKinds(withLinkKinds(map[string][]string{
 	"bridge":       {"BRIDGE"},
 	"tun":          {"TUN"},
 	"openvswitch":  {"OPENVSWITCH", "NF_CONNTRACK", "NF_NAT", "NET_NSH"},
 	"tcp_diag":     {"INET_TCP_DIAG", "INET_DIAG"},
-	"sch_tbf":      {"NET_SCH_TBF"},
-	"sch_netem":    {"NET_SCH_NETEM"},
 	"nf_tables":    {"NF_TABLES", "NF_TABLES_NETDEV", "NETFILTER_EGRESS"},
 	"virtio_pci":   {"VIRTIO_PCI"},
 	"9pnet_virtio": {"NET_9P_VIRTIO", "NET_9P"},
 	"9p":           {"9P_FS"},
-})
+}))
+
+// withQdiscKinds adds every root qdisc's module and option to table.
+func withQdiscKinds(table map[string][]string) map[string][]string {
+	for _, k := range scenarios.QdiscKinds {
+		if k.Module != "" {
+			table[k.Module] = []string{k.Kconfig}
+		}
+	}
+	return table
+}
 
 // withLinkKinds adds every link kind's modules and their options to table.
 func withLinkKinds(table map[string][]string) map[string][]string {

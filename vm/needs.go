@@ -44,11 +44,8 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 		}
 		for _, st := range c.Scenario.States {
 			for _, q := range st.Qdiscs {
-				if q.TBF != nil {
-					add(&optional, "sch_tbf")
-				}
-				if q.Netem != nil {
-					add(&optional, "sch_netem")
+				if m := q.Kind().Module; m != "" {
+					add(&optional, m)
 				}
 			}
 		}

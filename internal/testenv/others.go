@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -63,6 +64,9 @@ func processOfOthers(pid, stateDir string) bool {
 		return false // gone by now: nothing was left
 	}
 	line := strings.ReplaceAll(string(cmdline), "\x00", " ")
+	if postgresOfOthers(pid) {
+		return true
+	}
 	if m := guestRe.FindStringSubmatch(line); m != nil && liveGuest(filepath.Join(stateDir, "vm", m[1])) {
 		return true
 	}
@@ -119,4 +123,24 @@ func exists(what, item string) bool {
 	}
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// ownPostgres holds the data directories of the PostgreSQL servers this test process started
+// (PostgresServer).
+var ownPostgres sync.Map
+
+// postgresOfOthers: a PostgreSQL process (the server and each of its workers runs in its
+// data directory) whose data directory this test process did not make: another package's
+// test's, or the machine's own server.
+func postgresOfOthers(pid string) bool {
+	comm, _ := os.ReadFile(filepath.Join("/proc", pid, "comm"))
+	if strings.TrimSpace(string(comm)) != "postgres" {
+		return false
+	}
+	cwd, err := os.Readlink(filepath.Join("/proc", pid, "cwd"))
+	if err != nil {
+		return false
+	}
+	_, own := ownPostgres.Load(cwd)
+	return !own
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
@@ -40,5 +42,43 @@ func TestLeftoversOfLiveRunsAreOthers(t *testing.T) {
 	runstate.UnlockRun(id, lock, false)
 	if ofOthers("state files", state, runstate.Dir) {
 		t.Errorf("%s of an ended run is not the test's", state)
+	}
+}
+
+// TestPostgresOfOthers: a PostgreSQL process whose data directory another test process made
+// (the history tests' server while a guest test checks for leftovers) is not this test's; one
+// in a data directory this process registered is.
+func TestPostgresOfOthers(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "postgres") // comm "postgres"
+	sleep, err := os.ReadFile("/bin/sleep")
+	if err != nil {
+		t.Skip("no /bin/sleep")
+	}
+	if err := os.WriteFile(bin, sleep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	os.Mkdir(data, 0o700)
+	cmd := exec.Command(bin, "30")
+	cmd.Dir = data
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := fmt.Sprint(cmd.Process.Pid)
+	for i := 0; i < 100; i++ { // until it has exec'd
+		if comm, _ := os.ReadFile(filepath.Join("/proc", pid, "comm")); string(comm) == "postgres\n" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !postgresOfOthers(pid) {
+		t.Error("a postgres in a data directory this process did not make is this test's")
+	}
+	ownPostgres.Store(data, true)
+	defer ownPostgres.Delete(data)
+	if postgresOfOthers(pid) {
+		t.Error("a postgres in this process's data directory is another's")
 	}
 }

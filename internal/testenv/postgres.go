@@ -33,6 +33,7 @@ func PostgresServer(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "sock")
+	ownPostgres.Store(data, true)
 	for _, d := range []string{data, sock} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ package guesttest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -463,6 +465,50 @@ func TestVMAccelAuto(t *testing.T) {
 	_, stderr2, _ := clitest.RunEnv(t, env, "run", shortScenario, "--kernel", image, "--modules", modules, "--boot-timeout", "1s", "--no-history", "--out", filepath.Join(t.TempDir(), "r2.json"))
 	if !strings.Contains(stderr2, "KVM hung after the BIOS in an earlier run") || !strings.Contains(stderr2, "with tcg") || strings.Contains(stderr2, "with kvm") {
 		t.Errorf("second run:\n%s", stderr2)
+	}
+}
+
+// TestVMQdiscsAndSysctls: in a guest on Debian 12's kernel, which has the qdiscs this host
+// lacks, a state attaches fq, fq_codel or netem to a veth end and one sets sysctls in the
+// client's namespace; each is read back into the result, and every sample measured. The
+// measuring lock is held by another run meanwhile (the test's, or one beside it): a guest in
+// virtual time does not wait for it.
+func TestVMQdiscsAndSysctls(t *testing.T) {
+	image, modules := clitest.GuestTest(t)
+	if lock, _, err := runstate.LockMeasuring(context.Background(), "held-by-the-test", true, nil); err != nil {
+		t.Fatal(err)
+	} else if lock != nil {
+		defer lock.Release()
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := clitest.Run(t, "run", "../testdata/qdiscs-sysctls.yaml", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
+		"--omit", "0", "--no-history", "--out", out)
+	if code != 0 || strings.Contains(stderr, "waiting: another nsperf run is measuring") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Cases[0]
+	for state, want := range map[string]string{"fq": "fq maxrate 2gbit", "fq-codel": "fq_codel target 2ms interval 40ms", "netem": "netem delay 1ms loss 1%"} {
+		if rec := clitest.StateRecord(c, state); rec == nil || rec.Unavailable != "" || rec.Qdiscs["client/eth0"] != want {
+			t.Errorf("state %s: %+v, want the qdisc %q", state, rec, want)
+		}
+	}
+	if rec := clitest.StateRecord(c, "no-autocork"); rec == nil || rec.Sysctls["client"]["net.ipv4.tcp_autocorking"] != "0" || rec.Sysctls["client"]["net.ipv4.tcp_rmem"] != "4096 65536 1048576" {
+		t.Errorf("no-autocork: %+v", rec)
+	}
+	if rec := clitest.StateRecord(c, "default"); rec == nil || len(rec.Qdiscs) != 0 || rec.Sysctls["client"]["net.ipv4.tcp_autocorking"] != "1" {
+		t.Errorf("default: %+v", rec)
+	}
+	if len(c.Samples) != 10 {
+		t.Errorf("%d samples, want 10", len(c.Samples))
+	}
+	for _, s := range c.Samples {
+		if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
+			t.Errorf("%s/%s: %v %s", s.State, s.Workload, s.Metrics, s.Error)
+		}
 	}
 }
 
