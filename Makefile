@@ -90,7 +90,8 @@ models-check: deps
 # The map of the kernel functions each shipped scenario's traffic runs through (as root: a
 # guest per scenario on Debian's 6.12 with the function tracer, about a minute each), which
 # ships with nsperf and chooses scenarios for a patch. Run it when a scenario is added or
-# changed; TestShippedMap fails until it is.
+# changed (for one: ./bin/nsperf coverage NAME --out coverage/map.json --update); TestShippedMap
+# fails until it is.
 coverage-map: deps build
 	./bin/nsperf coverage --out coverage/map.json
 

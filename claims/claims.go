@@ -11,9 +11,12 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/nsperf/nsperf/patches"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // Claim is one before/after comparison the text makes.
@@ -59,7 +62,10 @@ type Toggle struct {
 	Knobs   map[string]string `json:"knobs,omitempty"` // gso_max_size: 185000
 	// Sysctls a `sysctl -w NAME=VALUE` or `echo VALUE > /proc/sys/...` sets, by dotted name.
 	Sysctls map[string]string `json:"sysctls,omitempty"`
-	Line    int               `json:"line"`
+	// Qdisc is the root qdisc a `tc qdisc add|replace dev DEV root KIND ...` attaches, as a
+	// scenario writes it ({fq: {maxrate: "1gbit"}}), "none" for `tc qdisc del dev DEV root`.
+	Qdisc string `json:"qdisc,omitempty"`
+	Line  int    `json:"line"`
 }
 
 // Unparsed is a block that looks like a measurement but is not whole.
@@ -256,7 +262,59 @@ func toggle(cmd string, n int) (Toggle, bool) {
 	if t, ok := sysctlToggle(cmd, n); ok {
 		return t, true
 	}
+	if t, ok := qdiscToggle(cmd, n); ok {
+		return t, true
+	}
 	return Toggle{}, false
+}
+
+var tcQdiscRe = regexp.MustCompile(`^tc\s+qdisc\s+(add|replace|change|del|delete)\s+dev\s+(\S+)\s+root(?:\s+handle\s+\S+)?(?:\s+(.*))?$`)
+
+// qdiscToggle reads `tc qdisc add|replace|change dev DEV root [handle H] KIND [PARAM VALUE...]`
+// (netem's delay takes a jitter after it; a word alone is a flag: noecn) and `tc qdisc del
+// dev DEV root`. A qdisc nsperf cannot attach as written is no toggle.
+func qdiscToggle(cmd string, n int) (Toggle, bool) {
+	cmd = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), "sudo "))
+	m := tcQdiscRe.FindStringSubmatch(cmd)
+	if m == nil {
+		return Toggle{}, false
+	}
+	t := Toggle{Command: cmd, Device: m[2], Line: n, Qdisc: "none"}
+	if m[1] == "del" || m[1] == "delete" {
+		return t, true
+	}
+	f := strings.Fields(m[3])
+	if len(f) == 0 {
+		return Toggle{}, false
+	}
+	var params []string
+	for i := 1; i < len(f); i++ {
+		key := f[i]
+		switch {
+		case f[0] == "netem" && key == "delay" && i+1 < len(f):
+			params = append(params, "delay: "+strconv.Quote(f[i+1]))
+			i++
+			if i+1 < len(f) && unicode.IsDigit(rune(f[i+1][0])) {
+				params = append(params, "jitter: "+strconv.Quote(f[i+1]))
+				i++
+			}
+		case i+1 < len(f) && unicode.IsDigit(rune(f[i+1][0])):
+			v := f[i+1]
+			if _, err := strconv.Atoi(v); err != nil {
+				v = strconv.Quote(v) // 1gbit, 10ms, 1%: scalars of their own type
+			}
+			params = append(params, key+": "+v)
+			i++
+		default:
+			params = append(params, key+": true")
+		}
+	}
+	text := fmt.Sprintf("{%s: {%s}}", f[0], strings.Join(params, ", "))
+	if _, err := scenarios.ParseQdisc(text); err != nil {
+		return Toggle{}, false
+	}
+	t.Qdisc = text
+	return t, true
 }
 
 var echoProcSysRe = regexp.MustCompile(`^echo\s+(?:-n\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:>|\|\s*(?:sudo\s+)?tee(?:\s+-a)?)\s*/proc/sys/(\S+)$`)

@@ -549,3 +549,44 @@ throughput: 12.3 Gbit/s
 		t.Errorf("the draft does not load: %v\n%s", err, b.String())
 	}
 }
+
+// TestQdiscToggles: tc's root qdisc commands are toggles with the qdisc as a scenario writes
+// it, checked as a scenario's would be (netem's delay with its jitter, a flag, a rate); one
+// nsperf cannot attach is no toggle; a message that attaches fq, measures, and removes it
+// drafts fq before and the default after.
+func TestQdiscToggles(t *testing.T) {
+	for _, tc := range []struct{ cmd, want string }{
+		{"tc qdisc replace dev eth0 root fq", "{fq: {}}"},
+		{"sudo tc qdisc add dev eth0 root handle 1: fq maxrate 1gbit flow_limit 100", `{fq: {maxrate: "1gbit", flow_limit: 100}}`},
+		{"tc qdisc add dev eth0 root netem delay 10ms 1ms loss 1%", `{netem: {delay: "10ms", jitter: "1ms", loss: "1%"}}`},
+		{"tc qdisc replace dev eth0 root fq_codel target 2ms noecn", `{fq_codel: {target: "2ms", noecn: true}}`},
+		{"tc qdisc del dev eth0 root", "none"},
+		{"tc qdisc add dev eth0 root cake bandwidth 1gbit", ""}, // not a kind nsperf attaches
+		{"tc qdisc add dev eth0 root fq pacing_frobnicate 3", ""},
+		{"tc qdisc show dev eth0", ""},
+	} {
+		got, ok := toggle(tc.cmd, 1)
+		if ok != (tc.want != "") || got.Qdisc != tc.want {
+			t.Errorf("%q: %v %q, want %q", tc.cmd, ok, got.Qdisc, tc.want)
+		}
+	}
+	msg := "net: a pacing change\n\n# tc qdisc replace dev eth0 root fq\n# iperf3 -c 10.0.0.2\nBefore: 9.1 Gbit/s\n\n" +
+		"# tc qdisc del dev eth0 root\n# iperf3 -c 10.0.0.2\nAfter: 9.8 Gbit/s\n"
+	r, err := Read("msg.txt", []byte(msg))
+	if err != nil || len(r.Toggles) != 2 || len(r.Claims) != 1 {
+		t.Fatalf("toggles %+v claims %+v %v", r.Toggles, r.Claims, err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteScenario(&b, "drafted"); err != nil {
+		t.Fatal(err)
+	}
+	before, after, _ := strings.Cut(b.String(), `- name: "after"`)
+	if !strings.Contains(before, "qdiscs: {client/eth0: {fq: {}}}") || strings.Contains(after, "qdiscs:") {
+		t.Errorf("draft:\n%s", b.String())
+	}
+	path := filepath.Join(t.TempDir(), "drafted.yaml")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	if _, err := scenarios.Load(path, scenarios.Options{}); err != nil {
+		t.Errorf("the draft does not load: %v\n%s", err, b.String())
+	}
+}

@@ -97,9 +97,9 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 	ctx.command, ctx.cmdLine = commandText(l.text), l.n
 	if t, ok := toggle(ctx.command, l.n); ok {
 		r.Toggles = append(r.Toggles, t)
-		if len(t.Sysctls) == 0 {
+		if len(t.Knobs) > 0 {
 			ctx.state = "after" // what follows a device toggle is measured with it
-		} // a sysctl is as often the setup of both sides: the labels decide
+		} // a sysctl or a qdisc is as often the setup of both sides: the labels decide
 		return
 	}
 	if strings.Contains(ctx.command, "ethtool -k") && offloadsOff(lines[i+1:]) {

@@ -171,6 +171,7 @@ func (r *Report) writeStates(b *strings.Builder) {
 		after[k] = v
 	}
 	sysctlsBefore, sysctlsAfter, skipped := r.draftSysctls()
+	qdiscBefore, qdiscAfter := r.draftQdiscs()
 	writeState := func(name string, devices, offloads map[string]string, lines string) {
 		fmt.Fprintf(b, "  - name: %q%s\n", name, lines)
 		if name == "after" {
@@ -187,6 +188,9 @@ func (r *Report) writeStates(b *strings.Builder) {
 			for _, side := range []string{"client/eth0", "server/eth0"} {
 				fmt.Fprintf(b, "      %s: {%s}\n", side, flowMap(offloads))
 			}
+		}
+		if q := map[string]string{"before": qdiscBefore, "after": qdiscAfter}[name]; q != "" && q != "none" {
+			fmt.Fprintf(b, "    qdiscs: {client/eth0: %s}  # the sender's egress\n", q)
 		}
 		sysctls := map[string]map[string]string{"before": sysctlsBefore, "after": sysctlsAfter}[name]
 		if len(sysctls) > 0 {
@@ -239,6 +243,25 @@ func (r *Report) draftSysctls() (before, after map[string]string, skipped []stri
 	}
 	slices.Sort(skipped)
 	return before, after, skipped
+}
+
+// draftQdiscs are the root qdiscs of the message's tc toggles as states, as draftSysctls
+// does sysctls: the first before and the last after when it changes them twice or more, else
+// the device's default before.
+func (r *Report) draftQdiscs() (before, after string) {
+	var seen []string
+	for _, t := range r.Toggles {
+		if t.Qdisc != "" {
+			seen = append(seen, t.Qdisc)
+		}
+	}
+	switch len(seen) {
+	case 0:
+		return "", ""
+	case 1:
+		return "", seen[0]
+	}
+	return seen[0], seen[len(seen)-1]
 }
 
 // flowMap writes a YAML flow mapping of m, its keys in order, strings quoted ("off" is a

@@ -49,6 +49,34 @@ func TestShippedMap(t *testing.T) {
 	}
 }
 
+// TestShippedMapNewPaths: each shipped scenario that adds a path of the stack is, by the map,
+// one whose traffic runs that path's functions: a qdisc, the bridge, forwarding, the tunnels.
+func TestShippedMapNewPaths(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for scenario, patched := range map[string][]Target{
+		"veth-fq":       {{Function: "fq_dequeue", File: "net/sched/sch_fq.c"}},
+		"bridge-bigtcp": {{Function: "br_forward", File: "net/bridge/br_forward.c"}, {Function: "br_handle_frame", File: "net/bridge/br_input.c"}},
+		"routed-bigtcp": {{Function: "ip_forward", File: "net/ipv4/ip_forward.c"}, {Function: "ip6_forward", File: "net/ipv6/ip6_output.c"}},
+		"geneve-bigtcp": {{Function: "geneve_xmit", File: "drivers/net/geneve.c"}},
+		"ip-tunnels": {{Function: "ipip_tunnel_xmit", File: "net/ipv4/ipip.c"}, {Function: "ipgre_xmit", File: "net/ipv4/ip_gre.c"},
+			{Function: "sit_tunnel_xmit", File: "net/ipv6/sit.c"}, {Function: "ip6gre_tunnel_xmit", File: "net/ipv6/ip6_gre.c"},
+			{Function: "ip6_tnl_xmit", File: "net/ipv6/ip6_tunnel.c"}},
+	} {
+		s, err := scenarios.Load(scenario, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, target := range patched {
+			if strength, how := m.Runs(s, []Target{target}, []string{target.File}); strength != 2 {
+				t.Errorf("%s does not run %s by the map: %d %q", scenario, target.Function, strength, how)
+			}
+		}
+	}
+}
+
 // ranUnder reports whether some function of a file under dir (ending in "/") ran.
 func ranUnder(m *Map, scenario, dir string) bool {
 	if !strings.HasSuffix(dir, "/") {

@@ -278,16 +278,24 @@ func (rr Report) Outcomes() (contradicted, undecided []string) {
 }
 
 // DraftFor says why a message's toggles need a scenario drafted from them rather than a
-// shipped one: they set sysctls that no shipped scenario's states set (a sysctl toggled
+// shipped one: they set sysctls or attach root qdiscs that no shipped scenario's states set (a sysctl toggled
 // between the message's runs is the change measured, and a shipped scenario's own states
 // would set the claims beside something else). "" when a shipped scenario models them.
 func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
-	var toggled []string
+	var toggled []string // "sysctl NAME", "qdisc KIND"
+	add := func(what string) {
+		if !slices.Contains(toggled, what) {
+			toggled = append(toggled, what)
+		}
+	}
 	for _, t := range rep.Toggles {
 		for name, v := range t.Sysctls {
-			if knobs.CheckSysctl(name, v) == "" && !slices.Contains(toggled, name) {
-				toggled = append(toggled, name)
+			if knobs.CheckSysctl(name, v) == "" {
+				add("sysctl " + name)
 			}
+		}
+		if q, err := scenarios.ParseQdisc(t.Qdisc); err == nil {
+			add("qdisc " + q.Kind().Name)
 		}
 	}
 	if len(toggled) == 0 {
@@ -299,15 +307,18 @@ func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
 		for _, st := range s.States {
 			for _, m := range st.Sysctls {
 				for name := range m {
-					set[name] = true
+					set["sysctl "+name] = true
 				}
 			}
+			for _, q := range st.Qdiscs {
+				set["qdisc "+q.Kind().Name] = true
+			}
 		}
-		if !slices.ContainsFunc(toggled, func(name string) bool { return !set[name] }) {
+		if !slices.ContainsFunc(toggled, func(what string) bool { return !set[what] }) {
 			return ""
 		}
 	}
-	return fmt.Sprintf("the message toggles sysctl %s, which no shipped scenario's states set: its toggles as the states of a drafted scenario", strings.Join(toggled, ", "))
+	return fmt.Sprintf("the message toggles %s, which no shipped scenario's states set: its toggles as the states of a drafted scenario", strings.Join(toggled, ", "))
 }
 
 var draftNameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)

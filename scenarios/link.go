@@ -9,13 +9,16 @@ import (
 
 // Link is one link entry of a topology; exactly one kind is set. A kind is a field whose
 // type implements LinkSpec, named by its YAML key; adding a kind is adding such a field and
-// the file that defines its type (link_veth.go, link_vxlan.go, link_macvlan.go, link_ipvlan.go), plus the file
+// the file that defines its type (link_veth.go, link_vxlan.go, link_macvlan.go, link_ipvlan.go, link_bridge.go, link_geneve.go, link_tunnel.go), plus the file
 // in package topo that creates it. Open vSwitch bridges are in Topology.OVS.
 type Link struct {
-	Veth    *Veth    `yaml:"veth"`
-	Vxlan   *Vxlan   `yaml:"vxlan"`
-	Macvlan *Macvlan `yaml:"macvlan"`
-	Ipvlan  *Ipvlan  `yaml:"ipvlan"`
+	Veth    *Veth        `yaml:"veth"`
+	Vxlan   *Vxlan       `yaml:"vxlan"`
+	Macvlan *Macvlan     `yaml:"macvlan"`
+	Ipvlan  *Ipvlan      `yaml:"ipvlan"`
+	Bridge  *LinuxBridge `yaml:"bridge"`
+	Geneve  *Geneve      `yaml:"geneve"`
+	Tunnel  *IPTunnel    `yaml:"tunnel"`
 }
 
 // LinkSpec is what every link kind provides, so that validation, planning, the guests'

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -234,4 +235,29 @@ func (c *FQCodel) shell() string {
 		s += " noecn"
 	}
 	return s
+}
+
+// ParseQdisc reads one root qdisc as a scenario writes it (`{fq: {maxrate: 1gbit}}`) and
+// checks it as validation would: what a scenario drafted from a message may attach.
+func ParseQdisc(text string) (Qdisc, error) {
+	var q Qdisc
+	doc, problem := parseDocument("qdisc", []byte(text))
+	if problem != nil {
+		return q, Problems{*problem}
+	}
+	d := &decoder{file: "qdisc", positions: map[string]Pos{}}
+	d.decode(doc, reflect.ValueOf(&q).Elem(), "qdisc")
+	if len(d.problems) > 0 {
+		return q, d.problems
+	}
+	kinds := q.Kinds()
+	if len(kinds) != 1 {
+		return q, fmt.Errorf("a root qdisc is one of %s", qdiscNames())
+	}
+	if kinds[0].check != nil {
+		for key, p := range kinds[0].check(q) {
+			return q, fmt.Errorf("%s %s: %s", kinds[0].Name, key, p)
+		}
+	}
+	return q, nil
 }

@@ -423,3 +423,18 @@ func TestKernelSourcesHint(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseQdisc: a qdisc drafted from a message's tc line never panics, and one it accepts
+// has exactly one kind and a tc text.
+func FuzzParseQdisc(f *testing.F) {
+	for _, s := range []string{"{fq: {}}", `{fq: {maxrate: "1gbit", flow_limit: 100}}`, `{netem: {delay: "10ms", jitter: "1ms", loss: "1%"}}`,
+		`{fq_codel: {target: "2ms", noecn: true}}`, "{tbf: {rate: 1gbit, burst: 1mb}}", "{noqueue: {}}", "none", "{cake: {}}", "[1, 2]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := ParseQdisc(text)
+		if err == nil && (len(q.Kinds()) != 1 || q.String() == "") {
+			t.Fatalf("%q accepted as %+v", text, q)
+		}
+	})
+}

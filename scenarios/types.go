@@ -61,6 +61,12 @@ type Topology struct {
 	Namespaces []string `yaml:"namespaces"`
 	Links      []Link   `yaml:"links"`
 	OVS        *OVS     `yaml:"ovs"`
+	// Routes are added once every link is up (route.go).
+	Routes []Route `yaml:"routes"`
+	// Sysctls are set in the namespaces once the topology is built, for every state (a
+	// router's net.ipv4.ip_forward); key: namespace, then the sysctl's name. A state's own
+	// sysctls start from these.
+	Sysctls map[string]map[string]string `yaml:"sysctls"`
 }
 
 // OVSNamespace is the namespace Open vSwitch runs in: a private instance gets a namespace of

@@ -68,6 +68,7 @@ func (s *Scenario) validate(opt Options, decoding Problems) Problems {
 	namespaces := v.namespaces()
 	devices, owner := v.links(namespaces)
 	v.ovs(namespaces, devices, owner)
+	v.routes(namespaces, devices)
 	v.states(namespaces, devices)
 	v.workloads(namespaces, devices, opt)
 	if problem := runsProblem(s.Runs); problem != "" {

@@ -306,6 +306,17 @@ func (l *Live) do(s plan.Step) error {
 			}
 			return h.AddrAdd(link, addr)
 		})
+	case plan.SetSysctls:
+		return l.Do(s.NS, func() error {
+			for _, name := range slices.Sorted(maps.Keys(s.Sysctls)) {
+				if err := writeSysctl(s.NS, name, s.Sysctls[name]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case plan.AddRoute:
+		return l.addRoute(s.Route)
 	}
 	return fmt.Errorf("unknown step kind %q", s.Kind)
 }

@@ -3,6 +3,7 @@ package topo
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 
@@ -22,6 +23,7 @@ const (
 	ProbeVxlanTap     = "vxlan over a tap"
 	ProbeTap          = "tap"
 	ProbeBridge       = "bridge (empty)"
+	ProbeGeneve       = "geneve"
 	ProbeOVSInternal  = "ovs internal port (kernel datapath)"
 )
 
@@ -29,6 +31,7 @@ const (
 const (
 	ChangeIPv4BigTCP   = "IPv4 BIG TCP knobs (gso_ipv4_max_size, Linux 6.3)"
 	ChangeVxlanBigTCP  = "vxlan: Enable BIG TCP packets (net-next, July 2026)"
+	ChangeGeneveBigTCP = "geneve: BIG TCP packets (its tso_max_size raised)"
 	ChangeOVSInternal  = "openvswitch: raise internal port TSO limit (Sept 2026)"
 	ChangeInheritLower = "vxlan inherits its lower device's TSO limits (netif_inherit_tso_max)"
 )
@@ -83,6 +86,7 @@ func (l *Live) probe(r *ProbeReport) error {
 		{ProbeVxlanVeth, "vxveth", vxlan("vxveth", 2, "veth0")},
 		{ProbeTap, "tap0", tapErr},
 		{ProbeBridge, "br0", sp.nl.LinkAdd(&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "br0"}})},
+		{ProbeGeneve, "gnv0", sp.nl.LinkAdd(&netlink.Geneve{LinkAttrs: netlink.LinkAttrs{Name: "gnv0"}, ID: 1, Remote: net.ParseIP("198.18.0.2"), Dport: scenarios.DefaultGenevePort})},
 	}
 	if tap != nil {
 		created = append(created, probeDevice{ProbeVxlanTap, "vxtap", vxlan("vxtap", 3, "tap0")})
@@ -206,6 +210,7 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 
 	out = append(out,
 		raisedTSO(ChangeVxlanBigTCP, attrs(ProbeVxlanNoLower), "a vxlan without a lower device", "no vxlan without a lower device could be created"),
+		raisedTSO(ChangeGeneveBigTCP, attrs(ProbeGeneve), "a geneve", "no geneve could be created (CONFIG_GENEVE)"),
 		raisedTSO(ChangeOVSInternal, attrs(ProbeOVSInternal), "an internal port of the kernel datapath", r.Device(ProbeOVSInternal).Error))
 
 	// A vxlan over a lower device shows inheritance only where that device's tso_max_size

@@ -101,7 +101,9 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range r.Devices {
-		if d.Attrs == nil && d.Kind != ProbeOVSInternal {
+		// The kernel may lack openvswitch and geneve (this host has neither): their rows
+		// then say so, and their changes are unknown.
+		if d.Attrs == nil && d.Kind != ProbeOVSInternal && d.Kind != ProbeGeneve {
 			t.Errorf("%s: %s", d.Kind, d.Error)
 		}
 	}

@@ -54,7 +54,7 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 }
 
 // ProbeNeeds are what `nsperf probe` looks at: every device kind it creates.
-var ProbeNeeds = []string{"veth", "vxlan", "openvswitch", "tun", "bridge", "tcp_diag"}
+var ProbeNeeds = []string{"veth", "vxlan", "openvswitch", "tun", "bridge", "geneve", "tcp_diag"}
 
 // PinnedCPUs is the number of CPUs a guest needs for every CPU the scenario pins to: the
 // highest pinned CPU plus one, at least 1.

@@ -32,6 +32,7 @@ const coverageRunLength = time.Second
 // build and reproduce choose scenarios by (coverage/map.json).
 func coverageCmd() *cobra.Command {
 	var out string
+	var update bool
 	var vf vmFlags
 	c := &cobra.Command{
 		Use:   "coverage [SCENARIO...]",
@@ -45,9 +46,32 @@ func coverageCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			var base *coverage.Map
+			if update {
+				if out == "" || out == "-" || len(args) == 0 {
+					return usageError{fmt.Errorf("--update merges the scenarios named into the map of --out FILE: give both")}
+				}
+				data, err := os.ReadFile(out)
+				if err != nil {
+					return usageError{fmt.Errorf("--update: %w", err)}
+				}
+				base = &coverage.Map{}
+				if err := json.Unmarshal(data, base); err != nil {
+					return usageError{fmt.Errorf("--update: %s is not a coverage map: %w", out, err)}
+				}
+			}
 			m, err := measureCoverage(ctx, c, args, vf)
 			if err != nil {
 				return err
+			}
+			if base != nil {
+				if base.Kernel != m.Kernel || base.Source != m.Source || base.Method != m.Method {
+					return fmt.Errorf("--update: %s was measured on %s (%s), these on %s (%s): measure every scenario again (make coverage-map)", out, base.Kernel, base.Source, m.Kernel, m.Source)
+				}
+				for name, sm := range m.Scenarios {
+					base.Scenarios[name] = sm
+				}
+				m = base
 			}
 			data, err := json.MarshalIndent(m, "", " ")
 			if err != nil {
@@ -68,6 +92,7 @@ func coverageCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "write the map to FILE (default: stdout)")
+	c.Flags().BoolVar(&update, "update", false, "merge the scenarios named into the map already in --out FILE (measured on the same kernel and source), replacing theirs")
 	vf.add(c.Flags(), false)
 	return c
 }

@@ -299,7 +299,7 @@ func TestProbeCLI(t *testing.T) {
 			t.Errorf("%s: %+v", kind, d)
 		}
 	}
-	if len(r.Changes) != 4 || r.KernelRelease == "" || r.Tools["iperf3"] == "" {
+	if len(r.Changes) != 5 || r.KernelRelease == "" || r.Tools["iperf3"] == "" {
 		t.Errorf("changes %d, kernel %q, tools %v", len(r.Changes), r.KernelRelease, r.Tools)
 	}
 	text, _, code := nsperf("probe")

@@ -9,9 +9,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/netip"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/shellq"
@@ -66,6 +68,7 @@ const (
 	TxCsumOff    StepKind = "tx-csum-off" // the userspace datapath needs it
 	AddAddress   StepKind = "address"
 	SetUp        StepKind = "up"
+	AddRoute     StepKind = "route" // Step.Route, once every device is up
 )
 
 // The kinds of undo steps: each build step that leaves something behind names one.
@@ -96,7 +99,8 @@ type Step struct {
 	Knobs    scenarios.DeviceSettings    // SetKnobs: what the state sets; the rest is reset
 	Qdisc    *scenarios.Qdisc            // SetQdisc: nil removes nsperf's root qdisc
 	Offloads map[string]scenarios.Switch // SetOffloads: features the state sets
-	Sysctls  map[string]string           // SetSysctls: what the state sets in NS; the rest is reset
+	Sysctls  map[string]string           // SetSysctls: what the state (or the topology, when built) sets in NS
+	Route    *scenarios.Route            // AddRoute
 
 	Do   string // the command-line equivalent; state steps may have several lines, or none
 	Undo *Step  // what removes what this step created; nil if nothing
@@ -153,6 +157,15 @@ func New(s *scenarios.Scenario, id RunID, facts Facts) *Plan {
 	}
 	if s.Topology.OVS != nil {
 		p.addOVS(s.Topology.OVS)
+	}
+	// The topology's sysctls, then its routes (a router forwards before anything is sent
+	// through it); both go with their namespace.
+	for _, ns := range slices.Sorted(maps.Keys(s.Topology.Sysctls)) {
+		p.add(Step{Kind: SetSysctls, NS: ns, Sysctls: s.Topology.Sysctls[ns], Do: sysctlShell(p.RunID.Namespace(ns), s.Topology.Sysctls[ns])})
+	}
+	for i := range s.Topology.Routes {
+		r := &s.Topology.Routes[i]
+		p.add(Step{Kind: AddRoute, NS: r.NS, Route: r, Do: r.Command(p.RunID.Namespace)})
 	}
 	return p
 }

@@ -64,17 +64,21 @@ func (p *Plan) sysctlSteps(st scenarios.State) []Step {
 	}
 	var out []Step
 	for _, ns := range slices.Sorted(maps.Keys(named)) {
-		step := Step{Kind: SetSysctls, NS: ns, Sysctls: st.Sysctls[ns]}
-		if len(step.Sysctls) > 0 {
-			args := []string{"ip", "netns", "exec", p.RunID.Namespace(ns), "sysctl", "-q", "-w"}
-			for _, name := range slices.Sorted(maps.Keys(step.Sysctls)) {
-				args = append(args, name+"="+step.Sysctls[name])
-			}
-			step.Do = shellq.Join(args)
-		}
-		out = append(out, step)
+		out = append(out, Step{Kind: SetSysctls, NS: ns, Sysctls: st.Sysctls[ns], Do: sysctlShell(p.RunID.Namespace(ns), st.Sysctls[ns])})
 	}
 	return out
+}
+
+// sysctlShell is `ip netns exec NS sysctl -q -w NAME=VALUE...`, "" for none.
+func sysctlShell(fullNS string, set map[string]string) string {
+	if len(set) == 0 {
+		return ""
+	}
+	args := []string{"ip", "netns", "exec", fullNS, "sysctl", "-q", "-w"}
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		args = append(args, name+"="+set[name])
+	}
+	return shellq.Join(args)
 }
 
 // SysctlNames are the sysctls any state of the scenario sets in a namespace: those a state

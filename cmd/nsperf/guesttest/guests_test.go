@@ -618,6 +618,26 @@ func journalHolds(t *testing.T, path string) {
 	}
 }
 
+// descendant reports whether process pid descends from ancestor (QEMU's parent is the nsperf
+// the test started).
+func descendant(pid string, ancestor int) bool {
+	for range 64 {
+		data, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+		if err != nil {
+			return false
+		}
+		_, rest, _ := strings.Cut(string(data), "\nPPid:")
+		ppid, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+		if n, _ := strconv.Atoi(ppid); n == ancestor {
+			return true
+		} else if n <= 1 {
+			return false
+		}
+		pid = ppid
+	}
+	return false
+}
+
 func watchAffinity(t *testing.T) *affinityWatch {
 	w := &affinityWatch{seen: map[int][]string{}, last: map[int]string{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -639,6 +659,9 @@ func (w *affinityWatch) look() {
 	pids, _ := filepath.Glob(filepath.Join(vm.Dir(), "vm-*", "qemu.pid"))
 	for _, f := range pids {
 		pid, _ := os.ReadFile(f)
+		if !descendant(strings.TrimSpace(string(pid)), os.Getpid()) {
+			continue // another test's guest, or a user's run beside the suite
+		}
 		tasks, _ := filepath.Glob(filepath.Join("/proc", strings.TrimSpace(string(pid)), "task", "*", "status"))
 		for _, status := range tasks {
 			data, err := os.ReadFile(status)
