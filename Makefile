@@ -31,9 +31,10 @@ run: deps build
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 # Unit tests, root integration tests (real namespaces and iperf3), guest and kernel-build
-# tests, and a short fuzz of each parser, in two lanes at once (scripts/test.sh): the guest
-# tests measure in virtual time, which the host lane's load cannot move; the host lane runs
-# its packages one at a time (-p 1), since its integration tests measure on this clock.
+# tests, and a short fuzz of each parser, in three lanes at once (scripts/test.sh): the
+# kernel-build and the guest tests measure in virtual time, which the host lane's load cannot
+# move; the host lane runs its packages one at a time (-p 1), since its integration tests
+# measure on this clock.
 test: deps lint models-check
 	GO=$(GO) FUZZ=$(TESTFUZZ) bash scripts/test.sh
 

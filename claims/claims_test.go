@@ -590,3 +590,25 @@ func TestQdiscToggles(t *testing.T) {
 		t.Errorf("the draft does not load: %v\n%s", err, b.String())
 	}
 }
+
+// TestOtherLinkWordsNotKnobs: `ip link set dev eth0 xdp obj FILE sec xdp` is a toggle whose
+// words are no device knob: the draft leaves them out and loads (it wrote {xdp: obj} before).
+func TestOtherLinkWordsNotKnobs(t *testing.T) {
+	msg := "veth: a change with XDP attached\n\n# ip link set dev eth0 xdp obj xdp_pass.o sec xdp\n# iperf3 -c 10.0.0.2\nBefore: 9.1 Gbit/s\nAfter: 9.8 Gbit/s\n"
+	r, err := Read("msg.txt", []byte(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteScenario(&b, "drafted"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "xdp") {
+		t.Errorf("draft:\n%s", b.String())
+	}
+	path := filepath.Join(t.TempDir(), "drafted.yaml")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	if _, err := scenarios.Load(path, scenarios.Options{}); err != nil {
+		t.Errorf("the draft does not load: %v\n%s", err, b.String())
+	}
+}

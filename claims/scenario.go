@@ -156,11 +156,12 @@ func (r *Report) writeStates(b *strings.Builder) {
 	devices, features := map[string]string{}, map[string]string{}
 	for _, t := range r.Toggles {
 		for k, v := range t.Knobs {
-			if strings.HasPrefix(t.Command, "ethtool") {
+			switch {
+			case strings.HasPrefix(t.Command, "ethtool"):
 				features[k] = v
-			} else {
+			case isKnob(k, v):
 				devices[k] = v
-			}
+			} // other words of `ip link set` (xdp obj FILE, up) are no knob nsperf sets
 		}
 	}
 	before, after := map[string]string{}, map[string]string{}
@@ -243,6 +244,13 @@ func (r *Report) draftSysctls() (before, after map[string]string, skipped []stri
 	}
 	slices.Sort(skipped)
 	return before, after, skipped
+}
+
+// isKnob: a device knob a state may set, to a number.
+func isKnob(name, value string) bool {
+	k, ok := knobs.Lookup(name)
+	_, err := strconv.ParseUint(value, 10, 32)
+	return ok && k.Settable() && err == nil
 }
 
 // draftQdiscs are the root qdiscs of the message's tc toggles as states, as draftSysctls

@@ -50,7 +50,8 @@ func TestShippedMap(t *testing.T) {
 }
 
 // TestShippedMapNewPaths: each shipped scenario that adds a path of the stack is, by the map,
-// one whose traffic runs that path's functions: a qdisc, the bridge, forwarding, the tunnels.
+// one whose traffic runs that path's functions: a qdisc, the bridge, forwarding, the tunnels,
+// XDP's NAPI path, netkit, connection setup and timewait.
 func TestShippedMapNewPaths(t *testing.T) {
 	m, err := Shipped()
 	if err != nil {
@@ -61,6 +62,9 @@ func TestShippedMapNewPaths(t *testing.T) {
 		"bridge-bigtcp": {{Function: "br_forward", File: "net/bridge/br_forward.c"}, {Function: "br_handle_frame", File: "net/bridge/br_input.c"}},
 		"routed-bigtcp": {{Function: "ip_forward", File: "net/ipv4/ip_forward.c"}, {Function: "ip6_forward", File: "net/ipv6/ip6_output.c"}},
 		"geneve-bigtcp": {{Function: "geneve_xmit", File: "drivers/net/geneve.c"}},
+		"veth-xdp":      {{Function: "veth_poll", File: "drivers/net/veth.c"}},
+		"netkit-bigtcp": {{Function: "netkit_xmit", File: "drivers/net/netkit.c"}},
+		"veth-netperf":  {{Function: "tcp_v4_connect", File: "net/ipv4/tcp_ipv4.c"}, {Function: "tcp_time_wait", File: "net/ipv4/tcp_minisocks.c"}},
 		"ip-tunnels": {{Function: "ipip_tunnel_xmit", File: "net/ipv4/ipip.c"}, {Function: "ipgre_xmit", File: "net/ipv4/ip_gre.c"},
 			{Function: "sit_tunnel_xmit", File: "net/ipv6/sit.c"}, {Function: "ip6gre_tunnel_xmit", File: "net/ipv6/ip6_gre.c"},
 			{Function: "ip6_tnl_xmit", File: "net/ipv6/ip6_tunnel.c"}},

@@ -79,6 +79,7 @@ type Machine interface {
 type DeviceState struct {
 	Attrs    knobs.Values
 	Qdisc    string          // the root qdisc nsperf attached, as read back ("" for none)
+	XDP      string          // the XDP program nsperf attached, as read back ("" for none)
 	Features map[string]bool // the ethtool features any state names
 	Lower    string          // a vxlan's underlay ("ns/dev"), whose limits it may inherit
 	// Recreated: the device was created anew for this state, after its lower device was set.

@@ -51,11 +51,14 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 		}
 	}
 	squashed := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(text.String())
-	tools, units := map[string]bool{}, map[string]bool{}
+	tools, units, tests := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range rep.Claims {
 		tools[c.Tool] = true
 		if c.Metric != "" {
 			units[c.Unit] = true
+		}
+		if t := c.Options["test"]; t != "" {
+			tests[strings.ToUpper(t)] = true // netperf -t TCP_CRR
 		}
 	}
 	for _, tool := range scenarios.ToolNames() {
@@ -88,6 +91,13 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 			if tools[w.Tool()] {
 				score++
 				reasons = append(reasons, "it runs "+w.Tool()+", the claims' tool")
+				break
+			}
+		}
+		for _, w := range s.Workloads {
+			if n, ok := w.Spec().(*scenarios.Netperf); ok && tests[n.Test] {
+				score += 2
+				reasons = append(reasons, fmt.Sprintf("its workload %s runs the claims' %s", w.Name, n.Test))
 				break
 			}
 		}

@@ -250,3 +250,26 @@ func TestDraftFor(t *testing.T) {
 		t.Errorf("with a scenario that sets it: %q", why)
 	}
 }
+
+// TestChooseByTest: a claim measured with netperf's TCP_CRR goes to the scenario whose
+// workload runs TCP_CRR (veth-netperf), among the many whose traffic runs the patched
+// connect path, and the reason says so.
+func TestChooseByTest(t *testing.T) {
+	shipped, err := scenarios.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &claims.Report{Claims: []claims.Claim{{Tool: "netperf", Options: map[string]string{"test": "TCP_CRR"}, Metric: "throughput", Unit: "trans/s",
+		Before: claims.Values{Median: 61234}, After: claims.Values{Median: 64120}}}}
+	msg := "From: a <a@b>\nSubject: [PATCH net-next] tcp: cheaper connect\n\nnetperf -t TCP_CRR\n---\n" +
+		"diff --git a/net/ipv4/tcp_ipv4.c b/net/ipv4/tcp_ipv4.c\n--- a/net/ipv4/tcp_ipv4.c\n+++ b/net/ipv4/tcp_ipv4.c\n" +
+		"@@ -200,3 +200,3 @@ int tcp_v4_connect(struct sock *sk, struct sockaddr *uaddr, int addr_len)\n \ta();\n-\tb();\n+\tc();\n \td();\n"
+	series, err := patches.Read("crr.patch", []byte(msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, why, err := Choose(rep, series, shipped)
+	if err != nil || name != "veth-netperf" || !strings.Contains(why, "its workload crr runs the claims' TCP_CRR") {
+		t.Errorf("%s (%s) %v", name, why, err)
+	}
+}

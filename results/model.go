@@ -224,6 +224,9 @@ type StateRecord struct {
 	// Sysctls are the sysctls any state sets, as read back in this state: namespace -> name
 	// -> value (fields separated by one space).
 	Sysctls map[string]map[string]string `json:"sysctls,omitempty"`
+	// XDP are the XDP programs attached in this state, as read back: "ns/dev" -> "pass (id N,
+	// native)".
+	XDP map[string]string `json:"xdp,omitempty"`
 }
 
 // SideOf places a state, a sample or a summary of a merged result (an A/B run of two

@@ -298,6 +298,12 @@ func record(rec *results.StateRecord, devices map[string]machine.DeviceState) {
 			}
 			rec.Qdiscs[ref] = d.Qdisc
 		}
+		if d.XDP != "" {
+			if rec.XDP == nil {
+				rec.XDP = map[string]string{}
+			}
+			rec.XDP[ref] = d.XDP
+		}
 	}
 	sort.Strings(rec.Recreated)
 }

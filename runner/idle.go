@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nsperf/nsperf/internal/procstat"
@@ -28,6 +29,20 @@ const (
 	DefaultIdleLimit   = 10 * time.Second
 )
 
+// IdleWaitEnv names the environment variable that sets the idle gate's limit where a run
+// does not (`--idle-wait`): a CI job on a shared runner, or a test suite whose own other lane
+// keeps a CPU busy, waits that long instead of DefaultIdleLimit before each round.
+const IdleWaitEnv = "NSPERF_IDLE_WAIT"
+
+// IdleLimit is the idle gate's default limit: $NSPERF_IDLE_WAIT when it is a duration (0: no
+// wait), else DefaultIdleLimit.
+func IdleLimit() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(IdleWaitEnv)); err == nil && d >= 0 {
+		return d
+	}
+	return DefaultIdleLimit
+}
+
 func (g IdleGate) withDefaults() IdleGate {
 	if g.MaxBusy <= 0 {
 		g.MaxBusy = DefaultIdleMaxBusy
@@ -36,7 +51,9 @@ func (g IdleGate) withDefaults() IdleGate {
 		g.Window = DefaultIdleWindow
 	}
 	if g.Limit == 0 {
-		g.Limit = DefaultIdleLimit
+		if g.Limit = IdleLimit(); g.Limit == 0 {
+			g.Limit = -1 // $NSPERF_IDLE_WAIT=0: no wait
+		}
 	}
 	return g
 }

@@ -103,7 +103,9 @@ func (w *Netperf) setDefaults(written func(string) bool) {
 	if !written("port") {
 		w.Port = DefaultNetperfPort
 	}
-	if !written("outputs") && w.PersistentRR() {
+	// A request/response test, TCP_CRR included, reports its transactions and latencies
+	// through -O: its classic output is a layout of its own, which the parser does not read.
+	if !written("outputs") && Transactional(w.Test) {
 		w.Outputs = []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
 	} else if !written("outputs") && w.Test == NetperfUDPStream {
 		w.Outputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS"}

@@ -438,3 +438,35 @@ func FuzzParseQdisc(f *testing.F) {
 		}
 	})
 }
+
+// TestNetperfDefaultOutputs: every request/response test, TCP_CRR included, reports through
+// -O selectors by default (TCP_CRR's classic output has a layout no parser reads: every
+// TCP_CRR run failed before); UDP_STREAM its throughput and units; TCP_STREAM the classic
+// block.
+func TestNetperfDefaultOutputs(t *testing.T) {
+	for test, want := range map[string]string{
+		"TCP_RR": "MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT", "UDP_RR": "MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT",
+		"TCP_CRR": "MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT", "UDP_STREAM": "THROUGHPUT THROUGHPUT_UNITS", "TCP_STREAM": "",
+	} {
+		text := strings.ReplaceAll(`name: n
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+states:
+  - name: base
+workloads:
+  - name: w
+    netperf: {test: TEST, client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
+`, "TEST", test)
+		s, err := Parse("n.yaml", []byte(text), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(s.Workloads[0].Spec().(*Netperf).Outputs, " "); got != want {
+			t.Errorf("%s: outputs %q, want %q", test, got, want)
+		}
+	}
+}

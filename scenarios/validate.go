@@ -354,6 +354,19 @@ func (v *validator) states(namespaces map[string]bool, devices map[string]*devic
 				}
 			}
 		}
+		for _, ref := range slices.Sorted(maps.Keys(st.XDP)) {
+			xpath := path + ".xdp." + ref
+			if devices[ref] == nil {
+				v.add(xpath, "no device %s in the topology%s", ref, have(devices))
+				continue
+			}
+			abs, problem := checkXDP(st.XDP[ref], v.s.File)
+			if problem != "" {
+				v.add(xpath, "%s", problem)
+				continue
+			}
+			st.XDP[ref] = abs // the object wherever the run starts from
+		}
 		for _, ns := range slices.Sorted(maps.Keys(st.Sysctls)) {
 			spath := path + ".sysctls." + ns
 			if !namespaces[ns] {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make test's two lanes, run at once:
-# - guests: the packages that boot QEMU guests and build kernels. Their figures are in virtual
-#   time (TCG with icount), which host load cannot move, so they need no quiet CPU;
+# make test's three lanes, run at once:
+# - builds and guests: the two packages that build kernels and boot QEMU guests, each a lane
+#   of its own. Their figures are in virtual time (TCG with icount), which host load cannot
+#   move, so they need no quiet CPU;
 # - host: every other package, one at a time (-p 1: the integration tests measure on this
 #   machine's clock and do not share the CPUs with each other), then a short fuzz of every
 #   parser (make fuzz).
@@ -13,7 +14,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZ=${FUZZ:-30000x}
-guests=$($GO list ./... | grep -E '/cmd/nsperf/(buildtest|guesttest)$' | tr '\n' ' ')
+builds=$($GO list ./cmd/nsperf/buildtest)
+guests=$($GO list ./cmd/nsperf/guesttest)
 host=$($GO list ./... | grep -v -E '/cmd/nsperf/(buildtest|guesttest)$' | tr '\n' ' ')
 
 logs=${NSPERF_TEST_LOGS:-}
@@ -29,15 +31,16 @@ lane() { # lane NAME COMMAND...: runs COMMAND with NAME before each line, its st
 	("$@"; echo $? >"$logs/$name.rc") 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
 }
 
-# shellcheck disable=SC2086 # the package lists are word lists
-lane guests $GO test -count=1 -p 1 -timeout 30m $guests &
+lane builds $GO test -count=1 -timeout 30m "$builds" &
+builds_pid=$!
+lane guests $GO test -count=1 -timeout 30m "$guests" &
 guests_pid=$!
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # the package list is a word list
 lane host bash -c "$GO test -count=1 -p 1 -timeout 30m $host && make --no-print-directory fuzz FUZZTIME=$FUZZ"
-wait $guests_pid
+wait $builds_pid $guests_pid
 
 status=0
-for name in host guests; do
+for name in host builds guests; do
 	rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
 	if [ "$rc" != 0 ]; then
 		echo "make test: the $name lane failed (exit $rc); its output: $logs/$name.log"

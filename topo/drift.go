@@ -29,6 +29,13 @@ func (l *Live) Drift(applied map[string]machine.DeviceState) ([]string, error) {
 				out = append(out, fmt.Sprintf("%s %s is %d, applied %d", ref, name, got[name], want.Attrs[name]))
 			}
 		}
+		if want.XDP != "" {
+			if got, err := l.readXDP(ref); err != nil {
+				return nil, fmt.Errorf("read back %s: %w", ref, err)
+			} else if got != want.XDP {
+				out = append(out, fmt.Sprintf("%s xdp is %q, applied %q", ref, got, want.XDP))
+			}
+		}
 		if len(want.Features) == 0 {
 			continue
 		}

@@ -44,7 +44,8 @@ type Live struct {
 	// of the state applied last, as read back, by namespace and name.
 	pristineSysctls map[string]string
 	sysctls         map[string]map[string]string
-	big             *bigCounting // CountBigPackets
+	xdp             map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
+	big             *bigCounting            // CountBigPackets
 
 	ovsClient *ovs.Client
 	ovsInst   *ovs.Instance
@@ -113,7 +114,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, failed: make(chan error, 2)}
 	l.push("remove state file and lock", func() error {
 		// While processes of the run may live on, the state file stays for nsperf cleanup.
 		if err := l.waitSweep(); err != nil {
@@ -219,7 +220,8 @@ func (l *Live) push(what string, fn func() error) {
 // Teardown undoes the build, last step first. Objects already gone count as removed; it runs
 // every undo even after a failure, and a second call does nothing.
 func (l *Live) Teardown() error {
-	var errs []error
+	// XDP programs first: their links hold the devices (and nothing else would close them).
+	errs := []error{l.closeXDP()}
 	for {
 		l.mu.Lock()
 		if len(l.undo) == 0 {

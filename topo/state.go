@@ -163,6 +163,13 @@ func (l *Live) applyStep(ref string, step plan.Step, ds *machine.DeviceState) er
 		got, err := l.applyFeatures(ref, want)
 		ds.Features = got
 		return err
+	case plan.SetXDP:
+		if step.XDP == "" && l.xdp[ref] == nil {
+			return nil // nothing attached, nothing asked: no read-back to do
+		}
+		x, err := l.applyXDP(ref, step.XDP)
+		ds.XDP = x
+		return err
 	case plan.Recreate:
 		ds.Recreated = true
 		return l.recreate(ref)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
 )
 
 // Binary is the nsperf binary Main built.
@@ -27,6 +29,7 @@ func Main(m *testing.M) {
 	}
 	Binary = filepath.Join(dir, "nsperf")
 	os.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
+	testenv.QuickIdleGate()
 	module, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err == nil {
 		var out []byte

@@ -101,6 +101,7 @@ type Step struct {
 	Offloads map[string]scenarios.Switch // SetOffloads: features the state sets
 	Sysctls  map[string]string           // SetSysctls: what the state (or the topology, when built) sets in NS
 	Route    *scenarios.Route            // AddRoute
+	XDP      string                      // SetXDP: scenarios.XDPPass, an object's path, or "" for none
 
 	Do   string // the command-line equivalent; state steps may have several lines, or none
 	Undo *Step  // what removes what this step created; nil if nothing

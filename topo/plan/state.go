@@ -20,6 +20,8 @@ const (
 	// SetSysctls, per namespace: the sysctls the state sets; the live side resets those other
 	// states set to their values as built.
 	SetSysctls StepKind = "sysctls"
+	// SetXDP, per device: the XDP program the state attaches (Step.XDP), or none.
+	SetXDP StepKind = "xdp"
 )
 
 // StateSteps returns the steps that put every device of the topology into a state: knobs
@@ -94,7 +96,7 @@ func SysctlNames(s *scenarios.Scenario, ns string) []string {
 }
 
 // deviceStateSteps: for a group of devices, the knobs of each, then the qdiscs, then the
-// offloads, as a reader runs them.
+// offloads, then the XDP programs, as a reader runs them.
 func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 	var out []Step
 	for _, ref := range refs {
@@ -119,6 +121,18 @@ func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 				args = append(args, f, OnOff(bool(step.Offloads[f])))
 			}
 			step.Do = shellq.Join(args)
+		}
+		out = append(out, step)
+	}
+	for _, ref := range refs {
+		ns, dev, _ := strings.Cut(ref, "/")
+		step := Step{Kind: SetXDP, NS: ns, Dev: dev, XDP: st.XDP[ref]}
+		switch step.XDP {
+		case "":
+		case scenarios.XDPPass:
+			step.Do = fmt.Sprintf("%s link set dev %s xdp obj xdp_pass.o sec xdp  # xdp_pass.o: r0 = XDP_PASS; exit (nsperf loads its own)", p.ip(ns), shellq.Word(dev))
+		default:
+			step.Do = fmt.Sprintf("%s link set dev %s xdp obj %s sec xdp", p.ip(ns), shellq.Word(dev), shellq.Word(step.XDP))
 		}
 		out = append(out, step)
 	}

@@ -768,11 +768,12 @@ func TestVMIpvlan(t *testing.T) {
 	}
 }
 
-// TestVMTunnels: the tunnel link kinds this host lacks, in a guest on Debian's 6.12 (the IPv4 BIG TCP knobs are 6.3's): a
+// TestVMLinkKinds: the link kinds this host lacks, in a guest on Debian's 6.12 (the IPv4 BIG TCP knobs are 6.3's): a
 // Geneve overlay with a VNI and one in external mode through routes that carry the tunnel
-// keys (geneve-bigtcp), and ipip, gre, sit, ip6gre and ip6tnl (ip-tunnels). Every workload's
-// traffic crosses its tunnel in every state.
-func TestVMTunnels(t *testing.T) {
+// keys (geneve-bigtcp), ipip, gre, sit, ip6gre and ip6tnl (ip-tunnels), and a netkit pair
+// (netkit-bigtcp: CONFIG_NETKIT is built in, no module). Every workload's traffic crosses its
+// link in every state.
+func TestVMLinkKinds(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "qemu-system-x86_64")
 	image, modules, _, err := kbuild.DefaultKernel(context.Background(), io.Discard)
@@ -786,6 +787,7 @@ func TestVMTunnels(t *testing.T) {
 	}{
 		{"geneve-bigtcp", []string{"geneve"}},
 		{"ip-tunnels", []string{"ipip", "ip_gre", "sit", "ip6_gre", "ip6_tunnel"}},
+		{"netkit-bigtcp", nil},
 	} {
 		out := filepath.Join(t.TempDir(), tc.scenario+".json")
 		_, stderr, code := clitest.Run(t, "run", tc.scenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",

@@ -469,9 +469,10 @@ func TestVMAccelAuto(t *testing.T) {
 }
 
 // TestVMQdiscsAndSysctls: in a guest on Debian 12's kernel, which has the qdiscs this host
-// lacks, a state attaches fq, fq_codel or netem to a veth end and one sets sysctls in the
-// client's namespace; each is read back into the result, and every sample measured. The
-// measuring lock is held by another run meanwhile (the test's, or one beside it): a guest in
+// lacks, a state attaches fq, fq_codel or netem to a veth end, one nsperf's XDP_PASS program,
+// and one sets sysctls in the client's namespace; each is read back into the result, and
+// every sample measured. The measuring lock is held by another run meanwhile (the test's, or
+// one beside it): a guest in
 // virtual time does not wait for it.
 func TestVMQdiscsAndSysctls(t *testing.T) {
 	image, modules := clitest.GuestTest(t)
@@ -502,8 +503,11 @@ func TestVMQdiscsAndSysctls(t *testing.T) {
 	if rec := clitest.StateRecord(c, "default"); rec == nil || len(rec.Qdiscs) != 0 || rec.Sysctls["client"]["net.ipv4.tcp_autocorking"] != "1" {
 		t.Errorf("default: %+v", rec)
 	}
-	if len(c.Samples) != 10 {
-		t.Errorf("%d samples, want 10", len(c.Samples))
+	if rec := clitest.StateRecord(c, "xdp"); rec == nil || !strings.HasPrefix(rec.XDP["server/eth0"], "pass (id ") {
+		t.Errorf("xdp: %+v", rec)
+	}
+	if len(c.Samples) != 12 {
+		t.Errorf("%d samples, want 12", len(c.Samples))
 	}
 	for _, s := range c.Samples {
 		if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
