@@ -51,7 +51,7 @@ func TestShippedMap(t *testing.T) {
 
 // TestShippedMapNewPaths: each shipped scenario that adds a path of the stack is, by the map,
 // one whose traffic runs that path's functions: a qdisc, the bridge, forwarding, the tunnels,
-// XDP's NAPI path, netkit, connection setup and timewait.
+// XDP's NAPI path, threaded NAPI, netkit, connection setup and timewait.
 func TestShippedMapNewPaths(t *testing.T) {
 	m, err := Shipped()
 	if err != nil {
@@ -63,6 +63,7 @@ func TestShippedMapNewPaths(t *testing.T) {
 		"routed-bigtcp": {{Function: "ip_forward", File: "net/ipv4/ip_forward.c"}, {Function: "ip6_forward", File: "net/ipv6/ip6_output.c"}},
 		"geneve-bigtcp": {{Function: "geneve_xmit", File: "drivers/net/geneve.c"}},
 		"veth-xdp":      {{Function: "veth_poll", File: "drivers/net/veth.c"}},
+		"veth-napi":     {{Function: "napi_threaded_poll", File: "net/core/dev.c"}},
 		"netkit-bigtcp": {{Function: "netkit_xmit", File: "drivers/net/netkit.c"}},
 		"veth-netperf":  {{Function: "tcp_v4_connect", File: "net/ipv4/tcp_ipv4.c"}, {Function: "tcp_time_wait", File: "net/ipv4/tcp_minisocks.c"}},
 		"ip-tunnels": {{Function: "ipip_tunnel_xmit", File: "net/ipv4/ipip.c"}, {Function: "ipgre_xmit", File: "net/ipv4/ip_gre.c"},

@@ -7,6 +7,7 @@ package knobs
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -18,6 +19,7 @@ const (
 	Limit Kind = iota // read only: what the driver allows (tso_max_size)
 	Size              // a GSO/GRO limit a state sets
 	Link              // a link property a state sets (mtu)
+	NAPI              // how the device's NAPI polls (sysfs only: threaded, gro_flush_timeout)
 )
 
 // Knob is one device attribute.
@@ -44,6 +46,9 @@ type Knob struct {
 	Bound string
 	// Inherited: a device created over a lower device (vxlan dev U) may take it from there.
 	Inherited bool
+	// Sysfs names the file in /sys/class/net/DEV/ of an attribute that has no netlink
+	// attribute: it is read and set there, from the device's own namespace, and Netlink is "".
+	Sysfs string
 	// BigTCP marks the limits of a GSO or GRO packet's size in bytes, which BIG TCP raises
 	// above 64 KiB: a state that sets one concerns its device's packet sizes, which the
 	// evidence then shows, and `nsperf probe` tries each at BigTCPSize.
@@ -100,6 +105,16 @@ var (
 var All = []Knob{
 	{Name: "mtu", Kind: Link, Netlink: "MTU", Min: MinMTU, Max: MaxMTU, IPv6Min: MinIPv6MTU,
 		Range: fmt.Sprintf("is outside %d..%d", MinMTU, MaxMTU)},
+	// NAPI's own, read and set through the device's sysfs (a veth has NAPI only with GRO or
+	// XDP on its receiving end). threaded: its poll runs in a kernel thread of its own, not
+	// in softirq; gro_flush_timeout: nanoseconds GRO holds packets past a poll that found
+	// none (with napi_defer_hard_irqs: polls that may find none before the device's interrupt
+	// comes back).
+	{Name: "threaded", Kind: NAPI, Sysfs: "threaded", Max: 1, Range: "is neither 0 nor 1 (1: NAPI polls in a kernel thread)"},
+	{Name: "gro_flush_timeout", Kind: NAPI, Sysfs: "gro_flush_timeout", Max: math.MaxUint32,
+		Range: fmt.Sprintf("exceeds %d nanoseconds", uint32(math.MaxUint32))},
+	{Name: "napi_defer_hard_irqs", Kind: NAPI, Sysfs: "napi_defer_hard_irqs", Max: math.MaxInt32,
+		Range: fmt.Sprintf("exceeds %d (S32_MAX)", math.MaxInt32)},
 	{Name: "gso_max_size", Kind: Size, Netlink: "GSOMaxSize", Min: MinGSOSize, Max: MaxGSOSize, Range: gsoRange,
 		Bound: "tso_max_size", Inherited: true, BigTCP: true},
 	{Name: "gso_max_segs", Kind: Size, Netlink: "GSOMaxSegs", Min: 1, Max: MaxGSOSegs,
@@ -162,4 +177,9 @@ func (v Values) Widen() map[string]uint64 {
 		out[name] = uint64(x)
 	}
 	return out
+}
+
+// SysfsKnobs are the knobs read and set through sysfs, in registry order.
+func SysfsKnobs() []Knob {
+	return slices.DeleteFunc(slices.Clone(All), func(k Knob) bool { return k.Sysfs == "" })
 }

@@ -62,7 +62,8 @@ func TestRegistry(t *testing.T) {
 	for _, k := range ReportOrder() {
 		order = append(order, k.Name)
 	}
-	want := []string{"tso_max_size", "tso_max_segs", "gso_max_size", "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "mtu"}
+	want := []string{"tso_max_size", "tso_max_segs", "gso_max_size", "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "mtu",
+		"threaded", "gro_flush_timeout", "napi_defer_hard_irqs"}
 	if !slices.Equal(order, want) {
 		t.Errorf("report order %v, want %v", order, want)
 	}

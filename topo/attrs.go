@@ -20,6 +20,9 @@ func attrsOf(l netlink.Link) Attrs {
 	la := reflect.ValueOf(l.Attrs()).Elem()
 	a := Attrs{}
 	for _, k := range knobs.All {
+		if k.Sysfs != "" {
+			continue // read from sysfs (readSysfsKnobs)
+		}
 		f := la.FieldByName(k.Netlink)
 		switch f.Kind() {
 		case reflect.Int:

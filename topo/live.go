@@ -45,7 +45,10 @@ type Live struct {
 	pristineSysctls map[string]string
 	sysctls         map[string]map[string]string
 	xdp             map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
-	big             *bigCounting            // CountBigPackets
+	// sysfsDevices are the devices some state sets a sysfs knob of (threaded, ...): their
+	// read-back includes those knobs, which cost a mount of the namespace's sysfs.
+	sysfsDevices map[string]bool
+	big          *bigCounting // CountBigPackets
 
 	ovsClient *ovs.Client
 	ovsInst   *ovs.Instance
@@ -114,7 +117,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, sysfsDevices: sysfsDevices(p.Scenario), failed: make(chan error, 2)}
 	l.push("remove state file and lock", func() error {
 		// While processes of the run may live on, the state file stays for nsperf cleanup.
 		if err := l.waitSweep(); err != nil {
@@ -491,7 +494,13 @@ func (l *Live) ReadAttrs(ref string) (Attrs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return attrsOf(link), nil
+	a := attrsOf(link)
+	if l.sysfsDevices[ref] {
+		if err := l.readSysfsKnobs(ref, a); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 // Pristine returns each device's attributes as built, by "ns/dev".

@@ -65,8 +65,12 @@ func (r *ProbeReport) Text(w io.Writer) error {
 	fmt.Fprintf(w, "kernel %s (%s)\n\n", r.KernelRelease, r.KernelVersion)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"device (defaults)"}
+	var reported []knobs.Knob // the probe reads no sysfs knob
 	for _, k := range knobs.ReportOrder() {
-		head = append(head, k.Name)
+		if k.Sysfs == "" {
+			reported = append(reported, k)
+			head = append(head, k.Name)
+		}
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, d := range r.Devices {
@@ -75,7 +79,7 @@ func (r *ProbeReport) Text(w io.Writer) error {
 			continue
 		}
 		row := []string{d.Kind}
-		for _, k := range knobs.ReportOrder() {
+		for _, k := range reported {
 			row = append(row, fmt.Sprint(d.Attrs[k.Name]))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))

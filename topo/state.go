@@ -163,6 +163,8 @@ func (l *Live) applyStep(ref string, step plan.Step, ds *machine.DeviceState) er
 		got, err := l.applyFeatures(ref, want)
 		ds.Features = got
 		return err
+	case plan.SetNAPI:
+		return l.applySysfsKnobs(ref, step.Knobs)
 	case plan.SetXDP:
 		if step.XDP == "" && l.xdp[ref] == nil {
 			return nil // nothing attached, nothing asked: no read-back to do
@@ -187,8 +189,8 @@ func (l *Live) applyKnobs(ref string, ds scenarios.DeviceSettings) error {
 			return err
 		}
 		for _, k := range knobs.Settable() {
-			if k.IPv4 != ipv4 || have[k.Name] == want[k.Name] {
-				continue
+			if k.IPv4 != ipv4 || k.Sysfs != "" || have[k.Name] == want[k.Name] {
+				continue // sysfs knobs come last (applySysfsKnobs)
 			}
 			if k.IPv4 && !hasIPv4Knobs(l.pristine[ref]) {
 				continue // the kernel has no such knob; Check refuses states that set it
@@ -203,6 +205,12 @@ func (l *Live) applyKnobs(ref string, ds scenarios.DeviceSettings) error {
 
 // set changes one knob of a device, explaining the kernel's refusals.
 func (l *Live) set(ref string, k knobs.Knob, v uint32) error {
+	if k.Sysfs != "" {
+		if err := l.setSysfsKnob(ref, k, v); err != nil {
+			return fmt.Errorf("set %s %d on %s: %w", k.Name, v, ref, err)
+		}
+		return nil
+	}
 	ns, dev := splitRef(ref)
 	err := l.withLink(ns, dev, func(h *netlink.Handle, link netlink.Link) error { return setKnob(h, link, k, v) })
 	if err == nil {

@@ -122,7 +122,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&rf.ov.AA, "aa", false, "A/A control: measure the baseline state against a copy of itself under the same schedule")
 	f.StringVar(&rf.vf.baseline, "baseline", "", "with --bisect: the stored result of the known-good kernel to compare with")
 	f.BoolVar(&rf.bisect, "bisect", false, "a step of `git bisect run`: measure --kernel, compare it with --baseline and exit 0 (good: no gated regression), 1 (bad), 125 (skip: no boot, a state unavailable, an infrastructure failure) or 128 (abort: usage, a baseline of another scenario)")
-	f.DurationVar(&rf.idleWait, "idle-wait", runner.IdleLimit(), "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait (default 10s, or $"+runner.IdleWaitEnv+")")
+	f.DurationVar(&rf.idleWait, "idle-wait", runner.DefaultIdleLimit, "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait; without the flag, $"+runner.IdleWaitEnv+" when set")
 }
 
 // plan turns the flags into the run's plan: the scenario loaded once (for a guest when the
@@ -216,6 +216,8 @@ func (rf *runFlags) scenario(flags *pflag.FlagSet, arg string, guests bool) (*sc
 	switch {
 	case rf.idleWait < 0:
 		return nil, usageError{fmt.Errorf("--idle-wait %s: want a duration, or 0 for no wait", rf.idleWait)}
+	case !flags.Changed("idle-wait"):
+		// The runner's default: $NSPERF_IDLE_WAIT, else DefaultIdleLimit.
 	case rf.idleWait == 0:
 		rf.opt.Idle.Limit = -1
 	default:

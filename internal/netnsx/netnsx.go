@@ -125,3 +125,36 @@ func onFreshThread(work func() (undo func(), err error)) error {
 	}
 	return out.err
 }
+
+// WithSysfs runs fn on a fresh thread inside target with target's own sysfs mounted at /sys
+// in a private mount namespace, as `ip netns exec` remounts it: a sysfs lists under
+// class/net the devices of the namespace that mounted it, so the host's /sys shows none of
+// target's. The thread leaves its mount namespace by ending: its goroutine never unlocks it,
+// and the runtime destroys it.
+func WithSysfs(target netns.NsHandle, fn func(sys string) error) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: this thread's namespaces are never reused
+		done <- func() (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic in a namespace's sysfs: %v", p)
+				}
+			}()
+			if err := netns.Set(target); err != nil {
+				return fmt.Errorf("enter network namespace: %w", err)
+			}
+			if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+				return fmt.Errorf("unshare the mount namespace: %w", err)
+			}
+			if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+				return fmt.Errorf("make the thread's mounts private: %w", err)
+			}
+			if err := unix.Mount("sysfs", "/sys", "sysfs", 0, ""); err != nil {
+				return fmt.Errorf("mount the namespace's sysfs: %w", err)
+			}
+			return fn("/sys")
+		}()
+	}()
+	return <-done
+}

@@ -22,6 +22,9 @@ const (
 	SetSysctls StepKind = "sysctls"
 	// SetXDP, per device: the XDP program the state attaches (Step.XDP), or none.
 	SetXDP StepKind = "xdp"
+	// SetNAPI, per device, last: the knobs read and set in sysfs (threaded, gro_flush_timeout,
+	// napi_defer_hard_irqs), once the offloads and XDP that give a device its NAPI are set.
+	SetNAPI StepKind = "napi"
 )
 
 // StateSteps returns the steps that put every device of the topology into a state: knobs
@@ -96,7 +99,7 @@ func SysctlNames(s *scenarios.Scenario, ns string) []string {
 }
 
 // deviceStateSteps: for a group of devices, the knobs of each, then the qdiscs, then the
-// offloads, then the XDP programs, as a reader runs them.
+// offloads, then the XDP programs, then the NAPI knobs, as a reader runs them.
 func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 	var out []Step
 	for _, ref := range refs {
@@ -136,6 +139,18 @@ func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 		}
 		out = append(out, step)
 	}
+	for _, ref := range refs {
+		ns, dev, _ := strings.Cut(ref, "/")
+		var lines []string
+		for _, k := range knobs.SysfsKnobs() {
+			if v, set := st.Devices[ref][k.Name]; set {
+				// No iproute2 word for it: the device's file, in the namespace's own sysfs.
+				lines = append(lines, fmt.Sprintf("ip netns exec %s sh -c %s", shellq.Word(p.RunID.Namespace(ns)),
+					shellq.Word(fmt.Sprintf("echo %d > /sys/class/net/%s/%s", v, dev, k.Sysfs))))
+			}
+		}
+		out = append(out, Step{Kind: SetNAPI, NS: ns, Dev: dev, Knobs: st.Devices[ref], Do: strings.Join(lines, "\n")})
+	}
 	return out
 }
 
@@ -144,7 +159,7 @@ func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 func (p *Plan) knobsShell(ns, dev string, ds scenarios.DeviceSettings) string {
 	var plain, ipv4 []string
 	for _, k := range knobs.Settable() {
-		if v, set := ds[k.Name]; set {
+		if v, set := ds[k.Name]; set && k.Sysfs == "" {
 			kv := fmt.Sprintf("%s %d", k.Name, v)
 			if k.IPv4 {
 				ipv4 = append(ipv4, kv)

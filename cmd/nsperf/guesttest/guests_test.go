@@ -470,7 +470,7 @@ func TestVMAccelAuto(t *testing.T) {
 
 // TestVMQdiscsAndSysctls: in a guest on Debian 12's kernel, which has the qdiscs this host
 // lacks, a state attaches fq, fq_codel or netem to a veth end, one nsperf's XDP_PASS program,
-// and one sets sysctls in the client's namespace; each is read back into the result, and
+// one sets NAPI's knobs in the device's sysfs, and one sets sysctls in the client's namespace; each is read back into the result, and
 // every sample measured. The measuring lock is held by another run meanwhile (the test's, or
 // one beside it): a guest in
 // virtual time does not wait for it.
@@ -506,8 +506,11 @@ func TestVMQdiscsAndSysctls(t *testing.T) {
 	if rec := clitest.StateRecord(c, "xdp"); rec == nil || !strings.HasPrefix(rec.XDP["server/eth0"], "pass (id ") {
 		t.Errorf("xdp: %+v", rec)
 	}
-	if len(c.Samples) != 12 {
-		t.Errorf("%d samples, want 12", len(c.Samples))
+	if rec := clitest.StateRecord(c, "threaded"); rec == nil || rec.Devices["server/eth0"]["threaded"] != 1 || rec.Devices["server/eth0"]["gro_flush_timeout"] != 20000 {
+		t.Errorf("threaded: %+v", rec)
+	}
+	if len(c.Samples) != 14 {
+		t.Errorf("%d samples, want 14", len(c.Samples))
 	}
 	for _, s := range c.Samples {
 		if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {

@@ -1,0 +1,93 @@
+package topo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
+)
+
+const napiScenario = `name: napi
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+states:
+  - name: softirq
+    offloads: {server/eth0: {rx-gro: "on"}}
+  - name: tuned
+    offloads: {server/eth0: {rx-gro: "on"}}
+    devices: {server/eth0: {threaded: 1, gro_flush_timeout: 20000, napi_defer_hard_irqs: 2}}
+workloads:
+  - name: tcp
+    iperf3:
+      client: {ns: client}
+      server: {ns: server, addr: 198.18.0.2}
+`
+
+// TestNAPIKnobs: the NAPI knobs without a netlink attribute are set and read back through
+// the device's own namespace's sysfs (the host's /sys lists none of the run's devices), reset
+// to their values as built in the state that leaves them out, and a change from outside is
+// drift; the plan prints the sysfs write.
+func TestNAPIKnobs(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir)
+	s, err := scenarios.Parse("napi.yaml", []byte(napiScenario), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Teardown()
+	built := l.Pristine()["server/eth0"]
+	if built["threaded"] != 0 || built["napi_defer_hard_irqs"] != 0 {
+		t.Errorf("as built: %v", built)
+	}
+	if _, ok := l.Pristine()["client/eth0"]["threaded"]; ok {
+		t.Errorf("client/eth0, whose NAPI knobs no state sets, had them read: %v", l.Pristine()["client/eth0"])
+	}
+	softirq, tuned := s.States[0], s.States[1]
+	for round := 0; round < 2; round++ {
+		devices, err := l.Apply(tuned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := devices["server/eth0"].Attrs
+		if a["threaded"] != 1 || a["gro_flush_timeout"] != 20000 || a["napi_defer_hard_irqs"] != 2 {
+			t.Errorf("round %d, tuned: %v", round, a)
+		}
+		reaches(t, l, "198.18.0.2")
+		if drift, err := l.Drift(devices); err != nil || len(drift) != 0 {
+			t.Errorf("drift right after applying: %v %v", drift, err)
+		}
+		devices, err = l.Apply(softirq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := devices["server/eth0"].Attrs; a["threaded"] != built["threaded"] || a["gro_flush_timeout"] != built["gro_flush_timeout"] {
+			t.Errorf("round %d, softirq: %v, want as built %v", round, a, built)
+		}
+	}
+	devices, err := l.Apply(tuned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	knob, _ := knobs.Lookup("gro_flush_timeout")
+	if err := l.setSysfsKnob("server/eth0", knob, 5); err != nil {
+		t.Fatal(err)
+	}
+	if drift, err := l.Drift(devices); err != nil || len(drift) != 1 || drift[0] != "server/eth0 gro_flush_timeout is 5, applied 20000" {
+		t.Errorf("drift %q %v", drift, err)
+	}
+	cmds := strings.Join(plan.StateShell(l.Plan.StateSteps(tuned)), "\n")
+	if !strings.Contains(cmds, "ip netns exec "+l.Namespace("server")+" sh -c 'echo 1 > /sys/class/net/eth0/threaded'") {
+		t.Errorf("commands:\n%s", cmds)
+	}
+}
