@@ -163,8 +163,10 @@ func (l *Live) applyStep(ref string, step plan.Step, ds *machine.DeviceState) er
 		got, err := l.applyFeatures(ref, want)
 		ds.Features = got
 		return err
+	case plan.ResetNAPI:
+		return l.applySysfsKnobs(ref, step.Knobs, false)
 	case plan.SetNAPI:
-		return l.applySysfsKnobs(ref, step.Knobs)
+		return l.applySysfsKnobs(ref, step.Knobs, true)
 	case plan.SetXDP:
 		if step.XDP == "" && l.xdp[ref] == nil {
 			return nil // nothing attached, nothing asked: no read-back to do

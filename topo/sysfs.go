@@ -71,9 +71,10 @@ func (l *Live) setSysfsKnob(ref string, k knobs.Knob, v uint32) error {
 	return err
 }
 
-// applySysfsKnobs sets a device's sysfs knobs to its built values overridden by the state's,
-// each only where it differs. A device whose sysfs knobs no state sets has none to set.
-func (l *Live) applySysfsKnobs(ref string, ds scenarios.DeviceSettings) error {
+// applySysfsKnobs sets a device's sysfs knobs, each only where it differs: with set, those
+// the state sets, to its values; without, those it leaves out, to their built values. A
+// device whose sysfs knobs no state sets has none to set.
+func (l *Live) applySysfsKnobs(ref string, ds scenarios.DeviceSettings, set bool) error {
 	if !l.sysfsDevices[ref] {
 		return nil
 	}
@@ -83,7 +84,7 @@ func (l *Live) applySysfsKnobs(ref string, ds scenarios.DeviceSettings) error {
 		return err
 	}
 	for _, k := range knobs.SysfsKnobs() {
-		if have[k.Name] != want[k.Name] {
+		if _, stateSets := ds[k.Name]; stateSets == set && have[k.Name] != want[k.Name] {
 			if err := l.set(ref, k, want[k.Name]); err != nil {
 				return err
 			}

@@ -24,6 +24,7 @@ states:
   - name: tuned
     offloads: {server/eth0: {rx-gro: "on"}}
     devices: {server/eth0: {threaded: 1, gro_flush_timeout: 20000, napi_defer_hard_irqs: 2}}
+  - name: no-napi
 workloads:
   - name: tcp
     iperf3:
@@ -74,6 +75,18 @@ func TestNAPIKnobs(t *testing.T) {
 		if a := devices["server/eth0"].Attrs; a["threaded"] != built["threaded"] || a["gro_flush_timeout"] != built["gro_flush_timeout"] {
 			t.Errorf("round %d, softirq: %v, want as built %v", round, a, built)
 		}
+	}
+	// A state without GRO, so without NAPI, after the tuned one: the knobs are reset while
+	// the NAPI still exists (the kernel refuses them on a device without one, and would keep
+	// threaded for the next NAPI the device gets), so the state after it starts as built.
+	if _, err := l.Apply(tuned); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Apply(s.States[2]); err != nil {
+		t.Fatalf("the state without NAPI after the tuned one: %v", err)
+	}
+	if devices, err := l.Apply(softirq); err != nil || devices["server/eth0"].Attrs["threaded"] != 0 {
+		t.Errorf("softirq after no-napi: %v %v", devices["server/eth0"].Attrs, err)
 	}
 	devices, err := l.Apply(tuned)
 	if err != nil {

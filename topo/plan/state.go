@@ -22,8 +22,13 @@ const (
 	SetSysctls StepKind = "sysctls"
 	// SetXDP, per device: the XDP program the state attaches (Step.XDP), or none.
 	SetXDP StepKind = "xdp"
-	// SetNAPI, per device, last: the knobs read and set in sysfs (threaded, gro_flush_timeout,
-	// napi_defer_hard_irqs), once the offloads and XDP that give a device its NAPI are set.
+	// ResetNAPI, per device, before the offloads: the knobs read and set in sysfs (threaded,
+	// gro_flush_timeout, napi_defer_hard_irqs) that the state leaves out go back to their built
+	// values while the device still has the NAPI the state before gave it (GRO or XDP on); the
+	// kernel refuses them on a device without NAPI, and keeps them for the next one it gets.
+	ResetNAPI StepKind = "napi-reset"
+	// SetNAPI, per device, last: the state's own sysfs knobs, once the offloads and XDP that
+	// give a device its NAPI are set.
 	SetNAPI StepKind = "napi"
 )
 
@@ -99,7 +104,8 @@ func SysctlNames(s *scenarios.Scenario, ns string) []string {
 }
 
 // deviceStateSteps: for a group of devices, the knobs of each, then the qdiscs, then the
-// offloads, then the XDP programs, then the NAPI knobs, as a reader runs them.
+// NAPI knobs the state leaves out reset, the offloads, the XDP programs, then the state's NAPI
+// knobs, as a reader runs them.
 func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 	var out []Step
 	for _, ref := range refs {
@@ -114,6 +120,10 @@ func (p *Plan) deviceStateSteps(st scenarios.State, refs []string) []Step {
 			step.Do = fmt.Sprintf("ip netns exec %s tc qdisc replace dev %s root %s", shellq.Word(p.RunID.Namespace(ns)), shellq.Word(dev), q)
 		}
 		out = append(out, step)
+	}
+	for _, ref := range refs {
+		ns, dev, _ := strings.Cut(ref, "/")
+		out = append(out, Step{Kind: ResetNAPI, NS: ns, Dev: dev, Knobs: st.Devices[ref]})
 	}
 	for _, ref := range refs {
 		ns, dev, _ := strings.Cut(ref, "/")
