@@ -157,13 +157,27 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 		claimed = "better"
 	}
 	what := fmt.Sprintf("claimed %+.1f%% (%s); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", 100*c.Change, claimed, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
+	negligible := m.MinChange
+	if negligible <= 0 {
+		negligible = results.DefaultMinChange
+	}
+	if math.Abs(c.Change) < negligible {
+		// A claim of no change worth a verdict (96 -> 96.05 Gbit/s): equivalence (or a
+		// significant change too small to matter) reproduces it, a decided change contradicts it.
+		what = fmt.Sprintf("claimed %+.1f%% (no change beyond %.0f%%); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", 100*c.Change, 100*negligible, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
+		switch m.Verdict {
+		case results.Equivalent, results.Negligible:
+			return results.Reproduced, what
+		case results.Improved, results.Regressed:
+			return results.Contradicted, what
+		}
+		return results.Undecided, what + "; the claim shows no change"
+	}
 	switch {
 	case m.Verdict == results.Improved && better, m.Verdict == results.Regressed && !better:
 		return results.Reproduced, what
 	case m.Verdict == results.Improved, m.Verdict == results.Regressed, m.Verdict == results.Equivalent:
 		return results.Contradicted, what
-	case math.Abs(c.Change) < 1e-9:
-		return results.Undecided, what + "; the claim shows no change"
 	}
 	return results.Undecided, what
 }

@@ -179,3 +179,28 @@ func TestMatchUnits(t *testing.T) {
 		t.Errorf("a bit/s claim and a bit/s stream: %+v", g)
 	}
 }
+
+// TestOutcomeOfNoChange: a claim of no change worth a verdict (96 -> 96.05 Gbit/s, below the
+// run's min change) is reproduced by an equivalent measurement and contradicted by a
+// decided change; a claimed change is contradicted by equivalence, as before.
+func TestOutcomeOfNoChange(t *testing.T) {
+	noChange := Claim{Change: 0.0005}
+	gain := Claim{Change: 0.2}
+	for _, tc := range []struct {
+		c       Claim
+		verdict string
+		want    string
+	}{
+		{noChange, results.Equivalent, results.Reproduced},
+		{noChange, results.Improved, results.Contradicted},
+		{noChange, results.NoChange, results.Undecided},
+		{noChange, results.Negligible, results.Reproduced},
+		{gain, results.Equivalent, results.Contradicted},
+		{gain, results.Improved, results.Reproduced},
+	} {
+		m := results.Comparison{Verdict: tc.verdict, Direction: 1, MinChange: 0.02}
+		if got, why := outcome(tc.c, m); got != tc.want {
+			t.Errorf("claimed %+.2f%%, %s: %s (%s), want %s", 100*tc.c.Change, tc.verdict, got, why, tc.want)
+		}
+	}
+}

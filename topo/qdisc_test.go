@@ -8,20 +8,9 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/nsperf/nsperf/internal/capability"
-	"github.com/nsperf/nsperf/internal/testenv"
-	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo/runstate"
 )
 
-const qdiscScenario = `name: qdiscs
-topology:
-  namespaces: [client, server]
-  links:
-    - veth:
-        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
-        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
-states:
-  - name: default
+const qdiscStates = `  - name: default
   - name: pfifo-fast
     qdiscs: {client/eth0: {pfifo_fast: {}}}
   - name: noqueue
@@ -37,11 +26,6 @@ states:
   - name: netem
     optional: true
     qdiscs: {client/eth0: {netem: {delay: 1ms, loss: 1%, reorder: 10%}}}
-workloads:
-  - name: tcp
-    iperf3:
-      client: {ns: client}
-      server: {ns: server, addr: 198.18.0.2}
 `
 
 // TestQdiscKinds attaches each root qdisc kind to a real veth end and reads it back; the state
@@ -49,16 +33,8 @@ workloads:
 // kernel without a qdisc's module (this host has no fq, fq_codel, netem) refuses it as a
 // capability, naming the kernel option; where it has them, they read back.
 func TestQdiscKinds(t *testing.T) {
-	testenv.RootTest(t, runstate.Dir)
-	s, err := scenarios.Parse("qdiscs.yaml", []byte(qdiscScenario), scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Teardown()
+	s := vethScenario(t, qdiscStates)
+	l := buildRoot(t, s)
 	rootQdisc := func() netlink.Qdisc {
 		var root netlink.Qdisc
 		err := l.withLink("client", "eth0", func(h *netlink.Handle, link netlink.Link) error {

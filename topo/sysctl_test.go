@@ -11,18 +11,9 @@ import (
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
-	"github.com/nsperf/nsperf/topo/runstate"
 )
 
-const sysctlScenario = `name: sysctls
-topology:
-  namespaces: [client, server]
-  links:
-    - veth:
-        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
-        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
-states:
-  - name: built
+const sysctlStates = `  - name: built
   - name: tuned
     sysctls:
       client: {net.ipv4.tcp_autocorking: 0, net.core.somaxconn: 1024}
@@ -31,11 +22,6 @@ states:
     optional: true
     sysctls:
       client: {net.core.netdev_max_backlog: 5000}
-workloads:
-  - name: tcp
-    iperf3:
-      client: {ns: client}
-      server: {ns: server, addr: 198.18.0.2}
 `
 
 // TestSysctls: a state's sysctls are written in the namespace only (the machine's own values
@@ -43,11 +29,8 @@ workloads:
 // a change from outside during a sample is drift; a sysctl the namespace lacks (machine-wide
 // on this kernel) is a capability the state needs, found before anything is measured.
 func TestSysctls(t *testing.T) {
-	testenv.RootTest(t, runstate.Dir)
-	s, err := scenarios.Parse("sysctls.yaml", []byte(sysctlScenario), scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.RequireRoot(t)
+	s := vethScenario(t, sysctlStates)
 	host := map[string]string{}
 	for _, name := range []string{"net.ipv4.tcp_autocorking", "net.core.somaxconn", "net.ipv4.tcp_rmem", "net.core.netdev_max_backlog"} {
 		data, err := os.ReadFile(knobs.SysctlPath(name))
@@ -56,20 +39,14 @@ func TestSysctls(t *testing.T) {
 		}
 		host[name] = string(data)
 	}
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := l.Teardown(); err != nil {
-			t.Error(err)
-		}
+	t.Cleanup(func() { // after the teardown
 		for name, v := range host {
 			if data, _ := os.ReadFile(knobs.SysctlPath(name)); string(data) != v {
 				t.Errorf("the machine's %s is %q, was %q", name, data, v)
 			}
 		}
-	}()
+	})
+	l := buildRoot(t, s)
 	read := func(ns, name string) string {
 		var v string
 		if err := l.Do(ns, func() error { var err error; v, err = readSysctl(ns, name); return err }); err != nil {

@@ -4,32 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
-	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
-	"github.com/nsperf/nsperf/topo/runstate"
 )
 
-const napiScenario = `name: napi
-topology:
-  namespaces: [client, server]
-  links:
-    - veth:
-        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
-        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
-states:
-  - name: softirq
+const napiStates = `  - name: softirq
     offloads: {server/eth0: {rx-gro: "on"}}
   - name: tuned
     offloads: {server/eth0: {rx-gro: "on"}}
     devices: {server/eth0: {threaded: 1, gro_flush_timeout: 20000, napi_defer_hard_irqs: 2}}
   - name: no-napi
-workloads:
-  - name: tcp
-    iperf3:
-      client: {ns: client}
-      server: {ns: server, addr: 198.18.0.2}
 `
 
 // TestNAPIKnobs: the NAPI knobs without a netlink attribute are set and read back through
@@ -37,16 +21,8 @@ workloads:
 // to their values as built in the state that leaves them out, and a change from outside is
 // drift; the plan prints the sysfs write.
 func TestNAPIKnobs(t *testing.T) {
-	testenv.RootTest(t, runstate.Dir)
-	s, err := scenarios.Parse("napi.yaml", []byte(napiScenario), scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Teardown()
+	s := vethScenario(t, napiStates)
+	l := buildRoot(t, s)
 	built := l.Pristine()["server/eth0"]
 	if built["threaded"] != 0 || built["napi_defer_hard_irqs"] != 0 {
 		t.Errorf("as built: %v", built)

@@ -306,3 +306,35 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 		t.Fatalf("apply fixed: %v", err)
 	}
 }
+
+// vethScenario is a scenario over one veth pair (client/eth0 198.18.0.1/24, server/eth0
+// 198.18.0.2/24) with an iperf3 workload and the states given as YAML list items: what the
+// tests of one kind of state setting build.
+func vethScenario(t *testing.T, states string) *scenarios.Scenario {
+	t.Helper()
+	text := "name: t\ntopology:\n  namespaces: [client, server]\n  links:\n    - veth:\n" +
+		"        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}\n        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}\n" +
+		"states:\n" + states + "workloads:\n  - name: tcp\n    iperf3:\n      client: {ns: client}\n      server: {ns: server, addr: 198.18.0.2}\n"
+	s, err := scenarios.Parse("t.yaml", []byte(text), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// buildRoot builds s in a root test: torn down at its end (a teardown error fails it), and
+// checked that nothing is left behind.
+func buildRoot(t *testing.T, s *scenarios.Scenario) *Live {
+	t.Helper()
+	testenv.RootTest(t, runstate.Dir)
+	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Teardown(); err != nil {
+			t.Error(err)
+		}
+	})
+	return l
+}

@@ -4,53 +4,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
-	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
-	"github.com/nsperf/nsperf/topo/runstate"
 )
 
-const xdpScenario = `name: xdp
-topology:
-  namespaces: [client, server]
-  links:
-    - veth:
-        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
-        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
-states:
-  - name: plain
+const xdpStates = `  - name: plain
   - name: xdp
     xdp: {server/eth0: pass}
   - name: object
     xdp: {server/eth0: testdata/xdp-pass.o}
-workloads:
-  - name: tcp
-    iperf3:
-      client: {ns: client}
-      server: {ns: server, addr: 198.18.0.2}
 `
 
 // TestXDP attaches nsperf's XDP_PASS program to a real veth end (natively: veth runs XDP in
 // its driver, on its NAPI path), reads it back, sees traffic pass, takes it away in the state
 // without it, finds its removal from outside as drift, and leaves nothing attached.
 func TestXDP(t *testing.T) {
-	testenv.RootTest(t, runstate.Dir)
-	s, err := scenarios.Parse("xdp.yaml", []byte(xdpScenario), scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := Build(NewPlan(s, NewRunID()), BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := l.Teardown(); err != nil {
-			t.Error(err)
-		}
+	s := vethScenario(t, xdpStates)
+	l := buildRoot(t, s)
+	t.Cleanup(func() { // after the teardown
 		if len(l.xdp) != 0 {
 			t.Errorf("programs still held after teardown: %v", l.xdp)
 		}
-	}()
+	})
 	plain, withXDP := s.States[0], s.States[1]
 	for round := 0; round < 2; round++ {
 		devices, err := l.Apply(withXDP)
