@@ -5,11 +5,11 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsperf/nsperf/internal/safefile"
 )
 
 // XDPPass is the XDP program nsperf brings itself: `r0 = XDP_PASS; exit`, which passes every
@@ -43,22 +43,14 @@ func checkXDP(value, scenarioFile string) (abs, problem string) {
 			return "", fmt.Sprintf("%s: %v", value, err)
 		}
 	}
-	f, err := os.Open(abs)
+	// Regular files only, bounded, never blocking on a FIFO (internal/safefile).
+	data, err := safefile.ReadRegular(abs, MaxXDPObject)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path as written, not as resolved here
 		}
 		return "", fmt.Sprintf("%s: %v (a relative path is the scenario file's)", value, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxXDPObject {
-		return "", fmt.Sprintf("%s: not a regular file of at most %d MiB", value, MaxXDPObject>>20)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxXDPObject))
-	if err != nil {
-		return "", fmt.Sprintf("%s: %v", value, err)
 	}
 	obj, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
