@@ -88,6 +88,7 @@ func (k Knob) Check(v uint32, ipv6 bool) string {
 // Kernel limits (include/linux/netdevice.h, net/core/rtnetlink.c, this kernel's MAX_TCP_HEADER).
 const (
 	MaxGSOSize = 524280 // GSO_MAX_SIZE = 8 * 65535
+	LegacyGSO  = 65536  // GSO_LEGACY_MAX_SIZE: a device without BIG TCP
 	MaxGROSize = 524280 // GRO_MAX_SIZE
 	MinGSOSize = 193    // MAX_TCP_HEADER + 1 on this kernel; smaller is ERANGE
 	MaxGSOSegs = 65535  // GSO_MAX_SEGS

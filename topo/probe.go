@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
 // Kinds of probed devices.
@@ -25,7 +27,15 @@ const (
 	ProbeBridge       = "bridge (empty)"
 	ProbeGeneve       = "geneve"
 	ProbeOVSInternal  = "ovs internal port (kernel datapath)"
+	ProbeBridgePort   = "bridge over a veth"
+	ProbeNetkit       = "netkit"
+	// The devices of the NAPI rows: a veth without GRO, which has no NAPI, and with it.
+	ProbeVethNoGRO = "veth, gro off"
+	ProbeVethGRO   = "veth, gro on"
 )
+
+// ProbeTunnel is the row of an IP tunnel mode ("ipip tunnel").
+func ProbeTunnel(mode string) string { return mode + " tunnel" }
 
 // Kernel changes the probe detects, by capability and never by version number.
 const (
@@ -34,6 +44,8 @@ const (
 	ChangeGeneveBigTCP = "geneve: BIG TCP packets (its tso_max_size raised)"
 	ChangeOVSInternal  = "openvswitch: raise internal port TSO limit (Sept 2026)"
 	ChangeInheritLower = "vxlan inherits its lower device's TSO limits (netif_inherit_tso_max)"
+	ChangeBridgeBigTCP = "bridge: takes its ports' TSO limits (BIG TCP through a bridge)"
+	ChangeVethNAPIGRO  = "veth: NAPI with GRO on (threaded NAPI, gro_flush_timeout settable)"
 )
 
 // probeScenario is the scratch topology: one namespace with a veth pair inside it, whose
@@ -46,6 +58,9 @@ func probeScenario() *scenarios.Scenario {
 			Links: []scenarios.Link{{Veth: &scenarios.Veth{
 				A: scenarios.Endpoint{NS: "probe", Name: "veth0", Addrs: []string{"198.18.0.1/24"}},
 				B: scenarios.Endpoint{NS: "probe", Name: "veth1", Addrs: []string{"198.18.0.2/24"}},
+			}}, {Veth: &scenarios.Veth{ // the bridge's port
+				A: scenarios.Endpoint{NS: "probe", Name: "veth2"},
+				B: scenarios.Endpoint{NS: "probe", Name: "veth3"},
 			}}},
 		},
 	}
@@ -86,12 +101,15 @@ func (l *Live) probe(r *ProbeReport) error {
 		{ProbeVxlanVeth, "vxveth", vxlan("vxveth", 2, "veth0")},
 		{ProbeTap, "tap0", tapErr},
 		{ProbeBridge, "br0", sp.nl.LinkAdd(&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "br0"}})},
-		{ProbeGeneve, "gnv0", sp.nl.LinkAdd(&netlink.Geneve{LinkAttrs: netlink.LinkAttrs{Name: "gnv0"}, ID: 1, Remote: net.ParseIP("198.18.0.2"), Dport: scenarios.DefaultGenevePort})},
+		{ProbeGeneve, "gnv0", withOptions(sp.nl.LinkAdd(&netlink.Geneve{LinkAttrs: netlink.LinkAttrs{Name: "gnv0"}, ID: 1, Remote: net.ParseIP("198.18.0.2"), Dport: scenarios.DefaultGenevePort}), new(scenarios.Geneve).Modules())},
 	}
 	if tap != nil {
 		created = append(created, probeDevice{ProbeVxlanTap, "vxtap", vxlan("vxtap", 3, "tap0")})
 	} else {
 		created = append(created, probeDevice{ProbeVxlanTap, "", fmt.Errorf("no tap: %v", tapErr)})
+	}
+	for _, pl := range probeLinks() {
+		created = append(created, probeDevice{pl.kind, pl.dev, l.probeLink(pl)})
 	}
 	for _, c := range created {
 		d := ProbedDevice{Kind: c.kind}
@@ -128,8 +146,89 @@ func (l *Live) probe(r *ProbeReport) error {
 		}
 		r.Knobs = append(r.Knobs, c)
 	}
+	r.Knobs = append(r.Knobs, l.probeNAPI()...)
 	r.Changes = verdicts(r)
 	return nil
+}
+
+// probeLink is a device the probe creates through its link kind's maker, as a run would.
+type probeLink struct {
+	kind, dev, linkKind string
+	spec                scenarios.LinkSpec
+}
+
+// probeLinks are the link kinds whose defaults the kernel decides besides the ones above:
+// every IP tunnel mode (scenarios.TunnelModes), netkit, and a bridge with a veth port.
+func probeLinks() []probeLink {
+	var out []probeLink
+	for i, m := range scenarios.TunnelModes {
+		local, remote := "198.18.0.1", "198.18.0.2"
+		if m.Underlay6 {
+			local, remote = "2001:db8::1", "2001:db8::2"
+		}
+		dev := fmt.Sprintf("tnl%d", i)
+		out = append(out, probeLink{ProbeTunnel(m.Name), dev, "tunnel",
+			&scenarios.IPTunnel{NS: "probe", Name: dev, Mode: m.Name, Local: local, Remote: remote}})
+	}
+	return append(out,
+		probeLink{ProbeNetkit, "nk0", "netkit", &scenarios.Netkit{A: scenarios.Endpoint{NS: "probe", Name: "nk0"}, B: scenarios.Endpoint{NS: "probe", Name: "nk1"}}},
+		probeLink{ProbeBridgePort, "br1", "bridge", &scenarios.LinuxBridge{NS: "probe", Name: "br1", Ports: []string{"veth2"}}})
+}
+
+// probeLink creates one probe device with its kind's maker; the namespace's end removes it.
+// A kernel without the kind says which options build it.
+func (l *Live) probeLink(pl probeLink) error {
+	err := linkMakers[pl.linkKind](l, pl.spec, &plan.Step{Kind: plan.DelLink, NS: "probe", Dev: pl.dev, WithNamespace: true})
+	return withOptions(err, pl.spec.Modules())
+}
+
+// withOptions adds to a kernel's "operation not supported" the options that build the kind.
+func withOptions(err error, modules []scenarios.KernelModule) error {
+	if !errors.Is(err, unix.EOPNOTSUPP) {
+		return err
+	}
+	var options []string
+	for _, m := range modules {
+		for _, o := range m.Options {
+			options = append(options, "CONFIG_"+o)
+		}
+	}
+	return fmt.Errorf("%w (%s)", err, strings.Join(options, ", "))
+}
+
+// probeNAPI tries NAPI's threaded mode on a veth without GRO (which has no NAPI) and with GRO
+// on (`ethtool -K veth1 gro on; echo 1 > /sys/class/net/veth1/threaded`).
+func (l *Live) probeNAPI() []KnobCheck {
+	threaded, _ := knobs.Lookup("threaded")
+	try := func(device string) KnobCheck {
+		c := KnobCheck{Knob: threaded.Name, Device: device, Value: 1}
+		if err := l.set("probe/veth1", threaded, 1); err != nil {
+			c.Error = err.Error()
+			var capErr *capability.Error
+			if errors.As(err, &capErr) {
+				c.Error = strings.Join(capErr.Reasons, "; ")
+			}
+			return c
+		}
+		got := Attrs{}
+		if err := l.readSysfsKnobs("probe/veth1", got); err != nil {
+			c.Error = "accepted, but not read back: " + err.Error()
+		} else if got[threaded.Name] != 1 {
+			c.Error = fmt.Sprintf("accepted, but reads back %d", got[threaded.Name])
+		} else {
+			c.Accepted = true
+		}
+		return c
+	}
+	out := []KnobCheck{}
+	if _, err := l.applyFeatures("probe/veth1", map[string]bool{"rx-gro": false}); err != nil {
+		return append(out, KnobCheck{Knob: threaded.Name, Device: ProbeVethNoGRO, Value: 1, Error: "gro not turned off: " + err.Error()})
+	}
+	out = append(out, try(ProbeVethNoGRO))
+	if _, err := l.applyFeatures("probe/veth1", map[string]bool{"rx-gro": true}); err != nil {
+		return append(out, KnobCheck{Knob: threaded.Name, Device: ProbeVethGRO, Value: 1, Error: "gro not turned on: " + err.Error()})
+	}
+	return append(out, try(ProbeVethGRO))
 }
 
 // probeDevice is a device the probe created (or failed to).
@@ -240,8 +339,40 @@ func verdicts(r *ProbeReport) []ChangeVerdict {
 		evidence = []string{"no vxlan over a lower device"}
 	}
 	inh.Evidence = fmt.Sprintf("%s; a vxlan without one has %s", strings.Join(evidence, "; "), tsoOf(base))
-	out = append(out, inh)
+	out = append(out, inh, bridgeVerdict(attrs(ProbeBridgePort), attrs(ProbeVeth)), napiVerdict(r.Knobs))
 	return out
+}
+
+// bridgeVerdict: a bridge whose tso_max_size follows its veth port's past 64K passes BIG TCP
+// packets on (br_set_gso_limits); one that keeps 64K caps them.
+func bridgeVerdict(bridge, veth Attrs) ChangeVerdict {
+	v := ChangeVerdict{Change: ChangeBridgeBigTCP, Verdict: Unknown, Evidence: "no bridge with a veth port"}
+	switch {
+	case bridge == nil || veth == nil:
+	case veth["tso_max_size"] <= knobs.LegacyGSO:
+		v.Evidence = fmt.Sprintf("the veth port's tso_max_size %d shows nothing", veth["tso_max_size"])
+	default:
+		v.Verdict, v.Evidence = Absent, fmt.Sprintf("the bridge has tso_max_size %d, its veth port %d", bridge["tso_max_size"], veth["tso_max_size"])
+		if bridge["tso_max_size"] == veth["tso_max_size"] {
+			v.Verdict = Present
+		}
+	}
+	return v
+}
+
+// napiVerdict: a veth with GRO on has NAPI, so that threaded mode is set and read back.
+func napiVerdict(checks []KnobCheck) ChangeVerdict {
+	v := ChangeVerdict{Change: ChangeVethNAPIGRO, Verdict: Unknown, Evidence: "threaded not tried on a veth with GRO on"}
+	for _, c := range checks {
+		if c.Device != ProbeVethGRO {
+			continue
+		}
+		v.Verdict, v.Evidence = Present, "threaded 1 accepted and read back on a veth with GRO on"
+		if !c.Accepted {
+			v.Verdict, v.Evidence = Absent, "threaded 1 on a veth with GRO on: "+c.Error
+		}
+	}
+	return v
 }
 
 func tsoOf(a Attrs) string {

@@ -73,9 +73,10 @@ func (r *ProbeReport) Text(w io.Writer) error {
 		}
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	var missing []string // below the table: a row of text would break its columns
 	for _, d := range r.Devices {
 		if d.Attrs == nil {
-			fmt.Fprintf(tw, "%s\t%s\n", d.Kind, d.Error)
+			missing = append(missing, fmt.Sprintf("  %s: %s\n", d.Kind, d.Error))
 			continue
 		}
 		row := []string{d.Kind}
@@ -85,6 +86,9 @@ func (r *ProbeReport) Text(w io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "\nnot read:\n%s", strings.Join(missing, ""))
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "knob\tdevice\tvalue\tresult")

@@ -42,6 +42,13 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 			// without nf_tables the result says they were not counted.
 			add(&optional, "nf_tables")
 		}
+		// A route's congestion control: the guest has no modprobe for the kernel to load
+		// it with when the route is added.
+		for _, cc := range c.Scenario.CongestionControls() {
+			if m, _, ok := scenarios.CongestionModule(cc); ok {
+				add(&optional, m)
+			}
+		}
 		for _, st := range c.Scenario.States {
 			for _, q := range st.Qdiscs {
 				if m := q.Kind().Module; m != "" {
@@ -53,8 +60,17 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 	return required, optional
 }
 
-// ProbeNeeds are what `nsperf probe` looks at: every device kind it creates.
-var ProbeNeeds = []string{"veth", "vxlan", "openvswitch", "tun", "bridge", "geneve", "tcp_diag"}
+// ProbeNeeds are what `nsperf probe` looks at: every device kind it creates, the IP tunnels
+// of every mode (scenarios.TunnelModes) among them; each is loaded when the kernel has it.
+func ProbeNeeds() []string {
+	out := []string{"veth", "vxlan", "openvswitch", "tun", "bridge", "geneve", "tcp_diag"}
+	for _, m := range scenarios.TunnelModes {
+		if !slices.Contains(out, m.Module.Name) {
+			out = append(out, m.Module.Name)
+		}
+	}
+	return out
+}
 
 // PinnedCPUs is the number of CPUs a guest needs for every CPU the scenario pins to: the
 // highest pinned CPU plus one, at least 1.

@@ -294,12 +294,12 @@ func TestProbeCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("probe --format json: %v\n%s", err, out)
 	}
-	for _, kind := range []string{topo.ProbeVeth, topo.ProbeVxlanNoLower, topo.ProbeVxlanVeth, topo.ProbeTap, topo.ProbeBridge} {
+	for _, kind := range []string{topo.ProbeVeth, topo.ProbeVxlanNoLower, topo.ProbeVxlanVeth, topo.ProbeTap, topo.ProbeBridge, topo.ProbeBridgePort} {
 		if d := r.Device(kind); d == nil || d.Attrs == nil || d.Attrs["tso_max_size"] == 0 {
 			t.Errorf("%s: %+v", kind, d)
 		}
 	}
-	if len(r.Changes) != 5 || r.KernelRelease == "" || r.Tools["iperf3"] == "" {
+	if len(r.Changes) != 7 || r.KernelRelease == "" || r.Tools["iperf3"] == "" {
 		t.Errorf("changes %d, kernel %q, tools %v", len(r.Changes), r.KernelRelease, r.Tools)
 	}
 	text, _, code := nsperf("probe")

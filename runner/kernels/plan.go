@@ -169,7 +169,7 @@ func Probe(ctx context.Context, req Request, o vm.Options, format string) (vm.Ou
 		return vm.Outcome{}, err
 	}
 	defer cleanup()
-	o.Kernels, o.CPUs, o.Optional = ks, max(o.CPUs, 1), vm.ProbeNeeds
+	o.Kernels, o.CPUs, o.Optional = ks, max(o.CPUs, 1), vm.ProbeNeeds()
 	session, err := vm.Boot(ctx, ProbeOptions(o, format))
 	if err != nil {
 		return vm.Outcome{}, err

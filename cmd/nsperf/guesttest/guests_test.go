@@ -27,6 +27,7 @@ import (
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
@@ -162,6 +163,16 @@ func TestVMProbe(t *testing.T) {
 		if c.Change == topo.ChangeOVSInternal && c.Verdict != topo.Absent {
 			t.Errorf("6.1 has not got the internal port change: %+v", c)
 		}
+	}
+	// Debian's 6.1 builds every IP tunnel as a module the guest loads, and has no netkit
+	// (Linux 6.7): the rows the host cannot fill.
+	for _, m := range scenarios.TunnelModes {
+		if d := report.Device(topo.ProbeTunnel(m.Name)); d == nil || d.Attrs["mtu"] == 0 {
+			t.Errorf("%s tunnel: %+v", m.Name, d)
+		}
+	}
+	if d := report.Device(topo.ProbeNetkit); d == nil || d.Attrs != nil || !strings.Contains(d.Error, "CONFIG_NETKIT") {
+		t.Errorf("netkit on 6.1: %+v", d)
 	}
 }
 
