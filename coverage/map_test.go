@@ -66,6 +66,8 @@ func TestShippedMapNewPaths(t *testing.T) {
 		"veth-napi":     {{Function: "napi_threaded_poll", File: "net/core/dev.c"}},
 		"netkit-bigtcp": {{Function: "netkit_xmit", File: "drivers/net/netkit.c"}},
 		"veth-netperf":  {{Function: "tcp_v4_connect", File: "net/ipv4/tcp_ipv4.c"}, {Function: "tcp_time_wait", File: "net/ipv4/tcp_minisocks.c"}},
+		// The state's `ip route change` and the window it sets at each connection's start.
+		"veth-initcwnd": {{Function: "inet_rtm_newroute", File: "net/ipv4/fib_frontend.c"}, {Function: "tcp_init_cwnd", File: "net/ipv4/tcp_input.c"}},
 		"ip-tunnels": {{Function: "ipip_tunnel_xmit", File: "net/ipv4/ipip.c"}, {Function: "ipgre_xmit", File: "net/ipv4/ip_gre.c"},
 			{Function: "sit_tunnel_xmit", File: "net/ipv6/sit.c"}, {Function: "ip6gre_tunnel_xmit", File: "net/ipv6/ip6_gre.c"},
 			{Function: "ip6_tnl_xmit", File: "net/ipv6/ip6_tunnel.c"}},

@@ -34,6 +34,9 @@ type Network interface {
 	// Sysctls are the namespaces' sysctls that the scenario's states set, as the last Apply
 	// read them back: namespace -> name -> value.
 	Sysctls() map[string]map[string]string
+	// Routes are the attributes of the routes the scenario's states set, as the last Apply
+	// read them back: namespace -> destination -> "initcwnd 40 quickack 1".
+	Routes() map[string]map[string]string
 	// Drift lists the devices (and sysctls) that differ from how Apply left them.
 	Drift(applied map[string]DeviceState) ([]string, error)
 	// ClearTimeWait removes sockets left in TIME_WAIT on a port (`ss -K`).

@@ -224,6 +224,9 @@ type StateRecord struct {
 	// Sysctls are the sysctls any state sets, as read back in this state: namespace -> name
 	// -> value (fields separated by one space).
 	Sysctls map[string]map[string]string `json:"sysctls,omitempty"`
+	// Routes are the attributes of the routes any state sets, as read back in this state:
+	// namespace -> destination -> "initcwnd 40 quickack 1" ("(none)" for none).
+	Routes map[string]map[string]string `json:"routes,omitempty"`
 	// XDP are the XDP programs attached in this state, as read back: "ns/dev" -> "pass (id N,
 	// native)".
 	XDP map[string]string `json:"xdp,omitempty"`

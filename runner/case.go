@@ -209,6 +209,9 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 		if sysctls := cr.live.Sysctls(); len(sysctls) > 0 {
 			rec.Sysctls = sysctls
 		}
+		if routes := cr.live.Routes(); len(routes) > 0 {
+			rec.Routes = routes
+		}
 		if err := cr.m.journal.State(cr.m.caseIndex, *rec); err != nil {
 			return false, err
 		}

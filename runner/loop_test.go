@@ -177,6 +177,7 @@ func (n *fakeNetwork) Apply(st scenarios.State) (map[string]machine.DeviceState,
 }
 
 func (n *fakeNetwork) Sysctls() map[string]map[string]string { return nil }
+func (n *fakeNetwork) Routes() map[string]map[string]string  { return nil }
 
 func (n *fakeNetwork) Drift(map[string]machine.DeviceState) ([]string, error) {
 	if n.m.driftAt > 0 && n.samples == n.m.driftAt {

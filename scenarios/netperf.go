@@ -16,7 +16,7 @@ type Netperf struct {
 	Server      Side     `yaml:"server"`
 	Duration    Duration `yaml:"duration"`     // -l (default 10s)
 	Port        int      `yaml:"port"`         // netserver's control port (-p, default 12865)
-	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests
+	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests, TCP_CRR's too
 	Response    int      `yaml:"response"`     //
 	MessageSize int      `yaml:"message_size"` // -m, send size of stream tests
 	SendBuffer  int      `yaml:"send_buffer"`  // -s, local socket buffer
@@ -118,8 +118,8 @@ func (w *Netperf) check(v *validator, path string) {
 	}
 	v.wholeSeconds(path+".duration", w.Duration, time.Second)
 	v.port(path+".port", w.Port)
-	if !w.PersistentRR() && (w.Request != 0 || w.Response != 0) {
-		v.add(path+".request", "request and response sizes belong to _RR tests, not %s", w.Test)
+	if !Transactional(w.Test) && (w.Request != 0 || w.Response != 0) {
+		v.add(path+".request", "request and response sizes belong to request/response tests (TCP_RR, TCP_CRR, UDP_RR), not %s", w.Test)
 	}
 	for key, n := range map[string]int{"request": w.Request, "response": w.Response, "message_size": w.MessageSize, "send_buffer": w.SendBuffer, "recv_buffer": w.RecvBuffer} {
 		if n < 0 {

@@ -156,6 +156,10 @@ type State struct {
 	// (package knobs says which names). A sysctl some state sets has its value as built in
 	// every state that leaves it out.
 	Sysctls map[string]map[string]string `yaml:"sysctls"`
+	// Routes give routes attributes while the state is measured (`ip -n NS route change TO
+	// ... initcwnd 40`), key: the namespace, then the route's destination (route_state.go): a
+	// route of the topology, or the kernel's route to a device's subnet.
+	Routes map[string]map[string]RouteSettings `yaml:"routes"`
 	// CompareTo names the state this one is compared with; default: the first state.
 	CompareTo string `yaml:"compare_to"`
 	// Optional: when the kernel cannot apply this state, the run measures the others and

@@ -379,6 +379,7 @@ func (v *validator) states(namespaces map[string]bool, devices map[string]*devic
 				}
 			}
 		}
+		v.stateRoutes(path, st, namespaces)
 		for _, ref := range slices.Sorted(maps.Keys(st.Offloads)) {
 			opath := path + ".offloads." + ref
 			if devices[ref] == nil {

@@ -18,6 +18,11 @@ func (l *Live) Drift(applied map[string]machine.DeviceState) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	routes, err := l.routeDrift()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, routes...)
 	for _, ref := range slices.Sorted(maps.Keys(applied)) {
 		want := applied[ref]
 		got, err := l.ReadAttrs(ref)

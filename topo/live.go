@@ -44,7 +44,11 @@ type Live struct {
 	// of the state applied last, as read back, by namespace and name.
 	pristineSysctls map[string]string
 	sysctls         map[string]map[string]string
-	xdp             map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
+	// pristineRoutes are the routes any state sets attributes of, as built, by "ns/to";
+	// routes their attributes as read back after the state applied last, by ns and to.
+	pristineRoutes map[string]netlink.Route
+	routes         map[string]map[string]string
+	xdp            map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
 	// sysfsDevices are the devices some state sets a sysfs knob of (threaded, ...): their
 	// read-back includes those knobs, which cost a mount of the namespace's sysfs.
 	sysfsDevices map[string]bool
@@ -117,7 +121,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, sysfsDevices: sysfsDevices(p.Scenario), failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, pristineRoutes: map[string]netlink.Route{}, routes: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, sysfsDevices: sysfsDevices(p.Scenario), failed: make(chan error, 2)}
 	l.push("remove state file and lock", func() error {
 		// While processes of the run may live on, the state file stays for nsperf cleanup.
 		if err := l.waitSweep(); err != nil {

@@ -105,6 +105,12 @@ func (l *Live) Apply(st scenarios.State) (map[string]machine.DeviceState, error)
 			}
 			continue
 		}
+		if step.Kind == plan.SetRoute {
+			if err := l.applyRoute(step); err != nil {
+				return nil, fmt.Errorf("state %s: %w", st.Name, err)
+			}
+			continue
+		}
 		ref := step.NS + "/" + step.Dev
 		ds := devices[ref]
 		if ds == nil {

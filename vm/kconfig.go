@@ -35,6 +35,20 @@ var moduleOptions = withQdiscKinds(withLinkKinds(map[string][]string{
 	"9p":           {"9P_FS"},
 }))
 
+// optionsOf are the options that build a module: moduleOptions', or a congestion control's
+// own (tcp_bbr: TCP_CONG_BBR).
+func optionsOf(module string) []string {
+	if o, ok := moduleOptions[module]; ok {
+		return o
+	}
+	if name, ok := strings.CutPrefix(module, "tcp_"); ok {
+		if _, option, ok := scenarios.CongestionModule(name); ok {
+			return []string{option}
+		}
+	}
+	return nil
+}
+
 // withQdiscKinds adds every root qdisc's module and option to table.
 func withQdiscKinds(table map[string][]string) map[string][]string {
 	for _, k := range scenarios.QdiscKinds {
@@ -149,10 +163,10 @@ func Fragment(ss []*scenarios.Scenario, guest bool) []Option {
 	for _, s := range ss {
 		required, optional := Needs(s)
 		for _, m := range required {
-			add("the scenario needs "+m, false, moduleOptions[m]...)
+			add("the scenario needs "+m, false, optionsOf(m)...)
 		}
 		for _, m := range optional {
-			add("the scenario uses "+m+" when there", true, moduleOptions[m]...)
+			add("the scenario uses "+m+" when there", true, optionsOf(m)...)
 		}
 		if usesXDP(s) {
 			add("a state attaches an XDP program (BPF system call and links)", false, xdpOptions...)

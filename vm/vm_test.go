@@ -304,6 +304,43 @@ func TestNeeds(t *testing.T) {
 	}
 }
 
+// TestNeedsCongestionControl: a congestion control a route names, in the topology or a state,
+// is loaded in the guest when the kernel has it (no modprobe there) and is in the fragment;
+// reno is the kernel's own.
+func TestNeedsCongestionControl(t *testing.T) {
+	text := `name: t
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+  routes:
+    - {ns: client, to: 198.19.0.0/24, via: 198.18.0.2, congctl: reno}
+states:
+  - name: cubic
+  - name: bbr
+    routes: {server: {198.18.0.0/24: {congctl: bbr}}}
+workloads:
+  - name: tcp
+    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
+`
+	s, err := scenarios.Parse("t.yaml", []byte(text), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, opt := Needs(s); !slices.Equal(opt, []string{"tcp_bbr"}) {
+		t.Errorf("optional modules %v, want [tcp_bbr]", opt)
+	}
+	found := false
+	for _, o := range Fragment([]*scenarios.Scenario{s}, false) {
+		found = found || o.Name == "TCP_CONG_BBR" && o.Optional
+	}
+	if !found {
+		t.Errorf("fragment lacks TCP_CONG_BBR: %v", Fragment([]*scenarios.Scenario{s}, false))
+	}
+}
+
 func FuzzParseImage(f *testing.F) {
 	f.Add(bzImage("6.1.0-57-amd64 (x) #1", 0x020f))
 	f.Add([]byte("HdrS"))

@@ -37,7 +37,7 @@ func ClientArgs(w *scenarios.Netperf) []string {
 		args = append(args, "-L", w.Client.Addr)
 	}
 	var test []string
-	if w.PersistentRR() && (w.Request > 0 || w.Response > 0) {
+	if scenarios.Transactional(w.Test) && (w.Request > 0 || w.Response > 0) {
 		test = append(test, "-r", fmt.Sprintf("%d,%d", w.Request, w.Response))
 	}
 	if w.MessageSize > 0 {

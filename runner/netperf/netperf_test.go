@@ -141,6 +141,11 @@ func TestArgs(t *testing.T) {
 	if got, want := strings.Join(ClientArgs(w), " "), "netperf -H 2001:2::2 -p 12865 -6 -t TCP_RR -l 10 -T 0,1 -- -r 80000,80000 -O MIN_LATENCY,P90_LATENCY,P99_LATENCY,THROUGHPUT"; got != want {
 		t.Errorf("client %s\nwant   %s", got, want)
 	}
+	// TCP_CRR takes the sizes too: a connection per transaction of 64 bytes out, 64 KiB back.
+	w = &scenarios.Netperf{Test: scenarios.NetperfTCPCRR, Server: scenarios.Side{Addr: "198.18.0.2"}, Duration: scenarios.Duration(10 * time.Second), Port: 12865, Request: 64, Response: 65536}
+	if got, want := strings.Join(ClientArgs(w), " "), "netperf -H 198.18.0.2 -p 12865 -4 -t TCP_CRR -l 10 -- -r 64,65536"; got != want {
+		t.Errorf("client %s\nwant   %s", got, want)
+	}
 	w = &scenarios.Netperf{Test: scenarios.NetperfTCPStream, Server: scenarios.Side{Addr: "198.18.0.2"}, Duration: scenarios.Duration(60 * time.Second), Port: 12866, MessageSize: 16384, SendBuffer: 1 << 20}
 	if got, want := strings.Join(ClientArgs(w), " "), "netperf -H 198.18.0.2 -p 12866 -4 -t TCP_STREAM -l 60 -- -m 16384 -s 1048576"; got != want {
 		t.Errorf("client %s\nwant   %s", got, want)

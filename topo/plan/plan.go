@@ -100,8 +100,10 @@ type Step struct {
 	Qdisc    *scenarios.Qdisc            // SetQdisc: nil removes nsperf's root qdisc
 	Offloads map[string]scenarios.Switch // SetOffloads: features the state sets
 	Sysctls  map[string]string           // SetSysctls: what the state (or the topology, when built) sets in NS
-	Route    *scenarios.Route            // AddRoute
-	XDP      string                      // SetXDP: scenarios.XDPPass, an object's path, or "" for none
+	Route    *scenarios.Route            // AddRoute; SetRoute: the route as built
+	// SetRoute: the attributes the state gives the route; nil: as built.
+	RouteAttrs *scenarios.RouteSettings
+	XDP        string // SetXDP: scenarios.XDPPass, an object's path, or "" for none
 
 	Do   string // the command-line equivalent; state steps may have several lines, or none
 	Undo *Step  // what removes what this step created; nil if nothing

@@ -30,6 +30,9 @@ const (
 	// SetNAPI, per device, last: the state's own sysfs knobs, once the offloads and XDP that
 	// give a device its NAPI are set.
 	SetNAPI StepKind = "napi"
+	// SetRoute, per route some state gives attributes (Step.RouteAttrs), after the sysctls
+	// (a route's congctl may need one): the live side gives the others their built attributes.
+	SetRoute StepKind = "route"
 )
 
 // StateSteps returns the steps that put every device of the topology into a state: knobs
@@ -51,6 +54,7 @@ func (p *Plan) StateSteps(st scenarios.State) []Step {
 	slices.Sort(built)
 	slices.Sort(recreated)
 	out := p.sysctlSteps(st)
+	out = append(out, p.routeSteps(st)...)
 	out = append(out, p.deviceStateSteps(st, built)...)
 	for _, ref := range recreated {
 		ns, dev, _ := strings.Cut(ref, "/")
@@ -75,6 +79,34 @@ func (p *Plan) sysctlSteps(st scenarios.State) []Step {
 	var out []Step
 	for _, ns := range slices.Sorted(maps.Keys(named)) {
 		out = append(out, Step{Kind: SetSysctls, NS: ns, Sysctls: st.Sysctls[ns], Do: sysctlShell(p.RunID.Namespace(ns), st.Sysctls[ns])})
+	}
+	return out
+}
+
+// routeSteps: each route some state of the scenario gives attributes, with this state's
+// (`ip -n NS route change TO via VIA dev DEV initcwnd N ...`; nothing printed for a route the
+// state leaves as built).
+func (p *Plan) routeSteps(st scenarios.State) []Step {
+	var out []Step
+	for _, key := range p.Scenario.StateRouteKeys() {
+		ns, to := key[0], key[1]
+		route, ok := p.Scenario.StateRoute(ns, to)
+		if !ok {
+			continue // refused by the loader
+		}
+		step := Step{Kind: SetRoute, NS: ns, Route: &route}
+		if rs, set := st.Routes[ns][to]; set {
+			step.RouteAttrs = &rs
+			args := []string{"ip", "-n", p.RunID.Namespace(ns), "route", "change", route.Prefix().String()}
+			if route.Via != "" {
+				args = append(args, "via", route.Via)
+			}
+			if route.Dev != "" {
+				args = append(args, "dev", route.Dev)
+			}
+			step.Do = shellq.Join(append(args, rs.Args()...))
+		}
+		out = append(out, step)
 	}
 	return out
 }
