@@ -183,11 +183,19 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 				if sta == nil || stb == nil {
 					continue
 				}
+				// Everything a state sets: the same name with other settings is another state.
 				type settings struct {
 					Devices  map[string]scenarios.DeviceSettings
 					Offloads map[string]map[string]scenarios.Switch
+					Qdiscs   map[string]scenarios.Qdisc
+					XDP      map[string]string
+					Sysctls  map[string]map[string]string
+					Routes   map[string]map[string]scenarios.RouteSettings
 				}
-				if d := firstDifference("states."+p.Base, settings{sta.Devices, sta.Offloads}, settings{stb.Devices, stb.Offloads}); d != "" {
+				of := func(st *scenarios.State) settings {
+					return settings{st.Devices, st.Offloads, st.Qdiscs, st.XDP, st.Sysctls, st.Routes}
+				}
+				if d := firstDifference("states."+p.Base, of(sta), of(stb)); d != "" {
 					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}
 				}
 			}
@@ -201,6 +209,9 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 					return &IncomparableError{Difference: fmt.Sprintf("workloads.%s: tool %s in %s, %s in %s%s", wa.Name, wa.Tool(), a.Name, wb.Tool(), b.Name, where), Forceable: true}
 				}
 				if d := firstDifference("workloads."+wa.Name+"."+wa.Tool(), withoutMethod(wa.Spec()), withoutMethod(wb.Spec())); d != "" {
+					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}
+				}
+				if d := firstDifference("workloads."+wa.Name+".clients", wa.Clients, wb.Clients); d != "" {
 					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}
 				}
 			}

@@ -116,6 +116,10 @@ func TestCompareRefusesOtherMeasurement(t *testing.T) {
 		{"topology", "b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}", "b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}\n        mtu: 9000", "topology.links[0].veth.mtu: 0 / 9000"},
 		{"tool", "addr: 198.18.0.2}}", "addr: 198.18.0.2}, streams: 4}", "workloads.tcp4.iperf3.streams: 1 / 4"},
 		{"state", "gso_max_size: 185000", "gso_max_size: 65536", "states.on.devices.client/eth0.gso_max_size: 185000 / 65536"},
+		// Every setting of a state counts, not only its devices' limits.
+		{"state sysctl", "devices: {client/eth0: {gso_max_size: 185000}}", "devices: {client/eth0: {gso_max_size: 185000}}\n    sysctls: {client: {net.ipv4.tcp_autocorking: 0}}", "states.on.sysctls.client: (not set) / {net.ipv4.tcp_autocorking: \"0\"}"},
+		{"state route", "devices: {client/eth0: {gso_max_size: 185000}}", "devices: {client/eth0: {gso_max_size: 185000}}\n    routes: {server: {198.18.0.0/24: {initcwnd: 64}}}", "states.on.routes.server"},
+		{"clients", "  - name: tcp4\n", "  - name: tcp4\n    clients: [{cpu: 0}, {cpu: 1}]\n", "workloads.tcp4.clients"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(scenarioText, tc.from, tc.to, 1)
@@ -123,7 +127,7 @@ func TestCompareRefusesOtherMeasurement(t *testing.T) {
 				t.Fatal("the edit changed nothing")
 			}
 			other := result("nsp0002", "", "k", text, map[string][]float64{"off": newOff, "on": newOn})
-			if tc.name == "state" {
+			if strings.HasPrefix(tc.name, "state") {
 				base = result("nsp0001", "", "k", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
 			}
 			sides := []Side{{Source: "a", Result: base}, {Source: "b", Result: other}}

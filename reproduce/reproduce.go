@@ -51,7 +51,7 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 		}
 	}
 	squashed := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(text.String())
-	tools, units, tests := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	tools, units, tests, sizes := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range rep.Claims {
 		tools[c.Tool] = true
 		if c.Metric != "" {
@@ -59,6 +59,7 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 		}
 		if t := c.Options["test"]; t != "" {
 			tests[strings.ToUpper(t)] = true // netperf -t TCP_CRR
+			sizes[c.Options["sizes"]] = true // -r REQ,RESP; "": netperf's default
 		}
 	}
 	for _, tool := range scenarios.ToolNames() {
@@ -94,12 +95,29 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 				break
 			}
 		}
+		// The claims' test, and better still with their sizes (netperf's default when they
+		// name none): a TCP_CRR of 1-byte transactions is not one of 64 KiB responses.
+		testScore, testReason := 0, ""
 		for _, w := range s.Workloads {
-			if n, ok := w.Spec().(*scenarios.Netperf); ok && tests[n.Test] {
-				score += 2
-				reasons = append(reasons, fmt.Sprintf("its workload %s runs the claims' %s", w.Name, n.Test))
+			n, ok := w.Spec().(*scenarios.Netperf)
+			if !ok || !tests[n.Test] {
+				continue
+			}
+			wsizes := ""
+			if n.Request != 0 || n.Response != 0 {
+				wsizes = fmt.Sprintf("%d,%d", n.Request, n.Response)
+			}
+			if sizes[wsizes] {
+				testScore, testReason = 3, fmt.Sprintf("its workload %s runs the claims' %s with their sizes", w.Name, n.Test)
 				break
 			}
+			if testScore == 0 {
+				testScore, testReason = 2, fmt.Sprintf("its workload %s runs the claims' %s", w.Name, n.Test)
+			}
+		}
+		if testScore > 0 {
+			score += testScore
+			reasons = append(reasons, testReason)
 		}
 		for _, w := range s.Workloads {
 			if u := throughputUnit(w); units[u] {

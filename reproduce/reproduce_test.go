@@ -252,8 +252,9 @@ func TestDraftFor(t *testing.T) {
 }
 
 // TestChooseByTest: a claim measured with netperf's TCP_CRR goes to the scenario whose
-// workload runs TCP_CRR (veth-netperf), among the many whose traffic runs the patched
-// connect path, and the reason says so.
+// workload runs TCP_CRR with the claims' sizes (netperf's default: veth-netperf, not
+// veth-initcwnd's 64 KiB responses), among the many whose traffic runs the patched connect
+// path, and the reason says so.
 func TestChooseByTest(t *testing.T) {
 	shipped, err := scenarios.Shipped()
 	if err != nil {
@@ -269,7 +270,12 @@ func TestChooseByTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, why, err := Choose(rep, series, shipped)
-	if err != nil || name != "veth-netperf" || !strings.Contains(why, "its workload crr runs the claims' TCP_CRR") {
+	if err != nil || name != "veth-netperf" || !strings.Contains(why, "its workload crr runs the claims' TCP_CRR with their sizes") {
 		t.Errorf("%s (%s) %v", name, why, err)
+	}
+	rep.Claims[0].Options["sizes"] = "64,65536" // netperf -t TCP_CRR -- -r 64,65536
+	name, why, err = Choose(rep, series, shipped)
+	if err != nil || name != "veth-initcwnd" || !strings.Contains(why, "its workload crr-64k runs the claims' TCP_CRR with their sizes") {
+		t.Errorf("with 64 KiB responses: %s (%s) %v", name, why, err)
 	}
 }

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -57,7 +58,13 @@ var directions = func() map[string]Direction {
 // DirectionOf returns the direction of a metric as its tool declares it; a metric no tool
 // declares has none (NoDirection: its changes are "changed", never improved or regressed).
 // Nothing is guessed from a name.
-func DirectionOf(name string) Direction { return directions[name] }
+// A client's figure of a workload with several clients (throughput_client2) has its metric's.
+func DirectionOf(name string) Direction {
+	if base, _, ok := scenarios.ClientMetricBase(name); ok {
+		name = base
+	}
+	return directions[name]
+}
 
 // Suffixes of the CPU efficiency metrics.
 const (
@@ -89,6 +96,39 @@ func WithEfficiency(ms []Metric) []Metric {
 			out = append(out, Metric{Name: m.Name + perGbit, Unit: "CPU-s/Gbit", Value: m.Value / 100 / (work.Value / 1e9)})
 		case "trans/s":
 			out = append(out, Metric{Name: m.Name + perTrans, Unit: "CPU-us/trans", Value: m.Value / 100 * 1e6 / work.Value})
+		}
+	}
+	return out
+}
+
+// WithClients combines the figures of several clients run at once into the workload's, and
+// keeps each client's beside them (ClientMetric: throughput_client1, ...): a rate or a count
+// adds up, anything else is the clients' mean (scenarios.Total). A metric some client did not
+// report has no total. Each client's CPU per unit of work is its own.
+func WithClients(clients [][]Metric) []Metric {
+	if len(clients) == 1 {
+		return WithEfficiency(clients[0])
+	}
+	var order []string
+	values, units := map[string][]float64{}, map[string]string{}
+	for _, ms := range clients {
+		for _, m := range ms {
+			if _, seen := values[m.Name]; !seen {
+				order = append(order, m.Name)
+			}
+			values[m.Name], units[m.Name] = append(values[m.Name], m.Value), m.Unit
+		}
+	}
+	var total []Metric
+	for _, name := range order {
+		if len(values[name]) == len(clients) {
+			total = append(total, Metric{Name: name, Unit: units[name], Value: scenarios.Total(declared[name], values[name])})
+		}
+	}
+	out := WithEfficiency(total)
+	for i, ms := range clients {
+		for _, m := range WithEfficiency(slices.Clone(ms)) {
+			out = append(out, Metric{Name: scenarios.ClientMetric(m.Name, i), Unit: m.Unit, Value: m.Value})
 		}
 	}
 	return out

@@ -254,13 +254,15 @@ type Sample struct {
 	Round int    `json:"round"` // 1-based
 	State string `json:"state"`
 	SideOf
-	Workload string    `json:"workload"`
-	Tool     string    `json:"tool"`
-	Argv     []string  `json:"argv"`
-	Start    time.Time `json:"start"`
-	Seconds  float64   `json:"seconds"` // wall time of the client
-	Metrics  []Metric  `json:"metrics,omitempty"`
-	Error    string    `json:"error,omitempty"` // a failed run is kept, with why
+	Workload string   `json:"workload"`
+	Tool     string   `json:"tool"`
+	Argv     []string `json:"argv"` // the client's; the first client's of several
+	// ClientsArgv are the argv of each client of a workload with several clients at once.
+	ClientsArgv [][]string `json:"clients_argv,omitempty"`
+	Start       time.Time  `json:"start"`
+	Seconds     float64    `json:"seconds"` // wall time of the client
+	Metrics     []Metric   `json:"metrics,omitempty"`
+	Error       string     `json:"error,omitempty"` // a failed run is kept, with why
 	// Invalid says how the devices differed from the applied state when the sample ended
 	// (changed from outside the run): such a sample is kept but left out of the statistics.
 	Invalid string `json:"invalid,omitempty"`

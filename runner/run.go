@@ -247,9 +247,11 @@ func scenarioPinned(s *scenarios.Scenario) []int {
 	var out []int
 	for _, c := range s.Expand() {
 		for _, w := range c.Scenario.Workloads {
-			for _, cpu := range pinnedCPUs(w.Spec()) {
-				if !slices.Contains(out, cpu) {
-					out = append(out, cpu)
+			for _, spec := range w.Instances() {
+				for _, cpu := range pinnedCPUs(spec) {
+					if !slices.Contains(out, cpu) {
+						out = append(out, cpu)
+					}
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,7 +200,7 @@ func TestPlanScriptRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		results int // 1 run x states x workloads
-	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}, {"big-tcp-rr", 2}} {
+	}{{"veth-bigtcp", 4}, {"vxlan-lowerdev", 2}, {"big-tcp-rr", 2}, {"veth-clients", 6}} {
 		t.Run(tc.name, func(t *testing.T) {
 			testenv.RootTest(t, runstate.Dir, "iperf3", "netperf")
 			s, err := scenarios.Load(tc.name, scenarios.Options{})
@@ -589,5 +590,65 @@ func TestUDPRun(t *testing.T) {
 	}
 	if gated != 2 {
 		t.Errorf("%d gated packet_rate comparisons, want one per workload", gated)
+	}
+}
+
+// TestSeveralClients: a workload with clients runs one client process per placement at once,
+// for every tool, each on its CPUs and ports (and each iperf3 or sockperf client with a server
+// of its own); the sample's figures are the clients' total (rates add up, latencies are the
+// mean) with each client's beside them.
+func TestSeveralClients(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3", "netperf", "sockperf", "taskset")
+	s, err := scenarios.Load("testdata/clients.yaml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), s, Options{Machine: host.Machine{}, Out: filepath.Join(t.TempDir(), "r.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What each client's argv must carry: its CPU, and its own ports where the tool has them.
+	wantArgv := map[string][2]string{
+		"iperf3x2": {"-p 5401 -4 -J -t 1 -O 0 -P 2 -A 0 --cport 41000", "-p 5402 -4 -J -t 1 -O 0 -P 2 -A 1 --cport 41002"},
+		"rrx2":     {"-T 0,1", "-T 1,0"},
+		"tputx2":   {"-p 11411", "-p 11412"},
+	}
+	additive := map[string]string{"iperf3x2": "throughput", "rrx2": "throughput", "tputx2": "message_rate"}
+	averaged := map[string]string{"iperf3x2": "rtt_mean", "rrx2": "p99_latency"}
+	samples := r.Cases[0].Samples
+	if len(samples) != 3 {
+		t.Fatalf("%d samples, want 3", len(samples))
+	}
+	for _, smp := range samples {
+		if smp.Error != "" {
+			t.Errorf("%s: %s\n%s", smp.Workload, smp.Error, smp.Stderr)
+			continue
+		}
+		if len(smp.ClientsArgv) != 2 {
+			t.Errorf("%s: clients' argv %q", smp.Workload, smp.ClientsArgv)
+			continue
+		}
+		for i, want := range wantArgv[smp.Workload] {
+			if got := strings.Join(smp.ClientsArgv[i], " "); !strings.Contains(got, want) {
+				t.Errorf("%s: client %d runs %q, want %q in it", smp.Workload, i+1, got, want)
+			}
+		}
+		total := func(name string) (float64, float64, float64) {
+			v, _ := smp.Value(name)
+			c1, _ := smp.Value(scenarios.ClientMetric(name, 0))
+			c2, _ := smp.Value(scenarios.ClientMetric(name, 1))
+			if v <= 0 || c1 <= 0 || c2 <= 0 {
+				t.Errorf("%s: %s %v, its clients' %v and %v", smp.Workload, name, v, c1, c2)
+			}
+			return v, c1, c2
+		}
+		if v, c1, c2 := total(additive[smp.Workload]); math.Abs(v-(c1+c2)) > 1e-6*v {
+			t.Errorf("%s: %s total %v, the clients' %v + %v", smp.Workload, additive[smp.Workload], v, c1, c2)
+		}
+		if name := averaged[smp.Workload]; name != "" {
+			if v, c1, c2 := total(name); math.Abs(v-(c1+c2)/2) > 1e-6*v {
+				t.Errorf("%s: %s total %v, want the clients' mean of %v and %v", smp.Workload, name, v, c1, c2)
+			}
+		}
 	}
 }

@@ -17,14 +17,21 @@ import (
 
 // sample runs one workload once; an error ends the case (interrupt, a shared server gone).
 func (m *measurement) sample(live machine.Network, servers map[string]proc.Process, round int, state string, w scenarios.Workload) (results.Sample, error) {
-	d, spec := driver(w), w.Spec()
-	srv := d.Server(spec)
-	shared := servers[srv.Key]
-	if !srv.PerRun && proc.Exited(shared) && m.ctx.Err() == nil {
+	d, instances := driver(w), w.Instances()
+	died := func() (tool.Server, proc.Process, bool) {
+		for _, spec := range instances {
+			srv := d.Server(spec)
+			if shared := servers[srv.Key]; !srv.PerRun && proc.Exited(shared) && m.ctx.Err() == nil {
+				return srv, shared, true
+			}
+		}
+		return tool.Server{}, nil, false
+	}
+	if srv, shared, ok := died(); ok {
 		return results.Sample{}, serverDied(srv, shared)
 	}
-	sample := m.run(live, d, spec, srv, results.Sample{Round: round, State: state, Workload: w.Name, Tool: w.Tool()})
-	if sample.Error != "" && !srv.PerRun && proc.Exited(shared) && m.ctx.Err() == nil {
+	sample := m.run(live, d, instances, results.Sample{Round: round, State: state, Workload: w.Name, Tool: w.Tool()})
+	if srv, shared, ok := died(); ok && sample.Error != "" {
 		return sample, serverDied(srv, shared)
 	}
 	if err := m.ctx.Err(); err != nil {
@@ -33,13 +40,19 @@ func (m *measurement) sample(live machine.Network, servers map[string]proc.Proce
 	return sample, nil
 }
 
-// run is one run of a tool: its fixed ports cleared of TIME_WAIT, its one-off server started
-// and listening, then the client, bounded by the run's length and the slack. A failure is
-// recorded in the sample with the time it took and what client and server printed.
-func (m *measurement) run(live machine.Network, d tool.Driver, spec scenarios.ToolSpec, srv tool.Server, sample results.Sample) results.Sample {
+// run is one run of a tool, with one client or several at once (workloads[].clients): the
+// fixed ports cleared of TIME_WAIT, the one-off servers started and listening, then the
+// clients, bounded by the run's length and the slack. A failure of any client is the run's,
+// recorded in the sample with the time it took and what clients and servers printed.
+func (m *measurement) run(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, sample results.Sample) results.Sample {
 	name := sample.Tool
-	sample.Argv, sample.Start = d.Client(spec), time.Now().UTC()
-	var printed []proc.Process // client first, then the one-off server
+	sample.Argv, sample.Start = d.Client(instances[0]), time.Now().UTC()
+	if len(instances) > 1 {
+		for _, spec := range instances {
+			sample.ClientsArgv = append(sample.ClientsArgv, d.Client(spec))
+		}
+	}
+	var printed []proc.Process // clients first, then the one-off servers
 	fail := func(err error) results.Sample {
 		var text []string
 		for _, p := range printed {
@@ -51,63 +64,100 @@ func (m *measurement) run(live machine.Network, d tool.Driver, spec scenarios.To
 		sample.Seconds = time.Since(sample.Start).Seconds()
 		return sample
 	}
-	for _, p := range d.FixedPorts(spec) {
-		if _, err := live.ClearTimeWait(p.NS, p.Port); err != nil {
-			return fail(err)
+	for _, spec := range instances {
+		for _, p := range d.FixedPorts(spec) {
+			if _, err := live.ClearTimeWait(p.NS, p.Port); err != nil {
+				return fail(err)
+			}
 		}
 	}
-	var perRunServer proc.Process
-	if srv.PerRun {
+	var perRunServers []proc.Process
+	for _, spec := range instances {
+		srv := d.Server(spec)
+		if !srv.PerRun {
+			continue
+		}
 		server, err := live.Start(m.ctx, srv.NS, srv.Argv)
 		if err != nil {
 			return fail(err)
 		}
 		defer server.Stop()
-		perRunServer = server
+		perRunServers = append(perRunServers, server)
 		printed = append(printed, server)
 		if err := proc.WaitListening(m.ctx, server, srv.Port, m.opt.ServerTimeout); err != nil {
 			return fail(fmt.Errorf("%s server: %w", name, err))
 		}
 	}
-	limit := spec.Length() + m.opt.Slack
+	limit := instances[0].Length() + m.opt.Slack
 	ctx, cancel := context.WithTimeout(m.ctx, limit)
 	defer cancel()
-	pinned := pinnedCPUs(spec)
+	var pinned []int
+	for _, spec := range instances {
+		for _, c := range pinnedCPUs(spec) {
+			if !slices.Contains(pinned, c) {
+				pinned = append(pinned, c)
+			}
+		}
+	}
 	counters := live.Counters(pinned)
 	before := m.opt.Machine.CPUTimes()
-	client, err := live.Start(ctx, clientNS(spec), sample.Argv)
-	if err != nil {
-		return fail(err)
+	var clients []proc.Process
+	for i, spec := range instances {
+		client, err := live.Start(ctx, clientNS(spec), d.Client(spec))
+		if err != nil {
+			cancel() // the clients started before it stop with the context
+			for _, c := range clients {
+				<-c.Done()
+			}
+			return fail(fmt.Errorf("client %d of %d: %w", i+1, len(instances), err))
+		}
+		clients = append(clients, client)
 	}
-	printed = append([]proc.Process{client}, printed...)
-	<-client.Done()
-	if perRunServer != nil { // a one-off server ends with its test
+	printed = append(slices.Clone(clients), printed...)
+	for _, c := range clients {
+		<-c.Done()
+	}
+	for _, server := range perRunServers { // a one-off server ends with its test
 		select {
-		case <-perRunServer.Done():
+		case <-server.Done():
 		case <-time.After(time.Second):
 		}
 	}
-	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, client, perRunServer)
+	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
 	delta := live.Counters(pinned).Delta(counters)
 	sample.Counters = &delta
-	sample.Output = string(client.Stdout())
-	metrics, row, perr := d.Parse(spec, client.Stdout(), []byte(client.Stderr()))
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		return fail(fmt.Errorf("%s client timed out after %s", name, limit))
-	case perr != nil:
-		if client.Err() != nil {
-			perr = fmt.Errorf("%w (exit: %v)", perr, client.Err())
+	var outputs, rows []string
+	var figures [][]results.Metric
+	for i, client := range clients {
+		outputs = append(outputs, string(client.Stdout()))
+		metrics, row, perr := d.Parse(instances[i], client.Stdout(), []byte(client.Stderr()))
+		switch {
+		case ctx.Err() == context.DeadlineExceeded:
+			sample.Output = strings.Join(outputs, "")
+			return fail(fmt.Errorf("%s client timed out after %s", name, limit))
+		case perr != nil:
+			if client.Err() != nil {
+				perr = fmt.Errorf("%w (exit: %v)", perr, client.Err())
+			}
+			if len(clients) > 1 {
+				perr = fmt.Errorf("client %d of %d: %w", i+1, len(clients), perr)
+			}
+			sample.Output = strings.Join(outputs, "")
+			return fail(perr)
 		}
-		return fail(perr)
-	}
-	for _, mt := range metrics {
-		if err := mt.CheckValue(); err != nil {
-			return fail(fmt.Errorf("%s output: %w", name, err))
+		for _, mt := range metrics {
+			if err := mt.CheckValue(); err != nil {
+				return fail(fmt.Errorf("%s output: %w", name, err))
+			}
 		}
+		figures, rows = append(figures, metrics), append(rows, row)
 	}
+	sample.Output = strings.Join(outputs, "")
 	sample.Seconds = time.Since(sample.Start).Seconds()
-	sample.Metrics, sample.Row = results.WithEfficiency(metrics), row
+	sample.Metrics = results.WithClients(figures)
+	if len(rows) == 1 {
+		sample.Row = rows[0]
+	}
 	return sample
 }
 
@@ -124,9 +174,9 @@ func pinnedCPUs(spec scenarios.ToolSpec) []int {
 }
 
 // noise is what else the machine did while a sample ran: steal and softirq over all CPUs,
-// the pinned CPUs' busy time that the client and a one-off server did not use, and the
-// client's context switches.
-func noise(before, after procstat.Snapshot, pinned []int, client, server proc.Process) *results.Noise {
+// the pinned CPUs' busy time that the clients and one-off servers did not use, and the
+// clients' context switches.
+func noise(before, after procstat.Snapshot, pinned []int, clients, servers []proc.Process) *results.Noise {
 	all := after.All.Sub(before.All)
 	if all.Total() == 0 {
 		return nil
@@ -136,14 +186,11 @@ func noise(before, after procstat.Snapshot, pinned []int, client, server proc.Pr
 		SoftirqPct: 100 * float64(all.SoftIRQ) / float64(all.Total()),
 	}
 	toolTicks := 0.0
-	for _, p := range []proc.Process{client, server} {
-		if p == nil {
-			continue
-		}
+	for i, p := range append(slices.Clone(clients), servers...) {
 		if cpu, switches, ok := p.Usage(); ok {
 			toolTicks += cpu.Seconds() * procstat.ClockTicks
-			if p == client {
-				n.ContextSwitches = switches
+			if i < len(clients) {
+				n.ContextSwitches += switches
 			}
 		}
 	}
@@ -180,17 +227,19 @@ func tail(s string) string {
 func (m *measurement) startSharedServers(live machine.Network, s *scenarios.Scenario) (map[string]proc.Process, error) {
 	servers := map[string]proc.Process{}
 	for _, w := range s.Workloads {
-		srv := driver(w).Server(w.Spec())
-		if srv.PerRun || servers[srv.Key] != nil {
-			continue
-		}
-		p, err := live.Start(m.ctx, srv.NS, srv.Argv)
-		if err != nil {
-			return servers, err
-		}
-		servers[srv.Key] = p
-		if err := proc.WaitListening(m.ctx, p, srv.Port, m.opt.ServerTimeout); err != nil {
-			return servers, fmt.Errorf("%s in %s: %w", serverName(srv), srv.NS, err)
+		for _, spec := range w.Instances() {
+			srv := driver(w).Server(spec)
+			if srv.PerRun || servers[srv.Key] != nil {
+				continue
+			}
+			p, err := live.Start(m.ctx, srv.NS, srv.Argv)
+			if err != nil {
+				return servers, err
+			}
+			servers[srv.Key] = p
+			if err := proc.WaitListening(m.ctx, p, srv.Port, m.opt.ServerTimeout); err != nil {
+				return servers, fmt.Errorf("%s in %s: %w", serverName(srv), srv.NS, err)
+			}
 		}
 	}
 	return servers, nil

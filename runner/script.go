@@ -68,28 +68,46 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 	for i, w := range s.Workloads {
 		fn := fmt.Sprintf("workload%d_%s", i, unsafeIdent.ReplaceAllString(w.Name, "_"))
 		workFn[w.Name] = fn
-		d, spec := driver(w), w.Spec()
-		srv, client := d.Server(spec), shellq.Word(id.Namespace(clientNS(spec)))
+		d, instances := driver(w), w.Instances()
 		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
-		if !srv.PerRun {
-			fmt.Fprintf(b, "\tip netns exec %s %s\n}\n", client, shellQuote(d.Client(spec)))
-			continue
+		if len(instances) > 1 {
+			fmt.Fprintf(b, "\t# %d clients at once, each with its CPUs and ports\n", len(instances))
 		}
-		ns := shellq.Word(id.Namespace(srv.NS))
-		fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n", ns, shellQuote(srv.Argv))
-		fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
-		fmt.Fprintf(b, "\tip netns exec %s %s\n\twait $!\n}\n", client, shellQuote(d.Client(spec)))
+		// Only this run's own jobs are waited for: the case's servers are jobs of the shell too.
+		var jobs []string
+		for i, spec := range instances {
+			if srv := d.Server(spec); srv.PerRun {
+				ns := shellq.Word(id.Namespace(srv.NS))
+				fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n\tserver%d=$!\n", ns, shellQuote(srv.Argv), i)
+				fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
+				jobs = append(jobs, fmt.Sprintf("$server%d", i))
+			}
+		}
+		for i, spec := range instances {
+			fmt.Fprintf(b, "\tip netns exec %s %s", shellq.Word(id.Namespace(clientNS(spec))), shellQuote(d.Client(spec)))
+			if len(instances) > 1 {
+				fmt.Fprintf(b, " &\n\tclient%d=$!", i)
+				jobs = append(jobs, fmt.Sprintf("$client%d", i))
+			}
+			b.WriteString("\n")
+		}
+		if len(jobs) > 0 {
+			fmt.Fprintf(b, "\twait %s\n", strings.Join(jobs, " "))
+		}
+		b.WriteString("}\n")
 	}
 	started := map[string]bool{}
 	for _, w := range s.Workloads {
-		srv := driver(w).Server(w.Spec())
-		if srv.PerRun || started[srv.Key] {
-			continue
+		for _, spec := range w.Instances() {
+			srv := driver(w).Server(spec)
+			if srv.PerRun || started[srv.Key] {
+				continue
+			}
+			started[srv.Key] = true
+			ns := shellq.Word(id.Namespace(srv.NS))
+			fmt.Fprintf(b, "\n# %s for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nservers=\"$servers $!\"\n", serverName(srv), ns, shellQuote(srv.Argv))
+			fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
 		}
-		started[srv.Key] = true
-		ns := shellq.Word(id.Namespace(srv.NS))
-		fmt.Fprintf(b, "\n# %s for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nservers=\"$servers $!\"\n", serverName(srv), ns, shellQuote(srv.Argv))
-		fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
 	}
 	var seed int64
 	if s.Seed != nil {

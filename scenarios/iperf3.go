@@ -76,14 +76,14 @@ func (w *Iperf3) Gates() []string {
 // CPU (iperf3's host_total and remote_total) and the sender's smoothed RTT over the streams.
 func (w *Iperf3) Metrics() []MetricSpec {
 	return []MetricSpec{
-		{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter},
-		{Name: "retransmits", Unit: "count", Better: LowerIsBetter},
-		{Name: "cpu_sender", Unit: "%", Better: NoDirection, CPU: true},
-		{Name: "cpu_receiver", Unit: "%", Better: NoDirection, CPU: true},
+		{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter, Additive: true},
+		{Name: "retransmits", Unit: "count", Better: LowerIsBetter, Additive: true},
+		{Name: "cpu_sender", Unit: "%", Better: NoDirection, CPU: true, Additive: true}, // each process its own
+		{Name: "cpu_receiver", Unit: "%", Better: NoDirection, CPU: true, Additive: true},
 		{Name: "rtt_mean", Unit: "us", Better: LowerIsBetter},
 		{Name: "rtt_min", Unit: "us", Better: LowerIsBetter},
 		{Name: "rtt_max", Unit: "us", Better: LowerIsBetter},
-		{Name: MetricPacketRate, Unit: "pps", Better: HigherIsBetter},
+		{Name: MetricPacketRate, Unit: "pps", Better: HigherIsBetter, Additive: true},
 		{Name: MetricPacketLoss, Unit: "%", Better: LowerIsBetter},
 		{Name: MetricJitter, Unit: "us", Better: LowerIsBetter},
 	}
@@ -149,6 +149,21 @@ func (w *Iperf3) check(v *validator, path string) {
 	if w.Bitrate != "" && !bitrateRe.MatchString(w.Bitrate) {
 		v.add(path+".bitrate", "%q: want bits/s with an optional K, M or G (10G), or 0 for as fast as it goes", w.Bitrate)
 	}
+}
+
+// instance implements ToolSpec: each client has its own one-off server, on the next port, and
+// with a fixed client port, the next ports after the streams of the one before.
+func (w *Iperf3) instance(i int, p Placement) (ToolSpec, string) {
+	c := *w
+	c.Client, c.Server = placed(w.Client, p.CPU), placed(w.Server, p.ServerCPU)
+	c.Port = w.Port + i
+	if w.CPort != 0 {
+		c.CPort = w.CPort + i*max(w.Streams, 1)
+	}
+	if last := max(c.Port, c.CPort+max(c.Streams, 1)-1); last > 65535 {
+		return &c, fmt.Sprintf("their iperf3 ports run up to %d: lower port (and cport)", last)
+	}
+	return &c, ""
 }
 
 func (w *Iperf3) override(o Overrides) error {

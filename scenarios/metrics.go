@@ -29,6 +29,10 @@ type MetricSpec struct {
 	// CPU marks a CPU utilisation: the CPU per unit of work is derived from it
 	// (NAME_per_gbit, NAME_per_trans), which is lower-is-better.
 	CPU bool
+	// Additive: the figures of several clients at once add up to the workload's (a rate, a
+	// count, a process's own CPU time); the others are the clients' mean (latencies, shares,
+	// CPU utilisation of the whole machine).
+	Additive bool
 }
 
 // ToolKindSpecs are a ToolSpec of each tool, by YAML key, with nothing set: what a tool

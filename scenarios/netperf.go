@@ -59,8 +59,8 @@ func (w *Netperf) Gates() []string {
 // scenario asks for that is not here is recorded without a direction.
 func (w *Netperf) Metrics() []MetricSpec {
 	out := []MetricSpec{
-		{Name: MetricThroughput, Better: HigherIsBetter}, // bit/s for a stream, trans/s for request/response
-		{Name: "transaction_rate", Unit: "trans/s", Better: HigherIsBetter},
+		{Name: MetricThroughput, Better: HigherIsBetter, Additive: true}, // bit/s for a stream, trans/s for request/response
+		{Name: "transaction_rate", Unit: "trans/s", Better: HigherIsBetter, Additive: true},
 		{Name: "local_cpu_util", Unit: "%", Better: NoDirection, CPU: true},
 		{Name: "remote_cpu_util", Unit: "%", Better: NoDirection, CPU: true},
 	}
@@ -131,6 +131,14 @@ func (w *Netperf) check(v *validator, path string) {
 			v.add(fmt.Sprintf("%s.outputs[%d]", path, i), "%q is not a netperf output selector (e.g. THROUGHPUT, MIN_LATENCY, P99_LATENCY)", sel)
 		}
 	}
+}
+
+// instance implements ToolSpec: every client talks to the one netserver of the control port
+// (it forks a process per test), each bound to its CPUs with -T.
+func (w *Netperf) instance(_ int, p Placement) (ToolSpec, string) {
+	c := *w
+	c.Client, c.Server = placed(w.Client, p.CPU), placed(w.Server, p.ServerCPU)
+	return &c, ""
 }
 
 func (w *Netperf) override(o Overrides) error {

@@ -340,10 +340,11 @@ func (e *echoTool) check(v *validator, path string) {
 func (e *echoTool) override(o Overrides) error { return nil }
 func (e *echoTool) Gates() []string            { return []string{MetricThroughput} }
 func (e *echoTool) Metrics() []MetricSpec {
-	return []MetricSpec{{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter}}
+	return []MetricSpec{{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter, Additive: true}}
 }
-func (e *echoTool) MethodKeys() []string { return []string{"duration"} }
-func (e *echoTool) Processes() []string  { return []string{"echo"} }
+func (e *echoTool) MethodKeys() []string                       { return []string{"duration"} }
+func (e *echoTool) Processes() []string                        { return []string{"echo"} }
+func (e *echoTool) instance(int, Placement) (ToolSpec, string) { c := *e; return &c, "" }
 
 // TestToolIsOneRegistration: a tool that only registers itself is a workload key, with its
 // defaults, its checks and its positions, and is listed among the tools; no Workload field,
@@ -378,7 +379,7 @@ workloads:
 	}
 	unknown := strings.Replace(yamlText, "echo:", "ekko:", 1)
 	_, err = Parse("echo.yaml", []byte(unknown), Options{})
-	if err == nil || !strings.Contains(err.Error(), "known: name, echo, iperf3, netperf, sockperf, gate") {
+	if err == nil || !strings.Contains(err.Error(), "known: name, echo, iperf3, netperf, sockperf, clients, gate") {
 		t.Errorf("an unknown tool: %v", err)
 	}
 }

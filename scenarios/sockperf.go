@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"time"
@@ -61,8 +62,8 @@ func (w *Sockperf) Gates() []string {
 // in µs, mean, spread and percentiles; throughput in bits/s and messages per second.
 func (w *Sockperf) Metrics() []MetricSpec {
 	out := []MetricSpec{
-		{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter},
-		{Name: "message_rate", Unit: "msg/s", Better: HigherIsBetter},
+		{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter, Additive: true},
+		{Name: "message_rate", Unit: "msg/s", Better: HigherIsBetter, Additive: true},
 	}
 	for _, l := range []string{"min", "max", "mean", "stddev", "p25", "p50", "p75", "p90", "p99", "p999", "p9999"} {
 		out = append(out, MetricSpec{Name: l + "_latency", Unit: "us", Better: LowerIsBetter})
@@ -127,6 +128,18 @@ func (w *Sockperf) check(v *validator, path string) {
 	if w.MPS < 0 {
 		v.add(path+".mps", "%d: want a positive message rate, or 0 for as many as sockperf can send", w.MPS)
 	}
+}
+
+// instance implements ToolSpec: each client has a server of its own, on the next port (a
+// sockperf server serves its clients from one thread).
+func (w *Sockperf) instance(i int, p Placement) (ToolSpec, string) {
+	c := *w
+	c.Client, c.Server = placed(w.Client, p.CPU), placed(w.Server, p.ServerCPU)
+	c.Port = w.Port + i
+	if c.Port > 65535 {
+		return &c, fmt.Sprintf("their sockperf servers' ports run up to %d: lower port", c.Port)
+	}
+	return &c, ""
 }
 
 func (w *Sockperf) override(o Overrides) error {

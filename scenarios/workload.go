@@ -18,6 +18,10 @@ type Workload struct {
 	Name string `yaml:"name"`
 	// Tools are the tools the workload sets, by YAML key: one when it is valid.
 	Tools ToolSet `yaml:",plugins"`
+	// Clients run several clients of the tool at once, one process per placement, each on
+	// its CPUs (clients.go): the workload's figures are their total, each client's are
+	// reported beside it. Without clients, the tool's settings are one client.
+	Clients []Placement `yaml:"clients"`
 	// Gate names the metrics that decide a run; default: the tool's primary ones (Gates).
 	// The others are reported with their verdicts but never fail a run unless an
 	// expectation names them.
@@ -49,6 +53,10 @@ type ToolSpec interface {
 	MethodKeys() []string
 	// Processes are the names (comm) of the programs the tool runs, client and server.
 	Processes() []string
+	// instance is the settings of the i-th of several clients run at once
+	// (workloads[].clients): the placement's CPUs, and ports of its own where the tool binds
+	// one per client; problem says why the tool cannot run that many ("" for none).
+	instance(i int, p Placement) (spec ToolSpec, problem string)
 }
 
 // toolMakers make each tool's empty settings, by YAML key: the registry of tools.
@@ -152,6 +160,7 @@ func (v *validator) workloads(namespaces map[string]bool, devices map[string]*de
 				v.add(tpath+".client.addr", "%s and the server address %s are of different families", cli, srv)
 			}
 			specs[0].check(v, tpath)
+			v.clients(path, w, opt)
 			for j, g := range w.Gate {
 				if !metricNameRE.MatchString(g) {
 					v.add(fmt.Sprintf("%s.gate[%d]", path, j), "%q is not a metric name (e.g. throughput, p99_latency)", g)

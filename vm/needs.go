@@ -78,10 +78,12 @@ func PinnedCPUs(s *scenarios.Scenario) int {
 	n := 1
 	for _, c := range s.Expand() {
 		for _, w := range c.Scenario.Workloads {
-			client, server := w.Sides()
-			for _, sd := range []scenarios.Side{client, server} {
-				if sd.CPU != nil && *sd.CPU+1 > n {
-					n = *sd.CPU + 1
+			for _, spec := range w.Instances() {
+				client, server := spec.Ends()
+				for _, sd := range []scenarios.Side{client, server} {
+					if sd.CPU != nil && *sd.CPU+1 > n {
+						n = *sd.CPU + 1
+					}
 				}
 			}
 		}
