@@ -66,6 +66,8 @@ func TestShippedMapNewPaths(t *testing.T) {
 		"veth-napi":     {{Function: "napi_threaded_poll", File: "net/core/dev.c"}},
 		"netkit-bigtcp": {{Function: "netkit_xmit", File: "drivers/net/netkit.c"}},
 		"veth-netperf":  {{Function: "tcp_v4_connect", File: "net/ipv4/tcp_ipv4.c"}, {Function: "tcp_time_wait", File: "net/ipv4/tcp_minisocks.c"}},
+		// UDP_SEGMENT sends, segmented by the stack in the state that turns the device's off.
+		"veth-udpgso": {{Function: "__udp_gso_segment", File: "net/ipv4/udp_offload.c"}, {Function: "udp_cmsg_send", File: "net/ipv4/udp.c"}},
 		// The state's `ip route change` and the window it sets at each connection's start.
 		"veth-initcwnd": {{Function: "inet_rtm_newroute", File: "net/ipv4/fib_frontend.c"}, {Function: "tcp_init_cwnd", File: "net/ipv4/tcp_input.c"}},
 		"ip-tunnels": {{Function: "ipip_tunnel_xmit", File: "net/ipv4/ipip.c"}, {Function: "ipgre_xmit", File: "net/ipv4/ip_gre.c"},

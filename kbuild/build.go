@@ -91,6 +91,9 @@ type Manifest struct {
 	Count []coverage.Target `json:"-"`
 	// CountTruncated: the series changes more functions than Count holds.
 	CountTruncated bool `json:"-"`
+	// Tree is the base's source tree (not stored: found on every call), from which the
+	// programs of the kernel's selftests a tool runs are built (Selftest).
+	Tree string `json:"-"`
 	// configKey is what the cache key takes of the config: the base config's sha256 for
 	// modules, the whole build's config input's (the fragment or the file) before make.
 	configKey   string
@@ -196,9 +199,10 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	m.Dir = filepath.Join(req.Cache, "builds", m.Key)
 	if cached, err := readManifest(m.Dir); err == nil {
 		cached.Cached, cached.Dir, cached.Touched = true, m.Dir, m.Touched
-		cached.Count, cached.CountTruncated = m.Count, m.CountTruncated
+		cached.Count, cached.CountTruncated, cached.Tree = m.Count, m.CountTruncated, b.Tree
 		return cached, nil
 	}
+	m.Tree = b.Tree
 	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
 }
 

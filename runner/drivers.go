@@ -9,6 +9,7 @@ import (
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/runner/sockperf"
 	"github.com/nsperf/nsperf/runner/tool"
+	"github.com/nsperf/nsperf/runner/udpgso"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -18,6 +19,7 @@ var drivers = map[string]tool.Driver{
 	"iperf3":   iperf3.Driver{},
 	"netperf":  netperf.Driver{},
 	"sockperf": sockperf.Driver{},
+	"udpgso":   udpgso.Driver{},
 }
 
 // driver returns the driver of a (validated) workload's tool.

@@ -16,6 +16,7 @@ import (
 	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
@@ -25,6 +26,10 @@ type Options struct {
 	Label    string    // e.g. the kernel under test
 	Keep     bool      // leave the topology up after the run (`nsperf down RUNID` removes it)
 	Progress io.Writer // progress lines; nil for none
+	// Built are the programs nsperf compiled from a kernel tree for the tools that have no
+	// package (tool.Program.Source), by name: what runs in their place, and where each came
+	// from (recorded as its version). SelftestPrograms says which a scenario needs.
+	Built map[string]tool.Built
 	// ServerTimeout bounds the wait for a server to listen.
 	ServerTimeout time.Duration
 	// Slack is added to a workload's duration and omit to bound one client run.
@@ -151,7 +156,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt Options) (res *results.
 	if opt.Machine == nil {
 		return nil, errors.New("runner: no machine to measure on (Options.Machine)")
 	}
-	tools, err := requireTools(opt.Machine, s)
+	tools, err := requireTools(opt.Machine, s, opt.Built)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +231,12 @@ func newResult(s *scenarios.Scenario, first machine.Network, opt Options, policy
 		Start:       time.Now().UTC(),
 		Settings:    results.Settings{Runs: s.Runs, Order: s.Order, Seed: s.Seed, Policy: policy, Concurrent: busy},
 		Environment: opt.Machine.Environment(tools, scenarioPinned(s)),
+	}
+	for _, p := range SelftestPrograms(s) {
+		if r.Environment.Tools == nil {
+			r.Environment.Tools = map[string]string{}
+		}
+		r.Environment.Tools[p.Name] = opt.Built[p.Name].Provenance
 	}
 	r.Settings.RunLength, r.Settings.Gates = map[string]string{}, s.Gates()
 	for _, c := range s.Expand() {
@@ -308,10 +319,40 @@ func phase(opt Options, name string) {
 	}
 }
 
+// SelftestPrograms are the programs the scenario's tools build from a kernel tree
+// (tool.Program.Source), each once: what a caller builds into Options.Built.
+func SelftestPrograms(s *scenarios.Scenario) []tool.Program {
+	var out []tool.Program
+	seen := map[string]bool{}
+	for _, c := range s.Expand() {
+		for _, w := range c.Scenario.Workloads {
+			for _, p := range driver(w).Programs() {
+				if p.Source != "" && !seen[p.Name] {
+					seen[p.Name] = true
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// withBuilt is argv with a program built from a kernel tree in place of its name.
+func withBuilt(argv []string, built map[string]tool.Built) []string {
+	out := slices.Clone(argv)
+	for i, a := range out {
+		if b, ok := built[a]; ok && b.Path != "" {
+			out[i] = b.Path // taskset -c N PROGRAM ...: the program is not always first
+			break
+		}
+	}
+	return out
+}
+
 // requireTools checks that the programs the scenario's workloads drive are installed, and
 // returns those whose version the result records. A missing one is a capability the scenario
 // needs (exit 4), with the way to install it.
-func requireTools(m machine.Machine, s *scenarios.Scenario) ([]envinfo.Tool, error) {
+func requireTools(m machine.Machine, s *scenarios.Scenario, built map[string]tool.Built) ([]envinfo.Tool, error) {
 	var missing []string
 	var versioned []envinfo.Tool
 	seen := map[string]bool{}
@@ -323,6 +364,12 @@ func requireTools(m machine.Machine, s *scenarios.Scenario) ([]envinfo.Tool, err
 			seen[w.Tool()] = true
 			d := driver(w)
 			for _, p := range d.Programs() {
+				if p.Source != "" {
+					if built[p.Name].Path == "" {
+						missing = append(missing, fmt.Sprintf("%s is built from a kernel source tree's %s, and none was built for this run (nsperf run builds it from the base's tree)", p.Name, p.Source))
+					}
+					continue
+				}
 				if _, err := m.LookPath(p.Binary); err != nil {
 					missing = append(missing, missingProgram(p))
 				}

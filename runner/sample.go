@@ -77,7 +77,7 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 		if !srv.PerRun {
 			continue
 		}
-		server, err := live.Start(m.ctx, srv.NS, srv.Argv)
+		server, err := live.Start(m.ctx, srv.NS, withBuilt(srv.Argv, m.opt.Built))
 		if err != nil {
 			return fail(err)
 		}
@@ -103,7 +103,7 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	before := m.opt.Machine.CPUTimes()
 	var clients []proc.Process
 	for i, spec := range instances {
-		client, err := live.Start(ctx, clientNS(spec), d.Client(spec))
+		client, err := live.Start(ctx, clientNS(spec), withBuilt(d.Client(spec), m.opt.Built))
 		if err != nil {
 			cancel() // the clients started before it stop with the context
 			for _, c := range clients {
@@ -232,7 +232,7 @@ func (m *measurement) startSharedServers(live machine.Network, s *scenarios.Scen
 			if srv.PerRun || servers[srv.Key] != nil {
 				continue
 			}
-			p, err := live.Start(m.ctx, srv.NS, srv.Argv)
+			p, err := live.Start(m.ctx, srv.NS, withBuilt(srv.Argv, m.opt.Built))
 			if err != nil {
 				return servers, err
 			}

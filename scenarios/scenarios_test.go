@@ -379,7 +379,7 @@ workloads:
 	}
 	unknown := strings.Replace(yamlText, "echo:", "ekko:", 1)
 	_, err = Parse("echo.yaml", []byte(unknown), Options{})
-	if err == nil || !strings.Contains(err.Error(), "known: name, echo, iperf3, netperf, sockperf, clients, gate") {
+	if err == nil || !strings.Contains(err.Error(), "known: name, echo, iperf3, netperf, sockperf, udpgso, clients, gate") {
 		t.Errorf("an unknown tool: %v", err)
 	}
 }

@@ -30,6 +30,9 @@ dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok in
 # source, and the libraries of the headers' kbuild programs.
 need make make
 need x86_64-linux-gnu-gcc-12 gcc-12
+# The programs of the kernel's selftests a tool runs (udpgso_bench_tx and _rx) are built from
+# the base's tree with the system's cc.
+need cc gcc
 need pahole dwarves
 need depmod kmod
 need xz xz-utils

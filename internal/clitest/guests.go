@@ -1,8 +1,10 @@
 package clitest
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,21 @@ import (
 func GuestTest(t *testing.T) (image, modules string) {
 	t.Helper()
 	image, modules = testenv.TestKernel(t)
+	NothingLeft(t)
+	return image, modules
+}
+
+// DefaultKernelTest is the preamble of a guest test on the default kernel (Debian's 6.12,
+// kbuild.DefaultKernel, fetched once into the cache): root, QEMU, the kernel, and the check at
+// the end that nothing of the run is left.
+func DefaultKernelTest(t *testing.T) (image, modules string) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "qemu-system-x86_64")
+	image, modules, _, err := kbuild.DefaultKernel(context.Background(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
 	NothingLeft(t)
 	return image, modules
 }

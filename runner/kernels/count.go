@@ -65,7 +65,7 @@ func countCalls(ctx context.Context, p Plan) *results.Coverage {
 		return fail(err)
 	}
 	opt := runner.Options{Out: filepath.Join(dir, "count.json"), Label: p.Run.Label, Machine: p.Run.Machine, Idle: runner.IdleGate{Limit: -1},
-		VirtualTime: p.Run.VirtualTime, StatesOptional: p.Run.StatesOptional, Concurrent: true, Phase: counter.Mark}
+		VirtualTime: p.Run.VirtualTime, StatesOptional: p.Run.StatesOptional, Concurrent: true, Phase: counter.Mark, Built: p.Run.Built}
 	_, runErr := runner.Run(ctx, s, opt)
 	calls, stopErr := counter.Stop()
 	cov.Functions = calls

@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -40,6 +42,11 @@ type Plan struct {
 	Patch *kbuild.BuildRequest
 	// Builder builds Patch: kbuild.Build, or a test's fake.
 	Builder func(context.Context, kbuild.BuildRequest) (*kbuild.Manifest, error)
+	// SelftestTree finds the kernel tree a tool's programs are built from when no patch names
+	// a base (nil: the default kernel's source, kbuild.DefaultSource).
+	SelftestTree func(context.Context) (string, error)
+	// baseTree is the patch's base tree, once built.
+	baseTree string
 	// VM are the guests' settings; Execute fills in the kernels, the modules the scenario
 	// needs and, where CPUs is 0, as many vCPUs as the scenario pins.
 	VM vm.Options
@@ -68,6 +75,9 @@ func Execute(ctx context.Context, p Plan) (*results.Result, error) {
 			return nil, err
 		}
 	}
+	if err := p.buildSelftests(ctx); err != nil {
+		return nil, err
+	}
 	if len(p.Kernels.Kernels) == 0 {
 		if len(p.Trace) > 0 {
 			return traceRun(ctx, p)
@@ -86,6 +96,49 @@ func Execute(ctx context.Context, p Plan) (*results.Result, error) {
 		return runner.Run(ctx, p.Scenario, p.Run)
 	}
 	return p.inGuests(ctx, builds)
+}
+
+// buildSelftests builds the programs the scenario's tools take from a kernel tree
+// (udpgso_bench_tx), unless the run has them (a guest's, built by its host): from the patch's
+// base tree, else the default kernel's source (fetched once). Both kernels of an A/B run the
+// same build: the tool is the method, the kernel what is measured.
+func (p *Plan) buildSelftests(ctx context.Context) error {
+	needed := runner.SelftestPrograms(p.Scenario)
+	missing := false
+	for _, prog := range needed {
+		missing = missing || p.Run.Built[prog.Name].Path == ""
+	}
+	if !missing {
+		return nil
+	}
+	tree := p.baseTree
+	if tree == "" {
+		fetch := p.SelftestTree
+		if fetch == nil {
+			fetch = func(ctx context.Context) (string, error) {
+				tree, _, err := kbuild.DefaultSource(ctx, progressOf(p.Run))
+				return tree, err
+			}
+		}
+		var err error
+		if tree, err = fetch(ctx); err != nil {
+			return fmt.Errorf("the kernel tree to build %s from: %w", needed[0].Name, err)
+		}
+	}
+	built := maps.Clone(p.Run.Built)
+	if built == nil {
+		built = map[string]tool.Built{}
+	}
+	for _, prog := range needed {
+		b, err := kbuild.Selftest(ctx, kbuild.CacheDir(), tree, prog.Source)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(progressOf(p.Run), "%s: %s\n", prog.Name, b.Provenance)
+		built[prog.Name] = b
+	}
+	p.Run.Built = built
+	return nil
 }
 
 // build builds the patch's two kernels and makes them the plan's kernels.
@@ -123,6 +176,7 @@ func (p *Plan) build(ctx context.Context) ([]*results.KernelBuild, error) {
 	if !p.NoCount {
 		p.Count, p.CountTruncated = m.Count, m.CountTruncated
 	}
+	p.baseTree = m.Tree
 	if len(p.Kernels.Labels) == 0 {
 		for i := range m.Kernels {
 			p.Kernels.Labels = append(p.Kernels.Labels, m.Label(i))
@@ -149,7 +203,7 @@ func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*res
 	}
 	o.Required, o.Optional = vm.Needs(p.Scenario)
 	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds, Count: p.Count, CountTruncated: p.CountTruncated, Trace: p.Trace,
-		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit}}
+		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit, Built: p.Run.Built}}
 	if st, err := os.Stat(p.ScenarioArg); err == nil && st.Mode().IsRegular() {
 		k.ScenarioFile = true
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -87,6 +88,9 @@ type RunSettings struct {
 	MinChange *float64            `json:"min_change,omitempty"`
 	// IdleLimit bounds the wait for idle pinned CPUs before a round; 0: the default, <0: none.
 	IdleLimit time.Duration `json:"idle_limit"`
+	// Built are the programs the host built from a kernel tree for the scenario's tools, at
+	// their host paths (the guest sees the host's files), with their provenance.
+	Built map[string]tool.Built `json:"built,omitempty"`
 }
 
 // request is guest i's request on the given clock.
@@ -148,7 +152,7 @@ func (req GuestRequest) Plan(s *scenarios.Scenario, m machine.Machine) (Plan, er
 		return Plan{}, inputerr.Error{Err: err}
 	}
 	opt := runner.Options{Out: req.Out, Label: req.Label, Policy: req.Run.Policy, MinChange: req.Run.MinChange,
-		StatesOptional: req.StatesOptional, VirtualTime: req.VirtualTime, Machine: m}
+		StatesOptional: req.StatesOptional, VirtualTime: req.VirtualTime, Machine: m, Built: req.Run.Built}
 	opt.Idle.Limit = req.Run.IdleLimit
 	if req.VirtualTime {
 		opt.Idle.Limit = -1 // work on the host cannot reach a figure in virtual time

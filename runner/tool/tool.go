@@ -38,6 +38,18 @@ type Program struct {
 	Version []string // argv that prints its version; nil: not recorded
 	// ParseVersion reads the version out of what Version prints.
 	ParseVersion func(output string) string
+	// Source is the file of a kernel source tree the program is built from, for a program no
+	// package has (tools/testing/selftests/net/udpgso_bench_tx.c): nsperf compiles it from the
+	// base's tree, caches it and records where it came from (Built); Binary is its name.
+	Source string
+}
+
+// Built is a program nsperf compiled from a kernel tree (Program.Source).
+type Built struct {
+	Path string `json:"path"`
+	// Provenance is where it came from, recorded as its version: "built from TREE (Linux
+	// 6.12.118), FILE sha256 HEX, by gcc 12.2.0".
+	Provenance string `json:"provenance"`
 }
 
 // Server is a tool's server: argv in a namespace, ready when it listens on Port.

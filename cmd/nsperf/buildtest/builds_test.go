@@ -737,13 +737,7 @@ func TestCoverageMap(t *testing.T) {
 // loading ipvlan.ko, both states applied and read back (185000 on the ipvlan in "on"), and
 // traffic through it in both families.
 func TestVMIpvlan(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "qemu-system-x86_64")
-	image, modules, _, err := kbuild.DefaultKernel(context.Background(), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clitest.NothingLeft(t)
+	image, modules := clitest.DefaultKernelTest(t)
 	out := filepath.Join(t.TempDir(), "ipvlan.json")
 	_, stderr, code := clitest.Run(t, "run", "ipvlan-bigtcp", "--kernel", image, "--modules", modules, "--runs", "1", "--duration", "1s", "--omit", "0",
 		"--vm-accel", "tcg", "--no-history", "--out", out)
@@ -774,13 +768,7 @@ func TestVMIpvlan(t *testing.T) {
 // (netkit-bigtcp: CONFIG_NETKIT is built in, no module). Every workload's traffic crosses its
 // link in every state.
 func TestVMLinkKinds(t *testing.T) {
-	testenv.RequireRoot(t)
-	testenv.RequireTool(t, "qemu-system-x86_64")
-	image, modules, _, err := kbuild.DefaultKernel(context.Background(), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clitest.NothingLeft(t)
+	image, modules := clitest.DefaultKernelTest(t)
 	for _, tc := range []struct {
 		scenario string
 		loaded   []string
@@ -815,6 +803,42 @@ func TestVMLinkKinds(t *testing.T) {
 		s, _ := scenarios.Load(tc.scenario, scenarios.Options{})
 		if s == nil || len(measured) != len(s.Workloads) {
 			t.Errorf("%s: workloads measured %v", tc.scenario, measured)
+		}
+	}
+}
+
+// TestUDPGSOBench runs the shipped veth-udpgso, whose tool nsperf builds from the default
+// kernel's source tree (udpgso_bench_tx/rx of tools/testing/selftests/net), on the host and in
+// a guest on that kernel: each sample measured the payload with and without UDP GSO, the
+// result records where the programs came from, and the guest runs the host's build.
+func TestUDPGSOBench(t *testing.T) {
+	image, modules := clitest.DefaultKernelTest(t)
+	tree, _, err := kbuild.DefaultSource(context.Background(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, where := range [][]string{nil, {"--kernel", image, "--modules", modules, "--vm-accel", "tcg"}} {
+		out := filepath.Join(t.TempDir(), "udpgso.json")
+		args := append([]string{"run", "veth-udpgso", "--runs", "1", "--duration", "1s", "--no-history", "--out", out}, where...)
+		_, stderr, code := clitest.Run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", where, code, stderr)
+		}
+		r, _, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"udpgso_bench_tx", "udpgso_bench_rx"} {
+			if p := r.Environment.Tools[name]; !strings.HasPrefix(p, "built from "+tree+" (Linux 6.12.") {
+				t.Errorf("%v: %s provenance %q", where, name, p)
+			}
+		}
+		for _, smp := range r.Cases[0].Samples {
+			bits, _ := smp.Value("throughput")
+			calls, _ := smp.Value("send_calls")
+			if smp.Error != "" || bits <= 0 || calls <= 0 || !strings.HasPrefix(smp.Row, "sum udp tx:") {
+				t.Errorf("%v: %s/%s: %q %v bit/s %v calls/s\n%s", where, smp.State, smp.Workload, smp.Error, bits, calls, smp.Stderr)
+			}
 		}
 	}
 }
