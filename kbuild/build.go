@@ -19,12 +19,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/internal/sandbox"
 	"github.com/nsperf/nsperf/kconfig"
 
 	"github.com/nsperf/nsperf/coverage"
@@ -471,7 +473,10 @@ func (m *Manifest) whole(ctx context.Context, b *base, cache, tmp string, checke
 		return err
 	}
 	var release bytes.Buffer
-	cmd := exec.CommandContext(ctx, "make", "-s", "-C", t.src, "O="+t.obj, "kernelrelease")
+	cmd, err := sandbox.Command(ctx, t.sandbox(), "make", "-s", "-C", t.src, "O="+t.obj, "kernelrelease")
+	if err != nil {
+		return err
+	}
 	cmd.Stdout = &release
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("make kernelrelease: %w", err)
@@ -553,7 +558,7 @@ func (m *Manifest) buildModules(ctx context.Context, b *base, tmp, label string,
 			return err
 		}
 		logPath := filepath.Join(m.Dir+".logs", label+"-"+strings.ReplaceAll(dir, "/", "_")+".log")
-		if err := runMake(ctx, b, m, work, logPath, label); err != nil {
+		if err := runMake(ctx, b, m, filepath.Dir(filepath.Dir(m.Dir)), work, logPath, label); err != nil {
 			return err
 		}
 		for _, name := range names {
@@ -586,15 +591,20 @@ func writeKbuild(dir string, names []string) error {
 
 // runMake builds the modules of work against the base's headers, logging to logPath; a
 // failure is a BuildError with the compiler's first error.
-func runMake(ctx context.Context, b *base, m *Manifest, work, logPath, label string) error {
+func runMake(ctx context.Context, b *base, m *Manifest, cache, work, logPath, label string) error {
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return err
 	}
-	args := []string{"-C", b.Headers, "CC=" + strings.Fields(m.Compiler)[0], "M=" + work, "modules"}
-	cmd := exec.CommandContext(ctx, "make", args...)
+	args := []string{"make", "-C", b.Headers, "CC=" + strings.Fields(m.Compiler)[0], "M=" + work, "modules"}
+	// The patch's code is compiled as nobody, seeing the base's tree and headers and its own
+	// directory only (package sandbox).
+	cmd, err := sandbox.Command(ctx, sandbox.Spec{Hide: []string{cache}, Read: baseDirs(cache, b), Write: []string{work}, Dir: work}, args...)
+	if err != nil {
+		return err
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	if werr := os.WriteFile(logPath, out.Bytes(), 0o644); werr != nil && err == nil {
 		return werr
 	}
@@ -610,7 +620,7 @@ func firstError(out []byte, err error) string {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if strings.Contains(line, "error:") {
+		if strings.Contains(strings.ToLower(line), "error:") { // gcc's "error:", the assembler's "Error:"
 			return line
 		}
 		if line != "" {
@@ -694,4 +704,26 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, data, 0o644)
+}
+
+// baseDirs are what a build of the base reads: its tree and headers, each whole fetched
+// base they are part of (Debian's headers link to their -common and kbuild siblings).
+func baseDirs(cache string, b *base) []string {
+	var out []string
+	for _, p := range []string{b.Tree, b.Headers} {
+		if p == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(filepath.Join(cache, "sources"), p); err == nil && !strings.HasPrefix(rel, "..") {
+			p = filepath.Join(cache, "sources", strings.Split(rel, string(filepath.Separator))[0])
+		}
+		// Both the path and where its links lead: the headers' Makefile names the real one.
+		real, err := filepath.EvalSymlinks(p)
+		for _, q := range []string{p, real} {
+			if q != "" && (q == p || err == nil) && !slices.Contains(out, q) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
 }

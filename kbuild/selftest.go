@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/internal/sandbox"
 	"github.com/nsperf/nsperf/runner/tool"
 )
 
@@ -69,7 +70,13 @@ func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, erro
 		return tool.Built{}, err
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.CommandContext(ctx, "cc", "-O2", "-Wall", "-I", filepath.Join(tree, "tools/testing/selftests"), "-o", filepath.Join(tmp, name), filepath.Join(tree, source))
+	// The tree may be a stranger's (--source): compiled as nobody, seeing the tree and its own
+	// directory only (package sandbox).
+	cmd, err := sandbox.Command(ctx, sandbox.Spec{Hide: []string{cache}, Read: []string{tree}, Write: []string{tmp}, Dir: tmp},
+		"cc", "-O2", "-Wall", "-I", filepath.Join(tree, "tools/testing/selftests"), "-o", filepath.Join(tmp, name), filepath.Join(tree, source))
+	if err != nil {
+		return tool.Built{}, err
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -12,9 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
 )
 
 // A --source other than DebianSource is a kernel source tree (git or not) or a source
@@ -69,16 +72,16 @@ func looksLikeKernel(dir string) error {
 // the sha256 of `git diff HEAD`; files are its tracked files (git ls-files), the ones a build
 // takes. ok is false outside git.
 func gitIdentity(ctx context.Context, dir string) (files []string, id string, ok bool, err error) {
-	top, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil || filepath.Clean(strings.TrimSpace(string(top))) != dir {
 		return nil, "", false, nil
 	}
-	head, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "HEAD").Output()
+	head, err := git(ctx, dir, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, "", false, fmt.Errorf("a git tree without a commit: %w", err)
 	}
 	id = "git " + strings.TrimSpace(string(head))
-	diff, err := exec.CommandContext(ctx, "git", "-C", dir, "diff", "HEAD", "--binary").Output()
+	diff, err := git(ctx, dir, "diff", "--no-ext-diff", "--no-textconv", "HEAD", "--binary")
 	if err != nil {
 		return nil, "", false, fmt.Errorf("git diff HEAD: %w", err)
 	}
@@ -86,7 +89,7 @@ func gitIdentity(ctx context.Context, dir string) (files []string, id string, ok
 		sum := sha256.Sum256(diff)
 		id += " with uncommitted changes " + hex.EncodeToString(sum[:])[:12]
 	}
-	list, err := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "-z").Output()
+	list, err := git(ctx, dir, "ls-files", "-z")
 	if err != nil {
 		return nil, "", false, fmt.Errorf("git ls-files: %w", err)
 	}
@@ -96,6 +99,35 @@ func gitIdentity(ctx context.Context, dir string) (files []string, id string, ok
 		}
 	}
 	return files, id, true, nil
+}
+
+// git runs git on a user's tree without letting the tree's configuration run a command: a
+// repository's .git/config is the tree owner's, and git runs what some of its keys name
+// (core.fsmonitor before reading the index, a filter driver's clean command on every file it
+// hashes, an external diff or textconv program, a pager). Those are turned off on the command
+// line, which overrides every configuration file (`git -c core.fsmonitor=false -c
+// filter.NAME.clean= ...`); the system's and the user's files are not read at all.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	base := []string{"-C", dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+		"-c", "diff.external=", "-c", "core.untrackedCache=false", "--no-pager"}
+	// Every filter driver the repository's configuration defines (reading it runs nothing).
+	// A required one without its command would fail every file: it is not required then.
+	names, _ := gitCommand(ctx, append(slices.Clone(base), "config", "--name-only", "--get-regexp", `^filter\..*\.(clean|smudge|process|required)$`)...).Output()
+	for _, key := range strings.Fields(string(names)) {
+		if strings.HasSuffix(key, ".required") {
+			base = append(base, "-c", key+"=false")
+		} else {
+			base = append(base, "-c", key+"=")
+		}
+	}
+	return gitCommand(ctx, append(base, args...)...).Output()
+}
+
+// gitCommand is git with only the repository's own configuration, never a prompt.
+func gitCommand(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	return cmd
 }
 
 // statIdentity hashes a plain tree's paths, sizes and modification times: any change to a
@@ -121,15 +153,23 @@ func statIdentity(dir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], err
 }
 
-// tarballBase unpacks a source tarball once into cache/sources/tarball-SHA (tar picks the
-// compression), renamed into place when whole; its one top directory is the tree.
+// tarballBase unpacks a source tarball once into cache/sources/tarball-SHA (unpackTarball:
+// nsperf's own modes, bounded, nothing out of the tree), renamed into place only when whole
+// and a kernel tree: a refused tarball leaves nothing in the cache. Its one top directory is
+// the tree.
 func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*base, error) {
-	f, err := os.Open(file)
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
 	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w (%s): give a tarball or a directory", safefile.ErrNotRegular, fi.Mode().Type())
+	}
 	h := sha256.New()
-	_, err = io.Copy(h, f)
+	if err == nil {
+		_, err = io.Copy(h, f)
+	}
 	f.Close()
 	if err != nil {
 		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
@@ -143,8 +183,14 @@ func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*
 			return nil, err
 		}
 		defer os.RemoveAll(tmp)
-		if err := runIn(ctx, tmp, "tar", "-xf", file, "--no-same-owner"); err != nil {
-			return nil, inputerr.Error{Err: fmt.Errorf("--source %s: not a source tarball tar can read: %w", file, err)}
+		if err := unpackTarball(file, tmp); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, inputerr.Error{Err: fmt.Errorf("--source %s: refused, nothing kept: %w", file, err)}
+		}
+		if _, err := kernelTop(tmp, file); err != nil {
+			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(tmp, "done"), nil, 0o644); err != nil {
 			return nil, err
@@ -154,9 +200,18 @@ func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*
 			return nil, err
 		}
 	}
-	entries, err := os.ReadDir(dir)
+	tree, err := kernelTop(dir, file)
 	if err != nil {
 		return nil, err
+	}
+	return &base{Identity: "tarball " + filepath.Base(file) + " sha256 " + sum, Tree: tree}, nil
+}
+
+// kernelTop is the one top directory of an unpacked tarball, a kernel tree.
+func kernelTop(dir, file string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
 	}
 	var tops []string
 	for _, e := range entries {
@@ -165,13 +220,13 @@ func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*
 		}
 	}
 	if len(tops) != 1 {
-		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: a kernel tarball holds one top directory (linux-6.12/), this one %d", file, len(tops))}
+		return "", inputerr.Error{Err: fmt.Errorf("--source %s: a kernel tarball holds one top directory (linux-6.12/), this one %d", file, len(tops))}
 	}
 	tree := filepath.Join(dir, tops[0])
 	if err := looksLikeKernel(tree); err != nil {
-		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
+		return "", inputerr.Error{Err: fmt.Errorf("--source %s: %w", file, err)}
 	}
-	return &base{Identity: "tarball " + filepath.Base(file) + " sha256 " + sum, Tree: tree}, nil
+	return tree, nil
 }
 
 // treeCompiler is the compiler a tree is built with: gcc, as make would take it.

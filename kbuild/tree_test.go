@@ -78,3 +78,62 @@ func TestGitTreeSource(t *testing.T) {
 		t.Errorf("an empty directory: %v", err)
 	}
 }
+
+// TestGitConfigRunsNothing: a tree's own git configuration cannot make nsperf run a command
+// while it names the tree: an fsmonitor hook, a filter driver's clean and smudge commands,
+// an external diff and a textconv program are all configured to leave a mark, and none does.
+func TestGitConfigRunsNothing(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	marks := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "a.c"), []byte("int a;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("add", "a.c")
+	run("commit", "-q", "-m", "a")
+	mark := func(name string) string {
+		return "sh -c 'touch " + filepath.Join(marks, name) + "; cat'"
+	}
+	for key, value := range map[string]string{
+		"core.fsmonitor":       filepath.Join(marks, "..", filepath.Base(marks)+"-fsmonitor.sh"),
+		"filter.evil.clean":    mark("clean"),
+		"filter.evil.smudge":   mark("smudge"),
+		"filter.evil.required": "true",
+		"diff.external":        mark("external"),
+		"diff.evil.textconv":   mark("textconv"),
+	} {
+		run("config", key, value)
+	}
+	hook := filepath.Join(filepath.Dir(marks), filepath.Base(marks)+"-fsmonitor.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+filepath.Join(marks, "fsmonitor")+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=evil diff=evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.c"), []byte("int a, b;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, id, ok, err := gitIdentity(context.Background(), dir)
+	if err != nil || !ok || !strings.Contains(id, "with uncommitted changes") || len(files) != 1 {
+		t.Errorf("identity %q of %v, %v %v", id, files, ok, err)
+	}
+	if left, _ := os.ReadDir(marks); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the tree's git configuration ran: %v", names)
+	}
+}

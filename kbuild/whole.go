@@ -17,11 +17,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
 	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/internal/sandbox"
 	"github.com/nsperf/nsperf/kconfig"
 
 	"github.com/nsperf/nsperf/scenarios"
@@ -41,6 +41,10 @@ const ConfigMinimal = "minimal"
 // before in any tree.
 type wholeTree struct {
 	dir, src, obj string
+	// cache is the kernel cache (hidden from the build but for the tree), ccache ccache's
+	// directory in it; extraWrite more directories the next run writes (modules_install's).
+	cache, ccache string
+	extraWrite    []string
 	// journal lists the files of src a patched build replaced, until they are restored: a
 	// build that was killed leaves it behind, and the next one restores them first.
 	journal string
@@ -96,6 +100,7 @@ func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, prog
 	dir := filepath.Join(cache, "trees", hex.EncodeToString(h.Sum(nil))[:16])
 	cc := strings.Fields(m.Compiler)[0]
 	t := &wholeTree{dir: dir, src: filepath.Join(dir, "src"), obj: filepath.Join(dir, "obj"), journal: filepath.Join(dir, "patched-files.json"), cc: cc,
+		cache: cache, ccache: filepath.Join(cache, "ccache"),
 		env: append(os.Environ(), "CCACHE_DIR="+filepath.Join(cache, "ccache"), "KBUILD_BUILD_USER=nsperf", "KBUILD_BUILD_HOST=nsperf")}
 	if _, err := exec.LookPath("ccache"); err == nil {
 		t.cc = "ccache " + cc
@@ -297,6 +302,13 @@ func (t *wholeTree) make(ctx context.Context, log, label string, targets ...stri
 	return t.run(ctx, log, label, "make", args...)
 }
 
+// sandbox is the view a program of the tree runs in (package sandbox): the tree's directory
+// read-only, its objects, ccache's directory and more read-write, as nobody.
+func (t *wholeTree) sandbox(write ...string) sandbox.Spec {
+	// In the objects: merge_config.sh makes its temporary files in the working directory.
+	return sandbox.Spec{Hide: []string{t.cache}, Read: []string{t.dir}, Write: append([]string{t.obj, t.ccache}, write...), Dir: t.obj, Env: t.env}
+}
+
 // run runs a build program, its output appended to log; a failure is a BuildError with the
 // compiler's first error. On interruption make gets SIGINT, as from a terminal, so that it
 // deletes the targets it was writing: a cut object must not look built to the next make.
@@ -310,11 +322,11 @@ func (t *wholeTree) run(ctx context.Context, log, label, name string, args ...st
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "$ %s %s\n", name, strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = t.src, t.env, f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
-	cmd.WaitDelay = time.Minute
+	cmd, err := sandbox.Command(ctx, t.sandbox(t.extraWrite...), append([]string{name}, args...)...)
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Run(); err != nil {
 		out, _ := os.ReadFile(log)
 		return &BuildError{Label: label, First: firstError(out, err), Log: log}
@@ -398,6 +410,11 @@ func (t *wholeTree) collect(ctx context.Context, dst, log, label string) error {
 	if !kconfig.Parse(".config", cfg).Has("MODULES") {
 		return nil
 	}
+	if err := os.MkdirAll(dst+"-modules", 0o755); err != nil {
+		return err
+	}
+	t.extraWrite = []string{dst + "-modules"}
+	defer func() { t.extraWrite = nil }()
 	return t.make(ctx, log, label, "modules_install", "INSTALL_MOD_PATH="+dst+"-modules", "INSTALL_MOD_STRIP=1")
 }
 

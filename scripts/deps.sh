@@ -6,7 +6,8 @@
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
 #   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel), and
 #   make, gcc-12, dwarves, kmod, xz-utils, libelf1 and libssl3 for nsperf build, and
-#   flex, bison, bc, libelf-dev, libssl-dev and ccache for its whole-kernel builds.
+#   flex, bison, bc, libelf-dev, libssl-dev and ccache for its whole-kernel builds, and gcc
+#   (cc) and bubblewrap, in which every build of a patch's or a tree's code runs.
 set -euo pipefail
 
 missing=()
@@ -33,6 +34,9 @@ need x86_64-linux-gnu-gcc-12 gcc-12
 # The programs of the kernel's selftests a tool runs (udpgso_bench_tx and _rx) are built from
 # the base's tree with the system's cc.
 need cc gcc
+# Every compiler and make run on a patch's or a tree's code runs as nobody under bubblewrap,
+# with /root, /home, SSH keys and nsperf's caches hidden (internal/sandbox).
+need bwrap bubblewrap
 need pahole dwarves
 need depmod kmod
 need xz xz-utils

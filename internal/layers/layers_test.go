@@ -28,7 +28,7 @@ const module = "github.com/nsperf/nsperf/"
 // the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
 	{"internal/waitlimit", "internal/inputerr", "internal/exitcode", "kconfig"},
-	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/sandbox", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan"},

@@ -1,0 +1,209 @@
+package kbuild
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+
+	"github.com/nsperf/nsperf/internal/safefile"
+)
+
+// Bounds of a source tarball: Linux 6.12's unpacks to about 1.5 GB in 90,000 files, its
+// largest file 24 MB. (Variables: the tests lower them.)
+var (
+	maxTarballBytes int64 = 4 << 30
+	maxTarballFiles       = 300_000
+	maxTarballFile  int64 = 64 << 20
+)
+
+// unpackTarball unpacks a source tarball (plain, gzip, xz, bzip2 or zstd: read from its first
+// bytes) into dir, which exists and is empty, as nsperf's own files: directories 0755, files
+// 0644 or 0755 (executable for anyone when executable for someone in the archive), with no
+// owner, setuid, setgid or sticky bit of the archive's. Refused with the entry named: a path
+// out of the tree (absolute or ../), a link leading out of it, a device node, a FIFO, more than
+// maxTarballFiles entries or maxTarballBytes in all, a file above maxTarballFile. Nothing is
+// written outside dir (os.Root: no path, link or ../ of the archive reaches out); the caller
+// removes dir when this fails. `tar -xf --no-same-owner --no-same-permissions`, bounded.
+func unpackTarball(file, dir string) error {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return err
+	} else if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w (%s)", safefile.ErrNotRegular, fi.Mode().Type())
+	}
+	r, err := decompressed(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	tr := tar.NewReader(r)
+	var total int64
+	files := 0
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			if files == 0 {
+				return errors.New("not a tar archive: it holds no files")
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("not a tar archive nsperf can read: %w", err)
+		}
+		if files++; files > maxTarballFiles {
+			return fmt.Errorf("more than %d entries: no kernel tree has that many", maxTarballFiles)
+		}
+		name, err := tarPath(hdr.Name)
+		if err != nil {
+			return err
+		}
+		if name == "" {
+			continue // the archive's "./"
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := root.MkdirAll(name, 0o755); err != nil {
+				return fmt.Errorf("%s: %w", hdr.Name, err)
+			}
+		case tar.TypeReg, tar.TypeRegA:
+			if hdr.Size > maxTarballFile {
+				return fmt.Errorf("%s: %s, above %s, larger than any file of a kernel tree", hdr.Name, safefile.Size(hdr.Size), safefile.Size(maxTarballFile))
+			}
+			if total += hdr.Size; total > maxTarballBytes {
+				return fmt.Errorf("it unpacks to more than %s: no kernel tree is that large", safefile.Size(maxTarballBytes))
+			}
+			if err := writeEntry(root, name, hdr, tr); err != nil {
+				return fmt.Errorf("%s: %w", hdr.Name, err)
+			}
+		case tar.TypeSymlink:
+			if err := linkInTree(name, hdr.Linkname); err != nil {
+				return fmt.Errorf("%s -> %s: %w", hdr.Name, hdr.Linkname, err)
+			}
+			if err := mkParent(root, name); err != nil {
+				return err
+			}
+			root.Remove(name)
+			if err := root.Symlink(hdr.Linkname, name); err != nil {
+				return fmt.Errorf("%s: %w", hdr.Name, err)
+			}
+		case tar.TypeLink:
+			target, err := tarPath(hdr.Linkname)
+			if err != nil || target == "" {
+				return fmt.Errorf("%s: a hard link to %q, out of the tree", hdr.Name, hdr.Linkname)
+			}
+			if err := mkParent(root, name); err != nil {
+				return err
+			}
+			root.Remove(name)
+			if err := root.Link(target, name); err != nil {
+				return fmt.Errorf("%s: a hard link to %s: %w", hdr.Name, hdr.Linkname, err)
+			}
+		case tar.TypeChar, tar.TypeBlock:
+			return fmt.Errorf("%s: a device node: a source tree has none", hdr.Name)
+		case tar.TypeFifo:
+			return fmt.Errorf("%s: a FIFO: a source tree has none", hdr.Name)
+		default:
+			return fmt.Errorf("%s: an entry of type %q: a source tree has only directories, files and links", hdr.Name, hdr.Typeflag)
+		}
+	}
+}
+
+// decompressed reads r through the decompressor its first bytes name; a plain tar as it is.
+func decompressed(r *bufio.Reader) (io.Reader, error) {
+	magic, _ := r.Peek(6)
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		return gzip.NewReader(r)
+	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return xz.NewReader(r)
+	case bytes.HasPrefix(magic, []byte("BZh")):
+		return bzip2.NewReader(r), nil
+	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		d, err := zstd.NewReader(r, zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			return nil, err
+		}
+		return d.IOReadCloser(), nil
+	}
+	return r, nil
+}
+
+// tarPath is an entry's path relative to the tree ("" for the tree itself), refused when it
+// is absolute or climbs out.
+func tarPath(name string) (string, error) {
+	if strings.HasPrefix(name, "/") {
+		return "", fmt.Errorf("%s: an absolute path, out of the tree", name)
+	}
+	clean := path.Clean(name)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("%s: a path out of the tree", name)
+	}
+	if clean == "." {
+		return "", nil
+	}
+	return clean, nil
+}
+
+// linkInTree refuses a symbolic link whose target is absolute or leads out of the tree from
+// where the link is (include/dt-bindings -> ../../../arch stays in it).
+func linkInTree(name, target string) error {
+	if target == "" || strings.HasPrefix(target, "/") {
+		return errors.New("a link to an absolute path, out of the tree")
+	}
+	if to := path.Join(path.Dir(name), target); to == ".." || strings.HasPrefix(to, "../") {
+		return errors.New("a link out of the tree")
+	}
+	return nil
+}
+
+// mkParent makes the directories above name.
+func mkParent(root *os.Root, name string) error {
+	if dir := path.Dir(name); dir != "." {
+		return root.MkdirAll(dir, 0o755)
+	}
+	return nil
+}
+
+// writeEntry writes one file of the archive, replacing an earlier entry of the same name.
+func writeEntry(root *os.Root, name string, hdr *tar.Header, r io.Reader) error {
+	if err := mkParent(root, name); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if hdr.Mode&0o111 != 0 {
+		mode = 0o755
+	}
+	root.Remove(name)
+	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	if err != nil {
+		return err
+	}
+	_, err = io.CopyN(f, r, hdr.Size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return root.Chtimes(name, hdr.ModTime, hdr.ModTime) // make compares times
+}
