@@ -103,6 +103,20 @@ type Manifest struct {
 	// files are what each kernel builds with, by label: the patched files, or for a series
 	// in the base, its revert's (nil: the base as it is).
 	files map[string]map[string][]byte
+	// modes are the modes the series gives files, by label and path (0: the base's, 0644).
+	modes map[string]map[string]fs.FileMode
+}
+
+// fileMode is the mode a patched file is written with: the series', else 0644 (a source
+// file's), or the base's own when it is there.
+func fileMode(modes map[string]fs.FileMode, path, base string) fs.FileMode {
+	if m := modes[path]; m != 0 {
+		return m
+	}
+	if fi, err := os.Stat(base); err == nil && fi.Mode().IsRegular() {
+		return fi.Mode().Perm()
+	}
+	return 0o644
 }
 
 // Mode values.
@@ -182,7 +196,7 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		}
 	}
 	m := newManifest(b, series, files.checked, plan, config, req)
-	m.Applied, m.files = files.applied, files.byLabel
+	m.Applied, m.files, m.modes = files.applied, files.byLabel, files.modes
 	if err := m.setCompiler(b); err != nil {
 		return nil, err
 	}
@@ -226,6 +240,9 @@ type buildSides struct {
 	checked *patches.Result              // how the hunks applied: forward, or reverted
 	applied string                       // "" (forward) or AppliedReverse
 	byLabel map[string]map[string][]byte // base and patched: the files each builds with
+	// modes are the modes the series gives those files, by label (git's new file mode and
+	// new mode: 0644 or 0755).
+	modes map[string]map[string]fs.FileMode
 }
 
 // AppliedReverse marks a build of a series the base has already: kernel A (base) is the base
@@ -239,7 +256,7 @@ const AppliedReverse = "reverse"
 // put a hunk of a merged commit a second time somewhere near). A series partly in the base is
 // refused with the hunks that are there named.
 func sides(src fs.FS, series []patches.Patch, checked *patches.Result, req BuildRequest, identity string) (buildSides, error) {
-	forward := buildSides{checked: checked, byLabel: map[string]map[string][]byte{"patched": checked.Files}}
+	forward := buildSides{checked: checked, byLabel: map[string]map[string][]byte{"patched": checked.Files}, modes: map[string]map[string]fs.FileMode{"patched": checked.Modes}}
 	err := checked.Err()
 	if err == nil && totalFuzz(checked) == 0 {
 		return forward, nil
@@ -250,7 +267,7 @@ func sides(src fs.FS, series []patches.Patch, checked *patches.Result, req Build
 	}
 	if rev.Err() == nil && (err != nil || totalFuzz(rev) < totalFuzz(checked)) {
 		fmt.Fprintf(req.Progress, "build: the series is in %s already (it applies in reverse): kernel A is the base with it reverted, kernel B the base as it is\n", identity)
-		return buildSides{checked: rev, applied: AppliedReverse, byLabel: map[string]map[string][]byte{"base": rev.Files}}, nil
+		return buildSides{checked: rev, applied: AppliedReverse, byLabel: map[string]map[string][]byte{"base": rev.Files}, modes: map[string]map[string]fs.FileMode{"base": rev.Modes}}, nil
 	}
 	if err == nil {
 		return forward, nil
@@ -446,7 +463,7 @@ func (m *Manifest) modules(ctx context.Context, b *base, tmp string, checked *pa
 	for _, label := range []string{"base", "patched"} {
 		start := time.Now()
 		fmt.Fprintf(progress, "build: %s: %s\n", label, moduleNames(m.Modules))
-		if err := m.buildModules(ctx, b, tmp, label, m.files[label]); err != nil {
+		if err := m.buildModules(ctx, b, tmp, label, m.files[label], m.modes[label]); err != nil {
 			return err
 		}
 		m.Kernels = append(m.Kernels, BuiltKernel{Label: label, Image: b.Image, Modules: filepath.Join(m.Dir, label), BuildSeconds: time.Since(start).Seconds()})
@@ -533,7 +550,7 @@ func moduleNames(ms []patches.Module) string {
 // buildModules builds every module of the plan from a copy of its directory (with the patched
 // files when files is set) and installs them into a copy of the base's module tree, made of
 // hard links: only the rebuilt modules differ from the image's.
-func (m *Manifest) buildModules(ctx context.Context, b *base, tmp, label string, files map[string][]byte) error {
+func (m *Manifest) buildModules(ctx context.Context, b *base, tmp, label string, files map[string][]byte, modes map[string]fs.FileMode) error {
 	byDir := map[string][]string{}
 	for _, mod := range m.Modules {
 		byDir[mod.Dir] = append(byDir[mod.Dir], mod.Name)
@@ -549,7 +566,10 @@ func (m *Manifest) buildModules(ctx context.Context, b *base, tmp, label string,
 		}
 		for path, data := range files {
 			if rel, ok := strings.CutPrefix(path, dir+"/"); ok && !strings.Contains(rel, "/") {
-				if err := os.WriteFile(filepath.Join(work, rel), data, 0o644); err != nil {
+				dst := filepath.Join(work, rel)
+				mode := fileMode(modes, path, filepath.Join(b.Tree, path))
+				os.Remove(dst) // WriteFile keeps an existing file's mode
+				if err := os.WriteFile(dst, data, mode); err != nil {
 					return err
 				}
 			}

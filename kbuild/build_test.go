@@ -2,6 +2,7 @@ package kbuild
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,10 +143,11 @@ func TestReadSeriesRefuses(t *testing.T) {
 func TestWholeTreePatchRestore(t *testing.T) {
 	root := t.TempDir()
 	b := &base{Tree: filepath.Join(root, "fetched")}
-	for path, text := range map[string]string{"Makefile": "VERSION = 6\n", "net/core/dev.c": "base\n", "scripts/x": "x\n"} {
+	for path, text := range map[string]string{"Makefile": "VERSION = 6\n", "net/core/dev.c": "base\n", "scripts/x": "x\n", "scripts/run.sh": "#!/bin/sh\n"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(b.Tree, path)), 0o755)
 		os.WriteFile(filepath.Join(b.Tree, path), []byte(text), 0o644)
 	}
+	os.Chmod(filepath.Join(b.Tree, "scripts/run.sh"), 0o755)
 	os.Symlink("x", filepath.Join(b.Tree, "scripts", "link"))
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(filepath.Join(b.Tree, "net/core/dev.c"), old, old)
@@ -156,8 +158,16 @@ func TestWholeTreePatchRestore(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(tr.src, "scripts", "link")); err != nil || target != "x" {
 		t.Errorf("symlink: %q %v", target, err)
 	}
-	if err := tr.patch(map[string][]byte{"net/core/dev.c": []byte("patched\n"), "net/core/new.c": []byte("new\n"), "scripts/x": nil}); err != nil {
+	// A script the series changes keeps its mode; a new one gets the series' (git's new file
+	// mode 100755), as git apply gives them.
+	if err := tr.patch(map[string][]byte{"net/core/dev.c": []byte("patched\n"), "net/core/new.c": []byte("new\n"), "scripts/x": nil,
+		"scripts/run.sh": []byte("#!/bin/sh\necho\n"), "scripts/new.sh": []byte("#!/bin/sh\n")}, map[string]fs.FileMode{"scripts/new.sh": 0o755}); err != nil {
 		t.Fatal(err)
+	}
+	for path, want := range map[string]fs.FileMode{"net/core/dev.c": 0o644, "net/core/new.c": 0o644, "scripts/run.sh": 0o755, "scripts/new.sh": 0o755} {
+		if fi, err := os.Stat(filepath.Join(tr.src, path)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v (%v)", path, fi.Mode().Perm(), want, err)
+		}
 	}
 	read := func(dir, p string) string { data, _ := os.ReadFile(filepath.Join(dir, p)); return string(data) }
 	if read(tr.src, "net/core/dev.c") != "patched\n" || read(b.Tree, "net/core/dev.c") != "base\n" || read(b.Tree, "scripts/x") != "x\n" {

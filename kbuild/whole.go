@@ -180,7 +180,7 @@ func linkFiles(src, dst string, files []string) error {
 
 // patch replaces the series' files in src (nil: the series deletes it), journalled first.
 // Each is a new file, never a write through the link to the fetched source.
-func (t *wholeTree) patch(files map[string][]byte) error {
+func (t *wholeTree) patch(files map[string][]byte, modes map[string]fs.FileMode) error {
 	var paths []string
 	for p := range files {
 		paths = append(paths, p)
@@ -191,6 +191,7 @@ func (t *wholeTree) patch(files map[string][]byte) error {
 	}
 	for p, text := range files {
 		path := filepath.Join(t.src, p)
+		mode := fileMode(modes, p, path) // the series', else the linked file's own
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -200,7 +201,7 @@ func (t *wholeTree) patch(files map[string][]byte) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, text, 0o644); err != nil {
+		if err := os.WriteFile(path, text, mode); err != nil {
 			return err
 		}
 	}
@@ -343,7 +344,7 @@ func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp st
 		log := filepath.Join(m.Dir+".logs", label+".log")
 		files := m.files[label]
 		if files != nil {
-			if err := t.patch(files); err != nil {
+			if err := t.patch(files, m.modes[label]); err != nil {
 				return err
 			}
 		}

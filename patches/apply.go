@@ -67,8 +67,15 @@ type Result struct {
 	Warnings []string
 	// Files are the patched files' contents, by path; a deleted file is nil.
 	Files map[string][]byte
+	// Modes are the modes the series gives files (0o644, 0o755), by path; a file it leaves
+	// out keeps its own.
+	Modes map[string]fs.FileMode
 	total int // patches in the series
 }
+
+// maxProblems bounds what a check reports: a series that far from its base does not apply,
+// and checking 20,000 failing hunks to say so would take a minute.
+const maxProblems = 100
 
 // Err is every problem as one error, nil when the series applies.
 func (r *Result) Err() error {
@@ -102,11 +109,19 @@ func Check(src fs.FS, series []Patch, opt Options) (*Result, error) {
 	if err := buildable(series); err != nil {
 		return nil, err
 	}
-	r := &Result{Files: map[string][]byte{}, Warnings: seriesGaps(series), total: len(series)}
+	r := &Result{Files: map[string][]byte{}, Modes: map[string]fs.FileMode{}, Warnings: seriesGaps(series), total: len(series)}
 	files := map[string][]string{} // current contents, split into lines
+series:
 	for pi, p := range series {
 		for _, f := range p.Files {
 			r.file(src, files, pi, p, f, opt)
+			if f.Mode != 0 && f.NewPath != "" {
+				r.Modes[f.Path()] = f.Mode
+			}
+			if len(r.Problems) >= maxProblems {
+				r.problem(Problem{Kind: ProblemNoMatch, Patch: pi, File: f.Path(), Msg: fmt.Sprintf("and more: the check stopped after %d problems", maxProblems)})
+				break series
+			}
 		}
 	}
 	for path, lines := range files {
@@ -189,12 +204,17 @@ func ranges(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// splitLines splits a file into lines that keep their "\n".
+// splitLines splits a file into lines that keep their "\n" (the last one too: a file
+// written back keeps its final newline, as git apply keeps it).
 func splitLines(data []byte) []string {
 	if len(data) == 0 {
 		return []string{}
 	}
-	return strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // file applies one file's change of patch pi to files.
@@ -221,6 +241,9 @@ func (r *Result) file(src fs.FS, files map[string][]string, pi int, p Patch, f F
 	}
 	delta := 0
 	for hi, h := range f.Hunks {
+		if len(r.Problems) >= maxProblems {
+			return // Check says it stopped
+		}
 		at, fuzz, ok := locate(lines, h, oldIndex(h)+delta, opt.Fuzz)
 		if !ok {
 			r.hunkProblem(lines, pi, hi, f, h, name, opt.Fuzz)
@@ -237,6 +260,12 @@ func (r *Result) file(src fs.FS, files map[string][]string, pi int, p Patch, f F
 		delta += len(new) - len(old) + (at - (oldIndex(h) + delta))
 	}
 	if f.NewPath == "" {
+		// git apply refuses a deletion whose hunks leave lines: "removal patch leaves file
+		// contents". Deleting the whole file anyway would build something else.
+		if len(lines) > 0 && len(f.Hunks) > 0 {
+			r.problem(Problem{Kind: ProblemNoMatch, Patch: pi, File: f.Path(), Msg: fmt.Sprintf("%s: the patch deletes the file, but its hunks remove only part of it (%d lines are left): refused, as git apply refuses it", name, len(lines))})
+			return
+		}
 		lines = nil
 	}
 	files[f.Path()] = lines

@@ -1,6 +1,7 @@
 package patches
 
 import (
+	"io/fs"
 	"path"
 	"regexp"
 	"strconv"
@@ -14,6 +15,10 @@ type FileDiff struct {
 	OldPath, NewPath string
 	Hunks            []Hunk
 	Line             int // where its header starts in the input
+	// Mode is the file's mode after the change when the diff sets one (`new file mode
+	// 100755`, `new mode 100755`): 0o644 or 0o755; 0 keeps the file's. OldMode is what `old
+	// mode` says it was (a revert gives it back).
+	Mode, OldMode fs.FileMode
 }
 
 // Path is the file the change is about: the new path, else the old (deleted) one.
@@ -116,7 +121,11 @@ func (d *diffParser) parse() error {
 				return err
 			}
 		case l == "-- " || l == "--":
-			return nil // the mail's signature: git's version follows
+			// The mail's signature (git's version follows). git apply reads on: a diff after
+			// it is applied, so it is read here too, never dropped unseen.
+			d.i++
+		case strings.HasPrefix(l, "@@ "):
+			return d.errAt(d.i, "a hunk without its file's --- and +++ lines (git apply: patch fragment without header)")
 		default:
 			d.i++ // text between files (a stat, a base-commit line)
 		}
@@ -136,8 +145,21 @@ func (d *diffParser) file() error {
 		switch {
 		case strings.HasPrefix(l, "GIT binary patch"), strings.HasPrefix(l, "Binary files "):
 			return d.errAt(d.i, "a binary diff: nsperf builds source changes only")
-		case strings.HasPrefix(l, "new file mode 120000"), strings.HasPrefix(l, "new mode 120000"), strings.HasPrefix(l, "deleted file mode 120000"):
-			return d.errAt(d.i, "the patch makes or changes a symbolic link: refused, a link can point out of the source")
+		case modeLine.MatchString(l):
+			m := modeLine.FindStringSubmatch(l)
+			mode, err := strconv.ParseUint(m[2], 8, 32)
+			switch {
+			case err != nil || mode&0o170000 == 0o120000:
+				return d.errAt(d.i, "the patch makes or changes a symbolic link: refused, a link can point out of the source")
+			case mode&0o170000 == 0o160000:
+				return d.errAt(d.i, "a submodule (mode %s): nsperf builds source changes only", m[2])
+			case mode&0o170000 != 0o100000:
+				return d.errAt(d.i, "mode %s: not a regular file's (100644 or 100755)", m[2])
+			case m[1] == "new file " || m[1] == "new ":
+				f.Mode = regularMode(mode)
+			case m[1] == "old ":
+				f.OldMode = regularMode(mode)
+			}
 		case strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "copy from "):
 			return d.errAt(d.i, "a rename or copy: nsperf applies plain changes only (make the patch with git format-patch --no-renames)")
 		case strings.HasPrefix(l, "--- "):
@@ -153,14 +175,45 @@ func (d *diffParser) file() error {
 			}
 			d.i += 2
 			return d.hunks(&f)
-		case strings.HasPrefix(l, "diff --git "):
-			return d.errAt(d.i-1, "a file header without a change (a mode change or an empty file): nothing nsperf can build")
+		case strings.HasPrefix(l, "diff --git "), l == "-- " || l == "--":
+			return d.modeOnly(f, d.i-1)
 		}
 		if !gitHeader {
 			break
 		}
 	}
+	if gitHeader {
+		return d.modeOnly(f, d.i-1)
+	}
 	return d.errAt(d.i-1, "a file header without --- and +++ lines: the diff is cut")
+}
+
+// modeOnly takes a git file header without hunks: a mode change (`old mode 100644` / `new
+// mode 100755`) of the file its diff --git line names, as git apply applies it; anything
+// else (an empty new file) has nothing to build.
+func (d *diffParser) modeOnly(f FileDiff, at int) error {
+	header := d.lines[f.Line-d.first]
+	name, ok := gitHeaderPath(header)
+	if f.Mode == 0 || !ok {
+		return d.errAt(at, "a file header without a change (an empty file, or a mode change git's header does not name): nothing nsperf can build")
+	}
+	var err error
+	if f.OldPath, err = d.path(f.Line-d.first, "a/"+name); err != nil {
+		return err
+	}
+	f.NewPath = f.OldPath
+	d.files = append(d.files, f)
+	return nil
+}
+
+// gitHeaderPath is the path of `diff --git a/P b/P` when both sides name the same file.
+func gitHeaderPath(header string) (string, bool) {
+	rest := strings.TrimPrefix(header, "diff --git ")
+	half := (len(rest) - 1) / 2
+	if len(rest)%2 == 0 || half < 3 || rest[half] != ' ' || !strings.HasPrefix(rest, "a/") || rest[half+1:half+3] != "b/" || rest[2:half] != rest[half+3:] {
+		return "", false
+	}
+	return rest[2:half], true
 }
 
 // path reads a --- or +++ path: "a/x", "b/x" or /dev/null, with a timestamp after a tab.
@@ -175,6 +228,9 @@ func (d *diffParser) path(i int, s string) (string, error) {
 	}
 	if _, rest, ok := strings.Cut(s, "/"); ok {
 		s = rest // -p1, as git and kernel patches are made
+	}
+	if strings.HasPrefix(s, "/") {
+		return "", d.errAt(i, "%q: an absolute path after its a/ or b/ leaves the source: refused", s)
 	}
 	if s == "" || s != path.Clean(s) || s == ".." || strings.HasPrefix(s, "../") || strings.Contains(s, "/../") {
 		return "", d.errAt(i, "%q: a path that leaves the source or is not clean: refused", s)
@@ -208,6 +264,11 @@ func (d *diffParser) hunk() (Hunk, error) {
 	h := Hunk{Line: d.first + d.i, Section: m[5]}
 	h.OldStart, h.OldLines = count(m[1], m[2])
 	h.NewStart, h.NewLines = count(m[3], m[4])
+	for _, n := range []int{h.OldStart, h.OldLines, h.NewStart, h.NewLines} {
+		if n < 0 || n > maxLine {
+			return Hunk{}, d.errAt(d.i, "%q: a line number or count past any source file (at most %d)", d.lines[d.i], maxLine)
+		}
+	}
 	start := d.i
 	d.i++
 	old, new := 0, 0
@@ -241,8 +302,31 @@ func (d *diffParser) hunk() (Hunk, error) {
 	for d.i < len(d.lines) && strings.HasPrefix(d.lines[d.i], `\`) {
 		d.i++
 	}
+	// A line of a hunk after its counted ones (a header that counts too few) is refused, as
+	// git apply refuses it, not taken as text between files: it would be left unapplied.
+	if d.i < len(d.lines) {
+		if l := d.lines[d.i]; (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-") || strings.HasPrefix(l, " ")) &&
+			!strings.HasPrefix(l, "--- ") && l != "-- " && l != "--" {
+			return Hunk{}, d.errAt(start, "the hunk has more lines than its header counts (%d old, %d new): %q follows them", h.OldLines, h.NewLines, l)
+		}
+	}
 	return h, nil
 }
+
+// regularMode is a git mode as the file's: 0755 when anyone may run it, else 0644.
+func regularMode(mode uint64) fs.FileMode {
+	if mode&0o111 != 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+// maxLine bounds a hunk's line numbers and counts: past any source file (Linux's longest has
+// about 100,000 lines), and far from int overflow.
+const maxLine = 1 << 24
+
+// modeLine is a git header's mode line: new file, deleted file, old or new mode.
+var modeLine = regexp.MustCompile(`^(new file |deleted file |old |new )mode ([0-7]+)$`)
 
 // count reads a hunk range: "L,N", or "L" for one line.
 func count(start, n string) (int, int) {

@@ -15,7 +15,7 @@ func Reverse(series []Patch) []Patch {
 		r := p
 		r.Files = make([]FileDiff, len(p.Files))
 		for i, f := range p.Files {
-			rf := FileDiff{OldPath: f.NewPath, NewPath: f.OldPath, Line: f.Line, Hunks: make([]Hunk, len(f.Hunks))}
+			rf := FileDiff{OldPath: f.NewPath, NewPath: f.OldPath, Line: f.Line, Hunks: make([]Hunk, len(f.Hunks)), Mode: f.OldMode, OldMode: f.Mode}
 			for j, h := range f.Hunks {
 				rf.Hunks[j] = Hunk{OldStart: h.NewStart, OldLines: h.NewLines, NewStart: h.OldStart, NewLines: h.OldLines,
 					Section: h.Section, Lines: reversed(h.Lines), Line: h.Line}
