@@ -18,22 +18,15 @@ import (
 // Binary is the program run, as found on PATH.
 const Binary = "sockperf"
 
-// pinned runs argv on a CPU with taskset (util-linux): sockperf has no affinity option.
-func pinned(cpu *int, argv []string) []string {
-	if cpu == nil {
-		return argv
-	}
-	return append([]string{"taskset", "-c", strconv.Itoa(*cpu)}, argv...)
-}
-
 // ServerArgs is the server bound to the workload's address and port, serving every client of
-// the case (`sockperf server -i ADDR -p PORT [--tcp]`).
+// the case (`sockperf server -i ADDR -p PORT [--tcp]`), under taskset: sockperf has no
+// affinity option.
 func ServerArgs(w *scenarios.Sockperf) []string {
 	args := []string{Binary, "server", "-i", w.Server.Addr, "-p", strconv.Itoa(w.Port)}
 	if w.Protocol == "tcp" {
 		args = append(args, "--tcp")
 	}
-	return pinned(w.Server.CPU, args)
+	return tool.Taskset(w.Server.CPU, args)
 }
 
 // ClientArgs is the measuring client: the mode, the server, the time, the message size and,
@@ -47,7 +40,7 @@ func ClientArgs(w *scenarios.Sockperf) []string {
 	if w.MPS > 0 {
 		args = append(args, "--mps", strconv.Itoa(w.MPS))
 	}
-	return pinned(w.Client.CPU, args)
+	return tool.Taskset(w.Client.CPU, args)
 }
 
 // Driver drives sockperf: one server per namespace, port and protocol for the case, the

@@ -6,6 +6,8 @@
 package tool
 
 import (
+	"strconv"
+
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -68,4 +70,13 @@ type Server struct {
 type Port struct {
 	NS   string
 	Port int
+}
+
+// Taskset is argv run on a CPU with taskset (util-linux, `taskset -c N PROGRAM ...`), for a
+// program without an affinity option of its own; argv itself when cpu is nil.
+func Taskset(cpu *int, argv []string) []string {
+	if cpu == nil {
+		return argv
+	}
+	return append([]string{"taskset", "-c", strconv.Itoa(*cpu)}, argv...)
 }

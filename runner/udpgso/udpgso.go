@@ -24,15 +24,6 @@ const (
 	ReceiverSource = "tools/testing/selftests/net/udpgso_bench_rx.c"
 )
 
-// pinned runs argv on a CPU with taskset: the receiver has no affinity option, and the
-// sender's -C ignores CPU 0 (`if (cfg_cpu > 0)`).
-func pinned(cpu *int, argv []string) []string {
-	if cpu == nil {
-		return argv
-	}
-	return append([]string{"taskset", "-c", strconv.Itoa(*cpu)}, argv...)
-}
-
 // family is the programs' address family flag.
 func family(w *scenarios.UDPGSO) string {
 	if w.IPv6() {
@@ -42,7 +33,8 @@ func family(w *scenarios.UDPGSO) string {
 }
 
 // ServerArgs is the receiver, bound to the server's address and port (`udpgso_bench_rx [-4]
-// -b ADDR -p PORT [-G]`): it counts what arrives until it is stopped.
+// -b ADDR -p PORT [-G]`): it counts what arrives until it is stopped. Both programs are
+// pinned with taskset: the receiver has no affinity option, the sender's -C ignores CPU 0.
 func ServerArgs(w *scenarios.UDPGSO) []string {
 	args := []string{Receiver}
 	if !w.IPv6() {
@@ -52,7 +44,7 @@ func ServerArgs(w *scenarios.UDPGSO) []string {
 	if w.ReceiverGRO {
 		args = append(args, "-G")
 	}
-	return pinned(w.Server.CPU, args)
+	return tool.Taskset(w.Server.CPU, args)
 }
 
 // ClientArgs is the sender: the family, the destination, the time, the send size, UDP GSO
@@ -66,7 +58,7 @@ func ClientArgs(w *scenarios.UDPGSO) []string {
 	if w.Zerocopy {
 		args = append(args, "-z")
 	}
-	return pinned(w.Client.CPU, append(args, "-a"))
+	return tool.Taskset(w.Client.CPU, append(args, "-a"))
 }
 
 // Driver drives the UDP GSO benchmark: a receiver per run, the sender in the client.
