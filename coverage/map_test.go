@@ -66,6 +66,8 @@ func TestShippedMapNewPaths(t *testing.T) {
 		"veth-napi":     {{Function: "napi_threaded_poll", File: "net/core/dev.c"}},
 		"netkit-bigtcp": {{Function: "netkit_xmit", File: "drivers/net/netkit.c"}},
 		"veth-netperf":  {{Function: "tcp_v4_connect", File: "net/ipv4/tcp_ipv4.c"}, {Function: "tcp_time_wait", File: "net/ipv4/tcp_minisocks.c"}},
+		// l3 mode: out through the lower device's namespace, in by destination address.
+		"ipvlan-l3": {{Function: "ipvlan_process_v4_outbound", File: "drivers/net/ipvlan/ipvlan_core.c"}, {Function: "ipvlan_handle_mode_l3", File: "drivers/net/ipvlan/ipvlan_core.c"}},
 		// UDP_SEGMENT sends, segmented by the stack in the state that turns the device's off.
 		"veth-udpgso": {{Function: "__udp_gso_segment", File: "net/ipv4/udp_offload.c"}, {Function: "udp_cmsg_send", File: "net/ipv4/udp.c"}},
 		// The state's `ip route change` and the window it sets at each connection's start.

@@ -85,7 +85,7 @@ func unpackTarball(file, dir string) error {
 			if err := root.MkdirAll(name, 0o755); err != nil {
 				return fmt.Errorf("%s: %w", hdr.Name, err)
 			}
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // the reader reports the old TypeRegA as TypeReg
 			if hdr.Size > maxTarballFile {
 				return fmt.Errorf("%s: %s, above %s, larger than any file of a kernel tree", hdr.Name, safefile.Size(hdr.Size), safefile.Size(maxTarballFile))
 			}

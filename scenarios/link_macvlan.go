@@ -69,15 +69,25 @@ func stackedCommand(kind, ns, name, lower string, mtu int, mode, alias string) s
 		n, dev, shellq.Word(lower), mtuArg, kind, mode, n, dev, alias)
 }
 
+// lowerLocated checks that a stacked device's lower device exists in lowerNS.
+func lowerLocated(v *validator, path string, t *topologyIndex, lowerNS, lower string) {
+	switch {
+	case lower == "":
+		v.add(path+".lower", "missing: the lower device in namespace %s, e.g. eth0", lowerNS)
+	case t.devices[lowerNS+"/"+lower] == nil:
+		v.add(path+".lower", "no device %s/%s in the topology to be the lower device", lowerNS, lower)
+	}
+}
+
 // checkStacked validates a device on a lower device of its namespace (macvlan, ipvlan): the
 // lower device exists, the mode is one of modes, the device's addresses and MTU.
 func checkStacked(v *validator, path string, t *topologyIndex, dev Endpoint, lower string, mtu int, mode string, modes []string) {
-	switch {
-	case lower == "":
-		v.add(path+".lower", "missing: the lower device in namespace %s, e.g. eth0", dev.NS)
-	case t.devices[dev.NS+"/"+lower] == nil:
-		v.add(path+".lower", "no device %s/%s in the topology to be the lower device", dev.NS, lower)
-	}
+	checkStackedIn(v, path, t, dev, dev.NS, lower, mtu, mode, modes)
+}
+
+// checkStackedIn is checkStacked for a device whose lower device is in lowerNS.
+func checkStackedIn(v *validator, path string, t *topologyIndex, dev Endpoint, lowerNS, lower string, mtu int, mode string, modes []string) {
+	lowerLocated(v, path, t, lowerNS, lower)
 	if !slices.Contains(modes, mode) {
 		v.add(path+".mode", "%q: want %s", mode, orList(modes))
 	}

@@ -29,6 +29,8 @@ const (
 	ProbeOVSInternal  = "ovs internal port (kernel datapath)"
 	ProbeBridgePort   = "bridge over a veth"
 	ProbeNetkit       = "netkit"
+	ProbeIpvlan       = "ipvlan (l2) over a veth"
+	ProbeMacvlan      = "macvlan over a veth"
 	// The devices of the NAPI rows: a veth without GRO, which has no NAPI, and with it.
 	ProbeVethNoGRO = "veth, gro off"
 	ProbeVethGRO   = "veth, gro on"
@@ -158,7 +160,8 @@ type probeLink struct {
 }
 
 // probeLinks are the link kinds whose defaults the kernel decides besides the ones above:
-// every IP tunnel mode (scenarios.TunnelModes), netkit, and a bridge with a veth port.
+// every IP tunnel mode (scenarios.TunnelModes), netkit, a bridge with a veth port, and an
+// ipvlan and a macvlan over a veth (what they inherit of its TSO limits).
 func probeLinks() []probeLink {
 	var out []probeLink
 	for i, m := range scenarios.TunnelModes {
@@ -172,7 +175,10 @@ func probeLinks() []probeLink {
 	}
 	return append(out,
 		probeLink{ProbeNetkit, "nk0", "netkit", &scenarios.Netkit{A: scenarios.Endpoint{NS: "probe", Name: "nk0"}, B: scenarios.Endpoint{NS: "probe", Name: "nk1"}}},
-		probeLink{ProbeBridgePort, "br1", "bridge", &scenarios.LinuxBridge{NS: "probe", Name: "br1", Ports: []string{"veth2"}}})
+		probeLink{ProbeBridgePort, "br1", "bridge", &scenarios.LinuxBridge{NS: "probe", Name: "br1", Ports: []string{"veth2"}}},
+		// Each over a veth end of its own: one device takes an ipvlan or macvlans, not both.
+		probeLink{ProbeIpvlan, "iv0", "ipvlan", &scenarios.Ipvlan{NS: "probe", LowerNS: "probe", Name: "iv0", Lower: "veth3", Mode: "l2"}},
+		probeLink{ProbeMacvlan, "mv0", "macvlan", &scenarios.Macvlan{NS: "probe", Name: "mv0", Lower: "veth1", Mode: "bridge"}})
 }
 
 // probeLink creates one probe device with its kind's maker; the namespace's end removes it.

@@ -137,7 +137,7 @@ func TestProbe(t *testing.T) {
 	for _, d := range r.Devices {
 		// The kernel may lack openvswitch, geneve, the tunnels and netkit (this host has none
 		// of them): their rows then say so with the options that build them.
-		optional := d.Kind == ProbeGeneve || d.Kind == ProbeNetkit || strings.HasSuffix(d.Kind, " tunnel")
+		optional := d.Kind == ProbeGeneve || d.Kind == ProbeNetkit || d.Kind == ProbeIpvlan || strings.HasSuffix(d.Kind, " tunnel")
 		switch {
 		case d.Attrs != nil:
 		case optional && !strings.Contains(d.Error, "CONFIG_"):

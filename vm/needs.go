@@ -63,7 +63,7 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 // ProbeNeeds are what `nsperf probe` looks at: every device kind it creates, the IP tunnels
 // of every mode (scenarios.TunnelModes) among them; each is loaded when the kernel has it.
 func ProbeNeeds() []string {
-	out := []string{"veth", "vxlan", "openvswitch", "tun", "bridge", "geneve", "tcp_diag"}
+	out := []string{"veth", "vxlan", "openvswitch", "tun", "bridge", "geneve", "ipvlan", "macvlan", "tcp_diag"}
 	for _, m := range scenarios.TunnelModes {
 		if !slices.Contains(out, m.Module.Name) {
 			out = append(out, m.Module.Name)

@@ -739,26 +739,29 @@ func TestCoverageMap(t *testing.T) {
 // traffic through it in both families.
 func TestVMIpvlan(t *testing.T) {
 	image, modules := clitest.DefaultKernelTest(t)
-	out := filepath.Join(t.TempDir(), "ipvlan.json")
-	_, stderr, code := clitest.Run(t, "run", "ipvlan-bigtcp", "--kernel", image, "--modules", modules, "--runs", "1", "--duration", "1s", "--omit", "0",
-		"--vm-accel", "tcg", "--no-history", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vmInfo := r.Environment.VM; vmInfo == nil || !slices.Contains(vmInfo.Loaded, "ipvlan") {
-		t.Errorf("the guest did not load ipvlan: %+v", vmInfo)
-	}
-	c := r.Cases[0]
-	if on := clitest.StateRecord(c, "on"); on == nil || on.Devices["client/iv0"]["gso_max_size"] != 185000 || on.Devices["client/iv0"]["tso_max_size"] != 524280 {
-		t.Errorf("client/iv0 in on: %+v", on)
-	}
-	for _, s := range c.Samples {
-		if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
-			t.Errorf("%s/%s: %v %s", s.State, s.Workload, s.Metrics, s.Error)
+	// l2 beside its lower device; l3 in an app's namespace over its host's device, routed.
+	for _, tc := range []struct{ scenario, dev string }{{"ipvlan-bigtcp", "client/iv0"}, {"ipvlan-l3", "app/iv0"}} {
+		out := filepath.Join(t.TempDir(), "ipvlan.json")
+		_, stderr, code := clitest.Run(t, "run", tc.scenario, "--kernel", image, "--modules", modules, "--runs", "1", "--duration", "1s", "--omit", "0",
+			"--vm-accel", "tcg", "--no-history", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", tc.scenario, code, stderr)
+		}
+		r, _, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vmInfo := r.Environment.VM; vmInfo == nil || !slices.Contains(vmInfo.Loaded, "ipvlan") {
+			t.Errorf("%s: the guest did not load ipvlan: %+v", tc.scenario, vmInfo)
+		}
+		c := r.Cases[0]
+		if on := clitest.StateRecord(c, "on"); on == nil || on.Devices[tc.dev]["gso_max_size"] != 185000 || on.Devices[tc.dev]["tso_max_size"] != 524280 {
+			t.Errorf("%s: %s in on: %+v", tc.scenario, tc.dev, on)
+		}
+		for _, s := range c.Samples {
+			if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
+				t.Errorf("%s: %s/%s: %v %s", tc.scenario, s.State, s.Workload, s.Metrics, s.Error)
+			}
 		}
 	}
 }

@@ -174,6 +174,12 @@ func TestVMProbe(t *testing.T) {
 	if d := report.Device(topo.ProbeNetkit); d == nil || d.Attrs != nil || !strings.Contains(d.Error, "CONFIG_NETKIT") {
 		t.Errorf("netkit on 6.1: %+v", d)
 	}
+	// An ipvlan and a macvlan take their veth's TSO limit when created.
+	for _, kind := range []string{topo.ProbeIpvlan, topo.ProbeMacvlan} {
+		if d, veth := report.Device(kind), report.Device(topo.ProbeVeth); d == nil || veth == nil || d.Attrs["tso_max_size"] != veth.Attrs["tso_max_size"] {
+			t.Errorf("%s on 6.1: %+v", kind, d)
+		}
+	}
 }
 
 // TestVMOVSSeed runs the shipped ovs-internal-tso seed in the guest, where the openvswitch
