@@ -33,6 +33,9 @@ func LockMeasuring(ctx context.Context, scenario string, concurrent bool, progre
 	if err := EnsureDir(); err != nil {
 		return nil, "", err
 	}
+	if progress == nil {
+		progress = io.Discard // the wait is still said nowhere, never a panic
+	}
 	f, err := os.OpenFile(measuringLockPath(), os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, "", fmt.Errorf("measuring lock: %w", err)

@@ -4,9 +4,12 @@ package runstate_test
 // are alive, so runstate's own package cannot import it.
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
@@ -46,5 +49,22 @@ func BenchmarkProcessSweep(b *testing.B) {
 		if pids := runstate.ProcessesIn(targets); len(pids) != 0 {
 			b.Fatal(pids)
 		}
+	}
+}
+
+// TestLockMeasuringWaitsQuietly: a caller without a progress writer that finds the measuring
+// lock held (another nsperf run measuring beside it) waits without a word, and stops at its
+// context's end; it panicked writing the wait to nil.
+func TestLockMeasuringWaitsQuietly(t *testing.T) {
+	testenv.RequireRoot(t)
+	held, _, err := runstate.LockMeasuring(context.Background(), "holder", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := runstate.LockMeasuring(ctx, "waiter", false, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting without progress: %v", err)
 	}
 }
