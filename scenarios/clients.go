@@ -112,6 +112,16 @@ func (v *validator) clients(path string, w Workload, opt Options) {
 	}
 }
 
+// nextPort is the port of the i-th client of a tool that gives each client a server of its
+// own on the ports after the first; problem names what (servers) when it runs past 65535.
+func nextPort(port, i int, what string) (int, string) {
+	p := port + i
+	if p > 65535 {
+		return p, fmt.Sprintf("their %s' ports run up to %d: lower port", what, p)
+	}
+	return p, ""
+}
+
 // placed returns side with the placement's CPU.
 func placed(side Side, cpu *int) Side {
 	side.CPU = cpu

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"net/netip"
 	"slices"
 	"time"
@@ -135,11 +134,9 @@ func (w *Sockperf) check(v *validator, path string) {
 func (w *Sockperf) instance(i int, p Placement) (ToolSpec, string) {
 	c := *w
 	c.Client, c.Server = placed(w.Client, p.CPU), placed(w.Server, p.ServerCPU)
-	c.Port = w.Port + i
-	if c.Port > 65535 {
-		return &c, fmt.Sprintf("their sockperf servers' ports run up to %d: lower port", c.Port)
-	}
-	return &c, ""
+	var problem string
+	c.Port, problem = nextPort(w.Port, i, "sockperf servers")
+	return &c, problem
 }
 
 func (w *Sockperf) override(o Overrides) error {

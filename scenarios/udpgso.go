@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"net/netip"
 	"time"
 )
@@ -112,11 +111,9 @@ func (w *UDPGSO) check(v *validator, path string) {
 func (w *UDPGSO) instance(i int, p Placement) (ToolSpec, string) {
 	c := *w
 	c.Client, c.Server = placed(w.Client, p.CPU), placed(w.Server, p.ServerCPU)
-	c.Port = w.Port + i
-	if c.Port > 65535 {
-		return &c, fmt.Sprintf("their receivers' ports run up to %d: lower port", c.Port)
-	}
-	return &c, ""
+	var problem string
+	c.Port, problem = nextPort(w.Port, i, "receivers")
+	return &c, problem
 }
 
 func (w *UDPGSO) override(o Overrides) error {
