@@ -10,6 +10,10 @@ FUZZTIME  ?= 10s
 # 30000 executions a target keep the suite within its budget (claims.FuzzRead, the slowest,
 # takes about 50 s on an empty fuzz cache); make fuzz FUZZTIME=5m fuzzes longer.
 TESTFUZZ  ?= 30000x
+# A new interesting input is minimised for at most this many executions: a slow target's
+# minimisation otherwise runs its default minute per input (claims.FuzzRead, which also
+# drafts a scenario from each input and parses it back, found two and sat for two minutes).
+FUZZMINIMIZE ?= 200x
 RUNFLAGS  ?=
 
 .PHONY: all build run test fuzz bench lint deps clean models models-check calibrate docs man coverage-map
@@ -49,7 +53,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 			echo "fuzz $$pkg $$target"; \
-			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
 		done; \
 	done
 

@@ -31,6 +31,12 @@ lane() { # lane NAME COMMAND...: runs COMMAND with NAME before each line, its st
 	("$@"; echo $? >"$logs/$name.rc") 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
 }
 
+digest() { # digest NAME: a failed lane's failures again, at the end, for a log read from its
+	# tail (CI keeps only its last lines): each failing test's line and the log go test prints
+	# after it, panics, and the build errors of a package that did not compile.
+	grep -A12 -E '^(\s*--- FAIL|panic:|fatal error:|# )' "$logs/$1.log" | grep -v -E '^(FAIL|ok|=== )' | head -n 40 | sed "s/^/[$1 failed] /"
+}
+
 lane builds $GO test -count=1 -timeout 30m "$builds" &
 builds_pid=$!
 lane guests $GO test -count=1 -timeout 30m "$guests" &
@@ -43,6 +49,7 @@ status=0
 for name in host builds guests; do
 	rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
 	if [ "$rc" != 0 ]; then
+		digest "$name"
 		echo "make test: the $name lane failed (exit $rc); its output: $logs/$name.log"
 		[ "$status" != 0 ] || status=$rc
 	fi
