@@ -163,7 +163,7 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 			return nil, err
 		}
 	}
-	unlock, err := lockCache(req.Cache, req.Progress)
+	unlock, err := lockCache(ctx, req.Cache, req.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +172,22 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	checked, err := patches.Check(os.DirFS(b.Tree), series, patches.Options{Fuzz: req.Fuzz})
+	// The tree is read through an os.Root: a link in a stranger's tree that leads out of it
+	// (net -> /etc) is an error, never a way to read, or patch, the host's files.
+	treeRoot, err := os.OpenRoot(b.Tree)
+	if err != nil {
+		return nil, err
+	}
+	defer treeRoot.Close()
+	tree := treeRoot.FS()
+	checked, err := patches.Check(tree, series, patches.Options{Fuzz: req.Fuzz})
 	if err != nil {
 		return nil, inputerr.Error{Err: err}
 	}
 	for _, w := range checked.Warnings {
 		fmt.Fprintln(req.Progress, "warning: "+w)
 	}
-	files, err := sides(os.DirFS(b.Tree), series, checked, req, b.Identity)
+	files, err := sides(tree, series, checked, req, b.Identity)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +199,7 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		if config, err = safefile.ReadRegular(b.Config, kconfig.MaxSize); err != nil {
 			return nil, inputerr.Error{Err: fmt.Errorf("the base has no config: %w", err)}
 		}
-		if plan, err = patches.PlanBuild(os.DirFS(b.Tree), patches.Touched(series), kconfig.Parse(b.Config, config).Values()); err != nil {
+		if plan, err = patches.PlanBuild(tree, patches.Touched(series), kconfig.Parse(b.Config, config).Values()); err != nil {
 			return nil, inputerr.Error{Err: err}
 		}
 	}
@@ -210,13 +218,25 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		}
 		fmt.Fprintf(req.Progress, "build: whole kernels, config %s: %s\n", m.Config, why)
 	}
-	m.Count, m.CountTruncated = countTargets(os.DirFS(b.Tree), series, m.Mode, kconfig.Parse(b.Config, config).Values())
+	m.Count, m.CountTruncated = countTargets(tree, series, m.Mode, kconfig.Parse(b.Config, config).Values())
 	m.Key = m.cacheKey()
 	m.Dir = filepath.Join(req.Cache, "builds", m.Key)
-	if cached, err := readManifest(m.Dir); err == nil {
+	cached, err := readManifest(m.Dir)
+	if err == nil {
+		err = cached.trusted(m, req.Cache)
+	}
+	if err == nil {
 		cached.Cached, cached.Dir, cached.Touched = true, m.Dir, m.Touched
 		cached.Count, cached.CountTruncated, cached.Tree = m.Count, m.CountTruncated, b.Tree
 		return cached, nil
+	}
+	if _, statErr := os.Lstat(m.Dir); statErr == nil {
+		// Not a build this nsperf finished (a foreign or damaged manifest.json): its paths
+		// are never used, and it makes way for the build (the cache lock is held).
+		fmt.Fprintf(req.Progress, "build: %s is not a build of this key (%v); building it again\n", m.Dir, err)
+		if err := os.RemoveAll(m.Dir); err != nil {
+			return nil, fmt.Errorf("build: remove the untrusted %s: %w", m.Dir, err)
+		}
 	}
 	m.Tree = b.Tree
 	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
@@ -291,24 +311,39 @@ func totalFuzz(r *patches.Result) int {
 }
 
 // lockCache holds the cache for one build at a time: two builds of one key, or two fetches of
-// one base, would otherwise race to rename their work into place.
-func lockCache(cache string, progress io.Writer) (func(), error) {
+// one base, would otherwise race to rename their work into place. The wait says so and ends
+// with ctx (^C).
+func lockCache(ctx context.Context, cache string, progress io.Writer) (func(), error) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(cache, "lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o644)
+	f, err := os.OpenFile(filepath.Join(cache, "lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		fmt.Fprintf(progress, "build: waiting for another nsperf build in %s\n", cache)
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	for said := false; ; said = true {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, err
+			return nil, fmt.Errorf("cache lock %s: %w", filepath.Join(cache, "lock"), err)
+		}
+		if !said {
+			fmt.Fprintf(progress, "build: waiting for another nsperf build in %s\n", cache)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("build: waiting for another nsperf build in %s: %w", cache, ctx.Err())
+		case <-time.After(lockPoll):
 		}
 	}
-	return func() { f.Close() }, nil
 }
+
+// lockPoll is how often a build waiting for the cache tries its lock.
+const lockPoll = 250 * time.Millisecond
 
 // readSeries reads every patch file, in order.
 func readSeries(files []string, inputs map[string][]byte) ([]patches.Patch, error) {
@@ -429,6 +464,36 @@ func readManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: not a manifest of this nsperf", dir)
 	}
 	return &m, nil
+}
+
+// trusted checks a manifest read from the cache against the build that looks it up: the same
+// key and base, and the two kernels (base, patched) inside the cache. A manifest nsperf did not
+// write, or one of another key copied in, is refused: its paths could name any file
+// (--kernel /etc/shadow).
+func (cached *Manifest) trusted(want *Manifest, cache string) error {
+	switch {
+	case cached.Key != want.Key:
+		return fmt.Errorf("its manifest is of key %q", cached.Key)
+	case cached.Source != want.Source || cached.Mode != want.Mode:
+		return fmt.Errorf("its manifest is of %s (%s), not %s (%s)", cached.Source, cached.Mode, want.Source, want.Mode)
+	case len(cached.Kernels) != 2 || cached.Kernels[0].Label != "base" || cached.Kernels[1].Label != "patched":
+		return errors.New("its manifest does not name the two kernels, base and patched")
+	}
+	for _, k := range cached.Kernels {
+		for _, p := range []string{k.Image, k.Modules} {
+			if p == "" {
+				continue
+			}
+			rel, err := filepath.Rel(cache, p)
+			if err != nil || !filepath.IsLocal(rel) {
+				return fmt.Errorf("its manifest names %s, outside the cache %s", p, cache)
+			}
+			if _, err := os.Lstat(p); err != nil {
+				return fmt.Errorf("its %s kernel: %w", k.Label, err)
+			}
+		}
+	}
+	return nil
 }
 
 // build makes both kernels in a working directory of this process, renamed into the cache

@@ -33,9 +33,14 @@ func treeBase(ctx context.Context, cache, src string, progress io.Writer) (*base
 	if !st.IsDir() {
 		return tarballBase(ctx, cache, src, progress)
 	}
+	// The tree where it is: a link to it (--source linux -> ~/src/linux-6.12) is followed
+	// once, here, so that what is walked, linked and patched is the tree itself.
 	abs, err := filepath.Abs(src)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
-		return nil, err
+		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", src, err)}
 	}
 	if err := looksLikeKernel(abs); err != nil {
 		return nil, inputerr.Error{Err: fmt.Errorf("--source %s: %w", src, err)}

@@ -179,7 +179,8 @@ func linkFiles(src, dst string, files []string) error {
 }
 
 // patch replaces the series' files in src (nil: the series deletes it), journalled first.
-// Each is a new file, never a write through the link to the fetched source.
+// Each is a new file, never a write through the link to the fetched source. src is reached
+// through an os.Root: a link in the tree that leads out of it is an error, never followed.
 func (t *wholeTree) patch(files map[string][]byte, modes map[string]fs.FileMode) error {
 	var paths []string
 	for p := range files {
@@ -189,20 +190,24 @@ func (t *wholeTree) patch(files map[string][]byte, modes map[string]fs.FileMode)
 	if err := os.WriteFile(t.journal, data, 0o644); err != nil {
 		return err
 	}
+	src, err := os.OpenRoot(t.src)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
 	for p, text := range files {
-		path := filepath.Join(t.src, p)
-		mode := fileMode(modes, p, path) // the series', else the linked file's own
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+		mode := fileMode(modes, p, filepath.Join(t.src, p)) // the series', else the linked file's own
+		if err := src.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("patch %s: %w", p, err)
 		}
 		if text == nil {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
+		if err := src.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("patch %s: %w", p, err)
 		}
-		if err := os.WriteFile(path, text, mode); err != nil {
-			return err
+		if err := src.WriteFile(p, text, mode); err != nil {
+			return fmt.Errorf("patch %s: %w", p, err)
 		}
 	}
 	return nil
@@ -211,8 +216,10 @@ func (t *wholeTree) patch(files map[string][]byte, modes map[string]fs.FileMode)
 // restore puts back the base's version of every file the journal names, as a copy written
 // now: its time is newer than the patched file's objects, so the next make recompiles them
 // (a hard link would carry the source's old time, and make would keep the patched objects).
+// The journal is a file of the cache, not trusted further than that: a path in it that is not
+// inside the tree is refused, and both trees are reached through an os.Root.
 func (t *wholeTree) restore(b *base) error {
-	data, err := os.ReadFile(t.journal)
+	data, err := safefile.ReadRegular(t.journal, maxManifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -223,23 +230,41 @@ func (t *wholeTree) restore(b *base) error {
 	if err := json.Unmarshal(data, &paths); err != nil {
 		return fmt.Errorf("%s: %w (remove %s: its objects are then built anew)", t.journal, err, t.dir)
 	}
+	for _, p := range paths {
+		if !filepath.IsLocal(p) {
+			return fmt.Errorf("%s names %q, not a path inside the tree (remove %s: its objects are then built anew)", t.journal, p, t.dir)
+		}
+	}
+	src, err := os.OpenRoot(t.src)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	base, err := os.OpenRoot(b.Tree)
+	if err != nil {
+		return err
+	}
+	defer base.Close()
 	now := time.Now()
 	for _, p := range paths {
-		path := filepath.Join(t.src, p)
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+		if err := src.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore %s: %w", p, err)
 		}
-		orig, err := os.ReadFile(filepath.Join(b.Tree, p))
+		orig, err := base.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // the series created it
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("restore %s: %w", p, err)
 		}
-		if err := os.WriteFile(path, orig, 0o644); err != nil {
-			return err
+		mode := fs.FileMode(0o644)
+		if fi, err := base.Stat(p); err == nil && fi.Mode().Perm()&0o111 != 0 {
+			mode = 0o755 // a script the build runs
 		}
-		if err := os.Chtimes(path, now, now); err != nil {
+		if err := src.WriteFile(p, orig, mode); err != nil {
+			return fmt.Errorf("restore %s: %w", p, err)
+		}
+		if err := src.Chtimes(p, now, now); err != nil {
 			return err
 		}
 	}

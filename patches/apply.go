@@ -46,6 +46,7 @@ const (
 	ProblemNoMatch        = "no match"        // a hunk's context is not in the source
 	ProblemAlreadyApplied = "already applied" // it applies in reverse
 	ProblemMissingFile    = "missing file"    // the source has no such file
+	ProblemUnreadable     = "unreadable file" // not a regular file, too large, or a link out of the tree
 	ProblemFileExists     = "file exists"     // a new file the source has
 )
 
@@ -204,6 +205,29 @@ func ranges(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// maxSourceFile bounds a source file a patch changes (the kernel's largest are a few MiB).
+const maxSourceFile = 64 << 20
+
+// readSource reads a file of the source a patch changes: a regular file, of bounded size. A
+// FIFO or a device is refused without being opened, and an os.Root's FS refuses a link that
+// leads out of the tree.
+func readSource(src fs.FS, path string) ([]byte, error) {
+	fi, err := fs.Stat(src, path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cannot be read in the source (%w)", err) // an os.Root: "path escapes from parent" is a link out of the tree
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file in the source (%v)", fi.Mode().Type())
+	}
+	if fi.Size() > maxSourceFile {
+		return nil, fmt.Errorf("%d bytes in the source, more than a source file has (%d MiB at most)", fi.Size(), maxSourceFile>>20)
+	}
+	return fs.ReadFile(src, path)
+}
+
 // splitLines splits a file into lines that keep their "\n" (the last one too: a file
 // written back keeps its final newline, as git apply keeps it).
 func splitLines(data []byte) []string {
@@ -225,8 +249,13 @@ func (r *Result) file(src fs.FS, files map[string][]string, pi int, p Patch, f F
 	}
 	lines, have := files[f.Path()]
 	if !have {
-		if data, err := fs.ReadFile(src, f.Path()); err == nil {
+		data, err := readSource(src, f.Path())
+		switch {
+		case err == nil:
 			lines, have = splitLines(data), true
+		case !errors.Is(err, fs.ErrNotExist):
+			r.problem(Problem{Kind: ProblemUnreadable, Patch: pi, File: f.Path(), Msg: name + ": " + err.Error()})
+			return
 		}
 	} else {
 		have = lines != nil

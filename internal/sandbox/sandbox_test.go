@@ -1,12 +1,16 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,5 +94,79 @@ func TestNoBubblewrap(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if _, err := Command(context.Background(), Spec{}, "true"); !errors.Is(err, ErrNoBubblewrap) || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestMain lets the test binary be the parent a test kills (helperEnv set): it starts a
+// sandboxed sleep, prints its marker and waits for it.
+func TestMain(m *testing.M) {
+	if marker := os.Getenv(helperEnv); marker != "" {
+		cmd, err := Command(context.Background(), Spec{}, "sleep", marker)
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("started")
+		cmd.Wait()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+const helperEnv = "NSPERF_SANDBOX_TEST_PARENT"
+
+// TestDiesWithParent: when nsperf is killed (SIGKILL: no deferred cleanup runs), what it runs
+// in the sandbox (make and its compilers) dies with it, rather than building on beside the next
+// build in the same tree.
+func TestDiesWithParent(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "bwrap")
+	marker := fmt.Sprintf("%d.%d", 1000+os.Getpid()%1000, time.Now().UnixNano()%1000000) // a sleep nobody else runs
+	parent := exec.Command(os.Args[0], "-test.run=^$")
+	parent.Env = append(os.Environ(), helperEnv+"="+marker)
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "started\n" {
+		parent.Process.Kill()
+		parent.Wait()
+		t.Fatalf("the parent said %q", line)
+	}
+	running := func() []int {
+		var pids []int
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			argv, err := os.ReadFile(p)
+			if err == nil && string(argv) == "sleep\x00"+marker+"\x00" {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(running()) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the sandboxed sleep never ran")
+		}
+	}
+	parent.Process.Signal(syscall.SIGKILL)
+	parent.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(running()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pids := running(); len(pids) > 0 {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("the sandboxed program outlived its killed parent: %v", pids)
 	}
 }
