@@ -37,8 +37,10 @@ type Claim struct {
 	Conditions map[string]string `json:"conditions,omitempty"`
 	Before     Values            `json:"before"`
 	After      Values            `json:"after"`
-	// Change is the change the numbers give: after's median over before's, less 1.
-	Change float64 `json:"change"`
+	// Change is the change the numbers give: after's median over before's, less 1. FromZero:
+	// before is 0, so there is no ratio (Change is 0); the direction is after's sign.
+	Change   float64 `json:"change"`
+	FromZero bool    `json:"from_zero,omitempty"`
 	// Stated is the change the text states for this claim, where it states one; Mismatch
 	// says the numbers do not give it (more than half a point apart).
 	Stated   *float64 `json:"stated,omitempty"`
@@ -97,10 +99,51 @@ type Report struct {
 	DiffProblems []string `json:"diff_problems,omitempty"`
 
 	stated []stated
+	// dropped counts the claims and the unread blocks past the bounds (MaxClaims,
+	// maxUnparsed), said at the end.
+	droppedClaims, droppedUnparsed, droppedFigures int
 	// What the reader saw, for the summary: figures of a result outside quotes and inside
 	// them, and readings of each side.
 	sawFigures, quotedFigures bool
 	sides                     map[string]bool
+}
+
+// MaxClaims bounds the claims of one input, and maxUnparsed what it lists as not read: a
+// commit message's benchmark has tens, a thread a few hundred. A larger input (a 32 MiB table)
+// is read to its end in memory that does not grow with its claims, and says what it left out.
+const (
+	MaxClaims   = 10000
+	maxUnparsed = 1000
+	maxFigures  = 4 * MaxClaims // the figures claims are paired from: a tool's blocks, a line's readings
+)
+
+// addClaims keeps claims up to MaxClaims and counts the rest.
+func (r *Report) addClaims(cs ...Claim) {
+	room := max(MaxClaims-len(r.Claims), 0)
+	if len(cs) > room {
+		r.droppedClaims += len(cs) - room
+		cs = cs[:room]
+	}
+	r.Claims = append(r.Claims, cs...)
+}
+
+// keep appends figures to list up to maxFigures and counts the rest.
+func keep[T any](r *Report, list, figures []T) []T {
+	room := max(maxFigures-len(list), 0)
+	if len(figures) > room {
+		r.droppedFigures += len(figures) - room
+		figures = figures[:room]
+	}
+	return append(list, figures...)
+}
+
+// addUnparsed keeps a block not read, up to maxUnparsed, and counts the rest.
+func (r *Report) addUnparsed(u Unparsed) {
+	if len(r.Unparsed) >= maxUnparsed {
+		r.droppedUnparsed++
+		return
+	}
+	r.Unparsed = append(r.Unparsed, u)
 }
 
 // line is one line of a message with its line in the input.

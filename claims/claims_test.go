@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"gopkg.in/yaml.v3"
 
 	"github.com/nsperf/nsperf/internal/golden"
 )
@@ -259,6 +262,16 @@ func FuzzRead(f *testing.F) {
 		}
 		var b bytes.Buffer
 		_ = r.Text(&b)
+		// A drafted scenario is YAML whatever the message's toggles hold (a device, a sysctl or
+		// a qdisc parameter written in it): quoted where a plain scalar would not do.
+		b.Reset()
+		if err := r.WriteScenario(&b, "drafted"); err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatalf("the drafted scenario is not YAML: %v\n%s", err, b.String())
+		}
 	})
 }
 
@@ -610,5 +623,72 @@ func TestOtherLinkWordsNotKnobs(t *testing.T) {
 	os.WriteFile(path, b.Bytes(), 0o644)
 	if _, err := scenarios.Load(path, scenarios.Options{}); err != nil {
 		t.Errorf("the draft does not load: %v\n%s", err, b.String())
+	}
+}
+
+// TestImpossibleFigures: a negative rate or time is no measurement (moved to what was not
+// read, with why); a change from 0 has no percentage ("from 0", never "+0.0%"), keeps its
+// direction, and a stated percentage is not held against it.
+func TestImpossibleFigures(t *testing.T) {
+	for _, text := range []string{"Before: -5 Gbps\nAfter: 2 Gbps\n", "Before: 12 us\nAfter: -3 us\n", "Before: -100 pps\nAfter: 200 pps\n"} {
+		r, err := Read("neg", []byte(text))
+		if err != nil || len(r.Claims) != 0 || len(r.Unparsed) != 1 || !strings.Contains(r.Unparsed[0].Reason, "is never negative") {
+			t.Errorf("%q: %+v %v", text, r, err)
+		}
+	}
+	r, err := Read("zero", []byte("Drops:\nBefore: 0 pps\nAfter: 250 pps (+100%)\n"))
+	if err != nil || len(r.Claims) != 1 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	c := r.Claims[0]
+	if !c.FromZero || c.Change != 0 || c.Mismatch || !rises(c) {
+		t.Errorf("from 0: %+v", c)
+	}
+	var out strings.Builder
+	if err := r.Text(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "from 0") || strings.Contains(out.String(), "+0.0%") {
+		t.Errorf("the table:\n%s", out.String())
+	}
+	if outcome, what := outcome(c, results.Comparison{Direction: 1, Verdict: results.Improved, Change: 0.5}); outcome != results.Reproduced || !strings.Contains(what, "claimed from 0 (better)") {
+		t.Errorf("a rise from 0 measured as a rise: %s (%s)", outcome, what)
+	}
+}
+
+// TestBounded: an input with more claims than a report keeps (a table of MaxClaims+5 rows) and
+// more figures than are paired is read to its end, keeps MaxClaims claims and says what it
+// left out, so that memory does not grow with a stranger's table (a 32 MiB one: 311 MB).
+func TestBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Subject: x\n\n| flows | before | after |\n|---|---|---|\n")
+	for i := range MaxClaims + 5 {
+		fmt.Fprintf(&b, "| %d | %d Gbit/s | %d Gbit/s |\n", i+1, 10+i%7, 12+i%5)
+	}
+	b.WriteString("\nBefore: 1 Gbps\nAfter: 2 Gbps\n")
+	r, err := Read("big.txt", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != MaxClaims {
+		t.Errorf("%d claims, want the first %d", len(r.Claims), MaxClaims)
+	}
+	last := r.Unparsed[len(r.Unparsed)-1].Reason
+	if !strings.Contains(last, "goes on past what a report keeps") || !strings.Contains(last, "6 more claims or table rows") {
+		t.Errorf("the left-out part is not said: %q", last)
+	}
+	var lines strings.Builder
+	for range maxFigures/2 + 5 {
+		lines.WriteString("before: 2 Gbit/s\nafter: 3 Gbit/s\n\n")
+	}
+	r, err = Read("figures.txt", []byte(lines.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Unparsed) == 0 {
+		t.Fatalf("figures past the bound: nothing said (%d claims, %s)", len(r.Claims), r.Summary)
+	}
+	if last := r.Unparsed[len(r.Unparsed)-1].Reason; !strings.Contains(last, "10 more figures") {
+		t.Errorf("figures past the bound: %q", last)
 	}
 }

@@ -121,7 +121,7 @@ func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	c.Lines = append(append([]int{}, b.lines...), a.lines...)
 	sort.Ints(c.Lines)
 	c.Lines = slices.Compact(c.Lines)
-	r.Claims = append(r.Claims, c)
+	r.addClaims(c)
 }
 
 func (r *Report) addPair(p [2]reading) {
@@ -131,7 +131,7 @@ func (r *Report) addPair(p [2]reading) {
 		// "6.3 s -> 6.3 s" is a comparison the text makes: no change.
 		c := Claim{Metric: p[0].metric, Unit: p[0].unit, Before: Values{Values: b.values, Median: b.values[0]},
 			After: Values{Values: a.values, Median: a.values[0]}, Lines: []int{p[0].line}}
-		r.Claims = append(r.Claims, c)
+		r.addClaims(c)
 		return
 	}
 	r.addReadingClaim(p[0], b, a)

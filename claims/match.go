@@ -148,20 +148,21 @@ func mtuValue(s string) int {
 // outcome judges a measured comparison against the claim: the direction the claim shows
 // (better or worse for the metric) and nsperf's decision.
 func outcome(c Claim, m results.Comparison) (string, string) {
-	better := c.Change > 0
+	up := rises(c)
+	better := up
 	if m.Direction < 0 {
-		better = c.Change < 0
+		better = !up
 	}
 	claimed := "worse"
 	if better {
 		claimed = "better"
 	}
-	what := fmt.Sprintf("claimed %+.1f%% (%s); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", 100*c.Change, claimed, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
+	what := fmt.Sprintf("claimed %s (%s); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", change(c), claimed, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
 	negligible := m.MinChange
 	if negligible <= 0 {
 		negligible = results.DefaultMinChange
 	}
-	if math.Abs(c.Change) < negligible {
+	if !c.FromZero && math.Abs(c.Change) < negligible {
 		// A claim of no change worth a verdict (96 -> 96.05 Gbit/s): equivalence (or a
 		// significant change too small to matter) reproduces it, a decided change contradicts it.
 		what = fmt.Sprintf("claimed %+.1f%% (no change beyond %.0f%%); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", 100*c.Change, 100*negligible, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
@@ -182,6 +183,15 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 	return results.Undecided, what
 }
 
+// rises says whether a claim's figure goes up: its change, or for a change from 0 (no
+// ratio) after's sign.
+func rises(c Claim) bool {
+	if c.FromZero {
+		return c.After.Median > 0
+	}
+	return c.Change > 0
+}
+
 // counterCheck sets a claim about a count beside the counter's change per second.
 func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.Result, facts Facts, toggled bool) results.ClaimCheck {
 	cs, s, m, key, why := pickCounter(c, ref, r, facts, toggled)
@@ -199,12 +209,12 @@ func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.
 // counterOutcome: a count has no better direction of its own; the claim's direction is what
 // is reproduced (fewer ACKs, fewer drops), decided by the counter's own comparison.
 func counterOutcome(c Claim, m results.Comparison) (string, string) {
-	what := fmt.Sprintf("claimed %+.1f%%; measured %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g", 100*c.Change, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.P)
+	what := fmt.Sprintf("claimed %s; measured %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g", change(c), 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.P)
 	decided := m.P <= results.DefaultAlpha && m.Change != 0 && (!m.HasCI || m.ChangeLo > 0 || m.ChangeHi < 0)
 	switch {
 	case !decided:
 		return results.Undecided, what
-	case (m.Change < 0) == (c.Change < 0):
+	case (m.Change < 0) == !rises(c):
 		return results.Reproduced, what
 	}
 	return results.Contradicted, what

@@ -25,15 +25,15 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			order = append(order, k)
 			continue
 		case prev == nil:
-			r.Unparsed = append(r.Unparsed, Unparsed{Lines: m.lines, Reason: "an after without its before"})
+			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "an after without its before"})
 			continue
 		}
-		r.Claims = append(r.Claims, newClaim(prev, m))
+		r.addClaims(newClaim(prev, m))
 		delete(open, k)
 	}
 	for _, k := range order {
 		if m := open[k]; m != nil {
-			r.Unparsed = append(r.Unparsed, Unparsed{Lines: m.lines, Reason: "a " + m.metric + " measurement without a second to compare it with"})
+			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "a " + m.metric + " measurement without a second to compare it with"})
 		}
 	}
 }
@@ -82,7 +82,7 @@ func (r *Report) attachStated() {
 			c.Stated = &v
 			// Agreement to what the text wrote: half a point, or half a percent of a large
 			// change (6,144 % against 6,144.6 %).
-			c.Mismatch = math.Abs(v-c.Change) > math.Max(0.005, 0.005*math.Abs(v))
+			c.Mismatch = !c.FromZero && math.Abs(v-c.Change) > math.Max(0.005, 0.005*math.Abs(v))
 			c.Lines = append(c.Lines, s.line)
 			sort.Ints(c.Lines)
 			c.Lines = slices.Compact(c.Lines)

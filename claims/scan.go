@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -29,9 +30,9 @@ func (r *Report) read(lines []line) {
 		l := lines[i]
 		if m, next, why := iperf3Output(lines, i, ctx); next > i {
 			if why != "" {
-				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			}
-			ms = append(ms, m...)
+			ms = keep(r, ms, m)
 			i = next - 1
 			continue
 		}
@@ -58,9 +59,9 @@ func (r *Report) read(lines []line) {
 		case netperfBannerRe.MatchString(l.text):
 			m, next, why := netperfClassic(lines, i, ctx)
 			if why != "" {
-				r.Unparsed = append(r.Unparsed, Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			} else {
-				ms = append(ms, m...)
+				ms = keep(r, ms, m)
 			}
 			i = next - 1
 		case headingRe.MatchString(l.text):
@@ -83,11 +84,55 @@ func (r *Report) read(lines []line) {
 	r.pair(ms, lines)
 	r.pairReadings(rs, lines)
 	r.proseRanges(lines)
-	for k := range r.Claims {
-		r.Claims[k] = declare(r.Claims[k])
-	}
+	r.settle()
 	sortClaims(r.Claims)
 	r.attachStated()
+	if r.droppedClaims > 0 || r.droppedUnparsed > 0 || r.droppedFigures > 0 {
+		r.Unparsed = append(r.Unparsed, Unparsed{Lines: []int{}, Reason: fmt.Sprintf(
+			"the input goes on past what a report keeps (%d claims, %d figures, %d blocks not read): %d more claims or table rows, %d more figures and %d more blocks are left out; a commit message's benchmark has far fewer",
+			MaxClaims, maxFigures, maxUnparsed, r.droppedClaims, r.droppedFigures, r.droppedUnparsed)})
+	}
+}
+
+// settle gives every claim its metric as the tools declare it, marks a change from 0 (no
+// ratio), and moves a claim with a figure its unit cannot have (a negative rate or time) to
+// what was not read: such a figure is a typo or a difference, never a measurement to
+// reproduce.
+func (r *Report) settle() {
+	kept := r.Claims[:0]
+	for _, c := range r.Claims {
+		if why := impossible(c); why != "" {
+			r.addUnparsed(Unparsed{Lines: c.Lines, Reason: why})
+			continue
+		}
+		c = declare(c)
+		c.FromZero = c.Before.Median == 0 && c.After.Median != 0
+		if c.FromZero {
+			c.Change = 0
+		}
+		kept = append(kept, c)
+	}
+	r.Claims = kept
+}
+
+// nonNegative are the normalised units whose figures are never below 0: rates and times.
+var nonNegative = map[string]bool{"bit/s": true, "pps": true, "trans/s": true, "us": true}
+
+// impossible says why a claim's figures cannot be what its unit measures, or "".
+func impossible(c Claim) string {
+	if !nonNegative[c.Unit] {
+		return ""
+	}
+	for _, v := range append(append([]float64{}, c.Before.Values...), c.After.Values...) {
+		if v < 0 {
+			what := c.Metric
+			if what == "" {
+				what = c.Quantity
+			}
+			return fmt.Sprintf("a %s of %s: a figure in %s is never negative (a difference, not a measurement?)", what, human(v, c.Unit), c.Unit)
+		}
+	}
+	return ""
 }
 
 // command takes a shell line: a toggle is recorded (what follows is measured with it); any
@@ -365,11 +410,12 @@ func (r *Report) saw(text string, got []reading) {
 // the line's readings and arrows. It returns the index of the last line it took.
 func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs *[]reading, skipTo *int) int {
 	if got, next := r.other(lines, i, ctx); next > i {
-		*ms = append(*ms, got...)
+		*ms = keep(r, *ms, got)
 		return next - 1
 	}
-	if claims, next := stateTable(lines, i, ctx); next > i {
-		r.Claims = append(r.Claims, claims...)
+	if claims, next, skipped := stateTable(lines, i, ctx); next > i {
+		r.addClaims(claims...)
+		r.droppedClaims += skipped
 		return next - 1
 	}
 	if next := toolTable(lines, i); next > i {
@@ -380,7 +426,7 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 	}
 	got, pairs := lineReadings(lines, i, ctx.blk)
 	r.saw(lines[i].text, got)
-	*rs = append(*rs, got...)
+	*rs = keep(r, *rs, got)
 	for _, p := range pairs {
 		r.addPair(p)
 	}

@@ -313,7 +313,7 @@ func draftWorkloadName(tool string, opts map[string]string, family string) strin
 func writeToolOptions(b *strings.Builder, tool string, opts map[string]string) {
 	if tool == "netperf" {
 		if t := opts["test"]; t != "" {
-			fmt.Fprintf(b, "      test: %s\n", t)
+			fmt.Fprintf(b, "      test: %s\n", yamlScalar(t))
 		}
 		if req, resp, ok := strings.Cut(opts["sizes"], ","); ok {
 			if _, e1 := strconv.Atoi(req); e1 == nil {
@@ -323,7 +323,11 @@ func writeToolOptions(b *strings.Builder, tool string, opts map[string]string) {
 			}
 		}
 		if sel := opts["selectors"]; sel != "" {
-			fmt.Fprintf(b, "      outputs: [%s]\n", strings.Join(strings.Split(sel, ","), ", "))
+			var outs []string
+			for _, o := range strings.Split(sel, ",") {
+				outs = append(outs, yamlScalar(o))
+			}
+			fmt.Fprintf(b, "      outputs: [%s]\n", strings.Join(outs, ", "))
 		}
 		return
 	}
@@ -336,3 +340,12 @@ func writeToolOptions(b *strings.Builder, tool string, opts map[string]string) {
 
 // yamlString quotes s for YAML.
 func yamlString(s string) string { return strconv.Quote(s) }
+
+// yamlScalar is s as it is where it is a plain word (TCP_RR, MIN_LATENCY), else quoted: a
+// message's option may hold anything, invalid UTF-8 included.
+func yamlScalar(s string) string {
+	if plainKeyRe.MatchString(s) {
+		return s
+	}
+	return yamlString(s)
+}

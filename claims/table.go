@@ -65,10 +65,10 @@ func cellValue(cell string) (figure, bool) {
 // message sizes, "BIG TCP off / on" columns with a "CV off / on" column. Each value of the
 // other dimension is a claim. A table whose states no word names is left to the other
 // readers.
-func stateTable(lines []line, i int, ctx context) ([]Claim, int) {
+func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
 	if len(header) < 2 || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
-		return nil, i
+		return nil, i, 0
 	}
 	var rows []tableRow
 	j := i + 1
@@ -84,15 +84,19 @@ func stateTable(lines []line, i int, ctx context) ([]Claim, int) {
 		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
 			break
 		}
+		if len(rows) == MaxClaims {
+			skipped++ // the table is read to its end; what a report keeps is bounded (MaxClaims)
+			continue
+		}
 		rows = append(rows, tableRow{label: cells[0], cells: cells[1:], n: lines[j].n})
 	}
 	if len(rows) < 2 {
-		return nil, i
+		return nil, i, 0
 	}
 	width := len(rows[0].cells)
 	for _, r := range rows {
 		if len(r.cells) != width {
-			return nil, i
+			return nil, i, 0
 		}
 	}
 	cols := header
@@ -100,13 +104,13 @@ func stateTable(lines []line, i int, ctx context) ([]Claim, int) {
 	if len(header) == width+1 {
 		corner, cols = header[0], header[1:]
 	} else if len(header) != width {
-		return nil, i
+		return nil, i, 0
 	}
 	out := tableClaims(corner, cols, rows, ctx)
 	if out == nil {
-		return nil, i
+		return nil, i, 0
 	}
-	return out, j
+	return out, j, skipped
 }
 
 // tableClaims pairs the states of a table: its rows when their labels name states, else

@@ -3,6 +3,7 @@ package claims
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -45,7 +46,7 @@ func (r *Report) Text(w io.Writer) error {
 				}
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, results.LineRanges(c.Lines), p(tool), p(test), p(metric), p(conds(c.Conditions)),
-				p(side(c.Before, c.Unit)), p(side(c.After, c.Unit)), pct(c.Change), st)
+				p(side(c.Before, c.Unit)), p(side(c.After, c.Unit)), change(c), st)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -95,7 +96,7 @@ var scales = map[string][]struct {
 
 func human(v float64, unit string) string {
 	for _, sc := range scales[unit] {
-		if v >= sc.factor {
+		if math.Abs(v) >= sc.factor {
 			return fmt.Sprintf("%.4g %s", v/sc.factor, sc.name)
 		}
 	}
@@ -103,6 +104,15 @@ func human(v float64, unit string) string {
 }
 
 func pct(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+
+// change is a claim's change as the table shows it: a percentage, or "from 0" where before
+// is 0 and no percentage exists.
+func change(c Claim) string {
+	if c.FromZero {
+		return "from 0"
+	}
+	return pct(c.Change)
+}
 
 func conds(c map[string]string) string {
 	if len(c) == 0 {

@@ -103,7 +103,8 @@ func read(input string, data []byte, lenient bool) ([]Patch, error) {
 		return nil, inputErr(input, 0, "a binary file (it has NUL bytes), not a patch or a mail")
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	if !strings.HasPrefix(text, "From ") {
+	first, _, _ := strings.Cut(text, "\n")
+	if !postmarkRe.MatchString(first) {
 		if note, mail, ok := afterNote(text); ok && lenient {
 			// "Source: URL" and a blank line before a mail copied from an archive.
 			ps, err := read(input, []byte(mail), lenient)
@@ -120,7 +121,7 @@ func read(input string, data []byte, lenient bool) ([]Patch, error) {
 			}
 			return []Patch{p}, nil
 		}
-		text = "From nsperf\n" + text // one mail without the mbox separator
+		text = "From nsperf Thu Jan  1 00:00:00 1970\n" + text // one mail without the mbox separator
 	}
 	var out []Patch
 	for _, m := range splitMbox(text) {
@@ -174,15 +175,21 @@ type mboxMessage struct {
 	text string
 }
 
-// splitMbox splits an mbox at "From " lines that start the input or follow an empty line
-// (mboxo/mboxrd), and unescapes ">From " in bodies.
+// postmarkRe is an mbox separator: "From SENDER DATE", the date as asctime writes it with an
+// optional zone ("From 1f2e... Mon Sep 17 00:00:00 2001", git format-patch's; "From
+// a@b.org Thu Dec  3 10:00:00 2026"). A body's paragraph that starts "From " (prose, which
+// git format-patch does not escape) is no separator.
+var postmarkRe = regexp.MustCompile(`^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) +(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} +\d{1,2}:\d{2}(?::\d{2})?(?: +\S+)? +\d{4}\s*$`)
+
+// splitMbox splits an mbox at postmark lines ("From SENDER DATE") that start the input or
+// follow an empty line (mboxo/mboxrd), and unescapes ">From " in bodies.
 func splitMbox(text string) []mboxMessage {
 	lines := strings.SplitAfter(text, "\n")
 	var out []mboxMessage
 	var cur *strings.Builder
 	prevEmpty := true
 	for i, l := range lines {
-		if strings.HasPrefix(l, "From ") && prevEmpty {
+		if prevEmpty && strings.HasPrefix(l, "From ") && postmarkRe.MatchString(strings.TrimRight(l, "\n")) {
 			out = append(out, mboxMessage{line: i + 1})
 			cur = &strings.Builder{}
 			prevEmpty = false

@@ -4,10 +4,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 func readSeed(t *testing.T, name string) []Patch {
@@ -282,5 +285,81 @@ func TestReverse(t *testing.T) {
 	got, _ := Check(half, series, Options{})
 	if whole, in := got.InBase(); whole || len(in) != 1 || in[0] != "a.c hunk 1" {
 		t.Errorf("half in: %v %v (%+v)", whole, in, got.Problems)
+	}
+}
+
+// TestCheckUnreadableSource: a file a patch changes that is a FIFO, a device or a link out of
+// the tree (read through an os.Root) is a problem naming why, found without opening it (a FIFO
+// would hang the check) and without reading outside the tree.
+func TestCheckUnreadableSource(t *testing.T) {
+	ps, err := Read("p.diff", []byte(goodDiff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		src  func(t *testing.T) fs.FS
+		want string
+	}{
+		"a FIFO": {func(*testing.T) fs.FS {
+			return fstest.MapFS{"net/core/dev.c": {Mode: fs.ModeNamedPipe}}
+		}, "not a regular file in the source"},
+		"a device": {func(*testing.T) fs.FS {
+			return fstest.MapFS{"net/core/dev.c": {Mode: fs.ModeDevice | fs.ModeCharDevice}}
+		}, "not a regular file in the source"},
+		"a link out of the tree": {func(t *testing.T) fs.FS {
+			outside := t.TempDir()
+			os.WriteFile(filepath.Join(outside, "dev.c"), []byte("a\nc\n"), 0o644)
+			tree := t.TempDir()
+			os.MkdirAll(filepath.Join(tree, "net"), 0o755)
+			if err := os.Symlink(outside, filepath.Join(tree, "net", "core")); err != nil {
+				t.Fatal(err)
+			}
+			root, err := os.OpenRoot(tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { root.Close() })
+			return root.FS()
+		}, "cannot be read in the source (statat net/core/dev.c: path escapes from parent)"},
+	} {
+		done := make(chan struct{})
+		var r *Result
+		go func() { r, err = Check(c.src(t), ps, Options{}); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the check waits", name)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Problems) != 1 || r.Problems[0].Kind != ProblemUnreadable || !strings.Contains(r.Problems[0].Msg, "net/core/dev.c: "+c.want) {
+			t.Errorf("%s: problems %+v", name, r.Problems)
+		}
+		if len(r.Files) != 0 {
+			t.Errorf("%s: files read: %v", name, r.Files)
+		}
+	}
+}
+
+// TestFromParagraph: a body's paragraph that starts "From " (git format-patch does not escape
+// it) is the mail's text, not a second mail; mails split at postmarks ("From SENDER DATE").
+func TestFromParagraph(t *testing.T) {
+	mail := "From 1f2e3d4c Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH 1/2] veth: x\n\nIntro.\n\n" +
+		"From the figures below, GRO helps.\nBefore: 1 Gbps\nAfter: 2 Gbps\n---\n" + goodDiff +
+		"\nFrom 5a6b7c8d Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH 2/2] veth: y\n\nMore.\n---\n" + goodDiff
+	ps, err := Read("x.mbox", []byte(mail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || !strings.Contains(ps[0].Message, "From the figures below, GRO helps.") || !strings.HasSuffix(ps[1].Subject, "veth: y") {
+		for _, p := range ps {
+			t.Logf("%q: %q", p.Subject, p.Message)
+		}
+		t.Fatalf("%d mails, want 2 with the paragraph in the first", len(ps))
+	}
+	// A commit message that starts with such a paragraph is no mbox.
+	if ps, err := Read("msg.txt", []byte("From 5Mpps to 8Mpps.\n\n"+goodDiff)); err != nil || len(ps) != 1 {
+		t.Errorf("a message starting 'From ': %d %v", len(ps), err)
 	}
 }

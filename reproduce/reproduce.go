@@ -5,6 +5,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -50,7 +51,7 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 			text.WriteString(strings.ToLower(t) + " ")
 		}
 	}
-	squashed := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(text.String())
+	words := wordsOf(text.String())
 	tools, units, tests, sizes := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range rep.Claims {
 		tools[c.Tool] = true
@@ -67,7 +68,8 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 			tools[tool] = true // "Regular netperf TCP_STREAM" in the prose
 		}
 	}
-	bestScore, bestComplexity, runs := -1, 0, false
+	var ranked []candidate
+	runs := false
 	for _, s := range shipped {
 		score, reasons := 0, []string{}
 		if len(touched) > 0 {
@@ -80,7 +82,7 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 		ref := strings.TrimSuffix(s.Reference, ".md")
 		shared := 0
 		for _, w := range wordRe.FindAllString(strings.ToLower(ref), -1) {
-			if strings.Contains(squashed, w) {
+			if words[w] {
 				shared++
 			}
 		}
@@ -126,20 +128,65 @@ func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Sce
 				break
 			}
 		}
-		// A tie goes to the simpler scenario (fewer devices and states): it measures the claim
-		// with the least beside it, and the list's order decides nothing.
-		if score > bestScore || score == bestScore && complexity(s) < bestComplexity {
-			name, bestScore, why = s.Name, score, strings.Join(reasons, "; ")
-			bestComplexity = complexity(s)
-		}
+		ranked = append(ranked, candidate{name: s.Name, score: score, complexity: complexity(s), why: strings.Join(reasons, "; ")})
 	}
 	if !runs && traced(cov, shipped, touched) {
 		return "", "", fmt.Errorf("%w: the coverage map (nsperf coverage) saw none run a function of %s; whatever a run measured would not be the patch's: give --scenario with one that runs it", ErrCodeNotRun, strings.Join(touched, ", "))
 	}
-	if bestScore <= 0 {
+	if len(ranked) == 0 {
 		return "", "", ErrNoScenario
 	}
-	return name, why, nil
+	// The best score wins. A tie goes to the simpler scenario (fewer devices and states: it
+	// measures the claim with the least beside it), then to the name; either way it is said,
+	// so the list's order decides nothing and the reader sees what else would have served.
+	slices.SortStableFunc(ranked, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.complexity, b.complexity), cmp.Compare(a.name, b.name))
+	})
+	best := ranked[0]
+	if best.score <= 0 {
+		return "", "", ErrNoScenario
+	}
+	why = best.why
+	var tied []string
+	for _, c := range ranked[1:] {
+		if c.score == best.score {
+			tied = append(tied, c.name)
+		}
+	}
+	if len(tied) > 0 {
+		rule := "the simplest of them (fewest namespaces, links, states and workloads)"
+		if ranked[1].complexity == best.complexity {
+			rule = "first by name of the equally simple (give --scenario to take another)"
+		}
+		with := strings.Join(tied, ", ")
+		if len(tied) > 3 {
+			with = fmt.Sprintf("%d others (%s, ...)", len(tied), strings.Join(tied[:3], ", "))
+		}
+		why += fmt.Sprintf("; it ties with %s: taken as %s", with, rule)
+	}
+	return best.name, why, nil
+}
+
+// candidate is a shipped scenario as Choose ranks it.
+type candidate struct {
+	name       string
+	score      int
+	complexity int
+	why        string
+}
+
+// wordsOf are the words of a text, lower case, and each two neighbours joined: "BIG TCP",
+// "big_tcp" and "big-tcp" all give "bigtcp", and "bigger" never gives "big".
+func wordsOf(text string) map[string]bool {
+	ws := wordRe.FindAllString(strings.ToLower(text), -1)
+	out := make(map[string]bool, 2*len(ws))
+	for i, w := range ws {
+		out[w] = true
+		if i > 0 {
+			out[ws[i-1]+w] = true
+		}
+	}
+	return out
 }
 
 // traced reports whether the map knows every shipped scenario and every touched source file

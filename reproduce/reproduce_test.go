@@ -279,3 +279,52 @@ func TestChooseByTest(t *testing.T) {
 		t.Errorf("with 64 KiB responses: %s (%s) %v", name, why, err)
 	}
 }
+
+// TestChooseWholeWordsAndTies: a reference's words count only as whole words of the message
+// ("bigger" is not "big"; "BIG TCP" is "bigtcp"), and a tie is said with the rule that broke
+// it, never left to the list's order.
+func TestChooseWholeWordsAndTies(t *testing.T) {
+	parse := func(name, ref string, extraNS bool) *scenarios.Scenario {
+		text := strings.Replace(fixture.PairScenario, "name: pair\n", "name: "+name+"\nreference: "+ref+"\n", 1)
+		if extraNS {
+			text = strings.Replace(text, "namespaces: [client, server]", "namespaces: [client, server, spare]", 1)
+		}
+		s, err := scenarios.Parse(name+".yaml", []byte(text), scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	choose := func(msg string, shipped ...*scenarios.Scenario) (string, string, error) {
+		mail := "From: a <a@b>\nSubject: [PATCH] " + msg
+		rep, err := claims.Read("m.mbox", []byte(mail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		series, err := patches.Read("m.mbox", []byte(mail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Choose(rep, series, shipped)
+	}
+	big := parse("big-one", "big-tcp.md", false)
+	if name, why, err := choose("veth: bigger packets\n\nBefore: 10 Gbit/s\nAfter: 11 Gbit/s\n", big); err != nil && !errors.Is(err, ErrNoScenario) || strings.Contains(why, "shares") {
+		t.Errorf("'bigger' matched 'big': %s (%s) %v", name, why, err)
+	}
+	if name, why, err := choose("veth: BIG TCP for veth\n\nBefore: 10 Gbit/s\nAfter: 11 Gbit/s\n", big); err != nil || name != "big-one" || !strings.Contains(why, "shares 2 word(s)") {
+		t.Errorf("BIG TCP: %s (%s) %v, want big and tcp", name, why, err)
+	}
+	msg := "veth: BIG TCP\n\nBefore: 10 Gbit/s\nAfter: 11 Gbit/s\n"
+	// Equally simple: the name decides, and the message says so, in either list order.
+	for _, order := range [][]*scenarios.Scenario{{parse("zz", "big-tcp.md", false), parse("aa", "big-tcp.md", false)}, {parse("aa", "big-tcp.md", false), parse("zz", "big-tcp.md", false)}} {
+		name, why, err := choose(msg, order...)
+		if err != nil || name != "aa" || !strings.Contains(why, "it ties with zz: taken as first by name of the equally simple (give --scenario to take another)") {
+			t.Errorf("a tie: %s (%s) %v", name, why, err)
+		}
+	}
+	// A simpler one wins the tie, said as such.
+	name, why, err := choose(msg, parse("aa", "big-tcp.md", true), parse("zz", "big-tcp.md", false))
+	if err != nil || name != "zz" || !strings.Contains(why, "it ties with aa: taken as the simplest of them") {
+		t.Errorf("a tie of unequal scenarios: %s (%s) %v", name, why, err)
+	}
+}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -96,4 +97,44 @@ func (r *Result) checkScenarioHash() []string {
 		}
 	}
 	return warnings
+}
+
+// PrintableWriter passes what nsperf writes to a terminal or a pipe with every control
+// character but newline and tab written as an escape (\x1b, \u0085): a stranger's text that
+// reached a message (a file name of a diff, a tool's error) cannot move the cursor, clear the
+// screen or add a line of its own ("ok 1" into KTAP read from stdout). nsperf itself writes
+// none, and its JSON escapes them already.
+func PrintableWriter(w io.Writer) io.Writer { return &printableWriter{w: w} }
+
+type printableWriter struct {
+	w io.Writer
+	// afterC2: the last write ended in 0xc2, the first byte of a C1 control's UTF-8. It was
+	// written; a C1 byte that starts the next write is escaped (what shows is then a broken
+	// character, never a control).
+	afterC2 bool
+}
+
+func (p *printableWriter) Write(data []byte) (int, error) {
+	out := make([]byte, 0, len(data)+8)
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '\n' || c == '\t':
+			out = append(out, c)
+		case c < 0x20 || c == 0x7f:
+			out = fmt.Appendf(out, `\x%02x`, c)
+		case i == 0 && p.afterC2 && c >= 0x80 && c <= 0x9f:
+			out = fmt.Appendf(out, `\x%02x`, c)
+		case c == 0xc2 && i+1 < len(data) && data[i+1] >= 0x80 && data[i+1] <= 0x9f:
+			out = fmt.Appendf(out, `\u%04x`, data[i+1])
+			i++
+		default:
+			out = append(out, c)
+		}
+	}
+	p.afterC2 = len(data) > 0 && data[len(data)-1] == 0xc2
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(data), nil
 }

@@ -63,6 +63,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// Everything nsperf prints may carry a stranger's text (a mail's file names, a tool's
+	// errors): control characters leave escaped, whatever the code path that printed them.
+	stdout, stderr = results.PrintableWriter(stdout), results.PrintableWriter(stderr)
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	var err error
