@@ -51,13 +51,16 @@ type Result struct {
 	Turns []Turn `json:"turns,omitempty"`
 }
 
-// Turn is one kernel's turn in an A/B run: it ran its round Gate while the other was paused.
+// Turn is one kernel's turn in an A/B run: it ran its round Gate while the other was paused,
+// or (Together) at the same time as the other's round Gate, each guest on a host CPU of its
+// own, in virtual time.
 type Turn struct {
 	Gate    int     `json:"gate"`    // the guest's N-th round (counted over all cases)
 	Kernel  string  `json:"kernel"`  // A or B
 	Seconds float64 `json:"seconds"` // how long the turn took
 	// PausedCPUSeconds is the host CPU time the paused guest (its QEMU) used meanwhile.
 	PausedCPUSeconds float64 `json:"paused_cpu_seconds"`
+	Together         bool    `json:"together,omitempty"`
 }
 
 // ScenarioInfo identifies the scenario exactly: its full text and hash.

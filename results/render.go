@@ -483,6 +483,10 @@ func DescribeTurns(turns []Turn) string {
 	if len(turns) > len(order) {
 		more = " ..."
 	}
+	if turns[0].Together {
+		return fmt.Sprintf("turns: %d (%s%s), both guests' round N at once, each on a host CPU of its own (virtual time: neither counts the other's load)",
+			len(turns), strings.Join(order, " "), more)
+	}
 	return fmt.Sprintf("turns: %d (%s%s), the other guest paused in each; the most host CPU a paused guest used: %.2f s during %s's %.0f s turn %d",
 		len(turns), strings.Join(order, " "), more, worst.PausedCPUSeconds, worst.Kernel, worst.Seconds, worst.Gate)
 }

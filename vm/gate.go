@@ -73,6 +73,9 @@ func (s *Session) readyOrExit(ctx context.Context, i, n int) (ready bool, err er
 // paused, in ABBA order (A first in odd rounds, B first in even ones) so that neither kernel
 // always follows the other. It returns when every guest has ended, with the turns taken.
 func (s *Session) Alternate(ctx context.Context) ([]results.Turn, error) {
+	if s.Together() {
+		return s.inStep(ctx)
+	}
 	alive := make([]bool, len(s.guests))
 	// Every guest boots, builds its topology and reaches gate 1; then it is paused.
 	for i := range s.guests {
@@ -137,5 +140,86 @@ func (s *Session) Alternate(ctx context.Context) ([]results.Turn, error) {
 		if !any {
 			return turns, nil
 		}
+	}
+}
+
+// inStep runs the guests' rounds at once, in step: every guest gets go-N together and round
+// N+1 starts when every guest is ready for it (or has ended). A guest that is ready first is
+// paused (QMP stop) until the others are: waiting at its gate in virtual time it would poll
+// through hours of its clock (idle time warps forward) for nothing. Each guest has a host CPU
+// of its own (PlanTogether) and measures in virtual time. Both kernels thus measure each round
+// of the alternated schedule side by side, as the turns record (Together).
+func (s *Session) inStep(ctx context.Context) ([]results.Turn, error) {
+	alive := make([]bool, len(s.guests))
+	for i := range s.guests {
+		ready, err := s.readyOrExit(ctx, i, 1)
+		if err != nil {
+			return nil, err
+		}
+		if alive[i] = ready; ready {
+			if err := s.guests[i].m.Pause(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var turns []results.Turn
+	for n := 1; ; n++ {
+		var pending []int
+		for i, a := range alive {
+			if a {
+				pending = append(pending, i)
+			}
+		}
+		if len(pending) == 0 {
+			return turns, nil
+		}
+		start := time.Now()
+		for _, i := range pending {
+			if err := os.WriteFile(filepath.Join(s.guests[i].cfg.Gate(), "go-"+strconv.Itoa(n)), nil, 0o644); err != nil {
+				return turns, err
+			}
+		}
+		for _, i := range pending {
+			if err := s.guests[i].m.Cont(); err != nil {
+				return turns, err
+			}
+		}
+		for len(pending) > 0 {
+			var still []int
+			for _, i := range pending {
+				ready, ended := s.readyNow(i, n+1)
+				if !ready && !ended {
+					still = append(still, i)
+					continue
+				}
+				turns = append(turns, results.Turn{Gate: n, Kernel: s.guests[i].cfg.Name, Seconds: time.Since(start).Seconds(), Together: true})
+				if alive[i] = ready; ready {
+					if err := s.guests[i].m.Pause(); err != nil {
+						return turns, err
+					}
+				}
+			}
+			if pending = still; len(pending) == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return turns, ctx.Err()
+			case <-time.After(gatePoll):
+			}
+		}
+	}
+}
+
+// readyNow says, without waiting, whether guest i is ready for gate n, or has ended.
+func (s *Session) readyNow(i, n int) (ready, ended bool) {
+	if _, err := os.Lstat(filepath.Join(s.Exchange(i), gateDir, "ready-"+strconv.Itoa(n))); err == nil {
+		return true, false
+	}
+	select {
+	case <-s.guests[i].m.Exited():
+		return false, true
+	default:
+		return false, false
 	}
 }

@@ -49,6 +49,51 @@ func PlanPinning(allowed []int, vcpus int) PinPlan {
 	return p
 }
 
+// How the guests of an A/B take their rounds (Options.Turns, --vm-turns).
+const (
+	TurnsAuto      = "auto"
+	TurnsTogether  = "together"
+	TurnsAlternate = "alternate"
+)
+
+// CheckTurns refuses a --vm-turns value nsperf does not know, and together on a clock that is
+// not virtual (two guests at once on the wall clock measure each other's load).
+func CheckTurns(turns, clock string) error {
+	switch turns {
+	case "", TurnsAuto, TurnsAlternate:
+		return nil
+	case TurnsTogether:
+		if clock == ClockWall {
+			return fmt.Errorf("--vm-turns together with --vm-clock wall: two guests at once on the wall clock measure each other's load; use --vm-clock virtual (or auto under TCG)")
+		}
+		return nil
+	}
+	return fmt.Errorf("--vm-turns %q: want auto, together or alternate", turns)
+}
+
+// PlanTogether places guest i of guests so that all run at once, each vCPU thread on a host
+// CPU of its own: A on the last CPU nsperf may use, B on the one before, and QEMU's other
+// threads (9p, I/O, the main loop) on the CPUs left, or with none left on the guest's own CPU:
+// a guest waiting at its gate polls the exchange directory through 9p, and its workers must
+// not take the other guest's CPU. It applies in virtual time only,
+// where a guest's figures count its own instructions and no host load (the other guest's
+// included) can move them; on the wall clock two guests at once would measure each other, so
+// they take turns. ok is false where the guests take turns: the wall clock, one guest, a
+// guest with more than one vCPU thread, fewer CPUs than guests, or turns asked for
+// (TurnsAlternate).
+func PlanTogether(allowed []int, i, guests, threads int, clock, turns string) (p PinPlan, ok bool) {
+	if turns == TurnsAlternate || clock != ClockVirtual || guests < 2 || threads != 1 || len(allowed) < guests {
+		return PinPlan{}, false
+	}
+	own := allowed[len(allowed)-1-i]
+	p.VCPUs = [][]int{{own}}
+	p.Other = slices.Clone(allowed[:len(allowed)-guests])
+	if len(p.Other) == 0 {
+		p.Other = []int{own}
+	}
+	return p, true
+}
+
 // AllowedCPUs are the host CPUs this process may run on (taskset, cgroup cpusets).
 func AllowedCPUs() ([]int, error) {
 	var set unix.CPUSet

@@ -54,6 +54,10 @@ type Options struct {
 	Binary string
 	// Files are copied into each guest's exchange directory: name there -> host path.
 	Files map[string]string
+	// Programs are copied there too, executable: programs the host built for the guest to
+	// run (a kernel selftest's), which may live where the guest sees nothing (a cache under
+	// /tmp, a --vm-hide).
+	Programs map[string]string
 	// Args is the guest command's arguments after the binary, per kernel (index), for a
 	// guest on that clock (ClockVirtual or ClockWall).
 	Args func(kernel int, clock string) []string
@@ -70,6 +74,10 @@ type Options struct {
 	// Pin pins each vCPU thread to a host CPU and QEMU's other threads to the CPUs left
 	// (PlanPinning).
 	Pin bool
+	// Turns is how the guests of an A/B take their rounds: TurnsAuto (together in virtual
+	// time where the host has a CPU for each guest, else in turns), TurnsTogether or
+	// TurnsAlternate.
+	Turns string
 }
 
 // Defaults.
@@ -108,6 +116,10 @@ type guest struct {
 	lock    *os.File
 	started time.Time
 	pin     *PinPlan // nil: not pinned
+	index   int      // 0 for A, 1 for B
+	// together: the guests of the A/B run at once, each on its own host CPU (PlanTogether),
+	// none ever paused.
+	together bool
 }
 
 // Session is the guests of one run, booted and running their commands.
@@ -238,7 +250,7 @@ func (g *guest) setAccel(opt Options, accel, clock string) (err error) {
 	if g.cfg.TCGThreads() == "single" {
 		threads = 1
 	}
-	g.pin, err = opt.pinPlan(threads)
+	g.pin, g.together, err = opt.pinPlan(g.index, threads, clock)
 	return err
 }
 
@@ -278,19 +290,23 @@ func (s *Session) waitRunning(ctx context.Context) error {
 	return nil
 }
 
-// pinPlan is where a guest's threads go, for QEMU running its vCPUs on threads host threads
-// (one each, or one for all with single-threaded TCG); nil without Pin.
-func (opt Options) pinPlan(threads int) (*PinPlan, error) {
+// pinPlan is where guest i's threads go, for QEMU running its vCPUs on threads host threads
+// (one each, or one for all with single-threaded TCG); nil without Pin. together says the
+// guests of an A/B run at once, each on a host CPU of its own (PlanTogether).
+func (opt Options) pinPlan(i, threads int, clock string) (plan *PinPlan, together bool, err error) {
 	if !opt.Pin {
-		return nil, nil
+		return nil, false, nil
 	}
 	allowed, err := AllowedCPUs()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	plan := PlanPinning(allowed, threads)
-	plan.Park = len(opt.Kernels) > 1
-	return &plan, nil
+	if p, ok := PlanTogether(allowed, i, len(opt.Kernels), threads, clock, opt.Turns); ok {
+		return &p, true, nil
+	}
+	p := PlanPinning(allowed, threads)
+	p.Park = len(opt.Kernels) > 1
+	return &p, false, nil
 }
 
 // prepare makes a guest's directory: its lock (held while the guest lives: `nsperf cleanup`
@@ -304,7 +320,7 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &guest{cfg: Config{Name: string(rune('A' + i)), Image: k.Image, CPUs: s.opt.CPUs, MemoryMB: s.opt.MemoryMB, Dir: dir, Progress: s.opt.Progress}}
+	g := &guest{index: i, cfg: Config{Name: string(rune('A' + i)), Image: k.Image, CPUs: s.opt.CPUs, MemoryMB: s.opt.MemoryMB, Dir: dir, Progress: s.opt.Progress}}
 	if len(s.opt.Kernels) > 1 {
 		g.cfg.Prefix = "[" + g.cfg.Name + "] "
 	}
@@ -323,6 +339,11 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	}
 	for name, src := range s.opt.Files {
 		if err := copyFile(src, filepath.Join(g.cfg.Exchange(), name), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	for name, src := range s.opt.Programs {
+		if err := copyFile(src, filepath.Join(g.cfg.Exchange(), name), 0o755); err != nil {
 			return nil, err
 		}
 	}
@@ -421,6 +442,12 @@ func (s *Session) outcomes(err error) []Outcome {
 		out = append(out, o)
 	}
 	return out
+}
+
+// Together reports whether the guests run their rounds at once, each on a host CPU of its
+// own (virtual time), rather than in turns with the other paused.
+func (s *Session) Together() bool {
+	return len(s.guests) > 1 && s.guests[0].together
 }
 
 // Clock is the guests' clock: ClockVirtual or ClockWall.

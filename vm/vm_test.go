@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -683,5 +684,41 @@ func TestKernelTreeFilesAreChecked(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Minute):
 		t.Fatal("a special file in a kernel tree hung the reader") // a bound on a hang, not a timing assertion
+	}
+}
+
+// TestPlanTogether: the guests of an A/B in virtual time get a host CPU each (A the last, B
+// the one before, QEMU's other threads the rest, or the guest's own CPU); the wall clock, one CPU for two guests, a
+// guest with several vCPU threads and --vm-turns alternate take turns instead.
+func TestPlanTogether(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		allowed        []int
+		i, guests, thr int
+		clock, turns   string
+		want           *PinPlan
+	}{
+		{"2 CPUs, A", []int{0, 1}, 0, 2, 1, ClockVirtual, TurnsAuto, &PinPlan{VCPUs: [][]int{{1}}, Other: []int{1}}},
+		{"2 CPUs, B", []int{0, 1}, 1, 2, 1, ClockVirtual, TurnsTogether, &PinPlan{VCPUs: [][]int{{0}}, Other: []int{0}}},
+		{"4 CPUs, B", []int{0, 1, 2, 3}, 1, 2, 1, ClockVirtual, "", &PinPlan{VCPUs: [][]int{{2}}, Other: []int{0, 1}}},
+		{"a taskset of 2, 5, 7", []int{2, 5, 7}, 0, 2, 1, ClockVirtual, TurnsAuto, &PinPlan{VCPUs: [][]int{{7}}, Other: []int{2}}},
+		{"wall clock", []int{0, 1}, 0, 2, 1, ClockWall, TurnsAuto, nil},
+		{"one CPU", []int{3}, 0, 2, 1, ClockVirtual, TurnsTogether, nil},
+		{"one guest", []int{0, 1}, 0, 1, 1, ClockVirtual, TurnsAuto, nil},
+		{"two vCPU threads", []int{0, 1, 2, 3}, 0, 2, 2, ClockVirtual, TurnsAuto, nil},
+		{"turns asked for", []int{0, 1}, 0, 2, 1, ClockVirtual, TurnsAlternate, nil},
+	} {
+		p, ok := PlanTogether(tc.allowed, tc.i, tc.guests, tc.thr, tc.clock, tc.turns)
+		if ok != (tc.want != nil) || (ok && !reflect.DeepEqual(p, *tc.want)) {
+			t.Errorf("%s: %+v %v, want %+v", tc.name, p, ok, tc.want)
+		}
+	}
+	for turns, want := range map[string]string{"": "", TurnsAuto: "", TurnsAlternate: "", TurnsTogether: "", "sometimes": `want auto, together or alternate`} {
+		if err := CheckTurns(turns, ClockAuto); (want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("--vm-turns %q: %v", turns, err)
+		}
+	}
+	if err := CheckTurns(TurnsTogether, ClockWall); err == nil || !strings.Contains(err.Error(), "measure each other's load") {
+		t.Errorf("together on the wall clock: %v", err)
 	}
 }

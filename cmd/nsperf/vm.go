@@ -29,6 +29,7 @@ type vmFlags struct {
 	deadline         time.Duration // run: the guests' measuring in wall time; 0: from the schedule
 	baseline         string        // --bisect: the known-good kernel's result, which the guest's looks decide against
 	hide             []string      // --vm-hide: more host paths the guest sees empty
+	turns            string        // --vm-turns: how the guests of an A/B take their rounds
 }
 
 func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
@@ -49,6 +50,7 @@ func (f *vmFlags) add(fs *pflag.FlagSet, forRun bool) {
 	fs.BoolVar(&f.pin, "vm-pin", true, "pin each vCPU thread to a host CPU, and QEMU's other threads to the CPUs no vCPU runs on (--vm-pin=false: leave them to the host scheduler)")
 	fs.DurationVar(&f.bootTimeout, "boot-timeout", vm.DefaultBootTimeout, "how long the guest may take from QEMU's start to running nsperf")
 	if forRun {
+		fs.StringVar(&f.turns, "vm-turns", vm.TurnsAuto, "how the two guests of an A/B take their rounds: together (at once, each vCPU thread on a host CPU of its own: virtual time only), alternate (one runs while the other is paused), or auto (together in virtual time when the host has a CPU for each guest, else alternate)")
 		fs.DurationVar(&f.deadline, "vm-deadline", 0, "how long the guests may measure in wall time, from the end of their boot, before they are stopped (exit 3, console logs kept); default: from the schedule, 20 wall seconds per second of measuring in virtual time, 4 on the wall clock, plus 5 minutes")
 	}
 	fs.StringArrayVar(&f.hide, "vm-hide", nil, "a host path (absolute) the guest sees empty, besides "+strings.Join(vm.Hidden, " ")+" and the history database; repeatable")
@@ -63,11 +65,14 @@ func (f *vmFlags) options(stderr io.Writer, ks []vm.Kernel, cpus int) (vm.Option
 	if err := vm.CheckClockFlags(f.clock, f.accel); err != nil {
 		return vm.Options{}, usageError{err}
 	}
+	if err := vm.CheckTurns(f.turns, f.clock); err != nil {
+		return vm.Options{}, usageError{err}
+	}
 	hide, err := f.hidden()
 	if err != nil {
 		return vm.Options{}, usageError{err}
 	}
-	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, BootTimeout: f.bootTimeout, Binary: exe, Progress: stderr, Files: map[string]string{}, Hide: hide}, nil
+	return vm.Options{Kernels: ks, CPUs: cpus, MemoryMB: f.memoryMB, Accel: f.accel, Clock: f.clock, Pin: f.pin, Turns: f.turns, BootTimeout: f.bootTimeout, Binary: exe, Progress: stderr, Files: map[string]string{}, Hide: hide}, nil
 }
 
 // hidden are the paths the guest sees empty besides vm.Hidden: the history database's

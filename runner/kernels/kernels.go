@@ -85,7 +85,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 		return nil, errors.New("kernels: no machine to measure on (runner.Options.Machine)")
 	}
 	progress := progressOf(opt)
-	// Console logs of guests that left no result are named after the run's start.
+	// Console logs and journals of failed guests are named after the run's start.
 	noResultID := "vm-" + start.Format("20060102-150405")
 	o := k.guestOptions()
 	// One measuring run at a time on this machine, guests on the wall clock included: a
@@ -112,6 +112,14 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	}
 	defer session.Close()
 	booted := time.Since(start)
+	if len(o.Kernels) > 1 {
+		switch {
+		case session.Together():
+			fmt.Fprintf(progress, "vm: A and B run each round at once, each on a host CPU of its own (virtual time: neither counts the other's load; --vm-turns alternate pauses one while the other runs)\n")
+		case o.Turns == vm.TurnsTogether:
+			fmt.Fprintf(progress, "vm: --vm-turns together: not here (%s clock, or fewer host CPUs than guests): A and B take turns, the other paused\n", session.Clock())
+		}
+	}
 	journals := keepJournals(session, len(o.Kernels), runner.OutPath(opt, s, noResultID))
 	stored := false
 	defer func() { journals.finish(stored, progress) }()
@@ -144,11 +152,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 		return nil, fmt.Errorf("%w: still measuring %s after the end of boot (%s of the schedule's measuring in %s); the guests were stopped and their finished runs kept (--vm-deadline sets the bound)",
 			ErrDeadline, deadline.Round(time.Second), s.EstimatedDuration().Round(time.Second), session.Clock())
 	}
-	rs, code, err := guestResults(outcomes, k.Scenario, scenarios.TextSHA256(s.Text), booted, func(guest int, id string, console []byte) {
-		if id == "" {
-			id = noResultID
-		}
-		keepConsole(progress, runner.OutPath(opt, s, id), string(rune('A'+guest)), console)
+	// A failed guest's console log is named after this run, as its journals are: a result
+	// the guest may have left is not stored (the A/B failed), and its run id is the guest's.
+	rs, code, err := guestResults(outcomes, k.Scenario, scenarios.TextSHA256(s.Text), booted, func(guest int, console []byte) {
+		keepConsole(progress, runner.OutPath(opt, s, noResultID), string(rune('A'+guest)), console)
 	})
 	if err != nil {
 		return nil, err
@@ -182,6 +189,10 @@ func (k Options) guestOptions() vm.Options {
 	if k.Baseline != "" {
 		o.Files["baseline.json"] = k.Baseline
 	}
+	o.Programs = map[string]string{}
+	for name, b := range k.Run.Built {
+		o.Programs[builtName(name)] = b.Path
+	}
 	o.Generated = func(i int, clock string) (map[string][]byte, error) {
 		data, err := json.MarshalIndent(k.request(i, clock), "", "  ")
 		return map[string][]byte{RequestFile: data}, err
@@ -192,7 +203,7 @@ func (k Options) guestOptions() vm.Options {
 
 // guestResults reads each guest's result; keep is called with the console log of each guest
 // that failed. code is the first non-zero exit status of a guest's nsperf.
-func guestResults(outcomes []vm.Outcome, scenarioArg, scenarioSHA string, booted time.Duration, keep func(guest int, id string, console []byte)) (rs []*results.Result, code int, err error) {
+func guestResults(outcomes []vm.Outcome, scenarioArg, scenarioSHA string, booted time.Duration, keep func(guest int, console []byte)) (rs []*results.Result, code int, err error) {
 	var errs []error
 	for i, out := range outcomes {
 		r, err := guestResult(out, scenarioArg, scenarioSHA, booted)
@@ -200,11 +211,7 @@ func guestResults(outcomes []vm.Outcome, scenarioArg, scenarioSHA string, booted
 			code = out.ExitCode
 		}
 		if failed := out.Err != nil || out.ExitCode != 0 || r == nil; failed && len(out.Console) > 0 {
-			id := ""
-			if r != nil {
-				id = r.RunID
-			}
-			keep(i, id, out.Console)
+			keep(i, out.Console)
 		}
 		switch {
 		case out.Err != nil:

@@ -166,3 +166,20 @@ func TestJournalCopiesAreValidated(t *testing.T) {
 		t.Errorf("the copy was replaced by what is not a journal: %q", now)
 	}
 }
+
+// TestFailedGuestConsoleKept: the console log of every guest that failed is kept, by guest
+// only: the name is the run's (its start), never a run id the failed guest wrote.
+func TestFailedGuestConsoleKept(t *testing.T) {
+	outcomes := []vm.Outcome{
+		{Exited: true, ExitCode: 4, Console: []byte("A's console"), Result: []byte(`{"run_id": "nsp-0001"}`)},
+		{Exited: true, ExitCode: 0, Console: []byte("B's console")},
+	}
+	kept := map[int]string{}
+	_, code, err := guestResults(outcomes, "x.yaml", "sha", 0, func(guest int, console []byte) { kept[guest] = string(console) })
+	if err == nil || code != 4 {
+		t.Errorf("exit %d, %v: want the guest's 4 and an error", code, err)
+	}
+	if kept[0] != "A's console" || kept[1] != "B's console" {
+		t.Errorf("kept %v", kept)
+	}
+}

@@ -100,6 +100,15 @@ func (k Options) request(i int, clock string) GuestRequest {
 	if k.ScenarioFile {
 		req.Scenario = vm.GuestDir + "/scenario.yaml"
 	}
+	if len(k.Run.Built) > 0 {
+		// The guest runs its copies in the exchange directory (guestOptions): the host's
+		// paths may be where it sees nothing.
+		req.Run.Built = map[string]tool.Built{}
+		for name, b := range k.Run.Built {
+			b.Path = vm.GuestDir + "/" + builtName(name)
+			req.Run.Built[name] = b
+		}
+	}
 	if len(k.VM.Kernels) > 1 {
 		// A state one kernel cannot apply is what an A/B of a patch may be about: each
 		// guest records it as unavailable and measures the rest.
@@ -116,6 +125,9 @@ func (k Options) request(i int, clock string) GuestRequest {
 	}
 	return req
 }
+
+// builtName is a built program's name in the guest's exchange directory.
+func builtName(program string) string { return "built-" + program }
 
 // ReadRequest reads a guest's request, strictly: an unknown field or another version is
 // refused.

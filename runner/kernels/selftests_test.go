@@ -55,7 +55,8 @@ func TestBuildSelftests(t *testing.T) {
 	if err := q.buildSelftests(context.Background()); err != nil || q.Run.Built["udpgso_bench_tx"] != p.Run.Built["udpgso_bench_tx"] {
 		t.Errorf("from the base's tree: %+v %v", q.Run.Built, err)
 	}
-	// A guest is given its host's builds, and builds nothing.
+	// A guest is given its host's builds, as copies in its exchange directory (the host's
+	// cache may be where it sees nothing: under /tmp, a --vm-hide), and builds nothing.
 	req := Options{Scenario: "veth-udpgso", Run: RunSettings{Built: p.Run.Built}}
 	req.VM.Kernels = make([]vm.Kernel, 1)
 	guestReq := req.request(0, "virtual")
@@ -64,8 +65,18 @@ func TestBuildSelftests(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan.SelftestTree = func(context.Context) (string, error) { t.Error("a guest looked for a tree"); return "", nil }
-	if err := plan.buildSelftests(context.Background()); err != nil || plan.Run.Built["udpgso_bench_rx"] != p.Run.Built["udpgso_bench_rx"] {
-		t.Errorf("in the guest: %+v %v", plan.Run.Built, err)
+	copies := req.guestOptions().Programs
+	for _, name := range []string{"udpgso_bench_tx", "udpgso_bench_rx"} {
+		in, host := plan.Run.Built[name], p.Run.Built[name]
+		if in.Path != vm.GuestDir+"/built-"+name || in.Provenance != host.Provenance || copies["built-"+name] != host.Path {
+			t.Errorf("in the guest: %s %+v, host's %+v, copied %v", name, in, host, copies)
+		}
+	}
+	if err := plan.buildSelftests(context.Background()); err != nil {
+		t.Errorf("in the guest: %v", err)
+	}
+	if p.Run.Built["udpgso_bench_tx"].Path == vm.GuestDir+"/built-udpgso_bench_tx" {
+		t.Error("the host's request was changed")
 	}
 	// A scenario without such a tool needs no tree.
 	plain := Plan{Scenario: pairScenario(t), SelftestTree: func(context.Context) (string, error) { t.Error("fetched for iperf3"); return "", nil }}

@@ -195,11 +195,9 @@ func TestBuildFuzzRecorded(t *testing.T) {
 	}
 }
 
-// TestBuildInterrupted: Ctrl-C during a build stops it (exit 130) and leaves no build and no
-// working directory in the cache, which a second call then builds whole.
-func TestBuildInterrupted(t *testing.T) {
-	testenv.RequireRoot(t)
-	cache := clitest.ScratchCache(t)
+// startBuild starts `nsperf build` of the veth patch in cache, its progress to be read.
+func startBuild(t *testing.T, cache string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
 	cmd := exec.Command(clitest.Binary, "build", "--patch", "../testdata/veth-tso-8192.patch")
 	cmd.Env = append(os.Environ(), "NSPERF_KERNEL_CACHE="+cache)
 	stderr, err := cmd.StderrPipe()
@@ -209,7 +207,15 @@ func TestBuildInterrupted(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(stderr)
+	return cmd, bufio.NewScanner(stderr)
+}
+
+// TestBuildInterrupted: Ctrl-C during a build stops it (exit 130) and leaves no build and no
+// working directory in the cache, which a second call then builds whole.
+func TestBuildInterrupted(t *testing.T) {
+	testenv.RequireRoot(t)
+	cache := clitest.ScratchCache(t)
+	cmd, sc := startBuild(t, cache)
 	var said []string
 	for sc.Scan() {
 		said = append(said, sc.Text())
@@ -218,7 +224,7 @@ func TestBuildInterrupted(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGINT)
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != exitcode.Interrupted {
 		t.Fatalf("exit %v, want %d\n%s", err, exitcode.Interrupted, strings.Join(said, "\n"))
@@ -228,6 +234,74 @@ func TestBuildInterrupted(t *testing.T) {
 	}
 	if _, stderr, code := clitest.RunEnv(t, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", "../testdata/veth-tso-8192.patch"); code != 0 || strings.Contains(stderr, "cached") {
 		t.Errorf("the build after the interrupted one: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestBuildKilledAndForeignManifest: nsperf killed with SIGKILL during make (no deferred
+// cleanup runs) takes its make with it, so no build goes on in the cache; the next build is
+// whole. A manifest.json in the cache that nsperf did not write (another key's, kernels named
+// /etc/shadow) is never used: the build is made again in its place, saying why.
+func TestBuildKilledAndForeignManifest(t *testing.T) {
+	testenv.RequireRoot(t)
+	cache := clitest.ScratchCache(t)
+	cmd, sc := startBuild(t, cache)
+	building := func() []string { // the processes that work in this cache
+		var found []string
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			argv, err := os.ReadFile(p)
+			if err == nil && strings.Contains(string(argv), cache) {
+				found = append(found, filepath.Base(filepath.Dir(p))+": "+strings.ReplaceAll(string(argv), "\x00", " "))
+			}
+		}
+		return found
+	}
+	var said []string
+	for sc.Scan() {
+		said = append(said, sc.Text())
+		if strings.HasPrefix(sc.Text(), "build: base:") {
+			for deadline := time.Now().Add(20 * time.Second); len(building()) == 0 && time.Now().Before(deadline); {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if len(building()) == 0 {
+				t.Errorf("no make in the cache to kill:\n%s", strings.Join(said, "\n"))
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			break
+		}
+	}
+	cmd.Wait()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(building()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := building(); len(left) > 0 {
+		t.Fatalf("the build of a killed nsperf goes on:\n%s", strings.Join(left, "\n"))
+	}
+	build := func() (string, int) {
+		_, stderr, code := clitest.RunEnv(t, []string{"NSPERF_KERNEL_CACHE=" + cache}, "build", "--patch", "../testdata/veth-tso-8192.patch")
+		return stderr, code
+	}
+	if stderr, code := build(); code != 0 || strings.Contains(stderr, "cached") {
+		t.Fatalf("the build after the killed one: exit %d\n%s", code, stderr)
+	}
+	builds := clitest.BuildsIn(t, cache)
+	if len(builds) != 1 {
+		t.Fatalf("builds in the cache: %v", builds)
+	}
+	manifest := filepath.Join(cache, "builds", builds[0], "manifest.json")
+	foreign := `{"version": 1, "key": "0123456789abcdef", "source": "debian", "mode": "modules", "kernels": [` +
+		`{"label": "base", "image": "/etc/shadow", "modules": "/etc"}, {"label": "patched", "image": "/etc/shadow", "modules": "/etc"}]}`
+	if err := os.WriteFile(manifest, []byte(foreign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr2, code := build()
+	if code != 0 || strings.Contains(stderr2, "cached") || !strings.Contains(stderr2, "is not a build of this key") {
+		t.Fatalf("a foreign manifest: exit %d\n%s", code, stderr2)
+	}
+	data, err := os.ReadFile(manifest)
+	if err != nil || strings.Contains(string(data), "/etc/shadow") || !strings.Contains(string(data), filepath.Join(cache, "builds", builds[0])) {
+		t.Errorf("the manifest after the rebuild (%v):\n%s", err, data)
 	}
 }
 
@@ -404,6 +478,24 @@ func TestVMPatchAB(t *testing.T) {
 		if c := k.Coverage; c == nil || c.Error != "" || len(c.Functions) != 1 || c.Functions[0].Function != "do_setup" ||
 			!slices.Equal(c.Functions[0].Probes, []string{"openvswitch:do_setup"}) || c.Functions[0].Calls[results.PhaseSetup] == 0 {
 			t.Errorf("kernel %s's coverage: %+v", k.Label, c)
+		}
+	}
+	// With a host CPU for each guest, A and B measure each round at once, each on its own CPU
+	// (vm.PlanTogether), none paused; the turns say so, for every round of both.
+	if allowed, _ := vm.AllowedCPUs(); len(allowed) >= 2 {
+		pa, pb := r.Kernels[0].Environment.VM.Pinning, r.Kernels[1].Environment.VM.Pinning
+		if pa == nil || pb == nil || len(pa.VCPUs) == 0 || len(pb.VCPUs) == 0 || slices.Equal(pa.VCPUs[0].CPUs, pb.VCPUs[0].CPUs) || len(pa.PausedCPUs)+len(pb.PausedCPUs) > 0 {
+			t.Errorf("the guests' pinning: A %+v, B %+v; want a CPU each, no parking", pa, pb)
+		}
+		gates := map[string]int{}
+		for _, turn := range r.Turns {
+			if !turn.Together {
+				t.Errorf("a turn in alternation: %+v", turn)
+			}
+			gates[turn.Kernel]++
+		}
+		if gates["A"] == 0 || gates["A"] != gates["B"] || !strings.Contains(runOutput, "vm: A and B run each round at once") {
+			t.Errorf("turns %v:\n%s", gates, runOutput)
 		}
 	}
 	if !strings.Contains(runOutput, "do_setup (net/openvswitch/vport-internal_dev.c, openvswitch.ko): ") || strings.Contains(runOutput, results.NotRun) {
