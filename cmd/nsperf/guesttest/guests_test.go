@@ -209,8 +209,10 @@ func TestVMKernelsAB(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ab.json")
 	db := filepath.Join(t.TempDir(), "h.db")
 	watch := watchAffinity(t)
+	// In turns (--vm-turns alternate): the schedule this test checks, which together (the
+	// default in virtual time with a CPU for each guest; TestVMPatchAB) does not use.
 	stdout, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", image, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--runs", "5", "--alpha", "0.01", "--label", "base", "--label", "patched", "--db", db, "--out", out)
+		"--vm-turns", "alternate", "--runs", "5", "--alpha", "0.01", "--label", "base", "--label", "patched", "--db", db, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
