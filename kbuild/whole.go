@@ -240,17 +240,17 @@ func (t *wholeTree) restore(b *base) error {
 		return err
 	}
 	defer src.Close()
-	base, err := os.OpenRoot(b.Tree)
+	fetched, err := os.OpenRoot(b.Tree)
 	if err != nil {
 		return err
 	}
-	defer base.Close()
+	defer fetched.Close()
 	now := time.Now()
 	for _, p := range paths {
 		if err := src.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("restore %s: %w", p, err)
 		}
-		orig, err := base.ReadFile(p)
+		orig, err := fetched.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // the series created it
 		}
@@ -258,7 +258,7 @@ func (t *wholeTree) restore(b *base) error {
 			return fmt.Errorf("restore %s: %w", p, err)
 		}
 		mode := fs.FileMode(0o644)
-		if fi, err := base.Stat(p); err == nil && fi.Mode().Perm()&0o111 != 0 {
+		if fi, err := fetched.Stat(p); err == nil && fi.Mode().Perm()&0o111 != 0 {
 			mode = 0o755 // a script the build runs
 		}
 		if err := src.WriteFile(p, orig, mode); err != nil {
