@@ -71,7 +71,8 @@ func (s *Session) readyOrExit(ctx context.Context, i, n int) (ready bool, err er
 
 // Alternate runs the guests' rounds in turns: every guest runs round N while the others are
 // paused, in ABBA order (A first in odd rounds, B first in even ones) so that neither kernel
-// always follows the other. It returns when every guest has ended, with the turns taken.
+// always follows the other. It returns when every guest has ended, with the turns taken. Guests
+// that run together (Session.Together) run each round at once instead (inStep).
 func (s *Session) Alternate(ctx context.Context) ([]results.Turn, error) {
 	if s.Together() {
 		return s.inStep(ctx)

@@ -117,8 +117,8 @@ type guest struct {
 	started time.Time
 	pin     *PinPlan // nil: not pinned
 	index   int      // 0 for A, 1 for B
-	// together: the guests of the A/B run at once, each on its own host CPU (PlanTogether),
-	// none ever paused.
+	// together: the guests of the A/B run their rounds at once, each on its own host CPU
+	// (PlanTogether); one is paused only while it waits for the other to end a round.
 	together bool
 }
 
