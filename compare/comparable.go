@@ -133,8 +133,8 @@ func checkComparable(sides []Side, pairs []StatePair, explicitPairs bool) (diff 
 
 // clockDifference names how the clocks of two results differ, "" when their figures are of
 // the same kind: virtual-time figures count the instructions a guest executed, and compare
-// only with figures of the same clock, icount options and QEMU (whose translation decides
-// the instructions); wall-clock figures of a host and of a guest are both time.
+// only with figures of the same clock, icount options, QEMU (whose translation decides
+// the instructions) and guest CPU model; wall-clock figures of a host and of a guest are both time.
 func clockDifference(a, b Side) string {
 	ca, cb := results.ClockOf(a.Result), results.ClockOf(b.Result)
 	switch {
@@ -144,8 +144,18 @@ func clockDifference(a, b Side) string {
 		return fmt.Sprintf("icount options: %s in %s, %s in %s", ca.Icount, a.Name, cb.Icount, b.Name)
 	case ca.QEMU != cb.QEMU:
 		return fmt.Sprintf("QEMU version in virtual time: %s in %s, %s in %s (its translation decides the instructions counted)", ca.QEMU, a.Name, cb.QEMU, b.Name)
+	case ca.CPU != cb.CPU:
+		return fmt.Sprintf("guest CPU in virtual time: %s in %s, %s in %s (the instructions the kernel may use decide the ones counted)", cpuName(ca.CPU), a.Name, cpuName(cb.CPU), b.Name)
 	}
 	return ""
+}
+
+// cpuName is a guest's -cpu for a message: QEMU's default model where none was passed.
+func cpuName(model string) string {
+	if model == "" {
+		return "QEMU's default (qemu64)"
+	}
+	return model
 }
 
 // sameMeasurement compares what two scenario texts measure, case by case.

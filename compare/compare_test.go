@@ -291,6 +291,12 @@ func TestCompareSideMetrics(t *testing.T) {
 	}
 }
 
+// withCPU records the guest's -cpu in a result.
+func withCPU(r *results.Result, model string) *results.Result {
+	r.Environment.VM.CPU = model
+	return r
+}
+
 // counted is a result whose samples carry counters: server's TcpExtTCPOFOQueue moves by ofo
 // (plus the round) per sample, client/eth0 sends 1000 packets whatever the state.
 func counted(id, kernel string, ofo uint64) *results.Result {
@@ -307,7 +313,8 @@ func counted(id, kernel string, ofo uint64) *results.Result {
 }
 
 // TestCompareRefusesOtherClock: virtual-time figures count instructions; they compare only
-// with figures of the same clock, icount options and QEMU (exit 2 without --force).
+// with figures of the same clock, icount options, QEMU and guest CPU model (exit 2 without
+// --force).
 func TestCompareRefusesOtherClock(t *testing.T) {
 	guest := func(id, clock, icount, qemu string) *results.Result {
 		r := result(id, "", "6.12", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
@@ -325,6 +332,7 @@ func TestCompareRefusesOtherClock(t *testing.T) {
 		{"host", result("nsp0002", "", "6.18", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn}), "clock: virtual in A, wall in B"},
 		{"icount", guest("nsp0002", "virtual", "shift=3,sleep=off,align=off", "7.2.22"), "icount options: shift=2,sleep=off,align=off in A, shift=3,sleep=off,align=off in B"},
 		{"qemu", guest("nsp0002", "virtual", "shift=2,sleep=off,align=off", "8.2.0"), "QEMU version in virtual time: 7.2.22 in A, 8.2.0 in B"},
+		{"cpu", withCPU(guest("nsp0002", "virtual", "shift=2,sleep=off,align=off", "7.2.22"), "qemu64,-cx16"), "guest CPU in virtual time: QEMU's default (qemu64) in A, qemu64,-cx16 in B"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sides := []Side{{Source: "a", Result: virtual}, {Source: "b", Result: tc.other}}
@@ -342,6 +350,12 @@ func TestCompareRefusesOtherClock(t *testing.T) {
 	same := guest("nsp0002", "virtual", "shift=2,sleep=off,align=off", "7.2.22")
 	if _, err := New([]Side{{Source: "a", Result: virtual}, {Source: "b", Result: same}}, Options{}); err != nil {
 		t.Errorf("the same clock: %v", err)
+	}
+	if key := results.ClockOf(withCPU(guest("nsp0002", "virtual", "shift=2,sleep=off,align=off", "7.2.22"), "qemu64,-cx16")).Key(); key != "virtual icount=shift=2,sleep=off,align=off qemu=7.2.22 cpu=qemu64,-cx16" {
+		t.Errorf("clock key %q", key)
+	}
+	if key := results.ClockOf(virtual).Key(); key != "virtual icount=shift=2,sleep=off,align=off qemu=7.2.22" {
+		t.Errorf("the key of a result without a CPU model changed: %q", key)
 	}
 	wallGuest, host := guest("nsp0003", "wall", "", "7.2.22"), result("nsp0004", "", "6.18", scenarioText, map[string][]float64{"off": baseOff, "on": baseOn})
 	if _, err := New([]Side{{Source: "a", Result: wallGuest}, {Source: "b", Result: host}}, Options{}); err != nil {

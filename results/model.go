@@ -134,6 +134,9 @@ type VMInfo struct {
 	// TCGThreads is TCG's threading (multi: one host thread per vCPU; single: one for all,
 	// as virtual time needs); "" under KVM.
 	TCGThreads string `json:"tcg_threads,omitempty"`
+	// CPU is QEMU's -cpu as passed (qemu64,-cx16 under TCG: vm.TCGCPUModel says why); "" for
+	// QEMU's default model.
+	CPU string `json:"cpu,omitempty"`
 	// Clock is the guest's clock: "virtual" (QEMU's icount: time counts the instructions
 	// the guest executes) or "wall"; "" in results written before the clock was recorded,
 	// all of which ran on the wall clock.

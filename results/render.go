@@ -372,8 +372,13 @@ func DescribeVM(r *Result) string {
 		first = fmt.Sprintf(", first measurement after %.1f s", v.FirstSampleSeconds)
 	}
 	accel := strings.ToUpper(v.Accel)
-	if v.TCGThreads != "" {
+	switch {
+	case v.TCGThreads != "" && v.CPU != "":
+		accel += " (" + v.TCGThreads + "-threaded, CPU " + v.CPU + ")"
+	case v.TCGThreads != "":
 		accel += " (" + v.TCGThreads + "-threaded)"
+	case v.CPU != "":
+		accel += " (CPU " + v.CPU + ")"
 	}
 	idle := ""
 	if v.IdleGate != "" {
@@ -399,22 +404,33 @@ func (r *Result) guestInfo() *VMInfo {
 // Clock is what a run's seconds were: the wall clock (of a host or a guest), or a guest's
 // virtual time with its icount options and QEMU, whose translation decides the instructions
 // counted. Figures compare only under the same Clock.
-type Clock struct{ Name, Icount, QEMU string }
+type Clock struct {
+	Name, Icount, QEMU string
+	// CPU is the guest's -cpu in virtual time: which instructions the kernel may use (without
+	// CX16 SLUB emulates cmpxchg16b) changes what is counted. "" for QEMU's default model.
+	CPU string
+}
 
 // ClockOf is the clock a result measured on.
 func ClockOf(r *Result) Clock {
 	if v := r.guestInfo(); v != nil && v.ClockName() == "virtual" {
-		return Clock{"virtual", v.Icount, v.QEMU}
+		return Clock{"virtual", v.Icount, v.QEMU, v.CPU}
 	}
 	return Clock{Name: "wall"}
 }
 
-// Key is the clock as one string: "wall", or "virtual icount=OPTIONS qemu=VERSION".
+// Key is the clock as one string: "wall", or "virtual icount=OPTIONS qemu=VERSION", with "
+// cpu=MODEL" after it when the guest's CPU was not QEMU's default (the keys of results stored
+// before the model was recorded stay as they were).
 func (c Clock) Key() string {
 	if c.Name != "virtual" {
 		return c.Name
 	}
-	return fmt.Sprintf("virtual icount=%s qemu=%s", c.Icount, c.QEMU)
+	key := fmt.Sprintf("virtual icount=%s qemu=%s", c.Icount, c.QEMU)
+	if c.CPU != "" {
+		key += " cpu=" + c.CPU
+	}
+	return key
 }
 
 // ClockName is the guest's clock: virtual or wall (results that recorded none ran on the

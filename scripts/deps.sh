@@ -4,7 +4,7 @@
 #   iperf3, netperf (Debian's non-free component), sockperf, openvswitch-switch, ethtool, iproute2,
 #   postgresql, whose server the history tests start for themselves, and
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
-#   qemu-system-x86 and busybox-static for runs on a kernel under test (--kernel), and
+#   qemu-system-x86, qemu-user and busybox-static for runs on a kernel under test (--kernel), and
 #   make, gcc-12, dwarves, kmod, xz-utils, libelf1 and libssl3 for nsperf build, and
 #   flex, bison, bc, libelf-dev, libssl-dev and ccache for its whole-kernel builds, and gcc
 #   (cc) and bubblewrap, in which every build of a patch's or a tree's code runs.
@@ -25,6 +25,9 @@ need ovsdb-tool openvswitch-common
 # nsperf run --kernel boots the kernel under test in QEMU, with a static busybox as the
 # initramfs's shell (a dynamic one would need the host's libraries there).
 need qemu-system-x86_64 qemu-system-x86
+# QEMU's x86 translator in user mode: the test of the guest CPU model TCG guests get
+# (vm.TCGCPUModel) runs a program under it.
+need qemu-x86_64 qemu-user
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || missing+=(busybox-static)
 # nsperf build (and run --patch) builds modules against Debian's 6.12 headers: with the
 # compiler that built that kernel, make, pahole for the modules' BTF, depmod, xz for the

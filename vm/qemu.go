@@ -89,21 +89,26 @@ func (c Config) args() []string {
 	a := []string{
 		"-name", "nsperf-" + filepath.Base(c.Dir), // nsperf cleanup finds a killed run's QEMU by it
 		"-accel", c.accelArg(),
+	}
+	if model := c.CPUModel(); model != "" {
+		a = append(a, "-cpu", model)
+	}
+	a = append(a,
 		"-m", strconv.Itoa(c.MemoryMB),
 		"-smp", strconv.Itoa(c.CPUs),
 		"-kernel", c.Image.Path,
 		"-initrd", c.Initrd,
 		"-append", c.KernelCommandLine(),
 		"-display", "none", "-monitor", "none", "-no-reboot", "-nic", "none",
-		"-chardev", "pipe,id=console,path=" + c.consoleFIFO(),
+		"-chardev", "pipe,id=console,path="+c.consoleFIFO(),
 		"-serial", "chardev:console",
 		"-chardev", "stdio,id=progress,signal=off",
 		"-serial", "chardev:progress",
-		"-virtfs", "local,path=/,mount_tag=" + hostRootTag + ",security_model=none,readonly=on",
-		"-virtfs", "local,path=" + c.Exchange() + ",mount_tag=" + exchangeTag + ",security_model=none",
-		"-virtfs", "local,path=" + c.Gate() + ",mount_tag=" + gateTag + ",security_model=none,readonly=on",
-		"-qmp", "unix:" + c.qmpSocket() + ",server=on,wait=off",
-	}
+		"-virtfs", "local,path=/,mount_tag="+hostRootTag+",security_model=none,readonly=on",
+		"-virtfs", "local,path="+c.Exchange()+",mount_tag="+exchangeTag+",security_model=none",
+		"-virtfs", "local,path="+c.Gate()+",mount_tag="+gateTag+",security_model=none,readonly=on",
+		"-qmp", "unix:"+c.qmpSocket()+",server=on,wait=off",
+	)
 	if c.Icount != "" {
 		a = append(a, "-icount", c.Icount)
 	}
@@ -140,6 +145,28 @@ const CPUBringUpAfterBoot = "after boot: maxcpus=1, the others onlined by /init"
 func (c Config) CPUBringUp() string {
 	if c.Icount != "" && c.CPUs > 1 {
 		return CPUBringUpAfterBoot
+	}
+	return ""
+}
+
+// TCGCPUModel is the guest CPU under TCG: QEMU's default model without CMPXCHG16B. QEMU 7.2's
+// TCG emulates cmpxchg16b without a lock prefix (the kernel's this_cpu_cmpxchg128, on every
+// SLUB allocation) in a helper that computes the flags from a stale CC_OP: when the
+// translation block began with CC_OP_EFLAGS and an earlier instruction of it set CC_SRC (an
+// add), the flags become that register's bits, up to the next instruction that sets flags.
+// An interrupt in that window pushes them, and its iret loads VM, NT or IOPL: the guest dies
+// of a double fault (seen at kmem_cache_alloc_node_noprof+0xe0 with EFLAGS bf8eaa42, the low
+// half of RDI with ZF) or of an oops after `sti`. testdata/cx16flags.c shows it in user mode.
+// Without CX16 the kernel takes its emulation (this_cpu_cmpxchg16b_emu, interrupts off), the
+// same on both kernels of an A/B. Later QEMUs translate the instruction inline (TCG's own
+// 128-bit cmpxchg), with the flags computed in the translator.
+const TCGCPUModel = "qemu64,-cx16"
+
+// CPUModel is -cpu's value: TCGCPUModel under TCG; "" (QEMU's default) under KVM, where the
+// host CPU runs the instruction.
+func (c Config) CPUModel() string {
+	if c.Accel == AccelTCG {
+		return TCGCPUModel
 	}
 	return ""
 }

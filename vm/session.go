@@ -245,7 +245,7 @@ func (g *guest) setAccel(opt Options, accel, clock string) (err error) {
 		g.cfg.Icount = IcountOptions
 	}
 	g.info.Accel, g.info.Clock, g.info.Icount, g.info.TCGThreads = accel, clock, g.cfg.Icount, g.cfg.TCGThreads()
-	g.info.CPUBringUp = g.cfg.CPUBringUp()
+	g.info.CPUBringUp, g.info.CPU = g.cfg.CPUBringUp(), g.cfg.CPUModel()
 	threads := opt.CPUs
 	if g.cfg.TCGThreads() == "single" {
 		threads = 1
