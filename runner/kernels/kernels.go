@@ -315,7 +315,7 @@ func guestResult(out vm.Outcome, scenarioArg, scenarioSHA string, booted time.Du
 	r.Environment.VM = &info
 	switch {
 	case info.Clock == vm.ClockVirtual:
-		r.Warnings = append(r.Warnings, results.VirtualTimeNote+"; compare only with runs of the same QEMU and icount options")
+		r.Warnings = append(r.Warnings, results.VirtualTimeNote+"; compare only with runs of the same QEMU, icount options and guest CPU")
 	case info.Accel == vm.AccelTCG:
 		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG on the wall clock, an emulated CPU shared with the host's load: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
 	}
