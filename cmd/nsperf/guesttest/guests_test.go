@@ -72,7 +72,7 @@ func TestVMRun(t *testing.T) {
 	// Pinned (the default), with multi-threaded TCG: one vCPU on the last CPU this test may
 	// use, QEMU's other threads on the rest; what the kernel enforced is what was recorded.
 	watch.checkPinning(t, false, env.VM.Pinning)
-	if env.VM.TCGThreads != "multi" || !strings.Contains(stdout, "TCG (multi-threaded)") || !strings.Contains(stdout, "pinned: vCPU 0 on host CPU") {
+	if env.VM.TCGThreads != "multi" || env.VM.CPU != vm.TCGCPUModel || !strings.Contains(stdout, "TCG (multi-threaded, CPU qemu64,-cx16)") || !strings.Contains(stdout, "pinned: vCPU 0 on host CPU") {
 		t.Errorf("tcg threads %q, table:\n%s", env.VM.TCGThreads, stdout)
 	}
 	if !strings.HasPrefix(env.KernelRelease, "6.1.") || env.VM == nil || env.VM.Accel != "tcg" || env.VM.CPUs != 1 ||
