@@ -133,9 +133,27 @@ func Command(ctx context.Context, spec Spec, argv ...string) (*exec.Cmd, error) 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Cancelled as from a terminal: make deletes the targets it was writing, so that a cut
 	// object never looks built to the next make.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.Cancel = func() error { return interrupt(cmd.Process.Pid) }
 	cmd.WaitDelay = time.Minute
 	return cmd, nil
+}
+
+// interrupt sends SIGINT to a process group, and again each second until the group is empty
+// (kill: ESRCH), then SIGKILL after a minute. Once is not enough: a SIGINT that comes while bwrap
+// is still setting up kills bwrap before its child has asked to die with it, and the child
+// then runs the command to its end (seen: a cancelled `sleep 30` ran 30 s). The group outlives
+// bwrap, and while it has members no other process can take its ID.
+func interrupt(group int) error {
+	go func() {
+		for range time.Minute / time.Second {
+			time.Sleep(time.Second)
+			if syscall.Kill(-group, syscall.SIGINT) != nil {
+				return
+			}
+		}
+		syscall.Kill(-group, syscall.SIGKILL)
+	}()
+	return syscall.Kill(-group, syscall.SIGINT)
 }
 
 // clean is the environment without what points into hidden places or changes who runs.

@@ -89,6 +89,28 @@ func TestSandbox(t *testing.T) {
 	}
 }
 
+// TestInterruptRepeats: a group whose program does not take the first SIGINT (as when it comes
+// before bwrap's child asked to die with bwrap) is interrupted all the same, in a second or two,
+// not after the program's 30 s.
+func TestInterruptRepeats(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `trap "" INT; sleep 1; trap "exit 3" INT; sleep 30 & wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	time.Sleep(200 * time.Millisecond)
+	if err := interrupt(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 || time.Since(start) > 20*time.Second {
+		t.Errorf("%v after %s, want exit 3 in a few seconds", err, time.Since(start))
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the background sleep
+}
+
 // TestNoBubblewrap: without bwrap on PATH, nothing runs and the error says how to install it.
 func TestNoBubblewrap(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
