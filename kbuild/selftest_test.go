@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
 )
 
 // stubTree is a kernel tree with a Makefile's version and one selftest program.
@@ -34,9 +36,7 @@ func stubTree(t *testing.T, program string) string {
 // names the tree, its version and the source's hash; another source is another build; a
 // source that is no selftest file, or does not compile, is refused with why.
 func TestSelftest(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler")
-	}
+	testenv.RequireTool(t, "cc")
 	cache := t.TempDir()
 	tree := stubTree(t, "#include <stdio.h>\n#include \"../kselftest.h\"\nint main(void) { printf(\"hello %d\\n\", KSFT_PASS); return 0; }\n")
 	b, err := Selftest(context.Background(), cache, tree, "tools/testing/selftests/net/hello.c")

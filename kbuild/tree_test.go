@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsperf/nsperf/internal/testenv"
 )
 
 // TestGitTreeSource: a git tree is named by its commit, and by the sha256 of `git diff HEAD`
@@ -16,9 +18,7 @@ import (
 // left out, a tracked symlink is linked as a symlink). A plain tree configured in place is
 // refused, and a directory that is no kernel tree too.
 func TestGitTreeSource(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	for _, f := range []string{"Makefile", "Kconfig", "scripts/kconfig/merge_config.sh", "arch/x86/Kconfig", "net/core/dev.c"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
@@ -83,9 +83,7 @@ func TestGitTreeSource(t *testing.T) {
 // while it names the tree: an fsmonitor hook, a filter driver's clean and smudge commands,
 // an external diff and a textconv program are all configured to leave a mark, and none does.
 func TestGitConfigRunsNothing(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.RequireTool(t, "git")
 	dir := t.TempDir()
 	marks := t.TempDir()
 	run := func(args ...string) {

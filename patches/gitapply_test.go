@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/nsperf/nsperf/internal/testenv"
 )
 
 // outcome is what a tool made of a patch on a tree: the files it left (content and mode), or
@@ -113,9 +115,7 @@ const fileA = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n"
 // where nsperf refuses on purpose (a link, a path out of the tree, line numbers past any file)
 // it says why.
 func TestLikeGitApply(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.RequireTool(t, "git")
 	modify := "diff --git a/a.c b/a.c\nindex 1..2 100644\n--- a/a.c\n+++ b/a.c\n@@ -3,3 +3,3 @@\n three\n-four\n+FOUR\n five\n"
 	for _, tc := range []struct {
 		name    string
@@ -175,9 +175,7 @@ func TestLikeGitApply(t *testing.T) {
 // applies, on a base made from its own hunks (their context and removed lines where the hunk
 // headers put them), to the same files with nsperf and with git apply.
 func TestLikeGitApplyOnReal(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.RequireTool(t, "git")
 	inputs, _ := filepath.Glob("testdata/*.mbox")
 	more, _ := filepath.Glob("testdata/*.patch")
 	corpus, _ := filepath.Glob("testdata/corpus/*.txt")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh: install what nsperf needs on a Debian 12 machine, only when it is missing.
 # Idempotent: a second run installs nothing and touches no apt source.
-#   iperf3, netperf (Debian's non-free component), sockperf, openvswitch-switch, ethtool, iproute2,
+#   git, iperf3, netperf (Debian's non-free component), sockperf, openvswitch-switch, ethtool, iproute2,
 #   postgresql, whose server the history tests start for themselves, and
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
 #   qemu-system-x86, qemu-user and busybox-static for runs on a kernel under test (--kernel), and
@@ -20,6 +20,9 @@ need netserver netperf
 need sockperf sockperf
 need ethtool ethtool
 need ip iproute2
+# Patches are checked against git apply (the differential test) and --source trees are read
+# with git.
+need git git
 need ovs-vswitchd openvswitch-switch
 need ovsdb-tool openvswitch-common
 # nsperf run --kernel boots the kernel under test in QEMU, with a static busybox as the

@@ -25,10 +25,27 @@ if [ -z "$logs" ]; then
 fi
 mkdir -p "$logs"
 
+# Each lane's go test -timeout: at least twice the lane's time on a fresh machine of CI's kind
+# (2 vCPUs, every cache empty), which the table at the end shows against it.
+declare -A limit=([host]=30m [builds]=30m [guests]=30m)
+
+# The reader of go test -json: a lane's output as plain go test prints it, and each test's time.
+tl="$logs/testlanes"
+$GO build -o "$tl" ./scripts/testlanes || exit 1
+
 lane() { # lane NAME COMMAND...: runs COMMAND with NAME before each line, its status in NAME.rc
+	local name=$1 start=$SECONDS
+	shift
+	# times: the CPU the lane's processes used (its children's user and system time).
+	("$@"; echo $? >"$logs/$name.rc"; times >"$logs/$name.cpu") 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
+	echo $((SECONDS - start)) >"$logs/$name.secs"
+}
+
+gotest() { # gotest NAME ARGS...: go test -json ARGS with the lane's limit, read by testlanes
 	local name=$1
 	shift
-	("$@"; echo $? >"$logs/$name.rc") 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
+	set -o pipefail
+	$GO test -json -count=1 -timeout "${limit[$name]}" "$@" 2>&1 | "$tl" filter -times "$logs/$name.times"
 }
 
 digest() { # digest NAME: a failed lane's failures again, at the end, for a log read from its
@@ -37,13 +54,18 @@ digest() { # digest NAME: a failed lane's failures again, at the end, for a log 
 	grep -A12 -E '^(\s*--- FAIL|panic:|fatal error:|# )' "$logs/$1.log" | grep -v -E '^(FAIL|ok|=== )' | head -n 40 | sed "s/^/[$1 failed] /"
 }
 
-lane builds $GO test -count=1 -timeout 30m "$builds" &
+lane builds gotest builds "$builds" &
 builds_pid=$!
-lane guests $GO test -count=1 -timeout 30m "$guests" &
+lane guests gotest guests "$guests" &
 guests_pid=$!
-# shellcheck disable=SC2086 # the package list is a word list
-lane host bash -c "$GO test -count=1 -p 1 -timeout 30m $host && make --no-print-directory fuzz FUZZTIME=$FUZZ"
+host_lane() {
+	# shellcheck disable=SC2086 # the package list is a word list
+	gotest host -p 1 $host && make --no-print-directory fuzz FUZZTIME="$FUZZ"
+}
+lane host host_lane
 wait $builds_pid $guests_pid
+
+"$tl" table -logs "$logs" host:${limit[host]} builds:${limit[builds]} guests:${limit[guests]}
 
 status=0
 for name in host builds guests; do

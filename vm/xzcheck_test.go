@@ -12,16 +12,19 @@ import (
 	"testing"
 
 	"github.com/ulikunitz/xz"
+
+	"github.com/nsperf/nsperf/internal/testenv"
 )
 
 // xzCompress compresses data with the xz command, as the kernel's modules_install does.
 func xzCompress(t testing.TB, data []byte, args ...string) []byte {
 	t.Helper()
+	testenv.RequireTool(t, "xz")
 	cmd := exec.Command("xz", append([]string{"--stdout", "--check=crc32"}, args...)...)
 	cmd.Stdin = bytes.NewReader(data)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Skipf("xz: %v (scripts/deps.sh installs xz-utils)", err)
+		t.Fatalf("xz: %v", err)
 	}
 	return out
 }

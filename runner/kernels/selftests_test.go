@@ -3,11 +3,11 @@ package kernels
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
@@ -18,9 +18,7 @@ import (
 // finds (the default kernel's source); a run given them (a guest's, from its host) builds
 // nothing; the guest's request carries them to the guest's run.
 func TestBuildSelftests(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler")
-	}
+	testenv.RequireTool(t, "cc")
 	t.Setenv("NSPERF_KERNEL_CACHE", t.TempDir())
 	tree := t.TempDir()
 	for _, name := range []string{"udpgso_bench_tx", "udpgso_bench_rx"} {

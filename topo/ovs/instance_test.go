@@ -3,21 +3,19 @@ package ovs
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/internal/waitlimit"
 )
 
 // TestStartEndsWhenTheServerExits: on a guest's virtual clock the wait for ovsdb-server's
 // socket has no bound, so a server that exits must end it, with its words.
 func TestStartEndsWhenTheServerExits(t *testing.T) {
-	if _, err := exec.LookPath("ovsdb-tool"); err != nil {
-		t.Skip("no ovsdb-tool: scripts/deps.sh installs openvswitch-switch")
-	}
+	testenv.RequireTool(t, "ovsdb-tool")
 	fake := t.TempDir()
 	if err := os.WriteFile(filepath.Join(fake, "ovsdb-server"), []byte("#!/bin/sh\necho 'fake ovsdb-server: cannot start' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)

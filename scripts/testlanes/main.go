@@ -1,0 +1,312 @@
+// Command testlanes is make test's reader of `go test -json` (scripts/test.sh): `filter`
+// prints a lane's output as a plain `go test` prints it (package lines, build errors, and the
+// output of the tests that failed, or that were still running when the binary died) and keeps
+// each test's time; `table` prints, at the end of the suite, each lane's time against its
+// limit with its ten longest tests, so that every run shows its margin.
+//
+//	go test -json ./pkg | go run ./scripts/testlanes filter -times LOGS/host.times
+//	go run ./scripts/testlanes table -logs LOGS host:30m builds:30m guests:30m
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: testlanes filter -times FILE | testlanes table -logs DIR LANE:LIMIT...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "filter":
+		fs := flag.NewFlagSet("filter", flag.ExitOnError)
+		times := fs.String("times", "", "where each test's time is written (one line a test)")
+		fs.Parse(os.Args[2:])
+		err = filterCommand(*times)
+	case "table":
+		fs := flag.NewFlagSet("table", flag.ExitOnError)
+		logs := fs.String("logs", "", "the directory of the lanes' .times and .secs files")
+		fs.Parse(os.Args[2:])
+		err = tableCommand(os.Stdout, *logs, fs.Args())
+	default:
+		err = fmt.Errorf("unknown command %q: filter or table", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testlanes:", err)
+		os.Exit(1)
+	}
+}
+
+func filterCommand(timesPath string) error {
+	var times io.Writer = io.Discard
+	if timesPath != "" {
+		f, err := os.Create(timesPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		times = f
+	}
+	return Filter(os.Stdin, os.Stdout, times)
+}
+
+// event is one line of `go test -json` (cmd/test2json).
+type event struct {
+	Time       time.Time
+	Action     string
+	Package    string
+	ImportPath string // build-output events
+	Test       string
+	Elapsed    float64
+	Output     string
+}
+
+// TestTime is one top-level test's time: Result is pass, fail, skip, or running when its
+// binary ended (a panic, go test's -timeout) before the test did.
+type TestTime struct {
+	Package, Test string
+	Seconds       float64
+	Result        string
+}
+
+// Filter copies a `go test -json` stream to out as plain `go test` would print it, and writes
+// every top-level test's time to times, a line each: package, test, seconds, result.
+// A line that is no JSON (go's own messages) is copied as it is.
+func Filter(in io.Reader, out, times io.Writer) error {
+	type running struct {
+		start  time.Time
+		output []string
+	}
+	// Top-level tests by package and name; subtests' output goes to their parent's.
+	tests := map[string]*running{}
+	key := func(pkg, test string) string {
+		top, _, _ := strings.Cut(test, "/")
+		return pkg + " " + top
+	}
+	// flush prints a test's output as plain go test does: its --- FAIL line first (-json
+	// streams it last), then what it and its subtests said.
+	flush := func(name string, r *running) {
+		for _, line := range r.output {
+			if strings.HasPrefix(line, "--- FAIL: "+name+" (") {
+				io.WriteString(out, line)
+			}
+		}
+		for _, line := range r.output {
+			if !strings.HasPrefix(strings.TrimSpace(line), "=== ") && !strings.HasPrefix(line, "--- FAIL: "+name+" (") {
+				io.WriteString(out, line)
+			}
+		}
+	}
+	// ended writes the tests of pkg that never ended: they died with their binary (a panic,
+	// go test's -timeout). What they said is shown, and they count as running until then.
+	ended := func(pkg string, at time.Time) {
+		var names []string
+		for k := range tests {
+			if strings.HasPrefix(k, pkg+" ") {
+				names = append(names, k)
+			}
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			r, name := tests[k], strings.TrimPrefix(k, pkg+" ")
+			flush(name, r)
+			secs := 0.0
+			if !r.start.IsZero() && !at.IsZero() {
+				secs = at.Sub(r.start).Seconds()
+			}
+			fmt.Fprintf(times, "%s\t%s\t%.2f\trunning\n", pkg, name, secs)
+			delete(tests, k)
+		}
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		var e event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Action == "" {
+			fmt.Fprintln(out, sc.Text())
+			continue
+		}
+		switch {
+		case e.Action == "build-output":
+			io.WriteString(out, e.Output)
+		case e.Test == "":
+			// The package's own lines: ok, FAIL, a panic outside a test. Its last line ends
+			// the tests still running.
+			if e.Action == "output" && (strings.HasPrefix(e.Output, "FAIL") || strings.HasPrefix(e.Output, "ok ")) {
+				ended(e.Package, e.Time)
+			}
+			if e.Action == "output" && strings.TrimSpace(e.Output) != "PASS" {
+				io.WriteString(out, e.Output)
+			}
+			if e.Action == "fail" || e.Action == "pass" {
+				ended(e.Package, e.Time)
+			}
+		default:
+			k := key(e.Package, e.Test)
+			r := tests[k]
+			if r == nil {
+				r = &running{start: e.Time}
+				tests[k] = r
+			}
+			top := !strings.Contains(e.Test, "/")
+			switch e.Action {
+			case "output":
+				r.output = append(r.output, e.Output)
+			case "pass", "skip":
+				if top {
+					fmt.Fprintf(times, "%s\t%s\t%.2f\t%s\n", e.Package, e.Test, e.Elapsed, e.Action)
+					delete(tests, k)
+				}
+			case "fail":
+				if top {
+					flush(e.Test, r)
+					fmt.Fprintf(times, "%s\t%s\t%.2f\tfail\n", e.Package, e.Test, e.Elapsed)
+					delete(tests, k)
+				}
+			}
+		}
+	}
+	return sc.Err()
+}
+
+// Lane is one lane of make test: its wall time, go test's -timeout for it, and its tests.
+type Lane struct {
+	Name    string
+	Seconds float64 // the lane's wall time; 0 when unknown
+	CPU     float64 // the CPU seconds its processes used (user and system); 0 when unknown
+	Limit   time.Duration
+	Tests   []TestTime
+}
+
+// readLane reads DIR/NAME.secs (the lane's wall seconds, written by test.sh) and DIR/NAME.times.
+func readLane(dir, name string, limit time.Duration) (Lane, error) {
+	l := Lane{Name: name, Limit: limit}
+	if data, err := os.ReadFile(filepath.Join(dir, name+".secs")); err == nil {
+		l.Seconds, _ = strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, name+".cpu")); err == nil {
+		l.CPU = childrenCPU(string(data))
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name+".times"))
+	if errors.Is(err, os.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return l, err
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			continue
+		}
+		secs, _ := strconv.ParseFloat(f[2], 64)
+		l.Tests = append(l.Tests, TestTime{Package: f[0], Test: f[1], Seconds: secs, Result: f[3]})
+	}
+	return l, nil
+}
+
+// childrenCPU reads bash's `times`: its second line is the children's user and system time,
+// as 1m2.345s 0m0.678s.
+func childrenCPU(text string) float64 {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) < 2 {
+		return 0
+	}
+	total := 0.0
+	for _, f := range strings.Fields(lines[1]) {
+		min, sec, ok := strings.Cut(strings.TrimSuffix(f, "s"), "m")
+		m, err1 := strconv.ParseFloat(min, 64)
+		s, err2 := strconv.ParseFloat(sec, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return 0
+		}
+		total += 60*m + s
+	}
+	return total
+}
+
+func tableCommand(w io.Writer, dir string, specs []string) error {
+	if dir == "" || len(specs) == 0 {
+		return errors.New("table: give -logs DIR and at least one LANE:LIMIT (host:30m)")
+	}
+	var lanes []Lane
+	for _, s := range specs {
+		name, limitText, ok := strings.Cut(s, ":")
+		limit, err := time.ParseDuration(limitText)
+		if !ok || err != nil || limit <= 0 {
+			return fmt.Errorf("table: %q is not LANE:LIMIT (host:30m)", s)
+		}
+		l, err := readLane(dir, name, limit)
+		if err != nil {
+			return err
+		}
+		lanes = append(lanes, l)
+	}
+	Table(w, lanes)
+	return nil
+}
+
+// Table prints each lane's time against its limit and its ten longest tests, and says which
+// lane or test has used more than half of its limit: the suite must pass on a fresh machine
+// with every limit at least twice what it measures.
+func Table(w io.Writer, lanes []Lane) {
+	fmt.Fprintln(w, "make test: each lane's wall time against its go test -timeout, and its ten longest tests")
+	for _, l := range lanes {
+		margin := "?"
+		if l.Seconds > 0 {
+			margin = fmt.Sprintf("%.1fx", l.Limit.Seconds()/l.Seconds)
+		}
+		cpu := ""
+		if l.CPU > 0 {
+			cpu = fmt.Sprintf(", CPU %s", clock(l.CPU))
+		}
+		fmt.Fprintf(w, "  %-7s %8s of %s (limit %s the time%s)\n", l.Name, clock(l.Seconds), clock(l.Limit.Seconds()), margin, cpu)
+		tests := append([]TestTime(nil), l.Tests...)
+		sort.SliceStable(tests, func(i, j int) bool { return tests[i].Seconds > tests[j].Seconds })
+		for i, t := range tests {
+			if i == 10 {
+				break
+			}
+			note := ""
+			if t.Result != "pass" {
+				note = " (" + t.Result + ")"
+			}
+			fmt.Fprintf(w, "          %8s  %s %s%s\n", clock(t.Seconds), shortPackage(t.Package), t.Test, note)
+		}
+		half := l.Limit.Seconds() / 2
+		if l.Seconds > half {
+			fmt.Fprintf(w, "  warning: the %s lane took more than half of its limit: make it faster, then raise the limit if it must\n", l.Name)
+		}
+		for _, t := range tests {
+			if t.Seconds > half {
+				fmt.Fprintf(w, "  warning: %s took more than half of the %s lane's limit\n", t.Test, l.Name)
+			}
+		}
+	}
+}
+
+// shortPackage is a package path without the module's.
+func shortPackage(pkg string) string {
+	return strings.TrimPrefix(pkg, "github.com/nsperf/nsperf/")
+}
+
+// clock writes seconds as 12m05s, or 7.3s under a minute.
+func clock(secs float64) string {
+	if secs < 60 {
+		return fmt.Sprintf("%.1fs", secs)
+	}
+	s := int(secs + 0.5)
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
