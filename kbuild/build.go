@@ -163,11 +163,6 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 			return nil, err
 		}
 	}
-	unlock, err := lockCache(ctx, req.Cache, req.Progress)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	b, err := resolveBase(ctx, req)
 	if err != nil {
 		return nil, err
@@ -221,6 +216,11 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	m.Count, m.CountTruncated = countTargets(tree, series, m.Mode, kconfig.Parse(b.Config, config).Values())
 	m.Key = m.cacheKey()
 	m.Dir = filepath.Join(req.Cache, "builds", m.Key)
+	unlock, err := lockFor(ctx, req.Cache, "build-"+m.Key, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	cached, err := readManifest(m.Dir)
 	if err == nil {
 		err = cached.trusted(m, req.Cache)
@@ -232,7 +232,7 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	}
 	if _, statErr := os.Lstat(m.Dir); statErr == nil {
 		// Not a build this nsperf finished (a foreign or damaged manifest.json): its paths
-		// are never used, and it makes way for the build (the cache lock is held).
+		// are never used, and it makes way for the build (the key's lock is held).
 		fmt.Fprintf(req.Progress, "build: %s is not a build of this key (%v); building it again\n", m.Dir, err)
 		if err := os.RemoveAll(m.Dir); err != nil {
 			return nil, fmt.Errorf("build: remove the untrusted %s: %w", m.Dir, err)
@@ -310,14 +310,20 @@ func totalFuzz(r *patches.Result) int {
 	return n
 }
 
-// lockCache holds the cache for one build at a time: two builds of one key, or two fetches of
-// one base, would otherwise race to rename their work into place. The wait says so and ends
-// with ctx (^C).
-func lockCache(ctx context.Context, cache string, progress io.Writer) (func(), error) {
-	if err := os.MkdirAll(cache, 0o755); err != nil {
+// lockFor holds one thing of the cache for one nsperf process at a time: the fetch of one
+// base (source-NAME), the build of one key (build-KEY), the lasting tree of one base and config
+// (tree-KEY). Two builds of one key, or two fetches of one base, would otherwise race to
+// rename their work into place, and two builds in one tree patch each other's files; builds
+// of other keys go on meanwhile (a whole kernel's build does not hold up a module build of
+// another series). The lock is a file of cache/locks held with flock(2): the kernel lets it go
+// when its process dies. The wait says so and ends with ctx (^C).
+func lockFor(ctx context.Context, cache, name string, progress io.Writer) (func(), error) {
+	dir := filepath.Join(cache, "locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(cache, "lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o644)
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -328,21 +334,21 @@ func lockCache(ctx context.Context, cache string, progress io.Writer) (func(), e
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("cache lock %s: %w", filepath.Join(cache, "lock"), err)
+			return nil, fmt.Errorf("cache lock %s: %w", path, err)
 		}
 		if !said {
-			fmt.Fprintf(progress, "build: waiting for another nsperf build in %s\n", cache)
+			fmt.Fprintf(progress, "build: waiting for another nsperf process using %s (lock %s)\n", name, path)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("build: waiting for another nsperf build in %s: %w", cache, ctx.Err())
+			return nil, fmt.Errorf("build: waiting for another nsperf process using %s (lock %s): %w", name, path, ctx.Err())
 		case <-time.After(lockPoll):
 		}
 	}
 }
 
-// lockPoll is how often a build waiting for the cache tries its lock.
+// lockPoll is how often a process waiting for a lock of the cache tries it.
 const lockPoll = 250 * time.Millisecond
 
 // readSeries reads every patch file, in order.
@@ -538,6 +544,11 @@ func (m *Manifest) modules(ctx context.Context, b *base, tmp string, checked *pa
 
 // whole builds both kernels whole in the base's lasting tree, configured first.
 func (m *Manifest) whole(ctx context.Context, b *base, cache, tmp string, checked *patches.Result, progress io.Writer) error {
+	unlock, err := lockFor(ctx, cache, "tree-"+treeKey(b, m), progress)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	t, err := openWholeTree(ctx, cache, b, m, progress)
 	if err != nil {
 		return err

@@ -47,6 +47,14 @@ func debianBase(ctx context.Context, cache string, progress io.Writer) (*base, e
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
 		return b, nil
 	}
+	unlock, err := lockFor(ctx, cache, "source-debian-"+version, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+		return b, nil // fetched by the process that held the lock
+	}
 	fmt.Fprintf(progress, "build: fetching Debian's 6.12 kernel %s (image, headers, source) into %s\n", version, dir)
 	tmp, err := tempBeside(dir)
 	if err != nil {

@@ -182,6 +182,13 @@ func tarballBase(ctx context.Context, cache, file string, progress io.Writer) (*
 	sum := hex.EncodeToString(h.Sum(nil))
 	dir := filepath.Join(cache, "sources", "tarball-"+sum[:16])
 	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
+		unlock, err := lockFor(ctx, cache, "source-tarball-"+sum[:16], progress)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
 		fmt.Fprintf(progress, "build: unpacking %s into %s\n", file, dir)
 		tmp, err := tempBeside(dir)
 		if err != nil {

@@ -54,21 +54,27 @@ func TestManifestTrusted(t *testing.T) {
 	}
 }
 
-// TestLockCacheEndsWithContext: a build waiting for another one's cache lock says so and
-// ends with its context (^C), rather than waiting on in flock.
-func TestLockCacheEndsWithContext(t *testing.T) {
+// TestLockForEndsWithContext: a build waiting for the lock of a key another process holds says
+// so and ends with its context (^C), rather than waiting on in flock; the lock of another key
+// (a module build beside a whole kernel's) is not held up.
+func TestLockForEndsWithContext(t *testing.T) {
 	cache := t.TempDir()
-	unlock, err := lockCache(context.Background(), cache, io.Discard)
+	unlock, err := lockFor(context.Background(), cache, "build-one", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unlock()
 	// flock locks are per open file: a second open in this process waits as another would.
+	other, err := lockFor(context.Background(), cache, "build-another", io.Discard)
+	if err != nil {
+		t.Fatalf("another key's lock: %v", err)
+	}
+	other()
 	ctx, cancel := context.WithCancel(context.Background())
 	var said strings.Builder
 	done := make(chan error, 1)
 	go func() {
-		unlock2, err := lockCache(ctx, cache, &syncWriter{w: &said})
+		unlock2, err := lockFor(ctx, cache, "build-one", &syncWriter{w: &said})
 		if err == nil {
 			unlock2()
 		}
@@ -84,7 +90,7 @@ func TestLockCacheEndsWithContext(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the wait for the lock did not end with its context")
 	}
-	if !strings.Contains(said.String(), "waiting for another nsperf build in "+cache) {
+	if !strings.Contains(said.String(), "waiting for another nsperf process using build-one (lock "+filepath.Join(cache, "locks", "build-one")+")") {
 		t.Errorf("the wait was not said: %q", said.String())
 	}
 }

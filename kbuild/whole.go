@@ -95,9 +95,7 @@ func readConfigFile(path string) ([]byte, error) {
 // openWholeTree finds or makes the tree of the base, config and compiler in cache/trees,
 // and restores what a killed build left patched in it.
 func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, progress io.Writer) (*wholeTree, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "nsperf tree\n%s\n%s\n%s\n", b.Identity, m.configKey, m.Compiler)
-	dir := filepath.Join(cache, "trees", hex.EncodeToString(h.Sum(nil))[:16])
+	dir := filepath.Join(cache, "trees", treeKey(b, m))
 	cc := strings.Fields(m.Compiler)[0]
 	t := &wholeTree{dir: dir, src: filepath.Join(dir, "src"), obj: filepath.Join(dir, "obj"), journal: filepath.Join(dir, "patched-files.json"), cc: cc,
 		cache: cache, ccache: filepath.Join(cache, "ccache"),
@@ -120,6 +118,13 @@ func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, prog
 		}
 	}
 	return t, t.restore(b)
+}
+
+// treeKey names the lasting tree of a base, config and compiler.
+func treeKey(b *base, m *Manifest) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "nsperf tree\n%s\n%s\n%s\n", b.Identity, m.configKey, m.Compiler)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // linkSource copies a source tree as hard links, its symlinks as symlinks (`cp -al`): all

@@ -13,15 +13,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-FUZZ=${FUZZ:-30000x}
+FUZZ=${FUZZ:-3000x}
 builds=$($GO list ./cmd/nsperf/buildtest)
 guests=$($GO list ./cmd/nsperf/guesttest)
 host=$($GO list ./... | grep -v -E '/cmd/nsperf/(buildtest|guesttest)$' | tr '\n' ' ')
 
 logs=${NSPERF_TEST_LOGS:-}
 if [ -z "$logs" ]; then
-	logs=$(mktemp -d)
-	trap 'rm -rf "$logs"' EXIT
+	logs=$(mktemp -d) # removed at the end unless a lane failed
 fi
 mkdir -p "$logs"
 
@@ -33,12 +32,41 @@ declare -A limit=([host]=30m [builds]=30m [guests]=30m)
 tl="$logs/testlanes"
 $GO build -o "$tl" ./scripts/testlanes || exit 1
 
+# The CPU each lane's processes use, for the table: a cgroup of the lane's own (cgroup v2's
+# cpu.stat, else v1's cpuacct), which counts every descendant, sandboxed builds and guests
+# included. Without one (no root, no cgroup file system) the table has no CPU figure.
+cgroot=
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	cgroot=/sys/fs/cgroup
+elif [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
+	cgroot=/sys/fs/cgroup/cpuacct
+fi
+removecgroups() { # the lanes' cgroups, each empty once its lane ended
+	[ -z "$cgroot" ] || rmdir "$cgroot"/nsperf-test-$$-* 2>/dev/null
+}
+trap 'removecgroups; [ -n "${NSPERF_TEST_LOGS:-}" ] || [ "${keep_logs:-}" = yes ] || rm -rf "$logs"' EXIT
+
+cpuseconds() { # cpuseconds CGROUP: the CPU seconds its processes used
+	if [ -f "$1/cpu.stat" ]; then
+		awk '$1 == "usage_usec" {printf "%.1f\n", $2 / 1e6}' "$1/cpu.stat"
+	else
+		awk '{printf "%.1f\n", $1 / 1e9}' "$1/cpuacct.usage"
+	fi
+}
+
 lane() { # lane NAME COMMAND...: runs COMMAND with NAME before each line, its status in NAME.rc
-	local name=$1 start=$SECONDS
+	local name=$1 start=$SECONDS cg=
 	shift
-	# times: the CPU the lane's processes used (its children's user and system time).
-	("$@"; echo $? >"$logs/$name.rc"; times >"$logs/$name.cpu") 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
+	if [ -n "$cgroot" ] && mkdir -p "$cgroot/nsperf-test-$$-$name" 2>/dev/null; then
+		cg=$cgroot/nsperf-test-$$-$name
+	fi
+	(
+		[ -z "$cg" ] || echo "$BASHPID" >"$cg/cgroup.procs" 2>/dev/null || true
+		"$@"
+		echo $? >"$logs/$name.rc"
+	) 2>&1 | tee "$logs/$name.log" | sed -u "s/^/[$name] /"
 	echo $((SECONDS - start)) >"$logs/$name.secs"
+	[ -z "$cg" ] || cpuseconds "$cg" >"$logs/$name.cpu"
 }
 
 gotest() { # gotest NAME ARGS...: go test -json ARGS with the lane's limit, read by testlanes
@@ -76,7 +104,7 @@ for name in host builds guests; do
 		[ "$status" != 0 ] || status=$rc
 	fi
 done
-if [ "$status" != 0 ] && [ -z "${NSPERF_TEST_LOGS:-}" ]; then
-	trap - EXIT # keep the logs of a failure
+if [ "$status" != 0 ]; then
+	keep_logs=yes # the logs of a failure stay for reading
 fi
 exit "$status"

@@ -22,12 +22,12 @@ import (
 const module = "github.com/nsperf/nsperf/"
 
 // layers are nsperf's packages, lowest first. A package imports only from layers below its
-// own: the bounds of waits; helpers; the knob registry; the scenario model; the pure plan and the result model;
+// own: the bounds of waits and make test's reader of go test; helpers; the knob registry; the scenario model; the pure plan and the result model;
 // OVS, run state, the tool interface, comparison, change points, counting a patch's calls and the seam between the
 // engine and the machine; the live topology, the guests, the history and the tools' drivers;
 // the engine, HTML and the host machine; the A/B of two kernels; the command line.
 var layers = [][]string{
-	{"internal/waitlimit", "internal/inputerr", "internal/exitcode", "kconfig"},
+	{"internal/waitlimit", "internal/inputerr", "internal/exitcode", "kconfig", "scripts/testlanes"},
 	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/sandbox", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},

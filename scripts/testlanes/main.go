@@ -185,19 +185,20 @@ func Filter(in io.Reader, out, times io.Writer) error {
 type Lane struct {
 	Name    string
 	Seconds float64 // the lane's wall time; 0 when unknown
-	CPU     float64 // the CPU seconds its processes used (user and system); 0 when unknown
+	CPU     float64 // the CPU seconds its processes used (its cgroup's); 0 when unknown
 	Limit   time.Duration
 	Tests   []TestTime
 }
 
-// readLane reads DIR/NAME.secs (the lane's wall seconds, written by test.sh) and DIR/NAME.times.
+// readLane reads what test.sh wrote of a lane: DIR/NAME.secs (its wall seconds), DIR/NAME.cpu
+// (its CPU seconds) and DIR/NAME.times (its tests').
 func readLane(dir, name string, limit time.Duration) (Lane, error) {
 	l := Lane{Name: name, Limit: limit}
 	if data, err := os.ReadFile(filepath.Join(dir, name+".secs")); err == nil {
 		l.Seconds, _ = strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, name+".cpu")); err == nil {
-		l.CPU = childrenCPU(string(data))
+		l.CPU, _ = strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, name+".times"))
 	if errors.Is(err, os.ErrNotExist) {
@@ -215,26 +216,6 @@ func readLane(dir, name string, limit time.Duration) (Lane, error) {
 		l.Tests = append(l.Tests, TestTime{Package: f[0], Test: f[1], Seconds: secs, Result: f[3]})
 	}
 	return l, nil
-}
-
-// childrenCPU reads bash's `times`: its second line is the children's user and system time,
-// as 1m2.345s 0m0.678s.
-func childrenCPU(text string) float64 {
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	if len(lines) < 2 {
-		return 0
-	}
-	total := 0.0
-	for _, f := range strings.Fields(lines[1]) {
-		min, sec, ok := strings.Cut(strings.TrimSuffix(f, "s"), "m")
-		m, err1 := strconv.ParseFloat(min, 64)
-		s, err2 := strconv.ParseFloat(sec, 64)
-		if !ok || err1 != nil || err2 != nil {
-			return 0
-		}
-		total += 60*m + s
-	}
-	return total
 }
 
 func tableCommand(w io.Writer, dir string, specs []string) error {

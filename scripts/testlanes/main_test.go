@@ -90,7 +90,7 @@ func TestTable(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "builds.times"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "builds.secs"), []byte("1200\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "host.secs"), []byte("300\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "host.cpu"), []byte("0m0.010s 0m0.020s\n7m30.500s 1m0.000s\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "host.cpu"), []byte("510.5\n"), 0o644)
 	var out bytes.Buffer
 	if err := tableCommand(&out, dir, []string{"host:30m", "builds:30m"}); err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func TestVMRun(t *testing.T) {
 	image, modules := clitest.GuestTest(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	watch := watchAffinity(t)
-	stdout, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--vm-clock", "wall", "--no-history", "--out", out)
+	stdout, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--vm-clock", "wall", "--duration", "1s", "--no-history", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -105,12 +105,24 @@ func TestVMRun(t *testing.T) {
 // TestVMRunVirtual: with no clock flag a TCG guest runs in virtual time: single-threaded TCG
 // with the fixed icount options, its one thread pinned to the last CPU and QEMU's other
 // threads to the rest, the idle gate skipped, and every place that shows the guest says so.
+// One guest checks three things more:
+//   - SMP in virtual time: Debian 12's 6.1 hangs bringing up its second vCPU at boot in
+//     virtual time; the guest boots on one (maxcpus=1) and /init brings the second online, so
+//     that a scenario pinned to CPUs 0 and 1 runs with two vCPUs, and the result says how its
+//     CPUs came up;
+//   - --kernel DIR, a built kernel tree: its arch/x86/boot/bzImage and the modules its
+//     modules.order lists, without --modules;
+//   - the config check lets a scenario run on a tree whose .config lacks an option the
+//     scenario does not need (CONFIG_VXLAN; TestVMConfigRefusedBeforeBoot refuses a vxlan
+//     scenario on the same tree).
 func TestVMRunVirtual(t *testing.T) {
 	image, modules := clitest.GuestTest(t)
+	kdir := buildTree(t, image, modules)
+	os.WriteFile(filepath.Join(kdir, ".config"), configWithout(t, image, "VXLAN"), 0o644)
 	out := filepath.Join(t.TempDir(), "r.json")
 	watch := watchAffinity(t)
-	stdout, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--out", out)
-	if code != 0 {
+	stdout, stderr, code := clitest.Run(t, "run", twoCPUScenario(t), "--kernel", kdir, "--vm-accel", "tcg", "--duration", "1s", "--no-history", "--out", out)
+	if code != 0 || strings.Contains(stderr, "is not set") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	r, _, err := results.ReadFile(out)
@@ -140,11 +152,61 @@ func TestVMRunVirtual(t *testing.T) {
 	if err := results.KTAP(&ktap, r); err != nil || !strings.Contains(ktap.String(), "# vm: QEMU ") || !strings.Contains(ktap.String(), "virtual time (icount") {
 		t.Errorf("KTAP: %v\n%s", err, ktap.String())
 	}
+	// Two vCPUs, the second brought up after boot.
+	if v.CPUs != 2 || r.Environment.CPUs != 2 || v.CPUBringUp != vm.CPUBringUpAfterBoot {
+		t.Errorf("the guest: %d CPUs in it, %+v", r.Environment.CPUs, v)
+	}
+	if !strings.Contains(stdout+stderr, "2 vCPU (CPUs brought up "+vm.CPUBringUpAfterBoot+")") {
+		t.Errorf("the table does not say how the CPUs came up:\n%s\n%s", stdout, stderr)
+	}
+	// The tree's modules were loaded: veth from its modules.order.
+	if !slices.Contains(v.Loaded, "veth") {
+		t.Errorf("modules loaded from the tree: %v", v.Loaded)
+	}
 }
 
+// twoCPUScenario is the short scenario with its server on CPU 1: a guest of two vCPUs.
+func twoCPUScenario(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(shortScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoCPUs := strings.Replace(string(data), `server: {ns: server, addr: "2001:2::2", cpu: 0}`, `server: {ns: server, addr: "2001:2::2", cpu: 1}`, 1)
+	if twoCPUs == string(data) {
+		t.Fatal("the short scenario's server is not pinned to CPU 0 any more")
+	}
+	scenario := filepath.Join(t.TempDir(), "two-cpus.yaml")
+	os.WriteFile(scenario, []byte(twoCPUs), 0o644)
+	return scenario
+}
+
+// configWithout is the test kernel's config (config-RELEASE beside its image) with an option
+// turned off.
+func configWithout(t *testing.T, image, option string) []byte {
+	t.Helper()
+	configs, _ := filepath.Glob(filepath.Join(filepath.Dir(image), "config-*"))
+	if len(configs) != 1 {
+		t.Fatalf("configs beside %s: %v", image, configs)
+	}
+	data, err := os.ReadFile(configs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := regexp.MustCompile(`(?m)^CONFIG_`+option+`=.*$`).ReplaceAll(data, []byte("# CONFIG_"+option+" is not set"))
+	if bytes.Equal(without, data) {
+		t.Fatalf("%s does not set CONFIG_%s", configs[0], option)
+	}
+	return without
+}
+
+// TestVMProbe probes the test kernel in a guest, as a built kernel tree (--kernel DIR: its
+// bzImage and the modules of its modules.order, as a kernel build leaves them): the OVS
+// datapath, the tunnels and ipvlan need the tree's modules.
 func TestVMProbe(t *testing.T) {
 	image, modules := clitest.GuestTest(t)
-	stdout, stderr, code := clitest.Run(t, "probe", "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--format", "json")
+	kdir := buildTree(t, image, modules)
+	stdout, stderr, code := clitest.Run(t, "probe", "--kernel", kdir, "--vm-accel", "tcg", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -212,7 +274,7 @@ func TestVMKernelsAB(t *testing.T) {
 	// In turns (--vm-turns alternate): the schedule this test checks, which together (the
 	// default in virtual time with a CPU for each guest; TestVMPatchAB) does not use.
 	stdout, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", image, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--vm-turns", "alternate", "--runs", "5", "--alpha", "0.01", "--label", "base", "--label", "patched", "--db", db, "--out", out)
+		"--vm-turns", "alternate", "--runs", "5", "--duration", "1s", "--alpha", "0.01", "--label", "base", "--label", "patched", "--db", db, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -501,8 +563,9 @@ func TestVMQdiscsAndSysctls(t *testing.T) {
 		defer lock.Release()
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
+	// One run per state: each state is applied and read back whatever the runs.
 	_, stderr, code := clitest.Run(t, "run", "../testdata/qdiscs-sysctls.yaml", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--omit", "0", "--no-history", "--out", out)
+		"--runs", "1", "--omit", "0", "--no-history", "--out", out)
 	if code != 0 || strings.Contains(stderr, "waiting: another nsperf run is measuring") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -528,8 +591,8 @@ func TestVMQdiscsAndSysctls(t *testing.T) {
 	if rec := clitest.StateRecord(c, "threaded"); rec == nil || rec.Devices["server/eth0"]["threaded"] != 1 || rec.Devices["server/eth0"]["gro_flush_timeout"] != 20000 {
 		t.Errorf("threaded: %+v", rec)
 	}
-	if len(c.Samples) != 14 {
-		t.Errorf("%d samples, want 14", len(c.Samples))
+	if len(c.Samples) != 7 {
+		t.Errorf("%d samples, want 7", len(c.Samples))
 	}
 	for _, s := range c.Samples {
 		if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
@@ -538,35 +601,16 @@ func TestVMQdiscsAndSysctls(t *testing.T) {
 	}
 }
 
-// TestVMKernelBuildTree boots --kernel DIR, a built kernel tree: its arch/x86/boot/bzImage and
-// the modules its modules.order lists, without --modules. The tree is laid out from the test
-// kernel's package as a kernel build leaves it (linked, not copied); nothing of the modules
-// installed for the guest is left afterwards.
-func TestVMKernelBuildTree(t *testing.T) {
-	image, modules := clitest.GuestTest(t)
-	kdir := buildTree(t, image, modules)
-	stdout, stderr, code := clitest.Run(t, "probe", "--kernel", kdir, "--vm-accel", "tcg")
-	if code != 0 || !strings.Contains(stdout, "probed in QEMU") || !strings.Contains(stdout, "modules loaded:") || !strings.Contains(stdout, " veth ") {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-}
-
 // TestVMConfigRefusedBeforeBoot: a tree whose .config lacks CONFIG_VXLAN is refused for a
 // vxlan scenario before anything boots, the option named (exit 4); an image with a
-// config-RELEASE beside it likewise.
+// config-RELEASE beside it likewise. (TestVMRunVirtual runs a scenario that needs no vxlan on
+// such a tree.)
 func TestVMConfigRefusedBeforeBoot(t *testing.T) {
 	image, modules := clitest.GuestTest(t)
 	kdir := buildTree(t, image, modules)
-	configs, _ := filepath.Glob(filepath.Join(filepath.Dir(image), "config-*"))
-	if len(configs) != 1 {
-		t.Fatalf("configs beside %s: %v", image, configs)
-	}
-	data, err := os.ReadFile(configs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	without := regexp.MustCompile(`(?m)^CONFIG_VXLAN=.*$`).ReplaceAll(data, []byte("# CONFIG_VXLAN is not set"))
+	without := configWithout(t, image, "VXLAN")
 	os.WriteFile(filepath.Join(kdir, ".config"), without, 0o644)
+	configs, _ := filepath.Glob(filepath.Join(filepath.Dir(image), "config-*"))
 	idir := t.TempDir()
 	img := filepath.Join(idir, filepath.Base(image))
 	os.Link(image, img)
@@ -576,45 +620,6 @@ func TestVMConfigRefusedBeforeBoot(t *testing.T) {
 		if code != 4 || !strings.Contains(stderr, "CONFIG_VXLAN is not set in "+tc.config+": the scenario needs vxlan") || strings.Contains(stderr, "booting") {
 			t.Errorf("%s: exit %d, want 4 naming CONFIG_VXLAN before any boot\n%s\n%s", tc.kernel, code, stdout, stderr)
 		}
-	}
-	// The same tree with its config whole passes the check (and veth-bigtcp needs no vxlan).
-	_, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", kdir, "--vm-accel", "tcg", "--runs", "1", "--duration", "1s", "--no-history", "--out", filepath.Join(t.TempDir(), "r.json"))
-	if code != 0 || strings.Contains(stderr, "is not set") {
-		t.Errorf("a vxlan-free scenario on the tree: exit %d\n%s", code, stderr)
-	}
-}
-
-// TestVMVirtualSMP: Debian 12's 6.1 hangs bringing up its second vCPU at boot in virtual
-// time; the guest boots on one (maxcpus=1) and /init brings the second online, so that a
-// scenario pinned to CPUs 0 and 1 runs on 6.1 with two vCPUs in virtual time, and the result
-// says how its CPUs came up.
-func TestVMVirtualSMP(t *testing.T) {
-	image, modules := clitest.GuestTest(t)
-	data, err := os.ReadFile(shortScenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	twoCPUs := strings.Replace(string(data), `server: {ns: server, addr: "2001:2::2", cpu: 0}`, `server: {ns: server, addr: "2001:2::2", cpu: 1}`, 1)
-	if twoCPUs == string(data) {
-		t.Fatal("the short scenario's server is not pinned to CPU 0 any more")
-	}
-	scenario := filepath.Join(t.TempDir(), "two-cpus.yaml")
-	os.WriteFile(scenario, []byte(twoCPUs), 0o644)
-	out := filepath.Join(t.TempDir(), "r.json")
-	stdout, stderr, code := clitest.Run(t, "run", scenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--runs", "1", "--duration", "1s", "--no-history", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := r.Environment.VM
-	if v == nil || v.CPUs != 2 || r.Environment.CPUs != 2 || v.Clock != vm.ClockVirtual || v.CPUBringUp != vm.CPUBringUpAfterBoot {
-		t.Errorf("the guest: %d CPUs in it, %+v", r.Environment.CPUs, v)
-	}
-	if !strings.Contains(stdout+stderr, "2 vCPU (CPUs brought up "+vm.CPUBringUpAfterBoot+")") {
-		t.Errorf("the table does not say how the CPUs came up:\n%s\n%s", stdout, stderr)
 	}
 }
 
