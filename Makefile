@@ -36,12 +36,13 @@ run: deps build
 	if [ $$rc -eq 1 ]; then echo "nsperf exited 1: a significant regression or a failed expectation, listed above"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-# Unit tests, root integration tests (real namespaces and iperf3), guest and kernel-build
-# tests, and a short fuzz of each parser, in three lanes at once (scripts/test.sh): the
-# kernel-build and the guest tests measure in virtual time, which the host lane's load cannot
-# move; the host lane runs its packages one at a time (-p 1), since its integration tests
+# Lint and the models check, unit tests, root integration tests (real namespaces and iperf3),
+# guest and kernel-build tests, and a short fuzz of each parser, in three lanes at once
+# (scripts/test.sh): the kernel-build and the guest tests measure in virtual time, which the
+# host lane's load cannot move; the host lane (lint and the models check first, beside the
+# other two lanes' start) runs its packages one at a time (-p 1), since its integration tests
 # measure on this clock.
-test: deps lint models-check
+test: deps
 	GO=$(GO) FUZZ=$(TESTFUZZ) bash scripts/test.sh
 
 # N short A/A runs and the token-bucket check: the false-alarm rate and whether the tbf's

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# make test's three lanes, run at once:
+# make test's three lanes, run at once (make test installs what is missing first):
 # - builds and guests: the two packages that build kernels and boot QEMU guests, each a lane
 #   of its own. Their figures are in virtual time (TCG with icount), which host load cannot
 #   move, so they need no quiet CPU;
-# - host: every other package, one at a time (-p 1: the integration tests measure on this
-#   machine's clock and do not share the CPUs with each other), then a short fuzz of every
-#   parser (make fuzz).
+# - host: lint and the OVS models check (make lint models-check), then every other package,
+#   one at a time (-p 1: the integration tests measure on this machine's clock and do not
+#   share the CPUs with each other), then a short fuzz of every parser (make fuzz).
 # The host lane's tests assert effects far larger than the noise of a busy machine, which the
 # guest lane makes it. Each line is prefixed with its lane; the exit status is the first
 # failing lane's. A lane's output is also kept whole in $NSPERF_TEST_LOGS (default: a
@@ -87,6 +87,7 @@ builds_pid=$!
 lane guests gotest guests "$guests" &
 guests_pid=$!
 host_lane() {
+	make --no-print-directory lint models-check || return 1
 	# shellcheck disable=SC2086 # the package list is a word list
 	gotest host -p 1 $host && make --no-print-directory fuzz FUZZTIME="$FUZZ"
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -99,7 +100,7 @@ func anchors(text string) map[string]bool {
 }
 
 // TestDocs: README.md is short (what nsperf is, the set-up, an example, the commands, the
-// links), and every relative link of it and of docs/ resolves: the file exists and so does
+// links) with no line over 200 characters, and every relative link of it and of docs/ resolves: the file exists and so does
 // the heading an anchor names.
 func TestDocs(t *testing.T) {
 	top := filepath.Join("..", "..")
@@ -109,6 +110,13 @@ func TestDocs(t *testing.T) {
 	}
 	if n := strings.Count(string(readme), "\n"); n > 250 {
 		t.Errorf("README.md has %d lines: at most 250; the rest belongs in docs/", n)
+	}
+	// A door, not a log: a line of it says one thing (timings and their history belong in
+	// docs/development.md).
+	for i, line := range strings.Split(string(readme), "\n") {
+		if n := utf8.RuneCountInString(line); n > 200 {
+			t.Errorf("README.md:%d has %d characters: at most 200", i+1, n)
+		}
 	}
 	if !strings.HasPrefix(string(readme), "# nsperf\n\nOn a fresh Debian 12 machine") || !strings.Contains(string(readme), "make run") || !strings.Contains(string(readme), "make test") {
 		t.Error("README.md does not start with the two set-up commands")

@@ -32,7 +32,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestMain(m *testing.M) { clitest.Main(m) }
+// The whole-kernel tests' patch and scenario: the three tests that build whole kernels share
+// one tree (TestWholeKernelTestsShareATree), whose cold build is the longest step of the suite.
+const (
+	wholePatch    = "../testdata/tcp-tso-2-segments.patch"
+	wholeScenario = "../testdata/tcp-tso.yaml"
+)
+
+// TestMain starts the whole kernels' build at once, in the background: the module and guest
+// tests before the whole-kernel tests run meanwhile, and those take it from the cache.
+func TestMain(m *testing.M) {
+	clitest.MainWithBackground(m, []string{"TestVMPatchWholeKernel", "TestBuildWholeInterrupted", "TestReproduceRevert"},
+		"build", "--patch", wholePatch, "--scenario", wholeScenario)
+}
 
 // TestBuildRefuses: each input nsperf build must not build exits 2 with its reason in one
 // line (the hunk that does not apply names its file, hunk and the context the source lacks),
@@ -360,7 +372,7 @@ func BenchmarkBuildModules(b *testing.B) {
 // built, ccache empty (about 7 minutes on 2 vCPUs; only with NSPERF_BENCH_COLD_KERNEL=1). make
 // bench runs them; the figures are in docs/development.md (Speed).
 func BenchmarkBuildWhole(b *testing.B) {
-	orig, err := os.ReadFile("../testdata/tcp-tso-2-segments.patch")
+	orig, err := os.ReadFile(wholePatch)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -370,7 +382,7 @@ func BenchmarkBuildWhole(b *testing.B) {
 		return p
 	}
 	build := func(b *testing.B, env []string, patch string) {
-		stdout, stderr, code := clitest.RunEnv(b, env, "build", "--patch", patch, "--scenario", "../testdata/tcp-tso.yaml")
+		stdout, stderr, code := clitest.RunEnv(b, env, "build", "--patch", patch, "--scenario", wholeScenario)
 		if code != 0 || strings.Contains(stderr, "build: cached") {
 			b.Fatalf("exit %d\n%s", code, stderr)
 		}
@@ -379,7 +391,7 @@ func BenchmarkBuildWhole(b *testing.B) {
 		}
 	}
 	b.Run("patched", func(b *testing.B) {
-		if _, stderr, code := clitest.Run(b, "build", "--patch", "../testdata/tcp-tso-2-segments.patch", "--scenario", "../testdata/tcp-tso.yaml"); code != 0 {
+		if _, stderr, code := clitest.Run(b, "build", "--patch", wholePatch, "--scenario", wholeScenario); code != 0 {
 			b.Fatalf("the tree's first build: exit %d\n%s", code, stderr) // the tree warm, cached or not
 		}
 		b.ResetTimer()
@@ -398,7 +410,7 @@ func BenchmarkBuildWhole(b *testing.B) {
 			b.StopTimer()
 			cache := clitest.ScratchCache(b)
 			b.StartTimer()
-			build(b, []string{"NSPERF_KERNEL_CACHE=" + cache}, "../testdata/tcp-tso-2-segments.patch")
+			build(b, []string{"NSPERF_KERNEL_CACHE=" + cache}, wholePatch)
 		}
 	})
 }
@@ -571,7 +583,7 @@ func TestVMPatchNotExercised(t *testing.T) {
 // recompiles the one file), then booted as an A/B in virtual time: both kernels record the
 // whole build, the config and the patch, and the patched kernel's flow is decided slower.
 func TestVMPatchWholeKernel(t *testing.T) {
-	const patch = "../testdata/tcp-tso-2-segments.patch"
+	const patch = wholePatch
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "qemu-system-x86_64")
 	testenv.RequireTool(t, "busybox")
@@ -580,7 +592,7 @@ func TestVMPatchWholeKernel(t *testing.T) {
 	}
 	// The minimal config of the scenario the run below measures: run --patch builds for its
 	// own scenario, and finds this build in the cache.
-	stdout, stderr, code := clitest.Run(t, "build", "--patch", patch, "--scenario", "../testdata/tcp-tso.yaml")
+	stdout, stderr, code := clitest.Run(t, "build", "--patch", patch, "--scenario", wholeScenario)
 	if code != 0 {
 		t.Fatalf("nsperf build: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -599,7 +611,7 @@ func TestVMPatchWholeKernel(t *testing.T) {
 	}
 	clitest.NothingLeft(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
-	runOut, runErr, code := clitest.Run(t, "run", "../testdata/tcp-tso.yaml", "--patch", patch, "--vm-accel", "tcg", "--no-history", "--out", out)
+	runOut, runErr, code := clitest.Run(t, "run", wholeScenario, "--patch", patch, "--vm-accel", "tcg", "--no-history", "--out", out)
 	if code != 0 && code != 1 {
 		t.Fatalf("run --patch: exit %d\n%s\n%s", code, runOut, runErr)
 	}
@@ -647,14 +659,14 @@ func TestBuildWholeInterrupted(t *testing.T) {
 	for _, tool := range []string{"make", "flex", "bison", "bc"} {
 		testenv.RequireTool(t, tool)
 	}
-	orig, err := os.ReadFile("../testdata/tcp-tso-2-segments.patch")
+	orig, err := os.ReadFile(wholePatch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	patch := filepath.Join(t.TempDir(), "tcp-tso-3-segments.patch")
 	os.WriteFile(patch, []byte(strings.Replace(string(orig), "min_tso_segs), 2);", "min_tso_segs), 3);", 1)), 0o644)
 	cache := kbuild.CacheDir()
-	cmd := exec.Command(clitest.Binary, "build", "--patch", patch, "--scenario", "../testdata/tcp-tso.yaml")
+	cmd := exec.Command(clitest.Binary, "build", "--patch", patch, "--scenario", wholeScenario)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -692,7 +704,7 @@ func TestBuildWholeInterrupted(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(tree, "src", "net", "ipv4", "tcp_output.c")); !bytes.Equal(got, want) {
 		t.Error("the tree's tcp_output.c is not the base's after the interruption")
 	}
-	stdout, stderr2, code := clitest.Run(t, "build", "--patch", patch, "--scenario", "../testdata/tcp-tso.yaml")
+	stdout, stderr2, code := clitest.Run(t, "build", "--patch", patch, "--scenario", wholeScenario)
 	if code != 0 || strings.Contains(stderr2, "build: cached") {
 		t.Fatalf("the build after the interrupted one: exit %d\n%s", code, stderr2)
 	}

@@ -46,7 +46,7 @@ func TestWholeKernelTestsShareATree(t *testing.T) {
 			chosen = s
 		}
 	}
-	tso, err := scenarios.Load("../testdata/tcp-tso.yaml", scenarios.Options{})
+	tso, err := scenarios.Load(wholeScenario, scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
