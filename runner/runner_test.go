@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -223,6 +225,73 @@ func TestPlanScriptRuns(t *testing.T) {
 				t.Errorf("plan script printed %d results, want %d:\n%.2000s", n, tc.results, out)
 			}
 		})
+	}
+}
+
+// TestPlanScriptHoldsItsRun: a plan script holds its run's lock as nsperf's run does, so that
+// nsperf cleanup beside it (another user's, another test's) leaves its namespaces alone and
+// the script measures to its end; a second script of the same run refuses to start and
+// touches nothing. (A cleanup once deleted a script's namespaces under it, and the script
+// then waited for ever for a server in a namespace that was gone.)
+func TestPlanScriptHoldsItsRun(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3", "flock")
+	s, err := scenarios.Load("veth-bigtcp", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (scenarios.Overrides{Runs: 1, Duration: 2 * time.Second, Omit: 0}).Apply(s); err != nil {
+		t.Fatal(err)
+	}
+	id := plan.NewRunID()
+	script := filepath.Join(t.TempDir(), "plan.sh")
+	if err := os.WriteFile(script, []byte(Script(s, id, topo.PlanFacts())), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command("sh", script)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	client := filepath.Join(runstate.NetnsDir, id.Namespace("client"))
+	for seen := false; !seen; {
+		select {
+		case err := <-done:
+			t.Fatalf("the script ended before its topology was seen: %v\n%s", err, out.String())
+		case <-time.After(50 * time.Millisecond):
+			_, err := os.Stat(client)
+			seen = err == nil
+		}
+	}
+	if !runstate.Alive(id) {
+		t.Error("the script's run is not alive while it runs")
+	}
+	left, err := topo.FindLeftovers(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range left {
+		if l.RunID == id {
+			t.Errorf("cleanup would remove the live script's run: %+v", l)
+		}
+	}
+	second, err := exec.Command("sh", script).CombinedOutput()
+	if err == nil || !strings.Contains(string(second), "run "+string(id)+" is in progress") {
+		t.Errorf("a second script of the run: %v\n%s", err, second)
+	}
+	if _, err := os.Stat(client); err != nil {
+		t.Errorf("the refused second script touched the first's namespace: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("plan script: %v\n%s", err, out.String())
+	}
+	if n := strings.Count(out.String(), `"sum_received"`); n != 4 {
+		t.Errorf("%d results, want 4:\n%.2000s", n, out.String())
+	}
+	if _, err := os.Stat(runstate.LockPath(id)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the script left its lock file: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/nsperf/nsperf/internal/shellq"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 var unsafeIdent = regexp.MustCompile(`[^A-Za-z0-9_]`)
@@ -26,6 +27,18 @@ func Script(s *scenarios.Scenario, id plan.RunID, facts plan.Facts) string {
 	b.WriteString("# netlink and reads every value back). Knobs and features a state leaves out are reset by\n")
 	b.WriteString("# nsperf to the values the device had when it was built; this script leaves them as they are.\n")
 	b.WriteString("set -e\n")
+	// The run's lock, as nsperf's own run holds it: nsperf cleanup (another user's, a test's)
+	// leaves a run alone while a process holds its lock, and removes what a killed one left.
+	lock := shellq.Word(runstate.LockPath(id))
+	fmt.Fprintf(&b, "\n# the run's lock, held while this script runs (flock(1)): nsperf cleanup leaves a live run\n# alone; the tools do not inherit it (9>&-), so a killed script's run is cleaned\n")
+	fmt.Fprintf(&b, "mkdir -p %s\nexec 9>>%s\n", shellq.Word(runstate.Dir), lock)
+	fmt.Fprintf(&b, "flock -n 9 || { echo \"run %s is in progress: another process holds %s\" >&2; exit 1; }\n", id, runstate.LockPath(id))
+	// Servers are waited for, but not for ever: a server that never listens (a namespace gone,
+	// a port taken) ends the script with why.
+	b.WriteString("\n# listening NS PORT: waits up to 30 s for a TCP server on PORT in namespace NS (ss)\n")
+	b.WriteString("listening() {\n\ttries=0\n\tuntil ip netns exec \"$1\" ss -Hltn \"sport = :$2\" | grep -q .; do\n")
+	b.WriteString("\t\ttries=$((tries + 1))\n\t\t[ \"$tries\" -lt 300 ] || { echo \"no server listens on port $2 in $1 after 30 s\" >&2; return 1; }\n")
+	b.WriteString("\t\tsleep 0.1\n\tdone\n}\n")
 	for _, c := range s.Expand() {
 		if c.Label() != "" {
 			fmt.Fprintf(&b, "\n######## case %s\n", c.Label())
@@ -41,7 +54,7 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
 		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)
 	}
-	b.WriteString("}\ntrap cleanup EXIT\n\n# topology\n")
+	fmt.Fprintf(b, "}\ntrap 'cleanup; rm -f %s' EXIT\n\n# topology\n", shellq.Word(runstate.LockPath(id)))
 	b.WriteString(p.Shell())
 	stateFn := map[string]string{}
 	for i, st := range s.States {
@@ -78,13 +91,13 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 		for i, spec := range instances {
 			if srv := d.Server(spec); srv.PerRun {
 				ns := shellq.Word(id.Namespace(srv.NS))
-				fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null &\n\tserver%d=$!\n", ns, shellQuote(srv.Argv), i)
-				fmt.Fprintf(b, "\tuntil ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
+				fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null 9>&- &\n\tserver%d=$!\n", ns, shellQuote(srv.Argv), i)
+				fmt.Fprintf(b, "\tlistening %s %d\n", ns, srv.Port)
 				jobs = append(jobs, fmt.Sprintf("$server%d", i))
 			}
 		}
 		for i, spec := range instances {
-			fmt.Fprintf(b, "\tip netns exec %s %s", shellq.Word(id.Namespace(clientNS(spec))), shellQuote(d.Client(spec)))
+			fmt.Fprintf(b, "\tip netns exec %s %s 9>&-", shellq.Word(id.Namespace(clientNS(spec))), shellQuote(d.Client(spec)))
 			if len(instances) > 1 {
 				fmt.Fprintf(b, " &\n\tclient%d=$!", i)
 				jobs = append(jobs, fmt.Sprintf("$client%d", i))
@@ -105,8 +118,8 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 			}
 			started[srv.Key] = true
 			ns := shellq.Word(id.Namespace(srv.NS))
-			fmt.Fprintf(b, "\n# %s for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 &\nservers=\"$servers $!\"\n", serverName(srv), ns, shellQuote(srv.Argv))
-			fmt.Fprintf(b, "until ip netns exec %s ss -Hltn 'sport = :%d' | grep -q .; do sleep 0.1; done\n", ns, srv.Port)
+			fmt.Fprintf(b, "\n# %s for the case, in the foreground of a background job\nip netns exec %s %s >/dev/null 2>&1 9>&- &\nservers=\"$servers $!\"\n", serverName(srv), ns, shellQuote(srv.Argv))
+			fmt.Fprintf(b, "listening %s %d\n", ns, srv.Port)
 		}
 	}
 	var seed int64

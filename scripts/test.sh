@@ -82,6 +82,12 @@ digest() { # digest NAME: a failed lane's failures again, at the end, for a log 
 	grep -A12 -E '^(\s*--- FAIL|panic:|fatal error:|# )' "$logs/$1.log" | grep -v -E '^(FAIL|ok|=== )' | head -n 40 | sed "s/^/[$1 failed] /"
 }
 
+# The two slow lanes' test binaries and nsperf, compiled once before the lanes start: go
+# commands running at once on a cold build cache each compile the packages they share (no
+# process waits for another's), and these two import nearly all of nsperf and its modules.
+echo "make test: compiling the builds and guests lanes' tests and nsperf"
+$GO test -c -o "$logs/bin/" "$builds" "$guests" && $GO build -o "$logs/bin/nsperf" ./cmd/nsperf || exit 1
+
 lane builds gotest builds "$builds" &
 builds_pid=$!
 lane guests gotest guests "$guests" &
