@@ -73,7 +73,7 @@ gotest() { # gotest NAME ARGS...: go test -json ARGS with the lane's limit, read
 	local name=$1
 	shift
 	set -o pipefail
-	$GO test -json -count=1 -timeout "${limit[$name]}" "$@" 2>&1 | "$tl" filter -times "$logs/$name.times"
+	$GO test -json -count=1 -timeout "${limit[$name]}" "$@" 2>&1 | "$tl" filter -times "$logs/$name.times" -cgroup "${cg:-}"
 }
 
 digest() { # digest NAME: a failed lane's failures again, at the end, for a log read from its

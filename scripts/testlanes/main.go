@@ -33,8 +33,9 @@ func main() {
 	case "filter":
 		fs := flag.NewFlagSet("filter", flag.ExitOnError)
 		times := fs.String("times", "", "where each test's time is written (one line a test)")
+		cgroup := fs.String("cgroup", "", "the lane's cgroup directory, whose CPU each test's line counts")
 		fs.Parse(os.Args[2:])
-		err = filterCommand(*times)
+		err = filterCommand(*times, *cgroup)
 	case "table":
 		fs := flag.NewFlagSet("table", flag.ExitOnError)
 		logs := fs.String("logs", "", "the directory of the lanes' .times and .secs files")
@@ -49,7 +50,7 @@ func main() {
 	}
 }
 
-func filterCommand(timesPath string) error {
+func filterCommand(timesPath, cgroup string) error {
 	var times io.Writer = io.Discard
 	if timesPath != "" {
 		f, err := os.Create(timesPath)
@@ -59,7 +60,29 @@ func filterCommand(timesPath string) error {
 		defer f.Close()
 		times = f
 	}
-	return Filter(os.Stdin, os.Stdout, times)
+	cpu := func() float64 { return 0 }
+	if cgroup != "" {
+		cpu = func() float64 { return CgroupCPU(cgroup) }
+	}
+	return Filter(os.Stdin, os.Stdout, times, cpu)
+}
+
+// CgroupCPU is the CPU seconds the processes of a cgroup used: cgroup v2's cpu.stat, else
+// v1's cpuacct.usage; 0 when neither reads.
+func CgroupCPU(dir string) float64 {
+	if data, err := os.ReadFile(filepath.Join(dir, "cpu.stat")); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+				us, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				return us / 1e6
+			}
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage")); err == nil {
+		ns, _ := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+		return ns / 1e9
+	}
+	return 0
 }
 
 // event is one line of `go test -json` (cmd/test2json).
@@ -74,20 +97,24 @@ type event struct {
 }
 
 // TestTime is one top-level test's time: Result is pass, fail, skip, or running when its
-// binary ended (a panic, go test's -timeout) before the test did.
+// binary ended (a panic, go test's -timeout) before the test did. CPU is what the lane used
+// while it ran (the lane's other work included: a build in the background, another package).
 type TestTime struct {
 	Package, Test string
 	Seconds       float64
 	Result        string
+	CPU           float64
 }
 
 // Filter copies a `go test -json` stream to out as plain `go test` would print it, and writes
-// every top-level test's time to times, a line each: package, test, seconds, result.
-// A line that is no JSON (go's own messages) is copied as it is.
-func Filter(in io.Reader, out, times io.Writer) error {
+// every top-level test's time to times, a line each: package, test, seconds, result, and the
+// CPU seconds cpu counted while it ran. A line that is no JSON (go's own messages) is copied
+// as it is.
+func Filter(in io.Reader, out, times io.Writer, cpu func() float64) error {
 	type running struct {
-		start  time.Time
-		output []string
+		start    time.Time
+		startCPU float64
+		output   []string
 	}
 	// Top-level tests by package and name; subtests' output goes to their parent's.
 	tests := map[string]*running{}
@@ -126,7 +153,7 @@ func Filter(in io.Reader, out, times io.Writer) error {
 			if !r.start.IsZero() && !at.IsZero() {
 				secs = at.Sub(r.start).Seconds()
 			}
-			fmt.Fprintf(times, "%s\t%s\t%.2f\trunning\n", pkg, name, secs)
+			fmt.Fprintf(times, "%s\t%s\t%.2f\trunning\t%.1f\n", pkg, name, secs, cpu()-r.startCPU)
 			delete(tests, k)
 		}
 	}
@@ -157,7 +184,7 @@ func Filter(in io.Reader, out, times io.Writer) error {
 			k := key(e.Package, e.Test)
 			r := tests[k]
 			if r == nil {
-				r = &running{start: e.Time}
+				r = &running{start: e.Time, startCPU: cpu()}
 				tests[k] = r
 			}
 			top := !strings.Contains(e.Test, "/")
@@ -166,13 +193,13 @@ func Filter(in io.Reader, out, times io.Writer) error {
 				r.output = append(r.output, e.Output)
 			case "pass", "skip":
 				if top {
-					fmt.Fprintf(times, "%s\t%s\t%.2f\t%s\n", e.Package, e.Test, e.Elapsed, e.Action)
+					fmt.Fprintf(times, "%s\t%s\t%.2f\t%s\t%.1f\n", e.Package, e.Test, e.Elapsed, e.Action, cpu()-r.startCPU)
 					delete(tests, k)
 				}
 			case "fail":
 				if top {
 					flush(e.Test, r)
-					fmt.Fprintf(times, "%s\t%s\t%.2f\tfail\n", e.Package, e.Test, e.Elapsed)
+					fmt.Fprintf(times, "%s\t%s\t%.2f\tfail\t%.1f\n", e.Package, e.Test, e.Elapsed, cpu()-r.startCPU)
 					delete(tests, k)
 				}
 			}
@@ -209,11 +236,15 @@ func readLane(dir, name string, limit time.Duration) (Lane, error) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 4 {
+		if len(f) < 4 {
 			continue
 		}
 		secs, _ := strconv.ParseFloat(f[2], 64)
-		l.Tests = append(l.Tests, TestTime{Package: f[0], Test: f[1], Seconds: secs, Result: f[3]})
+		t := TestTime{Package: f[0], Test: f[1], Seconds: secs, Result: f[3]}
+		if len(f) > 4 {
+			t.CPU, _ = strconv.ParseFloat(f[4], 64)
+		}
+		l.Tests = append(l.Tests, t)
 	}
 	return l, nil
 }
@@ -264,7 +295,11 @@ func Table(w io.Writer, lanes []Lane) {
 			if t.Result != "pass" {
 				note = " (" + t.Result + ")"
 			}
-			fmt.Fprintf(w, "          %8s  %s %s%s\n", clock(t.Seconds), shortPackage(t.Package), t.Test, note)
+			cpu := ""
+			if t.CPU > 0 {
+				cpu = fmt.Sprintf(" (lane CPU %s)", clock(t.CPU))
+			}
+			fmt.Fprintf(w, "          %8s  %s %s%s%s\n", clock(t.Seconds), shortPackage(t.Package), t.Test, note, cpu)
 		}
 		half := l.Limit.Seconds() / 2
 		if l.Seconds > half {

@@ -20,7 +20,7 @@ func TestFilterOfATimeout(t *testing.T) {
 	}
 	defer in.Close()
 	var out, times bytes.Buffer
-	if err := Filter(in, &out, &times); err != nil {
+	if err := Filter(in, &out, &times, func() float64 { return 0 }); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -41,10 +41,10 @@ func TestFilterOfATimeout(t *testing.T) {
 	if strings.Index(text, "panic: test timed out") > strings.Index(text, "FAIL\texample.org/tl/p") {
 		t.Errorf("the package's FAIL line comes before the panic:\n%s", text)
 	}
-	want := "example.org/tl/p\tTestPasses\t0.00\tpass\n" +
-		"example.org/tl/p\tTestFails\t0.00\tfail\n" +
-		"example.org/tl/p\tTestSkips\t0.00\tskip\n" +
-		"example.org/tl/p\tTestHangs\t2.00\trunning\n"
+	want := "example.org/tl/p\tTestPasses\t0.00\tpass\t0.0\n" +
+		"example.org/tl/p\tTestFails\t0.00\tfail\t0.0\n" +
+		"example.org/tl/p\tTestSkips\t0.00\tskip\t0.0\n" +
+		"example.org/tl/p\tTestHangs\t2.00\trunning\t0.0\n"
 	if times.String() != want {
 		t.Errorf("times:\n%s\nwant:\n%s", times.String(), want)
 	}
@@ -66,27 +66,43 @@ func TestFilterPassesOtherLines(t *testing.T) {
 		`{"Action":"pass","Package":"example.org/z","Elapsed":1.6}`,
 	}, "\n")
 	var out, times bytes.Buffer
-	if err := Filter(strings.NewReader(in), &out, &times); err != nil {
+	cpu := 0.0
+	if err := Filter(strings.NewReader(in), &out, &times, func() float64 { cpu += 1.5; return cpu }); err != nil {
 		t.Fatal(err)
 	}
 	want := "# example.org/x\ny.go:3:1: syntax error\nok  \texample.org/z\t1.6s\n"
 	if out.String() != want {
 		t.Errorf("output %q, want %q", out.String(), want)
 	}
-	if times.String() != "example.org/z\tTestA\t1.50\tpass\n" {
+	if times.String() != "example.org/z\tTestA\t1.50\tpass\t1.5\n" {
 		t.Errorf("times %q", times.String())
 	}
 }
 
 // TestTable: each lane's time against its limit, its ten longest tests longest first, and a
 // warning for a lane or a test past half of the limit.
+func TestCgroupCPU(t *testing.T) {
+	v2, v1 := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(v2, "cpu.stat"), []byte("usage_usec 2500000\nuser_usec 2000000\n"), 0o644)
+	os.WriteFile(filepath.Join(v1, "cpuacct.usage"), []byte("3500000000\n"), 0o644)
+	if got := CgroupCPU(v2); got != 2.5 {
+		t.Errorf("v2: %g", got)
+	}
+	if got := CgroupCPU(v1); got != 3.5 {
+		t.Errorf("v1: %g", got)
+	}
+	if got := CgroupCPU(t.TempDir()); got != 0 {
+		t.Errorf("none: %g", got)
+	}
+}
+
 func TestTable(t *testing.T) {
 	dir := t.TempDir()
 	var lines []string
 	for i := 1; i <= 12; i++ {
 		lines = append(lines, "github.com/nsperf/nsperf/p\tTest"+strings.Repeat("x", i)+"\t"+strconv.Itoa(i*10)+".00\tpass")
 	}
-	lines = append(lines, "github.com/nsperf/nsperf/q\tTestSlow\t1000.00\trunning")
+	lines = append(lines, "github.com/nsperf/nsperf/q\tTestSlow\t1000.00\trunning\t1500.0")
 	os.WriteFile(filepath.Join(dir, "builds.times"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "builds.secs"), []byte("1200\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "host.secs"), []byte("300\n"), 0o644)
@@ -99,7 +115,7 @@ func TestTable(t *testing.T) {
 	for _, want := range []string{
 		"host       5m00s of 30m00s (limit 6.0x the time, CPU 8m31s)",
 		"builds    20m00s of 30m00s (limit 1.5x the time)",
-		"16m40s  q TestSlow (running)",
+		"16m40s  q TestSlow (running) (lane CPU 25m00s)",
 		"2m00s  p Test" + strings.Repeat("x", 12),
 		"warning: the builds lane took more than half of its limit",
 		"warning: TestSlow took more than half of the builds lane's limit",
@@ -128,7 +144,7 @@ func FuzzFilter(f *testing.F) {
 	f.Add([]byte(`{"Action":"fail","Package":"p","Test":"T/x/y","Elapsed":-1}` + "\n" + `{"Action":"output","Package":"p","Output":"FAIL\n"}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out, times bytes.Buffer
-		Filter(bytes.NewReader(in), &out, &times)
+		Filter(bytes.NewReader(in), &out, &times, func() float64 { return 0 })
 		for _, line := range strings.Split(strings.TrimSuffix(times.String(), "\n"), "\n") {
 			if line != "" && len(strings.Split(line, "\t")) < 4 {
 				t.Errorf("times line %q", line)
