@@ -1,4 +1,4 @@
-// Package guesttest holds nsperf's guest tests (QEMU, --kernel: runs, A/B, probe, bisect, the clock), which run the binary as a user does: split off from
+// Package guesttest holds nsperf's guest tests (QEMU, --kernel: runs, A/B, probe, bisect, the clock, the link kinds and tools on Debian's 6.12), which run the binary as a user does: split off from
 // cmd/nsperf so that no test package comes near go test's time limit on a busy machine.
 package guesttest
 

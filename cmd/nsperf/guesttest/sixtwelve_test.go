@@ -1,0 +1,207 @@
+package guesttest
+
+// The guest tests on Debian's 6.12 (kbuild.DefaultKernel, fetched once into the kernel cache),
+// which build nothing of their own: in this file, after guests_test.go's, so that the lane
+// runs them when the builds lane has fetched 6.12 (the fetch's lock otherwise holds them).
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/coverage"
+	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/kbuild"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// TestReproduceMergeInGuest: a message without a diff (the BIG TCP merge, its toggles only)
+// is measured in a guest on Debian's 6.12 in virtual time by default on a machine whose wall
+// clock is not stable (no usable KVM, or a shared host; with --here it would run on this
+// machine), says so, and decides every claim (exit 0 or 1, never 5: undecided).
+func TestReproduceMergeInGuest(t *testing.T) {
+	testenv.RequireRoot(t)
+	if stable, _ := vm.StableWallClock(); stable {
+		t.Skip("this machine's wall clock is stable (KVM works, the host is quiet): reproduce measures here")
+	}
+	clitest.NothingLeft(t)
+	out := filepath.Join(t.TempDir(), "merge.json")
+	table, stderr, code := clitest.Run(t, "reproduce", clitest.Seeds+"big-tcp-merge.txt", "--out", out, "--", "--no-history")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d, want 0 or 1 (every claim decided)\n%s\n%s", code, table, stderr)
+	}
+	if !strings.Contains(stderr, "measuring in a guest on Debian's kernel") || !strings.Contains(stderr, "in virtual time") {
+		t.Errorf("reproduce did not say where it measured:\n%s", stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Environment.VM == nil || r.Environment.VM.Clock != "virtual" {
+		t.Errorf("measured on %+v, want a guest in virtual time", r.Environment.VM)
+	}
+	if n := strings.Count(table, "undecided"); n != 0 || strings.Count(table, "reproduced")+strings.Count(table, "contradicted") < 4 {
+		t.Errorf("four claims, each decided:\n%s", table)
+	}
+}
+
+// TestCoverageMap: nsperf coverage of veth-udp traces, in a guest on Debian's 6.12, which
+// functions of the source's network stack its states ran: veth's NAPI poll and UDP's GRO
+// (udp_offload.c, IPv4 and IPv6) among them, each under the file that defines it, the
+// tracer put back, nothing left. The map it writes is what a patch's scenario is chosen by.
+func TestCoverageMap(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "qemu-system-x86_64")
+	clitest.NothingLeft(t)
+	out := filepath.Join(t.TempDir(), "map.json")
+	_, stderr, code := clitest.Run(t, "coverage", "veth-udp", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := coverage.ReadMap(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := m.Scenarios["veth-udp"].Files
+	for file, fn := range map[string]string{"net/ipv4/udp_offload.c": "udp4_gro_receive", "net/ipv6/udp_offload.c": "udp6_gro_receive",
+		"drivers/net/veth.c": "veth_poll", "net/ipv4/udp.c": "udp_sendmsg"} {
+		if !slices.Contains(files[file], fn) {
+			t.Errorf("%s: %v, want %s among them", file, files[file], fn)
+		}
+	}
+	// What the scenario does not have did not run: no vxlan, no Open vSwitch. (TCP did: iperf3
+	// speaks to its server over a TCP control connection.)
+	for file := range files {
+		if strings.HasPrefix(file, "drivers/net/vxlan/") || strings.HasPrefix(file, "net/openvswitch/") {
+			t.Errorf("veth-udp ran %s: %v", file, files[file])
+		}
+	}
+	if !strings.Contains(m.Kernel, "6.12") || !strings.Contains(m.Source, "linux-source-6.12") {
+		t.Errorf("map of kernel %q, source %q", m.Kernel, m.Source)
+	}
+}
+
+// TestVMIpvlan: the shipped ipvlan-bigtcp scenario in a guest on Debian's 6.12 (this
+// machine's kernel has no ipvlan): the ipvlan built over the client's veth end, the guest
+// loading ipvlan.ko, both states applied and read back (185000 on the ipvlan in "on"), and
+// traffic through it in both families.
+func TestVMIpvlan(t *testing.T) {
+	image, modules := clitest.DefaultKernelTest(t)
+	// l2 beside its lower device; l3 in an app's namespace over its host's device, routed.
+	for _, tc := range []struct{ scenario, dev string }{{"ipvlan-bigtcp", "client/iv0"}, {"ipvlan-l3", "app/iv0"}} {
+		out := filepath.Join(t.TempDir(), "ipvlan.json")
+		_, stderr, code := clitest.Run(t, "run", tc.scenario, "--kernel", image, "--modules", modules, "--runs", "1", "--duration", "1s", "--omit", "0",
+			"--vm-accel", "tcg", "--no-history", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", tc.scenario, code, stderr)
+		}
+		r, _, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vmInfo := r.Environment.VM; vmInfo == nil || !slices.Contains(vmInfo.Loaded, "ipvlan") {
+			t.Errorf("%s: the guest did not load ipvlan: %+v", tc.scenario, vmInfo)
+		}
+		c := r.Cases[0]
+		if on := clitest.StateRecord(c, "on"); on == nil || on.Devices[tc.dev]["gso_max_size"] != 185000 || on.Devices[tc.dev]["tso_max_size"] != 524280 {
+			t.Errorf("%s: %s in on: %+v", tc.scenario, tc.dev, on)
+		}
+		for _, s := range c.Samples {
+			if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
+				t.Errorf("%s: %s/%s: %v %s", tc.scenario, s.State, s.Workload, s.Metrics, s.Error)
+			}
+		}
+	}
+}
+
+// TestVMLinkKinds: the link kinds this host lacks, in a guest on Debian's 6.12 (the IPv4 BIG TCP knobs are 6.3's): a
+// Geneve overlay with a VNI and one in external mode through routes that carry the tunnel
+// keys (geneve-bigtcp), ipip, gre, sit, ip6gre and ip6tnl (ip-tunnels), and a netkit pair
+// (netkit-bigtcp: CONFIG_NETKIT is built in, no module). Every workload's traffic crosses its
+// link in every state.
+func TestVMLinkKinds(t *testing.T) {
+	image, modules := clitest.DefaultKernelTest(t)
+	for _, tc := range []struct {
+		scenario string
+		loaded   []string
+	}{
+		{"geneve-bigtcp", []string{"geneve"}},
+		{"ip-tunnels", []string{"ipip", "ip_gre", "sit", "ip6_gre", "ip6_tunnel"}},
+		{"netkit-bigtcp", nil},
+	} {
+		out := filepath.Join(t.TempDir(), tc.scenario+".json")
+		_, stderr, code := clitest.Run(t, "run", tc.scenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
+			"--runs", "1", "--duration", "1s", "--omit", "0", "--no-history", "--out", out)
+		if code != 0 {
+			t.Errorf("%s: exit %d\n%s", tc.scenario, code, stderr)
+			continue
+		}
+		r, _, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range tc.loaded {
+			if r.Environment.VM == nil || !slices.Contains(r.Environment.VM.Loaded, m) {
+				t.Errorf("%s: the guest did not load %s: %+v", tc.scenario, m, r.Environment.VM)
+			}
+		}
+		measured := map[string]bool{}
+		for _, s := range r.Cases[0].Samples {
+			if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Value <= 0 {
+				t.Errorf("%s %s/%s: %v %s", tc.scenario, s.State, s.Workload, s.Metrics, s.Error)
+			}
+			measured[s.Workload] = true
+		}
+		s, _ := scenarios.Load(tc.scenario, scenarios.Options{})
+		if s == nil || len(measured) != len(s.Workloads) {
+			t.Errorf("%s: workloads measured %v", tc.scenario, measured)
+		}
+	}
+}
+
+// TestUDPGSOBench runs the shipped veth-udpgso, whose tool nsperf builds from the default
+// kernel's source tree (udpgso_bench_tx/rx of tools/testing/selftests/net), on the host and in
+// a guest on that kernel: each sample measured the payload with and without UDP GSO, the
+// result records where the programs came from, and the guest runs the host's build.
+func TestUDPGSOBench(t *testing.T) {
+	image, modules := clitest.DefaultKernelTest(t)
+	tree, _, err := kbuild.DefaultSource(context.Background(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, where := range [][]string{nil, {"--kernel", image, "--modules", modules, "--vm-accel", "tcg"}} {
+		out := filepath.Join(t.TempDir(), "udpgso.json")
+		args := append([]string{"run", "veth-udpgso", "--runs", "1", "--duration", "1s", "--no-history", "--out", out}, where...)
+		_, stderr, code := clitest.Run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", where, code, stderr)
+		}
+		r, _, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"udpgso_bench_tx", "udpgso_bench_rx"} {
+			if p := r.Environment.Tools[name]; !strings.HasPrefix(p, "built from "+tree+" (Linux 6.12.") {
+				t.Errorf("%v: %s provenance %q", where, name, p)
+			}
+		}
+		for _, smp := range r.Cases[0].Samples {
+			bits, _ := smp.Value("throughput")
+			calls, _ := smp.Value("send_calls")
+			if smp.Error != "" || bits <= 0 || calls <= 0 || !strings.HasPrefix(smp.Row, "sum udp tx:") {
+				t.Errorf("%v: %s/%s: %q %v bit/s %v calls/s\n%s", where, smp.State, smp.Workload, smp.Error, bits, calls, smp.Stderr)
+			}
+		}
+	}
+}
