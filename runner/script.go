@@ -8,7 +8,6 @@ import (
 	"github.com/nsperf/nsperf/internal/shellq"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
-	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 var unsafeIdent = regexp.MustCompile(`[^A-Za-z0-9_]`)
@@ -29,10 +28,10 @@ func Script(s *scenarios.Scenario, id plan.RunID, facts plan.Facts) string {
 	b.WriteString("set -e\n")
 	// The run's lock, as nsperf's own run holds it: nsperf cleanup (another user's, a test's)
 	// leaves a run alone while a process holds its lock, and removes what a killed one left.
-	lock := shellq.Word(runstate.LockPath(id))
+	lock := shellq.Word(id.LockPath())
 	fmt.Fprintf(&b, "\n# the run's lock, held while this script runs (flock(1)): nsperf cleanup leaves a live run\n# alone; the tools do not inherit it (9>&-), so a killed script's run is cleaned\n")
-	fmt.Fprintf(&b, "mkdir -p %s\nexec 9>>%s\n", shellq.Word(runstate.Dir), lock)
-	fmt.Fprintf(&b, "flock -n 9 || { echo \"run %s is in progress: another process holds %s\" >&2; exit 1; }\n", id, runstate.LockPath(id))
+	fmt.Fprintf(&b, "mkdir -p %s\nexec 9>>%s\n", shellq.Word(plan.StateDir), lock)
+	fmt.Fprintf(&b, "flock -n 9 || { echo \"run %s is in progress: another process holds %s\" >&2; exit 1; }\n", id, id.LockPath())
 	// Servers are waited for, but not for ever: a server that never listens (a namespace gone,
 	// a port taken) ends the script with why.
 	b.WriteString("\n# listening NS PORT: waits up to 30 s for a TCP server on PORT in namespace NS (ss)\n")
@@ -54,7 +53,7 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 	for _, line := range strings.Split(strings.TrimSpace(p.UndoShell()), "\n") {
 		fmt.Fprintf(b, "\t%s 2>/dev/null || true\n", line)
 	}
-	fmt.Fprintf(b, "}\ntrap 'cleanup; rm -f %s' EXIT\n\n# topology\n", shellq.Word(runstate.LockPath(id)))
+	fmt.Fprintf(b, "}\ntrap 'cleanup; rm -f %s' EXIT\n\n# topology\n", shellq.Word(id.LockPath()))
 	b.WriteString(p.Shell())
 	stateFn := map[string]string{}
 	for i, st := range s.States {

@@ -52,6 +52,13 @@ func (id RunID) Namespace(ns string) string { return string(id) + "-" + ns }
 // Alias is the alias every device of the run carries (`ip link set DEV alias nsperf:ID`).
 func (id RunID) Alias() string { return "nsperf:" + string(id) }
 
+// StateDir is where a run's state file and lock live (runstate.Dir): named here, in the pure
+// plan, for the plan script, which holds the run's lock as nsperf's run does.
+const StateDir = "/run/nsperf"
+
+// LockPath is the run's lock file: a run is alive while a process holds it (flock).
+func (id RunID) LockPath() string { return StateDir + "/" + string(id) + ".lock" }
+
 // StepKind is what a step does.
 type StepKind string
 

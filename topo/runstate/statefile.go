@@ -29,7 +29,7 @@ func OVSDir(id plan.RunID) string { return plan.Facts{StateDir: Dir}.OVSDir(id) 
 // down` and `nsperf cleanup` can remove it after the run is gone, and the lock that says
 // whether the run is still alive; and the machine's measuring lock. /run is cleared at boot,
 // as are network namespaces.
-const Dir = "/run/nsperf"
+const Dir = plan.StateDir
 
 // NetnsDir is where named network namespaces are mounted (`ip netns add`).
 const NetnsDir = "/run/netns"
@@ -55,7 +55,7 @@ type StateFile struct {
 }
 
 func Path(id plan.RunID) string     { return filepath.Join(Dir, string(id)+".json") }
-func LockPath(id plan.RunID) string { return filepath.Join(Dir, string(id)+".lock") }
+func LockPath(id plan.RunID) string { return id.LockPath() }
 
 // EnsureDir creates Dir, or checks that the existing one is a real directory owned
 // by this user: a symlink or somebody else's directory there is refused.
