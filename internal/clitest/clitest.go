@@ -67,17 +67,16 @@ func mainWith(m *testing.M, start func() (stop func())) {
 // they run nsperf build themselves, and take it from the cache, waiting for it under its lock
 // when it is not done. It is stopped with SIGINT when the tests end (as ^C stops a build,
 // leaving nothing half-done in the cache) and killed a minute later. Only as root, where
-// builds run. It runs at nice -5: the longest chain of a suite on a fresh machine, where the
-// other lanes wait on nothing and take what CPU is left.
+// builds run.
 func MainWithBackground(m *testing.M, needed []string, args ...string) {
 	background := func() func() { return func() {} }
 	flag.Parse()
 	if os.Geteuid() == 0 && wanted(needed) {
 		background = func() func() {
-			// At a higher priority than the lanes beside it (nice -5, make and the compilers
-			// inherit it): on a fresh machine every lane is bound by the CPUs, and this build
-			// is the longest chain of the suite, which the tests that need it wait for.
-			cmd := exec.Command("nice", append([]string{"-n", "-5", Binary}, args...)...)
+			// No nice: a sandboxed build runs in a session of its own (bwrap --new-session),
+			// and with the scheduler's autogroups a nice value orders processes only within
+			// their session (tried at -5 in a cold suite: the build got no larger share).
+			cmd := exec.Command(Binary, args...)
 			log, err := os.CreateTemp("", "nsperf-background-*.log")
 			if err != nil {
 				return func() {}
