@@ -73,7 +73,7 @@ func MainWithBackground(m *testing.M, needed []string, args ...string) {
 	flag.Parse()
 	if os.Geteuid() == 0 && wanted(needed) {
 		background = func() func() {
-			// No nice: a sandboxed build runs in a session of its own (bwrap --new-session),
+			// No nice: a sandboxed build runs in a session of its own (the sandbox starts bwrap with setsid),
 			// and with the scheduler's autogroups a nice value orders processes only within
 			// their session (tried at -5 in a cold suite: the build got no larger share).
 			cmd := exec.Command(Binary, args...)
