@@ -255,7 +255,9 @@ func TestCleanupAfterKill(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "iperf3")
 	before := testenv.Take(runstate.Dir)
-	defer testenv.CheckClean(t, before, runstate.Dir)
+	// A cleanup, not a defer: it runs after the killed run's fixture is let go, so that what
+	// cleanup misses counts as this test's.
+	t.Cleanup(func() { testenv.CheckClean(t, before, runstate.Dir) })
 	out := filepath.Join(t.TempDir(), "r.json")
 	// --concurrent: not behind another nsperf run measuring beside the test.
 	cmd := exec.Command(clitest.Binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--concurrent", "--out", out)
@@ -263,6 +265,7 @@ func TestCleanupAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJournal(t, out+".journal", 1, 60*time.Second)
+	testenv.HoldKilled(t, before, runstate.Dir) // what the killed run leaves is this test's, not a test's beside it
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The finished samples live only in the journal: report reads it.

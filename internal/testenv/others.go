@@ -7,7 +7,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
@@ -23,10 +26,11 @@ var (
 	guestRe = regexp.MustCompile(`nsperf-(vm-[A-Za-z0-9]+)`)
 )
 
-// liveRunIn reports whether s names a run (nspXXXX) that is alive now.
+// liveRunIn reports whether s names a run (nspXXXX) that is alive now, or one that another
+// test is about to kill on purpose (HoldKilled).
 func liveRunIn(s string) bool {
 	for _, id := range runIDRe.FindAllString(s, -1) {
-		if runstate.Alive(plan.RunID(id)) {
+		if runstate.Alive(plan.RunID(id)) || Fixture(id) {
 			return true
 		}
 	}
@@ -46,7 +50,7 @@ func ofOthers(what, item, stateDir string) bool {
 		return liveRunIn(item)
 	case "state files":
 		if strings.HasPrefix(filepath.Base(item), "vm-") {
-			return liveGuest(item)
+			return liveGuest(item) || Fixture(filepath.Base(item))
 		}
 		return liveRunIn(filepath.Base(item))
 	case "processes":
@@ -67,7 +71,7 @@ func processOfOthers(pid, stateDir string) bool {
 	if postgresOfOthers(pid) {
 		return true
 	}
-	if m := guestRe.FindStringSubmatch(line); m != nil && liveGuest(filepath.Join(stateDir, "vm", m[1])) {
+	if m := guestRe.FindStringSubmatch(line); m != nil && (liveGuest(filepath.Join(stateDir, "vm", m[1])) || Fixture(m[1])) {
 		return true
 	}
 	if liveRunIn(line) {
@@ -143,4 +147,59 @@ func postgresOfOthers(pid string) bool {
 	}
 	_, own := ownPostgres.Load(cwd)
 	return !own
+}
+
+// fixtureDir holds the locks of leftovers that a test makes on purpose (a killed run's guest,
+// for `nsperf cleanup` to find). The test holds the lock for as long as it runs, so that the
+// leftover checks of tests beside it, in other lanes, know the leftover is not theirs.
+const fixtureDir = "/run/nsperf-test-fixtures"
+
+// HoldFixture marks name (a guest's "vm-X") as a leftover this test makes on purpose, until
+// the test ends.
+func HoldFixture(t testing.TB, name string) {
+	t.Helper()
+	if err := os.MkdirAll(fixtureDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(fixtureDir, name+".lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		t.Fatalf("fixture %s is held by another test: %v", name, err)
+	}
+	t.Cleanup(func() { os.Remove(path); f.Close() })
+}
+
+// HoldKilled is for a test about to kill the nsperf it started (to show what `nsperf cleanup`
+// finds): every run and guest that appeared since before becomes the test's fixture, so that
+// what the killed process leaves, until the test cleans it up, is not the leftover of a test
+// beside it.
+func HoldKilled(t testing.TB, before Snapshot, stateDir string) {
+	t.Helper()
+	now := Take(stateDir)
+	held := map[string]bool{}
+	for _, item := range append(added(before.Namespaces, now.Namespaces), added(before.StateFiles, now.StateFiles)...) {
+		name := filepath.Base(item)
+		if strings.HasPrefix(name, "vm-") {
+			held[name] = true
+		}
+		for _, id := range runIDRe.FindAllString(name, -1) {
+			held[id] = true
+		}
+	}
+	if len(held) == 0 {
+		t.Fatal("the nsperf about to be killed made no run and no guest: the test proves nothing")
+	}
+	for name := range held {
+		HoldFixture(t, name)
+	}
+}
+
+// Fixture reports whether name is a leftover that a test alive now makes on purpose.
+func Fixture(name string) bool {
+	held, missing := runstate.LockHeld(filepath.Join(fixtureDir, name+".lock"))
+	return held && !missing
 }

@@ -82,3 +82,27 @@ func TestPostgresOfOthers(t *testing.T) {
 		t.Error("a postgres in this process's data directory is another's")
 	}
 }
+
+// TestFixturesAreOthers: a killed run's guest that a test makes on purpose, and holds, is not
+// the leftover of a test beside it; once that test has ended, the same directory is.
+func TestFixturesAreOthers(t *testing.T) {
+	RequireRoot(t)
+	name := fmt.Sprintf("vm-fixturetest%04x", rand.IntN(1<<16))
+	dir := filepath.Join(runstate.Dir, "vm", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if ofOthers("state files", dir, runstate.Dir) || Fixture(name) {
+		t.Fatal("an unlocked guest directory nobody holds counted as another's")
+	}
+	t.Run("held", func(t *testing.T) {
+		HoldFixture(t, name)
+		if !ofOthers("state files", dir, runstate.Dir) || !Fixture(name) {
+			t.Error("a guest another test makes on purpose counted as this test's leftover")
+		}
+	})
+	if ofOthers("state files", dir, runstate.Dir) || Fixture(name) {
+		t.Error("the fixture is still held after its test ended")
+	}
+}

@@ -376,6 +376,7 @@ func TestVMInterrupt(t *testing.T) {
 
 	// kill -9 of the host's nsperf, then cleanup: the copy the run made as it went is kept.
 	tmp = t.TempDir()
+	before := testenv.Take(runstate.Dir)
 	cmd = exec.Command(clitest.Binary, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--runs", "20", "--out", filepath.Join(tmp, "r.json"))
 	if stderr, err = cmd.StderrPipe(); err != nil {
 		t.Fatal(err)
@@ -395,6 +396,7 @@ func TestVMInterrupt(t *testing.T) {
 			t.Fatal("no journal copy on the host while the guest measured")
 		}
 	}
+	testenv.HoldKilled(t, before, runstate.Dir) // what the killed run leaves is this test's, not a test's beside it
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The killed run's guest and its scratch directory (kept beside the guests, not in /tmp
@@ -452,6 +454,7 @@ func TestVMBadInput(t *testing.T) {
 func TestVMCleanupFindsKilledGuest(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, vm.QEMU)
+	testenv.HoldFixture(t, "vm-killedtest") // the other lanes' leftover checks leave it to this test
 	dir := filepath.Join(vm.Dir(), "vm-killedtest")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
