@@ -213,7 +213,9 @@ type measurement struct {
 // context is what the text has said up to a line: the state a heading set, the conditions
 // headings and shown settings set, the last command.
 type context struct {
-	state      string
+	state string
+	// named: a heading named the state, and no measurement was read under it yet.
+	named      bool
 	conditions map[string]string
 	command    string
 	cmdLine    int
@@ -221,9 +223,9 @@ type context struct {
 }
 
 var (
-	// A heading is a line that ends in a colon ("Before:", "- with this patch:", "net-next
-	// main, GRO enabled:"), or that has only a parenthesis after it ("Before patch: (TSO
-	// sizes ...)").
+	// A heading is a line that ends in a colon ("Before:", "- with the series:", "net
+	// main, LRO enabled:"), or that has only a parenthesis after it ("Baseline: (ring
+	// of 256 ...)").
 	headingRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?([^#$>\s][^:]{0,80}):\s*(?:\(.*\)\s*)?$`)
 	mtuRe     = regexp.MustCompile(`(?i)\b(standard|\d+k?)\s+MTU\b`)
 	nicRe     = regexp.MustCompile(`\b(enp\d+\w*|eth\d+|ens\d+\w*|eno\d+\w*)\b`) // systemd's names and ethN: a digit follows ("ensuring" is no device)
@@ -247,7 +249,10 @@ func isCommand(s string) bool {
 	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "for f in ", "sockperf ", "xdp-bench ", "super_netperf ",
 		"./super_netperf ", "nstat ", "nstat -n", "perf ", "iperf ", "ping ", "neper ", "tcp_rr ", "tcp_stream ", "udp_rr ", "modprobe ", "echo ", "sysctl ", "tc ", "ip net", "./", "uname"} {
 		if strings.HasPrefix(t, p) {
-			return true
+			// A program's name that labels a result ("tcp_stream   9.41 Gbit/s", "netperf
+			// 8.1 Gbit/s") is no command: a command's arguments are options and addresses,
+			// not figures with units.
+			return strings.Contains(t, " -") || len(readFigures(t).measured()) == 0
 		}
 	}
 	return false

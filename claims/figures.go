@@ -84,7 +84,7 @@ func readFigures(s string) shaped {
 			}
 			u, ok := lookupUnit(unitText)
 			if ok && u.kind == "percent" && i+1 < len(toks) && relativeWords[strings.ToLower(strings.Trim(toks[i+1], ".,;:()"))] {
-				ok = false // "97% pps", "15% of throughput": a change, not a reading
+				ok = false // "88% pps", "40% of line rate": a change, not a reading
 			}
 			if !ok {
 				shape = append(shape, "#"+strings.ToLower(unitText))

@@ -128,9 +128,9 @@ func metricOf(u unit) string {
 	return "throughput"
 }
 
-// toPairRe is a change the prose gives as two figures: "from 299Mbps to 440Mbps", "(370k to
-// 430k txns)". The unit may be on either side or both; a range of percentages ("from 3.13%
-// to 160.92%", "by 30 to 75 %") is not a comparison.
+// toPairRe is a change the prose gives as two figures: "from 512Mbps to 730Mbps", "(210k to
+// 265k txns)". The unit may be on either side or both; a range of percentages ("from 2.5%
+// to 90.4%", "by 10 to 40 %") is not a comparison.
 var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)`)
 
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
@@ -174,7 +174,23 @@ func (r *Report) proseRanges(lines []line) {
 	}
 }
 
+// subjectNounRe names what a sentence's "from X to Y" is of: a setting of the code or the
+// test (a timer, a threshold, a ring size: what a patch changes) or a measured quantity.
+// The noun nearest before "from" decides.
+var subjectNounRe = regexp.MustCompile(`(?i)\b(?:(timers?|thresholds?|timeouts?|intervals?|limits?|budgets?|quotas?|weights?|sizes?|depths?|defaults?|parameters?|settings?|periods?|ring|rings|mtu)|(throughput|latency|latencies|rate|rates|bandwidth|pps|rtt|time|transactions?|usage|utili[sz]ation|speed|performance|goodput|cpu))\b`)
+
+// ofSetting: the sentence before offset names a setting nearest (the patch's "lower the
+// timer from 300us to 100us"), not a measurement.
+func ofSetting(text string, offset int) bool {
+	start := strings.LastIndex(text[:offset], ". ") + 1
+	nouns := subjectNounRe.FindAllStringSubmatch(text[start:offset], -1)
+	return len(nouns) > 0 && nouns[len(nouns)-1][1] != ""
+}
+
 func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
+	if ofSetting(text, m[0]) {
+		return
+	}
 	g := func(k int) string {
 		if m[2*k] < 0 {
 			return ""

@@ -6,11 +6,11 @@ import (
 )
 
 var (
-	// currentRe marks a sentence that says what is in place: "ICSSG currently uses
-	// ICSSG_ICLK", "DSPACE is set to match the L1 cache line size by default".
+	// currentRe marks a sentence that says what is in place: "the driver currently uses
+	// the slow clock", "the ring size is set to 256 by default".
 	currentRe = regexp.MustCompile(`(?i)\b(currently|by default|the default|today|at the moment|existing|right now)\b`)
-	// changeToRe marks what a change moves to: "switch ICSSG clock to ICSSG_CORE",
-	// "changing the setting to DSPACE=16".
+	// changeToRe marks what a change moves to: "switch the MAC clock to the PLL",
+	// "changing the setting to RING=512".
 	changeToRe = regexp.MustCompile(`(?i)\b(?:switch(?:es|ed|ing)?|chang(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|convert(?:s|ed|ing)?)\b[^.]{0,60}?\bto\b([^.]{0,60})`)
 	wordRe     = regexp.MustCompile(`[A-Za-z0-9_]+`)
 )

@@ -46,26 +46,26 @@ type block struct {
 
 var (
 	// labelRe is "label: rest", "label - rest", "label = rest", with a bullet or a number
-	// before the label: "- Before the fix: 3.78Mpps", "Tx throughput - 934 Mbps".
-	labelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([^:]{1,80}?)\s*(?::\s|:$|\s[-=]\s|\t+)\s*(.*)$`)
-	// counterRe is a counter line of nstat or /proc: "TcpInSegs   15648792   0.0".
+	// before the label ("- ", "2) ", "2 - "): "- Before the change: 2.41Mpps", "Rx goodput - 812 Mbps".
+	labelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+)?([^:]{1,80}?)\s*(?::\s|:$|\s[-=]\s|\t+)\s*(.*)$`)
+	// counterRe is a counter line of nstat or /proc: "TcpOutSegs   20481733   0.0".
 	counterRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.]{2,60})\s+([\d,]+(?:\.\d+)?)(?:\s+[\d.]+)?\s*(?:#.*)?$`)
-	// perfStatRe is a perf stat line: "1,314,632  context-switches  # 19935.279 M/sec".
+	// perfStatRe is a perf stat line: "2,507,118  context-switches  # 31022.410 M/sec".
 	perfStatRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s+(?:msec\s+)?([a-z][\w-]*(?:-[\w]+)*)\s*(?:#.*)?$`)
 	// bareTotalRe is a line of one number: what super_netperf prints.
 	bareTotalRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s*$`)
-	// profileRe is a perf report/top line: "1.26%  [kernel]  [k] inet_gro_receive".
+	// profileRe is a perf report/top line: "3.07%  [kernel]  [k] tcp_ack".
 	profileRe = regexp.MustCompile(`^\s*([\d.]+)%\s+.*\[[k.]\]\s+(\S+)\s*$`)
-	// histogramRe is a bpftrace histogram bucket: "[256, 512)   2796601 |@@@@|".
+	// histogramRe is a bpftrace histogram bucket: "[128, 256)   1044087 |@@@|".
 	histogramRe = regexp.MustCompile(`\|@*\s*\|\s*$`)
-	arrowRe     = regexp.MustCompile(`(^|[^\w/.^*x-])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:->|=>|→|-->)\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?`)
+	arrowRe     = regexp.MustCompile(`(^|[^\w/.^*x-])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(->|=>|→|-->|\s(?:vs\.?|versus)\s)\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?`)
 	// iperf3IntervalRe is a row of iperf3's report; only its summary rows (sender, receiver)
 	// are a run's result.
 	iperf3IntervalRe = regexp.MustCompile(`^\s*\[\s*(?:\d+|SUM)\](?:\[[\w-]+\])?\s+[\d.]+-[\d.]+\s+sec\b`)
 	iperf3EndRe      = regexp.MustCompile(`\b(sender|receiver)\s*$`)
 	// commentRe is a comment a tool prints after its figure: perf stat's and nstat's "# ...".
 	commentRe = regexp.MustCompile(`\s#\s.*$`)
-	// statedParenRe is a change stated beside a figure: "14.65 Mpps (+17.5%)".
+	// statedParenRe is a change stated beside a figure: "9.12 Mpps (+6.3%)".
 	statedParenRe = regexp.MustCompile(`\(\s*[-+~]?[\d.]+\s?%\s*\)`)
 	// uname -a output: the kernel release names the tree a run was on.
 	unameRe = regexp.MustCompile(`^\s*Linux\s+\S+\s+(\d+\.\d+\S*)\s+#\d+`)
@@ -187,15 +187,28 @@ func assignments(text string, mk func(kind, metric, unitName string, pos int, v 
 	return []reading{mk("n", metricName(name), unitName, 0, v*factor, strings.ToLower(name))}
 }
 
-// arrowPair reads "X unit -> Y unit" (or "=>", "→") as a claim: X before, Y after. A side
+// vsAfterFirst: a label that names its states in the order of its figures ("patched vs
+// base: 9.8 vs 9.4") names the state after the change first.
+func vsAfterFirst(label string) bool {
+	first, second, ok := strings.Cut(strings.ToLower(label), " vs")
+	if !ok {
+		return false
+	}
+	a, _, _ := stateOf(first)
+	b, _, _ := stateOf(strings.TrimPrefix(strings.TrimPrefix(second, "."), "ersus"))
+	return a == "after" && b == "before"
+}
+
+// arrowPair reads "X unit -> Y unit" (or "=>", "→", "vs") as a claim: X before, Y after. A side
 // without a unit takes the other's; two bare numbers are a claim only on a labelled line
-// ("Instructions per packet: 420 -> 360"). What is around the arrow must not be an
-// expression ("20000000/1024/4096 -> 4 segments").
+// ("Cycles per byte: 1.9 -> 1.6"). What is around the arrow must not be an
+// expression ("65536/1500 -> 44 frames").
 func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	m := arrowRe.FindStringSubmatch(rest)
 	if m == nil {
 		return [2]reading{}, false
 	}
+	m = append(m[:4], m[5:]...) // the connector: only "vs" asks which state comes first
 	before, ok1 := parseNumber(m[2])
 	after, ok2 := parseNumber(m[4])
 	if !ok1 || !ok2 {
@@ -203,6 +216,9 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	}
 	ub, okb := lookupUnit(m[3])
 	ua, oka := lookupUnit(m[5])
+	if vsAfterFirst(label) {
+		before, after, ub, ua, okb, oka = after, before, ua, ub, oka, okb
+	}
 	switch {
 	case m[3] != "" && !okb, m[5] != "" && !oka:
 		return [2]reading{}, false
@@ -230,7 +246,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	return [2]reading{rb, ra}, true
 }
 
-// metricName is a label as a metric name: "Instructions per packet" -> instructions_per_packet.
+// metricName is a label as a metric name: "Cycles per byte" -> cycles_per_byte.
 func metricName(label string) string {
 	f := strings.FieldsFunc(strings.ToLower(labelKey(label)), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')

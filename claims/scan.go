@@ -8,7 +8,7 @@ import (
 
 var (
 	// netperfBannerRe starts netperf's classic output: "MIGRATED TCP STREAM TEST from ...",
-	// "TCP STREAM TEST to foobar" (netperf 2.2).
+	// "TCP STREAM TEST to hostb" (netperf 2.2).
 	netperfBannerRe = regexp.MustCompile(`^\s*(?:MIGRATED\s.*|.*\bTEST (?:from|to) .*|Recv\s+Send\s+Send\s*.*)$`)
 	// separatorRe is a rule line: "- - - -", "------", "+----+".
 	separatorRe = regexp.MustCompile(`^\s*[-=+_|* ]{3,}\s*$`)
@@ -33,6 +33,7 @@ func (r *Report) read(lines []line) {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			}
 			ms = keep(r, ms, m)
+			ctx.named = ctx.named && len(m) == 0
 			i = next - 1
 			continue
 		}
@@ -62,6 +63,7 @@ func (r *Report) read(lines []line) {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			} else {
 				ms = keep(r, ms, m)
+				ctx.named = ctx.named && len(m) == 0
 			}
 			i = next - 1
 		case headingRe.MatchString(l.text):
@@ -142,8 +144,10 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 	ctx.command, ctx.cmdLine = commandText(l.text), l.n
 	if t, ok := toggle(ctx.command, l.n); ok {
 		r.Toggles = append(r.Toggles, t)
-		if len(t.Knobs) > 0 {
-			ctx.state = "after" // what follows a device toggle is measured with it
+		if len(t.Knobs) > 0 && !ctx.named {
+			// What follows a device toggle is measured with it, unless a heading named the
+			// state of the block the toggle sets up ("Before:" above the limit it sets).
+			ctx.state = "after"
 		} // a sysctl or a qdisc is as often the setup of both sides: the labels decide
 		return
 	}
@@ -172,7 +176,7 @@ func isToggleCommand(cmd string) bool {
 
 // heading takes what a heading line says for the tools' readers: a state, a condition, or
 // both. Words that name the tree or the patch decide over words that name a setting; a
-// setting beside them ("net-next main, GRO enabled") is a condition.
+// setting beside them ("net main, LRO enabled") is a condition.
 func (c *context) heading(h string) {
 	side, strong, _ := stateOf(h)
 	if m := mtuRe.FindStringSubmatch(h); m != nil {
@@ -186,12 +190,12 @@ func (c *context) heading(h string) {
 		}
 	}
 	if side != "" {
-		c.state = side
+		c.state, c.named = side, true
 	}
 }
 
 // settingPart is the part of a heading, between commas, that names a setting and no state
-// of the patch: "GRO enabled" in "net-next main, GRO enabled".
+// of the patch: "LRO enabled" in "net main, LRO enabled".
 func settingPart(h string) string {
 	for _, part := range strings.Split(h, ",") {
 		if patchBefore.MatchString(part) || patchAfter.MatchString(part) || literalState.MatchString(part) || plusAfter.MatchString(part) {
@@ -252,8 +256,8 @@ func statesFollow(lines []line, i int) bool {
 }
 
 // isTitle: a short line without figures, after an empty line, that a block of figures or
-// commands follows ("Disabling Hystart ACK Train detection gives similar numbers",
-// "1) Base (19ab0a22efbd)", "  With ICSSG_ICLK clk @ 250MHz,").
+// commands follows ("Turning off pacing gives the same picture",
+// "2) Base (4f1c2b7a90de)", "  With the PLL clock @ 200MHz,").
 func isTitle(lines []line, i int) bool {
 	t := strings.TrimSpace(lines[i].text)
 	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
@@ -296,8 +300,8 @@ func headingCounts(lines []line) map[string][]int {
 }
 
 // subHeading: a heading that comes back after a heading that names a state (before, after)
-// is a sub-heading of each state ("Performance counter stats for ...:" under "Before
-// patch:" and "After patch:"), not a state of its own.
+// is a sub-heading of each state ("Performance counter stats for ...:" under "Without
+// the series:" and "With the series:"), not a state of its own.
 func subHeading(lines []line, i int, h string, repeated map[string][]int) bool {
 	at := repeated[labelKey(h)]
 	if len(at) < 2 {
@@ -365,8 +369,8 @@ func blockOf(key string) string {
 	return b
 }
 
-// underTitle: line i is indented under a short line without figures ("Performance update
-// in dual mac mode" / "  With ICSSG_CORE Clk @ 333MHz").
+// underTitle: line i is indented under a short line without figures ("Results in switch
+// mode" / "  With the fast clock @ 400MHz").
 func underTitle(lines []line, i int) bool {
 	prev, cur := lines[i-1].text, lines[i].text
 	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
@@ -378,7 +382,7 @@ func underTitle(lines []line, i int) bool {
 // setupRe names a test setup: "Test setup 1", "Setup 2", "Case 3", "Config B".
 var setupRe = regexp.MustCompile(`(?i)^(?:test\s+)?(?:setup|case|config(?:uration)?|scenario|topology)\s*\w{0,3}$`)
 
-// isSetupLine: "Test setup 1: x64 PC with LAN7430 ---> x64 PC" at the start of a paragraph:
+// isSetupLine: "Test setup 2: arm64 board with a 2.5G NIC ---> x64 host" at the start of a paragraph:
 // what follows is measured on that setup, a block of its own.
 func isSetupLine(lines []line, i int) bool {
 	if i > 0 && strings.TrimSpace(lines[i-1].text) != "" {

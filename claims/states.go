@@ -8,19 +8,23 @@ import (
 // The states a text compares are named in many ways. Words that name the tree or the patch
 // ("before", "baseline", "net-next", "vanilla"; "after", "patched", "this change") decide
 // over words that name a setting ("disabled", "off", "skb-mode"; "enabled", "on", "native"):
-// in "net-next main, GRO enabled" the state is net-next and GRO enabled is a condition.
+// in "net main, LRO enabled" the state is net-next and GRO enabled is a condition.
+// patchNoun is what names the patch after "with" or "without" ("with this patch", "w/o the
+// series", "with patch"); without a patch noun, "without" names a setting ("without GRO").
+const patchNoun = `(?:(?:this|the|my|these|that|our)\s+)?(?:patch|patches|fix|change|changes|series|patchset|commit)`
+
 var (
-	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|baseline|base|unpatched|vanilla|stock|original|old|prev|previous|without\s+(?:this|the|my|these)\s+\w+|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
-	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|patched|new|applied|with\s+(?:this|the|my|these)\s+(?:patch|patches|fix|change|changes|series|patchset)|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
-	// A label with "+ something" is its base with something added: "bpf-next + skb
-	// bulking", "upstream codepath + bulking APIs".
+	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|original|old|prev|previous|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
+	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|patched|new|applied|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
+	// A label with "+ something" is its base with something added: "net-next + page
+	// recycling", "stock driver + batching".
 	plusAfter     = regexp.MustCompile(`\S\s*\+\s+\S|\s\+\s*\w`)
 	settingBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(disabled|disable|without|skb-mode|skb|generic|xdp_skb|non-[\w-]+|no\s+\w+)(?:$|[^\w-])`)
 	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
 	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not
-	// as a preposition ("On c5.4xlarge", "BIG TCP on vxlan enabled").
+	// as a preposition ("On a 16-core host", "GSO on geneve enabled").
 	onOffRe      = regexp.MustCompile(`(?i)(?:^|\s)(on|off)\s*(?:$|[,)(])`)
-	literalState = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|after|without)(?:\s+(?:this|the|my|these)\s+\w+)?(?:$|[^\w-])`)
+	literalState = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:before|after|without)(?:\s+(?:(?:this|the|my|these)\s+\w+|patch(?:es)?|fix|changes?|series|patchset|commit))?)(?:$|[^\w-])`)
 	commitIDRe   = regexp.MustCompile(`^[0-9a-f]{8,40}$`)
 	parenRe      = regexp.MustCompile(`\([^()]*\)`)
 )
@@ -40,8 +44,8 @@ func stateOf(label string) (side string, strong bool, rest string) {
 	plus := plusAfter.MatchString(l)
 	switch lit := literalState.FindStringSubmatch(l); {
 	case lit != nil && !literalState.MatchString(l[strings.Index(l, lit[0])+len(lit[0]):]):
-		// "Before the patch is applied": the words before and after say it all.
-		side := strings.ToLower(lit[1])
+		// "Before the series is merged": the words before and after say it all.
+		side := strings.ToLower(strings.Fields(lit[1])[0])
 		if side == "without" {
 			side = "before"
 		}

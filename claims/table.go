@@ -22,7 +22,7 @@ type tableRow struct {
 }
 
 // splitRow splits a table line into cells: at pipes ("| a | b |", "a | b"), at tabs, or at
-// two or more spaces. A "label: value" first cell is two cells ("Before: 5.2Mpps | 7.1Mpps").
+// two or more spaces. A "label: value" first cell is two cells ("Before: 4.4Mpps | 6.0Mpps").
 func splitRow(text string) []string {
 	t := strings.TrimRight(text, " ")
 	var cells []string
@@ -60,8 +60,8 @@ func cellValue(cell string) (figure, bool) {
 }
 
 // stateTable reads a table at lines[i] (its header row) whose rows or columns are states:
-// "Before/After" rows under configuration columns ("SMAP on | SMAP off", "Down  Up"),
-// "net-next | this change" columns beside rows of tests, "Vanilla/Patched" rows under
+// "Before/After" rows under configuration columns ("IOMMU on | IOMMU off", "Rx  Tx"),
+// "net | this series" columns beside rows of tests, "Vanilla/Patched" rows under
 // message sizes, "BIG TCP off / on" columns with a "CV off / on" column. Each value of the
 // other dimension is a claim. A table whose states no word names is left to the other
 // readers.
