@@ -48,6 +48,9 @@ var (
 	// labelRe is "label: rest", "label - rest", "label = rest", with a bullet or a number
 	// before the label ("- ", "2) ", "2 - "): "- Before the change: 2.41Mpps", "Rx goodput - 812 Mbps".
 	labelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+)?([^:]{1,80}?)\s*(?::\s|:$|\s[-=]\s|\t+)\s*(.*)$`)
+	// labelColonRe is labelRe's colon alone: where a line has "label: rest", a tab or a dash
+	// inside the label does not end it ("After\t(ring=512): 3.2 Gbps").
+	labelColonRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+)?([^:]{1,80}?)\s*(?::\s|:$)\s*(.*)$`)
 	// counterRe is a counter line of nstat or /proc: "TcpOutSegs   20481733   0.0".
 	counterRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.]{2,60})\s+([\d,]+(?:\.\d+)?)(?:\s+[\d.]+)?\s*(?:#.*)?$`)
 	// perfStatRe is a perf stat line: "2,507,118  context-switches  # 31022.410 M/sec".
@@ -74,6 +77,15 @@ var (
 // lineReadings reads the figures of line i under b: an arrow ("X -> Y") is a claim of its
 // own (returned as a pair); a labelled line, a tool's output line or a counter gives
 // readings of b's state (or of the state its label names).
+// labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
+// equals sign or a tab.
+func labelMatch(text string) []string {
+	if m := labelColonRe.FindStringSubmatch(text); m != nil {
+		return m
+	}
+	return labelRe.FindStringSubmatch(text)
+}
+
 func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]reading) {
 	l := lines[i]
 	text := l.text
@@ -84,7 +96,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return nil, nil
 	}
 	label, rest := "", text
-	if m := labelRe.FindStringSubmatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
+	if m := labelMatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
 		label, rest = strings.TrimSpace(m[1]), m[2]
 	}
 	if p, ok := arrowPair(label, rest, l.n, i, b); ok {

@@ -71,7 +71,7 @@ func (r *Report) read(lines []line) {
 			ctx.heading(h)
 			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
 		case isSetupLine(lines, i):
-			ctx.blk.cond = labelKey(labelRe.FindStringSubmatch(l.text)[1])
+			ctx.blk.cond = labelKey(labelMatch(l.text)[1])
 			ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 		case isTitle(lines, i):
 			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
@@ -244,7 +244,7 @@ func statesFollow(lines []line, i int) bool {
 			side, _, _ := stateOf(m[1])
 			return side != ""
 		}
-		if m := labelRe.FindStringSubmatch(t); m != nil && len(readFigures(m[2]).figures) > 0 {
+		if m := labelMatch(t); m != nil && len(readFigures(m[2]).figures) > 0 {
 			side, _, _ := stateOf(m[1])
 			return side != ""
 		}
@@ -388,7 +388,7 @@ func isSetupLine(lines []line, i int) bool {
 	if i > 0 && strings.TrimSpace(lines[i-1].text) != "" {
 		return false
 	}
-	m := labelRe.FindStringSubmatch(lines[i].text)
+	m := labelMatch(lines[i].text)
 	return m != nil && setupRe.MatchString(strings.TrimSpace(m[1])) && len(readFigures(m[2]).measured()) == 0
 }
 

@@ -42,11 +42,17 @@ func splitRow(text string) []string {
 		cells[k] = strings.TrimSpace(cells[k])
 	}
 	if len(cells) > 0 {
-		if m := labelRe.FindStringSubmatch(cells[0]); m != nil && m[2] != "" && len(readFigures(m[2]).figures) > 0 && !strings.Contains(m[1], " ") {
+		if m := labelMatch(cells[0]); m != nil && m[2] != "" && len(readFigures(m[2]).figures) > 0 && (!strings.Contains(m[1], " ") || len(strings.Fields(m[1])) <= 4 && stateNamed(m[1])) {
 			cells = append([]string{strings.TrimSpace(m[1]), strings.TrimSpace(m[2])}, cells[1:]...)
 		}
 	}
 	return cells
+}
+
+// stateNamed: a label names a state of the change ("Without patch", "Base kernel").
+func stateNamed(label string) bool {
+	side, _, _ := stateOf(label)
+	return side != ""
 }
 
 // cellValue is a cell's figure: the first number of it with its unit ("291kpps",

@@ -1,0 +1,166 @@
+package claims
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Metamorphic tests: a message the reader reads whole is rewritten the way other authors
+// write the same result, numbers unchanged, and must keep its pairs. The messages are the
+// development half of the corpus and the family fixtures; the held-out half stays unseen.
+
+// statePairs are names real messages give a state without the change and the state with it.
+var statePairs = [][2]string{
+	{"Before", "After"}, {"Without patch", "With patch"}, {"w/o patch", "w/ patch"},
+	{"Base", "Patched"}, {"Baseline", "Patched"}, {"Vanilla", "Patched"}, {"Unpatched", "Patched"},
+	{"Un-patched", "Patched"}, {"net-next", "net-next + patch"}, {"Old", "New"}, {"Stock", "Patched"},
+	{"Mainline", "This series"}, {"Upstream", "With this series"}, {"Clean", "Patched"},
+	{"Base kernel", "With series"}, {"Before the fix", "After the fix"},
+	{"Without the series", "With the series"}, {"net-next", "This change"}, {"Original", "Modified"},
+	{"Unmodified", "Patched"}, {"master", "master + this patch"}, {"Before this change", "After this change"},
+}
+
+// stateLabelRe is a line that starts with the state's name: a label or a heading.
+var stateLabelRe = regexp.MustCompile(`(?m)^(\s*(?:[-*•]\s+)?)(Before|After)((?:\s+(?:the\s+)?patch(?:\s+is\s+applied)?)?)\b`)
+
+// renameStates writes the states of a Before/After message under another pair of names.
+func renameStates(text string, pair [2]string) string {
+	return stateLabelRe.ReplaceAllStringFunc(text, func(s string) string {
+		m := stateLabelRe.FindStringSubmatch(s)
+		if m[2] == "Before" {
+			return m[1] + pair[0]
+		}
+		return m[1] + pair[1]
+	})
+}
+
+// arrowRewriteRe is an arrow between two figures.
+var arrowRewriteRe = regexp.MustCompile(`(\d[A-Za-z%/]*)\s*(?:->|=>|→|-->)\s*(~?\d)`)
+
+// rewriteArrows writes every arrow between figures as another connector.
+func rewriteArrows(text, arrow string) string {
+	return arrowRewriteRe.ReplaceAllString(text, "${1}"+arrow+"${2}")
+}
+
+// alignedRowRe is a row of an aligned table: cells two or more spaces apart, a figure in it.
+var alignedRowRe = regexp.MustCompile(`(?m)^([^\n>]*\d[^\n]*)$`)
+var wideGapRe = regexp.MustCompile(`([^ \t]) {2,}([^ \t])`)
+
+// realign writes every aligned row's gaps of two or more spaces as gap.
+func realign(text, gap string) string {
+	return alignedRowRe.ReplaceAllStringFunc(text, func(row string) string {
+		if strings.HasPrefix(strings.TrimSpace(row), "diff ") || strings.HasPrefix(row, "+") || strings.HasPrefix(row, "-") {
+			return row
+		}
+		return wideGapRe.ReplaceAllString(row, "${1}"+gap+"${2}")
+	})
+}
+
+type rewrite struct {
+	name    string
+	applies func(string) bool
+	apply   func(string) string
+}
+
+func rewrites() []rewrite {
+	var out []rewrite
+	for _, p := range statePairs {
+		out = append(out, rewrite{"states named " + p[0] + " / " + p[1], stateLabelRe.MatchString, func(s string) string { return renameStates(s, p) }})
+	}
+	for _, a := range []string{" -> ", " => ", " → ", " --> ", "->", " vs "} {
+		out = append(out, rewrite{fmt.Sprintf("arrows written %q", a), arrowRewriteRe.MatchString, func(s string) string { return rewriteArrows(s, a) }})
+	}
+	for _, g := range []string{"\t", "    ", "   "} {
+		out = append(out, rewrite{fmt.Sprintf("columns %q apart", g), func(s string) bool { return wideGapRe.MatchString(s) }, func(s string) string { return realign(s, g) }})
+	}
+	return out
+}
+
+// wholeMessages are the messages the reader reads whole: the development half of the corpus
+// and the family fixtures (but the known gaps).
+func wholeMessages(t *testing.T) map[string]struct {
+	answer expectedMessage
+	text   string
+} {
+	out := map[string]struct {
+		answer expectedMessage
+		text   string
+	}{}
+	for _, dir := range []string{"testdata/corpus", "testdata/families"} {
+		data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answers []expectedMessage
+		if err := json.Unmarshal(data, &answers); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range answers {
+			var n int
+			if dir == "testdata/corpus" {
+				if _, err := fmt.Sscanf(m.File, "%d", &n); err != nil || n%2 == 1 {
+					continue // held out
+				}
+			}
+			if knownGaps[m.File] != "" || len(m.Pairs) == 0 {
+				continue
+			}
+			text, err := os.ReadFile(filepath.Join(dir, m.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Read(m.File, text)
+			if err != nil {
+				continue
+			}
+			if s := scoreMessage(m, r.Claims); s.found == s.expected && s.invented == 0 && s.wrong == 0 {
+				out[m.File] = struct {
+					answer expectedMessage
+					text   string
+				}{m, string(text)}
+			}
+		}
+	}
+	return out
+}
+
+// TestMetamorphic: every rewrite of every message read whole keeps its pairs, and invents
+// none.
+func TestMetamorphic(t *testing.T) {
+	msgs := wholeMessages(t)
+	if len(msgs) < 20 {
+		t.Fatalf("only %d messages read whole: the rewrites would prove little", len(msgs))
+	}
+	kept, tried := map[string]int{}, map[string]int{}
+	for _, rw := range rewrites() {
+		for name, m := range msgs {
+			if !rw.applies(m.text) {
+				continue
+			}
+			text := rw.apply(m.text)
+			if text == m.text {
+				continue
+			}
+			tried[rw.name]++
+			r, err := Read(name, []byte(text))
+			if err != nil {
+				t.Errorf("%s, %s: %v", name, rw.name, err)
+				continue
+			}
+			s := scoreMessage(m.answer, r.Claims)
+			if s.found == s.expected && s.wrong == 0 && s.invented == 0 {
+				kept[rw.name]++
+				continue
+			}
+			t.Errorf("%s, %s: %v; missed %v; claims:\n%s", name, rw.name, s, s.missed, claimsText(r))
+		}
+	}
+	for _, rw := range rewrites() {
+		t.Logf("%-45s kept by %d of %d messages", rw.name, kept[rw.name], tried[rw.name])
+	}
+}
