@@ -246,7 +246,6 @@ func TestCorpus(t *testing.T) {
 // them failing, so that one read whole is noticed and taken out.
 var knownGaps = map[string]string{
 	"value-before-label.txt":      "a figure whose state word follows it is not a label",
-	"table-single-space.txt":      "columns are found at two spaces or a tab, not by their alignment across rows",
 	"table-long-state-column.txt": "a table's state in a column of a long table is not read as the state",
 }
 

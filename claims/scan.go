@@ -269,6 +269,11 @@ func isTitle(lines []line, i int) bool {
 	if cells := splitRow(t); len(cells) >= 2 && i+1 < len(lines) && len(splitRow(lines[i+1].text)) == len(cells) {
 		return false // a table's header row
 	}
+	if c := alignedColumns(lines, i); c != nil {
+		if _, next, _ := splitTable(lines, i, context{}, c.split); next > i {
+			return false // the header row of a table of states aligned with single spaces
+		}
+	}
 	for j := i + 1; j < len(lines) && j < i+5; j++ {
 		n := lines[j].text
 		switch {

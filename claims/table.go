@@ -72,6 +72,109 @@ func cellValue(cell string) (figure, bool) {
 // other dimension is a claim. A table whose states no word names is left to the other
 // readers.
 func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped int) {
+	if claims, next, skipped := splitTable(lines, i, ctx, splitRow); next > i {
+		return claims, next, skipped
+	}
+	if cuts := alignedColumns(lines, i); cuts != nil {
+		return splitTable(lines, i, ctx, cuts.split)
+	}
+	return nil, i, 0
+}
+
+// maxAlignedWidth bounds the width of a table whose columns are found by alignment: a
+// mail's table is a screen wide; a longer line is not cut this way.
+const maxAlignedWidth = 400
+
+// columnSpans are the columns of a table found by the alignment of its rows: the runs of
+// character positions where some row has a character, between positions where every row has
+// a space. They serve tables aligned with single spaces ("tcp_stream 9.41  9.87" under
+// "test       base  patched"), which two-space splitting cannot cut.
+type columnSpans [][2]int
+
+// alignedColumns finds the columns of the block at lines[i] (to its first empty line) by
+// alignment, tabs expanded to 8; nil where the block is not a table of two or more columns
+// and two or more rows, or has pipes (splitRow reads those).
+func alignedColumns(lines []line, i int) columnSpans {
+	var rows [][]rune // a rune a column: "µs" and "→" are one character wide
+	for j := i; j < len(lines) && strings.TrimSpace(lines[j].text) != ""; j++ {
+		t := expandTabs(strings.TrimRight(lines[j].text, " "))
+		if strings.Contains(t, "|") || len(t) > maxAlignedWidth {
+			return nil
+		}
+		if !separatorRe.MatchString(t) {
+			rows = append(rows, []rune(t))
+		}
+	}
+	// A line that ends in a colon is a heading over the block, not its header row, however
+	// its words happen to line up with the rows' gaps.
+	if len(rows) < 3 || strings.HasSuffix(string(rows[0]), ":") {
+		return nil
+	}
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r))
+	}
+	used := make([]bool, width)
+	for _, r := range rows {
+		for k := 0; k < len(r); k++ {
+			if r[k] != ' ' {
+				used[k] = true
+			}
+		}
+	}
+	var spans columnSpans
+	for k := 0; k < width; {
+		if !used[k] {
+			k++
+			continue
+		}
+		start := k
+		for k < width && used[k] {
+			k++
+		}
+		spans = append(spans, [2]int{start, k})
+	}
+	if len(spans) < 2 {
+		return nil
+	}
+	return spans
+}
+
+// split cuts a row at the columns; a row's text is read with its tabs expanded.
+func (c columnSpans) split(text string) []string {
+	t := []rune(expandTabs(strings.TrimRight(text, " ")))
+	var cells []string
+	for _, sp := range c {
+		if sp[0] >= len(t) {
+			break
+		}
+		cells = append(cells, strings.TrimSpace(string(t[sp[0]:min(sp[1], len(t))])))
+	}
+	return cells
+}
+
+// expandTabs writes tabs as spaces to the next multiple of 8, as a terminal shows them.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
+}
+
+// splitTable reads the table at lines[i] with its rows cut into cells by split.
+func splitTable(lines []line, i int, ctx context, splitRow func(string) []string) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
 	if len(header) < 2 || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
 		return nil, i, 0
