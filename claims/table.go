@@ -222,6 +222,10 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	return out, j, skipped
 }
 
+// changeColumnRe names a table's column of stated changes: "Change", "Delta", "Diff (%)",
+// "Gain", "%".
+var changeColumnRe = regexp.MustCompile(`(?i)^(?:change|delta|diff(?:erence)?|gain|improvement|speedup|ratio|Δ|%|\+/-)\s*(?:\(?%\)?)?$`)
+
 // tableClaims pairs the states of a table: its rows when their labels name states, else
 // its columns.
 func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
@@ -237,6 +241,9 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 		if strings.HasPrefix(strings.ToUpper(c), "CV") {
 			cvCol = k
 			continue
+		}
+		if changeColumnRe.MatchString(c) {
+			continue // the change the two states give, stated: no state of its own
 		}
 		valueCols = append(valueCols, c)
 	}
