@@ -77,6 +77,23 @@ var (
 // lineReadings reads the figures of line i under b: an arrow ("X -> Y") is a claim of its
 // own (returned as a pair); a labelled line, a tool's output line or a counter gives
 // readings of b's state (or of the state its label names).
+// stateLeadRe is a line that starts with a few words and goes on with a figure, no colon
+// between: a label when its words name a state ("- base      8.42 Mpps").
+var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,3})\s+(~?\d.*)$`)
+
+// lineLabel is a line's label (with letters in it, no "[...]" bucket) and what follows it;
+// "" and the whole line where it has none. A state's name followed by a figure is a label
+// without a colon ("- patched  9.31 Mpps").
+func lineLabel(text string) (label, rest string) {
+	if m := labelMatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
+		return strings.TrimSpace(m[1]), m[2]
+	}
+	if m := stateLeadRe.FindStringSubmatch(text); m != nil && stateNamed(m[1]) {
+		return m[1], m[2]
+	}
+	return "", text
+}
+
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
 func labelMatch(text string) []string {
@@ -95,10 +112,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) {
 		return nil, nil
 	}
-	label, rest := "", text
-	if m := labelMatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
-		label, rest = strings.TrimSpace(m[1]), m[2]
-	}
+	label, rest := lineLabel(text)
 	if p, ok := arrowPair(label, rest, l.n, i, b); ok {
 		return nil, [][2]reading{p}
 	}

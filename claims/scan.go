@@ -244,8 +244,8 @@ func statesFollow(lines []line, i int) bool {
 			side, _, _ := stateOf(m[1])
 			return side != ""
 		}
-		if m := labelMatch(t); m != nil && len(readFigures(m[2]).figures) > 0 {
-			side, _, _ := stateOf(m[1])
+		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
+			side, _, _ := stateOf(label)
 			return side != ""
 		}
 		if len(readFigures(t).figures) > 0 {
