@@ -167,6 +167,9 @@ func (r *Report) proseRanges(lines []line) {
 		for _, m := range toPairRe.FindAllStringSubmatchIndex(text, -1) {
 			r.toPair(text, m, lineOf)
 		}
+		for _, m := range valueFirstRe.FindAllStringSubmatchIndex(text, -1) {
+			r.valueFirst(text, m, lineOf)
+		}
 		for _, l := range par {
 			r.countChange(l)
 		}
@@ -244,5 +247,40 @@ func (r *Report) countChange(l line) {
 	rb := reading{metric: metricName(m[1]), value: round(b), line: l.n, named: true}
 	ra := rb
 	ra.value = round(a)
+	r.addPair([2]reading{rb, ra})
+}
+
+// valueFirstRe is a sentence that gives each figure before the name of its state: "5.12Mpps
+// before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it".
+var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+
+// contrastOf is the word that names the other state of a pair ("with it" after "without the
+// patch"): the first word of each side's name.
+var contrastOf = map[string]string{"without": "with", "with": "without", "before": "after", "after": "before", "w/o": "w/", "w/": "w/o"}
+
+func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
+	va, ua, ok2 := parseValue(strings.TrimPrefix(g(3), "~"))
+	if !ok1 || !ok2 || ub.norm != ua.norm || ub.kind == "percent" {
+		return
+	}
+	sb, _, _ := stateOf(g(2))
+	sa, _, _ := stateOf(g(4))
+	first := func(s string) string { f := strings.Fields(strings.ToLower(s)); return f[0] }
+	switch {
+	case sb != "" && sa == "" && contrastOf[first(g(2))] == first(g(4)):
+		sa = map[string]string{"before": "after", "after": "before"}[sb]
+	case sa != "" && sb == "" && contrastOf[first(g(4))] == first(g(2)):
+		sb = map[string]string{"before": "after", "after": "before"}[sa]
+	}
+	if sb == "" || sa == "" || sb == sa {
+		return
+	}
+	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[2]), state: g(2)}
+	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[6]), state: g(4)}
+	if sb == "after" {
+		rb, ra = ra, rb
+	}
 	r.addPair([2]reading{rb, ra})
 }
