@@ -61,6 +61,20 @@ func realign(text, gap string) string {
 	})
 }
 
+// stateLinesRe is a line of the state before followed by a line of the state after, each
+// "State: figure".
+var stateLinesRe = regexp.MustCompile(`(?m)^(\s*)(Before|before)(\s*:\s*)(~?[\d.,]+\s?[A-Za-z/]+)\s*\n(\s*)(After|after)(\s*:\s*)(~?[\d.,]+\s?[A-Za-z/]+)\s*$`)
+
+// swapStateLines prints the state after first.
+func swapStateLines(text string) string {
+	return stateLinesRe.ReplaceAllString(text, "${5}${6}${7}${8}\n${1}${2}${3}${4}")
+}
+
+// valueFirstLines writes the two lines as one sentence, each figure before its state.
+func valueFirstLines(text string) string {
+	return stateLinesRe.ReplaceAllString(text, "${1}${4} before, ${8} after.")
+}
+
 type rewrite struct {
 	name    string
 	applies func(string) bool
@@ -75,6 +89,8 @@ func rewrites() []rewrite {
 	for _, a := range []string{" -> ", " => ", " → ", " --> ", "->", " vs "} {
 		out = append(out, rewrite{fmt.Sprintf("arrows written %q", a), arrowRewriteRe.MatchString, func(s string) string { return rewriteArrows(s, a) }})
 	}
+	out = append(out, rewrite{"the state after printed first", stateLinesRe.MatchString, swapStateLines},
+		rewrite{"each figure before its state", stateLinesRe.MatchString, valueFirstLines})
 	for _, g := range []string{"\t", "    ", "   "} {
 		out = append(out, rewrite{fmt.Sprintf("columns %q apart", g), func(s string) bool { return wideGapRe.MatchString(s) }, func(s string) string { return realign(s, g) }})
 	}
