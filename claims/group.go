@@ -84,7 +84,9 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 	case len(bs) >= 1 && len(as) >= 1:
 		return bs[0], as[len(as)-1], true
 	case len(bs) == 1 && len(us) >= 1 && len(as) == 0:
-		return bs[0], us[0], true
+		// Three or more states, one the baseline: the baseline against the last of the
+		// others, the final state ("net-next", "+ patches 1-2", "+ whole series").
+		return bs[0], us[len(us)-1], true
 	case len(as) == 1 && len(us) == 1 && len(bs) == 0:
 		return us[0], as[0], true
 	case len(us) == 2 && len(bs) == 0 && len(as) == 0:

@@ -18,7 +18,7 @@ var (
 	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|patched|new|applied|modified|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
-	plusAfter     = regexp.MustCompile(`\S\s*\+\s+\S|\s\+\s*\w`)
+	plusAfter     = regexp.MustCompile(`\S\s*\+\s+\S|\s\+\s*\w|^\s*\+\s*\w`)
 	settingBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(disabled|disable|without|skb-mode|skb|generic|xdp_skb|non-[\w-]+|no\s+\w+)(?:$|[^\w-])`)
 	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
 	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not
