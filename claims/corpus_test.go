@@ -244,9 +244,7 @@ func TestCorpus(t *testing.T) {
 
 // knownGaps are the families the reader does not read yet, each with why: the test keeps
 // them failing, so that one read whole is noticed and taken out.
-var knownGaps = map[string]string{
-	"table-long-state-column.txt": "a table's state in a column of a long table is not read as the state",
-}
+var knownGaps = map[string]string{}
 
 // TestFamilies: fixtures written for this test, one or more per family of layouts that real
 // messages use (testdata/families, answers in the corpus's format in expected.json; no line of

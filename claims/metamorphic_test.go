@@ -47,19 +47,56 @@ func rewriteArrows(text, arrow string) string {
 	return arrowRewriteRe.ReplaceAllString(text, "${1}"+arrow+"${2}")
 }
 
-// alignedRowRe is a row of an aligned table: cells two or more spaces apart, a figure in it.
-var alignedRowRe = regexp.MustCompile(`(?m)^([^\n>]*\d[^\n]*)$`)
-var wideGapRe = regexp.MustCompile(`([^ \t]) {2,}([^ \t])`)
-
-// realign writes every aligned row's gaps of two or more spaces as gap.
+// realign writes every block of rows cut at two or more spaces (the same number of cells
+// in each row) as another author would: cells joined by gap, padded to their column's width
+// where gap is spaces. Blocks whose rows do not cut alike are left as they are.
 func realign(text, gap string) string {
-	return alignedRowRe.ReplaceAllStringFunc(text, func(row string) string {
-		if strings.HasPrefix(strings.TrimSpace(row), "diff ") || strings.HasPrefix(row, "+") || strings.HasPrefix(row, "-") {
-			return row
+	lines := strings.Split(text, "\n")
+	cut := func(l string) []string { return regexp.MustCompile(` {2,}`).Split(strings.TrimSpace(l), -1) }
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && wideGapRe.MatchString(lines[j]) && !strings.HasPrefix(lines[j], ">") && !strings.Contains(lines[j], "\t") {
+			j++
 		}
-		return wideGapRe.ReplaceAllString(row, "${1}"+gap+"${2}")
-	})
+		if j-i < 2 {
+			i = max(j, i+1)
+			continue
+		}
+		rows := make([][]string, 0, j-i)
+		for _, l := range lines[i:j] {
+			rows = append(rows, cut(l))
+		}
+		same := true
+		for _, r := range rows {
+			same = same && len(r) == len(rows[0])
+		}
+		if same {
+			width := make([]int, len(rows[0]))
+			for _, r := range rows {
+				for k, c := range r {
+					width[k] = max(width[k], len([]rune(c)))
+				}
+			}
+			for k, r := range rows {
+				var b strings.Builder
+				for c, cell := range r {
+					b.WriteString(cell)
+					if c < len(r)-1 {
+						if gap != "\t" {
+							b.WriteString(strings.Repeat(" ", width[c]-len([]rune(cell))))
+						}
+						b.WriteString(gap)
+					}
+				}
+				lines[i+k] = b.String()
+			}
+		}
+		i = j
+	}
+	return strings.Join(lines, "\n")
 }
+
+var wideGapRe = regexp.MustCompile(`[^ \t] {2,}[^ \t]`)
 
 // stateLinesRe is a line of the state before followed by a line of the state after, each
 // "State: figure".
@@ -91,7 +128,7 @@ func rewrites() []rewrite {
 	}
 	out = append(out, rewrite{"the state after printed first", stateLinesRe.MatchString, swapStateLines},
 		rewrite{"each figure before its state", stateLinesRe.MatchString, valueFirstLines})
-	for _, g := range []string{"\t", "    ", "   "} {
+	for _, g := range []string{"\t", "    ", " "} {
 		out = append(out, rewrite{fmt.Sprintf("columns %q apart", g), func(s string) bool { return wideGapRe.MatchString(s) }, func(s string) string { return realign(s, g) }})
 	}
 	return out

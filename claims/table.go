@@ -204,6 +204,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	}
 	width := len(rows[0].cells)
 	for _, r := range rows {
+		width = min(width, len(r.cells))
+	}
+	for _, r := range rows {
 		if len(r.cells) != width {
 			return nil, i, 0
 		}
@@ -246,6 +249,9 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			continue // the change the two states give, stated: no state of its own
 		}
 		valueCols = append(valueCols, c)
+	}
+	if out := longTableClaims(cols, rows, ctx); out != nil {
+		return out
 	}
 	// Rows and columns both named by words decide first; then one named beside one other.
 	for _, full := range []bool{true, false} {
@@ -383,6 +389,97 @@ func copyConds(c map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range c {
 		out[k] = v
+	}
+	return out
+}
+
+// rowState is a long table's row's state and what else names the row: the state is the row's
+// label, or the last comma-separated part of it ("nthreads=25, baseline"), or a cell that
+// names a state.
+func rowState(r tableRow) (side, state, group string) {
+	others := []string{}
+	label := r.label
+	if k := strings.LastIndex(label, ","); k >= 0 {
+		if s, _, _ := stateOf(label[k+1:]); s != "" {
+			side, state, label = s, strings.TrimSpace(label[k+1:]), strings.Join(strings.Fields(label[:k]), " ")
+		}
+	}
+	if s, _, _ := stateOf(label); side == "" && s != "" {
+		side, state, label = s, label, ""
+	}
+	if label != "" {
+		others = append(others, label)
+	}
+	for _, c := range r.cells {
+		if _, ok := cellValue(c); ok {
+			continue
+		}
+		if s, _, _ := stateOf(c); s != "" && side == "" {
+			side, state = s, c
+			continue
+		}
+		others = append(others, c)
+	}
+	return side, state, strings.Join(others, ", ")
+}
+
+// longTableClaims reads a "long" table, one row a state and a test: the state in the label,
+// in the label's last part or in a cell; the rows of one test (the other cells that are not
+// figures) pair their before and after, column by column. nil where the states do not come
+// back row after row.
+func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
+	type sides struct{ before, after *tableRow }
+	groups := map[string]*sides{}
+	var order []string
+	repeated := false
+	for k := range rows {
+		side, _, group := rowState(rows[k])
+		if side == "" {
+			return nil
+		}
+		g := groups[group]
+		if g == nil {
+			g = &sides{}
+			groups[group] = g
+			order = append(order, group)
+		}
+		switch {
+		case side == "before" && g.before == nil:
+			g.before = &rows[k]
+		case side == "after":
+			g.after = &rows[k]
+		default:
+			return nil // a state twice in one test: not a long table
+		}
+		repeated = repeated || len(groups) < k+1
+	}
+	if !repeated || len(order) < 2 {
+		return nil
+	}
+	var out []Claim
+	for _, group := range order {
+		g := groups[group]
+		if g.before == nil || g.after == nil {
+			continue
+		}
+		for k := range g.before.cells {
+			if k >= len(g.after.cells) || k >= len(cols) {
+				break
+			}
+			fb, ok1 := cellValue(g.before.cells[k])
+			fa, ok2 := cellValue(g.after.cells[k])
+			if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
+				continue
+			}
+			conds := copyConds(ctx.conditions)
+			conds["row"], conds["column"] = group, cols[k]
+			_, sb, _ := rowState(*g.before)
+			_, sa, _ := rowState(*g.after)
+			rb, ra := &tableRow{label: sb, n: g.before.n}, &tableRow{label: sa, n: g.after.n}
+			if c, ok := tableClaim(cols[k], fb, fa, rb, ra, conds, nil, nil); ok {
+				out = append(out, c)
+			}
+		}
 	}
 	return out
 }
