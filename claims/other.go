@@ -129,9 +129,10 @@ func metricOf(u unit) string {
 }
 
 // toPairRe is a change the prose gives as two figures: "from 512Mbps to 730Mbps", "(210k to
-// 265k txns)". The unit may be on either side or both; a range of percentages ("from 2.5%
+// 265k txns)", "from ~3.1 Gbit/s (stock) to ~3.9 Gbit/s" (the first state named in
+// parentheses). The unit may be on either side or both; a range of percentages ("from 2.5%
 // to 90.4%", "by 10 to 40 %") is not a comparison.
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)`)
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?(?:\s+\([^()]{1,40}\))?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)`)
 
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
