@@ -32,7 +32,7 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		groups[x.key] = append(groups[x.key], x)
 	}
 	for _, k := range order {
-		runs, ok := sideRuns(groups[k])
+		runs, ok := sideRuns(groups[k], lines)
 		if !ok {
 			continue
 		}
@@ -48,11 +48,23 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 }
 
 // sideRuns groups a key's readings by state, in order; false when a state comes back
-// after another line of the key.
-func sideRuns(rs []reading) ([]*sideRun, bool) {
+// after another line of the key. Runs of one state stand on consecutive lines, or each
+// after its own command ("$ ./super_netperf ..." repeated before every run).
+func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 	var runs []*sideRun
+	next := func(last, idx int) bool {
+		if last+1 == idx {
+			return true
+		}
+		for k := last + 1; k < idx && k < len(lines); k++ {
+			if !isCommand(lines[k].text) {
+				return false
+			}
+		}
+		return idx > last
+	}
 	for _, x := range rs {
-		if n := len(runs); n > 0 && runs[n-1].state == x.state && runs[n-1].side == x.side && runs[n-1].lastIdx+1 == x.idx {
+		if n := len(runs); n > 0 && runs[n-1].state == x.state && runs[n-1].side == x.side && next(runs[n-1].lastIdx, x.idx) {
 			cur := runs[n-1]
 			cur.values, cur.lines, cur.lastIdx = append(cur.values, x.value), append(cur.lines, x.line), x.idx
 			continue
