@@ -81,6 +81,43 @@ var (
 // between: a label when its words name a state ("- base      8.42 Mpps").
 var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,3})\s+(~?\d.*)$`)
 
+// trailingNoteRe is a note in parentheses or brackets at the end of a line.
+var trailingNoteRe = regexp.MustCompile(`\s*[(\[][^()\[\]]*[)\]]\s*$`)
+
+// trimAnnotations takes the notes an author adds after a figure off the end of a line ("(+6.3%,
+// p=0.002)", "[n=5]"), so that the figure keys like its other state's, which has none; a
+// line that is only a note keeps it.
+func trimAnnotations(rest string) string {
+	for k := 0; k < 4; k++ {
+		loc := trailingNoteRe.FindStringIndex(rest)
+		if loc == nil {
+			break
+		}
+		note, t := rest[loc[0]:], rest[:loc[0]]
+		// A note of statistics, not a condition ("(1 flow)") nor a figure in other units.
+		if !statNoteRe.MatchString(note) || unitFigures(note) > 0 || len(readFigures(t).measured()) == 0 {
+			break
+		}
+		rest = t
+	}
+	return rest
+}
+
+// unitFigures counts a text's figures with a unit other than percent.
+func unitFigures(s string) int {
+	n := 0
+	for _, f := range readFigures(s).measured() {
+		if f.unit.kind != "percent" {
+			n++
+		}
+	}
+	return n
+}
+
+// statNoteRe is what a note of statistics has: a change in percent, a p-value, a sample
+// count, a spread.
+var statNoteRe = regexp.MustCompile(`(?i)%|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b`)
+
 // lineLabel is a line's label (with letters in it, no "[...]" bucket) and what follows it;
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
@@ -146,7 +183,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 			return []reading{mk("c", m[2], u, 0, v, "")}, nil
 		}
 	}
-	sh := readFigures(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), ""))
+	sh := readFigures(trimAnnotations(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), "")))
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
 		return nil, nil
 	} else if len(ms) > 0 {
