@@ -18,15 +18,17 @@ var (
 	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|patched|new|applied|modified|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
-	plusAfter     = regexp.MustCompile(`\S\s*\+\s+\S|\s\+\s*\w|^\s*\+\s*\w`)
+	// The base before the plus is a name, not a size ("64k+ messages" is no state).
+	plusAfter     = regexp.MustCompile(`(?:^|[\s(])[A-Za-z][\w.-]*\s*\+\s+\S|\s\+\s*[A-Za-z]|^\s*\+\s*\w`)
 	settingBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(disabled|disable|without|skb-mode|skb|generic|xdp_skb|non-[\w-]+|no\s+\w+)(?:$|[^\w-])`)
 	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
 	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not
 	// as a preposition ("On a 16-core host", "GSO on geneve enabled").
 	onOffRe      = regexp.MustCompile(`(?i)(?:^|\s)(on|off)\s*(?:$|[,)(])`)
 	literalState = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:before|after|without)(?:\s+(?:(?:this|the|my|these)\s+\w+|patch(?:es)?|fix|changes?|series|patchset|commit))?)(?:$|[^\w-])`)
-	commitIDRe   = regexp.MustCompile(`^[0-9a-f]{8,40}$`)
-	parenRe      = regexp.MustCompile(`\([^()]*\)`)
+	// A commit id has a letter among its hex digits; eight digits alone are a count.
+	commitIDRe = regexp.MustCompile(`^[0-9a-f]*[a-f][0-9a-f]*$`)
+	parenRe    = regexp.MustCompile(`\([^()]*\)`)
 )
 
 // stateOf names the side a label names: "before", "after" or "" (neither, or both), whether
@@ -37,7 +39,7 @@ func stateOf(label string) (side string, strong bool, rest string) {
 	if len(strings.Fields(parenRe.ReplaceAllString(l, ""))) > 8 {
 		return "", false, l // a sentence, not the name of a state
 	}
-	if commitIDRe.MatchString(strings.ToLower(l)) {
+	if len(l) >= 8 && len(l) <= 40 && commitIDRe.MatchString(strings.ToLower(l)) {
 		return "before", true, "" // a bare commit id is the tree measured before
 	}
 	b, a := patchBefore.FindStringIndex(l), patchAfter.FindStringIndex(l)

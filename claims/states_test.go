@@ -1,0 +1,27 @@
+package claims
+
+import "testing"
+
+// TestStatePairs: each pair of names real messages give the states names its before and its
+// after; names that only look like states (a size with a plus, a count, a preposition) name
+// none.
+func TestStatePairs(t *testing.T) {
+	for _, p := range statePairs {
+		if side, _, _ := stateOf(p[0]); side != "before" {
+			t.Errorf("%q: %q, want before", p[0], side)
+		}
+		if side, _, _ := stateOf(p[1]); side != "after" {
+			t.Errorf("%q: %q, want after", p[1], side)
+		}
+	}
+	for _, name := range []string{"64k+", "64k+ messages", "15648792", "20481733", "GRO on vxlan", "1500 MTU", "TCP_RR", "tcp_stream", "nthreads=25", "4 queues"} {
+		if side, _, _ := stateOf(name); side != "" {
+			t.Errorf("%q names the state %s: it names none", name, side)
+		}
+	}
+	for name, want := range map[string]string{"4f1c2b7a": "before", "v6.12 + series": "after", "net + patch 2": "after", "+ whole series": "after"} {
+		if side, _, _ := stateOf(name); side != want {
+			t.Errorf("%q: %q, want %s", name, side, want)
+		}
+	}
+}
