@@ -146,7 +146,9 @@ func typo(a, b string) bool {
 			continue
 		}
 		diff++
-		if diff > 1 || len(wa[k]) < 6 || len(wb[k]) < 6 || editDistance(wa[k], wb[k]) > 2 {
+		// A misspelt word keeps its start; names that differ there are two names
+		// ("tcp_rr" and "udp_rr").
+		if diff > 1 || len(wa[k]) < 6 || len(wb[k]) < 6 || wa[k][:2] != wb[k][:2] || editDistance(wa[k], wb[k]) > 2 {
 			return false
 		}
 	}

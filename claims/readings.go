@@ -118,6 +118,10 @@ func unitFigures(s string) int {
 // count, a spread.
 var statNoteRe = regexp.MustCompile(`(?i)%|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b`)
 
+// runOrdinalRe is a run's number in a label ("run #2", "#3", "iteration 4"): runs of one
+// state are one series, so the number is no part of the key.
+var runOrdinalRe = regexp.MustCompile(`(?i)(?:^|\s)(?:(?:run|iteration|iter|trial|try|round|sample|test)\s*#?\s*\d+|#\d+)\s*$`)
+
 // lineLabel is a line's label (with letters in it, no "[...]" bucket) and what follows it;
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
@@ -158,9 +162,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		ls, _, lrest := stateOf(label)
 		switch {
 		case ls != "":
-			side, state, keyLabel = ls, label, labelKey(lrest)
+			side, state, keyLabel = ls, label, labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
 		case b.side != "":
-			keyLabel = labelKey(label)
+			keyLabel = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
 		default: // a list of variants: the labels are the states
 			side, state = "?", label
 		}
