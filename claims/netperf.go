@@ -74,11 +74,7 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 		return nil, j, "a netperf header without its data row (cut?)"
 	}
 	row := numbers(lines[j].text)
-	rateCol := 4
-	if test == "TCP_RR" {
-		rateCol = 5
-	}
-	if len(row) <= rateCol {
+	if len(row) <= rateColumn(test) {
 		return nil, j + 1, "a netperf block whose data row is cut or not numbers"
 	}
 	opts := netperfOptions(ctx.command)
@@ -88,13 +84,34 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	if ctx.command != "" {
 		base.lines = append([]int{ctx.cmdLine}, base.lines...)
 	}
+	return netperfRow(row, test, lastField(unitsLine), base), j + 1, ""
+}
+
+// rateColumn is the column of a classic netperf data row that holds the rate: a stream test's
+// throughput after its three sizes and the time, a request/response test's transaction rate
+// after its four sizes and the time.
+func rateColumn(test string) int {
+	if strings.HasSuffix(test, "_RR") || strings.HasSuffix(test, "_CRR") {
+		return 5
+	}
+	return 4
+}
+
+// netperfRow makes the measurements of a classic data row: the rate, and with -c/-C the
+// CPU utilisations and service demands after it. unitsName is the throughput's unit as the
+// header's last line says it ("10^6bits/s"; "" for netperf's default).
+func netperfRow(row []float64, test, unitsName string, base measurement) []measurement {
+	rateCol := rateColumn(test)
+	if rateCol == 5 {
+		test = "TCP_RR"
+	}
 	var out []measurement
 	m := base
 	if test == "TCP_RR" {
 		m.metric, m.unit, m.values = "transaction_rate", "trans/s", []float64{row[rateCol]}
 	} else {
 		factor := 1e6 // netperf's default unit, 10^6bits/s
-		if f, ok := netperf.ThroughputScale(lastField(unitsLine)); ok {
+		if f, ok := netperf.ThroughputScale(unitsName); ok {
 			factor = f
 		}
 		m.metric, m.unit, m.values = "throughput", "bit/s", []float64{round(row[rateCol] * factor)}
@@ -117,7 +134,35 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 			out = append(out, c)
 		}
 	}
-	return out, j + 1, ""
+	return out
+}
+
+// bareRowRe is netperf's -P 0 (no banner, no headers) option in a command.
+var bareRowRe = regexp.MustCompile(`\s-P\s*0\b`)
+
+// netperfBare reads the data row a netperf command run with -P 0 printed at lines[i]: the
+// classic row without its banner and headers (a request/response test's second line, the
+// remote socket sizes, after it).
+func netperfBare(lines []line, i int, ctx context) ([]measurement, int) {
+	if !strings.Contains(ctx.command, "netperf") || !bareRowRe.MatchString(ctx.command) || selectorRe.MatchString(ctx.command) {
+		return nil, i
+	}
+	opts := netperfOptions(ctx.command)
+	test := opts["test"]
+	if test != "TCP_STREAM" && test != "TCP_MAERTS" && test != "TCP_SENDFILE" && rateColumn(test) != 5 {
+		return nil, i // UDP_STREAM and the rest print rows of other shapes
+	}
+	row := numbers(lines[i].text)
+	if len(row) != rateColumn(test)+1 && len(row) != rateColumn(test)+5 {
+		return nil, i
+	}
+	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: ctx.state, conditions: ctx.conditions,
+		lines: []int{ctx.cmdLine, lines[i].n}}
+	next := i + 1
+	if rateColumn(test) == 5 && next < len(lines) && len(numbers(lines[next].text)) == 2 {
+		next++
+	}
+	return netperfRow(row, test, "", base), next
 }
 
 func lastField(s string) string {

@@ -30,6 +30,9 @@ func (r *Report) other(lines []line, i int, ctx context) ([]measurement, int) {
 	if ms, next := netperfRows(lines, i, ctx); next > i {
 		return ms, next
 	}
+	if ms, next := netperfBare(lines, i, ctx); next > i {
+		return ms, next
+	}
 	if ms, next := nsperfTable(lines, i, ctx); next > i {
 		return ms, next
 	}
