@@ -691,4 +691,15 @@ func TestBounded(t *testing.T) {
 	if last := r.Unparsed[len(r.Unparsed)-1].Reason; !strings.Contains(last, "10 more figures") {
 		t.Errorf("figures past the bound: %q", last)
 	}
+	// A block of 20,000 rows aligned with single spaces: each line may start a table whose
+	// columns are found by alignment, so that search is bounded (maxAlignedRows); unbounded, it
+	// took 4*10^8 steps.
+	var aligned strings.Builder
+	aligned.WriteString("Subject: x\n\ntest base patched\n")
+	for i := range 20000 {
+		fmt.Fprintf(&aligned, "t%d %d.1 %d.2\n", i, i, i)
+	}
+	if _, err := Read("aligned.txt", []byte(aligned.String())); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -82,8 +82,13 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 }
 
 // maxAlignedWidth bounds the width of a table whose columns are found by alignment: a
-// mail's table is a screen wide; a longer line is not cut this way.
+// mail's table is a screen wide; a longer line is not cut this way. maxAlignedRows bounds
+// its rows.
 const maxAlignedWidth = 400
+
+// maxAlignedRows bounds its rows: each line of a block may start one, so a block of 10^5 lines
+// read this way would take 10^10 steps; a longer table is read only where two spaces cut it.
+const maxAlignedRows = 200
 
 // columnSpans are the columns of a table found by the alignment of its rows: the runs of
 // character positions where some row has a character, between positions where every row has
@@ -98,7 +103,7 @@ func alignedColumns(lines []line, i int) columnSpans {
 	var rows [][]rune // a rune a column: "µs" and "→" are one character wide
 	for j := i; j < len(lines) && strings.TrimSpace(lines[j].text) != ""; j++ {
 		t := expandTabs(strings.TrimRight(lines[j].text, " "))
-		if strings.Contains(t, "|") || len(t) > maxAlignedWidth {
+		if strings.Contains(t, "|") || len(t) > maxAlignedWidth || j-i > maxAlignedRows {
 			return nil
 		}
 		if !separatorRe.MatchString(t) {
