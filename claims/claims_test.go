@@ -693,7 +693,7 @@ func TestBounded(t *testing.T) {
 	}
 	// A block of 20,000 rows aligned with single spaces: each line may start a table whose
 	// columns are found by alignment, so that search is bounded (maxAlignedRows); unbounded, it
-	// took 4*10^8 steps.
+	// grows with the square of the block's rows.
 	var aligned strings.Builder
 	aligned.WriteString("Subject: x\n\ntest base patched\n")
 	for i := range 20000 {

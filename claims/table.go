@@ -86,8 +86,9 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 // its rows.
 const maxAlignedWidth = 400
 
-// maxAlignedRows bounds its rows: each line of a block may start one, so a block of 10^5 lines
-// read this way would take 10^10 steps; a longer table is read only where two spaces cut it.
+// maxAlignedRows bounds its rows: each line of a block may start one, so unbounded the search
+// grows with the square of a block's lines; a longer table is read only where two spaces cut
+// it.
 const maxAlignedRows = 200
 
 // columnSpans are the columns of a table found by the alignment of its rows: the runs of
