@@ -1,6 +1,10 @@
 package claims
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
 
 // TestStatePairs: each pair of names real messages give the states names its before and its
 // after; names that only look like states (a size with a plus, a count, a preposition) name
@@ -22,6 +26,18 @@ func TestStatePairs(t *testing.T) {
 	for name, want := range map[string]string{"4f1c2b7a": "before", "v6.12 + series": "after", "net + patch 2": "after", "+ whole series": "after"} {
 		if side, _, _ := stateOf(name); side != want {
 			t.Errorf("%q: %q, want %s", name, side, want)
+		}
+	}
+}
+
+// TestOtherToolsAreNotDriven: no program the message names as one nsperf cannot drive is run
+// by a tool of the registry (udpgso_bench_tx is udpgso's).
+func TestOtherToolsAreNotDriven(t *testing.T) {
+	for _, p := range scenarios.ToolProcesses() {
+		for _, o := range otherTools {
+			if o.re.MatchString(p) || o.re.MatchString(p+" -c") {
+				t.Errorf("%s, which a tool of nsperf runs, is listed as a program nsperf does not drive (%s)", p, o.name)
+			}
 		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 )
 
 // otherTools are benchmark programs a message may name that no nsperf tool drives, each
-// with how a message names it (a command, a binary): what a reproduction here lacks.
+// with how a message names it (a command, a binary): what a reproduction here lacks. A
+// program a tool of the registry runs (scenarios.ToolProcesses) is never among them
+// (TestOtherToolsAreNotDriven).
 var otherTools = []struct {
 	name string
 	re   *regexp.Regexp
@@ -25,7 +27,6 @@ var otherTools = []struct {
 	{"wrk", regexp.MustCompile(`\bwrk\s+-`)},
 	{"memtier_benchmark", regexp.MustCompile(`\bmemtier_benchmark\b`)},
 	{"redis-benchmark", regexp.MustCompile(`\bredis-benchmark\b`)},
-	{"udpgso_bench", regexp.MustCompile(`\budpgso_bench(?:_tx|_rx)?\b`)},
 	{"perf (a CPU profile)", regexp.MustCompile(`\bperf\s+(?:top|record|report)\b`)},
 	{"bpftrace", regexp.MustCompile(`\bbpftrace\b`)},
 }
