@@ -99,6 +99,9 @@ type Report struct {
 	DiffProblems []string `json:"diff_problems,omitempty"`
 
 	stated []stated
+	// change is what the message's patch says besides its prose: its Subject, the lines its
+	// diff adds and removes (evidence of which state is the patch's).
+	change patchText
 	// dropped counts the claims and the unread blocks past the bounds (MaxClaims,
 	// maxUnparsed), said at the end.
 	droppedClaims, droppedUnparsed, droppedFigures int
@@ -173,8 +176,11 @@ func Read(input string, data []byte) (*Report, error) {
 				}
 				continue
 			}
+			// A no-break space (a mail archive's) is a space to every reader here.
+			l = strings.ReplaceAll(l, "\u00a0", " ")
 			lines = append(lines, line{p.MessageLine + i, strings.TrimRight(pastePrefix(l), " \t")})
 		}
+		r.change = changeOf(p)
 		r.read(lines)
 	}
 	r.Summary = r.summary()

@@ -1,10 +1,14 @@
 package claims
 
 import (
+	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/nsperf/nsperf/patches"
 )
 
 // side is the readings of one state of one key: consecutive lines (a run series) or one.
@@ -39,6 +43,14 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		b, a, ok := chooseSides(runs)
 		if !ok {
 			b, a, ok = proseSides(runs, lines)
+		}
+		if !ok {
+			b, a, ok = r.evidenceSides(runs, lines)
+		}
+		if !ok && len(runs) == 2 && runs[0].side == "?" && runs[1].side == "?" {
+			r.addUnparsed(Unparsed{Lines: append(append([]int{}, runs[0].lines...), runs[1].lines...), Reason: fmt.Sprintf(
+				"two states, %q and %q, and nothing that says which is the baseline (no state word; neither the Subject, the diff nor a stated change names one): not paired",
+				runs[0].state, runs[1].state)})
 		}
 		if !ok {
 			continue
@@ -157,4 +169,123 @@ func sideLabel(state string) string {
 		return ""
 	}
 	return state
+}
+
+// evidenceSides decides two states no word names by what else the message says of them: the
+// Subject and the diff's added lines name the own words of the state after (the removed lines
+// the before's), and a change the text states agrees with one order of the two only. Each
+// is a vote; print order is none. Without a majority it abstains.
+func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
+	if len(runs) != 2 || runs[0].side != "?" || runs[1].side != "?" {
+		return nil, nil, false
+	}
+	if len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0 {
+		return nil, nil, false // states that are not both named by words of their own
+	}
+	// In the Subject and the diff only names count (napi_build_skb, per-cpu, xdp2): an
+	// English word there ("offload") says what the patch is about, not which state it is.
+	first, second := identifiers(runs[0].state, runs[1].state), identifiers(runs[1].state, runs[0].state)
+	subject, added, removed := r.change.subject, r.change.added, r.change.removed
+	vote := 0 // above 0: the first printed is before
+	namedIn := func(words []string, text string) bool {
+		for _, w := range words {
+			if regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(w) + `\b`).MatchString(text) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, text := range []string{subject, added} {
+		switch a, b := namedIn(first, text), namedIn(second, text); {
+		case b && !a:
+			vote++
+		case a && !b:
+			vote--
+		}
+	}
+	if a, b := namedIn(first, removed), namedIn(second, removed); a && !b {
+		vote++
+	} else if b && !a {
+		vote--
+	}
+	m0, m1 := median(runs[0].values), median(runs[1].values)
+	for _, st := range r.stated {
+		if st.family != "" || m0 == 0 || m1 == 0 {
+			continue
+		}
+		agrees := func(change float64) bool {
+			return math.Abs(change-st.change) <= math.Max(0.01, 0.1*math.Abs(st.change))
+		}
+		switch forward, backward := agrees(m1/m0-1), agrees(m0/m1-1); {
+		case forward && !backward:
+			vote++
+		case backward && !forward:
+			vote--
+		}
+	}
+	switch {
+	case vote > 0:
+		return runs[0], runs[1], true
+	case vote < 0:
+		return runs[1], runs[0], true
+	}
+	return nil, nil, false
+}
+
+// commonWords are words any text has: a state's own word that is one of them says nothing of
+// the Subject or the diff.
+var commonWords = map[string]bool{"the": true, "with": true, "without": true, "and": true, "for": true, "from": true, "into": true, "this": true, "that": true,
+	"time": true, "first": true, "second": true, "third": true, "any": true, "all": true, "one": true, "two": true, "run": true, "test": true, "mode": true,
+	"enable": true, "enabled": true, "disable": true, "disabled": true, "using": true, "used": true, "use": true, "when": true, "then": true, "only": true}
+
+// telling are the words that can tell a state in a Subject or a diff: three letters or more,
+// or an identifier (an underscore or a digit in it), and none of commonWords.
+func telling(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if !commonWords[w] && (len(w) >= 3 || strings.ContainsAny(w, "_0123456789")) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// tokenRe is a name as code and commands write it: words joined by - or _.
+var tokenRe = regexp.MustCompile(`[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*`)
+
+// identifiers are the names in a state's label its other lacks that look like code's (an
+// underscore, a hyphen or a digit in them), lower case.
+func identifiers(name, other string) []string {
+	o := map[string]bool{}
+	for _, w := range tokenRe.FindAllString(strings.ToLower(other), -1) {
+		o[w] = true
+	}
+	var out []string
+	for _, w := range tokenRe.FindAllString(strings.ToLower(name), -1) {
+		if !o[w] && len(w) >= 3 && strings.ContainsAny(w, "_-0123456789") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// patchText is what a patch says of its change besides its prose.
+type patchText struct{ subject, added, removed string }
+
+// changeOf is a patch's Subject and the lines its diff adds and removes.
+func changeOf(p patches.Patch) patchText {
+	var add, del strings.Builder
+	for _, f := range p.Files {
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				switch l.Op {
+				case '+':
+					add.WriteString(l.Text + "\n")
+				case '-':
+					del.WriteString(l.Text + "\n")
+				}
+			}
+		}
+	}
+	return patchText{subject: p.Subject, added: add.String(), removed: del.String()}
 }

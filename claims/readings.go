@@ -64,7 +64,7 @@ var (
 	arrowRe     = regexp.MustCompile(`(^|[^\w/.^*x-])~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(->|=>|→|-->|\s(?:vs\.?|versus)\s)\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?`)
 	// iperf3IntervalRe is a row of iperf3's report; only its summary rows (sender, receiver)
 	// are a run's result.
-	iperf3IntervalRe = regexp.MustCompile(`^\s*\[\s*(?:\d+|SUM)\](?:\[[\w-]+\])?\s+[\d.]+-[\d.]+\s+sec\b`)
+	iperf3IntervalRe = regexp.MustCompile(`^\s*\[\s*(?:\d+|SUM)\](?:\[[\w-]+\])?\s+([\d.]+)-\s*([\d.]+)\s+sec\b`)
 	iperf3EndRe      = regexp.MustCompile(`\b(sender|receiver)\s*$`)
 	// commentRe is a comment a tool prints after its figure: perf stat's and nstat's "# ...".
 	commentRe = regexp.MustCompile(`\s#\s.*$`)
@@ -122,6 +122,27 @@ var statNoteRe = regexp.MustCompile(`(?i)%|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd
 // state are one series, so the number is no part of the key.
 var runOrdinalRe = regexp.MustCompile(`(?i)(?:^|\s)(?:(?:run|iteration|iter|trial|try|round|sample|test)\s*#?\s*\d+|#\d+)\s*$`)
 
+// wholeRun: the interval line at lines[i] is iperf2's summary of a run, which says neither
+// sender nor receiver: it starts at 0 and spans more than the interval line before it
+// ("0.0-60.0 sec" after "58.0-60.0 sec").
+func wholeRun(lines []line, i int) bool {
+	span := func(t string) (start, length float64, ok bool) {
+		m := iperf3IntervalRe.FindStringSubmatch(t)
+		if m == nil {
+			return 0, 0, false
+		}
+		a, err1 := strconv.ParseFloat(m[1], 64)
+		b, err2 := strconv.ParseFloat(m[2], 64)
+		return a, b - a, err1 == nil && err2 == nil
+	}
+	start, length, ok := span(lines[i].text)
+	if !ok || start != 0 || i == 0 {
+		return false
+	}
+	_, before, ok := span(lines[i-1].text)
+	return ok && length > before
+}
+
 // lineLabel is a line's label (with letters in it, no "[...]" bucket) and what follows it;
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
@@ -150,7 +171,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if len(text) > maxReadLine {
 		return nil, nil // a dump, not a line a reader writes a result on
 	}
-	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) {
+	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) && !wholeRun(lines, i) {
 		return nil, nil
 	}
 	label, rest := lineLabel(text)

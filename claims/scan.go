@@ -3,6 +3,7 @@ package claims
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -233,6 +234,35 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 	return cur
 }
 
+// variantPair: the paragraph at lines[j] is two labelled figures of one unit whose labels name
+// no state and come nowhere else in the message ("global pool: 8.10 Gbit/s" / "per-cpu pool:
+// 9.07 Gbit/s"): two variants compared, the labels their states, not readings of a state the
+// heading above names.
+func variantPair(lines []line, j int) bool {
+	var labels, shapes []string
+	for k := j; k < len(lines) && strings.TrimSpace(lines[k].text) != ""; k++ {
+		label, rest := lineLabel(lines[k].text)
+		sh := readFigures(rest)
+		ms := sh.measured()
+		if label == "" || len(ms) != 1 || len(sh.figures) != 1 {
+			return false // a series of runs is readings of a state, not a variant's figure
+		}
+		labels, shapes = append(labels, labelKey(label)), append(shapes, ms[0].unit.norm)
+	}
+	if len(labels) != 2 || labels[0] == labels[1] || shapes[0] != shapes[1] {
+		return false
+	}
+	for k := range lines {
+		if k == j || k == j+1 {
+			continue
+		}
+		if label, _ := lineLabel(lines[k].text); label != "" && slices.Contains(labels, labelKey(label)) {
+			return false
+		}
+	}
+	return true
+}
+
 // statesFollow: the first figures or heading after line i name their state themselves.
 func statesFollow(lines []line, i int) bool {
 	for j := i + 1; j < len(lines) && j < i+15; j++ {
@@ -246,7 +276,7 @@ func statesFollow(lines []line, i int) bool {
 		}
 		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
 			side, _, _ := stateOf(label)
-			return side != ""
+			return side != "" || variantPair(lines, j)
 		}
 		if len(readFigures(t).figures) > 0 {
 			return false
