@@ -96,6 +96,108 @@ func realign(text, gap string) string {
 	return strings.Join(lines, "\n")
 }
 
+// transposeTables writes every block of rows cut at two or more spaces (two or more rows,
+// the same number of cells in each, a header cell in the corner) with its rows as columns.
+func transposeTables(text string) string {
+	return eachTable(text, func(rows [][]string) [][]string {
+		out := make([][]string, len(rows[0]))
+		for c := range rows[0] {
+			for r := range rows {
+				out[c] = append(out[c], rows[r][c])
+			}
+		}
+		return out
+	})
+}
+
+// unitsToHeader moves a table's unit from its value cells (each "N UNIT" with one unit) into
+// its header row's cells.
+func unitsToHeader(text string) string {
+	cellRe := regexp.MustCompile(`^(~?[\d.,]+)\s?([A-Za-z/]+)$`)
+	return eachTable(text, func(rows [][]string) [][]string {
+		unit := ""
+		for _, r := range rows[1:] {
+			for _, c := range r[1:] {
+				m := cellRe.FindStringSubmatch(c)
+				if m == nil || unit != "" && m[2] != unit {
+					return rows
+				}
+				unit = m[2]
+			}
+		}
+		out := [][]string{append([]string{}, rows[0]...)}
+		for c := 1; c < len(out[0]); c++ {
+			out[0][c] += " (" + unit + ")"
+		}
+		for _, r := range rows[1:] {
+			row := []string{r[0]}
+			for _, c := range r[1:] {
+				row = append(row, cellRe.FindStringSubmatch(c)[1])
+			}
+			out = append(out, row)
+		}
+		return out
+	})
+}
+
+// eachTable rewrites every table (a header row without figures over two or more rows, three or
+// more cells in each, cut alike at two or more spaces) with f, re-rendered padded to its
+// columns.
+func eachTable(text string, f func([][]string) [][]string) string {
+	lines := strings.Split(text, "\n")
+	cut := func(l string) []string { return regexp.MustCompile(` {2,}`).Split(strings.TrimSpace(l), -1) }
+	var out []string
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && wideGapRe.MatchString(lines[j]) && !strings.HasPrefix(lines[j], ">") && !strings.Contains(lines[j], "\t") && !strings.Contains(lines[j], "|") {
+			j++
+		}
+		if j-i < 2 {
+			out = append(out, lines[i:max(j, i+1)]...)
+			i = max(j, i+1)
+			continue
+		}
+		var rows [][]string
+		for _, l := range lines[i:j] {
+			rows = append(rows, cut(l))
+		}
+		// A table: a header row without figures over two or more rows of figures, two or
+		// more columns of values.
+		same := len(rows[0]) >= 3 && len(rows) >= 3 && len(readFigures(strings.Join(rows[0], " ")).figures) == 0
+		for k, r := range rows {
+			same = same && len(r) == len(rows[0])
+			for c := 1; same && k > 0 && c < len(r); c++ {
+				_, isFigure := cellValue(r[c])
+				same = isFigure // a wide table: names in the first column and header only
+			}
+		}
+		if !same {
+			out = append(out, lines[i:j]...)
+			i = j
+			continue
+		}
+		rows = f(rows)
+		width := make([]int, len(rows[0]))
+		for _, r := range rows {
+			for k, c := range r {
+				width[k] = max(width[k], len([]rune(c)))
+			}
+		}
+		for _, r := range rows {
+			var b strings.Builder
+			for k, c := range r {
+				b.WriteString(c)
+				if k < len(r)-1 {
+					b.WriteString(strings.Repeat(" ", width[k]-len([]rune(c))+2))
+				}
+			}
+			out = append(out, b.String())
+		}
+		i = j
+	}
+	return strings.Join(out, "\n")
+}
+
 var wideGapRe = regexp.MustCompile(`[^ \t] {2,}[^ \t]`)
 
 // stateLinesRe is a line of the state before followed by a line of the state after, each
@@ -126,6 +228,8 @@ func rewrites() []rewrite {
 	for _, a := range []string{" -> ", " => ", " → ", " --> ", "->", " vs "} {
 		out = append(out, rewrite{fmt.Sprintf("arrows written %q", a), arrowRewriteRe.MatchString, func(s string) string { return rewriteArrows(s, a) }})
 	}
+	out = append(out, rewrite{"tables transposed", wideGapRe.MatchString, transposeTables},
+		rewrite{"units moved into the header", wideGapRe.MatchString, unitsToHeader})
 	out = append(out, rewrite{"the state after printed first", stateLinesRe.MatchString, swapStateLines},
 		rewrite{"each figure before its state", stateLinesRe.MatchString, valueFirstLines})
 	for _, g := range []string{"\t", "    ", " "} {

@@ -116,6 +116,51 @@ func alignedColumns(lines []line, i int) columnSpans {
 	if len(rows) < 3 || strings.HasSuffix(string(rows[0]), ":") {
 		return nil
 	}
+	// The header row may be wider than a column's cells, but it names every column of
+	// figures in the rows below it and has a space in the gap before each: a line whose words
+	// run across those gaps or stop short of the last column ("- Results (IOMMU on)" over a
+	// table) is a heading, not the table's header.
+	body := spansOf(rows[1:])
+	for k := 0; k+1 < len(body); k++ {
+		if !figuresIn(rows[1:], body[k+1]) {
+			continue // a gap inside the labels ("8 flows, irq on cpu 0")
+		}
+		named := false // and a name over each column of figures
+		for c := body[k+1][0]; c < body[k+1][1] && c < len(rows[0]); c++ {
+			named = named || rows[0][c] != ' '
+		}
+		if !named {
+			return nil
+		}
+		gapHasSpace := false
+		for c := body[k][1]; c < body[k+1][0]; c++ {
+			gapHasSpace = gapHasSpace || c >= len(rows[0]) || rows[0][c] == ' '
+		}
+		if !gapHasSpace {
+			return nil
+		}
+	}
+	spans := spansOf(rows)
+	if len(spans) < 2 {
+		return nil
+	}
+	return spans
+}
+
+// figuresIn: some row has a figure in the span.
+func figuresIn(rows [][]rune, span [2]int) bool {
+	for _, r := range rows {
+		if span[0] < len(r) {
+			if len(readFigures(string(r[span[0]:min(span[1], len(r))])).figures) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spansOf are the runs of positions where some row has a character.
+func spansOf(rows [][]rune) columnSpans {
 	width := 0
 	for _, r := range rows {
 		width = max(width, len(r))
@@ -139,9 +184,6 @@ func alignedColumns(lines []line, i int) columnSpans {
 			k++
 		}
 		spans = append(spans, [2]int{start, k})
-	}
-	if len(spans) < 2 {
-		return nil
 	}
 	return spans
 }
