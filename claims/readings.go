@@ -143,6 +143,26 @@ func wholeRun(lines []line, i int) bool {
 	return ok && length > before
 }
 
+// nameAbove is the label of a line that is one figure alone, given by indentation: a short
+// line without figures right above it, indented less ("    TCP_RR" / "        28110 trans/s").
+func nameAbove(lines []line, i int) string {
+	sh := readFigures(lines[i].text)
+	if i == 0 || len(sh.figures) != 1 || len(strings.Fields(sh.shape)) != 1 {
+		return ""
+	}
+	above := lines[i-1].text
+	name := strings.TrimSpace(above)
+	if name == "" || len(strings.Fields(name)) > 4 || len(readFigures(above).figures) > 0 || strings.HasSuffix(name, ":") {
+		return ""
+	}
+	if indent(above) >= indent(lines[i].text) {
+		return ""
+	}
+	return name
+}
+
+func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
+
 // lineLabel is a line's label (with letters in it, no "[...]" bucket) and what follows it;
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
@@ -175,6 +195,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return nil, nil
 	}
 	label, rest := lineLabel(text)
+	if label == "" {
+		label = nameAbove(lines, i)
+	}
 	if p, ok := arrowPair(label, rest, l.n, i, b); ok {
 		return nil, [][2]reading{p}
 	}

@@ -45,8 +45,9 @@ func (r *Report) read(lines []line) {
 				ctx.blk.side, ctx.blk.state = side, unameRe.FindStringSubmatch(l.text)[1]
 			}
 		case isCommand(l.text):
-			for strings.HasSuffix(strings.TrimSpace(lines[i].text), "\\") && i+1 < len(lines) {
-				// a command wrapped over lines: "netperf -t TCP_RR \" / "  -- -O ..."
+			for i+1 < len(lines) && (strings.HasSuffix(strings.TrimSpace(lines[i].text), "\\") || optionLineRe.MatchString(lines[i+1].text)) {
+				// a command wrapped over lines: "netperf -t TCP_RR \" / "  -- -O ...", or
+				// without the backslash, its options indented on the next line
 				lines[i+1].text = strings.TrimSuffix(strings.TrimSpace(lines[i].text), "\\") + " " + strings.TrimSpace(lines[i+1].text)
 				i++
 			}
@@ -234,6 +235,10 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 	return cur
 }
 
+// optionLineRe is a line of a command's options wrapped under it: indented, starting with an
+// option ("    -r 64,64 -O THROUGHPUT").
+var optionLineRe = regexp.MustCompile(`^\s+--?[A-Za-z]`)
+
 // variantPair: the paragraph at lines[j] is two labelled figures of one unit whose labels name
 // no state and come nowhere else in the message ("global pool: 8.10 Gbit/s" / "per-cpu pool:
 // 9.07 Gbit/s"): two variants compared, the labels their states, not readings of a state the
@@ -298,6 +303,9 @@ func isTitle(lines []line, i int) bool {
 	}
 	if cells := splitRow(t); len(cells) >= 2 && i+1 < len(lines) && len(splitRow(lines[i+1].text)) == len(cells) {
 		return false // a table's header row
+	}
+	if i+1 < len(lines) && nameAbove(lines, i+1) != "" {
+		return false // the name of the figure indented under it
 	}
 	if c := alignedColumns(lines, i); c != nil {
 		if _, next, _ := splitTable(lines, i, context{}, c.split); next > i {
