@@ -75,6 +75,16 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 	if claims, next, skipped := splitTable(lines, i, ctx, splitRow); next > i {
 		return claims, next, skipped
 	}
+	// Two header rows, the upper grouping the lower's columns: read as one row of joined names.
+	if i+1 < len(lines) && len(readFigures(lines[i].text).figures) == 0 && len(readFigures(lines[i+1].text).figures) == 0 {
+		if joined, ok := groupHeader(lines[i].text, lines[i+1].text); ok {
+			alt := append([]line{}, lines...)
+			alt[i+1].text = joined
+			if claims, next, skipped := splitTable(alt, i+1, ctx, splitRow); next > i+1 {
+				return claims, next, skipped
+			}
+		}
+	}
 	if cuts := alignedColumns(lines, i); cuts != nil {
 		return splitTable(lines, i, ctx, cuts.split)
 	}
@@ -301,6 +311,9 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 	if out := longTableClaims(cols, rows, ctx); out != nil {
 		return out
 	}
+	if out := groupedColumnClaims(corner, cols, rows, cvCol, ctx); out != nil {
+		return out
+	}
 	// Rows and columns both named by words decide first; then one named beside one other.
 	for _, full := range []bool{true, false} {
 		if b, a, ok := pickStates(labels, full); ok {
@@ -328,6 +341,8 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 				unknown = append(unknown, k)
 			case side == "before" && before < 0:
 				before = k
+			case side == "before":
+				return -1, -1, false // two baselines: which pairs with which is the grouping's to say
 			case side == "after":
 				after = k
 			}
@@ -530,4 +545,96 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 		}
 	}
 	return out
+}
+
+// groupedColumnClaims reads a table whose columns are states within groups ("TCP_STREAM base",
+// "TCP_STREAM patched", "TCP_RR base", "TCP_RR patched"; a two-row header makes such names):
+// each group's before and after pair, row by row. nil unless there are two groups or more,
+// each with one before and one after.
+func groupedColumnClaims(corner string, cols []string, rows []tableRow, cvCol int, ctx context) []Claim {
+	type pair struct{ before, after string }
+	groups := map[string]*pair{}
+	var order []string
+	for _, c := range cols {
+		side, _, rest := stateOf(c)
+		if side == "" {
+			continue
+		}
+		g := labelKey(rest)
+		if groups[g] == nil {
+			groups[g] = &pair{}
+			order = append(order, g)
+		}
+		switch {
+		case side == "before" && groups[g].before == "":
+			groups[g].before = c
+		case side == "after" && groups[g].after == "":
+			groups[g].after = c
+		default:
+			return nil
+		}
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	var out []Claim
+	for _, g := range order {
+		p := groups[g]
+		if p.before == "" || p.after == "" {
+			return nil
+		}
+		for _, c := range colStateClaims(corner, cols, rows, p.before, p.after, cvCol, ctx) {
+			c.Conditions = copyConds(c.Conditions)
+			c.Conditions["group"] = g
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// groupHeader joins a table's two header rows: each cell of the lower row takes the upper
+// row's name whose text stands over it ("TCP_STREAM" over "base" and "patched"). ok is false
+// where the upper row does not group the lower.
+func groupHeader(upper, lower string) (string, bool) {
+	u, l := []rune(expandTabs(upper)), []rune(expandTabs(lower))
+	type cell struct {
+		start int
+		text  string
+	}
+	cells := func(r []rune) []cell {
+		var out []cell
+		for k := 0; k < len(r); {
+			if r[k] == ' ' {
+				k++
+				continue
+			}
+			start := k
+			for k < len(r) && !(r[k] == ' ' && (k+1 >= len(r) || r[k+1] == ' ')) {
+				k++
+			}
+			out = append(out, cell{start, strings.TrimSpace(string(r[start:k]))})
+		}
+		return out
+	}
+	top, low := cells(u), cells(l)
+	if len(top) < 2 || len(low) <= len(top) {
+		return "", false
+	}
+	var b strings.Builder
+	for k, c := range low {
+		name := ""
+		for _, t := range top {
+			if t.start <= c.start+len([]rune(c.text)) {
+				name = t.text
+			}
+		}
+		if k > 0 {
+			b.WriteString("  ")
+		}
+		if name != "" {
+			b.WriteString(name + " ")
+		}
+		b.WriteString(c.text)
+	}
+	return b.String(), true
 }
