@@ -108,7 +108,10 @@ type Report struct {
 	// What the reader saw, for the summary: figures of a result outside quotes and inside
 	// them, and readings of each side.
 	sawFigures, quotedFigures bool
-	sides                     map[string]bool
+	// tables are blocks that look like tables (a header without figures over rows of
+	// figures) that no table reader took: said as unread when no claim comes from them.
+	tables [][]int
+	sides  map[string]bool
 }
 
 // MaxClaims bounds the claims of one input, and maxUnparsed what it lists as not read: a
@@ -194,7 +197,7 @@ func (r *Report) summary() string {
 		return ""
 	case len(r.sides) == 1:
 		return "numbers of one state only: nothing in the text to compare them with"
-	case r.sawFigures:
+	case r.sawFigures || len(r.tables) > 0:
 		return "figures, but none of one measurement before and after a change"
 	case r.quotedFigures:
 		return "figures only in a quoted reply (lines starting with '>'): someone else's results"

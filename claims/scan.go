@@ -89,6 +89,7 @@ func (r *Report) read(lines []line) {
 	r.pairReadings(rs, lines)
 	r.proseRanges(lines)
 	r.settle()
+	r.unreadTables()
 	sortClaims(r.Claims)
 	r.attachStated()
 	if r.droppedClaims > 0 || r.droppedUnparsed > 0 || r.droppedFigures > 0 {
@@ -464,6 +465,8 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		r.addClaims(claims...)
 		r.droppedClaims += skipped
 		return next - 1
+	} else if rows := tableLike(lines, i); rows != nil && len(r.tables) < maxUnparsed {
+		r.tables = append(r.tables, rows)
 	}
 	if next := toolTable(lines, i); next > i {
 		*skipTo = next
@@ -478,4 +481,46 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		r.addPair(p)
 	}
 	return i
+}
+
+// tableLike: lines[i] is a header row (two or more cells, no figures) over two or more rows of
+// two or more figures each; their input lines, or nil.
+func tableLike(lines []line, i int) []int {
+	if len(splitRow(lines[i].text)) < 2 || len(readFigures(lines[i].text).figures) > 0 || i > 0 && strings.TrimSpace(lines[i-1].text) != "" {
+		return nil
+	}
+	var rows []int
+	for j := i + 1; j < len(lines) && strings.TrimSpace(lines[j].text) != ""; j++ {
+		if separatorRe.MatchString(lines[j].text) {
+			continue
+		}
+		if len(readFigures(lines[j].text).figures) < 2 {
+			return nil
+		}
+		rows = append(rows, lines[j].n)
+	}
+	if len(rows) < 2 {
+		return nil
+	}
+	return append([]int{lines[i].n}, rows...)
+}
+
+// unreadTables says which blocks that look like tables gave no claim: a table whose states
+// could not be told is never dropped without a word.
+func (r *Report) unreadTables() {
+	used := map[int]bool{}
+	for _, c := range r.Claims {
+		for _, n := range c.Lines {
+			used[n] = true
+		}
+	}
+	for _, t := range r.tables {
+		read := false
+		for _, n := range t {
+			read = read || used[n]
+		}
+		if !read {
+			r.addUnparsed(Unparsed{Lines: t, Reason: "a table whose states could not be told (no column or row names a state before and after the change, or its columns could not be cut): not read"})
+		}
+	}
 }

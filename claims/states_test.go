@@ -1,6 +1,8 @@
 package claims
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/nsperf/nsperf/scenarios"
@@ -39,5 +41,24 @@ func TestOtherToolsAreNotDriven(t *testing.T) {
 				t.Errorf("%s, which a tool of nsperf runs, is listed as a program nsperf does not drive (%s)", p, o.name)
 			}
 		}
+	}
+}
+
+// TestUnreadTableSaid: a table whose states nothing tells gives no claim, and says so.
+func TestUnreadTableSaid(t *testing.T) {
+	data, err := os.ReadFile("testdata/families/table-states-untold.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read("t", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := false
+	for _, u := range r.Unparsed {
+		said = said || strings.Contains(u.Reason, "a table whose states could not be told")
+	}
+	if len(r.Claims) != 0 || !said {
+		t.Errorf("claims %v, not read %v: want none, and the table said to be unread", r.Claims, r.Unparsed)
 	}
 }
