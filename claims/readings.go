@@ -257,8 +257,8 @@ var (
 	rttRe = regexp.MustCompile(`\b(rtt|round-trip)\s+([a-z]+(?:/[a-z]+)+)\s*=\s*([\d.]+(?:/[\d.]+)+)\s*([a-zµ]+)`)
 	// assignRe is "name=value" or "name = value [unit]" as tools print them: neper's
 	// "throughput=41152.34", "latency_p99=0.000062"; sockperf's "avg-latency=5.802",
-	// "percentile 99.000 =    8.193".
-	assignRe = regexp.MustCompile(`(?:^|[\s(,>:])([A-Za-z<][\w<>.\-]*(?: [\d.]+)?)\s?=\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+([A-Za-zµ/%]+))?(?:[\s,)]|$)`)
+	// "percentile 99.000 =    8.193", "<MAX> observation =   41.233" (MAX and MIN are two names).
+	assignRe = regexp.MustCompile(`(?:^|[\s(,>:])((?:<[A-Z]+>\s+)?[A-Za-z<][\w<>.\-]*(?: [\d.]+)?)\s?=\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s+([A-Za-zµ/%]+))?(?:[\s,)]|$)`)
 )
 
 // assignments reads the figures a tool prints as names and values: ping's rtt line, one
