@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 func main() {
@@ -106,6 +107,17 @@ type TestTime struct {
 	CPU           float64
 }
 
+// field is a name as one field of a times line: its tabs, line ends and other control
+// characters written as spaces (go test's JSON may carry any; the file is a line a test).
+func field(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 // Filter copies a `go test -json` stream to out as plain `go test` would print it, and writes
 // every top-level test's time to times, a line each: package, test, seconds, result, and the
 // CPU seconds cpu counted while it ran. A line that is no JSON (go's own messages) is copied
@@ -153,7 +165,7 @@ func Filter(in io.Reader, out, times io.Writer, cpu func() float64) error {
 			if !r.start.IsZero() && !at.IsZero() {
 				secs = at.Sub(r.start).Seconds()
 			}
-			fmt.Fprintf(times, "%s\t%s\t%.2f\trunning\t%.1f\n", pkg, name, secs, cpu()-r.startCPU)
+			fmt.Fprintf(times, "%s\t%s\t%.2f\trunning\t%.1f\n", field(pkg), field(name), secs, cpu()-r.startCPU)
 			delete(tests, k)
 		}
 	}
@@ -193,13 +205,13 @@ func Filter(in io.Reader, out, times io.Writer, cpu func() float64) error {
 				r.output = append(r.output, e.Output)
 			case "pass", "skip":
 				if top {
-					fmt.Fprintf(times, "%s\t%s\t%.2f\t%s\t%.1f\n", e.Package, e.Test, e.Elapsed, e.Action, cpu()-r.startCPU)
+					fmt.Fprintf(times, "%s\t%s\t%.2f\t%s\t%.1f\n", field(e.Package), field(e.Test), e.Elapsed, e.Action, cpu()-r.startCPU)
 					delete(tests, k)
 				}
 			case "fail":
 				if top {
 					flush(e.Test, r)
-					fmt.Fprintf(times, "%s\t%s\t%.2f\tfail\t%.1f\n", e.Package, e.Test, e.Elapsed, cpu()-r.startCPU)
+					fmt.Fprintf(times, "%s\t%s\t%.2f\tfail\t%.1f\n", field(e.Package), field(e.Test), e.Elapsed, cpu()-r.startCPU)
 					delete(tests, k)
 				}
 			}
