@@ -72,7 +72,7 @@ func (r *Report) read(lines []line) {
 			h := headingRe.FindStringSubmatch(l.text)[1]
 			ctx.heading(h)
 			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
-		case isSetupLine(lines, i):
+		case isSetupLine(lines, i) && !tableHeader(lines, i, ctx):
 			ctx.blk.cond = labelKey(labelMatch(l.text)[1])
 			ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 		case isTitle(lines, i):
@@ -523,4 +523,11 @@ func (r *Report) unreadTables() {
 			r.addUnparsed(Unparsed{Lines: t, Reason: "a table whose states could not be told (no column or row names a state before and after the change, or its columns could not be cut): not read"})
 		}
 	}
+}
+
+// tableHeader: a table of states starts at lines[i] ("Setup:   Rate   Transactions" over its
+// rows is a header, not the name of a test setup).
+func tableHeader(lines []line, i int, ctx context) bool {
+	_, next, _ := stateTable(lines, i, ctx)
+	return next > i
 }

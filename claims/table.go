@@ -112,7 +112,14 @@ type columnSpans [][2]int
 // and two or more rows, or has pipes (splitRow reads those).
 func alignedColumns(lines []line, i int) columnSpans {
 	var rows [][]rune // a rune a column: "µs" and "→" are one character wide
-	for j := i; j < len(lines) && strings.TrimSpace(lines[j].text) != ""; j++ {
+	for j := i; j < len(lines); j++ {
+		if strings.TrimSpace(lines[j].text) == "" {
+			// groups of rows under one header, an empty line between them
+			if len(rows) >= 2 && j+1 < len(lines) && len(readFigures(lines[j+1].text).measured()) > 0 {
+				continue
+			}
+			break
+		}
 		t := expandTabs(strings.TrimRight(lines[j].text, " "))
 		if strings.Contains(t, "|") || len(t) > maxAlignedWidth || j-i > maxAlignedRows {
 			return nil
@@ -242,6 +249,11 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	for ; j < len(lines); j++ {
 		t := lines[j].text
 		if strings.TrimSpace(t) == "" {
+			// Groups of rows under one header, an empty line between them: the table goes on
+			// where the next line is a row of as many cells, with figures.
+			if len(rows) > 0 && j+1 < len(lines) && len(splitRow(lines[j+1].text)) == len(rows[0].cells)+1 && len(readFigures(lines[j+1].text).measured()) > 0 {
+				continue
+			}
 			break
 		}
 		if separatorRe.MatchString(t) {
@@ -463,9 +475,11 @@ func rowState(r tableRow) (side, state, group string) {
 	others := []string{}
 	label := r.label
 	if k := strings.LastIndex(label, ","); k >= 0 {
-		if s, _, _ := stateOf(label[k+1:]); s != "" {
-			side, state, label = s, strings.TrimSpace(label[k+1:]), strings.Join(strings.Fields(label[:k]), " ")
+		s, _, _ := stateOf(label[k+1:])
+		if s == "" {
+			s = "?" // a state no word decides ("skb_linear"): its group's other row may
 		}
+		side, state, label = s, strings.TrimSpace(label[k+1:]), strings.Join(strings.Fields(label[:k]), " ")
 	}
 	if s, _, _ := stateOf(label); side == "" && s != "" {
 		side, state, label = s, label, ""
@@ -491,7 +505,7 @@ func rowState(r tableRow) (side, state, group string) {
 // figures) pair their before and after, column by column. nil where the states do not come
 // back row after row.
 func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
-	type sides struct{ before, after *tableRow }
+	type sides struct{ before, after, other *tableRow }
 	groups := map[string]*sides{}
 	var order []string
 	repeated := false
@@ -511,6 +525,8 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 			g.before = &rows[k]
 		case side == "after":
 			g.after = &rows[k]
+		case side == "?" && g.other == nil:
+			g.other = &rows[k]
 		default:
 			return nil // a state twice in one test: not a long table
 		}
@@ -522,6 +538,15 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	var out []Claim
 	for _, group := range order {
 		g := groups[group]
+		switch {
+		case g.other == nil:
+		case g.before != nil && g.after == nil:
+			g.after = g.other // the baseline and one other: the other is the change's
+		case g.after != nil && g.before == nil:
+			g.before = g.other
+		default:
+			continue // two or more states no word decides
+		}
 		if g.before == nil || g.after == nil {
 			continue
 		}
