@@ -253,7 +253,7 @@ func spanLines(lines []line, from, to int) []int {
 func isCommand(s string) bool {
 	t := commandText(s)
 	if !promptRe.MatchString(strings.TrimSpace(s)) && (strings.HasSuffix(t, ":") || proseWordRe.MatchString(t)) {
-		return false // "iperf3 UDP bidirectional with DSPACE set to 16 Bytes:" is a heading
+		return false // "netperf TCP_RR with the ring set to 512:" is a heading
 	}
 	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "for f in ", "sockperf ", "xdp-bench ", "super_netperf ",
 		"./super_netperf ", "nstat ", "nstat -n", "perf ", "iperf ", "ping ", "neper ", "tcp_rr ", "tcp_stream ", "udp_rr ", "modprobe ", "echo ", "sysctl ", "tc ", "ip net", "./", "uname"} {

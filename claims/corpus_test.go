@@ -174,12 +174,11 @@ func scoreMessage(m expectedMessage, claims []Claim) corpusScore {
 	return s
 }
 
-// readCorpus reads the answers and, for each message, the reader's claims.
-// late is the held-out messages of the corpus's later additions (numbers above 50), which no
-// rule of the reader was written against: the most honest of the figures.
-func readCorpus(t *testing.T) (dev, heldOut, late corpusScore) {
+// readMessages reads a folder's answers (expected.json, the corpus's format) and each
+// message's text.
+func readMessages(t *testing.T, dir string) ([]expectedMessage, map[string][]byte) {
 	t.Helper()
-	data, err := os.ReadFile("testdata/corpus/expected.json")
+	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,12 +186,23 @@ func readCorpus(t *testing.T) (dev, heldOut, late corpusScore) {
 	if err := json.Unmarshal(data, &answers); err != nil {
 		t.Fatal(err)
 	}
+	texts := map[string][]byte{}
 	for _, m := range answers {
-		text, err := os.ReadFile(filepath.Join("testdata/corpus", m.File))
-		if err != nil {
+		if texts[m.File], err = os.ReadFile(filepath.Join(dir, m.File)); err != nil {
 			t.Fatal(err)
 		}
-		r, err := Read(m.File, text)
+	}
+	return answers, texts
+}
+
+// readCorpus reads the answers and, for each message, the reader's claims.
+// late is the held-out messages of the corpus's later additions (numbers above 50), which no
+// rule of the reader was written against: the most honest of the figures.
+func readCorpus(t *testing.T) (dev, heldOut, late corpusScore) {
+	t.Helper()
+	answers, texts := readMessages(t, "testdata/corpus")
+	for _, m := range answers {
+		r, err := Read(m.File, texts[m.File])
 		if err != nil {
 			t.Errorf("%s: %v", m.File, err)
 			continue
@@ -250,24 +260,13 @@ var knownGaps = map[string]string{}
 // messages use (testdata/families, answers in the corpus's format in expected.json; no line of
 // them is a corpus message's). Each gives every pair a careful reader takes, and nothing else.
 func TestFamilies(t *testing.T) {
-	data, err := os.ReadFile("testdata/families/expected.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var answers []expectedMessage
-	if err := json.Unmarshal(data, &answers); err != nil {
-		t.Fatal(err)
-	}
+	answers, texts := readMessages(t, "testdata/families")
 	files, _ := filepath.Glob("testdata/families/*.txt")
 	if len(files) != len(answers) {
 		t.Errorf("%d fixtures, %d answers: each fixture has its answer", len(files), len(answers))
 	}
 	for _, m := range answers {
-		text, err := os.ReadFile(filepath.Join("testdata/families", m.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Read(m.File, text)
+		r, err := Read(m.File, texts[m.File])
 		if err != nil {
 			t.Errorf("%s: %v", m.File, err)
 			continue

@@ -1,10 +1,7 @@
 package claims
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -270,14 +267,7 @@ func wholeMessages(t *testing.T) map[string]struct {
 		text   string
 	}{}
 	for _, dir := range []string{"testdata/corpus", "testdata/families"} {
-		data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var answers []expectedMessage
-		if err := json.Unmarshal(data, &answers); err != nil {
-			t.Fatal(err)
-		}
+		answers, texts := readMessages(t, dir)
 		for _, m := range answers {
 			var n int
 			if dir == "testdata/corpus" {
@@ -288,10 +278,7 @@ func wholeMessages(t *testing.T) map[string]struct {
 			if knownGaps[m.File] != "" || len(m.Pairs) == 0 {
 				continue
 			}
-			text, err := os.ReadFile(filepath.Join(dir, m.File))
-			if err != nil {
-				t.Fatal(err)
-			}
+			text := texts[m.File]
 			r, err := Read(m.File, text)
 			if err != nil {
 				continue
