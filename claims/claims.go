@@ -7,6 +7,7 @@ package claims
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -186,8 +187,36 @@ func Read(input string, data []byte) (*Report, error) {
 		r.change = changeOf(p)
 		r.read(lines)
 	}
+	r.Claims = collapseEchoes(r.Claims)
 	r.Summary = r.summary()
 	return r, nil
+}
+
+// collapseEchoes keeps one claim of those that give the same figures twice: a tool that
+// prints one result in two forms (sockperf's "avg-latency=5.8" and "Latency is 5.8 usec"), a
+// figure a sentence repeats without its unit. Two claims echo each other when both sides'
+// figures are the same, they change, their conditions are the same and one has a unit the
+// other lacks; the one with the unit stays. The same figures twice with one unit are two
+// pairs (two tests that gave the same result).
+func collapseEchoes(cs []Claim) []Claim {
+	out := cs[:0:0]
+	for _, c := range cs {
+		echo := -1
+		for k, o := range out {
+			if c.Before.Median != c.After.Median && slices.Equal(c.Before.Values, o.Before.Values) && slices.Equal(c.After.Values, o.After.Values) &&
+				maps.Equal(c.Conditions, o.Conditions) && c.Unit != o.Unit && (c.Unit == "" || o.Unit == "") {
+				echo = k
+				break
+			}
+		}
+		switch {
+		case echo < 0:
+			out = append(out, c)
+		case out[echo].Unit == "" && c.Unit != "":
+			out[echo] = c
+		}
+	}
+	return out
 }
 
 // summary is the one true sentence for a report without claims.

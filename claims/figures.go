@@ -24,7 +24,10 @@ var (
 	relativeWords = map[string]bool{"pps": true, "calls": true, "throughput": true, "bandwidth": true, "of": true, "compared": true, "better": true,
 		"worse": true, "faster": true, "slower": true, "improvement": true, "more": true, "less": true, "higher": true, "lower": true, "increase": true,
 		"decrease": true, "drop": true, "gain": true, "reduction": true, "regression": true}
-	digitsRe = regexp.MustCompile(`\d+`)
+	// levelWords after a percentage make it the level of a statistic, not a reading: "95% CI",
+	// "99.0% ci=[...]" (sockperf), "99% percentile", "90% confidence".
+	levelWords = map[string]bool{"ci": true, "confidence": true, "percentile": true, "quantile": true, "interval": true}
+	digitsRe   = regexp.MustCompile(`\d+`)
 	// scaleSuffix is a k or M written on a bare number: 370k.
 	scaleSuffix = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6}
 )
@@ -83,8 +86,12 @@ func readFigures(s string) shaped {
 				continue
 			}
 			u, ok := lookupUnit(unitText)
-			if ok && u.kind == "percent" && i+1 < len(toks) && relativeWords[strings.ToLower(strings.Trim(toks[i+1], ".,;:()"))] {
-				ok = false // "88% pps", "40% of line rate": a change, not a reading
+			if ok && u.kind == "percent" && i+1 < len(toks) {
+				next := strings.ToLower(strings.Trim(toks[i+1], ".,;:()"))
+				next, _, _ = strings.Cut(next, "=")
+				if relativeWords[next] || levelWords[next] {
+					ok = false // "88% pps", "40% of line rate": a change; "99% ci": a level; not a reading
+				}
 			}
 			if !ok {
 				shape = append(shape, "#"+strings.ToLower(unitText))

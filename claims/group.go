@@ -60,12 +60,12 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 }
 
 // sideRuns groups a key's readings by state, in order; false when a state comes back
-// after another line of the key. Runs of one state stand on consecutive lines, or each
-// after its own command ("$ ./super_netperf ..." repeated before every run).
+// after another line of the key. Runs of one state stand on one line, on consecutive lines,
+// or each after its own command ("$ ./super_netperf ..." repeated before every run).
 func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 	var runs []*sideRun
 	next := func(last, idx int) bool {
-		if last+1 == idx {
+		if last+1 == idx || last == idx { // the next line, or the same one: runs in a row
 			return true
 		}
 		for k := last + 1; k < idx && k < len(lines); k++ {

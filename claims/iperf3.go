@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/iperf3"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // iperf3Options reads what an iperf3 client command says it measured: the length (-t), the
@@ -50,19 +51,23 @@ var (
 	iperf3HeaderRe = regexp.MustCompile(`^\s*\[ ID\]\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
 	// [  5]   0.00-2.00   sec  2.03 GBytes  8.74 Gbits/sec        receiver; [SUM] for -P N.
 	iperf3RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\]\s+[\d.]+-[\d.]+\s+sec\s+[\d.]+\s+\S+\s+([\d.]+\s+[KMG]?bits/sec)\b.*\b(sender|receiver)\s*$`)
+	// A UDP row's jitter and loss (-u): "0.004 ms  198123/1771223 (11%)".
+	iperf3LossRe = regexp.MustCompile(`bits/sec\s+[\d.]+\s+ms\s+\d+/\d+\s+\(([\d.]+(?:e[-+]?\d+)?)%\)`)
 )
 
-// iperf3Summary reads iperf3's text summary at lines[i] (its dashed line): the receiver's
-// bitrate, what arrived (the sender's where no receiver row is), of the [SUM] rows when
-// there are several streams. A summary without such a row is a reason, not a claim.
-func iperf3Summary(lines []line, i int, ctx context) ([]measurement, int, string) {
-	j := i + 1
-	if j >= len(lines) || !iperf3HeaderRe.MatchString(lines[j].text) {
-		return nil, i, ""
+// iperf3Summary reads iperf3's text summary whose column header is lines[header] and which
+// starts at lines[start] (its dashed line, or the header itself where the summary was
+// pasted without the intervals above it): the receiver's bitrate, what arrived (the
+// sender's where no receiver row is), of the [SUM] rows when there are several streams, and
+// for UDP the receiver's loss. A summary without such a row is a reason, not a claim.
+func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement, int, string) {
+	if header >= len(lines) || !iperf3HeaderRe.MatchString(lines[header].text) {
+		return nil, start, ""
 	}
-	rows := map[string]string{} // sender/receiver -> bitrate, [SUM] rows winning
+	rows := map[string]string{} // sender/receiver -> the row, [SUM] rows winning
 	sum := false
-	for j++; j < len(lines); j++ {
+	j := header + 1
+	for ; j < len(lines); j++ {
 		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
 		if m == nil {
 			break
@@ -71,23 +76,36 @@ func iperf3Summary(lines []line, i int, ctx context) ([]measurement, int, string
 			sum, rows = true, map[string]string{}
 		}
 		if m[1] == "SUM" || !sum {
-			rows[m[3]] = m[2]
+			rows[m[3]] = lines[j].text
 		}
 	}
-	bitrate := rows["receiver"]
-	if bitrate == "" {
-		bitrate = rows["sender"]
+	row := rows["receiver"]
+	if row == "" {
+		row = rows["sender"]
 	}
-	v, u, ok := parseValue(bitrate)
-	if !ok {
+	var out []measurement
+	add := func(metric, unitName string, v float64) {
+		m := measurement{tool: "iperf3", metric: metric, unit: unitName, values: []float64{round(v)}, state: ctx.state,
+			conditions: ctx.conditions, lines: spanLines(lines, start, j)}
+		if strings.HasPrefix(ctx.command, "iperf3") {
+			m.command, m.options = ctx.command, iperf3Options(ctx.command)
+		}
+		out = append(out, m)
+	}
+	if m := iperf3RowRe.FindStringSubmatch(row); m != nil {
+		if v, u, ok := parseValue(m[2]); ok {
+			add(metricOf(u), u.norm, v)
+		}
+	}
+	if len(out) == 0 {
 		return nil, j, "an iperf3 summary without its sender or receiver row"
 	}
-	m := measurement{tool: "iperf3", metric: metricOf(u), unit: u.norm, values: []float64{round(v)}, state: ctx.state,
-		conditions: ctx.conditions, lines: spanLines(lines, i, j)}
-	if strings.HasPrefix(ctx.command, "iperf3") {
-		m.command, m.options = ctx.command, iperf3Options(ctx.command)
+	if m := iperf3LossRe.FindStringSubmatch(rows["receiver"]); m != nil {
+		if v, ok := parseNumber(m[1]); ok {
+			add(scenarios.MetricPacketLoss, "%", v)
+		}
 	}
-	return []measurement{m}, j, ""
+	return out, j, ""
 }
 
 // maxJSONLines bounds an iperf3 -J block: a 60 s run with -P 128 is far below it.
@@ -177,8 +195,12 @@ func startsIperf3JSON(rest []line) bool {
 // iperf3Output reads iperf3's output at lines[i], its text summary or its -J object; next is
 // i when there is none.
 func iperf3Output(lines []line, i int, ctx context) ([]measurement, int, string) {
-	if iperf3SepRe.MatchString(lines[i].text) {
-		return iperf3Summary(lines, i, ctx)
+	switch {
+	case iperf3SepRe.MatchString(lines[i].text):
+		return iperf3Summary(lines, i, i+1, ctx)
+	case iperf3HeaderRe.MatchString(lines[i].text) && i+1 < len(lines) && iperf3RowRe.MatchString(lines[i+1].text):
+		// the summary alone: its header, then sender and receiver rows, no intervals
+		return iperf3Summary(lines, i, i, ctx)
 	}
 	return iperf3JSONBlock(lines, i, ctx)
 }

@@ -22,17 +22,19 @@ var statePairs = [][2]string{
 	{"Unmodified", "Patched"}, {"master", "master + this patch"}, {"Before this change", "After this change"},
 }
 
-// stateLabelRe is a line that starts with the state's name: a label or a heading.
-var stateLabelRe = regexp.MustCompile(`(?m)^(\s*(?:[-*•]\s+)?)(Before|After)((?:\s+(?:the\s+)?patch(?:\s+is\s+applied)?)?)\b`)
+// stateLabelRe is a line that starts with the state's name: a label or a heading, the name
+// followed by a colon, a parenthesis, a figure or the line's end. A sentence that starts with
+// "Before this patch the stream reached ..." is prose, not a label another author would rename.
+var stateLabelRe = regexp.MustCompile(`(?m)^(\s*(?:[-*•]\s+)?)(Before|After)((?:\s+(?:the\s+)?patch(?:\s+is\s+applied)?)?)(\s*(?:[:(~\d|]|$))`)
 
 // renameStates writes the states of a Before/After message under another pair of names.
 func renameStates(text string, pair [2]string) string {
 	return stateLabelRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := stateLabelRe.FindStringSubmatch(s)
 		if m[2] == "Before" {
-			return m[1] + pair[0]
+			return m[1] + pair[0] + m[4]
 		}
-		return m[1] + pair[1]
+		return m[1] + pair[1] + m[4]
 	})
 }
 

@@ -174,6 +174,9 @@ func (r *Report) proseRanges(lines []line) {
 		for _, m := range valueFirstRe.FindAllStringSubmatchIndex(text, -1) {
 			r.valueFirst(text, m, lineOf)
 		}
+		for _, m := range stateLedRe.FindAllStringSubmatchIndex(text, -1) {
+			r.stateLed(text, m, lineOf)
+		}
 		for _, l := range par {
 			r.countChange(l)
 		}
@@ -257,6 +260,32 @@ func (r *Report) countChange(l line) {
 // valueFirstRe is a sentence that gives each figure before the name of its state: "5.12Mpps
 // before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it".
 var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+
+// stateLedRe is two clauses, each led by the name of its state and ending in its figure:
+// "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
+// we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s". Between a
+// state's word and its figure no other figure, and no sentence's end.
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b)\s*(?:and\s+|but\s+|while\s+)?(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
+
+// stateLed reads a stateLedRe match: the two states' words must be a contrasting pair.
+func (r *Report) stateLed(text string, m []int, lineOf func(int) int) {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(4))
+	if contrastOf[w1] != w2 {
+		return
+	}
+	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(3), "~"))
+	va, ua, ok2 := parseValue(strings.TrimPrefix(g(6), "~"))
+	if !ok1 || !ok2 || ub.norm != ua.norm || ub.kind == "percent" {
+		return
+	}
+	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[6]), state: g(1) + " " + g(2)}
+	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[12]), state: g(4) + " " + g(5)}
+	if w1 == "after" || w1 == "with" || w1 == "w/" {
+		rb, ra = ra, rb
+	}
+	r.addPair([2]reading{rb, ra})
+}
 
 // contrastOf is the word that names the other state of a pair ("with it" after "without the
 // patch"): the first word of each side's name.

@@ -246,6 +246,13 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
 	}
+	if runs := runsInARow(label, sh); runs != nil {
+		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side
+		for _, v := range runs {
+			rs = append(rs, mk("v", "", "", 0, v, "#"))
+		}
+		return rs, nil
+	}
 	if label != "" {
 		return nil, nil
 	}
@@ -325,6 +332,13 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	if !ok1 || !ok2 {
 		return [2]reading{}, false
 	}
+	// A k or M on a bare number scales it (11.82M -> 12.61M); the label says what it counts.
+	if f, ok := scaleSuffix[m[3]]; ok {
+		before, m[3] = before*f, ""
+	}
+	if f, ok := scaleSuffix[m[5]]; ok {
+		after, m[5] = after*f, ""
+	}
 	ub, okb := lookupUnit(m[3])
 	ua, oka := lookupUnit(m[5])
 	if vsAfterFirst(label) {
@@ -355,6 +369,28 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	rb.value, rb.side, rb.state = round(before*ub.factor), "before", "before"
 	ra.value, ra.side, ra.state = round(after*ua.factor), "after", "after"
 	return [2]reading{rb, ra}, true
+}
+
+// runsInARow are the figures of a line that gives one state's runs after its name: a state's
+// label, then only bare numbers, at least two, each within a factor of two of the others (runs
+// of one measurement, not the figures of several sizes or tests).
+func runsInARow(label string, sh shaped) []float64 {
+	if label == "" || len(sh.figures) < 2 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != "" {
+		return nil
+	}
+	if side, _, _ := stateOf(label); side == "" {
+		return nil
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var out []float64
+	for _, f := range sh.figures {
+		lo, hi = min(lo, f.value), max(hi, f.value)
+		out = append(out, f.value)
+	}
+	if lo <= 0 || hi > 2*lo {
+		return nil
+	}
+	return out
 }
 
 // metricName is a label as a metric name: "Cycles per byte" -> cycles_per_byte.

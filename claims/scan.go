@@ -17,6 +17,25 @@ var (
 	titleEndRe = regexp.MustCompile(`[\w)\],+]$`)
 )
 
+// toolOutputs read a tool's own output by its grammar, each at the line that starts it
+// (next > i), or say it does not start there (next == i). netperf's classic blocks are read
+// in read's switch: their banner depends on the command before them.
+var toolOutputs = []func(lines []line, i int, ctx context) (ms []measurement, next int, why string){
+	iperf3Output,
+	pktgenResult,
+	lkpTable,
+}
+
+// toolOutput is the first of toolOutputs that reads the output starting at lines[i].
+func toolOutput(lines []line, i int, ctx context) ([]measurement, int, string) {
+	for _, read := range toolOutputs {
+		if m, next, why := read(lines, i, ctx); next > i {
+			return m, next, why
+		}
+	}
+	return nil, i, ""
+}
+
 // read reads one message's lines: tool output the tools' own readers know (netperf's
 // blocks and -O rows, iperf3's summaries, nsperf's tables) and, for everything else, the
 // generic reader: headings and labels name states and blocks, lines give readings, tables
@@ -29,7 +48,7 @@ func (r *Report) read(lines []line) {
 	skipTo := -1
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if m, next, why := iperf3Output(lines, i, ctx); next > i {
+		if m, next, why := toolOutput(lines, i, ctx); next > i {
 			if why != "" {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			}

@@ -367,6 +367,10 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 			return before, unknown[0], true
 		case len(names) == 2 && after >= 0 && len(unknown) == 1:
 			return unknown[0], after, true
+		case !full && !wantStrong && before == 0 && after < 0 && len(unknown) >= 2 && unknown[len(unknown)-1] == len(names)-1:
+			// The baseline first, then steps no word places ("patch 1", "patches 1-2",
+			// "whole series"): the baseline against the last, the state the steps lead to.
+			return before, len(names) - 1, true
 		}
 	}
 	return -1, -1, false
