@@ -9,9 +9,9 @@ import (
 // the first the base, the second the commit tested, with their %stddev and the %change
 // between them (a percentage, or a difference for metrics that are percentages):
 //
-//	         %stddev     %change         %stddev
-//	             \          |                \
-//	     41230 ±  2%      +6.2%      43786        netperf.Throughput_Mbps
+//	    %stddev     %change         %stddev
+//	        \          |                \
+//	41230 ±  2%      +6.2%      43786        netperf.Throughput_Mbps
 //
 // The robot's report names the metric it is about ("a 6.2% improvement of
 // netperf.Throughput_Mbps"); the table's rows of the same benchmark (netperf.*) are its
