@@ -127,6 +127,9 @@ type VMInfo struct {
 	Modules     string      `json:"modules,omitempty"` // --modules DIR
 	Loaded      []string    `json:"loaded,omitempty"`  // the modules loaded, in order
 	BootSeconds float64     `json:"boot_seconds"`      // QEMU's start to nsperf's start in the guest
+	// Boot is how QEMU entered the kernel: vm.BootPVH (the image's vmlinux, decompressed on
+	// the host) or "bzimage"; "" in results written before it was recorded (bzImages).
+	Boot string `json:"boot,omitempty"`
 	// FirstSampleSeconds is the time from the start of nsperf run on the host to the guest's
 	// first measurement: boot, module loading and the topology's build.
 	FirstSampleSeconds float64 `json:"first_sample_seconds,omitempty"`

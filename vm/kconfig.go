@@ -111,6 +111,10 @@ var minimalOptions = []string{"64BIT", "SMP", "ACPI", "PRINTK", "TTY", "BINFMT_E
 // counts. Debian's kernels have them; a kernel made from tinyconfig does not.
 var countingOptions = []string{"KALLSYMS", "KPROBES", "FTRACE", "KPROBE_EVENTS"}
 
+// pvhOptions give a kernel the PVH entry point QEMU boots an ELF vmlinux through (PVH is in
+// the "Linux guest support" menu).
+var pvhOptions = []string{"HYPERVISOR_GUEST", "PVH"}
+
 // minimalOff are what a kernel made small leaves out although tinyconfig's and ACPI's
 // defaults would build them: the virtual terminal with its input layer (the console is the
 // serial port), and ACPI's buttons, fans and thermal zones, frequency and idle drivers.
@@ -129,6 +133,11 @@ func MinimalFragment(ss []*scenarios.Scenario) (on []Option, off []string) {
 	for _, n := range minimalOptions {
 		if !seen[n] {
 			on = append(on, Option{Name: n, Why: "the guest's userland on a kernel made from tinyconfig"})
+		}
+	}
+	for _, n := range pvhOptions {
+		if !seen[n] {
+			on = append(on, Option{Name: n, Why: "QEMU enters the kernel at its PVH entry point, skipping the decompressor the emulated CPU would run (BootPVH)"})
 		}
 	}
 	for _, n := range countingOptions {

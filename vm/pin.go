@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -93,6 +95,46 @@ func PlanTogether(allowed []int, i, guests, threads int, clock, turns string) (p
 	}
 	return p, true
 }
+
+// preferFree orders the allowed CPUs for PlanPinning and PlanTogether, which take theirs from
+// the end: the CPUs other nsperf guests' vCPUs are pinned to first, the most taken first, the
+// others after them in their order. Two runs on one host (two users, a test suite's lanes)
+// then pin their guests to different CPUs where there are enough: on the wall clock a guest
+// sharing its CPU measures the other's load, and in virtual time it takes twice as long.
+func preferFree(allowed []int, busy map[int]int) []int {
+	out := slices.Clone(allowed)
+	slices.SortStableFunc(out, func(a, b int) int { return busy[b] - busy[a] })
+	return out
+}
+
+// busyCPUs counts, per host CPU, the vCPUs other nsperf runs' guests are pinned to it: each
+// live guest (its directory's lock held) records its vCPUs' CPUs when it pins them
+// (vcpusFile).
+func busyCPUs() map[int]int {
+	busy := map[int]int{}
+	entries, err := os.ReadDir(Dir())
+	if err != nil {
+		return busy
+	}
+	for _, e := range entries {
+		dir := filepath.Join(Dir(), e.Name())
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "vm-") || !locked(dir) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, vcpusFile))
+		if err != nil || len(data) > 4096 {
+			continue
+		}
+		for _, cpu := range procstat.ParseCPUList(strings.TrimSpace(string(data))) {
+			busy[cpu]++
+		}
+	}
+	return busy
+}
+
+// vcpusFile, in a guest's directory, lists the host CPUs its vCPU threads are pinned to (one
+// entry per vCPU thread, `0,1` or `1,1`).
+const vcpusFile = "vcpus"
 
 // AllowedCPUs are the host CPUs this process may run on (taskset, cgroup cpusets).
 func AllowedCPUs() ([]int, error) {
@@ -183,6 +225,15 @@ func (m *Instance) Pin(plan PinPlan) (*results.VMPinning, error) {
 		if err := setAffinity(tid, plan.Other); err != nil && err != unix.ESRCH {
 			return nil, fmt.Errorf("vm %s: pinning QEMU thread %d: %w", m.cfg.Name, tid, err)
 		}
+	}
+	var cpus []string
+	for _, v := range got.VCPUs {
+		if v.VCPU == 0 || v.ThreadID != got.VCPUs[0].ThreadID {
+			cpus = append(cpus, procstat.FormatCPUList(v.CPUs))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(m.cfg.Dir, vcpusFile), []byte(strings.Join(cpus, ",")+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("vm %s: %w", m.cfg.Name, err)
 	}
 	m.pinning = got
 	return got, nil

@@ -35,8 +35,11 @@ const (
 
 // Config is one guest.
 type Config struct {
-	Name     string // A, B: names the guest in progress lines
-	Image    results.KernelImage
+	Name  string // A, B: names the guest in progress lines
+	Image results.KernelImage
+	// Kernel is what -kernel loads: the image's vmlinux to enter through PVH (pvhKernel), or
+	// "" for Image.Path, the bzImage itself.
+	Kernel   string
 	Initrd   string    // the initramfs (WriteInitramfs)
 	Accel    string    // kvm or tcg
 	CPUs     int       // vCPUs
@@ -96,7 +99,7 @@ func (c Config) args() []string {
 	a = append(a,
 		"-m", strconv.Itoa(c.MemoryMB),
 		"-smp", strconv.Itoa(c.CPUs),
-		"-kernel", c.Image.Path,
+		"-kernel", c.kernelFile(),
 		"-initrd", c.Initrd,
 		"-append", c.KernelCommandLine(),
 		"-display", "none", "-monitor", "none", "-no-reboot", "-nic", "none",
@@ -126,6 +129,14 @@ func (c Config) KernelCommandLine() string {
 		line += " maxcpus=1"
 	}
 	return line
+}
+
+// kernelFile is the file QEMU boots.
+func (c Config) kernelFile() string {
+	if c.Kernel != "" {
+		return c.Kernel
+	}
+	return c.Image.Path
 }
 
 // CPUBringUpAfterBoot is how a guest in virtual time with several vCPUs gets its CPUs: the

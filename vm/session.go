@@ -127,6 +127,9 @@ type Session struct {
 	opt         Options
 	guests      []*guest
 	qemuVersion string
+	// busy counts the vCPU threads other nsperf runs' guests have pinned to each host CPU,
+	// read once, before this session pins its first guest (busyCPUs).
+	busy map[int]int
 }
 
 // Boot boots every kernel: prepares its directory (lock, initramfs, binary, files) and
@@ -201,11 +204,14 @@ func (s *Session) bootGuest(i int, k Kernel, accel, clock, warning string) (*gue
 	if err != nil {
 		return nil, err
 	}
-	g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: s.qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Warning: warning}
+	g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: s.qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Boot: g.info.Boot, Warning: warning}
 	if clock == ClockVirtual {
 		g.info.IdleGate = IdleGateSkipped
 	}
-	if err := g.setAccel(opt, accel, clock); err != nil {
+	if s.busy == nil {
+		s.busy = busyCPUs()
+	}
+	if err := g.setAccel(opt, accel, clock, s.busy); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB, %s\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB, results.DescribeClock(&g.info))
@@ -239,7 +245,7 @@ func sessionAccel(opt Options) (accel, warning string, err error) {
 
 // setAccel sets the guest's accelerator, its clock (the same for every guest of the session)
 // and the pinning that goes with them.
-func (g *guest) setAccel(opt Options, accel, clock string) (err error) {
+func (g *guest) setAccel(opt Options, accel, clock string, busy map[int]int) (err error) {
 	g.cfg.Accel, g.cfg.Icount = accel, ""
 	if clock == ClockVirtual {
 		g.cfg.Icount = IcountOptions
@@ -250,7 +256,7 @@ func (g *guest) setAccel(opt Options, accel, clock string) (err error) {
 	if g.cfg.TCGThreads() == "single" {
 		threads = 1
 	}
-	g.pin, g.together, err = opt.pinPlan(g.index, threads, clock)
+	g.pin, g.together, err = opt.pinPlan(g.index, threads, clock, busy)
 	return err
 }
 
@@ -292,8 +298,9 @@ func (s *Session) waitRunning(ctx context.Context) error {
 
 // pinPlan is where guest i's threads go, for QEMU running its vCPUs on threads host threads
 // (one each, or one for all with single-threaded TCG); nil without Pin. together says the
-// guests of an A/B run at once, each on a host CPU of its own (PlanTogether).
-func (opt Options) pinPlan(i, threads int, clock string) (plan *PinPlan, together bool, err error) {
+// guests of an A/B run at once, each on a host CPU of its own (PlanTogether). The CPUs other
+// runs' guests are pinned to come last in the choice (preferFree).
+func (opt Options) pinPlan(i, threads int, clock string, busy map[int]int) (plan *PinPlan, together bool, err error) {
 	if !opt.Pin {
 		return nil, false, nil
 	}
@@ -301,6 +308,7 @@ func (opt Options) pinPlan(i, threads int, clock string) (plan *PinPlan, togethe
 	if err != nil {
 		return nil, false, err
 	}
+	allowed = preferFree(allowed, busy)
 	if p, ok := PlanTogether(allowed, i, len(opt.Kernels), threads, clock, opt.Turns); ok {
 		return &p, true, nil
 	}
@@ -379,7 +387,15 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 		return nil, err
 	}
 	g.cfg.Initrd = filepath.Join(dir, "initramfs.cpio")
-	return g, os.WriteFile(g.cfg.Initrd, initrd.Bytes(), 0o644)
+	if err := os.WriteFile(g.cfg.Initrd, initrd.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	var why string
+	g.cfg.Kernel, g.info.Boot, why = pvhKernel(k.Image, dir)
+	if why != "" {
+		fmt.Fprintf(s.opt.Progress, "vm %s: booting the bzImage itself, its decompressor run by the guest (slow under TCG): %s\n", g.cfg.Name, why)
+	}
+	return g, nil
 }
 
 // start starts (or restarts) the guest's QEMU and records its pid for `nsperf cleanup`.

@@ -621,6 +621,12 @@ func TestVMPatchWholeKernel(t *testing.T) {
 			t.Errorf("kernel %s's build: %+v", k.Label, k.Build)
 		}
 	}
+	// The minimal config gives the kernels a PVH entry point: QEMU boots their vmlinux.
+	for _, k := range r.Kernels {
+		if k.Environment.VM == nil || k.Environment.VM.Boot != vm.BootPVH {
+			t.Errorf("kernel %s did not boot through PVH: %+v", k.Label, k.Environment.VM)
+		}
+	}
 	if r.Kernels[0].Environment.KernelRelease != r.Kernels[1].Environment.KernelRelease || strings.Contains(r.Kernels[0].Environment.KernelRelease, "deb12") {
 		t.Errorf("releases %q and %q: want the same, built from the source", r.Kernels[0].Environment.KernelRelease, r.Kernels[1].Environment.KernelRelease)
 	}

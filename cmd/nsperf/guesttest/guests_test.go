@@ -69,14 +69,15 @@ func TestVMRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := r.Environment
-	// Pinned (the default), with multi-threaded TCG: one vCPU on the last CPU this test may
+	// Pinned (the default), with multi-threaded TCG: one vCPU on a CPU this test may
 	// use, QEMU's other threads on the rest; what the kernel enforced is what was recorded.
 	watch.checkPinning(t, false, env.VM.Pinning)
 	if env.VM.TCGThreads != "multi" || env.VM.CPU != vm.TCGCPUModel || !strings.Contains(stdout, "TCG (multi-threaded, CPU qemu64,-cx16)") || !strings.Contains(stdout, "pinned: vCPU 0 on host CPU") {
 		t.Errorf("tcg threads %q, table:\n%s", env.VM.TCGThreads, stdout)
 	}
 	if !strings.HasPrefix(env.KernelRelease, "6.1.") || env.VM == nil || env.VM.Accel != "tcg" || env.VM.CPUs != 1 ||
-		env.VM.Image.Path != image || len(env.VM.Image.SHA256) != 64 || !strings.Contains(env.VM.QEMU, ".") || !slices.Contains(env.VM.Loaded, "veth") {
+		env.VM.Image.Path != image || len(env.VM.Image.SHA256) != 64 || !strings.Contains(env.VM.QEMU, ".") || !slices.Contains(env.VM.Loaded, "veth") ||
+		env.VM.Boot != vm.BootPVH { // Debian's kernel (xz, CONFIG_PVH): its vmlinux, decompressed on the host
 		t.Errorf("environment: kernel %q, vm %+v", env.KernelRelease, env.VM)
 	}
 	if r.Label != env.KernelRelease || r.Scenario.File != shortScenario {
@@ -103,7 +104,7 @@ func TestVMRun(t *testing.T) {
 }
 
 // TestVMRunVirtual: with no clock flag a TCG guest runs in virtual time: single-threaded TCG
-// with the fixed icount options, its one thread pinned to the last CPU and QEMU's other
+// with the fixed icount options, its one thread pinned to a CPU of its own and QEMU's other
 // threads to the rest, the idle gate skipped, and every place that shows the guest says so.
 // One guest checks three things more:
 //   - SMP in virtual time: Debian 12's 6.1 hangs bringing up its second vCPU at boot in
