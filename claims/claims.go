@@ -258,6 +258,9 @@ type context struct {
 	command    string
 	cmdLine    int
 	blk        block // what the generic reader keys its readings by
+	// decide says which of two state names no word places is the baseline, from what the
+	// rest of the message says of them (Report.evidenceSides); nil where nothing can.
+	decide func(a, b string) (aBefore, ok bool)
 }
 
 var (

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nsperf/nsperf/patches"
@@ -179,6 +180,16 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 	if len(runs) != 2 || runs[0].side != "?" || runs[1].side != "?" {
 		return nil, nil, false
 	}
+	// Two releases of the kernel and nothing else: the older is the baseline ("v6.6: 46.3
+	// Gbit/s, v6.7: 37.0 Gbit/s" reports what the newer one changed).
+	if a, ok := kernelVersion(runs[0].state); ok {
+		if b, ok := kernelVersion(runs[1].state); ok && a != b {
+			if versionLess(a, b) {
+				return runs[0], runs[1], true
+			}
+			return runs[1], runs[0], true
+		}
+	}
 	if len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0 {
 		return nil, nil, false // states that are not both named by words of their own
 	}
@@ -208,6 +219,23 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 	} else if b && !a {
 		vote--
 	}
+	// A sentence that says what the patch changes from and to ("use RCU instead of the
+	// spinlock", "replace the list with an rbtree"), in the Subject or the text: the state
+	// named by what it changes to is after. Plain words count here: the sentence's grammar
+	// says which side each is on.
+	own0, own1 := telling(ownWords(runs[0].state, runs[1].state)), telling(ownWords(runs[1].state, runs[0].state))
+	for _, text := range append([]string{subject}, sentences(lines)...) {
+		from, to, ok := changeDirection(text)
+		if !ok {
+			continue
+		}
+		switch {
+		case namedIn(own0, from) && namedIn(own1, to) && !namedIn(own0, to) && !namedIn(own1, from):
+			vote++
+		case namedIn(own1, from) && namedIn(own0, to) && !namedIn(own1, to) && !namedIn(own0, from):
+			vote--
+		}
+	}
 	m0, m1 := median(runs[0].values), median(runs[1].values)
 	for _, st := range r.stated {
 		if st.family != "" || m0 == 0 || m1 == 0 {
@@ -230,6 +258,58 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 		return runs[1], runs[0], true
 	}
 	return nil, nil, false
+}
+
+// kernelVersionRe is a state named by a kernel release alone: "v6.7", "6.8-rc3", "Linux
+// 6.6.12", "kernel 6.1".
+var kernelVersionRe = regexp.MustCompile(`(?i)^(?:linux\s+|kernel\s+)?v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,3}))?(?:-rc(\d{1,2}))?$`)
+
+// kernelVersion reads a state's name as a release: major, minor, patch, and rc (0 for a
+// release, which comes after its rcs).
+func kernelVersion(name string) ([4]int, bool) {
+	m := kernelVersionRe.FindStringSubmatch(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), ":")))
+	if m == nil {
+		return [4]int{}, false
+	}
+	var v [4]int
+	for k := range v {
+		v[k], _ = strconv.Atoi(m[k+1])
+	}
+	if m[4] == "" {
+		v[3] = 1000 // a release after every one of its rcs
+	}
+	return v, true
+}
+
+func versionLess(a, b [4]int) bool {
+	for k := range a {
+		if a[k] != b[k] {
+			return a[k] < b[k]
+		}
+	}
+	return false
+}
+
+// changeDirectionRes are sentences that name what a change replaces and what it puts in its
+// place: "use Y instead of X", "replace X with Y", "convert X to Y", "switch from X to Y",
+// "X -> Y" in a Subject. Each gives the from part, then the to part, as submatch names.
+var changeDirectionRes = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\b(?:use|using|uses|prefer|with)\s+(?P<to>[^.;,]{1,60}?)\s+(?:instead of|rather than|in place of)\s+(?P<from>[^.;,]{1,60})`),
+	regexp.MustCompile(`(?i)\breplac(?:e|es|ed|ing)\s+(?P<from>[^.;,]{1,60}?)\s+(?:with|by)\s+(?P<to>[^.;,]{1,60})`),
+	regexp.MustCompile(`(?i)\b(?:convert(?:s|ed|ing)?|switch(?:es|ed|ing)?|migrat(?:e|es|ed|ing)|mov(?:e|es|ed|ing))\s+(?:from\s+)?(?P<from>[^.;,]{1,60}?)\s+to\s+(?P<to>[^.;,]{1,60})`),
+}
+
+// changeDirection reads a sentence that names what a change replaces (from) and with what
+// (to).
+func changeDirection(text string) (from, to string, ok bool) {
+	for _, re := range changeDirectionRes {
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		return m[re.SubexpIndex("from")], m[re.SubexpIndex("to")], true
+	}
+	return "", "", false
 }
 
 // commonWords are words any text has: a state's own word that is one of them says nothing of

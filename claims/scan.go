@@ -44,6 +44,11 @@ func (r *Report) read(lines []line) {
 	var ms []measurement
 	var rs []reading
 	ctx := context{conditions: map[string]string{}}
+	ctx.decide = func(a, b string) (aBefore, ok bool) {
+		runs := []*sideRun{{side: "?", state: a}, {side: "?", state: b}}
+		before, _, ok := r.evidenceSides(runs, lines)
+		return ok && before == runs[0], ok
+	}
 	repeated := headingCounts(lines)
 	skipTo := -1
 	for i := 0; i < len(lines); i++ {

@@ -335,6 +335,27 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
 		}
 	}
+	// Two states no word places, decided by the rest of the message (the Subject's "use Y
+	// instead of X", the diff's names, a stated change).
+	if ctx.decide == nil {
+		return nil
+	}
+	if len(labels) == 2 {
+		if first, ok := ctx.decide(labels[0], labels[1]); ok {
+			if first {
+				return rowStateClaims(corner, cols, rows, labels[0], labels[1], ctx)
+			}
+			return rowStateClaims(corner, cols, rows, labels[1], labels[0], ctx)
+		}
+	}
+	if len(valueCols) == 2 {
+		if first, ok := ctx.decide(valueCols[0], valueCols[1]); ok {
+			if first {
+				return colStateClaims(corner, cols, rows, valueCols[0], valueCols[1], cvCol, ctx)
+			}
+			return colStateClaims(corner, cols, rows, valueCols[1], valueCols[0], cvCol, ctx)
+		}
+	}
 	return nil
 }
 
