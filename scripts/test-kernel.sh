@@ -9,6 +9,13 @@ if compgen -G "$dir/root/boot/vmlinuz-*" >/dev/null; then
 fi
 mkdir -p "$dir"
 cd "$dir"
+# Guest tests run at once (t.Parallel) and in two lanes: one fetches, the others wait for it
+# (flock on the directory's lock file) and then find the kernel there.
+exec 9>"$dir/.lock"
+flock 9
+if compgen -G "$dir/root/boot/vmlinuz-*" >/dev/null; then
+	exit 0
+fi
 # linux-image-amd64 depends on the current linux-image-VERSION-amd64.
 pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
 if [ -z "$pkg" ]; then

@@ -35,6 +35,13 @@ import (
 
 func TestMain(m *testing.M) { clitest.Main(m) }
 
+// Every guest test runs beside the others (t.Parallel: as many at once as go test's -parallel,
+// GOMAXPROCS by default). A guest measures in virtual time, which another guest cannot move,
+// and pins its vCPU to a CPU no other guest is on where there is one (vm's preferFree); each
+// test looks only at what it made (its guests are its process's descendants, its
+// namespaces and state files its own). One guest test at a time left a CPU idle for the last
+// third of make test, after the host and builds lanes had ended.
+
 // The guest tests boot Debian's 6.1 kernel (not the host's) under TCG with one vCPU and short
 // runs: ../testdata/veth-bigtcp-short.yaml is veth-bigtcp cut to IPv6 (6.1 has no IPv4 BIG TCP
 // knobs), both ends on CPU 0, two alternating runs of 2 s per state.
@@ -57,6 +64,7 @@ type affinityWatch struct {
 // TestVMRun is the guest test on the wall clock (--vm-clock wall), which keeps that path
 // alive: multi-threaded TCG, each vCPU pinned.
 func TestVMRun(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	watch := watchAffinity(t)
@@ -117,6 +125,7 @@ func TestVMRun(t *testing.T) {
 //     scenario does not need (CONFIG_VXLAN; TestVMConfigRefusedBeforeBoot refuses a vxlan
 //     scenario on the same tree).
 func TestVMRunVirtual(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	kdir := buildTree(t, image, modules)
 	os.WriteFile(filepath.Join(kdir, ".config"), configWithout(t, image, "VXLAN"), 0o644)
@@ -205,6 +214,7 @@ func configWithout(t *testing.T, image, option string) []byte {
 // bzImage and the modules of its modules.order, as a kernel build leaves them): the OVS
 // datapath, the tunnels and ipvlan need the tree's modules.
 func TestVMProbe(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	kdir := buildTree(t, image, modules)
 	stdout, stderr, code := clitest.Run(t, "probe", "--kernel", kdir, "--vm-accel", "tcg", "--format", "json")
@@ -249,6 +259,7 @@ func TestVMProbe(t *testing.T) {
 // module gives the kernel datapath: 6.1 has not got the September 2026 change, so the "on"
 // state cannot be applied (tso_max_size 65536 of the internal port): exit 4, as promised.
 func TestVMOVSSeed(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	// In virtual time, the default under TCG: 6.1 brings its second CPU up after boot
 	// (TestVMVirtualSMP).
@@ -268,6 +279,7 @@ func TestVMOVSSeed(t *testing.T) {
 // waiting guest is paused (its QEMU uses next to no CPU during the other's turn), and with
 // alpha 0.01 the two alike kernels show no significant change.
 func TestVMKernelsAB(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	out := filepath.Join(t.TempDir(), "ab.json")
 	db := filepath.Join(t.TempDir(), "h.db")
@@ -339,6 +351,7 @@ func TestVMKernelsAB(t *testing.T) {
 // TestVMInterrupt stops a guest run with SIGINT once it measures: exit 130, no QEMU, no guest
 // directory, nothing of the run left.
 func TestVMInterrupt(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(clitest.Binary, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history", "--runs", "20", "--out", filepath.Join(tmp, "r.json"))
@@ -409,6 +422,7 @@ func TestVMInterrupt(t *testing.T) {
 }
 
 func TestVMBadInput(t *testing.T) {
+	t.Parallel()
 	image, modules := testenv.TestKernel(t)
 	defer clitest.NoGuestLeft(t)
 	tmp := t.TempDir()
@@ -453,6 +467,7 @@ func TestVMBadInput(t *testing.T) {
 // TestVMCleanupFindsKilledGuest: a QEMU of a run that was killed (its directory unlocked) is
 // found and stopped by nsperf cleanup; a QEMU that nsperf did not start is left alone.
 func TestVMCleanupFindsKilledGuest(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, vm.QEMU)
 	testenv.HoldFixture(t, "vm-killedtest") // the other lanes' leftover checks leave it to this test
@@ -501,6 +516,7 @@ func TestVMCleanupFindsKilledGuest(t *testing.T) {
 // its own) and a QEMU wrapper (NSPERF_QEMU) whose KVM guests never leave the BIOS (-S: QEMU
 // starts them stopped, and nothing lets them go). The host's marker is not touched.
 func TestVMAccelAuto(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	dir := t.TempDir()
 	device := filepath.Join(dir, "kvm")
@@ -560,6 +576,7 @@ func TestVMAccelAuto(t *testing.T) {
 // one beside it): a guest in
 // virtual time does not wait for it.
 func TestVMQdiscsAndSysctls(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	if lock, _, err := runstate.LockMeasuring(context.Background(), "held-by-the-test", true, nil); err != nil {
 		t.Fatal(err)
@@ -610,6 +627,7 @@ func TestVMQdiscsAndSysctls(t *testing.T) {
 // config-RELEASE beside it likewise. (TestVMRunVirtual runs a scenario that needs no vxlan on
 // such a tree.)
 func TestVMConfigRefusedBeforeBoot(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	kdir := buildTree(t, image, modules)
 	without := configWithout(t, image, "VXLAN")
@@ -631,6 +649,7 @@ func TestVMConfigRefusedBeforeBoot(t *testing.T) {
 // without an oops) are stopped: exit 3, the console log kept, nothing of the run left (issue
 // 31, item 12).
 func TestVMDeadline(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.GuestTest(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := clitest.Run(t, "run", shortScenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--no-history",
@@ -806,6 +825,7 @@ func buildTree(t *testing.T, image, modules string) string {
 // `&&` git would take its exit 1 for bad). Each step measures the kernel in a guest against
 // the known-good result and stops at the first look that decides.
 func TestVMBisect(t *testing.T) {
+	t.Parallel()
 	image, stock, slow := clitest.BuiltKernels(t, "../testdata/veth-tso-8192.patch")
 	clitest.GuestTest(t)
 	testenv.RequireTool(t, "git")
@@ -863,6 +883,7 @@ func TestVMBisect(t *testing.T) {
 // gso_max_size 65536: its guest exits 4 without a result), is a bad step, exit 1, naming
 // what it lost, never a skip (issue 42, item 6).
 func TestVMBisectLostCapability(t *testing.T) {
+	t.Parallel()
 	image, stock, slow := clitest.BuiltKernels(t, "../testdata/veth-tso-8192.patch")
 	clitest.GuestTest(t)
 	data, err := os.ReadFile(bisectScenario)

@@ -27,6 +27,7 @@ import (
 // clock is not stable (no usable KVM, or a shared host; with --here it would run on this
 // machine), says so, and decides every claim (exit 0 or 1, never 5: undecided).
 func TestReproduceMergeInGuest(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	if stable, _ := vm.StableWallClock(); stable {
 		t.Skip("this machine's wall clock is stable (KVM works, the host is quiet): reproduce measures here")
@@ -57,6 +58,7 @@ func TestReproduceMergeInGuest(t *testing.T) {
 // (udp_offload.c, IPv4 and IPv6) among them, each under the file that defines it, the
 // tracer put back, nothing left. The map it writes is what a patch's scenario is chosen by.
 func TestCoverageMap(t *testing.T) {
+	t.Parallel()
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "qemu-system-x86_64")
 	clitest.NothingLeft(t)
@@ -97,6 +99,7 @@ func TestCoverageMap(t *testing.T) {
 // loading ipvlan.ko, both states applied and read back (185000 on the ipvlan in "on"), and
 // traffic through it in both families.
 func TestVMIpvlan(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
 	// l2 beside its lower device; l3 in an app's namespace over its host's device, routed.
 	for _, tc := range []struct{ scenario, dev string }{{"ipvlan-bigtcp", "client/iv0"}, {"ipvlan-l3", "app/iv0"}} {
@@ -131,6 +134,7 @@ func TestVMIpvlan(t *testing.T) {
 // (netkit-bigtcp: CONFIG_NETKIT is built in, no module). Every workload's traffic crosses its
 // link in every state.
 func TestVMLinkKinds(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
 	for _, tc := range []struct {
 		scenario string
@@ -175,6 +179,7 @@ func TestVMLinkKinds(t *testing.T) {
 // a guest on that kernel: each sample measured the payload with and without UDP GSO, the
 // result records where the programs came from, and the guest runs the host's build.
 func TestUDPGSOBench(t *testing.T) {
+	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
 	tree, _, err := kbuild.DefaultSource(context.Background(), io.Discard)
 	if err != nil {
