@@ -57,6 +57,9 @@ type affinityWatch struct {
 	mu   sync.Mutex
 	seen map[int][]string // thread id -> the distinct lists seen, in order
 	last map[int]string
+	// pidOf is each thread's QEMU process: the tests run at once in one process, so a test's
+	// guests are those whose process has a vCPU thread its result records.
+	pidOf map[int]string
 	stop chan struct{}
 	done chan struct{}
 }
@@ -693,7 +696,7 @@ func descendant(pid string, ancestor int) bool {
 }
 
 func watchAffinity(t *testing.T) *affinityWatch {
-	w := &affinityWatch{seen: map[int][]string{}, last: map[int]string{}, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &affinityWatch{seen: map[int][]string{}, last: map[int]string{}, pidOf: map[int]string{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		for {
@@ -731,6 +734,7 @@ func (w *affinityWatch) look() {
 						w.seen[tid] = append(w.seen[tid], list)
 					}
 					w.last[tid] = list
+					w.pidOf[tid] = strings.TrimSpace(string(pid))
 					w.mu.Unlock()
 				}
 			}
@@ -781,7 +785,14 @@ func (w *affinityWatch) checkGuest(t *testing.T, p *results.VMPinning, parked bo
 	if len(w.last) == 0 {
 		t.Fatal("the watch saw no QEMU thread")
 	}
+	own := map[string]bool{} // the QEMU processes of this guest: those of its vCPU threads
+	for _, v := range p.VCPUs {
+		own[w.pidOf[v.ThreadID]] = true
+	}
 	for tid, got := range w.last {
+		if !own[w.pidOf[tid]] {
+			continue // another guest: of this test, or of a test running beside it
+		}
 		if !isVCPU[tid] && len(p.OtherCPUs) > 0 && got != procstat.FormatCPUList(p.OtherCPUs) {
 			t.Errorf("QEMU thread %d: Cpus_allowed_list %q, recorded other threads on %v", tid, got, p.OtherCPUs)
 		}
