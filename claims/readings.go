@@ -201,6 +201,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if p, ok := arrowPair(label, rest, l.n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
+	if p, ok := inlineStates(label, rest, l.n, i, b); ok {
+		return nil, [][2]reading{p}
+	}
 	side, state, keyLabel := b.side, b.state, ""
 	if label != "" {
 		ls, _, lrest := stateOf(label)
@@ -322,6 +325,8 @@ func vsAfterFirst(label string) bool {
 // ("Cycles per byte: 1.9 -> 1.6"). What is around the arrow must not be an
 // expression ("65536/1500 -> 44 frames").
 func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
+	// A figure's spread is not a figure: "18.2 ± 0.3 us -> 16.9 ± 0.2 us".
+	rest = spreadRe.ReplaceAllString(rest, "")
 	m := arrowRe.FindStringSubmatch(rest)
 	if m == nil {
 		return [2]reading{}, false
@@ -391,6 +396,59 @@ func runsInARow(label string, sh shaped) []float64 {
 		return nil
 	}
 	return out
+}
+
+// spreadRe is the spread written after a figure: "± 0.3", "+/- 2.1%", "+-0.05".
+var spreadRe = regexp.MustCompile(`\s*(?:±|\+/-|\+-)\s*\d+(?:\.\d+)?%?`)
+
+// inlineStatesRe is a line's rest that names each state before its figure: "old 41.2  new
+// 37.9", "base: 9.4 Gbps, patched: 9.8 Gbps".
+var inlineStatesRe = regexp.MustCompile(`^\s*([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*$`)
+
+// inlineStates reads a line whose rest names two states, each before its figure, as a claim:
+// the names must place one before and one after (stateOf), or be a contrasting pair.
+func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
+	m := inlineStatesRe.FindStringSubmatch(spreadRe.ReplaceAllString(rest, ""))
+	if m == nil {
+		return [2]reading{}, false
+	}
+	s1, _, _ := stateOf(m[1])
+	s2, _, _ := stateOf(m[4])
+	if s1 == "" || s2 == "" || s1 == s2 {
+		return [2]reading{}, false
+	}
+	v1, ok1 := parseNumber(m[2])
+	v2, ok2 := parseNumber(m[5])
+	u1, oku1 := lookupUnit(m[3])
+	u2, oku2 := lookupUnit(m[6])
+	switch {
+	case !ok1 || !ok2, m[3] != "" && !oku1, m[6] != "" && !oku2:
+		return [2]reading{}, false
+	case oku1 && !oku2:
+		u2 = u1
+	case oku2 && !oku1:
+		u1 = u2
+	case !oku1 && !oku2:
+		if label == "" {
+			return [2]reading{}, false // two bare numbers say what they measure only under a label
+		}
+		u1, u2 = unit{factor: 1}, unit{factor: 1}
+	}
+	if u1.norm != u2.norm || u1.kind == "percent" && label == "" {
+		return [2]reading{}, false
+	}
+	metric := metricOf(u1)
+	if u1.norm == "" {
+		metric = metricName(label)
+	}
+	r := reading{key: b.cond + "|i|" + labelKey(label), metric: metric, unit: u1.norm, line: n, idx: i}
+	r1, r2 := r, r
+	r1.value, r1.side, r1.state = round(v1*u1.factor), s1, m[1]
+	r2.value, r2.side, r2.state = round(v2*u2.factor), s2, m[4]
+	if s1 == "after" {
+		r1, r2 = r2, r1
+	}
+	return [2]reading{r1, r2}, true
 }
 
 // metricName is a label as a metric name: "Cycles per byte" -> cycles_per_byte.

@@ -157,11 +157,32 @@ func alignedColumns(lines []line, i int) columnSpans {
 			return nil
 		}
 	}
-	spans := spansOf(rows)
+	spans := headerOnlyJoined(spansOf(rows), rows[1:])
 	if len(spans) < 2 {
 		return nil
 	}
 	return spans
+}
+
+// headerOnlyJoined joins a span only the header row has characters in to the span on its
+// left: the header's words past its column's cells ("Before (Gbps)" over "38.2", "msg size"
+// over "1500") belong to that column, not to one of their own.
+func headerOnlyJoined(spans columnSpans, body [][]rune) columnSpans {
+	var out columnSpans
+	for _, sp := range spans {
+		empty := true
+		for _, r := range body {
+			for c := sp[0]; c < sp[1] && c < len(r); c++ {
+				empty = empty && r[c] == ' '
+			}
+		}
+		if empty && len(out) > 0 {
+			out[len(out)-1][1] = sp[1]
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
 // figuresIn: some row has a figure in the span.

@@ -60,8 +60,8 @@ type affinityWatch struct {
 	// pidOf is each thread's QEMU process: the tests run at once in one process, so a test's
 	// guests are those whose process has a vCPU thread its result records.
 	pidOf map[int]string
-	stop chan struct{}
-	done chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // TestVMRun is the guest test on the wall clock (--vm-clock wall), which keeps that path
