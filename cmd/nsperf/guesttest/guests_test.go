@@ -40,7 +40,9 @@ func TestMain(m *testing.M) { clitest.Main(m) }
 // and pins its vCPU to a CPU no other guest is on where there is one (vm's preferFree); each
 // test looks only at what it made (its guests are its process's descendants, its
 // namespaces and state files its own). One guest test at a time left a CPU idle for the last
-// third of make test, after the host and builds lanes had ended.
+// third of make test, after the host and builds lanes had ended. Go starts parallel tests in
+// the order of the files and of the functions in them: the longest (TestVMBisect) comes first,
+// so that the short ones fill the end.
 
 // The guest tests boot Debian's 6.1 kernel (not the host's) under TCG with one vCPU and short
 // runs: ../testdata/veth-bigtcp-short.yaml is veth-bigtcp cut to IPv6 (6.1 has no IPv4 BIG TCP
@@ -62,6 +64,66 @@ type affinityWatch struct {
 	pidOf map[int]string
 	stop  chan struct{}
 	done  chan struct{}
+}
+
+// TestVMBisect: git bisect run, with the recipe of docs/history-and-ci.md as written, finds the first bad
+// commit of a small repository whose commits stand in for kernel builds: each one's build.sh
+// points ./modules at Debian's 6.12 module tree or at the same tree with a veth of
+// tso_max_size 8192, and one in the good part does not build (skipped: `|| exit 125`; with
+// `&&` git would take its exit 1 for bad). Each step measures the kernel in a guest against
+// the known-good result and stops at the first look that decides.
+func TestVMBisect(t *testing.T) {
+	t.Parallel()
+	image, stock, slow := clitest.BuiltKernels(t, "../testdata/veth-tso-8192.patch")
+	clitest.GuestTest(t)
+	testenv.RequireTool(t, "git")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	// Exit 0, or 1 where its state small differs from default: neither judges a commit.
+	if stdout, stderr, code := clitest.Run(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 && code != 1 {
+		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	repo := filepath.Join(dir, "linux")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	os.MkdirAll(repo, 0o755)
+	git("init", "-q")
+	var commits []string
+	for i, tree := range []string{stock, stock, stock, "", stock, slow, slow} {
+		build := fmt.Sprintf("#!/bin/sh\n# build %d\nln -sfn %s modules\n", i+1, tree)
+		if tree == "" {
+			build = "#!/bin/sh\necho 'error: this commit does not build' >&2\nexit 2\n"
+		}
+		os.WriteFile(filepath.Join(repo, "build.sh"), []byte(build), 0o755)
+		git("add", "build.sh")
+		git("commit", "-q", "-m", fmt.Sprintf("step %d", i+1))
+		commits = append(commits, git("rev-parse", "HEAD"))
+	}
+	scenario, _ := filepath.Abs(bisectScenario)
+	step := fmt.Sprintf("./build.sh || exit 125; %s run %s --kernel %s --modules ./modules --vm-accel tcg --baseline %s --bisect --no-history --out %s/step.json",
+		clitest.Binary, scenario, image, good, dir)
+	git("bisect", "start", commits[6], commits[0])
+	cmd := exec.Command("git", "bisect", "run", "sh", "-c", step)
+	cmd.Dir = repo
+	out, _ := cmd.CombinedOutput()
+	git("bisect", "reset")
+	if !strings.Contains(string(out), commits[5]+" is the first bad commit") || !strings.Contains(string(out), "error: this commit does not build") {
+		t.Fatalf("git bisect run did not skip step 4 and find step 6 (%s):\n%s", commits[5], out)
+	}
+	t.Logf("git bisect run:\n%s", out)
+	if !strings.Contains(string(out), "bisect: bad:") || !strings.Contains(string(out), "bisect: good: no gated regression") ||
+		!strings.Contains(string(out), "every gated comparison decided at look 1") {
+		t.Errorf("the steps do not say why, or did not stop at the first look:\n%s", out)
+	}
 }
 
 // TestVMRun is the guest test on the wall clock (--vm-clock wall), which keeps that path
@@ -827,66 +889,6 @@ func buildTree(t *testing.T, image, modules string) string {
 	}
 	os.WriteFile(filepath.Join(kdir, "modules.order"), []byte(strings.Join(order, "\n")+"\n"), 0o644)
 	return kdir
-}
-
-// TestVMBisect: git bisect run, with the recipe of docs/history-and-ci.md as written, finds the first bad
-// commit of a small repository whose commits stand in for kernel builds: each one's build.sh
-// points ./modules at Debian's 6.12 module tree or at the same tree with a veth of
-// tso_max_size 8192, and one in the good part does not build (skipped: `|| exit 125`; with
-// `&&` git would take its exit 1 for bad). Each step measures the kernel in a guest against
-// the known-good result and stops at the first look that decides.
-func TestVMBisect(t *testing.T) {
-	t.Parallel()
-	image, stock, slow := clitest.BuiltKernels(t, "../testdata/veth-tso-8192.patch")
-	clitest.GuestTest(t)
-	testenv.RequireTool(t, "git")
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.json")
-	// Exit 0, or 1 where its state small differs from default: neither judges a commit.
-	if stdout, stderr, code := clitest.Run(t, "run", bisectScenario, "--kernel", image, "--modules", stock, "--vm-accel", "tcg", "--no-history", "--out", good); code != 0 && code != 1 {
-		t.Fatalf("the good kernel's run: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	repo := filepath.Join(dir, "linux")
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	os.MkdirAll(repo, 0o755)
-	git("init", "-q")
-	var commits []string
-	for i, tree := range []string{stock, stock, stock, "", stock, slow, slow} {
-		build := fmt.Sprintf("#!/bin/sh\n# build %d\nln -sfn %s modules\n", i+1, tree)
-		if tree == "" {
-			build = "#!/bin/sh\necho 'error: this commit does not build' >&2\nexit 2\n"
-		}
-		os.WriteFile(filepath.Join(repo, "build.sh"), []byte(build), 0o755)
-		git("add", "build.sh")
-		git("commit", "-q", "-m", fmt.Sprintf("step %d", i+1))
-		commits = append(commits, git("rev-parse", "HEAD"))
-	}
-	scenario, _ := filepath.Abs(bisectScenario)
-	step := fmt.Sprintf("./build.sh || exit 125; %s run %s --kernel %s --modules ./modules --vm-accel tcg --baseline %s --bisect --no-history --out %s/step.json",
-		clitest.Binary, scenario, image, good, dir)
-	git("bisect", "start", commits[6], commits[0])
-	cmd := exec.Command("git", "bisect", "run", "sh", "-c", step)
-	cmd.Dir = repo
-	out, _ := cmd.CombinedOutput()
-	git("bisect", "reset")
-	if !strings.Contains(string(out), commits[5]+" is the first bad commit") || !strings.Contains(string(out), "error: this commit does not build") {
-		t.Fatalf("git bisect run did not skip step 4 and find step 6 (%s):\n%s", commits[5], out)
-	}
-	t.Logf("git bisect run:\n%s", out)
-	if !strings.Contains(string(out), "bisect: bad:") || !strings.Contains(string(out), "bisect: good: no gated regression") ||
-		!strings.Contains(string(out), "every gated comparison decided at look 1") {
-		t.Errorf("the steps do not say why, or did not stop at the first look:\n%s", out)
-	}
 }
 
 // TestVMBisectLostCapability: a kernel that cannot apply the scenario's baseline state, which
