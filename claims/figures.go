@@ -28,6 +28,8 @@ var (
 	// "99.0% ci=[...]" (sockperf), "99% percentile", "90% confidence".
 	levelWords = map[string]bool{"ci": true, "confidence": true, "percentile": true, "quantile": true, "interval": true}
 	digitsRe   = regexp.MustCompile(`\d+`)
+	// perSecondWords are the words "N events per ..." ends a rate with.
+	perSecondWords = map[string]bool{"second": true, "sec": true, "s": true}
 	// scaleSuffix is a k or M written on a bare number: 370k.
 	scaleSuffix = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6}
 )
@@ -66,6 +68,15 @@ func readFigures(s string) shaped {
 			continue
 		}
 		unitText := m[3]
+		if unitText == "" && i+3 < len(toks) && strings.EqualFold(toks[i+2], "per") && perSecondWords[strings.ToLower(strings.TrimRight(toks[i+3], ".,;:)"))] {
+			// "141843.97 requests per second": the events' name over a second, as "requests/s"
+			unitText = strings.ToLower(toks[i+1]) + "/s"
+			if _, ok := lookupUnit(unitText); ok {
+				i += 3
+			} else {
+				unitText = ""
+			}
+		}
 		if unitText == "" && i+1 < len(toks) {
 			next := strings.TrimRight(strings.TrimLeft(toks[i+1], "("), "),;.")
 			if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {

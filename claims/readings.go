@@ -247,6 +247,10 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return got, nil
 	}
 	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
+		if u, ok := labelUnit(label); ok {
+			// "Requests/sec: 184233.41", "throughput (Gbps): 9.4": the label's unit
+			return []reading{mk("v", metricOf(u), u.norm, 0, sh.figures[0].value*u.factor, "#"+u.norm)}, nil
+		}
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
 	}
 	if runs := runsInARow(label, sh); runs != nil {
@@ -374,6 +378,19 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	rb.value, rb.side, rb.state = round(before*ub.factor), "before", "before"
 	ra.value, ra.side, ra.state = round(after*ua.factor), "after", "after"
 	return [2]reading{rb, ra}, true
+}
+
+// labelUnit is the unit a label ends in: "Requests/sec", "throughput (Gbps)", "lat [us]".
+func labelUnit(label string) (unit, bool) {
+	f := strings.Fields(label)
+	if len(f) == 0 {
+		return unit{}, false
+	}
+	last := strings.Trim(f[len(f)-1], "()[]:")
+	if u, ok := lookupUnit(last); ok && u.norm != "" {
+		return u, true
+	}
+	return unit{}, false
 }
 
 // runsInARow are the figures of a line that gives one state's runs after its name: a state's

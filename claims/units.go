@@ -25,6 +25,10 @@ var units = map[string]unit{
 	"pps": {"packets", "pps", 1}, "kpps": {"packets", "pps", 1e3}, "mpps": {"packets", "pps", 1e6},
 	"tps": {"trans", "trans/s", 1}, "trans/s": {"trans", "trans/s", 1}, "trans/sec": {"trans", "trans/s", 1}, "transactions/s": {"trans", "trans/s", 1}, "persec": {"trans", "trans/s", 1},
 	"txns": {"trans", "trans/s", 1}, "txns/s": {"trans", "trans/s", 1}, "transactions/sec": {"trans", "trans/s", 1},
+	// A request answered is a transaction (wrk's Requests/sec, redis-benchmark's "requests per
+	// second", memtier's Ops/sec).
+	"requests/s": {"trans", "trans/s", 1}, "requests/sec": {"trans", "trans/s", 1}, "req/s": {"trans", "trans/s", 1}, "reqs/s": {"trans", "trans/s", 1},
+	"ops/s": {"trans", "trans/s", 1}, "ops/sec": {"trans", "trans/s", 1}, "operations/s": {"trans", "trans/s", 1},
 	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "usecs": {"time", "us", 1},
 	"ms": {"time", "us", 1e3}, "msec": {"time", "us", 1e3}, "msecs": {"time", "us", 1e3},
 	"ns": {"time", "us", 1e-3}, "nsec": {"time", "us", 1e-3},

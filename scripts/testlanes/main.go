@@ -201,6 +201,12 @@ func Filter(in io.Reader, out, times io.Writer, cpu func() float64) error {
 			}
 			top := !strings.Contains(e.Test, "/")
 			switch e.Action {
+			case "cont":
+				// A parallel test waits (pause) until the sequential ones end: its CPU counts
+				// from when it goes on.
+				if top {
+					r.start, r.startCPU = e.Time, cpu()
+				}
 			case "output":
 				r.output = append(r.output, e.Output)
 			case "pass", "skip":

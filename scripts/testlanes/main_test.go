@@ -50,6 +50,28 @@ func TestFilterOfATimeout(t *testing.T) {
 	}
 }
 
+// TestFilterParallel: a parallel test's CPU counts from its cont, not from its run (it waits
+// paused until the sequential tests end).
+func TestFilterParallel(t *testing.T) {
+	in := strings.NewReader(`{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"pause","Package":"p","Test":"TestA"}
+{"Action":"run","Package":"p","Test":"TestB"}
+{"Action":"pass","Package":"p","Test":"TestB","Elapsed":5}
+{"Action":"cont","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p","Test":"TestA","Elapsed":3}
+`)
+	clock := []float64{0, 10, 100, 130, 160} // the lane's CPU at each reading
+	cpu := func() float64 { v := clock[0]; clock = clock[1:]; return v }
+	var out, times bytes.Buffer
+	if err := Filter(in, &out, &times, cpu); err != nil {
+		t.Fatal(err)
+	}
+	want := "p\tTestB\t5.00\tpass\t90.0\np\tTestA\t3.00\tpass\t30.0\n"
+	if times.String() != want {
+		t.Errorf("times:\n%s\nwant:\n%s", times.String(), want)
+	}
+}
+
 // TestFilterPassesOtherLines: go's own lines (a build error, a message that is no JSON) are
 // copied, and a package that passed prints its ok line only.
 func TestFilterPassesOtherLines(t *testing.T) {
