@@ -226,7 +226,7 @@ func readCorpus(t *testing.T) (dev, heldOut, late corpusScore) {
 // Floors: the pairs each half finds at least, never lowered to let a change pass. Raise them
 // with the reader.
 const (
-	devFloor     = 103
+	devFloor     = 104
 	heldOutFloor = 55
 )
 

@@ -108,7 +108,10 @@ func realign(text, gap string) string {
 						b.WriteString(gap)
 					}
 				}
-				lines[i+k] = b.String()
+				// the row keeps its indentation: another author aligns the cells, not the
+				// structure around them
+				lead := lines[i+k][:len(lines[i+k])-len(strings.TrimLeft(lines[i+k], " "))]
+				lines[i+k] = lead + b.String()
 			}
 		}
 		i = j

@@ -173,8 +173,18 @@ func lineLabel(text string) (label, rest string) {
 	if m := stateLeadRe.FindStringSubmatch(text); m != nil && stateNamed(m[1]) {
 		return m[1], m[2]
 	}
+	if m := gapLabelRe.FindStringSubmatch(text); m != nil {
+		return strings.TrimSpace(m[1]), m[2]
+	}
 	return "", text
 }
+
+// wordsThenFigureRe is a line of words and one figure at its end, a single space apart.
+var wordsThenFigureRe = regexp.MustCompile(`^\s*([A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+
+// gapLabelRe is a name, two spaces or more, and one figure: a list aligned by its values
+// ("    zero-copy      11.37", "copy mode  1.02 Mpps").
+var gapLabelRe = regexp.MustCompile(`^\s*([A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
@@ -197,6 +207,10 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	label, rest := lineLabel(text)
 	if label == "" {
 		label = nameAbove(lines, i)
+	}
+	if m := wordsThenFigureRe.FindStringSubmatch(text); label == "" && b.side != "" && m != nil && len(strings.Fields(m[1])) <= 4 {
+		// Under a state's heading, "copy mode 1.02": a name and its figure a space apart.
+		label, rest = strings.TrimSpace(m[1]), m[2]
 	}
 	if p, ok := arrowPair(label, rest, l.n, i, b); ok {
 		return nil, [][2]reading{p}

@@ -318,9 +318,19 @@ func statesFollow(lines []line, i int) bool {
 // isTitle: a short line without figures, after an empty line, that a block of figures or
 // commands follows ("Turning off pacing gives the same picture",
 // "2) Base (4f1c2b7a90de)", "  With the PLL clock @ 200MHz,").
+// outdented: lines[i] starts left of the line above it and the line below starts right of
+// it: a section's name in a structure shown by indentation alone, the section before it
+// ending without an empty line.
+func outdented(lines []line, i int) bool {
+	if i == 0 || i+1 >= len(lines) || strings.TrimSpace(lines[i+1].text) == "" {
+		return false
+	}
+	return indent(lines[i].text) < indent(lines[i-1].text) && indent(lines[i+1].text) > indent(lines[i].text)
+}
+
 func isTitle(lines []line, i int) bool {
 	t := strings.TrimSpace(lines[i].text)
-	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
+	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
 		return false
 	}
 	if strings.HasPrefix(t, "[") || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
@@ -348,7 +358,8 @@ func isTitle(lines []line, i int) bool {
 			return true
 		default:
 			sh := readFigures(n)
-			return len(sh.measured()) > 0 || bareTotalRe.MatchString(n) || counterRe.MatchString(n)
+			// A state's name over rows of bare figures (the unit said above) is a title too.
+			return len(sh.measured()) > 0 || bareTotalRe.MatchString(n) || counterRe.MatchString(n) || len(sh.figures) > 0 && stateNamed(t)
 		}
 	}
 	return false
