@@ -26,7 +26,7 @@ mkdir -p "$logs"
 
 # Each lane's go test -timeout: at least twice the lane's time on a fresh machine of CI's kind
 # (2 vCPUs, every cache empty), which the table at the end shows against it.
-declare -A limit=([host]=40m [builds]=75m [guests]=60m)
+declare -A limit=([host]=50m [builds]=75m [guests]=60m)
 
 # The reader of go test -json: a lane's output as plain go test prints it, and each test's time.
 tl="$logs/testlanes"
