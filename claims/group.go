@@ -261,7 +261,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 }
 
 // kernelVersionRe is a state named by a kernel release alone: "v6.7", "6.8-rc3", "Linux
-// 6.6.12", "kernel 6.1".
+// 6.6.12", "kernel 6.9".
 var kernelVersionRe = regexp.MustCompile(`(?i)^(?:linux\s+|kernel\s+)?v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,3}))?(?:-rc(\d{1,2}))?$`)
 
 // kernelVersion reads a state's name as a release: major, minor, patch, and rc (0 for a
