@@ -362,36 +362,48 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	if f, ok := scaleSuffix[m[5]]; ok {
 		after, m[5] = after*f, ""
 	}
-	ub, okb := lookupUnit(m[3])
-	ua, oka := lookupUnit(m[5])
+	ub, ua := m[3], m[5]
 	if vsAfterFirst(label) {
-		before, after, ub, ua, okb, oka = after, before, ua, ub, oka, okb
+		before, after, ub, ua = after, before, ua, ub
 	}
+	u, uAfter, metric, ok := pairUnit(label, ub, ua)
+	if !ok {
+		return [2]reading{}, false
+	}
+	r := reading{key: b.cond + "|a|" + labelKey(label), metric: metric, unit: u.norm, line: n, idx: i}
+	rb, ra := r, r
+	rb.value, rb.side, rb.state = round(before*u.factor), "before", "before"
+	ra.value, ra.side, ra.state = round(after*uAfter.factor), "after", "after"
+	return [2]reading{rb, ra}, true
+}
+
+// pairUnit is the one unit of two figures' written units: a side without one takes the
+// other's; two bare numbers say what they measure only under a label (unit factor 1, the
+// label as the metric); units of two kinds, or a share without a label, are no pair.
+func pairUnit(label, first, second string) (u1, u2 unit, metric string, ok bool) {
+	u1, ok1 := lookupUnit(first)
+	u2, ok2 := lookupUnit(second)
 	switch {
-	case m[3] != "" && !okb, m[5] != "" && !oka:
-		return [2]reading{}, false
-	case okb && !oka:
-		ua = ub
-	case oka && !okb:
-		ub = ua
-	case !oka && !okb && label == "":
-		return [2]reading{}, false
+	case first != "" && !ok1, second != "" && !ok2:
+		return unit{}, unit{}, "", false
+	case ok1 && !ok2:
+		u2 = u1
+	case ok2 && !ok1:
+		u1 = u2
+	case !ok1 && !ok2:
+		if label == "" {
+			return unit{}, unit{}, "", false
+		}
+		u1, u2 = unit{factor: 1}, unit{factor: 1}
 	}
-	if !oka && !okb {
-		ub, ua = unit{factor: 1}, unit{factor: 1}
+	if u1.norm != u2.norm || u1.kind == "percent" && label == "" {
+		return unit{}, unit{}, "", false
 	}
-	if ub.norm != ua.norm || ub.kind == "percent" && label == "" {
-		return [2]reading{}, false
-	}
-	metric := metricOf(ub)
-	if ub.norm == "" {
+	metric = metricOf(u1)
+	if u1.norm == "" {
 		metric = metricName(label)
 	}
-	r := reading{key: b.cond + "|a|" + labelKey(label), metric: metric, unit: ub.norm, line: n, idx: i}
-	rb, ra := r, r
-	rb.value, rb.side, rb.state = round(before*ub.factor), "before", "before"
-	ra.value, ra.side, ra.state = round(after*ua.factor), "after", "after"
-	return [2]reading{rb, ra}, true
+	return u1, u2, metric, true
 }
 
 // labelUnit is the unit a label ends in: "Requests/sec", "throughput (Gbps)", "lat [us]".
@@ -450,31 +462,16 @@ func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 	}
 	v1, ok1 := parseNumber(m[2])
 	v2, ok2 := parseNumber(m[5])
-	u1, oku1 := lookupUnit(m[3])
-	u2, oku2 := lookupUnit(m[6])
-	switch {
-	case !ok1 || !ok2, m[3] != "" && !oku1, m[6] != "" && !oku2:
-		return [2]reading{}, false
-	case oku1 && !oku2:
-		u2 = u1
-	case oku2 && !oku1:
-		u1 = u2
-	case !oku1 && !oku2:
-		if label == "" {
-			return [2]reading{}, false // two bare numbers say what they measure only under a label
-		}
-		u1, u2 = unit{factor: 1}, unit{factor: 1}
-	}
-	if u1.norm != u2.norm || u1.kind == "percent" && label == "" {
+	if !ok1 || !ok2 {
 		return [2]reading{}, false
 	}
-	metric := metricOf(u1)
-	if u1.norm == "" {
-		metric = metricName(label)
+	u, u2, metric, ok := pairUnit(label, m[3], m[6])
+	if !ok {
+		return [2]reading{}, false
 	}
-	r := reading{key: b.cond + "|i|" + labelKey(label), metric: metric, unit: u1.norm, line: n, idx: i}
+	r := reading{key: b.cond + "|i|" + labelKey(label), metric: metric, unit: u.norm, line: n, idx: i}
 	r1, r2 := r, r
-	r1.value, r1.side, r1.state = round(v1*u1.factor), s1, m[1]
+	r1.value, r1.side, r1.state = round(v1*u.factor), s1, m[1]
 	r2.value, r2.side, r2.state = round(v2*u2.factor), s2, m[4]
 	if s1 == "after" {
 		r1, r2 = r2, r1
