@@ -196,9 +196,11 @@ func readMessages(t *testing.T, dir string) ([]expectedMessage, map[string][]byt
 }
 
 // readCorpus reads the answers and, for each message, the reader's claims.
-// late is the held-out messages of the corpus's later additions (numbers above 50), which no
-// rule of the reader was written against: the most honest of the figures.
-func readCorpus(t *testing.T) (dev, heldOut, late corpusScore) {
+// late is the held-out messages of the corpus's later additions (numbers above 50); unseen is
+// those of them whose number is 3 modulo 4, a quarter set apart by that rule before any of
+// them was read, which no rule of the reader was written against: the most honest figure.
+// (051's claims were read once, for a pair the single-space tables invented; its text was not.)
+func readCorpus(t *testing.T) (dev, heldOut, late, unseen corpusScore) {
 	t.Helper()
 	answers, texts := readMessages(t, "testdata/corpus")
 	for _, m := range answers {
@@ -216,28 +218,32 @@ func readCorpus(t *testing.T) (dev, heldOut, late corpusScore) {
 			if n > 50 {
 				late.add(scoreMessage(m, r.Claims))
 			}
+			if n > 50 && n%4 == 3 {
+				unseen.add(scoreMessage(m, r.Claims))
+			}
 		} else {
 			dev.add(scoreMessage(m, r.Claims))
 		}
 	}
-	return dev, heldOut, late
+	return dev, heldOut, late, unseen
 }
 
 // Floors: the pairs each half finds at least, never lowered to let a change pass. Raise them
 // with the reader.
 const (
 	devFloor     = 104
-	heldOutFloor = 55
+	heldOutFloor = 76
 )
 
 // TestCorpus: the reader on real messages, each half against its floor, nothing invented,
 // the messages without claims clean. It prints both figures; the README and docs/claims.md
 // quote the held-out one.
 func TestCorpus(t *testing.T) {
-	dev, held, late := readCorpus(t)
+	dev, held, late, unseen := readCorpus(t)
 	t.Logf("development half (even numbers): %v", dev)
 	t.Logf("held-out half (odd numbers): %v", held)
 	t.Logf("held-out messages added last (odd numbers above 50): %v", late)
+	t.Logf("of those, the quarter never developed on (numbers 3 modulo 4): %v", unseen)
 	for _, half := range []struct {
 		name  string
 		s     corpusScore

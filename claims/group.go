@@ -36,8 +36,12 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		}
 		groups[x.key] = append(groups[x.key], x)
 	}
+	var segments [][]reading
 	for _, k := range order {
-		runs, ok := sideRuns(groups[k], lines)
+		segments = append(segments, rounds(groups[k], lines)...)
+	}
+	for _, seg := range segments {
+		runs, ok := sideRuns(seg, lines)
 		if !ok {
 			continue
 		}
@@ -56,8 +60,46 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		if !ok {
 			continue
 		}
-		r.addReadingClaim(groups[k][0], b, a)
+		r.addReadingClaim(seg[0], b, a)
 	}
+}
+
+// rounds cuts a key's readings where its states come round again, each round apart from
+// the last by an empty line ("base: 8.1 / base with X: 8.9", then, under another sentence,
+// "base: 410 / base with X: 455"): the same states measured again in another test, each round
+// a comparison of its own. Readings whose states do not come round are one round.
+func rounds(rs []reading, lines []line) [][]reading {
+	if _, ok := sideRuns(rs, lines); ok || len(rs) < 4 {
+		return [][]reading{rs}
+	}
+	var out [][]reading
+	start := 0
+	for k := 1; k < len(rs); k++ {
+		if rs[k].state == rs[0].state && rs[k-1].state != rs[0].state && blankBetween(lines, rs[k-1].idx, rs[k].idx) {
+			out = append(out, rs[start:k])
+			start = k
+		}
+	}
+	out = append(out, rs[start:])
+	for _, seg := range out {
+		if len(seg) < 2 || seg[0].state != rs[0].state {
+			return [][]reading{rs}
+		}
+		if _, ok := sideRuns(seg, lines); !ok {
+			return [][]reading{rs}
+		}
+	}
+	return out
+}
+
+// blankBetween: an empty line stands between lines[a] and lines[b].
+func blankBetween(lines []line, a, b int) bool {
+	for k := a + 1; k < b && k < len(lines); k++ {
+		if strings.TrimSpace(lines[k].text) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // sideRuns groups a key's readings by state, in order; false when a state comes back

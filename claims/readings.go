@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -221,7 +222,10 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	side, state, keyLabel := b.side, b.state, ""
 	if label != "" {
 		ls, _, lrest := stateOf(label)
+		vs, vkey, variant := labelVariant(siblingLabels(lines, i), label, ls)
 		switch {
+		case variant:
+			side, state, keyLabel = vs, label, vkey // named by how it differs from its siblings
 		case ls != "":
 			side, state, keyLabel = ls, label, labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
 		case b.side != "":
@@ -278,6 +282,112 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return nil, nil
 	}
 	return namedReadings(text, b, mk, &keyLabel), nil
+}
+
+// maxSiblings bounds the lines siblingLabels looks at on each side: a list of states is short.
+const maxSiblings = 12
+
+// siblingLabels are the labels of the lines next to lines[i], with no empty line between,
+// that each give figures after a label (lines[i]'s among them): a list whose labels may be
+// the states of one measurement.
+func siblingLabels(lines []line, i int) []string {
+	labelled := func(k int) string {
+		label, rest := lineLabel(lines[k].text)
+		if label == "" || len(readFigures(rest).figures) == 0 {
+			return ""
+		}
+		return label
+	}
+	start, end := i, i
+	for start > 0 && i-start < maxSiblings && labelled(start-1) != "" {
+		start--
+	}
+	for end+1 < len(lines) && end-i < maxSiblings && labelled(end+1) != "" {
+		end++
+	}
+	var out []string
+	for k := start; k <= end; k++ {
+		out = append(out, labelled(k))
+	}
+	return out
+}
+
+// extensionWords join a base's name to what a state adds to it: "X with Y", "X + Y", "X and Y".
+var extensionWords = map[string]bool{"with": true, "+": true, "and": true, "plus": true, "w/": true}
+
+// labelVariant reads a label among its siblings' when they name states by how they differ:
+//   - the first label is the base and each other adds to it ("stock driver", "stock driver
+//     with batching", "stock driver + batching and prefetch"): the base is the state before,
+//     the others are after (the last the final one);
+//   - the labels share their first and last words and differ between them ("rx stock path",
+//     "rx pooled path"): the differing words name the state, and at least one sibling's say
+//     which ("stock"). A label no word of its own decides takes the words it shares with its
+//     siblings as its key, and "?" as its side; one its words decide keeps stateOf's reading.
+//
+// key is what the siblings share, the key of the measurement; ok false where neither holds.
+func labelVariant(siblings []string, label, ownSide string) (side, key string, ok bool) {
+	if len(siblings) < 2 || len(siblings) > 2*maxSiblings {
+		return "", "", false
+	}
+	words := make([][]string, len(siblings))
+	for k, s := range siblings {
+		words[k] = strings.Fields(strings.ToLower(strings.TrimSpace(parenRe.ReplaceAllString(s, " "))))
+		if len(words[k]) == 0 {
+			return "", "", false
+		}
+	}
+	own := strings.Fields(strings.ToLower(strings.TrimSpace(parenRe.ReplaceAllString(label, " "))))
+	base := words[0]
+	extends := true
+	for _, w := range words[1:] {
+		extends = extends && len(w) > len(base) && slices.Equal(w[:len(base)], base) && (extensionWords[w[len(base)]] || strings.HasPrefix(w[len(base)], "+"))
+	}
+	if extends {
+		if slices.Equal(own, base) {
+			return "before", strings.Join(base, " "), true
+		}
+		return "after", strings.Join(base, " "), true
+	}
+	// The words all siblings share at the start and at the end.
+	pre, suf := len(words[0]), len(words[0])
+	for _, w := range words[1:] {
+		p := 0
+		for p < min(pre, len(w)) && w[p] == words[0][p] {
+			p++
+		}
+		pre = p
+		q := 0
+		for q < min(suf, len(w)) && w[len(w)-1-q] == words[0][len(words[0])-1-q] {
+			q++
+		}
+		suf = q
+	}
+	if pre+suf == 0 {
+		return "", "", false
+	}
+	decided := false
+	middles := map[string]bool{}
+	for _, w := range words {
+		if pre+suf >= len(w) || len(w)-pre-suf > 3 {
+			return "", "", false
+		}
+		mid := strings.Join(w[pre:len(w)-suf], " ")
+		if middles[mid] {
+			return "", "", false
+		}
+		middles[mid] = true
+		if s, _, _ := stateOf(mid); s != "" {
+			decided = true
+		}
+	}
+	if !decided || ownSide != "" || pre+suf >= len(own) {
+		return "", "", false // a label its own words decide keeps the key they leave
+	}
+	midSide, _, _ := stateOf(strings.Join(own[pre:len(own)-suf], " "))
+	if midSide == "" {
+		midSide = "?"
+	}
+	return midSide, strings.Join(append(append([]string{}, own[:pre]...), own[len(own)-suf:]...), " "), true
 }
 
 var (

@@ -33,6 +33,13 @@ func splitRow(text string) []string {
 		if strings.HasPrefix(strings.TrimSpace(text), "|") && strings.TrimSpace(t) != t {
 			cells = pipeSplitRe.Split(t, -1)
 		}
+		// Pipes between some columns only: "Size   64 | 128" has its first two columns
+		// apart by spaces, as a table aligned by spaces does.
+		var spaced []string
+		for _, c := range cells {
+			spaced = append(spaced, splitCellsRe.Split(strings.TrimSpace(c), -1)...)
+		}
+		cells = spaced
 	case strings.Contains(t, "\t"):
 		cells = tabSplitRe.Split(t, -1)
 	default:
@@ -58,12 +65,20 @@ func stateNamed(label string) bool {
 // cellValue is a cell's figure: the first number of it with its unit ("291kpps",
 // "0.17±0.02", "6.3s", "539 Mbps"), ok false for a cell that is not one figure.
 func cellValue(cell string) (figure, bool) {
+	if m := cellNoteRe.FindStringSubmatch(cell); m != nil {
+		cell = m[1] // "26.1 us (-2.3 us)", "33.8 (+4.0%)": the figure; its note is a stated change
+	}
 	sh := readFigures(cell)
 	if len(sh.figures) != 1 || len(strings.Fields(sh.shape)) > 1 {
 		return figure{}, false
 	}
 	return sh.figures[0], true
 }
+
+// cellNoteRe is a cell's figure followed by a note in parentheses that has a number of its
+// own: a delta ("(-1.3 us)"), a percent ("(+4.0%)"), a spread or a p-value ("(sd 0.2)",
+// "(p=0.01)"). The note annotates the figure; it is not a second figure of the cell.
+var cellNoteRe = regexp.MustCompile(`^(\S.*?)\s*\([^()]*\d[^()]*\)$`)
 
 // stateTable reads a table at lines[i] (its header row) whose rows or columns are states:
 // "Before/After" rows under configuration columns ("IOMMU on | IOMMU off", "Rx  Tx"),
@@ -139,8 +154,8 @@ func alignedColumns(lines []line, i int) columnSpans {
 	// table) is a heading, not the table's header.
 	body := spansOf(rows[1:])
 	for k := 0; k+1 < len(body); k++ {
-		if !figuresIn(rows[1:], body[k+1]) {
-			continue // a gap inside the labels ("8 flows, irq on cpu 0")
+		if !ownFigures(rows[1:], body[k+1]) {
+			continue // a gap inside the labels ("8 flows, irq on cpu 0"), a unit or a note
 		}
 		named := false // and a name over each column of figures
 		for c := body[k+1][0]; c < body[k+1][1] && c < len(rows[0]); c++ {
@@ -157,7 +172,7 @@ func alignedColumns(lines []line, i int) columnSpans {
 			return nil
 		}
 	}
-	spans := headerOnlyJoined(spansOf(rows), rows[1:])
+	spans := unnamedJoined(headerOnlyJoined(spansOf(rows), rows[1:]), rows)
 	if len(spans) < 2 {
 		return nil
 	}
@@ -185,11 +200,47 @@ func headerOnlyJoined(spans columnSpans, body [][]rune) columnSpans {
 	return out
 }
 
-// figuresIn: some row has a figure in the span.
-func figuresIn(rows [][]rune, span [2]int) bool {
+// unnamedJoined joins a span the header row has nothing over to the span on its left where
+// it holds no figure of its own: the unit of the figures left of it ("28.4 us" cut at its
+// single space) or a note in parentheses ("26.1 us (-2.3 us)").
+func unnamedJoined(spans columnSpans, rows [][]rune) columnSpans {
+	var out columnSpans
+	for _, sp := range spans {
+		named := false
+		for c := sp[0]; c < sp[1] && c < len(rows[0]); c++ {
+			named = named || rows[0][c] != ' '
+		}
+		if !named && len(out) > 0 && unitsOrNotes(rows[1:], sp) {
+			out[len(out)-1][1] = sp[1]
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// unitsOrNotes: each row's text in the span is a unit ("us", "Mpps") or a note in
+// parentheses, or nothing.
+func unitsOrNotes(rows [][]rune, span [2]int) bool {
+	for _, r := range rows {
+		if span[0] >= len(r) {
+			continue
+		}
+		cell := strings.TrimSpace(string(r[span[0]:min(span[1], len(r))]))
+		if _, unit := lookupUnit(cell); cell != "" && !unit && !(strings.HasPrefix(cell, "(") && strings.HasSuffix(cell, ")")) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownFigures: some row has a figure in the span that is not in parentheses (a note of the
+// figure on its left).
+func ownFigures(rows [][]rune, span [2]int) bool {
 	for _, r := range rows {
 		if span[0] < len(r) {
-			if len(readFigures(string(r[span[0]:min(span[1], len(r))])).figures) > 0 {
+			cell := string(r[span[0]:min(span[1], len(r))])
+			if len(readFigures(cell).figures) > 0 && !strings.ContainsAny(cell, "()") {
 				return true
 			}
 		}
@@ -428,6 +479,9 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 			ra = &rows[k]
 		}
 	}
+	if c, ok := runColumnsClaim(corner, cols, rb, ra, ctx); ok {
+		return []Claim{c}
+	}
 	var out []Claim
 	for k, col := range cols {
 		fb, ok1 := cellValue(rb.cells[k])
@@ -435,6 +489,7 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 			continue
 		}
+		fb, fa = headerUnit(fb, col, corner), headerUnit(fa, col, corner)
 		conds := copyConds(ctx.conditions)
 		conds["column"] = col
 		what := corner
@@ -446,6 +501,72 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		}
 	}
 	return out
+}
+
+// runColumnRe names a column of one run of a series: "run1", "Run 2", "test3", "#4", "trial 5".
+var runColumnRe = regexp.MustCompile(`(?i)^(?:run|test|trial|iter(?:ation)?|try|#)\s*-?\d{1,3}$`)
+
+// summaryColumnRe names a column that sums a series up: its average or median.
+var summaryColumnRe = regexp.MustCompile(`(?i)^(?:avg|average|mean|median)\.?$`)
+
+// runColumnsClaim reads a table whose rows are the states and whose columns are numbered runs
+// of one measurement (with or without an average column): one claim, each side its runs.
+func runColumnsClaim(corner string, cols []string, rb, ra *tableRow, ctx context) (Claim, bool) {
+	var runs []int
+	for k, col := range cols {
+		switch {
+		case runColumnRe.MatchString(col):
+			runs = append(runs, k)
+		case summaryColumnRe.MatchString(col) || changeColumnRe.MatchString(col):
+		default:
+			return Claim{}, false
+		}
+	}
+	if len(runs) < 2 {
+		return Claim{}, false
+	}
+	var fbs, fas []figure
+	for _, k := range runs {
+		fb, ok1 := cellValue(rb.cells[k])
+		fa, ok2 := cellValue(ra.cells[k])
+		fb, fa = headerUnit(fb, corner), headerUnit(fa, corner)
+		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm || len(fbs) > 0 && fb.unit.norm != fbs[0].unit.norm {
+			return Claim{}, false
+		}
+		fbs, fas = append(fbs, fb), append(fas, fa)
+	}
+	c, ok := tableClaim(corner, fbs[0], fas[0], rb, ra, copyConds(ctx.conditions), nil, nil)
+	if !ok {
+		return Claim{}, false
+	}
+	series := func(fs []figure) Values {
+		v := make([]float64, len(fs))
+		for k, f := range fs {
+			v[k] = round(f.value)
+		}
+		return Values{Values: v, Median: median(v)}
+	}
+	c.Before.Values, c.Before.Median = series(fbs).Values, series(fbs).Median
+	c.After.Values, c.After.Median = series(fas).Values, series(fas).Median
+	c.Change = 0
+	if c.Before.Median != 0 {
+		c.Change = c.After.Median/c.Before.Median - 1
+	}
+	return c, true
+}
+
+// headerUnit gives a bare figure the unit its column's name or the table's corner ends in
+// ("Throughput (Gbps)", "[msg/sec]").
+func headerUnit(f figure, names ...string) figure {
+	if !f.bare {
+		return f
+	}
+	for _, n := range names {
+		if u, ok := labelUnit(n); ok {
+			return figure{value: f.value * u.factor, unit: u, raw: f.raw}
+		}
+	}
+	return f
 }
 
 func colStateClaims(corner string, cols []string, rows []tableRow, before, after string, cvCol int, ctx context) []Claim {
