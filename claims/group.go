@@ -156,6 +156,10 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 		return bs[0], us[len(us)-1], true
 	case len(as) == 1 && len(us) == 1 && len(bs) == 0:
 		return us[0], as[0], true
+	case len(as) >= 2 && len(us) == 1 && len(bs) == 0 && runs[0] == us[0]:
+		// A state no word names, then steps that each say they add the change ("with patch
+		// 3", "with patch 5"): the first is the baseline, against the final step.
+		return us[0], as[len(as)-1], true
 	case len(us) == 2 && len(bs) == 0 && len(as) == 0:
 		sa, sb := sideOfPair(us[0].state, us[1].state)
 		switch {

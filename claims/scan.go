@@ -305,8 +305,17 @@ func statesFollow(lines []line, i int) bool {
 			return side != ""
 		}
 		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
-			side, _, _ := stateOf(label)
-			return side != "" || variantPair(lines, j)
+			// The list's labels name their states where one of them does ("reference:"
+			// over "with patch 3:") or they differ as variants of one name.
+			for _, sib := range siblingLabels(lines, j) {
+				if side, _, _ := stateOf(sib); side != "" {
+					return true
+				}
+				if _, _, ok := labelVariant(siblingLabels(lines, j), sib, ""); ok {
+					return true
+				}
+			}
+			return variantPair(lines, j)
 		}
 		if len(readFigures(t).figures) > 0 {
 			return false

@@ -32,10 +32,22 @@ var (
 	parenRe    = regexp.MustCompile(`\([^()]*\)`)
 )
 
+// patchOrdinalRe is how much of a series a state has: "patch 2", "patches 1-3", "patch 4/8",
+// "#5": the rest of a label after its state's words, which names the state, not what is measured.
+var patchOrdinalRe = regexp.MustCompile(`(?i)^(?:(?:patch(?:es)?|commit)\s*)?#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?(?:\s+(?:only|applied))?$`)
+
 // stateOf names the side a label names: "before", "after" or "" (neither, or both), whether
 // it was a patch word (strong) rather than a setting, and the label with the state's words
 // taken out (what else it says: a metric, a condition).
 func stateOf(label string) (side string, strong bool, rest string) {
+	side, strong, rest = stateOfWords(label)
+	if side != "" && patchOrdinalRe.MatchString(strings.TrimSpace(rest)) {
+		rest = ""
+	}
+	return side, strong, rest
+}
+
+func stateOfWords(label string) (side string, strong bool, rest string) {
 	l := strings.TrimSpace(label)
 	if len(strings.Fields(parenRe.ReplaceAllString(l, ""))) > 8 {
 		return "", false, l // a sentence, not the name of a state
