@@ -135,7 +135,11 @@ func metricOf(u unit) string {
 // 265k txns)", "from ~3.1 Gbit/s (stock) to ~3.9 Gbit/s" (the first state named in
 // parentheses). The unit may be on either side or both; a range of percentages ("from 2.5%
 // to 90.4%", "by 10 to 40 %") is not a comparison.
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?(?:\s+\([^()]{1,40}\))?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)`)
+//
+// The first figure may be followed by its state in words ("from 36 Gbit/s before this patch to
+// 44 Gbit/s"), and the unit may be events counted per second ("from 18.2k to 19.9k
+// transactions per second").
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?)`)
 
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
@@ -177,6 +181,12 @@ func (r *Report) proseRanges(lines []line) {
 		for _, m := range stateLedRe.FindAllStringSubmatchIndex(text, -1) {
 			r.stateLed(text, m, lineOf)
 		}
+		for _, m := range downFromRe.FindAllStringSubmatchIndex(text, -1) {
+			r.downFrom(text, m, lineOf)
+		}
+		for _, m := range parenStatesRe.FindAllStringSubmatchIndex(text, -1) {
+			r.parenStates(text, m, lineOf)
+		}
 		for _, l := range par {
 			r.countChange(l)
 		}
@@ -208,7 +218,7 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 		return text[m[2*k]:m[2*k+1]]
 	}
 	ub, okb := lookupUnit(g(4))
-	ua, oka := lookupUnit(g(7))
+	ua, oka := lookupUnit(eventsPerSecond(g(7)))
 	if g(4) != "" && !okb {
 		return
 	}
@@ -230,6 +240,14 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 	ra := rb
 	ra.value, ra.line = round(a*ua.factor), lineOf(m[10])
 	r.addPair([2]reading{rb, ra})
+}
+
+// eventsPerSecond writes "transactions per second" as the unit "transactions/s".
+func eventsPerSecond(u string) string {
+	if f := strings.Fields(u); len(f) == 3 && strings.EqualFold(f[1], "per") {
+		return f[0] + "/s"
+	}
+	return u
 }
 
 func boolf(b bool) float64 {
@@ -267,11 +285,63 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // state's word and its figure no other figure, and no sentence's end.
 var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b)\s*(?:and\s+|but\s+|while\s+)?(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
 
+// downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from
+// 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "9.1 Gbit/s, compared to 8.2 Gbit/s
+// before". The new figure comes first; "to" after the old one would make it a range.
+var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?\s*[,;(]?\s*(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
+
+// downFrom reads a downFromRe match: the second figure is the state before.
+func (r *Report) downFrom(text string, m []int, lineOf func(int) int) {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	if rest := strings.TrimSpace(text[m[1]:]); strings.HasPrefix(strings.ToLower(rest), "to ") || ofSetting(text, m[0]) {
+		return
+	}
+	va, ua, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
+	old := strings.TrimPrefix(g(2), "~")
+	vb, ub, ok2 := parseValue(old)
+	if !ok2 && ok1 {
+		if n, ok := parseNumber(old); ok { // "down from 247": the unit of the new figure
+			vb, ub, ok2 = n*ua.factor, ua, true
+		}
+	}
+	if !ok1 || !ok2 || ub.norm != ua.norm || ua.kind == "percent" {
+		return
+	}
+	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[4])}
+	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[2])}
+	r.addPair([2]reading{rb, ra})
+}
+
+// parenStatesRe is two figures each followed by its state in parentheses: "3.62 Gbps (old) /
+// 4.05 Gbps (new)", "41.0 (base) vs 44.2 (patched)".
+var parenStatesRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)\s*(?:/|,|;|\bvs\.?|\bversus\b|\band\b|->|→)\s*(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)`)
+
+// parenStates reads a parenStatesRe match: the words in parentheses must name the two states.
+func (r *Report) parenStates(text string, m []int, lineOf func(int) int) {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	s1, _, _ := stateOf(g(2))
+	s2, _, _ := stateOf(g(4))
+	if s1 == "" || s2 == "" || s1 == s2 {
+		return
+	}
+	v1, u1, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
+	v2, u2, ok2 := parseValue(strings.TrimPrefix(g(3), "~"))
+	if !ok1 || !ok2 || u1.norm != u2.norm || u1.kind == "percent" {
+		return
+	}
+	rb := reading{metric: metricOf(u1), unit: u1.norm, value: round(v1), line: lineOf(m[2]), state: g(2)}
+	ra := reading{metric: metricOf(u2), unit: u2.norm, value: round(v2), line: lineOf(m[6]), state: g(4)}
+	if s1 == "after" {
+		rb, ra = ra, rb
+	}
+	r.addPair([2]reading{rb, ra})
+}
+
 // stateLed reads a stateLedRe match: the two states' words must be a contrasting pair.
 func (r *Report) stateLed(text string, m []int, lineOf func(int) int) {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(4))
-	if contrastOf[w1] != w2 {
+	if contrastOf[w1] != w2 && !crossContrast(w1, g(2), w2, g(5)) {
 		return
 	}
 	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(3), "~"))
@@ -285,6 +355,28 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) {
 		rb, ra = ra, rb
 	}
 	r.addPair([2]reading{rb, ra})
+}
+
+// patchNounLeadRe is a clause that starts by naming the change: "this patch", "the series".
+var patchNounLeadRe = regexp.MustCompile(`^` + patchNoun + `\b`)
+
+// crossContrast: "before this change ...; with it, ..." and "without the patch ...; after
+// it, ...": a before word and an after word of the other pair, where the "with" or "after"
+// clause names the change ("it", "this patch", "the series").
+func crossContrast(w1, rest1, w2, rest2 string) bool {
+	beforeWords := map[string]bool{"before": true, "without": true, "w/o": true}
+	afterWords := map[string]bool{"after": true, "with": true, "w/": true}
+	names := func(rest string) bool {
+		rest = strings.ToLower(strings.TrimSpace(rest))
+		return rest == "it" || strings.HasPrefix(rest, "it ") || patchNounLeadRe.MatchString(rest)
+	}
+	switch {
+	case beforeWords[w1] && afterWords[w2]:
+		return names(rest2) && names(rest1)
+	case afterWords[w1] && beforeWords[w2]:
+		return names(rest1) && names(rest2)
+	}
+	return false
 }
 
 // contrastOf is the word that names the other state of a pair ("with it" after "without the
