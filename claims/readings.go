@@ -219,6 +219,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if p, ok := inlineStates(label, rest, l.n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
+	if p, ok := slashStates(label, rest, l.n, i, b); ok {
+		return nil, [][2]reading{p}
+	}
 	side, state, keyLabel := b.side, b.state, ""
 	if label != "" {
 		ls, _, lrest := stateOf(label)
@@ -505,6 +508,9 @@ func pairUnit(label, first, second string) (u1, u2 unit, metric string, ok bool)
 			return unit{}, unit{}, "", false
 		}
 		u1, u2 = unit{factor: 1}, unit{factor: 1}
+		if u, ok := labelUnit(label); ok { // "Round trip (us)": the label's unit
+			u1, u2 = u, u
+		}
 	}
 	if u1.norm != u2.norm || u1.kind == "percent" && label == "" {
 		return unit{}, unit{}, "", false
@@ -553,6 +559,61 @@ func runsInARow(label string, sh shaped) []float64 {
 
 // spreadRe is the spread written after a figure: "± 0.3", "+/- 2.1%", "+-0.05".
 var spreadRe = regexp.MustCompile(`\s*(?:±|\+/-|\+-)\s*\d+(?:\.\d+)?%?`)
+
+// slashLabelRe is a label that names both states joined by a slash: "before/after", "old/new",
+// "base / patched", "w/o / w/ patch".
+var slashLabelRe = regexp.MustCompile(`(?i)(?:^|\s|\()(w/o|[A-Za-z][\w-]*)\s*/\s*(w/|[A-Za-z][\w-]*)(?:\s+` + patchNoun + `)?(?:$|[\s):])`)
+
+// contrastSide is the side a word of contrastOf's pairs names.
+func contrastSide(word string) string {
+	switch strings.ToLower(word) {
+	case "without", "before", "w/o":
+		return "before"
+	}
+	return "after"
+}
+
+// slashValuesRe is a rest of two figures joined by a slash, a unit after either: "7.4/8.1
+// Gbps", "38 us / 33 us".
+var slashValuesRe = regexp.MustCompile(`^\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%]+(?:/s(?:ec)?)?)?\s*/\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%]+(?:/s(?:ec)?)?)?\s*$`)
+
+// slashStates reads "Throughput before/after: 7.4/8.1 Gbps": the label's two states, joined
+// by a slash, in the order of the figures joined the same way.
+func slashStates(label, rest string, n, i int, b block) ([2]reading, bool) {
+	lm := slashLabelRe.FindStringSubmatchIndex(label)
+	vm := slashValuesRe.FindStringSubmatch(rest)
+	if lm == nil || vm == nil {
+		return [2]reading{}, false
+	}
+	n1, n2 := label[lm[2]:lm[3]], label[lm[4]:lm[5]]
+	s1, _, _ := stateOf(n1)
+	s2, _, _ := stateOf(n2)
+	if contrastOf[strings.ToLower(n1)] == strings.ToLower(n2) && (s1 == "" || s2 == "") {
+		// "w/o / w/", "without/with": a contrasting pair, one of whose words may say nothing alone
+		s1, s2 = contrastSide(n1), contrastSide(n2)
+	}
+	if s1 == "" || s2 == "" || s1 == s2 {
+		return [2]reading{}, false
+	}
+	v1, ok1 := parseNumber(vm[1])
+	v2, ok2 := parseNumber(vm[3])
+	if !ok1 || !ok2 {
+		return [2]reading{}, false
+	}
+	name := strings.TrimSpace(label[:lm[0]] + " " + label[lm[1]:])
+	u, u2, metric, ok := pairUnit(name, vm[2], vm[4])
+	if !ok {
+		return [2]reading{}, false
+	}
+	r := reading{key: b.cond + "|s|" + labelKey(name), metric: metric, unit: u.norm, line: n, idx: i}
+	r1, r2 := r, r
+	r1.value, r1.side, r1.state = round(v1*u.factor), s1, n1
+	r2.value, r2.side, r2.state = round(v2*u2.factor), s2, n2
+	if s1 == "after" {
+		r1, r2 = r2, r1
+	}
+	return [2]reading{r1, r2}, true
+}
 
 // inlineStatesRe is a line's rest that names each state before its figure: "old 41.2  new
 // 37.9", "base: 9.4 Gbps, patched: 9.8 Gbps".
