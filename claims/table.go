@@ -2,6 +2,7 @@ package claims
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -130,8 +131,8 @@ func alignedColumns(lines []line, i int) columnSpans {
 	for j := i; j < len(lines); j++ {
 		if strings.TrimSpace(lines[j].text) == "" {
 			// groups of rows under one header, an empty line between them
-			if len(rows) >= 2 && j+1 < len(lines) && len(readFigures(lines[j+1].text).measured()) > 0 {
-				continue
+			if len(rows) >= 2 && j+1 < len(lines) && len(readFigures(lines[j+1].text).measured()) > 0 && len(readFigures(lines[j+1].text).figures) >= 2 {
+				continue // a row, not a sentence with a figure in it
 			}
 			break
 		}
@@ -360,11 +361,38 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	} else if len(header) != width {
 		return nil, i, 0
 	}
+	if units, ok := unitRow(rows[0]); ok && len(units) == len(cols) && len(rows) > 2 {
+		// A second header row of units ("kpps  kpps" under "vanilla  patched"): each
+		// column's unit, written as a header's "(unit)".
+		cols = slices.Clone(cols)
+		for k := range cols {
+			cols[k] += " (" + units[k] + ")"
+		}
+		rows = rows[1:]
+	}
 	out := tableClaims(corner, cols, rows, ctx)
 	if out == nil {
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// unitRow: a table row without a label whose every cell is a unit.
+func unitRow(r tableRow) ([]string, bool) {
+	if strings.TrimSpace(r.label) != "" && !isUnit(r.label) {
+		return nil, false
+	}
+	for _, c := range r.cells {
+		if !isUnit(c) {
+			return nil, false
+		}
+	}
+	return r.cells, len(r.cells) > 0
+}
+
+func isUnit(s string) bool {
+	u, ok := lookupUnit(strings.Trim(s, "()[] "))
+	return ok && u.norm != ""
 }
 
 // changeColumnRe names a table's column of stated changes: "Change", "Delta", "Diff (%)",
@@ -597,6 +625,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 				cvb, cva = &cvs[0], &cvs[1]
 			}
 		}
+		fb, fa = headerUnit(fb, cols[kb], r.label, corner), headerUnit(fa, cols[ka], r.label, corner)
 		rb, ra := &tableRow{label: before, n: r.n}, &tableRow{label: after, n: r.n}
 		if c, ok := tableClaim(corner, fb, fa, rb, ra, conds, cvb, cva); ok {
 			out = append(out, c)
