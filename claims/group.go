@@ -111,12 +111,18 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 		if last+1 == idx || last == idx { // the next line, or the same one: runs in a row
 			return true
 		}
+		// Between two runs only their commands, and empty lines where a command stands
+		// between them too ("$ ./super_netperf ..." / "201344" / "" / "$ ./super_netperf ...").
+		command := false
 		for k := last + 1; k < idx && k < len(lines); k++ {
-			if !isCommand(lines[k].text) {
+			switch {
+			case isCommand(lines[k].text):
+				command = true
+			case strings.TrimSpace(lines[k].text) != "":
 				return false
 			}
 		}
-		return idx > last
+		return idx > last && (command || idx == last+1)
 	}
 	for _, x := range rs {
 		if n := len(runs); n > 0 && runs[n-1].state == x.state && runs[n-1].side == x.side && next(runs[n-1].lastIdx, x.idx) {

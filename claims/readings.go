@@ -682,13 +682,17 @@ func releaseSide(release string) string {
 // instances' throughput (10^6bits/s for a stream test, trans/s for request/response).
 var superNetperfRe = regexp.MustCompile(`\bsuper_netperf(?:\.sh)?\b`)
 
+// requestResponseRe is a netperf test of transactions: request/response, connect/request/
+// response, connect/close (TCP_RR, TCP_CRR, TCP_CC).
+var requestResponseRe = regexp.MustCompile(`-t\s*\S*_(?:RR|CRR|CC)\b`)
+
 // totalOf is what a bare number under a command is: super_netperf's total throughput, or a
 // number of unknown kind.
 func totalOf(cond string) (metric, unitName string, factor float64) {
 	if !superNetperfRe.MatchString(cond) {
 		return "", "", 1
 	}
-	if rr := regexp.MustCompile(`-t\s*\S*_(RR|CRR)\b`); rr.MatchString(cond) {
+	if requestResponseRe.MatchString(cond) {
 		return "transaction_rate", "trans/s", 1
 	}
 	return "throughput", "bit/s", 1e6
