@@ -286,9 +286,9 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b)\s*(?:and\s+|but\s+|while\s+)?(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
 
 // downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from
-// 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "9.1 Gbit/s, compared to 8.2 Gbit/s
-// before". The new figure comes first; "to" after the old one would make it a range.
-var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?\s*[,;(]?\s*(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
+// 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps". The
+// new figure comes first; "to" after the old one would make it a range.
+var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?(?:\s+[A-Za-z]+)?\s*[,;(]?\s*(?:(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from|instead\s+of)\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
 
 // downFrom reads a downFromRe match: the second figure is the state before.
 func (r *Report) downFrom(text string, m []int, lineOf func(int) int) {

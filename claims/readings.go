@@ -177,8 +177,15 @@ func lineLabel(text string) (label, rest string) {
 	if m := gapLabelRe.FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[1]), m[2]
 	}
+	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil {
+		return strings.TrimSpace(m[2]), m[1]
+	}
 	return "", text
 }
+
+// valueDashLabelRe is a list item that gives its figure first and its name after a dash:
+// "* 5,102,336 - baseline", "- 9.2 Gbit/s -- with the series".
+var valueDashLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+)?)\s+(?:-{1,2}|–|—)\s+([A-Za-z][^:=|]{0,60}?)\s*$`)
 
 // wordsThenFigureRe is a line of words and one figure at its end, a single space apart.
 var wordsThenFigureRe = regexp.MustCompile(`^\s*([A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)

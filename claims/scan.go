@@ -301,8 +301,10 @@ func statesFollow(lines []line, i int) bool {
 			continue
 		}
 		if m := headingRe.FindStringSubmatch(t); m != nil {
-			side, _, _ := stateOf(m[1])
-			return side != ""
+			if side, _, _ := stateOf(m[1]); side != "" {
+				return true
+			}
+			continue // a heading of a condition ("64 byte frames:"): the states may be named below it
 		}
 		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
 			// The list's labels name their states where one of them does ("reference:"
