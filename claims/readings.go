@@ -231,8 +231,14 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	}
 	side, state, keyLabel := b.side, b.state, ""
 	if label != "" {
-		ls, _, lrest := stateOf(label)
-		vs, vkey, variant := labelVariant(siblingLabels(lines, i), label, ls)
+		ls, strong, lrest := stateOf(label)
+		siblings := siblingLabels(lines, i)
+		if ls != "" && !strong && strongSibling(siblings) {
+			// Among states a patch word names ("baseline"), a setting word names a variant
+			// ("order0 no cache"), not the side.
+			ls, lrest = "", label
+		}
+		vs, vkey, variant := labelVariant(siblings, label, ls)
 		switch {
 		case variant:
 			side, state, keyLabel = vs, label, vkey // named by how it differs from its siblings
@@ -320,6 +326,16 @@ func siblingLabels(lines []line, i int) []string {
 		out = append(out, labelled(k))
 	}
 	return out
+}
+
+// strongSibling: a label of the list is a state a patch word names ("baseline", "patched").
+func strongSibling(siblings []string) bool {
+	for _, s := range siblings {
+		if side, strong, _ := stateOf(s); side != "" && strong {
+			return true
+		}
+	}
+	return false
 }
 
 // extensionWords join a base's name to what a state adds to it: "X with Y", "X + Y", "X and Y".

@@ -241,6 +241,11 @@ func settingPart(h string) string {
 // and otherwise a state no word decides ("unpached:", "Multi buffer (MTU 9000):").
 func enterHeading(cur block, h string, lines []line, i int, repeated map[string][]int) block {
 	side, strong, _ := stateOf(h)
+	if side != "" && !strong && strings.Contains(h, ",") && statesFollow(lines, i) {
+		// "Larger packets, no page cross, 1024 bytes": a setting among the words of a
+		// condition, over lines that name their states themselves.
+		side = ""
+	}
 	if side == "" && !(subHeading(lines, i, h, repeated) || statesFollow(lines, i)) {
 		side = "?"
 	}
