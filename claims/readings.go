@@ -183,6 +183,19 @@ func lineLabel(text string) (label, rest string) {
 	return "", text
 }
 
+// summaryTailRe is a row of runs that ends with a named figure, their average or median
+// ("... avg: 150.85", "... mean = 150.8", a name however it is spelled): the runs are the
+// measurement (its first group), their summary is no run of its own.
+var summaryTailRe = regexp.MustCompile(`^(.*\d[\d.,]*\s+~?\d[\d.,]*)\s+[A-Za-z]{2,8}\.?\s*[:=]\s*~?[\d.,]+\s*$`)
+
+// withoutSummary is a row of runs without the summary it ends with.
+func withoutSummary(rest string) string {
+	if m := summaryTailRe.FindStringSubmatch(rest); m != nil {
+		return m[1]
+	}
+	return rest
+}
+
 // valueDashLabelRe is a list item that gives its figure first and its name after a dash:
 // "* 5,102,336 - baseline", "- 9.2 Gbit/s -- with the series".
 var valueDashLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+)?)\s+(?:-{1,2}|–|—)\s+([A-Za-z][^:=|]{0,60}?)\s*$`)
@@ -230,6 +243,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return nil, [][2]reading{p}
 	}
 	side, state, keyLabel := b.side, b.state, ""
+	sideOfLabel := false // the label's words, or its siblings', name its side
 	if label != "" {
 		ls, strong, lrest := stateOf(label)
 		siblings := siblingLabels(lines, i)
@@ -239,6 +253,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 			ls, lrest = "", label
 		}
 		vs, vkey, variant := labelVariant(siblings, label, ls)
+		sideOfLabel = variant && vs != "?" || ls != ""
 		switch {
 		case variant:
 			side, state, keyLabel = vs, label, vkey // named by how it differs from its siblings
@@ -287,7 +302,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		}
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
 	}
-	if runs := runsInARow(label, sh); runs != nil {
+	if runs := runsInARow(label, readFigures(withoutSummary(trimAnnotations(rest))), sideOfLabel); runs != nil {
 		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side
 		for _, v := range runs {
 			rs = append(rs, mk("v", "", "", 0, v, "#"))
@@ -326,6 +341,43 @@ func siblingLabels(lines []line, i int) []string {
 		out = append(out, labelled(k))
 	}
 	return out
+}
+
+// negationPrefixes glue "without" onto a feature's name: "NOBQL", "no-gro", "non-xdp".
+var negationPrefixes = []string{"no-", "no_", "non-", "non_", "no", "non"}
+
+// negatedSibling: a sibling label is own's words with one word negated by a prefix, or own is
+// such a sibling's ("NOBQL fq 1q" / "BQL fq 1q"): the negated one is the state before; the key
+// is the words they share.
+func negatedSibling(siblings [][]string, own []string) (side, key string, ok bool) {
+	for _, w := range siblings {
+		if len(w) != len(own) || slices.Equal(w, own) {
+			continue
+		}
+		diff := -1
+		for k := range w {
+			if w[k] != own[k] {
+				if diff >= 0 {
+					diff = -2
+					break
+				}
+				diff = k
+			}
+		}
+		if diff < 0 {
+			continue
+		}
+		rest := strings.Join(append(append([]string{}, own[:diff]...), own[diff+1:]...), " ")
+		for _, p := range negationPrefixes {
+			switch {
+			case own[diff] == p+w[diff] && len(w[diff]) > 1:
+				return "before", rest, true
+			case w[diff] == p+own[diff] && len(own[diff]) > 1:
+				return "after", rest, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // strongSibling: a label of the list is a state a patch word names ("baseline", "patched").
@@ -373,6 +425,9 @@ func labelVariant(siblings []string, label, ownSide string) (side, key string, o
 			return "before", strings.Join(base, " "), true
 		}
 		return "after", strings.Join(base, " "), true
+	}
+	if side, key, ok := negatedSibling(words, own); ok && ownSide == "" {
+		return side, key, true
 	}
 	// The words all siblings share at the start and at the end.
 	pre, suf := len(words[0]), len(words[0])
@@ -561,11 +616,14 @@ func labelUnit(label string) (unit, bool) {
 // runsInARow are the figures of a line that gives one state's runs after its name: a state's
 // label, then only bare numbers, at least two, each within a factor of two of the others (runs
 // of one measurement, not the figures of several sizes or tests).
-func runsInARow(label string, sh shaped) []float64 {
+//
+// sideOfLabel says the label's side was read from the label (its words or its siblings'),
+// not from a heading above.
+func runsInARow(label string, sh shaped, sideOfLabel bool) []float64 {
 	if label == "" || len(sh.figures) < 2 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != "" {
 		return nil
 	}
-	if side, _, _ := stateOf(label); side == "" {
+	if !sideOfLabel {
 		return nil
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
