@@ -343,11 +343,11 @@ func siblingLabels(lines []line, i int) []string {
 	return out
 }
 
-// negationPrefixes glue "without" onto a feature's name: "NOBQL", "no-gro", "non-xdp".
+// negationPrefixes glue "without" onto a feature's name: "NOGRO", "no-tso", "non-xdp".
 var negationPrefixes = []string{"no-", "no_", "non-", "non_", "no", "non"}
 
 // negatedSibling: a sibling label is own's words with one word negated by a prefix, or own is
-// such a sibling's ("NOBQL fq 1q" / "BQL fq 1q"): the negated one is the state before; the key
+// such a sibling's ("no-tso 4q" / "tso 4q"): the negated one is the state before; the key
 // is the words they share.
 func negatedSibling(siblings [][]string, own []string) (side, key string, ok bool) {
 	for _, w := range siblings {
