@@ -277,7 +277,7 @@ func (r *Report) countChange(l line) {
 
 // valueFirstRe is a sentence that gives each figure before the name of its state: "5.12Mpps
 // before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it".
-var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z./][\w./+-]*){0,5}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(?:at\s+|about\s+|around\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
@@ -390,14 +390,21 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	if !ok1 || !ok2 || ub.norm != ua.norm || ub.kind == "percent" {
 		return
 	}
-	sb, _, _ := stateOf(g(2))
-	sa, _, _ := stateOf(g(4))
+	sb, strongB, _ := stateOf(g(2))
+	sa, strongA, _ := stateOf(g(4))
 	first := func(s string) string { f := strings.Fields(strings.ToLower(s)); return f[0] }
+	opposite := map[string]string{"before": "after", "after": "before"}
 	switch {
+	case sb == "" && sa != "" && strongA && !stateNamed(g(2)):
+		// "420 kpps with the multi-flow script and 250 kpps without the patch": only one
+		// figure's words name the patch; the other figure is the other state.
+		sb = opposite[sa]
+	case sa == "" && sb != "" && strongB && !stateNamed(g(4)):
+		sa = opposite[sb]
 	case sb != "" && sa == "" && contrastOf[first(g(2))] == first(g(4)):
-		sa = map[string]string{"before": "after", "after": "before"}[sb]
+		sa = opposite[sb]
 	case sa != "" && sb == "" && contrastOf[first(g(4))] == first(g(2)):
-		sb = map[string]string{"before": "after", "after": "before"}[sa]
+		sb = opposite[sa]
 	}
 	if sb == "" || sa == "" || sb == sa {
 		return
