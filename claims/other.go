@@ -329,12 +329,7 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) {
 	if !ok1 || !ok2 || u1.norm != u2.norm || u1.kind == "percent" {
 		return
 	}
-	rb := reading{metric: metricOf(u1), unit: u1.norm, value: round(v1), line: lineOf(m[2]), state: g(2)}
-	ra := reading{metric: metricOf(u2), unit: u2.norm, value: round(v2), line: lineOf(m[6]), state: g(4)}
-	if s1 == "after" {
-		rb, ra = ra, rb
-	}
-	r.addPair([2]reading{rb, ra})
+	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), g(2)), proseReading(v2, u2, lineOf(m[6]), g(4)), s1)
 }
 
 // stateLed reads a stateLedRe match: the two states' words must be a contrasting pair.
@@ -409,10 +404,18 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	if sb == "" || sa == "" || sb == sa {
 		return
 	}
-	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[2]), state: g(2)}
-	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[6]), state: g(4)}
-	if sb == "after" {
-		rb, ra = ra, rb
+	r.addInOrder(proseReading(vb, ub, lineOf(m[2]), g(2)), proseReading(va, ua, lineOf(m[6]), g(4)), sb)
+}
+
+// proseReading is a figure a sentence gives, with the words that name its state.
+func proseReading(v float64, u unit, line int, state string) reading {
+	return reading{metric: metricOf(u), unit: u.norm, value: round(v), line: line, state: state}
+}
+
+// addInOrder pairs two readings of a sentence, the first of which names firstSide.
+func (r *Report) addInOrder(first, second reading, firstSide string) {
+	if firstSide == "after" {
+		first, second = second, first
 	}
-	r.addPair([2]reading{rb, ra})
+	r.addPair([2]reading{first, second})
 }
