@@ -42,7 +42,8 @@ func splitRow(text string) []string {
 		}
 		cells = spaced
 	case strings.Contains(t, "\t"):
-		cells = tabSplitRe.Split(t, -1)
+		// at tabs, and at spaces where a row mixes them in ("ring:\t\t1385  9997\t1492")
+		cells = splitCellsRe.Split(strings.TrimSpace(t), -1)
 	default:
 		cells = splitCellsRe.Split(strings.TrimSpace(t), -1)
 	}
@@ -318,18 +319,31 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	var rows []tableRow
+	group := "" // the heading of a group of rows inside the table ("alloc:" over "fast:", "slow:")
+	isRow := func(k int) bool {
+		return k < len(lines) && len(rows) > 0 && len(splitRow(lines[k].text)) == len(rows[0].cells)+1 && len(readFigures(lines[k].text).figures) > 0
+	}
+	groupHeading := func(k int) bool {
+		t := strings.TrimSpace(lines[k].text)
+		return strings.HasSuffix(t, ":") && len(strings.Fields(t)) <= 3 && len(readFigures(t).figures) == 0 && k+1 < len(lines) &&
+			len(splitRow(lines[k+1].text)) >= 3 && len(readFigures(lines[k+1].text).figures) > 0
+	}
 	j := i + 1
 	for ; j < len(lines); j++ {
 		t := lines[j].text
 		if strings.TrimSpace(t) == "" {
 			// Groups of rows under one header, an empty line between them: the table goes on
-			// where the next line is a row of as many cells, with figures.
-			if len(rows) > 0 && j+1 < len(lines) && len(splitRow(lines[j+1].text)) == len(rows[0].cells)+1 && len(readFigures(lines[j+1].text).measured()) > 0 {
+			// where the next line is a row of as many cells, with figures, or a group's heading.
+			if len(rows) > 0 && j+1 < len(lines) && (isRow(j+1) && len(readFigures(lines[j+1].text).measured()) > 0 || group != "" && groupHeading(j+1) && isRow(j+2)) {
 				continue
 			}
 			break
 		}
 		if separatorRe.MatchString(t) {
+			continue
+		}
+		if groupHeading(j) {
+			group = strings.TrimSuffix(strings.TrimSpace(t), ":")
 			continue
 		}
 		cells := splitRow(t)
@@ -340,7 +354,11 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			skipped++ // the table is read to its end; what a report keeps is bounded (MaxClaims)
 			continue
 		}
-		rows = append(rows, tableRow{label: cells[0], cells: cells[1:], n: lines[j].n})
+		label := cells[0]
+		if group != "" {
+			label = group + " " + label
+		}
+		rows = append(rows, tableRow{label: label, cells: cells[1:], n: lines[j].n})
 	}
 	if len(rows) < 2 {
 		return nil, i, 0
