@@ -94,6 +94,13 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 	}
 	// Two header rows, the upper grouping the lower's columns: read as one row of joined names.
 	if i+1 < len(lines) && len(readFigures(lines[i].text).figures) == 0 && len(readFigures(lines[i+1].text).figures) == 0 {
+		if joined, ok := stackedHeader(lines[i].text, lines[i+1].text); ok {
+			alt := append([]line{}, lines...)
+			alt[i+1].text = joined
+			if claims, next, skipped := splitTable(alt, i+1, ctx, splitRow); next > i+1 {
+				return claims, next, skipped
+			}
+		}
 		if joined, ok := groupHeader(lines[i].text, lines[i+1].text); ok {
 			alt := append([]line{}, lines...)
 			alt[i+1].text = joined
@@ -317,6 +324,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	header := splitRow(lines[i].text)
 	if len(header) < 2 || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
 		return nil, i, 0
+	}
+	if stateNamed(header[0]) && len(readFigures(lines[i].text).figures) >= 2 {
+		return nil, i, 0 // "| old | -z | 3498 | 16.0 |": a row of a state, not a header
 	}
 	var rows []tableRow
 	group := "" // the heading of a group of rows inside the table ("alloc:" over "fast:", "slow:")
@@ -685,7 +695,10 @@ func copyConds(c map[string]string) map[string]string {
 // rowState is a long table's row's state and what else names the row: the state is the row's
 // label, or the last comma-separated part of it ("nthreads=25, baseline"), or a cell that
 // names a state.
-func rowState(r tableRow) (side, state, group string) {
+//
+// config are the columns whose figures are the test's settings, not its measurements (a
+// table's "mtu", "chunk size" beside its "rxdrop (Mpps)"): they name the group too.
+func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	others := []string{}
 	label := r.label
 	if k := strings.LastIndex(label, ","); k >= 0 {
@@ -701,8 +714,8 @@ func rowState(r tableRow) (side, state, group string) {
 	if label != "" {
 		others = append(others, label)
 	}
-	for _, c := range r.cells {
-		if _, ok := cellValue(c); ok {
+	for k, c := range r.cells {
+		if _, ok := cellValue(c); ok && !config[k] {
 			continue
 		}
 		if s, _, _ := stateOf(c); s != "" && side == "" {
@@ -718,13 +731,36 @@ func rowState(r tableRow) (side, state, group string) {
 // in the label's last part or in a cell; the rows of one test (the other cells that are not
 // figures) pair their before and after, column by column. nil where the states do not come
 // back row after row.
+// settingColumns are a table's columns of settings: where some column's name carries a unit
+// ("rxdrop (Mpps)"), those are the measurements and the columns without one the settings of
+// each test ("mtu", "chunk size"); nil where no name carries a unit.
+func settingColumns(cols []string) map[int]bool {
+	var measured []int
+	for k, c := range cols {
+		if _, ok := labelUnit(c); ok {
+			measured = append(measured, k)
+		}
+	}
+	if len(measured) == 0 || len(measured) == len(cols) {
+		return nil
+	}
+	config := map[int]bool{}
+	for k := range cols {
+		if !slices.Contains(measured, k) {
+			config[k] = true
+		}
+	}
+	return config
+}
+
 func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	type sides struct{ before, after, other *tableRow }
 	groups := map[string]*sides{}
 	var order []string
 	repeated := false
+	config := settingColumns(cols)
 	for k := range rows {
-		side, _, group := rowState(rows[k])
+		side, _, group := rowState(rows[k], config)
 		if side == "" {
 			return nil
 		}
@@ -768,15 +804,19 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 			if k >= len(g.after.cells) || k >= len(cols) {
 				break
 			}
+			if config[k] {
+				continue
+			}
 			fb, ok1 := cellValue(g.before.cells[k])
 			fa, ok2 := cellValue(g.after.cells[k])
+			fb, fa = headerUnit(fb, cols[k]), headerUnit(fa, cols[k])
 			if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 				continue
 			}
 			conds := copyConds(ctx.conditions)
 			conds["row"], conds["column"] = group, cols[k]
-			_, sb, _ := rowState(*g.before)
-			_, sa, _ := rowState(*g.after)
+			_, sb, _ := rowState(*g.before, config)
+			_, sa, _ := rowState(*g.after, config)
 			rb, ra := &tableRow{label: sb, n: g.before.n}, &tableRow{label: sa, n: g.after.n}
 			if c, ok := tableClaim(cols[k], fb, fa, rb, ra, conds, nil, nil); ok {
 				out = append(out, c)
@@ -829,6 +869,30 @@ func groupedColumnClaims(corner string, cols []string, rows []tableRow, cvCol in
 		}
 	}
 	return out
+}
+
+// stackedHeader joins two header rows of a pipe table cell by cell, each column's name
+// written over two lines ("rxdrop" over "(Mpps)", "chunk" over "size"); ok is false unless both
+// rows have pipes and as many cells.
+func stackedHeader(upper, lower string) (string, bool) {
+	if !strings.Contains(upper, "|") || !strings.Contains(lower, "|") {
+		return "", false
+	}
+	trim := func(s string) []string {
+		return strings.Split(strings.Trim(strings.TrimSpace(s), "|"), "|")
+	}
+	u, l := trim(upper), trim(lower)
+	if len(u) != len(l) || len(u) < 3 {
+		return "", false
+	}
+	out := make([]string, len(u))
+	for k := range u {
+		out[k] = strings.TrimSpace(strings.TrimSpace(u[k]) + " " + strings.TrimSpace(l[k]))
+		if out[k] == "" {
+			out[k] = "-"
+		}
+	}
+	return "| " + strings.Join(out, " | ") + " |", true
 }
 
 // groupHeader joins a table's two header rows: each cell of the lower row takes the upper
