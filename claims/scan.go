@@ -92,6 +92,8 @@ func (r *Report) read(lines []line) {
 				ctx.named = ctx.named && len(m) == 0
 			}
 			i = next - 1
+		case perfStatBannerRe.MatchString(l.text):
+			// perf stat's banner over its counters: no heading of a state or a condition
 		case headingRe.MatchString(l.text):
 			h := headingRe.FindStringSubmatch(l.text)[1]
 			ctx.heading(h)
@@ -103,6 +105,11 @@ func (r *Report) read(lines []line) {
 			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 		default:
 			i = r.generic(lines, i, ctx, &ms, &rs, &skipTo)
+			if side, state, ok := stateLine(lines, i); ok {
+				// "Pre-patch: l2fwd: 14.1 Mpps" over perf stat's counters: the lines below
+				// without a state of their own are of this one.
+				ctx.blk.side, ctx.blk.state = side, state
+			}
 		}
 	}
 	rs = dropProfiles(rs, lines)
@@ -268,6 +275,28 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 // optionLineRe is a line of a command's options wrapped under it: indented, starting with an
 // option ("    -r 64,64 -O THROUGHPUT").
 var optionLineRe = regexp.MustCompile(`^\s+--?[A-Za-z]`)
+
+// stateLine: lines[i] is a state's label, named by a patch word, with one figure, and the
+// next line is a tool's output without a label (perf stat's "Performance counter stats",
+// its counters): the line heads that output.
+func stateLine(lines []line, i int) (side, state string, ok bool) {
+	if i+1 >= len(lines) {
+		return "", "", false
+	}
+	label, rest := lineLabel(lines[i].text)
+	side, strong, _ := stateOf(label)
+	if side == "" || !strong || len(readFigures(rest).figures) != 1 {
+		return "", "", false
+	}
+	next := lines[i+1].text
+	if l, _ := lineLabel(next); !perfStatBannerRe.MatchString(next) && (l != "" || !perfStatRe.MatchString(next)) {
+		return "", "", false
+	}
+	return side, label, true
+}
+
+// perfStatBannerRe is the line perf stat prints over its counters.
+var perfStatBannerRe = regexp.MustCompile(`^\s*Performance counter stats for\b`)
 
 // variantPair: the paragraph at lines[j] is two labelled figures of one unit whose labels name
 // no state and come nowhere else in the message ("global pool: 8.10 Gbit/s" / "per-cpu pool:
