@@ -21,6 +21,7 @@ var (
 	lkpArrowsRe   = regexp.MustCompile(`^\s*\\\s+\|\s+\\\s*$`)
 	lkpRowRe      = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?:\s*±\s*\d+%)?\s+(?:[-+]?\d+(?:\.\d+)?%?\s+)?(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?:\s*±\s*\d+%)?\s+([A-Za-z][\w.%:/-]*)\s*$`)
 	lkpHeadlineRe = regexp.MustCompile(`(?i)\b(?:improvement|regression)\s+of\s+([a-z][\w-]*)\.`)
+	lkpTestcaseRe = regexp.MustCompile(`^[a-z][\w-]*$`)
 )
 
 // maxLKPRows bounds a robot's table: its reports have a few hundred rows.
@@ -38,6 +39,13 @@ func lkpTable(lines []line, i int, ctx context) ([]measurement, int, string) {
 		if m := lkpHeadlineRe.FindStringSubmatch(lines[k].text); m != nil {
 			bench = m[1] + "."
 			break
+		}
+		// The parameters' line over the table names the testcase second: under
+		// "tbox_group/testcase/rootfs/...:", "lkp-host/netperf/debian-.../...".
+		if strings.HasPrefix(strings.TrimSpace(lines[k].text), "tbox_group/testcase/") && k+1 < len(lines) && bench == "" {
+			if f := strings.Split(strings.TrimSpace(lines[k+1].text), "/"); len(f) > 2 && lkpTestcaseRe.MatchString(f[1]) {
+				bench = f[1] + "."
+			}
 		}
 	}
 	j := i + 1
@@ -79,7 +87,7 @@ func lkpTable(lines []line, i int, ctx context) ([]measurement, int, string) {
 		}
 	}
 	if bench == "" {
-		return nil, j, "the kernel test robot's table without the headline that names its benchmark (\"improvement of netperf.Throughput_Mbps\"): not read"
+		return nil, j, "the kernel test robot's table without the headline or the parameters' line that names its benchmark (\"improvement of netperf.Throughput_Mbps\", \"tbox_group/testcase/...\"): not read"
 	}
 	return out, j, ""
 }
