@@ -185,15 +185,17 @@ func lineLabel(text string) (label, rest string) {
 
 // summaryTailRe is a row of runs that ends with a named figure, their average or median
 // ("... avg: 150.85", "... mean = 150.8", a name however it is spelled): the runs are the
-// measurement (its first group), their summary is no run of its own.
-var summaryTailRe = regexp.MustCompile(`^(.*\d[\d.,]*\s+~?\d[\d.,]*)\s+[A-Za-z]{2,8}\.?\s*[:=]\s*~?[\d.,]+\s*$`)
+// measurement (its first group), their summary (the second) is no run of its own.
+var summaryTailRe = regexp.MustCompile(`^(.*\d[\d.,]*\s+~?\d[\d.,]*)\s+[A-Za-z]{2,8}\.?\s*[:=]\s*~?([\d.,]+)\s*$`)
 
-// withoutSummary is a row of runs without the summary it ends with.
-func withoutSummary(rest string) string {
+// withoutSummary is a row of runs without the summary it ends with, and that summary.
+func withoutSummary(rest string) (runs string, summary float64, ok bool) {
 	if m := summaryTailRe.FindStringSubmatch(rest); m != nil {
-		return m[1]
+		if v, okv := parseNumber(m[2]); okv {
+			return m[1], v, true
+		}
 	}
-	return rest
+	return rest, 0, false
 }
 
 // valueDashLabelRe is a list item that gives its figure first and its name after a dash:
@@ -302,7 +304,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		}
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
 	}
-	if runs := runsInARow(label, readFigures(withoutSummary(trimAnnotations(rest))), sideOfLabel); runs != nil {
+	if runs := runsInARow(label, trimAnnotations(rest), sideOfLabel); runs != nil {
 		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side
 		for _, v := range runs {
 			rs = append(rs, mk("v", "", "", 0, v, "#"))
@@ -619,11 +621,13 @@ func labelUnit(label string) (unit, bool) {
 //
 // sideOfLabel says the label's side was read from the label (its words or its siblings'),
 // not from a heading above.
-func runsInARow(label string, sh shaped, sideOfLabel bool) []float64 {
-	if label == "" || len(sh.figures) < 2 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != "" {
-		return nil
-	}
-	if !sideOfLabel {
+//
+// A row that ends with its runs' summary ("avg: 157.9") may spread wider, as long as the
+// summary lies among the runs: the author says they are runs of one measurement.
+func runsInARow(label, rest string, sideOfLabel bool) []float64 {
+	runs, summary, summarized := withoutSummary(rest)
+	sh := readFigures(runs)
+	if label == "" || !sideOfLabel || len(sh.figures) < 2 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != "" {
 		return nil
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -632,7 +636,11 @@ func runsInARow(label string, sh shaped, sideOfLabel bool) []float64 {
 		lo, hi = min(lo, f.value), max(hi, f.value)
 		out = append(out, f.value)
 	}
-	if lo <= 0 || hi > 2*lo {
+	switch {
+	case lo <= 0:
+		return nil
+	case summarized && summary >= lo && summary <= hi:
+	case hi > 2*lo:
 		return nil
 	}
 	return out
