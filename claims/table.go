@@ -8,7 +8,6 @@ import (
 
 var (
 	pipeSplitRe = regexp.MustCompile(`\s*\|\s*`)
-	tabSplitRe  = regexp.MustCompile(`\t+`)
 	// statedRowRe names a table's row of stated changes, not a state.
 	// stateHeaderRe names a column of states, not what is measured.
 	stateHeaderRe = regexp.MustCompile(`(?i)^(kernel|tree|version|state|config(uration)?|setup|branch|build|commit|variant|mode)s?$`)
