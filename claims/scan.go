@@ -518,8 +518,8 @@ func isSetupLine(lines []line, i int) bool {
 
 // saw notes what a line showed, for the summary of a text without claims.
 func (r *Report) saw(text string, got []reading) {
-	if len(text) < maxReadLine && len(readFigures(text).measured()) > 0 {
-		r.sawFigures = true
+	if len(text) < maxReadLine && len(readFigures(text).measured()) > 0 || len(got) > 0 {
+		r.sawFigures = true // figures with a unit, or readings of bare ones (a run's total)
 	}
 	for _, g := range got {
 		if r.sides == nil {
