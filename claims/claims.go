@@ -113,6 +113,9 @@ type Report struct {
 	// figures) that no table reader took: said as unread when no claim comes from them.
 	tables [][]int
 	sides  map[string]bool
+	// blockHeader is the header row of the last table read under a state's heading: the
+	// other state's table may give its rows without it.
+	blockHeader []string
 }
 
 // MaxClaims bounds the claims of one input, and maxUnparsed what it lists as not read: a

@@ -191,7 +191,7 @@ func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	if first.named {
 		metric, quantity = "", metric
 	}
-	c := Claim{Metric: metric, Quantity: quantity, Unit: first.unit,
+	c := Claim{Metric: metric, Quantity: quantity, Unit: first.unit, Conditions: first.conds,
 		Before: Values{Values: b.values, Median: round(mb), Label: sideLabel(b.state)},
 		After:  Values{Values: a.values, Median: round(ma), Label: sideLabel(a.state)}}
 	if mb != 0 {

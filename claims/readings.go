@@ -32,6 +32,8 @@ type reading struct {
 	// sockperf's name=value, ping's rtt): what it measures is that name, never one of
 	// nsperf's metrics by coincidence of words.
 	named bool
+	// conds are what names the reading besides its key's text: a table's column and row.
+	conds map[string]string
 }
 
 // block is what the text has said of the figures that follow: the state a heading or a

@@ -548,6 +548,11 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 	} else if rows := tableLike(lines, i); rows != nil && len(r.tables) < maxUnparsed {
 		r.tables = append(r.tables, rows)
 	}
+	if got, next := r.stateBlockTable(lines, i, ctx.blk); next > i {
+		r.saw(lines[i+1].text, got)
+		*rs = keep(r, *rs, got)
+		return next - 1
+	}
 	if next := toolTable(lines, i); next > i {
 		*skipTo = next
 	}
@@ -561,6 +566,83 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		r.addPair(p)
 	}
 	return i
+}
+
+// runLabelRe is a row's label that numbers a run: "1.", "2)", "#3", "run 4".
+var runLabelRe = regexp.MustCompile(`(?i)^(?:#?\d{1,3}[.)]?|(?:run|iter(?:ation)?|trial)\s*#?\d{1,3}[.:)]?)$`)
+
+// stateBlockTable reads a table under a state's heading ("Before this series:" over
+// "   alloc_free   recycle" and rows "1.   24.5 ns   41.0 ns"): each column is a measurement
+// of the block's state, each row a run of it (numbered rows) or a case (named rows). The
+// other state's table may repeat the header or not; the readings pair by column and row
+// name. next is past the table; nothing where the block names no state or the lines are
+// no such table.
+func (r *Report) stateBlockTable(lines []line, i int, b block) ([]reading, int) {
+	if b.side == "" || b.side == "?" || i+1 >= len(lines) {
+		return nil, i
+	}
+	// A row is its label (a run's number, a case's name) and its figures with units, in the
+	// columns' order, however many spaces apart.
+	row := func(k int) (label string, figs []figure, ok bool) {
+		t := strings.TrimSpace(lines[k].text)
+		f := strings.Fields(t)
+		run := len(f) > 1 && runLabelRe.MatchString(f[0])
+		if run {
+			t = strings.TrimSpace(strings.TrimPrefix(t, f[0]))
+		}
+		sh := readFigures(t)
+		figs = sh.measured()
+		if len(figs) == 0 || len(figs) != len(sh.figures) {
+			return "", nil, false
+		}
+		if run {
+			return "", figs, true
+		}
+		if cells := splitRow(t); len(cells) == len(figs)+1 {
+			return cells[0], figs, true
+		}
+		return "", nil, false
+	}
+	header := splitRow(lines[i].text)
+	j := i + 1
+	_, first, ok := row(min(i+1, len(lines)-1))
+	switch {
+	case len(readFigures(lines[i].text).figures) == 0 && !strings.HasSuffix(strings.TrimSpace(lines[i].text), ":") && ok:
+		if len(header) != len(first) {
+			header = strings.Fields(lines[i].text) // names a single space apart
+		}
+		if len(header) < 2 || len(header) != len(first) {
+			return nil, i
+		}
+	case len(r.blockHeader) >= 2 && (i == 0 || strings.TrimSpace(lines[i-1].text) == "" || headingRe.MatchString(lines[i-1].text)):
+		// the other state's table without its header row: the columns the first one named
+		if _, figs, ok := row(i); !ok || len(figs) != len(r.blockHeader) {
+			return nil, i
+		}
+		header, j = r.blockHeader, i
+	default:
+		return nil, i
+	}
+	var out []reading
+	for ; j < len(lines) && j-i <= maxAlignedRows; j++ {
+		name, figs, ok := row(j)
+		if !ok || len(figs) != len(header) {
+			break
+		}
+		for k, f := range figs {
+			conds := map[string]string{"column": header[k]}
+			if name != "" {
+				conds["row"] = name
+			}
+			out = append(out, reading{key: b.cond + "|tbl|" + labelKey(header[k]) + "|" + labelKey(name), metric: metricOf(f.unit), unit: f.unit.norm,
+				value: round(f.value), side: b.side, state: b.state, line: lines[j].n, idx: j, conds: conds})
+		}
+	}
+	if len(out) == 0 {
+		return nil, i
+	}
+	r.blockHeader = header
+	return out, j
 }
 
 // tableLike: lines[i] is a header row (two or more cells, no figures) over two or more rows of
