@@ -372,6 +372,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	if len(rows) < 2 {
 		return nil, i, 0
 	}
+	rows = unitColumnAtEnd(rows, len(header))
 	width := len(rows[0].cells)
 	for _, r := range rows {
 		width = min(width, len(r.cells))
@@ -402,6 +403,28 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// unitColumnAtEnd moves a last column of units the header does not name ("3.1   4.0   Mpps")
+// onto each row's bare figures.
+func unitColumnAtEnd(rows []tableRow, headerCells int) []tableRow {
+	for _, r := range rows {
+		if len(r.cells) != headerCells+1 || !isUnit(r.cells[len(r.cells)-1]) {
+			return rows
+		}
+	}
+	out := make([]tableRow, len(rows))
+	for k, r := range rows {
+		unit := r.cells[len(r.cells)-1]
+		cells := slices.Clone(r.cells[:len(r.cells)-1])
+		for c := range cells {
+			if f, ok := cellValue(cells[c]); ok && f.bare {
+				cells[c] += " " + unit
+			}
+		}
+		out[k] = tableRow{label: r.label, cells: cells, n: r.n}
+	}
+	return out
 }
 
 // unitRow: a table row without a label whose every cell is a unit.
@@ -510,6 +533,10 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 		switch {
 		case before >= 0 && after >= 0:
 			return before, after, true
+		case wantStrong && before < 0 && after > 0 && len(unknown) == 1 && unknown[0] == 0 && len(names) >= 3:
+			// A first state no word names, then steps each named as the change's ("patch 4",
+			// "patch 6"): the first is the reference, against the last step.
+			return 0, after, true
 		case full:
 		case len(names) == 2 && before >= 0 && len(unknown) == 1:
 			return before, unknown[0], true
