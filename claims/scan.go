@@ -101,7 +101,7 @@ func (r *Report) read(lines []line) {
 		case isSetupLine(lines, i) && !tableHeader(lines, i, ctx):
 			ctx.blk.cond = labelKey(labelMatch(l.text)[1])
 			ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
-		case isTitle(lines, i):
+		case isTitle(lines, i) && !tableHeader(lines, i, ctx):
 			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 		default:
 			i = r.generic(lines, i, ctx, &ms, &rs, &skipTo)

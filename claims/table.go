@@ -356,6 +356,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			continue
 		}
 		cells := splitRow(t)
+		if len(cells) < len(header) {
+			cells = splitFigureCells(cells, len(header))
+		}
 		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
 			break
 		}
@@ -403,6 +406,27 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// splitFigureCells cuts the cells of a row that hold two or more figures a single space apart
+// ("0.000271902 -32.29%"), until the row has want cells: columns of figures whose widths
+// differ row by row are apart by one space in some rows and two in others.
+func splitFigureCells(cells []string, want int) []string {
+	var out []string
+	for k, c := range cells {
+		toks := strings.Fields(c)
+		all := len(toks) >= 2 && len(out)+len(cells)-k-1+len(toks) <= want
+		for _, t := range toks {
+			_, ok := cellValue(t)
+			all = all && ok
+		}
+		if all {
+			out = append(out, toks...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // unitColumnAtEnd moves a last column of units the header does not name ("3.1   4.0   Mpps")
