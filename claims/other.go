@@ -201,11 +201,25 @@ var subjectNounRe = regexp.MustCompile(`(?i)\b(?:(timers?|thresholds?|timeouts?|
 
 // ofSetting: the sentence before offset names a setting nearest (the patch's "lower the
 // timer from 300us to 100us"), not a measurement.
+//
+// A setting given its own value ("with an MTU of 1500", "ring size 512") is a condition of
+// the test, not what the from-to changes.
 func ofSetting(text string, offset int) bool {
 	start := strings.LastIndex(text[:offset], ". ") + 1
-	nouns := subjectNounRe.FindAllStringSubmatch(text[start:offset], -1)
-	return len(nouns) > 0 && nouns[len(nouns)-1][1] != ""
+	sentence := text[start:offset]
+	nouns := subjectNounRe.FindAllStringSubmatchIndex(sentence, -1)
+	if len(nouns) == 0 {
+		return false
+	}
+	last := nouns[len(nouns)-1]
+	if last[2] < 0 {
+		return false
+	}
+	return !settingValueRe.MatchString(sentence[last[1]:])
 }
+
+// settingValueRe is a setting's own value right after its name: " of 1500", " = 512", " 64".
+var settingValueRe = regexp.MustCompile(`^\s*(?:of|=|is|at)?\s*\d`)
 
 func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 	if ofSetting(text, m[0]) {
@@ -276,8 +290,9 @@ func (r *Report) countChange(l line) {
 }
 
 // valueFirstRe is a sentence that gives each figure before the name of its state: "5.12Mpps
-// before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it".
-var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z./][\w./+-]*){0,5}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(?:at\s+|about\s+|around\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+// before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it", "180Mbps
+// without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause).
+var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z./][\w./+-]*){0,5}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch

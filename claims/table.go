@@ -33,13 +33,12 @@ func splitRow(text string) []string {
 		if strings.HasPrefix(strings.TrimSpace(text), "|") && strings.TrimSpace(t) != t {
 			cells = pipeSplitRe.Split(t, -1)
 		}
-		// Pipes between some columns only: "Size   64 | 128" has its first two columns
-		// apart by spaces, as a table aligned by spaces does.
-		var spaced []string
-		for _, c := range cells {
-			spaced = append(spaced, splitCellsRe.Split(strings.TrimSpace(c), -1)...)
+		// Pipes between all columns but the first two: "Size   64 | 128" has them apart by
+		// spaces, as a table aligned by spaces does. (Spaces inside a later cell are its own:
+		// "xdp_redirect   eth0->veth0".)
+		if len(cells) > 0 {
+			cells = append(splitCellsRe.Split(strings.TrimSpace(cells[0]), -1), cells[1:]...)
 		}
-		cells = spaced
 	case strings.Contains(t, "\t"):
 		// at tabs, and at spaces where a row mixes them in ("ring:\t\t1385  9997\t1492")
 		cells = splitCellsRe.Split(strings.TrimSpace(t), -1)
@@ -781,6 +780,24 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 // in the label's last part or in a cell; the rows of one test (the other cells that are not
 // figures) pair their before and after, column by column. nil where the states do not come
 // back row after row.
+// extendedBy: another label of the table is this one with something added ("X + patch",
+// "X with Y"), so this one is the base.
+func extendedBy(label string, labels map[string]bool) bool {
+	if label == "" {
+		return false
+	}
+	for other := range labels {
+		rest, ok := strings.CutPrefix(other, label)
+		if !ok || rest == "" {
+			continue
+		}
+		if f := strings.Fields(rest); len(f) > 0 && (extensionWords[strings.ToLower(f[0])] || strings.HasPrefix(f[0], "+")) {
+			return true
+		}
+	}
+	return false
+}
+
 // settingColumns are a table's columns of settings: where some column's name carries a unit
 // ("rxdrop (Mpps)"), those are the measurements and the columns without one the settings of
 // each test ("mtu", "chunk size"); nil where no name carries a unit.
@@ -809,8 +826,18 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	var order []string
 	repeated := false
 	config := settingColumns(cols)
+	labels := map[string]bool{}
+	for _, r := range rows {
+		labels[strings.TrimSpace(r.label)] = true
+	}
 	for k := range rows {
 		side, _, group := rowState(rows[k], config)
+		if side == "" && extendedBy(strings.TrimSpace(rows[k].label), labels) {
+			// "5.12 rc4" beside "5.12 rc4 + patch": the base of a state that adds to it; the
+			// test is named by the other cells
+			_, _, group = rowState(tableRow{cells: rows[k].cells}, config)
+			side = "before"
+		}
 		if side == "" {
 			return nil
 		}
