@@ -14,6 +14,8 @@ type figure struct {
 }
 
 var (
+	// minutesSecondsRe is a duration as the shell's time prints it: "1m55.993s", "0m0.42s".
+	minutesSecondsRe = regexp.MustCompile(`^(\d{1,4})m(\d{1,2}(?:\.\d+)?)s$`)
 	// gluedRe is a number with its unit glued on: 5.90Mpps, ~41Gbps, 29.3s, 0.17±0.02.
 	gluedRe = regexp.MustCompile(`^~?([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(±[\d.]+)?([A-Za-zµ%/^][A-Za-z0-9µ%/^,_-]*)?$`)
 	// sizeUnits are amounts, not rates: what a run moved, a buffer, a clock. They describe a
@@ -55,6 +57,15 @@ func readFigures(s string) shaped {
 			if t != "~" {
 				i++
 			}
+			continue
+		}
+		if mm := minutesSecondsRe.FindStringSubmatch(t); mm != nil {
+			// the shell's time: "1m55.993s" is 115.993 s
+			mins, _ := parseNumber(mm[1])
+			secs, _ := parseNumber(mm[2])
+			u, _ := lookupUnit("s")
+			out.figures = append(out.figures, figure{value: (mins*60 + secs) * u.factor, unit: u, raw: toks[i]})
+			shape = append(shape, "#"+u.norm)
 			continue
 		}
 		m := gluedRe.FindStringSubmatch(t)
