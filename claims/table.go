@@ -499,6 +499,12 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 	if out := groupedColumnClaims(corner, cols, rows, cvCol, ctx); out != nil {
 		return out
 	}
+	if tcols, trows, ok := transposed(cols, rows); ok {
+		// the states within groups down the rows ("lat_old", "lat_new", "tput_old", ...)
+		if out := groupedColumnClaims(corner, tcols, trows, -1, ctx); out != nil {
+			return out
+		}
+	}
 	// Rows and columns both named by words decide first; then one named beside one other.
 	for _, full := range []bool{true, false} {
 		if b, a, ok := pickStates(labels, full); ok {
@@ -903,6 +909,29 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	return out
 }
 
+// transposed is the table with its rows as columns: the rows' labels name the columns, each
+// column a row named by its header. ok is false for a table with a row of another width.
+func transposed(cols []string, rows []tableRow) ([]string, []tableRow, bool) {
+	if len(rows) < 2 || len(rows) > maxAlignedRows {
+		return nil, nil, false
+	}
+	tcols := make([]string, len(rows))
+	for k, r := range rows {
+		if len(r.cells) != len(cols) {
+			return nil, nil, false
+		}
+		tcols[k] = r.label
+	}
+	trows := make([]tableRow, len(cols))
+	for c := range cols {
+		trows[c] = tableRow{label: cols[c], n: rows[0].n}
+		for _, r := range rows {
+			trows[c].cells = append(trows[c].cells, r.cells[c])
+		}
+	}
+	return tcols, trows, true
+}
+
 // groupedColumnClaims reads a table whose columns are states within groups ("TCP_STREAM base",
 // "TCP_STREAM patched", "TCP_RR base", "TCP_RR patched"; a two-row header makes such names):
 // each group's before and after pair, row by row. nil unless there are two groups or more,
@@ -913,6 +942,10 @@ func groupedColumnClaims(corner string, cols []string, rows []tableRow, cvCol in
 	var order []string
 	for _, c := range cols {
 		side, _, rest := stateOf(c)
+		if side == "" {
+			// "lat_old", "tput-new": a metric and a state glued by an underscore or a dash
+			side, _, rest = stateOf(strings.NewReplacer("_", " ", "-", " ").Replace(c))
+		}
 		if side == "" {
 			continue
 		}
