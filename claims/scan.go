@@ -277,8 +277,8 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 var optionLineRe = regexp.MustCompile(`^\s+--?[A-Za-z]`)
 
 // stateLine: lines[i] is a state's label, named by a patch word, with one figure, and the
-// next line is a tool's output without a label (perf stat's "Performance counter stats",
-// its counters): the line heads that output.
+// next line is a tool's output without a label (perf stat's banner or one of its counters):
+// the line heads that output.
 func stateLine(lines []line, i int) (side, state string, ok bool) {
 	if i+1 >= len(lines) {
 		return "", "", false
@@ -296,7 +296,7 @@ func stateLine(lines []line, i int) (side, state string, ok bool) {
 }
 
 // perfStatBannerRe is the line perf stat prints over its counters.
-var perfStatBannerRe = regexp.MustCompile(`^\s*Performance counter stats for\b`)
+var perfStatBannerRe = regexp.MustCompile(`^\s*Performance\s+counter\s+stats\s+for\b`)
 
 // variantPair: the paragraph at lines[j] is two labelled figures of one unit whose labels name
 // no state and come nowhere else in the message ("global pool: 8.10 Gbit/s" / "per-cpu pool:
