@@ -151,6 +151,10 @@ func typo(a, b string) bool {
 		if diff > 1 || len(wa[k]) < 6 || len(wb[k]) < 6 || wa[k][:2] != wb[k][:2] || editDistance(wa[k], wb[k]) > 2 {
 			return false
 		}
+		// Words that differ in their digits are two names ("p99.99" and "p99.999"), not a typo.
+		if digitsRe.ReplaceAllString(wa[k], "#") == digitsRe.ReplaceAllString(wb[k], "#") {
+			return false
+		}
 	}
 	return diff == 1
 }

@@ -182,7 +182,29 @@ func lineLabel(text string) (label, rest string) {
 	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[2]), m[1]
 	}
+	if m := percentileRowRe.FindStringSubmatch(text); m != nil {
+		return "p" + trimZeros(m[1]), m[2]
+	}
+	if m := stateCommaRe.FindStringSubmatch(text); m != nil && stateNamed(m[1]) {
+		return strings.TrimSpace(m[1]) + " " + strings.TrimSpace(m[2]), m[3]
+	}
 	return "", text
+}
+
+// percentileRowRe is a row of a latency distribution, the percentile then its latency, maybe
+// a note after ("99.990%   38.12ms  <<< the stall", as wrk prints it).
+var percentileRowRe = regexp.MustCompile(`^\s*(\d{1,3}(?:\.\d+)?)%\s+(~?\d[\d.,]*\s?(?:ms|us|µs|usec|msec|ns|s|sec))\b`)
+
+// stateCommaRe is a state's name, a comma, then what is measured and its figure: "* Without
+// this series, throughput 12.4Mbps".
+var stateCommaRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?([^,:\d]{2,40}),\s+([A-Za-z][\w /-]{0,30}?)\s+(~?\d[\d.,]*\s?[A-Za-zµ%/]*)\s*$`)
+
+// trimZeros writes a percentile without its trailing zeros: "99.900" is "99.9", "50.000" "50".
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // summaryTailRe is a row of runs that ends with a named figure, their average or median
