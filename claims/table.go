@@ -646,24 +646,7 @@ func runColumnsClaim(corner string, cols []string, rb, ra *tableRow, ctx context
 		}
 		fbs, fas = append(fbs, fb), append(fas, fa)
 	}
-	c, ok := tableClaim(corner, fbs[0], fas[0], rb, ra, copyConds(ctx.conditions), nil, nil)
-	if !ok {
-		return Claim{}, false
-	}
-	series := func(fs []figure) Values {
-		v := make([]float64, len(fs))
-		for k, f := range fs {
-			v[k] = round(f.value)
-		}
-		return Values{Values: v, Median: median(v)}
-	}
-	c.Before.Values, c.Before.Median = series(fbs).Values, series(fbs).Median
-	c.After.Values, c.After.Median = series(fas).Values, series(fas).Median
-	c.Change = 0
-	if c.Before.Median != 0 {
-		c.Change = c.After.Median/c.Before.Median - 1
-	}
-	return c, true
+	return tableSeriesClaim(corner, fbs, fas, rb, ra, copyConds(ctx.conditions), nil, nil)
 }
 
 // headerUnit gives a bare figure the unit its column's name or the table's corner ends in
@@ -718,15 +701,32 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 }
 
 func tableClaim(corner string, fb, fa figure, rb, ra *tableRow, conds map[string]string, cvb, cva *float64) (Claim, bool) {
-	if fb.value == 0 && fa.value == 0 {
-		return Claim{}, false
+	return tableSeriesClaim(corner, []figure{fb}, []figure{fa}, rb, ra, conds, cvb, cva)
+}
+
+// tableSeriesClaim is a table's claim of one measurement whose sides are series of figures
+// of one unit (a run a cell), the first figure naming the unit.
+func tableSeriesClaim(corner string, fbs, fas []figure, rb, ra *tableRow, conds map[string]string, cvb, cva *float64) (Claim, bool) {
+	values := func(fs []figure) []float64 {
+		v := make([]float64, len(fs))
+		for k, f := range fs {
+			v[k] = round(f.value)
+		}
+		return v
 	}
+	zero := func(fs []figure) bool {
+		return !slices.ContainsFunc(fs, func(f figure) bool { return f.value != 0 })
+	}
+	if zero(fbs) && zero(fas) {
+		return Claim{}, false // zero on both sides is no comparison
+	}
+	fb, fa := fbs[0], fas[0]
 	metric := metricOf(fb.unit)
 	if fb.bare {
 		metric = metricName(corner)
 	}
-	mb := measurement{metric: metric, unit: fb.unit.norm, values: []float64{round(fb.value)}, cv: cvb, label: rb.label, conditions: conds, lines: []int{rb.n}}
-	ma := measurement{metric: metric, unit: fa.unit.norm, values: []float64{round(fa.value)}, cv: cva, label: ra.label, conditions: conds, lines: []int{ra.n}}
+	mb := measurement{metric: metric, unit: fb.unit.norm, values: values(fbs), cv: cvb, label: rb.label, conditions: conds, lines: []int{rb.n}}
+	ma := measurement{metric: metric, unit: fa.unit.norm, values: values(fas), cv: cva, label: ra.label, conditions: conds, lines: []int{ra.n}}
 	return newClaim(&mb, &ma), true
 }
 
@@ -782,10 +782,6 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	return side, state, strings.Join(others, ", ")
 }
 
-// longTableClaims reads a "long" table, one row a state and a test: the state in the label,
-// in the label's last part or in a cell; the rows of one test (the other cells that are not
-// figures) pair their before and after, column by column. nil where the states do not come
-// back row after row.
 // extendedBy: another label of the table is this one with something added ("X + patch",
 // "X with Y"), so this one is the base.
 func extendedBy(label string, labels map[string]bool) bool {
@@ -826,6 +822,10 @@ func settingColumns(cols []string) map[int]bool {
 	return config
 }
 
+// longTableClaims reads a "long" table, one row a state and a test: the state in the label,
+// in the label's last part or in a cell; the rows of one test (the other cells that are not
+// figures) pair their before and after, column by column. nil where the states do not come
+// back row after row.
 func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	type sides struct{ before, after, other *tableRow }
 	groups := map[string]*sides{}
