@@ -419,6 +419,16 @@ func strongSibling(siblings []string) bool {
 // extensionWords join a base's name to what a state adds to it: "X with Y", "X + Y", "X and Y".
 var extensionWords = map[string]bool{"with": true, "+": true, "and": true, "plus": true, "w/": true}
 
+// extendsBase: words are base's words and then what a state adds to them ("stock driver" and
+// "stock driver with batching", "6.1 rc2" and "6.1 rc2 + patch").
+func extendsBase(base, words []string) bool {
+	if len(base) == 0 || len(words) <= len(base) || !slices.Equal(words[:len(base)], base) {
+		return false
+	}
+	next := strings.ToLower(words[len(base)])
+	return extensionWords[next] || strings.HasPrefix(next, "+")
+}
+
 // labelVariant reads a label among its siblings' when they name states by how they differ:
 //   - the first label is the base and each other adds to it ("stock driver", "stock driver
 //     with batching", "stock driver + batching and prefetch"): the base is the state before,
@@ -444,7 +454,7 @@ func labelVariant(siblings []string, label, ownSide string) (side, key string, o
 	base := words[0]
 	extends := true
 	for _, w := range words[1:] {
-		extends = extends && len(w) > len(base) && slices.Equal(w[:len(base)], base) && (extensionWords[w[len(base)]] || strings.HasPrefix(w[len(base)], "+"))
+		extends = extends && extendsBase(base, w)
 	}
 	if extends {
 		if slices.Equal(own, base) {

@@ -343,11 +343,12 @@ func statesFollow(lines []line, i int) bool {
 		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
 			// The list's labels name their states where one of them does ("reference:"
 			// over "with patch 3:") or they differ as variants of one name.
-			for _, sib := range siblingLabels(lines, j) {
+			siblings := siblingLabels(lines, j)
+			for _, sib := range siblings {
 				if side, _, _ := stateOf(sib); side != "" {
 					return true
 				}
-				if _, _, ok := labelVariant(siblingLabels(lines, j), sib, ""); ok {
+				if _, _, ok := labelVariant(siblings, sib, ""); ok {
 					return true
 				}
 			}

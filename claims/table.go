@@ -788,12 +788,9 @@ func extendedBy(label string, labels map[string]bool) bool {
 	if label == "" {
 		return false
 	}
+	base := strings.Fields(label)
 	for other := range labels {
-		rest, ok := strings.CutPrefix(other, label)
-		if !ok || rest == "" {
-			continue
-		}
-		if f := strings.Fields(rest); len(f) > 0 && (extensionWords[strings.ToLower(f[0])] || strings.HasPrefix(f[0], "+")) {
+		if extendsBase(base, strings.Fields(other)) {
 			return true
 		}
 	}
