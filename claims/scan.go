@@ -569,8 +569,9 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 	return i
 }
 
-// runLabelRe is a row's label that numbers a run: "1.", "2)", "#3", "run 4".
-var runLabelRe = regexp.MustCompile(`(?i)^(?:#?\d{1,3}[.)]?|(?:run|iter(?:ation)?|trial)\s*#?\d{1,3}[.:)]?)$`)
+// runLabelRe is a row's label that numbers a run: a run's column name ("run 4", "#3") or,
+// at a row's start, a bare ordinal ("1.", "2)").
+var runLabelRe = regexp.MustCompile(runColumnRe.String() + `|^\d{1,3}[.)]?$`)
 
 // stateBlockTable reads a table under a state's heading ("Before this series:" over
 // "   alloc_free   recycle" and rows "1.   24.5 ns   41.0 ns"): each column is a measurement

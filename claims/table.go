@@ -615,7 +615,8 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 }
 
 // runColumnRe names a column of one run of a series: "run1", "Run 2", "test3", "#4", "trial 5".
-var runColumnRe = regexp.MustCompile(`(?i)^(?:run|test|trial|iter(?:ation)?|try|#)\s*-?\d{1,3}$`)
+// A bare number is no run's column: it is a size or a count ("64", "1500").
+var runColumnRe = regexp.MustCompile(`(?i)^(?:(?:run|test|trial|iter(?:ation)?|try)\s*[#-]?|#)\d{1,3}[.:)]?$`)
 
 // summaryColumnRe names a column that sums a series up: its average or median.
 var summaryColumnRe = regexp.MustCompile(`(?i)^(?:avg|average|mean|median)\.?$`)
