@@ -710,8 +710,13 @@ func runMake(ctx context.Context, b *base, m *Manifest, cache, work, logPath, la
 	return nil
 }
 
-// firstError is the compiler's first "error:" line, else make's last line.
+// firstError is why the sandbox stopped the build (a limit), else the compiler's first
+// "error:" line, else make's last line.
 func firstError(out []byte, err error) string {
+	var limit *sandbox.LimitError
+	if errors.As(err, &limit) {
+		return limit.Error()
+	}
 	last := err.Error()
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {

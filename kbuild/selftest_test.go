@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/nsperf/nsperf/internal/sandbox"
 	"github.com/nsperf/nsperf/internal/testenv"
 )
 
@@ -76,5 +78,59 @@ func TestSelftest(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(cache, "selftests", "*.tmp-*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestSelftestSwapped: the program nsperf keeps to run as root is root's and writable by root
+// alone; one put in its place (as nobody could when builds left it nobody's, or with another
+// content under root's name) is never handed out: it is built again, and the provenance says
+// why.
+func TestSelftestSwapped(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "cc")
+	cache := t.TempDir()
+	tree := stubTree(t, "#include <stdio.h>\nint main(void) { printf(\"genuine\\n\"); return 0; }\n")
+	const source = "tools/testing/selftests/net/hello.c"
+	b, err := Selftest(context.Background(), cache, tree, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Dir(b.Path), b.Path, b.Path + ".sha256"} {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || st.Gid != 0 || fi.Mode().Perm()&0o022 != 0 {
+			t.Errorf("%s: %d:%d %v, want root's and writable by root alone", p, st.Uid, st.Gid, fi.Mode())
+		}
+	}
+	swap := map[string]func(){
+		// What the old cache left: nobody's directory, nobody's program replaced by a script.
+		"nobody's": func() {
+			os.Lchown(filepath.Dir(b.Path), sandbox.NobodyUID, sandbox.NobodyGID)
+			os.Remove(b.Path)
+			os.WriteFile(b.Path, []byte("#!/bin/sh\necho swapped\n"), 0o755)
+			os.Lchown(b.Path, sandbox.NobodyUID, sandbox.NobodyGID)
+		},
+		"root's, another content": func() {
+			os.WriteFile(b.Path, []byte("#!/bin/sh\necho swapped\n"), 0o755)
+		},
+		"a link": func() {
+			os.Remove(b.Path)
+			os.Symlink("/bin/true", b.Path)
+		},
+	}
+	for name, do := range swap {
+		do()
+		again, err := Selftest(context.Background(), cache, tree, source)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if out, err := exec.Command(again.Path).Output(); err != nil || string(out) != "genuine\n" {
+			t.Errorf("%s: the program handed out says %q %v", name, out, err)
+		}
+		if !strings.Contains(again.Provenance, "built again: the cached one was not as nsperf left it") {
+			t.Errorf("%s: the provenance does not say it was built again: %s", name, again.Provenance)
+		}
 	}
 }

@@ -86,7 +86,20 @@ func gitIdentity(ctx context.Context, dir string) (files []string, id string, ok
 		return nil, "", false, fmt.Errorf("a git tree without a commit: %w", err)
 	}
 	id = "git " + strings.TrimSpace(string(head))
-	diff, err := git(ctx, dir, "diff", "--no-ext-diff", "--no-textconv", "HEAD", "--binary")
+	// A submodule is a repository of its own, with a configuration of its own that git would
+	// obey inside it (its filters, fsmonitor, diff commands) when diff looks at it: refused
+	// before anything looks, from the index alone (`git ls-files -s`, mode 160000).
+	staged, err := git(ctx, dir, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, "", false, fmt.Errorf("git ls-files -s: %w", err)
+	}
+	for _, entry := range bytes.Split(staged, []byte{0}) {
+		if mode, rest, ok := bytes.Cut(entry, []byte(" ")); ok && string(mode) == "160000" {
+			_, path, _ := bytes.Cut(rest, []byte("\t"))
+			return nil, "", false, fmt.Errorf("the tree has a submodule %s: a kernel tree has none, and nsperf neither builds a submodule's files nor lets git run in one; give a tree without it", path)
+		}
+	}
+	diff, err := git(ctx, dir, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "HEAD", "--binary")
 	if err != nil {
 		return nil, "", false, fmt.Errorf("git diff HEAD: %w", err)
 	}
@@ -111,10 +124,11 @@ func gitIdentity(ctx context.Context, dir string) (files []string, id string, ok
 // (core.fsmonitor before reading the index, a filter driver's clean command on every file it
 // hashes, an external diff or textconv program, a pager). Those are turned off on the command
 // line, which overrides every configuration file (`git -c core.fsmonitor=false -c
-// filter.NAME.clean= ...`); the system's and the user's files are not read at all.
+// filter.NAME.clean= ...`); the system's and the user's files are not read at all. git never
+// goes into a submodule (a tree with one is refused, gitIdentity).
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	base := []string{"-C", dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
-		"-c", "diff.external=", "-c", "core.untrackedCache=false", "--no-pager"}
+		"-c", "diff.external=", "-c", "core.untrackedCache=false", "-c", "diff.ignoreSubmodules=all", "-c", "submodule.recurse=false", "--no-pager"}
 	// Every filter driver the repository's configuration defines (reading it runs nothing).
 	// A required one without its command would fail every file: it is not required then.
 	names, _ := gitCommand(ctx, append(slices.Clone(base), "config", "--name-only", "--get-regexp", `^filter\..*\.(clean|smudge|process|required)$`)...).Output()

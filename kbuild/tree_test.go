@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/internal/testenv"
 )
@@ -133,5 +134,57 @@ func TestGitConfigRunsNothing(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("the tree's git configuration ran: %v", names)
+	}
+}
+
+// TestGitSubmoduleRunsNothing: a --source tree with a submodule whose own configuration names
+// commands (fsmonitor, a filter's clean, an external diff) runs none of them, dirty as the
+// submodule is, and is refused with the submodule named: a kernel tree has none, and its
+// files would not be built.
+func TestGitSubmoduleRunsNothing(t *testing.T) {
+	testenv.RequireTool(t, "git")
+	top, sub, marks := t.TempDir(), t.TempDir(), t.TempDir()
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "protocol.file.allow=always"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, d := range []string{top, sub} {
+		run(d, "init", "-q")
+		os.WriteFile(filepath.Join(d, "a.c"), []byte("int a;\n"), 0o644)
+		run(d, "add", "a.c")
+		run(d, "commit", "-q", "-m", "a")
+	}
+	run(top, "submodule", "add", "-q", sub, "lib")
+	run(top, "commit", "-q", "-m", "lib")
+	inSub := filepath.Join(top, "lib")
+	hook := filepath.Join(marks, "fsmonitor.sh")
+	os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+filepath.Join(marks, "fsmonitor-ran")+"\n"), 0o755)
+	for key, value := range map[string]string{
+		"core.fsmonitor":       hook,
+		"filter.evil.clean":    "sh -c 'touch " + filepath.Join(marks, "clean-ran") + "; cat'",
+		"filter.evil.required": "true",
+		"diff.external":        "sh -c 'touch " + filepath.Join(marks, "external-ran") + "'",
+	} {
+		run(inSub, "config", key, value)
+	}
+	os.WriteFile(filepath.Join(inSub, ".gitattributes"), []byte("* filter=evil\n"), 0o644)
+	// Same size, a new time: git must read the file (through the filter) to know it changed.
+	os.WriteFile(filepath.Join(inSub, "a.c"), []byte("int b;\n"), 0o644)
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(inSub, "a.c"), later, later)
+	_, _, _, err := gitIdentity(context.Background(), top)
+	if err == nil || !strings.Contains(err.Error(), "submodule lib") {
+		t.Errorf("a tree with a submodule: %v, want it refused naming lib", err)
+	}
+	if left, _ := os.ReadDir(marks); len(left) > 1 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the submodule's git configuration ran: %v", names)
 	}
 }

@@ -99,7 +99,7 @@ func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, prog
 	cc := strings.Fields(m.Compiler)[0]
 	t := &wholeTree{dir: dir, src: filepath.Join(dir, "src"), obj: filepath.Join(dir, "obj"), journal: filepath.Join(dir, "patched-files.json"), cc: cc,
 		cache: cache, ccache: filepath.Join(cache, "ccache"),
-		env: append(os.Environ(), "CCACHE_DIR="+filepath.Join(cache, "ccache"), "KBUILD_BUILD_USER=nsperf", "KBUILD_BUILD_HOST=nsperf")}
+		env: []string{"CCACHE_DIR=" + filepath.Join(cache, "ccache"), "KBUILD_BUILD_USER=nsperf", "KBUILD_BUILD_HOST=nsperf"}}
 	if _, err := exec.LookPath("ccache"); err == nil {
 		t.cc = "ccache " + cc
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // TestSandbox: a sandboxed program runs as nobody with no capabilities, reads none of the
@@ -215,5 +217,85 @@ func TestDiesWithParent(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		t.Fatalf("the sandboxed program outlived its killed parent: %v", pids)
+	}
+}
+
+// TestSandboxGetsNothing: a build gets none of nsperf's environment (a password in NSPERF_DB,
+// a token) and none of its keyrings' keys (a key root added to its session keyring), only
+// the fixed environment and what the caller gives it.
+func TestSandboxGetsNothing(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "bwrap")
+	token := fmt.Sprintf("nsperf-sandbox-%d-%d", os.Getpid(), time.Now().UnixNano())
+	t.Setenv("NSPERF_DB", "postgres://nsperf:"+token+"@localhost/nsperf")
+	t.Setenv("NSPERF_TEST_TOKEN", token)
+	t.Setenv("PATH", "/nonexistent-"+token+":"+os.Getenv("PATH"))
+	key, err := unix.AddKey("user", "key-"+token, []byte(token), unix.KEY_SPEC_SESSION_KEYRING)
+	if err != nil {
+		t.Fatalf("add_key: %v", err)
+	}
+	t.Cleanup(func() { unix.KeyctlInt(unix.KEYCTL_REVOKE, key, 0, 0, 0) })
+	if keys, _ := os.ReadFile("/proc/keys"); !strings.Contains(string(keys), "key-"+token) {
+		t.Fatalf("the test's own key is not in /proc/keys:\n%s", keys)
+	}
+	cmd, err := Command(context.Background(), Spec{Env: []string{"CCACHE_DIR=/x"}}, "sh", "-c", "env; cat /proc/keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(string(out), token) {
+		t.Errorf("the sandbox saw nsperf's environment or keys:\n%s", out)
+	}
+	for _, want := range append(slices.Clone(Environment), "CCACHE_DIR=/x") {
+		if !strings.Contains(string(out), want+"\n") {
+			t.Errorf("lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestLimits: a program that runs past its time, writes past its space or prints past its
+// output limit is stopped (or cut) with a sentence that names the limit and how to change it.
+func TestLimits(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireTool(t, "bwrap")
+	dir := t.TempDir()
+	for name, c := range map[string]struct {
+		spec   Spec
+		script string
+		want   string
+	}{
+		"time":  {Spec{Limits: Limits{Time: 2 * time.Second}}, "sleep 600", "ran longer than 2s, its limit (NSPERF_BUILD_TIMEOUT)"},
+		"space": {Spec{Write: []string{dir}, Limits: Limits{Space: 8 << 20}}, "while :; do head -c 1048576 /dev/zero >> " + dir + "/objects; sleep 0.1; done", "wrote more than 8 MiB into " + dir + ", its limit (NSPERF_BUILD_SPACE)"},
+	} {
+		cmd, err := Command(context.Background(), c.spec, "sh", "-c", c.script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Run()
+		var limit *LimitError
+		if !errors.As(err, &limit) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a limit's error with %q", name, err, c.want)
+		}
+	}
+	cmd, err := Command(context.Background(), Spec{Limits: Limits{Output: 1000}}, "sh", "-c", "yes | head -c 100000; echo; echo done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) > 2000 || !strings.Contains(string(out), "dropped") || strings.Contains(string(out), "done") {
+		t.Errorf("%v: %d bytes of output kept, want about 1000 and a line that says the rest was dropped", err, len(out))
+	}
+}
+
+// TestParseBytes: NSPERF_BUILD_SPACE's values.
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"1048576": 1 << 20, "512M": 512 << 20, "64G": 64 << 30, "2t": 2 << 40, "0": -1, "G": -1, "-5G": -1, "1.5G": -1, "99999999999T": -1} {
+		got, err := parseBytes(in)
+		if want < 0 && err == nil || want >= 0 && (err != nil || got != want) {
+			t.Errorf("%q: %d %v, want %d", in, got, err, want)
+		}
 	}
 }
