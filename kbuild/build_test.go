@@ -1,12 +1,15 @@
 package kbuild
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
@@ -118,6 +121,35 @@ func TestCacheKey(t *testing.T) {
 	}
 	if again := m; again.cacheKey() != key {
 		t.Error("the key is not stable")
+	}
+}
+
+// TestCacheKeyPlainDiffs: two plain diffs of one shape (one file, one hunk, the same line
+// counts, both applying exactly) that add different text are two builds: each records the
+// sha256 of its file, and the keys differ. A second build of the edited diff would otherwise
+// answer "cached" with the first one's kernels.
+func TestCacheKeyPlainDiffs(t *testing.T) {
+	const diff = "--- a/net/core/dev.c\n+++ b/net/core/dev.c\n@@ -1,2 +1,3 @@\n a\n+%s\n c\n"
+	tree := fstest.MapFS{"net/core/dev.c": {Data: []byte("a\nc\n")}}
+	var keys []string
+	for _, added := range []string{"b", "system(\"x\")"} {
+		data := []byte(fmt.Sprintf(diff, added))
+		series, err := readSeries([]string{"fix.diff"}, map[string][]byte{"fix.diff": data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked, err := patches.Check(tree, series, patches.Options{})
+		if err != nil || len(checked.Problems) > 0 {
+			t.Fatalf("%q: %v %+v", data, err, checked)
+		}
+		m := newManifest(&base{Identity: "tree 1"}, series, checked, patches.BuildPlan{}, nil, BuildRequest{})
+		if want := fmt.Sprintf("%x", sha256.Sum256(data)); len(m.Patches) != 1 || m.Patches[0].SHA256 != want {
+			t.Errorf("%q: recorded %+v, want the file's sha256 %s", data, m.Patches, want)
+		}
+		keys = append(keys, m.cacheKey())
+	}
+	if keys[0] == keys[1] {
+		t.Errorf("two different diffs of one shape share the key %s", keys[0])
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -36,6 +37,14 @@ var (
 // maxTarballFiles entries or maxTarballBytes in all, a file above maxTarballFile. Nothing is
 // written outside dir (os.Root: no path, link or ../ of the archive reaches out); the caller
 // removes dir when this fails. `tar -xf --no-same-owner --no-same-permissions`, bounded.
+//
+// A link's target is checked twice: as written, from the entry's name, when it is unpacked
+// (the early refusal of ../../.. and /etc); then every link of the tree as unpacked, where it
+// landed, resolved through the tree's other links as the kernel would (linksInTree). Only the
+// second is sound: a link can land elsewhere than its name says (written through a linked
+// directory, or moved by a hard link to it), and its target can pass through a link that a
+// later entry makes (L/.. is L's target's parent, not L's directory). Checking the tree once
+// whole makes the order of the entries irrelevant.
 func unpackTarball(file, dir string) error {
 	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -65,7 +74,7 @@ func unpackTarball(file, dir string) error {
 			if files == 0 {
 				return errors.New("not a tar archive: it holds no files")
 			}
-			return nil
+			return linksInTree(root)
 		}
 		if err != nil {
 			return fmt.Errorf("not a tar archive nsperf can read: %w", err)
@@ -172,6 +181,74 @@ func linkInTree(name, target string) error {
 	}
 	if to := path.Join(path.Dir(name), target); to == ".." || strings.HasPrefix(to, "../") {
 		return errors.New("a link out of the tree")
+	}
+	return nil
+}
+
+// maxLinkHops is how many links resolving one path may follow: Linux's own bound (ELOOP).
+const maxLinkHops = 40
+
+// linksInTree refuses a tree, as unpacked in root, with a symbolic link that leads out of
+// it: each link, where it is, resolved through the others (a chain of links, a target
+// through a linked directory), or that cannot be resolved within maxLinkHops links (a loop).
+// `find -type l` with `realpath -m` of each, checked against the tree's top.
+func linksInTree(root *os.Root) error {
+	return fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return err // WalkDir descends directories only, never a link to one
+		}
+		target, err := root.Readlink(name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := resolveInTree(root, name); err != nil {
+			return fmt.Errorf("%s -> %s: %w", name, target, err)
+		}
+		return nil
+	})
+}
+
+// resolveInTree follows the link name (a path without links above it) to where it leads
+// in root, component by component as the kernel resolves a path: a link met on the way is
+// replaced by its target, read from the directory the link is in, and .. climbs from where
+// the path has got to (L/.. is the parent of L's target). A component that is not there is
+// taken as written: the tree is complete, so nothing makes it later.
+func resolveInTree(root *os.Root, name string) error {
+	var at []string // where the path has got to, without links, from the top
+	if dir := path.Dir(name); dir != "." {
+		at = strings.Split(dir, "/")
+	}
+	todo := []string{path.Base(name)}
+	for hops := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(at) == 0 {
+				return errors.New("a link out of the tree (resolved where it is, through the tree's links)")
+			}
+			at = at[:len(at)-1]
+			continue
+		}
+		at = append(at, c)
+		fi, err := root.Lstat(path.Join(at...))
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue // a directory, a file, or nothing there
+		}
+		if hops++; hops > maxLinkHops {
+			return fmt.Errorf("more than %d links to follow (a loop): it leads nowhere", maxLinkHops)
+		}
+		target, err := root.Readlink(path.Join(at...))
+		if err != nil {
+			return err
+		}
+		if target == "" || strings.HasPrefix(target, "/") {
+			return errors.New("a link out of the tree, through a link to an absolute path")
+		}
+		at = at[:len(at)-1]
+		todo = append(strings.Split(target, "/"), todo...)
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func xzw(w io.Writer) io.WriteCloser {
 
 // TestTarballBase: a kernel tarball (xz, gzip or plain; named relative to the working
 // directory) unpacks as nsperf's own files: no setuid, setgid or sticky bit, directories 0755,
-// files 0644 or 0755, links that stay in the tree kept, times kept.
+// files 0644 or 0755, links that stay in the tree kept (a chain of them too), times kept.
 func TestTarballBase(t *testing.T) {
 	dir := t.TempDir()
 	cache := t.TempDir()
@@ -92,7 +92,10 @@ func TestTarballBase(t *testing.T) {
 		entry{name: "linux-6.12/tools/suid", body: "x", mode: 0o4755},
 		entry{name: "linux-6.12/tools/wide", body: "x", mode: 0o777},
 		entry{name: "linux-6.12/tools/shared", body: "x", mode: 0o666},
-		entry{name: "linux-6.12/tools/sticky/", typ: tar.TypeDir, mode: 0o1777})
+		entry{name: "linux-6.12/tools/sticky/", typ: tar.TypeDir, mode: 0o1777},
+		// A chain that stays in the tree, its link made after the one through it.
+		entry{name: "linux-6.12/tools/kconfig", link: "../arch/up/x86/Kconfig", typ: tar.TypeSymlink, mode: 0o777},
+		entry{name: "linux-6.12/arch/up", link: "../arch", typ: tar.TypeSymlink, mode: 0o777})
 	for _, tc := range []struct {
 		name     string
 		compress func(io.Writer) io.WriteCloser
@@ -115,6 +118,9 @@ func TestTarballBase(t *testing.T) {
 		if target, err := os.Readlink(filepath.Join(b.Tree, "scripts/dtc/include-prefixes/arm")); err != nil || target != "../../../arch/x86" {
 			t.Errorf("%s: the link in the tree: %q %v", tc.name, target, err)
 		}
+		if text, err := os.ReadFile(filepath.Join(b.Tree, "tools/kconfig")); err != nil || string(text) != "# x86\n" {
+			t.Errorf("%s: the chain of links in the tree: %q %v", tc.name, text, err)
+		}
 		if fi, _ := os.Stat(filepath.Join(b.Tree, "Makefile")); !fi.ModTime().Equal(time.Unix(1700000000, 0)) {
 			t.Errorf("%s: the time was not kept: %v", tc.name, fi.ModTime())
 		}
@@ -125,8 +131,9 @@ func TestTarballBase(t *testing.T) {
 	}
 }
 
-// TestTarballRefused: a tarball with a device node, a FIFO, a path or a link out of the tree,
-// a file larger than a kernel's, more entries than a kernel has, or that is not a kernel tree
+// TestTarballRefused: a tarball with a device node, a FIFO, a path or a link out of the tree
+// (alone, or through the tree's other links: a chain, a link written through a linked
+// directory or moved by a hard link, a target through a later link, a loop), a file larger than a kernel's, more entries than a kernel has, or that is not a kernel tree
 // is refused naming why, and leaves nothing in the cache or outside it.
 func TestTarballRefused(t *testing.T) {
 	dir := t.TempDir()
@@ -145,6 +152,33 @@ func TestTarballRefused(t *testing.T) {
 		{"link out", []entry{{name: "linux-6.12/etc", link: outside, typ: tar.TypeSymlink, mode: 0o777}}, "a link to an absolute path"},
 		{"link up", []entry{{name: "linux-6.12/up", link: "../../..", typ: tar.TypeSymlink, mode: 0o777}}, "a link out of the tree"},
 		{"hard link out", []entry{{name: "linux-6.12/passwd", link: "../etc/passwd", typ: tar.TypeLink}}, "a hard link"},
+		// Links that each stay in the tree as written, and lead out through another link.
+		// L is the unpacked tree's top; S, written through L, lands there and climbs out.
+		{"link through a link", []entry{
+			{name: "linux-6.12/a/b/L", link: "../../..", typ: tar.TypeSymlink, mode: 0o777},
+			{name: "linux-6.12/a/b/L/S", link: "../../../etc/shadow", typ: tar.TypeSymlink, mode: 0o777},
+		}, "a link out of the tree"},
+		// S's target passes through L, which comes later in the archive: L/.. is the top's
+		// parent, where path.Clean would have taken it for a/b.
+		{"target through a later link", []entry{
+			{name: "linux-6.12/S", link: "a/b/L/../etc/shadow", typ: tar.TypeSymlink, mode: 0o777},
+			{name: "linux-6.12/a/b/L", link: "../../..", typ: tar.TypeSymlink, mode: 0o777},
+		}, "a link out of the tree"},
+		// A chain: S -> T -> U -> .., each a step that stays in the tree alone.
+		{"chain of links", []entry{
+			{name: "linux-6.12/x/S", link: "../y/T/etc/shadow", typ: tar.TypeSymlink, mode: 0o777},
+			{name: "linux-6.12/y/T", link: "../z/U/..", typ: tar.TypeSymlink, mode: 0o777},
+			{name: "linux-6.12/z/U", link: "../..", typ: tar.TypeSymlink, mode: 0o777},
+		}, "a link out of the tree"},
+		// A hard link to a link moves it: ../../../x stays in from a/b, not from the top.
+		{"hard link to a link", []entry{
+			{name: "linux-6.12/a/b/s", link: "../../../x", typ: tar.TypeSymlink, mode: 0o777},
+			{name: "linux-6.12/h", link: "linux-6.12/a/b/s", typ: tar.TypeLink},
+		}, "a link out of the tree"},
+		{"links in a loop", []entry{
+			{name: "linux-6.12/p", link: "q", typ: tar.TypeSymlink, mode: 0o777},
+			{name: "linux-6.12/q", link: "p", typ: tar.TypeSymlink, mode: 0o777},
+		}, "more than 40 links"},
 		{"huge file", []entry{{name: "linux-6.12/big", body: "x", size: 2 << 20, mode: 0o644}}, "larger than any file of a kernel tree"},
 		{"not a kernel", []entry{{name: "other/", typ: tar.TypeDir, mode: 0o755}}, "one top directory"},
 	} {

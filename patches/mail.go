@@ -48,7 +48,10 @@ type Patch struct {
 	MessageLine int    `json:"-"`
 	// DiffError is why the diff could not be read (ReadMessages only).
 	DiffError string `json:"-"`
-	// SHA256 is of the patch's bytes as given (the whole mail).
+	// SHA256 is of the patch's bytes: a mail's whole text (its headers and body as the mbox
+	// holds them, line ends as LF), a plain diff's whole input as given (what `sha256sum`
+	// says of the file). Every patch has one, with or without a diff: a build's cache key
+	// takes it, so two patches that differ in any byte never share a build.
 	SHA256 string     `json:"sha256"`
 	Files  []FileDiff `json:"-"`
 }
@@ -119,6 +122,10 @@ func read(input string, data []byte, lenient bool) ([]Patch, error) {
 			if err != nil {
 				return nil, err
 			}
+			// A plain diff has no mail to hash: its bytes are the input's. Without them two
+			// diffs of the same files and hunk counts would be one build in the cache.
+			sum := sha256.Sum256(data)
+			p.SHA256 = hex.EncodeToString(sum[:])
 			return []Patch{p}, nil
 		}
 		text = "From nsperf Thu Jan  1 00:00:00 1970\n" + text // one mail without the mbox separator

@@ -1,6 +1,7 @@
 package patches
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -162,6 +163,49 @@ func TestBadInputs(t *testing.T) {
 		if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an InputError with %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestEveryInputHashed: every patch records the sha256 of its bytes, whatever it came as: a
+// plain diff (its whole input, as sha256sum says of the file), a git format-patch file and
+// each mail of an mbox (its text), a mail without a diff. Two plain diffs of the same shape
+// (file, hunk, line counts) that add different text hash apart: the build cache keys on it.
+func TestEveryInputHashed(t *testing.T) {
+	other := strings.Replace(goodDiff, "+b", "+system(\"x\")", 1)
+	mail := func(subject, diff string) string {
+		return "From 1f2e Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH] " + subject + "\n\nmsg\n---\n" + diff + "\n"
+	}
+	for _, tc := range []struct {
+		name, a, b string
+		plain      bool
+	}{
+		{"plain diffs", goodDiff, other, true},
+		{"plain diffs with a message", "a fix\n\n" + goodDiff, "a fix\n\n" + other, true},
+		{"format-patch files", mail("x", goodDiff), mail("x", other), false},
+		{"mails without a diff", mail("x", "cover one"), mail("x", "cover two"), false},
+	} {
+		var sums [2]string
+		for i, text := range []string{tc.a, tc.b} {
+			ps, err := Read("in", []byte(text))
+			if err != nil || len(ps) != 1 {
+				t.Fatalf("%s: %d patches, %v", tc.name, len(ps), err)
+			}
+			sums[i] = ps[0].SHA256
+			if want := fmt.Sprintf("%x", sha256.Sum256([]byte(text))); tc.plain && sums[i] != want {
+				t.Errorf("%s: sha256 %q, want the input's %s", tc.name, sums[i], want)
+			}
+			if len(sums[i]) != 64 {
+				t.Errorf("%s: sha256 %q, want one of the patch's bytes", tc.name, sums[i])
+			}
+		}
+		if sums[0] == sums[1] {
+			t.Errorf("%s: two different patches have one sha256 %q", tc.name, sums[0])
+		}
+	}
+	mbox := mail("one", goodDiff) + "\n" + mail("two", other)
+	ps, err := Read("in", []byte(mbox))
+	if err != nil || len(ps) != 2 || len(ps[0].SHA256) != 64 || ps[0].SHA256 == ps[1].SHA256 {
+		t.Errorf("mbox of two mails: %+v, %v", ps, err)
 	}
 }
 
