@@ -67,7 +67,8 @@ func CacheDir() string {
 }
 
 // ManifestVersion is the version of Manifest's JSON.
-const ManifestVersion = 1
+// 2: the files a build made are recorded with their sha256 (Files), and checked on every use.
+const ManifestVersion = 2
 
 // Manifest is what a build made, manifest.json in its directory: the two kernels as
 // --kernel/--modules pairs and how they came to be.
@@ -85,6 +86,10 @@ type Manifest struct {
 	Make     []string         `json:"make"`    // the command both builds ran, with M= the module's copy
 	Kernels  []BuiltKernel    `json:"kernels"`
 	Warnings []string         `json:"warnings,omitempty"`
+	// Files are the sha256 of each file the build made in its directory (not the links to
+	// the fetched base's files a module tree is made of), by path in it: a cached build is
+	// used only when they are unchanged, and everything in it is root's (trusted).
+	Files map[string]string `json:"files"`
 	// Cached is set when the build was found in the cache, not made now (not stored).
 	Cached bool   `json:"-"`
 	Dir    string `json:"-"`
@@ -153,6 +158,9 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	}
 	if req.Fuzz < 0 {
 		return nil, inputerr.Error{Err: fmt.Errorf("--fuzz %d: want 0 or more context lines", req.Fuzz)}
+	}
+	if _, err := sandbox.DefaultLimits(); err != nil { // NSPERF_BUILD_TIMEOUT, _SPACE: before anything is fetched
+		return nil, inputerr.Error{Err: err}
 	}
 	series, err := readSeries(req.Patches, req.Inputs)
 	if err != nil {
@@ -499,13 +507,96 @@ func (cached *Manifest) trusted(want *Manifest, cache string) error {
 			}
 		}
 	}
-	return nil
+	return checkBuiltFiles(want.Dir, cached.Files)
+}
+
+// keepBuilt makes a build's directory root's and writable by root alone (what make
+// modules_install wrote as nobody included), and records the sha256 of the files it made.
+func (m *Manifest) keepBuilt(dir string) error {
+	m.Files = map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if err := os.Lchown(p, 0, 0); err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 && fi.Mode().Perm()&0o022 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&^0o022); err != nil {
+				return err
+			}
+		}
+		if made(fi) {
+			rel, _ := filepath.Rel(dir, p)
+			if m.Files[rel], err = fileSHA256(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("keep the build: %w", err)
+	}
+	return os.Chmod(dir, 0o755)
+}
+
+// made is a file the build made: regular, and not a link to a file of the fetched base.
+func made(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return fi.Mode().IsRegular() && ok && st.Nlink == 1
+}
+
+// checkBuiltFiles says why a cached build's directory is not as nsperf left it: everything
+// in it must be root's and writable by root alone, and the files it made those recorded,
+// with their sha256.
+func checkBuiltFiles(dir string, recorded map[string]string) error {
+	if recorded == nil {
+		return errors.New("its manifest records no files")
+	}
+	seen := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 { // a link's mode means nothing: its owner only
+			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 {
+				return fmt.Errorf("%s is a link that is not root's", p)
+			}
+		} else if err := rootsAlone(p); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "manifest.json" || !made(fi) {
+			return nil
+		}
+		want, ok := recorded[rel]
+		if !ok {
+			return fmt.Errorf("%s is not a file the build made", p)
+		}
+		if got, err := fileSHA256(p); err != nil || got != want {
+			return fmt.Errorf("%s is not the file the build made (sha256 %.16s, recorded %.16s)", p, got, want)
+		}
+		seen++
+		return nil
+	})
+	if err == nil && seen != len(recorded) {
+		err = fmt.Errorf("%d of the %d files the build made are gone", len(recorded)-seen, len(recorded))
+	}
+	return err
 }
 
 // build makes both kernels in a working directory of this process, renamed into the cache
 // when both are whole: an interrupted or failed build leaves nothing the cache would take.
 func (m *Manifest) build(ctx context.Context, b *base, cache string, checked *patches.Result, progress io.Writer) error {
-	tmp, err := tempBeside(m.Dir)
+	tmp, err := privateTempBeside(m.Dir)
 	if err != nil {
 		return err
 	}
@@ -519,6 +610,9 @@ func (m *Manifest) build(ctx context.Context, b *base, cache string, checked *pa
 		return buildFailure(ctx, err, filepath.Dir(m.Dir))
 	}
 	os.RemoveAll(filepath.Join(tmp, "work"))
+	if err := m.keepBuilt(tmp); err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -553,7 +647,7 @@ func (m *Manifest) whole(ctx context.Context, b *base, cache, tmp string, checke
 	if err != nil {
 		return err
 	}
-	if err := t.configure(ctx, m, m.configInput, m.Dir+".logs"); err != nil {
+	if err := t.configure(ctx, m, m.configInput, m.Dir+".logs", tmp); err != nil {
 		return err
 	}
 	cfg, err := os.ReadFile(filepath.Join(t.obj, ".config"))
@@ -566,7 +660,9 @@ func (m *Manifest) whole(ctx context.Context, b *base, cache, tmp string, checke
 		return err
 	}
 	var release bytes.Buffer
-	cmd, err := sandbox.Command(ctx, t.sandbox(), "make", "-s", "-C", t.src, "O="+t.obj, "kernelrelease")
+	p := t.newPhase(tmp, "kernelrelease", false)
+	defer p.discard()
+	cmd, err := sandbox.Command(ctx, t.sandbox(p), "make", "-s", "-C", t.src, "O="+t.obj, "kernelrelease")
 	if err != nil {
 		return err
 	}

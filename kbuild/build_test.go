@@ -230,12 +230,17 @@ func TestWholeTreePatchRestore(t *testing.T) {
 // patched build (it would measure no change); headers and built files pass.
 func TestBuiltTouched(t *testing.T) {
 	tr := &wholeTree{obj: t.TempDir()}
+	p := tr.newPhase(t.TempDir(), "base", true)
+	// One object in the tree's objects, one the phase built (in its upper directory).
 	os.MkdirAll(filepath.Join(tr.obj, "net/ipv4"), 0o755)
 	os.WriteFile(filepath.Join(tr.obj, "net/ipv4/tcp_output.o"), nil, 0o644)
-	if err := tr.builtTouched([]string{"net/ipv4/tcp_output.c", "include/net/tcp.h"}); err != nil {
+	up := p.overlay(tr.obj).Upper
+	os.MkdirAll(filepath.Join(up, "net/core"), 0o755)
+	os.WriteFile(filepath.Join(up, "net/core/dev.o"), nil, 0o644)
+	if err := tr.builtTouched(p, []string{"net/ipv4/tcp_output.c", "net/core/dev.c", "include/net/tcp.h"}); err != nil {
 		t.Errorf("built: %v", err)
 	}
-	err := tr.builtTouched([]string{"net/ipv4/tcp_output.c", "drivers/net/wireguard/send.c"})
+	err := tr.builtTouched(p, []string{"net/ipv4/tcp_output.c", "drivers/net/wireguard/send.c"})
 	var in inputerr.Error
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "does not build drivers/net/wireguard/send.c") || strings.Contains(err.Error(), "tcp_output") {
 		t.Errorf("not built: %v", err)

@@ -28,6 +28,8 @@ type base struct {
 	Config  string
 	// Files are the tree's files a build takes (a git tree's tracked ones); nil: all.
 	Files []string
+	// Packaged: Debian's packages, fetched with apt (signed), not a stranger's tree.
+	Packaged bool
 }
 
 // debianBase downloads Debian's 6.12 kernel once into cache/sources/debian-VERSION and
@@ -41,7 +43,7 @@ func debianBase(ctx context.Context, cache string, progress io.Writer) (*base, e
 	abi := regexp.MustCompile(`^(\d+\.\d+\.\d+)-[^~]*~deb(\d+).*$`).ReplaceAllString(version, "${1}+deb${2}")
 	release := abi + "-amd64"
 	dir := filepath.Join(cache, "sources", "debian-"+version)
-	b := &base{Identity: "debian linux-source-6.12 " + version, Release: release, Tree: filepath.Join(dir, "src", "linux-source-6.12"),
+	b := &base{Packaged: true, Identity: "debian linux-source-6.12 " + version, Release: release, Tree: filepath.Join(dir, "src", "linux-source-6.12"),
 		Headers: filepath.Join(dir, "hdr", "usr", "src", "linux-headers-"+release), Image: filepath.Join(dir, "image", "boot", "vmlinuz-"+release),
 		ModRoot: filepath.Join(dir, "image"), Config: filepath.Join(dir, "image", "boot", "config-"+release)}
 	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
@@ -183,6 +185,17 @@ func tempBeside(dir string) (string, error) {
 	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
 	os.RemoveAll(tmp)
 	return tmp, os.MkdirAll(tmp, 0o755)
+}
+
+// privateTempBeside is tempBeside made root's alone (0700) while it is filled: what a build
+// as nobody writes in it is reached only through the sandbox, not by another of nobody's
+// processes.
+func privateTempBeside(dir string) (string, error) {
+	tmp, err := tempBeside(dir)
+	if err != nil {
+		return "", err
+	}
+	return tmp, os.Chmod(tmp, 0o700)
 }
 
 // DefaultSource is the source tree of DefaultKernel (Debian's linux-source-6.12 of the same

@@ -76,7 +76,7 @@ func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, erro
 	}
 	// Built in a directory of this process's, then renamed into place: two runs building the
 	// same program at once each get a whole one.
-	tmp, err := tempBeside(dir)
+	tmp, err := privateTempBeside(dir)
 	if err != nil {
 		return tool.Built{}, err
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/sandbox"
+	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 )
 
@@ -17,6 +20,7 @@ import (
 // base looked up and names two kernels inside the cache; a foreign or edited one (a kernel of
 // /etc/shadow, another key's, one kernel) is refused, so that its paths are never booted.
 func TestManifestTrusted(t *testing.T) {
+	testenv.RequireRoot(t)
 	cache := t.TempDir()
 	dir := filepath.Join(cache, "builds", "k1")
 	for _, p := range []string{"base", "patched"} {
@@ -24,33 +28,56 @@ func TestManifestTrusted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, p := range []string{"base/bzImage", "patched/bzImage"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := &Manifest{}
+	if err := kept.keepBuilt(dir); err != nil {
+		t.Fatal(err)
+	}
 	want := &Manifest{Build: results.Build{Key: "k1", Source: "debian 1", Mode: ModeModules}}
+	want.Dir = dir
 	good := func() *Manifest {
 		return &Manifest{Build: results.Build{Key: "k1", Source: "debian 1", Mode: ModeModules}, Kernels: []BuiltKernel{
 			{Label: "base", Image: filepath.Join(dir, "base"), Modules: filepath.Join(dir, "base")},
-			{Label: "patched", Image: filepath.Join(dir, "patched"), Modules: filepath.Join(dir, "patched")}}}
+			{Label: "patched", Image: filepath.Join(dir, "patched"), Modules: filepath.Join(dir, "patched")}}, Files: maps.Clone(kept.Files)}
 	}
 	if err := good().trusted(want, cache); err != nil {
 		t.Fatalf("the build's own manifest: %v", err)
+	}
+	if len(kept.Files) != 2 {
+		t.Errorf("recorded %v, want the two images", kept.Files)
 	}
 	for name, c := range map[string]struct {
 		edit func(*Manifest)
 		want string
 	}{
-		"another key":       {func(m *Manifest) { m.Key = "k2" }, `of key "k2"`},
-		"another base":      {func(m *Manifest) { m.Source = "tarball x" }, "not debian 1"},
-		"a kernel outside":  {func(m *Manifest) { m.Kernels[1].Image = "/etc/shadow" }, "/etc/shadow, outside the cache"},
-		"up and out":        {func(m *Manifest) { m.Kernels[0].Modules = filepath.Join(cache, "..", "x") }, "outside the cache"},
-		"one kernel":        {func(m *Manifest) { m.Kernels = m.Kernels[:1] }, "the two kernels"},
-		"a kernel missing":  {func(m *Manifest) { m.Kernels[1].Image = filepath.Join(dir, "gone") }, "its patched kernel"},
-		"labels swapped":    {func(m *Manifest) { m.Kernels[0], m.Kernels[1] = m.Kernels[1], m.Kernels[0] }, "the two kernels"},
-		"no version fields": {func(m *Manifest) { *m = Manifest{} }, `of key ""`},
+		"another key":         {func(m *Manifest) { m.Key = "k2" }, `of key "k2"`},
+		"another base":        {func(m *Manifest) { m.Source = "tarball x" }, "not debian 1"},
+		"a kernel outside":    {func(m *Manifest) { m.Kernels[1].Image = "/etc/shadow" }, "/etc/shadow, outside the cache"},
+		"up and out":          {func(m *Manifest) { m.Kernels[0].Modules = filepath.Join(cache, "..", "x") }, "outside the cache"},
+		"one kernel":          {func(m *Manifest) { m.Kernels = m.Kernels[:1] }, "the two kernels"},
+		"a kernel missing":    {func(m *Manifest) { m.Kernels[1].Image = filepath.Join(dir, "gone") }, "its patched kernel"},
+		"labels swapped":      {func(m *Manifest) { m.Kernels[0], m.Kernels[1] = m.Kernels[1], m.Kernels[0] }, "the two kernels"},
+		"no version fields":   {func(m *Manifest) { *m = Manifest{} }, `of key ""`},
+		"no files recorded":   {func(m *Manifest) { m.Files = nil }, "records no files"},
+		"a file not recorded": {func(m *Manifest) { delete(m.Files, "patched/bzImage") }, "not a file the build made"},
+		"a file gone":         {func(m *Manifest) { m.Files["patched/vmlinux"] = "x" }, "1 of the 3 files the build made are gone"},
+		"another content":     {func(m *Manifest) { m.Files["base/bzImage"] = strings.Repeat("0", 64) }, "is not the file the build made"},
 	} {
 		m := good()
 		c.edit(m)
 		if err := m.trusted(want, cache); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, c.want)
 		}
+	}
+	// A kernel swapped by someone else than root (as nobody could when builds left their
+	// files nobody's), its content the same: refused for its owner.
+	os.Lchown(filepath.Join(dir, "patched", "bzImage"), sandbox.NobodyUID, sandbox.NobodyGID)
+	if err := good().trusted(want, cache); err == nil || !strings.Contains(err.Error(), "owned by 65534:65534, not root") {
+		t.Errorf("a kernel of nobody's: %v", err)
 	}
 }
 

@@ -37,14 +37,26 @@ const ConfigMinimal = "minimal"
 // cache/trees/KEY: src is the base's source as hard links (a patched file replaces its link,
 // so the fetched source is never written) and obj its objects (make O=obj). The base and the
 // patched build of a series, and the builds of later series on the same base, reuse its
-// objects: make recompiles only what changed since its last build, and ccache what it saw
+// objects: make recompiles only what changed since the base's build, and ccache what it saw
 // before in any tree.
+//
+// No build writes obj or ccache's directory as the next build finds them, but the base's
+// own: every make runs on an overlay of obj (a phase) whose upper directory takes what it
+// writes. A build of the base as it is (no patched file) is the tree's, and its upper
+// directory is merged into obj; a patched or reverted build's is thrown away once its kernel
+// is copied out, so that nothing one patch's build writes (a planted object) reaches
+// another's kernels. ccache adds to its cache only in builds of Debian's packaged source as
+// it is with the minimal config, and reads it in the others (CCACHE_READONLY). trees/ is
+// root's alone: the objects are nobody's, who built them, and no one else's to reach.
 type wholeTree struct {
 	dir, src, obj string
 	// cache is the kernel cache (hidden from the build but for the tree), ccache ccache's
 	// directory in it; extraWrite more directories the next run writes (modules_install's).
 	cache, ccache string
 	extraWrite    []string
+	// packaged: the base is Debian's packaged source (fetched with apt), whose build as it is
+	// with the minimal config may add to ccache's cache.
+	packaged bool
 	// journal lists the files of src a patched build replaced, until they are restored: a
 	// build that was killed leaves it behind, and the next one restores them first.
 	journal string
@@ -95,13 +107,25 @@ func readConfigFile(path string) ([]byte, error) {
 // openWholeTree finds or makes the tree of the base, config and compiler in cache/trees,
 // and restores what a killed build left patched in it.
 func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, progress io.Writer) (*wholeTree, error) {
-	dir := filepath.Join(cache, "trees", treeKey(b, m))
+	trees := filepath.Join(cache, "trees")
+	if err := os.MkdirAll(trees, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(trees, 0o700); err != nil { // made 0755 by an nsperf before this one
+		return nil, err
+	}
+	dir := filepath.Join(trees, treeKey(b, m))
 	cc := strings.Fields(m.Compiler)[0]
 	t := &wholeTree{dir: dir, src: filepath.Join(dir, "src"), obj: filepath.Join(dir, "obj"), journal: filepath.Join(dir, "patched-files.json"), cc: cc,
-		cache: cache, ccache: filepath.Join(cache, "ccache"),
-		env: []string{"CCACHE_DIR=" + filepath.Join(cache, "ccache"), "KBUILD_BUILD_USER=nsperf", "KBUILD_BUILD_HOST=nsperf"}}
+		cache: cache, ccache: filepath.Join(trees, "ccache"), packaged: b.Packaged && m.Config == ConfigMinimal,
+		env: []string{"CCACHE_DIR=" + filepath.Join(trees, "ccache"), "KBUILD_BUILD_USER=nsperf", "KBUILD_BUILD_HOST=nsperf"}}
 	if _, err := exec.LookPath("ccache"); err == nil {
 		t.cc = "ccache " + cc
+	}
+	for _, d := range []string{t.obj, t.ccache} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := os.Stat(filepath.Join(t.src, "Makefile")); err != nil {
 		fmt.Fprintf(progress, "build: linking the base's source into %s\n", t.src)
@@ -123,7 +147,8 @@ func openWholeTree(ctx context.Context, cache string, b *base, m *Manifest, prog
 // treeKey names the lasting tree of a base, config and compiler.
 func treeKey(b *base, m *Manifest) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "nsperf tree\n%s\n%s\n%s\n", b.Identity, m.configKey, m.Compiler)
+	// 2: the objects are the base's build alone (trees of nsperf before it hold patched builds').
+	fmt.Fprintf(h, "nsperf tree 2\n%s\n%s\n%s\n", b.Identity, m.configKey, m.Compiler)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -280,31 +305,33 @@ func (t *wholeTree) restore(b *base) error {
 // merged, make olddefconfig), or the --config file completed by olddefconfig. Every option of
 // the minimal fragment must survive olddefconfig, which drops an option whose dependencies
 // are not met.
-func (t *wholeTree) configure(ctx context.Context, m *Manifest, input []byte, logs string) error {
+func (t *wholeTree) configure(ctx context.Context, m *Manifest, input []byte, logs, tmp string) error {
 	done := filepath.Join(t.dir, "configured")
 	if _, err := os.Stat(done); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(t.obj, 0o755); err != nil {
-		return err
-	}
 	log := filepath.Join(logs, "config.log")
+	p := t.newPhase(tmp, "config", true)
+	defer p.discard()
 	if m.Config == ConfigMinimal {
 		frag := filepath.Join(t.dir, "minimal.config")
 		if err := os.WriteFile(frag, input, 0o644); err != nil {
 			return err
 		}
-		if err := t.make(ctx, log, "config", "tinyconfig"); err != nil {
+		if err := t.make(ctx, p, log, "config", "tinyconfig"); err != nil {
 			return err
 		}
 		// merge_config.sh -m: merge only, the olddefconfig below completes it.
-		if err := t.run(ctx, log, "config", filepath.Join(t.src, "scripts", "kconfig", "merge_config.sh"), "-m", "-O", t.obj, filepath.Join(t.obj, ".config"), frag); err != nil {
+		if err := t.run(ctx, p, log, "config", filepath.Join(t.src, "scripts", "kconfig", "merge_config.sh"), "-m", "-O", t.obj, filepath.Join(t.obj, ".config"), frag); err != nil {
 			return err
 		}
 	} else if err := os.WriteFile(filepath.Join(t.obj, ".config"), input, 0o644); err != nil {
 		return err
 	}
-	if err := t.make(ctx, log, "config", "olddefconfig"); err != nil {
+	if err := t.make(ctx, p, log, "config", "olddefconfig"); err != nil {
+		return err
+	}
+	if err := t.keep(p); err != nil {
 		return err
 	}
 	if m.Config == ConfigMinimal {
@@ -328,22 +355,72 @@ func (t *wholeTree) configure(ctx context.Context, m *Manifest, input []byte, lo
 }
 
 // make runs make in the tree (make -C src O=obj CC=... TARGET...), appending to log.
-func (t *wholeTree) make(ctx context.Context, log, label string, targets ...string) error {
+func (t *wholeTree) make(ctx context.Context, p *phase, log, label string, targets ...string) error {
 	args := append([]string{"-C", t.src, "O=" + t.obj, "CC=" + t.cc, fmt.Sprintf("-j%d", runtime.NumCPU())}, targets...)
-	return t.run(ctx, log, label, "make", args...)
+	return t.run(ctx, p, log, label, "make", args...)
 }
 
-// sandbox is the view a program of the tree runs in (package sandbox): the tree's directory
-// read-only, its objects, ccache's directory and more read-write, as nobody.
-func (t *wholeTree) sandbox(write ...string) sandbox.Spec {
-	// In the objects: merge_config.sh makes its temporary files in the working directory.
-	return sandbox.Spec{Hide: []string{t.cache}, Read: []string{t.dir}, Write: append([]string{t.obj, t.ccache}, write...), Dir: t.obj, Env: t.env}
+// phase is one build's view of the tree's objects: obj under an overlay whose upper
+// directory, in the build's own directory, takes everything the build writes there.
+type phase struct {
+	dir string // upper/ and work/
+	// compilerCache: ccache may add to its cache (the packaged base as it is), else it only
+	// reads it.
+	compilerCache bool
+}
+
+// newPhase is the phase LABEL of a build whose directory is tmp (root's alone: the
+// overlay's upper directory is reached only through the overlay).
+func (t *wholeTree) newPhase(tmp, label string, asItIs bool) *phase {
+	return &phase{dir: filepath.Join(tmp, "phase-"+label), compilerCache: asItIs && t.packaged}
+}
+
+func (p *phase) overlay(obj string) *sandbox.Overlay {
+	return &sandbox.Overlay{Lower: obj, Upper: filepath.Join(p.dir, "upper"), Work: filepath.Join(p.dir, "work")}
+}
+
+// discard throws away what the phase wrote.
+func (p *phase) discard() error { return os.RemoveAll(p.dir) }
+
+// keep merges what a build of the base as it is wrote into the tree's objects, for the
+// builds after it.
+func (t *wholeTree) keep(p *phase) error {
+	if err := sandbox.MergeUpper(p.overlay(t.obj).Upper, t.obj); err != nil {
+		return fmt.Errorf("keep the base's objects in %s: %w", t.obj, err)
+	}
+	return p.discard()
+}
+
+// objFile is where the phase's view of the object rel is: in its upper directory when the
+// phase wrote it, else in the tree's objects.
+func (t *wholeTree) objFile(p *phase, rel string) string {
+	up := filepath.Join(p.overlay(t.obj).Upper, rel)
+	if fi, err := os.Lstat(up); err == nil && !sandbox.Whiteout(fi) {
+		return up
+	}
+	return filepath.Join(t.obj, rel)
+}
+
+// sandbox is the view a program of the tree runs in (package sandbox), as nobody: the
+// tree's directory read-only, its objects through the phase's overlay, ccache's directory
+// (read-only unless the phase may add to it) and more directories read-write.
+func (t *wholeTree) sandbox(p *phase, write ...string) sandbox.Spec {
+	// Dir: merge_config.sh makes its temporary files in the working directory.
+	spec := sandbox.Spec{Hide: []string{t.cache}, Read: []string{t.dir}, Write: write, Overlay: p.overlay(t.obj), Dir: t.obj, Env: t.env}
+	if p.compilerCache {
+		spec.CompilerCache = t.ccache
+	} else {
+		// ccache's temporary files go to the sandbox's /tmp, not its read-only directory.
+		spec.Read = append(spec.Read, t.ccache)
+		spec.Env = append(slices.Clone(t.env), "CCACHE_READONLY=1", "CCACHE_TEMPDIR=/tmp/ccache")
+	}
+	return spec
 }
 
 // run runs a build program, its output appended to log; a failure is a BuildError with the
 // compiler's first error. On interruption make gets SIGINT, as from a terminal, so that it
 // deletes the targets it was writing: a cut object must not look built to the next make.
-func (t *wholeTree) run(ctx context.Context, log, label, name string, args ...string) error {
+func (t *wholeTree) run(ctx context.Context, p *phase, log, label, name string, args ...string) error {
 	if err := os.MkdirAll(filepath.Dir(log), 0o755); err != nil {
 		return err
 	}
@@ -353,7 +430,7 @@ func (t *wholeTree) run(ctx context.Context, log, label, name string, args ...st
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "$ %s %s\n", name, strings.Join(args, " "))
-	cmd, err := sandbox.Command(ctx, t.sandbox(t.extraWrite...), append([]string{name}, args...)...)
+	cmd, err := sandbox.Command(ctx, t.sandbox(p, t.extraWrite...), append([]string{name}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -367,12 +444,19 @@ func (t *wholeTree) run(ctx context.Context, log, label, name string, args ...st
 
 // buildWhole builds the base and the patched kernel in the tree, each copied out as a small
 // built tree (arch/x86/boot/bzImage and .config, what --kernel DIR reads) into tmp/LABEL, with
-// its modules installed into tmp/LABEL-modules when the config has any.
+// its modules installed into tmp/LABEL-modules when the config has any. The kernel of the
+// base as it is (the base, or for a series in the base the patched one) is built first and
+// its objects kept in the tree; the other's are thrown away.
 func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp string, progress io.Writer) error {
-	for _, label := range []string{"base", "patched"} {
+	labels := []string{"base", "patched"}
+	if m.files["base"] != nil && m.files["patched"] == nil {
+		labels = []string{"patched", "base"}
+	}
+	for _, label := range labels {
 		start := time.Now()
 		log := filepath.Join(m.Dir+".logs", label+".log")
 		files := m.files[label]
+		p := t.newPhase(tmp, label, files == nil)
 		if files != nil {
 			if err := t.patch(files, m.modes[label]); err != nil {
 				return err
@@ -380,18 +464,24 @@ func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp st
 		}
 		fmt.Fprintf(progress, "build: %s: make bzImage in %s (log: %s)\n", label, t.obj, log)
 		stop := t.progress(log, label, progress)
-		err := t.make(ctx, log, label, "bzImage", "modules")
+		err := t.make(ctx, p, log, label, "bzImage", "modules")
 		stop()
-		if err == nil && label == "base" {
-			err = t.builtTouched(m.Touched)
+		if err == nil && files == nil {
+			err = t.builtTouched(p, m.Touched)
 		}
 		if err == nil {
-			err = t.collect(ctx, filepath.Join(tmp, label), log, label)
+			err = t.collect(ctx, p, filepath.Join(tmp, label), log, label)
 		}
 		if files != nil {
 			if rerr := t.restore(b); rerr != nil && err == nil {
 				err = rerr
 			}
+		}
+		if err == nil && files == nil {
+			err = t.keep(p)
+		}
+		if derr := p.discard(); derr != nil && err == nil {
+			err = derr
 		}
 		if err != nil {
 			return err
@@ -402,18 +492,19 @@ func (m *Manifest) buildWhole(ctx context.Context, t *wholeTree, b *base, tmp st
 		}
 		m.Kernels = append(m.Kernels, k)
 	}
+	slices.SortFunc(m.Kernels, func(a, b BuiltKernel) int { return strings.Compare(a.Label, b.Label) }) // base, patched
 	return nil
 }
 
 // builtTouched checks the config compiles the series' C files: a patch to a file the config
 // leaves out would be measured as no change at all.
-func (t *wholeTree) builtTouched(touched []string) error {
+func (t *wholeTree) builtTouched(p *phase, touched []string) error {
 	var notBuilt []string
 	for _, f := range touched {
 		if !strings.HasSuffix(f, ".c") {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(t.obj, strings.TrimSuffix(f, ".c")+".o")); err != nil {
+		if _, err := os.Stat(t.objFile(p, strings.TrimSuffix(f, ".c")+".o")); err != nil {
 			notBuilt = append(notBuilt, f)
 		}
 	}
@@ -425,16 +516,16 @@ func (t *wholeTree) builtTouched(touched []string) error {
 
 // collect copies the image and the config out of the tree into dst, and installs the
 // modules (make modules_install) into dst-modules when the config builds any.
-func (t *wholeTree) collect(ctx context.Context, dst, log, label string) error {
+func (t *wholeTree) collect(ctx context.Context, p *phase, dst, log, label string) error {
 	if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(vm.BuildTreeImage)), 0o755); err != nil {
 		return err
 	}
 	for _, f := range []string{vm.BuildTreeImage, ".config"} {
-		if err := copyFile(filepath.Join(t.obj, f), filepath.Join(dst, f)); err != nil {
+		if err := copyFile(t.objFile(p, f), filepath.Join(dst, f)); err != nil {
 			return err
 		}
 	}
-	cfg, err := safefile.ReadRegular(filepath.Join(t.obj, ".config"), kconfig.MaxSize)
+	cfg, err := safefile.ReadRegular(t.objFile(p, ".config"), kconfig.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -446,7 +537,7 @@ func (t *wholeTree) collect(ctx context.Context, dst, log, label string) error {
 	}
 	t.extraWrite = []string{dst + "-modules"}
 	defer func() { t.extraWrite = nil }()
-	return t.make(ctx, log, label, "modules_install", "INSTALL_MOD_PATH="+dst+"-modules", "INSTALL_MOD_STRIP=1")
+	return t.make(ctx, p, log, label, "modules_install", "INSTALL_MOD_PATH="+dst+"-modules", "INSTALL_MOD_STRIP=1")
 }
 
 // progress prints, every half minute, how many files make has compiled so far (its "  CC"

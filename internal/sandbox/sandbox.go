@@ -267,7 +267,7 @@ func Command(ctx context.Context, spec Spec, argv ...string) (*Cmd, error) {
 	if spec.Dir != "" {
 		args = append(args, "--chdir", spec.Dir)
 	}
-	args = append(args, "--", prlimit, fmt.Sprintf("--fsize=%d", min(FileSize, limits.Space)), fmt.Sprintf("--as=%d", int64(Memory)),
+	args = append(args, "--", prlimit, fmt.Sprintf("--fsize=%d", int64(FileSize)), fmt.Sprintf("--as=%d", int64(Memory)),
 		fmt.Sprintf("--nproc=%d", Processes), "--core=0", "--",
 		setpriv, fmt.Sprintf("--reuid=%d", NobodyUID), fmt.Sprintf("--regid=%d", NobodyGID), "--clear-groups",
 		"--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--")
@@ -309,7 +309,7 @@ func (s Spec) limits() (Limits, error) {
 //     sees it, and it goes when the command and the thread have ended, however nsperf ends;
 //   - bwrap's --die-with-parent is the death of the thread that started it, not of nsperf.
 //
-// Only the standard output and error are passed on (exec does not pass other descriptors);
+// Only the standard input, output and error are passed on (closeOnExec);
 // what the program writes to a file or a buffer given as either is bounded to Limits.Output
 // bytes in all (a pipe's reader bounds what it reads itself).
 func (c *Cmd) Start() error {
@@ -323,11 +323,11 @@ func (c *Cmd) Start() error {
 	}
 	c.exited = make(chan struct{})
 	started := make(chan error, 1)
-	go func() {
-		// Never unlocked: the thread's keyring and mounts are the command's, and the thread
-		// ends with this goroutine.
-		runtime.LockOSThread()
-		err := c.prepareThread()
+	onThreadOfItsOwn(func() {
+		err := closeOnExec()
+		if err == nil {
+			err = c.prepareThread()
+		}
 		if err == nil {
 			err = c.Cmd.Start()
 		}
@@ -335,13 +335,54 @@ func (c *Cmd) Start() error {
 		if err == nil {
 			<-c.exited
 		}
-	}()
+	})
 	if err := <-started; err != nil {
 		c.cancel()
 		return err
 	}
 	c.watch = make(chan struct{})
 	go c.watchSpace()
+	return nil
+}
+
+// onThreadOfItsOwn runs fn on a thread locked to it and ended after it (the goroutine exits
+// locked), so that what fn changes of its thread (keyring, mounts) goes with it. Not on the
+// main thread, which the runtime never ends: while one goroutine holds it, fn runs on another.
+func onThreadOfItsOwn(fn func()) {
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() != unix.Getpid() {
+			fn()
+			return // never unlocked: the thread ends here
+		}
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			defer close(done)
+			fn()
+		}()
+		<-done
+		runtime.UnlockOSThread() // the main thread, unchanged
+	}()
+}
+
+// closeOnExec marks every descriptor of nsperf's above standard error close-on-exec: Go opens
+// its own so, but one opened otherwise (a raw open(2), a library's) would be the build's to
+// read. exec.Cmd's ExtraFiles are unaffected (they are duplicated into the child).
+func closeOnExec() error {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("sandbox: list nsperf's descriptors: %w", err)
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+		}
+	}
 	return nil
 }
 

@@ -221,8 +221,8 @@ func TestDiesWithParent(t *testing.T) {
 }
 
 // TestSandboxGetsNothing: a build gets none of nsperf's environment (a password in NSPERF_DB,
-// a token) and none of its keyrings' keys (a key root added to its session keyring), only
-// the fixed environment and what the caller gives it.
+// a token), none of its keyrings' keys (a key root added to its session keyring) and none of
+// its open files, only the fixed environment and what the caller gives it.
 func TestSandboxGetsNothing(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireTool(t, "bwrap")
@@ -238,7 +238,15 @@ func TestSandboxGetsNothing(t *testing.T) {
 	if keys, _ := os.ReadFile("/proc/keys"); !strings.Contains(string(keys), "key-"+token) {
 		t.Fatalf("the test's own key is not in /proc/keys:\n%s", keys)
 	}
-	cmd, err := Command(context.Background(), Spec{Env: []string{"CCACHE_DIR=/x"}}, "sh", "-c", "env; cat /proc/keys")
+	// A descriptor of nsperf's open without close-on-exec is not passed on either.
+	leak := filepath.Join(t.TempDir(), "fd-"+token)
+	os.WriteFile(leak, nil, 0o644)
+	fd, err := syscall.Open(leak, syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	cmd, err := Command(context.Background(), Spec{Env: []string{"CCACHE_DIR=/x"}}, "sh", "-c", "env; cat /proc/keys; for f in /proc/self/fd/*; do readlink $f; done; true")
 	if err != nil {
 		t.Fatal(err)
 	}
