@@ -5,6 +5,7 @@ package scenarios
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -174,12 +175,12 @@ var rateUnits = []unit{{"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}, {"bit", 1}}
 
 // UnmarshalScalar implements scalarDecoder.
 func (r *Rate) UnmarshalScalar(s string) error {
-	v, ok := parseScaled(s, rateUnits)
-	if !ok {
+	v, err := parseScaled(s, rateUnits)
+	if errors.Is(err, errNotScaled) {
 		return fmt.Errorf("%q is not a rate (e.g. 5gbit, 500mbit)", s)
 	}
 	*r = Rate(v)
-	return nil
+	return err
 }
 
 type unit struct {
@@ -187,9 +188,15 @@ type unit struct {
 	scale  float64
 }
 
-// parseScaled reads a positive number with an optional unit suffix, as tc writes them; the
-// longer suffixes come first in units.
-func parseScaled(s string, units []unit) (float64, bool) {
+// errNotScaled: the text is no positive number with a unit; the caller names the kind of value.
+var errNotScaled = errors.New("not a scaled number")
+
+// parseScaled reads a positive number with an optional unit suffix, as tc writes them, as a
+// whole number of the last unit (bits, bytes); the longer suffixes come first in units. NaN
+// and infinities are errNotScaled, and a value of 2^64 units or more is refused: Go leaves
+// the conversion of either to uint64 undefined (2^63 on amd64), which made "inf" and "1e30"
+// rates of 9.2 exabits a second.
+func parseScaled(s string, units []unit) (uint64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	scale := 1.0
 	for _, u := range units {
@@ -199,10 +206,17 @@ func parseScaled(s string, units []unit) (float64, bool) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 {
-		return 0, false
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		return 0, errNotScaled
 	}
-	return v * scale, true
+	base := units[len(units)-1].suffix
+	switch v *= scale; {
+	case v >= 1<<64:
+		return 0, fmt.Errorf("%q exceeds %d%s (2^64-1)", s, uint64(math.MaxUint64), base)
+	case v < 1:
+		return 0, fmt.Errorf("%q is below 1%s", s, base)
+	}
+	return uint64(v), nil
 }
 
 func (r Rate) String() string {
@@ -219,12 +233,12 @@ type Size uint64
 
 // UnmarshalScalar implements scalarDecoder.
 func (z *Size) UnmarshalScalar(s string) error {
-	v, ok := parseScaled(s, []unit{{"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}})
-	if !ok {
+	v, err := parseScaled(s, []unit{{"mb", 1 << 20}, {"kb", 1 << 10}, {"b", 1}})
+	if errors.Is(err, errNotScaled) {
 		return fmt.Errorf("%q is not a size (e.g. 1mb, 256kb)", s)
 	}
 	*z = Size(v)
-	return nil
+	return err
 }
 
 func (z Size) String() string {

@@ -3,6 +3,8 @@ package topo
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/vishvananda/netlink"
@@ -43,17 +45,25 @@ func (l *Live) applyQdisc(ref string, want scenarios.Qdisc) (string, error) {
 			}
 		}
 		l.qdiscs[ref] = attach
+		if !attach {
+			return nil
+		}
 		qs, err := retryDump(func() ([]netlink.Qdisc, error) { return h.QdiscList(link) })
 		if err != nil {
 			return err
 		}
+		var attached netlink.Qdisc
 		for _, q := range qs {
-			if q.Attrs().Parent == netlink.HANDLE_ROOT && attach {
-				readBack = describeQdisc(q)
+			if q.Attrs().Parent == netlink.HANDLE_ROOT {
+				attached = q
 			}
 		}
-		if attach && readBack != want.Kind().Name && !startsWithWord(readBack, want.Kind().Name) {
-			return fmt.Errorf("%s: the root qdisc reads back %q after attaching %s", ref, readBack, want)
+		if attached == nil {
+			return fmt.Errorf("%s: no root qdisc reads back after attaching %s", ref, want)
+		}
+		readBack = describeQdisc(attached)
+		if problems := qdiscReadBackProblems(want, attached, netlink.TickInUsec()); len(problems) > 0 {
+			return fmt.Errorf("%s: root qdisc %s reads back otherwise: %s", ref, want, strings.Join(problems, "; "))
 		}
 		return nil
 	})
@@ -74,8 +84,16 @@ func qdiscOf(root netlink.QdiscAttrs, want scenarios.Qdisc) netlink.Qdisc {
 			Limit: uint32(float64(rate)*latency.Seconds()) + uint32(t.Burst)}
 	case want.Netem != nil:
 		n := want.Netem
-		return netlink.NewNetem(root, netlink.NetemQdiscAttrs{Latency: uint32(n.Delay.Std() / time.Microsecond),
-			Jitter: uint32(n.Jitter.Std() / time.Microsecond), Loss: float32(n.Loss * 100), ReorderProb: float32(n.Reorder * 100), Limit: uint32(n.Limit)})
+		q := netlink.NewNetem(root, netlink.NetemQdiscAttrs{Latency: uint32(n.Delay.Std() / time.Microsecond),
+			Jitter: uint32(n.Jitter.Std() / time.Microsecond), Limit: uint32(n.Limit)})
+		// The probabilities in float64: the library's Percentage2u32 multiplies in float32,
+		// whose 24 bits are coarser than the field's 32. Reordering needs a gap of 1, as
+		// NewNetem would give it (`tc ... reorder P%` sets the same).
+		q.Loss, q.ReorderProb = netemProbability(n.Loss), netemProbability(n.Reorder)
+		if q.ReorderProb > 0 {
+			q.Gap = 1
+		}
+		return q
 	case want.FQ != nil:
 		q := netlink.NewFq(root)
 		q.FlowMaxRate, q.Quantum = uint32(uint64(want.FQ.MaxRate)/8), uint32(want.FQ.Quantum)
@@ -85,6 +103,138 @@ func qdiscOf(root netlink.QdiscAttrs, want scenarios.Qdisc) netlink.Qdisc {
 	// pfifo_fast and noqueue take no parameters.
 	return &netlink.GenericQdisc{QdiscAttrs: root, QdiscType: want.Kind().Name}
 }
+
+// netemProbability is p as netem's 32-bit fraction of 2^32-1 (validation keeps p in [0, 1]).
+func netemProbability(p scenarios.Percent) uint32 {
+	return uint32(math.Round(float64(p) * math.MaxUint32))
+}
+
+// qdiscReadBackProblems compares the root qdisc the kernel reports (`tc qdisc show dev DEV
+// root`) with what nsperf asked, every parameter nsperf sends: one line per parameter that
+// differs, "delay: asked 10ms, the kernel holds 2.704ms". The kernel's units are allowed
+// for: times go as whole microseconds turned into ticks (tickInUsec of them a microsecond:
+// netem's delay and jitter, tbf's burst as time) or into CoDel's 1024ns units (fq_codel),
+// probabilities as fractions of 2^32-1, tbf's latency as its limit in whole bytes. A value
+// cut to 32 bits on its way reads back far from what was asked. Comparisons are written so
+// that a NaN asked fails them.
+func qdiscReadBackProblems(want scenarios.Qdisc, got netlink.Qdisc, tickInUsec float64) []string {
+	var problems []string
+	differ := func(param string, asked, holds any) {
+		problems = append(problems, fmt.Sprintf("%s: asked %v, the kernel holds %v", param, asked, holds))
+	}
+	// A time travels as whole microseconds (nsperf truncates) turned into whole ticks (the
+	// library truncates): it reads back within a microsecond and a tick of what was asked.
+	tick := time.Duration(float64(time.Microsecond) / tickInUsec)
+	ticks := func(n uint32) time.Duration {
+		return time.Duration(float64(n) / tickInUsec * float64(time.Microsecond))
+	}
+	near := func(asked, holds, within time.Duration) bool {
+		d := asked - holds
+		return d <= within && -d <= within
+	}
+	if kind := want.Kind().Name; got.Type() != kind {
+		return []string{fmt.Sprintf("kind: asked %s, the kernel holds %s", kind, got.Type())}
+	}
+	switch got := got.(type) {
+	case *netlink.Tbf:
+		t := want.TBF
+		bytesPerSecond := uint64(t.Rate) / 8
+		if got.Rate != bytesPerSecond {
+			differ("rate", t.Rate, bitRate(got.Rate))
+		}
+		// The burst travels as time at the rate (tc_tbf_qopt.buffer, in ticks).
+		burst := float64(bytesPerSecond) * ticks(got.Buffer).Seconds()
+		within := float64(bytesPerSecond)*(time.Microsecond+tick).Seconds() + 1
+		if !(math.Abs(burst-float64(t.Burst)) <= within) {
+			differ("burst", t.Burst, scenarios.Size(math.Round(burst)))
+		}
+		// The latency travels as the limit, rate × latency + burst in whole bytes.
+		latency := t.Latency.Std()
+		if latency == 0 {
+			latency = scenarios.DefaultTBFLatency
+		}
+		if bytesPerSecond > 0 {
+			holds := (float64(got.Limit) - float64(t.Burst)) / float64(bytesPerSecond)
+			if !(math.Abs(holds-latency.Seconds()) <= 1/float64(bytesPerSecond)+1e-9) {
+				differ("latency", latency, time.Duration(holds*float64(time.Second)))
+			}
+		}
+	case *netlink.Netem:
+		n := want.Netem
+		if holds := ticks(got.Latency); !near(n.Delay.Std(), holds, time.Microsecond+tick) {
+			differ("delay", n.Delay, holds)
+		}
+		if holds := ticks(got.Jitter); !near(n.Jitter.Std(), holds, time.Microsecond+tick) {
+			differ("jitter", n.Jitter, holds)
+		}
+		for _, p := range []struct {
+			name  string
+			asked scenarios.Percent
+			holds uint32
+		}{{"loss", n.Loss, got.Loss}, {"reorder", n.Reorder, got.ReorderProb}} {
+			if !(math.Abs(float64(p.asked)*math.MaxUint32-float64(p.holds)) <= 1) {
+				differ(p.name, percent(float64(p.asked)), percent(float64(p.holds)/math.MaxUint32))
+			}
+		}
+		limit := uint64(1000) // NewNetem's default, tc's too
+		if n.Limit != 0 {
+			limit = uint64(n.Limit)
+		}
+		if uint64(got.Limit) != limit {
+			differ("limit", limit, got.Limit)
+		}
+	case *netlink.Fq:
+		f := want.FQ
+		// All ones is no limit (TCA_FQ_FLOW_MAX_RATE): never what a maxrate asks.
+		if f.MaxRate > 0 && (got.FlowMaxRate == math.MaxUint32 || uint64(got.FlowMaxRate) != uint64(f.MaxRate)/8) {
+			holds := any(bitRate(uint64(got.FlowMaxRate)))
+			if got.FlowMaxRate == math.MaxUint32 {
+				holds = "no maxrate"
+			}
+			differ("maxrate", f.MaxRate, holds)
+		}
+		if f.Quantum > 0 && uint64(got.Quantum) != uint64(f.Quantum) {
+			differ("quantum", f.Quantum, scenarios.Size(got.Quantum))
+		}
+		if f.FlowLimit > 0 && uint64(got.FlowPacketLimit) != uint64(f.FlowLimit) {
+			differ("flow_limit", f.FlowLimit, got.FlowPacketLimit)
+		}
+		if f.Limit > 0 && uint64(got.PacketLimit) != uint64(f.Limit) {
+			differ("limit", f.Limit, got.PacketLimit)
+		}
+	case *netlink.FqCodel:
+		c := want.FQCodel
+		// CoDel keeps microseconds as 1024ns units: 5ms reads back as 4999us.
+		const codelUnit = 1024 * time.Nanosecond
+		for _, p := range []struct {
+			name  string
+			asked scenarios.Duration
+			holds uint32
+		}{{"target", c.Target, got.Target}, {"interval", c.Interval, got.Interval}} {
+			if holds := time.Duration(p.holds) * time.Microsecond; p.asked != 0 && !near(p.asked.Std(), holds, time.Microsecond+codelUnit) {
+				differ(p.name, p.asked, holds)
+			}
+		}
+		if c.Limit > 0 && uint64(got.Limit) != uint64(c.Limit) {
+			differ("limit", c.Limit, got.Limit)
+		}
+		if ecn := got.ECN != 0; ecn == c.NoECN {
+			differ("noecn", c.NoECN, !ecn)
+		}
+	}
+	return problems
+}
+
+// bitRate is a rate in bytes a second as tc writes rates, in bits.
+func bitRate(bytesPerSecond uint64) string {
+	if bytesPerSecond > math.MaxUint64/8 {
+		return fmt.Sprintf("%d bytes a second", bytesPerSecond)
+	}
+	return scenarios.Rate(bytesPerSecond * 8).String()
+}
+
+// percent is a fraction as a percentage.
+func percent(fraction float64) string { return fmt.Sprintf("%.9g%%", fraction*100) }
 
 // describeQdisc is a qdisc as read back, in tc's words.
 func describeQdisc(q netlink.Qdisc) string {
@@ -114,8 +264,6 @@ func describeQdisc(q netlink.Qdisc) string {
 	return q.Type()
 }
 
-func startsWithWord(s, word string) bool { return len(s) > len(word) && s[:len(word)+1] == word+" " }
-
 // replaceFqCodel is `tc qdisc replace dev DEV root fq_codel ...` as its own netlink request,
 // sent from the calling thread's namespace: vishvananda/netlink v1.3.1 reads fq_codel's
 // target back but never sends it (qdiscPayload has no TCA_FQ_CODEL_TARGET).
@@ -124,18 +272,27 @@ func replaceFqCodel(root netlink.QdiscAttrs, c *scenarios.FQCodel) error {
 	req.AddData(&nl.TcMsg{Family: nl.FAMILY_ALL, Ifindex: int32(root.LinkIndex), Handle: root.Handle, Parent: root.Parent})
 	req.AddData(nl.NewRtAttr(nl.TCA_KIND, nl.ZeroTerminated("fq_codel")))
 	options := nl.NewRtAttr(nl.TCA_OPTIONS, nil)
-	ecn := uint32(1)
-	if c.NoECN {
-		ecn = 0
-	}
-	options.AddRtAttr(nl.TCA_FQ_CODEL_ECN, nl.Uint32Attr(ecn))
-	for attr, v := range map[int]uint32{nl.TCA_FQ_CODEL_TARGET: uint32(c.Target.Std() / time.Microsecond),
-		nl.TCA_FQ_CODEL_INTERVAL: uint32(c.Interval.Std() / time.Microsecond), nl.TCA_FQ_CODEL_LIMIT: uint32(c.Limit)} {
-		if v > 0 {
-			options.AddRtAttr(attr, nl.Uint32Attr(v))
-		}
+	for attr, v := range fqCodelOptions(c) {
+		options.AddRtAttr(attr, nl.Uint32Attr(v))
 	}
 	req.AddData(options)
 	_, err := req.Execute(unix.NETLINK_ROUTE, 0)
 	return err
+}
+
+// fqCodelOptions are the TCA_FQ_CODEL_* attributes nsperf sends: ECN always (on is
+// fq_codel's default), the others when set, times in microseconds.
+func fqCodelOptions(c *scenarios.FQCodel) map[int]uint32 {
+	ecn := uint32(1)
+	if c.NoECN {
+		ecn = 0
+	}
+	out := map[int]uint32{nl.TCA_FQ_CODEL_ECN: ecn}
+	for attr, v := range map[int]uint32{nl.TCA_FQ_CODEL_TARGET: uint32(c.Target.Std() / time.Microsecond),
+		nl.TCA_FQ_CODEL_INTERVAL: uint32(c.Interval.Std() / time.Microsecond), nl.TCA_FQ_CODEL_LIMIT: uint32(c.Limit)} {
+		if v > 0 {
+			out[attr] = v
+		}
+	}
+	return out
 }
