@@ -54,8 +54,9 @@ type Network interface {
 	Failed() <-chan error
 	// OVS describes the Open vSwitch the topology uses; all "" without OVS.
 	OVS() (version, datapath, instance string)
-	// Keep leaves the topology up after the run; Teardown removes it.
-	Keep()
+	// Keep leaves the topology up after the run, as it is (an error says what would not stay,
+	// and the caller tears it down); Teardown removes it.
+	Keep() error
 	Teardown() error
 }
 

@@ -237,7 +237,7 @@ type StateRecord struct {
 	// namespace -> destination -> "initcwnd 40 quickack 1" ("(none)" for none).
 	Routes map[string]map[string]string `json:"routes,omitempty"`
 	// XDP are the XDP programs attached in this state, as read back: "ns/dev" -> "pass (id N,
-	// native)".
+	// native)", or "object PATH, program NAME (id N, native)" for an object's program.
 	XDP map[string]string `json:"xdp,omitempty"`
 }
 

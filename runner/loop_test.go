@@ -46,6 +46,8 @@ type fakeMachine struct {
 	serverDiesAfter int
 	// missing are programs LookPath does not find.
 	missing []string
+	// keepFails is what a topology's Keep returns (nil: it stays up).
+	keepFails error
 	// clientTakes is how long a client runs before it prints its output (0: no time); a
 	// client whose context ends first is killed.
 	clientTakes time.Duration
@@ -128,7 +130,7 @@ func (n *fakeNetwork) StateCommands(st scenarios.State) []string {
 func (n *fakeNetwork) Warnings() []string                     { return nil }
 func (n *fakeNetwork) Failed() <-chan error                   { return n.failed }
 func (n *fakeNetwork) OVS() (string, string, string)          { return "", "", "" }
-func (n *fakeNetwork) Keep()                                  {}
+func (n *fakeNetwork) Keep() error                            { return n.m.keepFails }
 func (n *fakeNetwork) ClearTimeWait(string, int) (int, error) { return 0, nil }
 
 func (n *fakeNetwork) Check(states []scenarios.State) error {
@@ -394,6 +396,27 @@ WORKLOADS`, 1)
 	r, err = Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, StatesOptional: true})
 	if err != nil || !strings.Contains(r.Cases[0].States[2].Unavailable, "tso_max_size 65536") || len(r.Cases[0].Samples) != 6 {
 		t.Errorf("with StatesOptional: %v, %+v", err, r)
+	}
+}
+
+// TestLoopKeep: run --keep leaves the last topology up only if it stays as it is (Keep); when
+// it would not (an XDP program its pin did not hold), the run fails and tears it down.
+func TestLoopKeep(t *testing.T) {
+	for _, keepFails := range []error{nil, errors.New("xdp on server/eth0: program nsperf_pass (id 7) went with nsperf's handles on it")} {
+		m := &fakeMachine{keepFails: keepFails, throughput: func(string, int) float64 { return 10e9 }}
+		s, err := scenarios.Parse("loop.yaml", []byte(strings.NewReplacer("WORKLOADS", iperf3Workload, "RUNS", "1").Replace(loopScenario(t))), scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var progress strings.Builder
+		_, err = Run(context.Background(), s, Options{Out: t.TempDir() + "/r.json", Machine: m, Progress: &progress, Keep: true, Idle: IdleGate{Window: time.Millisecond, Limit: time.Second}})
+		kept := strings.Contains(progress.String(), "kept topology")
+		switch {
+		case keepFails == nil && (err != nil || !kept || m.teardowns != 0):
+			t.Errorf("kept: %v, kept said %v, %d teardowns", err, kept, m.teardowns)
+		case keepFails != nil && (err == nil || !strings.Contains(err.Error(), "--keep: xdp on server/eth0") || kept || m.teardowns != 1):
+			t.Errorf("keep failed: %v, kept said %v, %d teardowns", err, kept, m.teardowns)
+		}
 	}
 }
 

@@ -296,10 +296,18 @@ func (m *measurement) measureCases(cases []scenarios.Case, first machine.Network
 				r.Warnings = append(r.Warnings, w)
 			}
 		}
+		kept := false
 		if m.opt.Keep && i == last {
-			live.Keep()
-			fmt.Fprintf(m.progress, "kept topology %s up; remove it with: nsperf down %s\n", live.RunID(), live.RunID())
-		} else {
+			// Left up only as it is: what would not outlive this process (an XDP program
+			// whose pin did not hold it) is an error, and the topology is torn down.
+			if kerr := live.Keep(); kerr != nil {
+				err = errors.Join(err, fmt.Errorf("--keep: %w", kerr))
+			} else {
+				kept = true
+				fmt.Fprintf(m.progress, "kept topology %s up; remove it with: nsperf down %s\n", live.RunID(), live.RunID())
+			}
+		}
+		if !kept {
 			phase(m.opt, results.PhaseTeardown)
 			if terr := live.Teardown(); terr != nil {
 				err = errors.Join(err, terr)

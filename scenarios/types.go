@@ -149,8 +149,8 @@ type State struct {
 	Qdiscs map[string]Qdisc `yaml:"qdiscs"`
 	// XDP attaches an XDP program to a device while the state is measured (`ip link set dev
 	// DEV xdp obj FILE`), key "ns/dev": XDPPass (nsperf's own XDP_PASS program) or the path of
-	// an ELF object with an XDP program (relative to the scenario file). A device without one
-	// in a state has none.
+	// an ELF object with an XDP program (relative to the scenario file; its first in the file,
+	// by section then offset). A device without one in a state has none.
 	XDP map[string]string `yaml:"xdp"`
 	// Sysctls are network sysctls per namespace (`ip netns exec NS sysctl -w
 	// net.ipv4.tcp_autocorking=0`), key: the scenario's namespace, then the sysctl's name

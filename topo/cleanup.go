@@ -24,10 +24,11 @@ type Removal struct {
 	LeftAlone []string
 }
 
-// Down removes a run that is not alive: its bridges in an existing OVS, the namespaces that
-// carry its marker (killing what still runs in them, which takes their devices along), its
-// private OVS directory, then its state and lock files. It is what `nsperf down RUNID` and
-// `nsperf cleanup` do, and it is idempotent. It refuses a live run.
+// Down removes a run that is not alive: its bridges in an existing OVS, its pins in bpffs
+// (the XDP programs of a topology kept up), the namespaces that carry its marker (killing
+// what still runs in them, which takes their devices along), its private OVS directory, then
+// its state and lock files. It is what `nsperf down RUNID` and `nsperf cleanup` do, and it is
+// idempotent. It refuses a live run.
 func Down(o *runstate.StateFile) (Removal, error) {
 	lock, alive, err := runstate.LockRun(o.RunID)
 	if err != nil {
@@ -49,6 +50,13 @@ func Down(o *runstate.StateFile) (Removal, error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("bridges of run %s in %s: %w", o.RunID, o.OVSDB, err))
 		}
+	}
+	// The pins first: an XDP program goes with its link's pin (`ip link set dev DEV xdp off`),
+	// while its device is still there.
+	if removed, err := removePins(o.RunID); err != nil {
+		errs = append(errs, err)
+	} else if removed {
+		rm.Removed = append(rm.Removed, runstate.PinDir(o.RunID))
 	}
 	// Deleting a namespace kills what runs in it: a private OVS's daemons, the tools.
 	for i := len(o.Namespaces) - 1; i >= 0; i-- {
@@ -153,6 +161,13 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 			orphans[id] = []string{}
 		}
 	}
+	pins, _ := filepath.Glob(filepath.Join(runstate.PinRoot, "nsp*"))
+	for _, d := range pins {
+		id, err := ParseRunID(filepath.Base(d))
+		if err == nil && !claimed[id] && orphans[id] == nil {
+			orphans[id] = []string{}
+		}
+	}
 	for id, nss := range orphans {
 		if runstate.Alive(id) {
 			continue // a run being built: its state file is on its way or its lock is held
@@ -160,6 +175,9 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 		what := "namespace without a state file"
 		if len(nss) == 0 {
 			what = "private OVS directory without a state file"
+			if _, err := os.Lstat(runstate.OVSDir(id)); err != nil {
+				what = "pins in bpffs without a state file"
+			}
 		}
 		sort.Strings(nss)
 		out = append(out, Leftover{RunID: id, Namespaces: nss, Reason: what})

@@ -49,6 +49,7 @@ type Live struct {
 	pristineRoutes map[string]netlink.Route
 	routes         map[string]map[string]string
 	xdp            map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
+	kept           bool                    // the topology outlives the process: its XDP links are pinned
 	// sysfsDevices are the devices some state sets a sysfs knob of (threaded, ...): their
 	// read-back includes those knobs, which cost a mount of the namespace's sysfs.
 	sysfsDevices map[string]bool
@@ -121,7 +122,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, pristineRoutes: map[string]netlink.Route{}, routes: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, sysfsDevices: sysfsDevices(p.Scenario), failed: make(chan error, 2)}
+		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, pristineRoutes: map[string]netlink.Route{}, routes: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, kept: opt.Kept, sysfsDevices: sysfsDevices(p.Scenario), failed: make(chan error, 2)}
 	l.push("remove state file and lock", func() error {
 		// While processes of the run may live on, the state file stays for nsperf cleanup.
 		if err := l.waitSweep(); err != nil {
@@ -245,10 +246,17 @@ func (l *Live) Teardown() error {
 	return errors.Join(errs...)
 }
 
-// Keep leaves the topology up beyond this process (`nsperf up`, `run --keep`): the run's lock
-// is released, so that `nsperf down` and `cleanup --all` may remove it; its state file stays.
-func (l *Live) Keep() {
+// Keep leaves the topology up beyond this process (`nsperf up`, `run --keep`): nsperf lets go
+// of its handles on the XDP programs it attached, which their pins in bpffs hold from now on,
+// and reads each device back; then the run's lock is released, so that `nsperf down` and
+// `cleanup --all` may remove it; its state file stays. An XDP program that went with the
+// handles is an error, the lock still held: the caller tears the topology down.
+func (l *Live) Keep() error {
+	if err := l.keepXDP(); err != nil {
+		return err
+	}
 	l.owner.Unlock()
+	return nil
 }
 
 // Namespace returns the full name of a scenario namespace (for `ip netns exec`).

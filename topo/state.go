@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -41,6 +42,12 @@ func (l *Live) CheckState(st scenarios.State) error {
 
 func (l *Live) stateProblems(st scenarios.State) []string {
 	var reasons []string
+	if len(st.XDP) > 0 && l.kept {
+		// The topology outlives nsperf: its XDP links must be pinned to stay.
+		if _, err := ensurePinDir(l.ID); err != nil {
+			reasons = append(reasons, keptXDPReason(strings.Join(slices.Sorted(maps.Keys(st.XDP)), ", "), err))
+		}
+	}
 	for _, ns := range slices.Sorted(maps.Keys(st.Sysctls)) {
 		err := l.Do(ns, func() error {
 			for _, name := range slices.Sorted(maps.Keys(st.Sysctls[ns])) {

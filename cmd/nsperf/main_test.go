@@ -25,6 +25,7 @@ import (
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
+	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -246,6 +247,47 @@ func TestUpDown(t *testing.T) {
 	}
 	if _, errOut, code := nsperf("down", id[1]); code == 0 || !strings.Contains(errOut, "no state file") {
 		t.Errorf("second down: exit %d %s", code, errOut)
+	}
+}
+
+// TestUpXDP: `nsperf up` of a baseline with an XDP program leaves it attached after the nsperf
+// process is gone (its bpf_link pinned in bpffs, which the read-back before "is up" checked),
+// and `nsperf down` takes it away, pin and all.
+func TestUpXDP(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir)
+	s, err := os.ReadFile("../../scenarios/library/veth-xdp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "up.yaml")
+	os.WriteFile(file, []byte(strings.Replace(string(s), "  - name: no-xdp\n", "", 1)), 0o644)
+	// A process of its own: what it held dies with it, as a user's nsperf up's does.
+	out, err := exec.Command(clitest.Binary, "up", file).CombinedOutput()
+	id := regexp.MustCompile(`run (nsp[0-9a-f]{4}) is up in state xdp-pass`).FindSubmatch(out)
+	if err != nil || id == nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	run := string(id[1])
+	downed := false
+	t.Cleanup(func() {
+		if !downed {
+			nsperf("down", run)
+		}
+	})
+	show, err := exec.Command("ip", "-n", run+"-server", "-d", "link", "show", "eth0").CombinedOutput()
+	if err != nil || !strings.Contains(string(show), "prog/xdp id ") {
+		t.Errorf("server/eth0 after up has no XDP program (%v):\n%s", err, show)
+	}
+	if _, err := os.Lstat(runstate.PinDir(plan.RunID(run))); err != nil {
+		t.Errorf("no pins of the run: %v", err)
+	}
+	stdout, errOut, code := nsperf("down", run)
+	downed = code == 0
+	if code != 0 || !strings.Contains(stdout, runstate.PinDir(plan.RunID(run))) {
+		t.Errorf("down: exit %d %s %s", code, stdout, errOut)
+	}
+	if _, err := os.Lstat(runstate.PinDir(plan.RunID(run))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("pins after down: %v", err)
 	}
 }
 

@@ -48,6 +48,8 @@ func ofOthers(what, item, stateDir string) bool {
 	switch what {
 	case "network namespaces", "links in the root namespace":
 		return liveRunIn(item)
+	case "pins in bpffs":
+		return liveRunIn(filepath.Base(item))
 	case "state files":
 		if strings.HasPrefix(filepath.Base(item), "vm-") {
 			return liveGuest(item) || Fixture(filepath.Base(item))
@@ -120,7 +122,7 @@ func exists(what, item string) bool {
 		path = filepath.Join("/run/netns", item)
 	case "links in the root namespace":
 		path = filepath.Join("/sys/class/net", item)
-	case "state files":
+	case "state files", "pins in bpffs":
 		path = item
 	default:
 		return true

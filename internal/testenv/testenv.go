@@ -18,6 +18,7 @@ import (
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // RequireRoot skips a test that needs root, unless NSPERF_REQUIRE_ROOT=1 (set by .ci/run),
@@ -50,7 +51,7 @@ func RequireTool(t testing.TB, name string) {
 var watchedProcesses = append(scenarios.ToolProcesses(), "ovsdb-server", "ovs-vswitchd", "postgres", "qemu-system-x86")
 
 // Snapshot is what a test could leave behind: links in the root namespace, run namespaces,
-// nsperf state files and the processes nsperf drives.
+// nsperf state files, the processes nsperf drives and its pins in bpffs.
 type Snapshot struct {
 	Links      []string // in the test's (root) namespace
 	Namespaces []string
@@ -59,6 +60,9 @@ type Snapshot struct {
 	// NFTables are the nftables tables of the root namespace (`nft list tables`): the
 	// big-packet counters live in the run's namespaces and must never land here.
 	NFTables []string
+	// Pins are the runs' directories of pins in bpffs (runstate.PinDir): the XDP links of
+	// topologies kept up.
+	Pins []string
 }
 
 // Take records the current leftovers-to-be.
@@ -75,6 +79,7 @@ func Take(stateDir string) Snapshot {
 		}
 	}
 	s.StateFiles, _ = filepath.Glob(filepath.Join(stateDir, "nsp*"))
+	s.Pins, _ = filepath.Glob(filepath.Join(runstate.PinRoot, "nsp*"))
 	guests, _ := filepath.Glob(filepath.Join(stateDir, "vm", "vm-*")) // --kernel runs' guests
 	s.StateFiles = append(s.StateFiles, guests...)
 	procs, _ := os.ReadDir("/proc")
@@ -116,6 +121,7 @@ func CheckClean(t testing.TB, before Snapshot, stateDir string) {
 		{"state files", before.StateFiles, after.StateFiles},
 		{"processes", before.Processes, after.Processes},
 		{"nftables tables in the root namespace", before.NFTables, after.NFTables},
+		{"pins in bpffs", before.Pins, after.Pins},
 	} {
 		var mine []string
 		for _, x := range added(pair.before, pair.after) {

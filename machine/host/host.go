@@ -100,10 +100,15 @@ func Up(s *scenarios.Scenario, progress io.Writer) (*topo.Live, error) {
 	if err == nil {
 		_, err = live.Apply(first.States[0])
 	}
+	if err == nil {
+		// What stays once this process is gone, read back: up says the state only if so.
+		if err = live.Keep(); err != nil {
+			err = fmt.Errorf("state %s: %w", first.States[0].Name, err)
+		}
+	}
 	if err != nil {
 		return nil, errors.Join(err, live.Teardown())
 	}
-	live.Keep()
 	return live, nil
 }
 

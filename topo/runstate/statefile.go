@@ -25,6 +25,17 @@ import (
 // OVSDir is where a run's private OVS keeps its database, sockets and logs.
 func OVSDir(id plan.RunID) string { return plan.Facts{StateDir: Dir}.OVSDir(id) }
 
+// BPFFS is where bpffs is mounted (`mount -t bpf bpf /sys/fs/bpf`, as systemd and ip do it).
+const BPFFS = "/sys/fs/bpf"
+
+// PinRoot holds, one directory per run (PinDir), what nsperf pins in bpffs so that it outlives
+// its process: the bpf_links of the XDP programs of a topology kept up (`nsperf up`, `run
+// --keep`), which would go with their last file descriptor otherwise.
+const PinRoot = BPFFS + "/nsperf"
+
+// PinDir is a run's directory in PinRoot: derived from the run id, never read from a file.
+func PinDir(id plan.RunID) string { return filepath.Join(PinRoot, string(id)) }
+
 // Dir holds one state file and one lock file per run: what the run created, so that `nsperf
 // down` and `nsperf cleanup` can remove it after the run is gone, and the lock that says
 // whether the run is still alive; and the machine's measuring lock. /run is cleared at boot,
