@@ -347,6 +347,50 @@ func TestRefusedStateExits4(t *testing.T) {
 	}
 }
 
+// TestMissingLinkKindExits4: a shipped scenario with a link kind this kernel lacks (the probe
+// says which) ends at its build with exit 4 naming the kind's config option, and leaves
+// nothing behind; one whose kinds are all here runs.
+func TestMissingLinkKindExits4(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	probe, err := topo.Probe(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := func(l scenarios.Link) string {
+		switch spec := l.Spec().(type) {
+		case *scenarios.Geneve:
+			return topo.ProbeGeneve
+		case *scenarios.Ipvlan:
+			return topo.ProbeIpvlan
+		case *scenarios.Netkit:
+			return topo.ProbeNetkit
+		case *scenarios.IPTunnel:
+			return topo.ProbeTunnel(spec.Mode)
+		}
+		return ""
+	}
+	for _, name := range []string{"geneve-bigtcp", "ipvlan-l3", "netkit-bigtcp", "ip-tunnels"} {
+		s, err := scenarios.Load(name, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "" // the first missing kind's own option
+		for _, l := range s.Topology.Links {
+			if d := probe.Device(probed(l)); want == "" && d != nil && d.Attrs == nil {
+				want = fmt.Sprintf("this kernel has no %s devices", strings.TrimSuffix(d.Kind, " (l2) over a veth"))
+				want += " (operation not supported): it needs CONFIG_" + l.Spec().Modules()[0].Options[0]
+			}
+		}
+		_, errOut, code := nsperf("run", name, "--runs", "1", "--duration", "1s", "--omit", "0s", "--out", filepath.Join(t.TempDir(), "r.json"))
+		switch {
+		case want == "" && code != 0:
+			t.Errorf("%s, every link kind here: exit %d\n%s", name, code, errOut)
+		case want != "" && (code != exitSkipped || !strings.Contains(errOut, want)):
+			t.Errorf("%s: exit %d, want %d with %q:\n%s", name, code, exitSkipped, want, errOut)
+		}
+	}
+}
+
 // TestOVSVswitchdKilled: ovs-vswitchd dying mid-run ends the run with exit 3 and its reason,
 // keeps the finished samples, and leaves nothing behind.
 func TestOVSVswitchdKilled(t *testing.T) {
