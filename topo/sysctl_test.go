@@ -18,21 +18,22 @@ const sysctlStates = `  - name: built
     sysctls:
       client: {net.ipv4.tcp_autocorking: 0, net.core.somaxconn: 1024}
       server: {net.ipv4.tcp_rmem: "4096 65536 1048576"}
-  - name: machine-wide
+  - name: older-kernel
     optional: true
     sysctls:
-      client: {net.core.netdev_max_backlog: 5000}
+      client: {net.ipv4.tcp_tw_recycle: 1}
 `
 
 // TestSysctls: a state's sysctls are written in the namespace only (the machine's own values
 // do not move), read back, reset to their built values by a state that leaves them out, and
-// a change from outside during a sample is drift; a sysctl the namespace lacks (machine-wide
-// on this kernel) is a capability the state needs, found before anything is measured.
+// a change from outside during a sample is drift; a sysctl the namespace lacks (another
+// kernel's: tcp_tw_recycle went in Linux 4.12) is a capability the state needs, found before
+// anything is measured.
 func TestSysctls(t *testing.T) {
 	testenv.RequireRoot(t)
 	s := vethScenario(t, sysctlStates)
 	host := map[string]string{}
-	for _, name := range []string{"net.ipv4.tcp_autocorking", "net.core.somaxconn", "net.ipv4.tcp_rmem", "net.core.netdev_max_backlog"} {
+	for _, name := range []string{"net.ipv4.tcp_autocorking", "net.core.somaxconn", "net.ipv4.tcp_rmem"} {
 		data, err := os.ReadFile(knobs.SysctlPath(name))
 		if err != nil {
 			t.Fatal(err)
@@ -54,10 +55,10 @@ func TestSysctls(t *testing.T) {
 		}
 		return v
 	}
-	built, tuned, wide := s.States[0], s.States[1], s.States[2]
+	built, tuned, older := s.States[0], s.States[1], s.States[2]
 	var ce *capability.Error
-	if err := l.Check([]scenarios.State{wide}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "sysctl net.core.netdev_max_backlog: namespace client has no such setting") {
-		t.Errorf("Check of a machine-wide sysctl: %v", err)
+	if err := l.Check([]scenarios.State{older}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "sysctl net.ipv4.tcp_tw_recycle: namespace client has no such setting") {
+		t.Errorf("Check of a sysctl this kernel lacks: %v", err)
 	}
 	if err := l.Check([]scenarios.State{built, tuned}); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestSysctls(t *testing.T) {
 	if want := "ip netns exec " + l.Namespace("client") + " sysctl -q -w net.core.somaxconn=1024 net.ipv4.tcp_autocorking=0"; len(cmds) == 0 || cmds[0] != want {
 		t.Errorf("commands %q, want first %q", cmds, want)
 	}
-	if _, err := l.Apply(wide); !errors.As(err, &ce) {
-		t.Errorf("applying a machine-wide sysctl: %v, want a capability error", err)
+	if _, err := l.Apply(older); !errors.As(err, &ce) {
+		t.Errorf("applying a sysctl this kernel lacks: %v, want a capability error", err)
 	}
 }
