@@ -91,6 +91,8 @@ func TestCheckSysctl(t *testing.T) {
 		{"net.ipv4.tcp_allowed_congestion_control", "reno cubic", "net.ipv4.tcp_allowed_congestion_control is host-wide: a network namespace has it read-only or not at all, so nsperf does not change it (set it on the machine before the run if the measurement needs it)"},
 		{"net.ipv4.route.gc_thresh", "1", "net.ipv4.route.gc_thresh is host-wide: a network namespace has it read-only or not at all, so nsperf does not change it (set it on the machine before the run if the measurement needs it)"},
 		{"net.ipv4.route.min_pmtu", "552", ""},
+		{"net.ipv4.tcp_congestion_control", "bbr", ""},
+		{"net.ipv4.tcp_congestion_control", "../../x", `"../../x" is not a congestion control's name (e.g. cubic, bbr, reno)`},
 		{"kernel.pid_max", "4096", "kernel.pid_max: nsperf sets only net.core.*, net.ipv4.*, net.ipv6.* sysctls, which each network namespace has of its own"},
 		{"net.netfilter.nf_conntrack_max", "1", "net.netfilter.nf_conntrack_max: nsperf sets only net.core.*, net.ipv4.*, net.ipv6.* sysctls, which each network namespace has of its own"},
 		{"net/ipv4/../../../etc", "1", `"net/ipv4/../../../etc" is not a sysctl name: dotted words, e.g. net.ipv4.tcp_autocorking`},

@@ -68,6 +68,16 @@ func sysctlSet(names ...string) map[string]bool {
 	return out
 }
 
+// CongestionControlSysctl is a namespace's default congestion control: the kernel takes only
+// an algorithm it has (ENOENT otherwise, after trying to load its module tcp_NAME) and, outside
+// the initial namespace, one of the machine's net.ipv4.tcp_allowed_congestion_control (EPERM
+// otherwise: tcp_set_default_congestion_control).
+const CongestionControlSysctl = "net.ipv4.tcp_congestion_control"
+
+// CongestionControlName is a congestion control's name (TCP_CA_NAME_MAX is 16 bytes with the
+// NUL), which is its module's with tcp_ before it.
+var CongestionControlName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,15}$`)
+
 // sysctlNameRE: dotted words of a sysctl name. Device names inside a name
 // (net.ipv4.conf.eth0.forwarding) are words too; '/' and ".." never are.
 var sysctlNameRE = regexp.MustCompile(`^[a-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$`)
@@ -93,6 +103,9 @@ func CheckSysctl(name, value string) string {
 	}
 	if strings.TrimSpace(value) == "" {
 		return "missing: the value to write, e.g. 0"
+	}
+	if name == CongestionControlSysctl && !CongestionControlName.MatchString(strings.TrimSpace(value)) {
+		return fmt.Sprintf("%q is not a congestion control's name (e.g. cubic, bbr, reno)", value)
 	}
 	if len(value) > MaxSysctlValue {
 		return fmt.Sprintf("a value of %d bytes; at most %d", len(value), MaxSysctlValue)
