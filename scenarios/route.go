@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"regexp"
 	"slices"
 
 	"github.com/nsperf/nsperf/internal/shellq"
@@ -86,7 +85,7 @@ func (r Route) Command(ns func(string) string) string {
 	return shellq.Join(args)
 }
 
-var congctlRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,15}$`)
+var congctlRE = knobs.CongestionControlName
 
 // routes checks each route: a namespace of the topology, a destination and a gateway of one
 // family, a gateway on a subnet of the namespace's devices, a device of the namespace, and

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/knobs"
 )
 
 // RouteSettings are the attributes a state gives one route of a namespace while it is
@@ -116,16 +118,26 @@ func (v *validator) stateRoutes(path string, st State, namespaces map[string]boo
 }
 
 // CongestionControls are the congestion controls the scenario's routes name, topology's and
-// states', sorted: each is a kernel module (tcp_bbr) unless built in.
+// states', and its sysctls (knobs.CongestionControlSysctl), sorted: each is a kernel module
+// (tcp_bbr) unless built in.
 func (s *Scenario) CongestionControls() []string {
 	seen := map[string]bool{}
+	sysctls := func(byNS map[string]map[string]string) {
+		for _, set := range byNS {
+			if name := strings.TrimSpace(set[knobs.CongestionControlSysctl]); name != "" {
+				seen[name] = true
+			}
+		}
+	}
 	for _, c := range s.Expand() {
 		for _, r := range c.Scenario.Topology.Routes {
 			if r.Congctl != "" {
 				seen[r.Congctl] = true
 			}
 		}
+		sysctls(c.Scenario.Topology.Sysctls)
 		for _, st := range c.Scenario.States {
+			sysctls(st.Sysctls)
 			for _, routes := range st.Routes {
 				for _, rs := range routes {
 					if rs.Congctl != nil && *rs.Congctl != "" {

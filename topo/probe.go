@@ -193,13 +193,7 @@ func withOptions(err error, modules []scenarios.KernelModule) error {
 	if !errors.Is(err, unix.EOPNOTSUPP) {
 		return err
 	}
-	var options []string
-	for _, m := range modules {
-		for _, o := range m.Options {
-			options = append(options, "CONFIG_"+o)
-		}
-	}
-	return fmt.Errorf("%w (%s)", err, strings.Join(options, ", "))
+	return fmt.Errorf("%w (%s)", err, strings.Join(configOptions(modules), ", "))
 }
 
 // probeNAPI tries NAPI's threaded mode on a veth without GRO (which has no NAPI) and with GRO

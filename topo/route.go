@@ -44,7 +44,7 @@ func (l *Live) addRoute(r *scenarios.Route) error {
 	// ip_metrics_convert answers an unknown congestion control (after trying to load its
 	// module) with EINVAL, "Unknown tcp congestion algorithm".
 	if r.Congctl != "" && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOENT)) {
-		return &capability.Error{Reasons: []string{fmt.Sprintf("route %s in %s: congctl %s: this kernel has no such congestion control (net.ipv4.tcp_available_congestion_control)", to, r.NS, r.Congctl)}}
+		return &capability.Error{Reasons: []string{fmt.Sprintf("route %s in %s: congctl %s: %s", to, r.NS, r.Congctl, routeCongestionControl(r.Congctl))}}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.Command(l.ID.Namespace), err)

@@ -48,7 +48,7 @@ func (l *Live) applyRoute(s plan.Step) error {
 	if routeAttrs(have) != routeAttrs(&want) {
 		err := l.spaces[s.NS].nl.RouteReplace(&want)
 		if want.Congctl != "" && errors.Is(err, unix.EINVAL) { // ip_metrics_convert: "Unknown tcp congestion algorithm"
-			return &capability.Error{Reasons: []string{fmt.Sprintf("route %s in %s: congctl %s: this kernel has no such congestion control (net.ipv4.tcp_available_congestion_control)", s.Route.Prefix(), s.NS, want.Congctl)}}
+			return &capability.Error{Reasons: []string{fmt.Sprintf("route %s in %s: congctl %s: %s", s.Route.Prefix(), s.NS, want.Congctl, routeCongestionControl(want.Congctl))}}
 		}
 		if err != nil {
 			return fmt.Errorf("ip -n %s route change %s %s: %w", s.NS, s.Route.Prefix(), routeAttrs(&want), err)

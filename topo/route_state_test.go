@@ -107,7 +107,7 @@ func TestStateRoutes(t *testing.T) {
 		t.Errorf("state commands:\n%s", cmds)
 	}
 	var capErr *capability.Error
-	if _, err := l.Apply(unknown); !errors.As(err, &capErr) || !strings.Contains(err.Error(), "congctl nosuchcc: this kernel has no such congestion control") {
+	if _, err := l.Apply(unknown); !errors.As(err, &capErr) || !strings.Contains(err.Error(), "congctl nosuchcc: this kernel has no nosuchcc congestion control: it needs CONFIG_TCP_CONG_NOSUCHCC") {
 		t.Errorf("unknown congestion control: %v", err)
 	}
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // Check finds, before anything is measured, every state setting that the built devices cannot
-// take: sizes above a device's tso_max_size and IPv4 sizes on kernels without them (< 6.3).
+// take: sizes above a device's tso_max_size, IPv4 sizes on kernels without them (< 6.3), sysctls
+// the namespaces lack and a congestion control they cannot take.
 func (l *Live) Check(states []scenarios.State) error {
 	var reasons []string
 	for _, st := range states {
@@ -53,6 +54,11 @@ func (l *Live) stateProblems(st scenarios.State) []string {
 			for _, name := range slices.Sorted(maps.Keys(st.Sysctls[ns])) {
 				if _, err := readSysctl(ns, name); err != nil {
 					return err
+				}
+				if name == knobs.CongestionControlSysctl {
+					if problem := congestionControlProblem(ns, st.Sysctls[ns][name]); problem != "" {
+						reasons = append(reasons, problem)
+					}
 				}
 			}
 			return nil

@@ -7,11 +7,13 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
 )
 
@@ -75,7 +77,9 @@ func readSysctl(ns, name string) (string, error) {
 	return knobs.SysctlValue(string(data)), nil
 }
 
-// writeSysctl writes a value as sysctl -w does (one write of the value and a newline).
+// writeSysctl writes a value as sysctl -w does (one write of the value and a newline); the
+// calling thread is in the namespace. A congestion control the namespace cannot take is a
+// capability the scenario needs.
 func writeSysctl(ns, name, value string) error {
 	f, err := os.OpenFile(knobs.SysctlPath(name), os.O_WRONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {
@@ -85,6 +89,11 @@ func writeSysctl(ns, name, value string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if name == knobs.CongestionControlSysctl && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EPERM)) {
+		if problem := congestionControlProblem(ns, value); problem != "" {
+			return &capability.Error{Reasons: []string{problem}}
+		}
+	}
 	if errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("sysctl -w %s=%q in %s: the kernel refuses the value (out of its range, or not one it knows): %w", name, value, ns, err)
 	}
@@ -92,6 +101,45 @@ func writeSysctl(ns, name, value string) error {
 		return fmt.Errorf("sysctl -w %s=%q in %s: %w", name, value, ns, err)
 	}
 	return nil
+}
+
+// congestionControlProblem says why namespace ns cannot take congestion control name as its
+// default (knobs.CongestionControlSysctl), "" if it can; the calling thread is in the namespace.
+// Both lists are the machine's, read in the namespace as the kernel checks them.
+func congestionControlProblem(ns, name string) string {
+	name = strings.TrimSpace(name)
+	available, err := os.ReadFile(knobs.SysctlPath("net.ipv4.tcp_available_congestion_control"))
+	if err != nil {
+		return ""
+	}
+	if !slices.Contains(strings.Fields(string(available)), name) {
+		return fmt.Sprintf("sysctl %s=%s in %s: %s", knobs.CongestionControlSysctl, name, ns, noCongestionControl(name, string(available)))
+	}
+	allowed, err := os.ReadFile(knobs.SysctlPath("net.ipv4.tcp_allowed_congestion_control"))
+	if err == nil && !slices.Contains(strings.Fields(string(allowed)), name) {
+		return fmt.Sprintf("sysctl %s=%s in %s: a network namespace may take only a congestion control of the machine's net.ipv4.tcp_allowed_congestion_control (%s), which nsperf does not change: add %s to it on the machine (sysctl -w net.ipv4.tcp_allowed_congestion_control=\"%s %s\")",
+			knobs.CongestionControlSysctl, name, ns, knobs.SysctlValue(string(allowed)), name, knobs.SysctlValue(string(allowed)), name)
+	}
+	return ""
+}
+
+// noCongestionControl says that the kernel has no congestion control name, with the option
+// that builds it and those it has (net.ipv4.tcp_available_congestion_control, which lists a
+// module's only once it is loaded).
+func noCongestionControl(name, available string) string {
+	_, option, ok := scenarios.CongestionModule(name)
+	if !ok {
+		return fmt.Sprintf("this kernel has no %s congestion control (loaded here: %s)", name, knobs.SysctlValue(available))
+	}
+	return fmt.Sprintf("this kernel has no %s congestion control: it needs CONFIG_%s (module tcp_%s; loaded here: %s)", name, option, name, knobs.SysctlValue(available))
+}
+
+// routeCongestionControl says that a route's congestion control is not in this kernel, with
+// the option that builds it: the list of those it has is the machine's, the same in every
+// namespace.
+func routeCongestionControl(name string) string {
+	available, _ := os.ReadFile(knobs.SysctlPath("net.ipv4.tcp_available_congestion_control"))
+	return noCongestionControl(name, string(available))
 }
 
 // Sysctls are the sysctls of the state applied last, as read back, by namespace and name.

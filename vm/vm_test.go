@@ -308,8 +308,8 @@ func TestNeeds(t *testing.T) {
 }
 
 // TestNeedsCongestionControl: a congestion control a route names, in the topology or a state,
-// is loaded in the guest when the kernel has it (no modprobe there) and is in the fragment;
-// reno is the kernel's own.
+// or a namespace's net.ipv4.tcp_congestion_control, is loaded in the guest when the kernel has
+// it (no modprobe there) and is in the fragment; reno is the kernel's own.
 func TestNeedsCongestionControl(t *testing.T) {
 	text := `name: t
 topology:
@@ -324,6 +324,8 @@ states:
   - name: cubic
   - name: bbr
     routes: {server: {198.18.0.0/24: {congctl: bbr}}}
+  - name: dctcp
+    sysctls: {client: {net.ipv4.tcp_congestion_control: dctcp}}
 workloads:
   - name: tcp
     iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
@@ -332,15 +334,17 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, opt := Needs(s); !slices.Equal(opt, []string{"tcp_bbr"}) {
-		t.Errorf("optional modules %v, want [tcp_bbr]", opt)
+	if _, opt := Needs(s); !slices.Equal(opt, []string{"tcp_bbr", "tcp_dctcp"}) {
+		t.Errorf("optional modules %v, want [tcp_bbr tcp_dctcp]", opt)
 	}
-	found := false
-	for _, o := range Fragment([]*scenarios.Scenario{s}, false) {
-		found = found || o.Name == "TCP_CONG_BBR" && o.Optional
-	}
-	if !found {
-		t.Errorf("fragment lacks TCP_CONG_BBR: %v", Fragment([]*scenarios.Scenario{s}, false))
+	for _, want := range []string{"TCP_CONG_BBR", "TCP_CONG_DCTCP"} {
+		found := false
+		for _, o := range Fragment([]*scenarios.Scenario{s}, false) {
+			found = found || o.Name == want && o.Optional
+		}
+		if !found {
+			t.Errorf("fragment lacks %s: %v", want, Fragment([]*scenarios.Scenario{s}, false))
+		}
 	}
 }
 

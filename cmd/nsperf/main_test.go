@@ -389,6 +389,87 @@ func TestRefusedStateExits4(t *testing.T) {
 	}
 }
 
+// TestMissingLinkKindExits4: a shipped scenario with a link kind this kernel lacks (the probe
+// says which) ends at its build with exit 4 naming the kind's config option, and leaves
+// nothing behind; one whose kinds are all here runs.
+func TestMissingLinkKindExits4(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	probe, err := topo.Probe(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := func(l scenarios.Link) string {
+		switch spec := l.Spec().(type) {
+		case *scenarios.Geneve:
+			return topo.ProbeGeneve
+		case *scenarios.Ipvlan:
+			return topo.ProbeIpvlan
+		case *scenarios.Netkit:
+			return topo.ProbeNetkit
+		case *scenarios.IPTunnel:
+			return topo.ProbeTunnel(spec.Mode)
+		}
+		return ""
+	}
+	for _, name := range []string{"geneve-bigtcp", "ipvlan-l3", "netkit-bigtcp", "ip-tunnels"} {
+		s, err := scenarios.Load(name, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "" // the first missing kind's own option
+		for _, l := range s.Topology.Links {
+			if d := probe.Device(probed(l)); want == "" && d != nil && d.Attrs == nil {
+				want = fmt.Sprintf("this kernel has no %s devices", strings.TrimSuffix(d.Kind, " (l2) over a veth"))
+				want += " (operation not supported): it needs CONFIG_" + l.Spec().Modules()[0].Options[0]
+			}
+		}
+		// --concurrent: not behind another nsperf run measuring beside the test.
+		_, errOut, code := nsperf("run", name, "--runs", "1", "--duration", "1s", "--omit", "0s", "--concurrent", "--out", filepath.Join(t.TempDir(), "r.json"))
+		switch {
+		case want == "" && code != 0:
+			t.Errorf("%s, every link kind here: exit %d\n%s", name, code, errOut)
+		case want != "" && (code != exitSkipped || !strings.Contains(errOut, want)):
+			t.Errorf("%s: exit %d, want %d with %q:\n%s", name, code, exitSkipped, want, errOut)
+		}
+	}
+}
+
+// TestMissingCongestionControlExits4: a namespace's congestion control the kernel lacks, set
+// by the topology, ends the run at the build with exit 4 naming the option that builds it (the
+// kernel answers the write with ENOENT); a host-wide sysctl is invalid, exit 2 naming it.
+func TestMissingCongestionControlExits4(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3")
+	scenario := func(sysctl string) string {
+		file := filepath.Join(t.TempDir(), "cc.yaml")
+		os.WriteFile(file, []byte(`name: cc
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24]}
+  sysctls: {client: {`+sysctl+`}}
+states: [{name: base}]
+workloads:
+  - name: tcp
+    iperf3: {client: {ns: client}, server: {ns: server, addr: 198.18.0.2}}
+`), 0o644)
+		return file
+	}
+	run := func(file string) (string, int) {
+		_, errOut, code := nsperf("run", file, "--runs", "1", "--duration", "1s", "--omit", "0s", "--concurrent", "--out", filepath.Join(t.TempDir(), "r.json"))
+		return errOut, code
+	}
+	want := "sysctl net.ipv4.tcp_congestion_control=nosuchcc in client: this kernel has no nosuchcc congestion control: it needs CONFIG_TCP_CONG_NOSUCHCC"
+	if errOut, code := run(scenario("net.ipv4.tcp_congestion_control: nosuchcc")); code != exitSkipped || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, want %d with %q:\n%s", code, exitSkipped, want, errOut)
+	}
+	want = "topology.sysctls.client.net.core.rmem_max: net.core.rmem_max is host-wide"
+	if errOut, code := run(scenario("net.core.rmem_max: 8388608")); code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, want %d with %q:\n%s", code, exitUsage, want, errOut)
+	}
+}
+
 // TestOVSVswitchdKilled: ovs-vswitchd dying mid-run ends the run with exit 3 and its reason,
 // keeps the finished samples, and leaves nothing behind.
 func TestOVSVswitchdKilled(t *testing.T) {
