@@ -482,11 +482,14 @@ func median(v []float64) float64 {
 
 // round keeps 10 significant digits: what the text wrote, scaled, without float noise.
 func round(v float64) float64 {
-	if v == 0 {
-		return 0
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
 	}
 	p := math.Pow(10, 9-math.Floor(math.Log10(math.Abs(v))))
-	return math.Round(v*p) / p
+	if r := math.Round(v*p) / p; !math.IsNaN(r) && !math.IsInf(r, 0) {
+		return r
+	}
+	return v // at float64's ends the scale (below 1e-299) or the rounded figure (near 1.8e308) overflows
 }
 
 func conditionKey(c map[string]string) string {

@@ -703,3 +703,54 @@ func TestBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNumbersPastFloatRange: a stated change whose percentage is past float64's range (400
+// digits before the %, or before "x faster"), and two figures whose change is past it (from
+// 1e-321 to 10 Gbit/s), are said as not read with their line, never kept as +Inf% or NaN: the
+// table has no Inf or NaN and JSON encodes the report. The claim the stated change would have
+// joined stays, without it.
+func TestNumbersPastFloatRange(t *testing.T) {
+	huge := "1" + strings.Repeat("0", 400)
+	tiny := "0." + strings.Repeat("0", 320) + "1"
+	for _, tc := range []struct {
+		name, text string
+		claims     int // the claims kept, none with a stated change
+		reason     string
+		line       int
+	}{
+		{"stated percent", "Subject: x\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n\nThis improves throughput by " + huge + "%.\n", 1, "a stated change too large for a number", 7},
+		{"stated per family", "Subject: x\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n\nThroughput rises " + huge + "% for IPv4.\n", 1, "a stated change too large for a number", 7},
+		{"stated times", "Subject: x\n\nThis is " + huge + "x faster\n\nBefore: 1 Gbps\nAfter: 2 Gbps\n", 1, "a stated change too large for a number", 4},
+		{"change of two figures", "Subject: x\n\nThroughput goes from " + tiny + " Gbps to 10 Gbps.\n", 0, "figures too far apart for their change to be a number", 4},
+	} {
+		r, err := Read(tc.name, []byte(tc.text))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(r.Claims) != tc.claims || slices.ContainsFunc(r.Claims, func(c Claim) bool { return c.Stated != nil }) {
+			t.Errorf("%s: claims %+v, want %d without a stated change", tc.name, r.Claims, tc.claims)
+		}
+		if !slices.ContainsFunc(r.Unparsed, func(u Unparsed) bool {
+			return strings.Contains(u.Reason, tc.reason) && slices.Contains(u.Lines, tc.line)
+		}) {
+			t.Errorf("%s: not read %+v, want line %d: %q", tc.name, r.Unparsed, tc.line, tc.reason)
+		}
+		var text strings.Builder
+		if err := r.Text(&text); err != nil || strings.Contains(text.String(), "Inf") || strings.Contains(text.String(), "NaN") {
+			t.Errorf("%s: the table (%v):\n%s", tc.name, err, text.String())
+		}
+		if data, err := json.Marshal(r); err != nil || strings.Contains(string(data), "Inf") || strings.Contains(string(data), "NaN") {
+			t.Errorf("%s: JSON: %v %s", tc.name, err, data)
+		}
+	}
+}
+
+// TestRoundTiny: a figure below 1e-299 keeps its value where the scale that rounds it to 10
+// digits overflows, rather than turning into NaN.
+func TestRoundTiny(t *testing.T) {
+	for _, v := range []float64{1e-300, 5e-324, -1e-310, 1e308, 1.7976931348623157e308, 0} {
+		if got := round(v); math.IsNaN(got) || math.IsInf(got, 0) || (got != v && math.Abs(got/v-1) > 1e-9) {
+			t.Errorf("round(%g) = %g", v, got)
+		}
+	}
+}

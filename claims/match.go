@@ -157,7 +157,7 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 	if better {
 		claimed = "better"
 	}
-	what := fmt.Sprintf("claimed %s (%s); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", change(c), claimed, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
+	what := fmt.Sprintf("claimed %s (%s); measured %s: %s", change(c), claimed, results.FormatChangeCI(m), m.Verdict)
 	negligible := m.MinChange
 	if negligible <= 0 {
 		negligible = results.DefaultMinChange
@@ -165,7 +165,7 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 	if !c.FromZero && math.Abs(c.Change) < negligible {
 		// A claim of no change worth a verdict (96 -> 96.05 Gbit/s): equivalence (or a
 		// significant change too small to matter) reproduces it, a decided change contradicts it.
-		what = fmt.Sprintf("claimed %+.1f%% (no change beyond %.0f%%); measured %+.1f%% [%+.1f%%, %+.1f%%]: %s", 100*c.Change, 100*negligible, 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.Verdict)
+		what = fmt.Sprintf("claimed %+.1f%% (no change beyond %.0f%%); measured %s: %s", 100*c.Change, 100*negligible, results.FormatChangeCI(m), m.Verdict)
 		switch m.Verdict {
 		case results.Equivalent, results.Negligible:
 			return results.Reproduced, what
@@ -209,8 +209,8 @@ func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.
 // counterOutcome: a count has no better direction of its own; the claim's direction is what
 // is reproduced (fewer ACKs, fewer drops), decided by the counter's own comparison.
 func counterOutcome(c Claim, m results.Comparison) (string, string) {
-	what := fmt.Sprintf("claimed %s; measured %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g", change(c), 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.P)
-	decided := m.P <= results.DefaultAlpha && m.Change != 0 && (!m.HasCI || m.ChangeLo > 0 || m.ChangeHi < 0)
+	what := fmt.Sprintf("claimed %s; measured %s p=%.3g", change(c), results.FormatChangeCI(m), m.P)
+	decided := m.P <= results.DefaultAlpha && m.Moved() && (!m.HasCI || m.ChangeLo > 0 || m.ChangeHi < 0)
 	switch {
 	case !decided:
 		return results.Undecided, what

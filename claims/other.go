@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nsperf/nsperf/results"
 )
 
 // stated is a change the text states: 18.1% (for IPv4), 6,144 %.
@@ -11,6 +13,17 @@ type stated struct {
 	change float64
 	family string // IPv4, IPv6, or "" for the text's one claim
 	line   int
+}
+
+// addStated keeps a stated change whose percentage is a number; one past float64's range
+// ("by 1000...0%" with 400 digits parses as +Inf, and +Inf/100 rounds to NaN) is said as not
+// read, so that no claim carries it into a table as "+Inf%" or into JSON, which has no Inf.
+func (r *Report) addStated(s stated) {
+	if !results.FinitePercent(s.change) {
+		r.addUnparsed(Unparsed{Lines: []int{s.line}, Reason: "a stated change too large for a number: not compared with the figures"})
+		return
+	}
+	r.stated = append(r.stated, s)
 }
 
 var (
@@ -39,7 +52,7 @@ func (r *Report) other(lines []line, i int, ctx context) ([]measurement, int) {
 	text := lines[i].text
 	if m := percentLineRe.FindStringSubmatch(text); m != nil {
 		if v, ok := parseNumber(strings.TrimSuffix(m[2], ".")); ok {
-			r.stated = append(r.stated, stated{change: round(sign(m[1]) * v / 100), line: lines[i].n})
+			r.addStated(stated{change: round(sign(m[1]) * v / 100), line: lines[i].n})
 		}
 		return nil, i + 1
 	}
@@ -90,18 +103,18 @@ func (r *Report) proseChanges(par []line) {
 	if ms := perFamilyRe.FindAllStringSubmatchIndex(text, -1); len(ms) > 0 {
 		for _, m := range ms {
 			v, _ := strconv.ParseFloat(text[m[2]:m[3]], 64)
-			r.stated = append(r.stated, stated{change: round(v / 100), family: text[m[4]:m[5]], line: lineOf(m[2])})
+			r.addStated(stated{change: round(v / 100), family: text[m[4]:m[5]], line: lineOf(m[2])})
 		}
 		return
 	}
 	if m := proseRe.FindStringSubmatchIndex(text); m != nil {
 		v, _ := strconv.ParseFloat(text[m[4]:m[5]], 64)
-		r.stated = append(r.stated, stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4])})
+		r.addStated(stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4])})
 		return
 	}
 	if m := timesRe.FindStringSubmatchIndex(text); m != nil {
 		v, _ := strconv.ParseFloat(text[m[2]:m[3]], 64)
-		r.stated = append(r.stated, stated{change: v - 1, line: lineOf(m[2])})
+		r.addStated(stated{change: v - 1, line: lineOf(m[2])})
 		return
 	}
 	if directionRe.MatchString(text) && !strings.ContainsAny(text, "%") && len(par) <= 3 {

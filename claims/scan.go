@@ -1,10 +1,14 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/nsperf/nsperf/results"
 )
 
 var (
@@ -137,7 +141,7 @@ func (r *Report) read(lines []line) {
 func (r *Report) settle() {
 	kept := r.Claims[:0]
 	for _, c := range r.Claims {
-		if why := impossible(c); why != "" {
+		if why := cmp.Or(unnumbered(c), impossible(c)); why != "" {
 			r.addUnparsed(Unparsed{Lines: c.Lines, Reason: why})
 			continue
 		}
@@ -149,6 +153,27 @@ func (r *Report) settle() {
 		kept = append(kept, c)
 	}
 	r.Claims = kept
+}
+
+// unnumbered says why a claim has a figure, or a change between its figures, that is no
+// number (past float64's range, or NaN), or "": the table would print it as "+Inf%", and JSON
+// has no Inf to encode it with.
+func unnumbered(c Claim) string {
+	figures := append(append([]float64{c.Before.Median, c.After.Median}, c.Before.Values...), c.After.Values...)
+	for _, cv := range []*float64{c.Before.CV, c.After.CV} {
+		if cv != nil {
+			figures = append(figures, *cv)
+		}
+	}
+	for _, v := range figures {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "a figure too large for a number (past 1.8e308): not a measurement to compare"
+		}
+	}
+	if !results.FinitePercent(c.Change) {
+		return "figures too far apart for their change to be a number (a percentage past 1.8e308): not a measurement to compare"
+	}
+	return ""
 }
 
 // nonNegative are the normalised units whose figures are never below 0: rates and times.

@@ -56,6 +56,7 @@ type Finding struct {
 	LevelBefore  float64 `json:"level_before"`
 	LevelAfter   float64 `json:"level_after"`
 	Change       float64 `json:"change"`
+	FromZero     bool    `json:"from_zero,omitempty"` // a rise from a level of 0: no ratio, Change is 0
 	P            float64 `json:"p"`
 	Kind         string  `json:"kind"` // regression or improvement
 	RunsAgo      int     `json:"runs_ago"`
@@ -150,7 +151,7 @@ func (s *Series) analyze(opt changepoint.Options, acks []Ack) {
 	s.ChangePoints = changepoint.Detect(xs, opt)
 	for _, cp := range s.ChangePoints {
 		f := Finding{Before: s.Points[cp.Index-1], After: s.Points[cp.Index], LevelBefore: cp.Before, LevelAfter: cp.After,
-			Change: cp.Change, P: cp.P, Kind: Improvement, RunsAgo: len(xs) - cp.Index}
+			Change: cp.Change, FromZero: cp.FromZero, P: cp.P, Kind: Improvement, RunsAgo: len(xs) - cp.Index}
 		switch dir := results.DirectionOf(s.Metric); {
 		case dir == results.NoDirection:
 			f.Kind = Change // raw CPU utilisation: neither better nor worse by itself
@@ -174,11 +175,20 @@ func Failing(series []Series, n int) []string {
 	for _, s := range series {
 		for _, f := range s.Findings {
 			if s.Gated && f.Kind == Regression && f.Acknowledged == "" && f.RunsAgo <= n {
-				out = append(out, fmt.Sprintf("%s %s: %+.1f%% from run %s (p=%.2g)", s.Scenario, s.Name(), 100*f.Change, f.After.RunID, f.P))
+				out = append(out, fmt.Sprintf("%s %s: %s from run %s (p=%.2g)", s.Scenario, s.Name(), f.ChangeText(), f.After.RunID, f.P))
 			}
 		}
 	}
 	return out
+}
+
+// ChangeText is a finding's change as the reports print it: "+12.3%", or "from 0" where the
+// level before was 0 and no ratio exists.
+func (f Finding) ChangeText() string {
+	if f.FromZero {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*f.Change)
 }
 
 // FindingsJSON writes the series with change points as JSON, without their points.
@@ -205,7 +215,11 @@ func FindingsCSV(w io.Writer, series []Series) error {
 		"before_run", "before_time", "before_label", "before_kernel", "after_run", "after_time", "after_label", "after_kernel", "runs_ago", "acknowledged"})
 	for _, s := range series {
 		for _, f := range s.Findings {
-			cw.Write([]string{csvtext.Text(s.Scenario), csvtext.Text(s.Case), s.Workload, s.Metric, s.State, f.Kind, fmt.Sprint(f.Change), fmt.Sprint(f.P), fmt.Sprint(f.LevelBefore), fmt.Sprint(f.LevelAfter), s.Unit,
+			change := fmt.Sprint(f.Change)
+			if f.FromZero {
+				change = "" // from 0: no ratio, and 0 would say no change
+			}
+			cw.Write([]string{csvtext.Text(s.Scenario), csvtext.Text(s.Case), s.Workload, s.Metric, s.State, f.Kind, change, fmt.Sprint(f.P), fmt.Sprint(f.LevelBefore), fmt.Sprint(f.LevelAfter), s.Unit,
 				f.Before.RunID, f.Before.Start.Format(time.RFC3339), csvtext.Text(f.Before.Label), csvtext.Text(f.Before.Kernel), f.After.RunID, f.After.Start.Format(time.RFC3339), csvtext.Text(f.After.Label), csvtext.Text(f.After.Kernel),
 				strconv.Itoa(f.RunsAgo), csvtext.Text(f.Acknowledged)})
 		}
@@ -227,7 +241,7 @@ func FindingsTable(w io.Writer, series []Series) error {
 			if f.Acknowledged != "" {
 				kind += " (acknowledged: " + f.Acknowledged + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%+.1f%% %s\t%.2g\t%s -> %s\t%s\t%s\t\n", s.Scenario, s.Name(), 100*f.Change, kind, f.P,
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%.2g\t%s -> %s\t%s\t%s\t\n", s.Scenario, s.Name(), f.ChangeText(), kind, f.P,
 				results.FormatValue(f.LevelBefore, s.Unit), results.FormatValue(f.LevelAfter, s.Unit), runLine(f.Before), runLine(f.After))
 		}
 	}

@@ -123,3 +123,63 @@ func TestAnalyzeFailsOnGatesOnly(t *testing.T) {
 		t.Errorf("failing %v", f)
 	}
 }
+
+// TestAnalyzeFromZero: a level of 0 (no retransmits) or one so near it that the ratio is past
+// float64's range (a stored throughput of 1e-300), then a level above it, is a change point
+// "from 0" in every form the findings take: never +Inf%, NaN or +0.0%, and the JSON encodes.
+func TestAnalyzeFromZero(t *testing.T) {
+	ctx := context.Background()
+	h, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for i := range 20 {
+		tput, retransmits := 1e-300, 0.0
+		if i >= 10 {
+			tput, retransmits = 1e15, 50+float64(i%3)
+		}
+		r := &results.Result{Schema: results.Schema, RunID: fmt.Sprintf("nsp%04d", i), Complete: true, Start: t0.Add(time.Duration(i) * time.Hour),
+			Scenario: results.ScenarioInfo{Name: "fromzero"}, Environment: results.Environment{KernelRelease: "6.18." + fmt.Sprint(i)}}
+		c := results.Case{States: []results.StateRecord{{Name: "on"}}}
+		for round := 1; round <= 3; round++ {
+			c.Samples = append(c.Samples, results.Sample{Round: round, State: "on", Workload: "tcp4",
+				Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: tput}, {Name: results.Retransmits, Unit: "count", Value: retransmits}}})
+		}
+		r.Cases = []results.Case{c}
+		r.Recompute()
+		if _, err := h.Import(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	series, err := h.Analyze(ctx, nil, changepoint.Options{Magnitude: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, s := range series {
+		for _, f := range s.Findings {
+			kinds[s.Metric] = fmt.Sprintf("%s %s %v", f.Kind, f.After.RunID, f.FromZero)
+		}
+	}
+	if kinds[results.Throughput] != "improvement nsp0010 true" || kinds[results.Retransmits] != "regression nsp0010 true" {
+		t.Errorf("findings %v", kinds)
+	}
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"table": func(b *bytes.Buffer) error { return FindingsTable(b, series) },
+		"csv":   func(b *bytes.Buffer) error { return FindingsCSV(b, series) },
+		"json":  func(b *bytes.Buffer) error { return FindingsJSON(b, series) },
+		"failing": func(b *bytes.Buffer) error {
+			_, err := b.WriteString(strings.Join(Failing(series, 20), "\n"))
+			return err
+		},
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil || strings.Contains(b.String(), "Inf") || strings.Contains(b.String(), "NaN") || strings.Contains(b.String(), "+0.0%") {
+			t.Errorf("%s (%v):\n%s", name, err, b.String())
+		}
+		if (name == "table" || name == "failing") && !strings.Contains(b.String(), "from 0") {
+			t.Errorf("%s says no change from 0:\n%s", name, b.String())
+		}
+	}
+}

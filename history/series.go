@@ -164,7 +164,11 @@ func ci(p Point) string {
 	if p.Lo == nil || p.Hi == nil || p.Median == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("±%.1f%%", 100*math.Max(*p.Hi/p.Median-1, 1-*p.Lo/p.Median))
+	spread := math.Max(*p.Hi/p.Median-1, 1-*p.Lo/p.Median)
+	if !results.FinitePercent(spread) {
+		return "n/a" // a median so near 0 that its interval is no percentage of it
+	}
+	return fmt.Sprintf("±%.1f%%", 100*spread)
 }
 
 // WriteRuns renders runs as a table.

@@ -41,8 +41,8 @@ func History(w io.Writer, title string, series []history.Series) error {
 			if f.Acknowledged != "" {
 				kind += " (acknowledged: " + f.Acknowledged + ")"
 			}
-			sec.Lines = append(sec.Lines, line{class, fmt.Sprintf("%+.1f%% %s (p=%.2g) between run %s (%s, %s) and run %s (%s, %s)",
-				100*f.Change, kind, f.P, f.Before.RunID, orDash(f.Before.Label), f.Before.Kernel, f.After.RunID, orDash(f.After.Label), f.After.Kernel)})
+			sec.Lines = append(sec.Lines, line{class, fmt.Sprintf("%s %s (p=%.2g) between run %s (%s, %s) and run %s (%s, %s)",
+				f.ChangeText(), kind, f.P, f.Before.RunID, orDash(f.Before.Label), f.Before.Kernel, f.After.RunID, orDash(f.After.Label), f.After.Kernel)})
 		}
 		fig, err := seriesPlot(s)
 		if err != nil {

@@ -101,3 +101,70 @@ func TestEveryFormatWritesItsKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestNoInfOrNaNInAnyFormat: numbers past float64's range from user input print no Inf or
+// NaN in any format, and every JSON encodes: a message's stated changes of 400 digits and
+// figures 1e-321 apart from 10 Gbit/s (claims), a stored result whose baseline runs are
+// 1e-300 (report, compare, reproduce's measured change), and a history point whose median is
+// 1e-300 (history show).
+func TestNoInfOrNaNInAnyFormat(t *testing.T) {
+	huge := "1" + strings.Repeat("0", 400)
+	var outputs []struct {
+		what string
+		out  func(w, diag io.Writer) error
+	}
+	add := func(what string, out func(w, diag io.Writer) error) {
+		outputs = append(outputs, struct {
+			what string
+			out  func(w, diag io.Writer) error
+		}{what, out})
+	}
+	for _, msg := range []string{
+		"Subject: x\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n\nThis improves throughput by " + huge + "%.\n",
+		"Subject: x\n\nThis is " + huge + "x faster\n\nBefore: 1 Gbps\nAfter: 2 Gbps\n",
+		"Subject: x\n\nThroughput goes from 0." + strings.Repeat("0", 320) + "1 Gbps to 10 Gbps.\n",
+	} {
+		r, err := claims.Read("msg.txt", []byte(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range Names(Machine) {
+			add("claims "+name, func(w, _ io.Writer) error { return WriteMachine(w, r, r.Text, name) })
+		}
+	}
+	tput := map[string][]float64{"off": {1e-309, 1e-309, 1e-309, 1e-309, 10, 10}, "on": {10, 10.1, 10.2, 9.9, 10, 10.1}}
+	tiny := fixture.PairResult("nsp0001", "", "6.12.117", fixture.PairScenario, tput)
+	big := pairResult("nsp0002", 12)
+	rep, err := compare.New([]compare.Side{{Source: "a.json", Result: tiny}, {Source: "b.json", Result: big}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := results.Compare([]float64{1e-300, 1e-300, 1e-300, 1e-300}, []float64{1e15, 1e15, 1e15, 2e14}, results.HigherIsBetter, 0, 0, 0)
+	withClaims := pairResult("nsp0003", 13)
+	withClaims.Reproduction = &results.Reproduction{Source: "msg.txt", Scenario: "pair", Claims: []results.ClaimCheck{{Claim: 1, Metric: "throughput", ClaimedChange: 0.1, Measured: &measured, Outcome: results.Reproduced}}}
+	reproduction := reproduce.Report{Claims: &claims.Report{}, Result: withClaims}
+	lo, hi := 0.0, 1e15
+	points := []history.Point{{Workload: "tcp4", Metric: "throughput", State: "on", Unit: "bit/s", RunID: "nsp0001", Kernel: "6.12", Clock: "wall", N: 6, Median: 1e-300, Lo: &lo, Hi: &hi}}
+	for _, f := range Formats {
+		if f.has(Result) {
+			add("report "+f.Name, func(w, _ io.Writer) error { return WriteResult(w, tiny, f.Name, results.DefaultTableOptions) })
+		}
+		if f.has(Comparison) {
+			add("compare "+f.Name, func(w, d io.Writer) error { return WriteComparison(w, d, rep, f.Name, results.DefaultTableOptions) })
+		}
+		if f.has(Reproduction) {
+			add("reproduce "+f.Name, func(w, _ io.Writer) error { return WriteReproduction(w, reproduction, f.Name) })
+		}
+		if f.Points != nil {
+			add("history show "+f.Name, func(w, _ io.Writer) error { return WritePoints(w, points, f.Name) })
+		}
+	}
+	for _, o := range outputs {
+		var out, diag bytes.Buffer
+		err := o.out(&out, &diag)
+		text := out.String() + diag.String()
+		if err != nil || strings.Contains(text, "Inf") || strings.Contains(text, "NaN") {
+			t.Errorf("%s: %v\n%s", o.what, err, text)
+		}
+	}
+}

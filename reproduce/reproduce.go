@@ -319,7 +319,7 @@ func row(ch results.ClaimCheck) string {
 		stated = fmt.Sprintf("%+.1f%%", 100**ch.StatedChange)
 	}
 	if m := ch.Measured; m != nil {
-		measured = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] p=%.3g", 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, m.P)
+		measured = fmt.Sprintf("%s p=%.3g", results.FormatChangeCI(*m), m.P)
 		comparison = ch.State + " vs " + ch.Baseline
 		if ch.Workload != "" {
 			comparison = ch.Workload + " " + comparison

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/nsperf/nsperf/internal/mwu"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // Confidence is the level of every interval nsperf reports.
@@ -57,6 +58,33 @@ func Decided(c Comparison) bool {
 	return false
 }
 
+// FinitePercent reports whether v, a change as a fraction, prints as a percentage: neither v
+// nor 100*v is past float64's range, nor NaN. A ratio of two figures can be neither (1e15 over
+// 1e-300), and JSON has no Inf or NaN to write one with.
+func FinitePercent(v float64) bool {
+	return !math.IsNaN(v) && !math.IsInf(100*v, 0)
+}
+
+// Moved: the medians differ, by a ratio or from 0.
+func (c Comparison) Moved() bool { return c.Change != 0 || c.FromZero }
+
+// rise is the change with its sign, a rise from 0 counting as +1 (no figure is negative).
+func (c Comparison) rise() float64 {
+	if c.FromZero {
+		return 1
+	}
+	return c.Change
+}
+
+// ChangeHolds reports whether the change satisfies a condition on it (an expectation's
+// "change: >= +5%"): a rise from 0 is above every percentage.
+func (c Comparison) ChangeHolds(cond scenarios.Condition) bool {
+	if c.FromZero {
+		return cond.Holds(math.Inf(1))
+	}
+	return cond.Holds(c.Change)
+}
+
 // within: the change's CI lies inside ±MinChange.
 func (c Comparison) within() bool {
 	return c.MinChange > 0 && c.HasCI && c.ChangeLo > -c.MinChange && c.ChangeHi < c.MinChange
@@ -100,6 +128,10 @@ type Comparison struct {
 	Verdict      string  `json:"verdict"`
 	Note         string  `json:"note,omitempty"` // e.g. how many runs a verdict needs
 	Paired       *Paired `json:"paired,omitempty"`
+	// FromZero: the baseline's median is 0 (retransmits that were none), or so near it that the
+	// ratio is past float64's range, and the state's is above it: a rise with no ratio, so
+	// Change is 0, there is no CI, and the reports say "from 0" where a percentage would be.
+	FromZero bool `json:"from_zero,omitempty"`
 	// Gated: the metric decides the run's outcome (a gate of its workload); its p is
 	// adjusted for the run's family of gated comparisons (Holm), and PAdjusted decides.
 	Gated     bool    `json:"gated,omitempty"`
@@ -146,11 +178,13 @@ func Measure(base, state []float64, dir Direction) Comparison {
 	th := &benchmath.Thresholds{CompareAlpha: DefaultAlpha}
 	b, s := benchmath.NewSample(append([]float64(nil), base...), th), benchmath.NewSample(append([]float64(nil), state...), th)
 	mb, ms := median(b.Values), median(s.Values)
-	if mb != 0 {
-		c.Change = ms/mb - 1
+	if change := ms/mb - 1; mb != 0 && FinitePercent(change) {
+		c.Change = change
+	} else if ms > mb {
+		c.FromZero = true
 	}
 	c.ChangeLo, c.ChangeHi = c.Change, c.Change
-	if lo, hi, ok := shiftCI(b.Values, s.Values, Confidence); ok {
+	if lo, hi, ok := shiftCI(b.Values, s.Values, Confidence); ok && !c.FromZero && FinitePercent(lo) && FinitePercent(hi) {
 		c.ChangeLo, c.ChangeHi, c.HasCI = lo, hi, true
 	}
 	// Not benchmath's Compare: its p (go-moremath's MannWhitneyUTest) is wrong with ties when
@@ -176,17 +210,17 @@ func (c *Comparison) Decide(p, alpha, cvLimit, minChange float64) {
 	}
 	significant := p <= alpha
 	switch {
-	case significant && minChange > 0 && math.Abs(c.Change) < minChange:
+	case significant && minChange > 0 && !c.FromZero && math.Abs(c.Change) < minChange:
 		c.Verdict, c.Note = Negligible, fmt.Sprintf("below %g%%", 100*minChange)
 	case !significant && c.within():
 		c.Verdict, c.Note = Equivalent, fmt.Sprintf("within ±%g%%", 100*minChange)
 	case !significant && mwu.MinP(c.NBase, c.NState)*float64(max(c.Family, 1)) > alpha:
 		c.Verdict, c.Note = Undecided, c.undecidedNote(alpha)
-	case significant && c.Direction == int(NoDirection) && c.Change != 0:
+	case significant && c.Direction == int(NoDirection) && c.Moved():
 		c.Verdict = Changed
-	case significant && c.Change*float64(c.Direction) > 0:
+	case significant && c.rise()*float64(c.Direction) > 0:
 		c.Verdict = Improved
-	case significant && c.Change != 0:
+	case significant && c.Moved():
 		c.Verdict = Regressed
 	case max(c.CVBase, c.CVState) > cvLimit:
 		c.Verdict = TooNoisy
@@ -411,8 +445,8 @@ func PairedRatios(base, state map[int]float64, dir Direction) *Paired {
 	better := 0
 	for round, b := range base {
 		s, ok := state[round]
-		if !ok || b == 0 {
-			continue
+		if !ok || b == 0 || math.IsInf(s/b, 0) {
+			continue // no ratio: from 0, or from a figure so near it that the ratio is past float64's range
 		}
 		ratios = append(ratios, s/b)
 		if (s-b)*float64(dir) > 0 {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/mwu"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 func TestMannWhitneyAgainstEnumeration(t *testing.T) {
@@ -288,6 +290,91 @@ func TestTieDecidesNothing(t *testing.T) {
 		c := Compare(base, []float64{10, 10.2}, -1, 0.05, 0.05, 0.02)
 		if c.P < 0.09 || c.Verdict == Regressed || c.Verdict == Improved {
 			t.Errorf("base %v: p=%.4f, %s", base, c.P, c.Verdict)
+		}
+	}
+}
+
+// TestChangeFromZero: a baseline median of 0 (retransmits that were none), or one so near 0
+// that the ratio is past float64's range (a stored result's 1e-300), gives no ratio: the
+// comparison is a rise "from 0", never +Inf%, NaN or a +0.0% change judged negligible; it has
+// no CI and no paired ratio of those rounds, decides by p in the metric's direction, holds
+// every "change: >=" expectation, prints without Inf or NaN in the table and the one-line
+// forms, and encodes as JSON.
+func TestChangeFromZero(t *testing.T) {
+	ge := scenarios.Condition{Op: ">=", Value: 0.05}
+	le := scenarios.Condition{Op: "<=", Value: 0.05}
+	for _, tc := range []struct {
+		name     string
+		base, st []float64
+		dir      Direction
+		fromZero bool
+		verdict  string
+	}{
+		{"retransmits from none", []float64{0, 0, 0, 0, 0, 0}, []float64{100, 101, 102, 100, 103, 99}, LowerIsBetter, true, Regressed},
+		{"throughput from none", []float64{0, 0, 0, 0, 0, 0}, []float64{1e9, 1.1e9, 1.2e9, 1e9, 1.3e9, 0.9e9}, HigherIsBetter, true, Improved},
+		{"a baseline of 1e-300", []float64{1e-300, 1e-300, 1e-300, 1e-300, 1e-300, 1e-300}, []float64{1e15, 1e15, 1e15, 1e15, 1e15, 2e14}, HigherIsBetter, true, Improved},
+		{"a subnormal baseline", []float64{5e-324, 5e-324, 5e-324, 5e-324}, []float64{10, 11, 12, 13}, NoDirection, true, Changed},
+		{"none to none", []float64{0, 0, 0, 0}, []float64{0, 0, 0, 0}, HigherIsBetter, false, NoChange},
+		{"a fall to none", []float64{10, 11, 12, 13, 14, 15}, []float64{0, 0, 0, 0, 0, 0}, HigherIsBetter, false, Regressed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Compare(tc.base, tc.st, tc.dir, 0.05, 0.05, 0.02)
+			if c.FromZero != tc.fromZero || c.Verdict != tc.verdict {
+				t.Errorf("Compare = %+v, want from zero %v, %s", c, tc.fromZero, tc.verdict)
+			}
+			for _, v := range []float64{c.Change, c.ChangeLo, c.ChangeHi, c.CVBase, c.CVState, c.P} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Errorf("a figure of the comparison is %v: %+v", v, c)
+				}
+			}
+			if tc.fromZero && (c.Change != 0 || c.HasCI || !c.ChangeHolds(ge) || c.ChangeHolds(le)) {
+				t.Errorf("from 0: change %v, CI %v, holds >= 5%% %v, <= 5%% %v", c.Change, c.HasCI, c.ChangeHolds(ge), c.ChangeHolds(le))
+			}
+			base, state := map[int]float64{}, map[int]float64{}
+			for i := range tc.base {
+				base[i], state[i] = tc.base[i], tc.st[i]
+			}
+			c.Paired = PairedRatios(base, state, tc.dir)
+			check := ClaimCheck{Claim: 1, Metric: "throughput", Measured: &c}
+			for _, out := range []string{FormatComparison(c), FormatChangeCI(c), check.Line()} {
+				if strings.Contains(out, "Inf") || strings.Contains(out, "NaN") || (tc.fromZero && !strings.Contains(out, "from 0")) {
+					t.Errorf("printed %q", out)
+				}
+			}
+			if _, err := json.Marshal(c); err != nil {
+				t.Errorf("JSON: %v", err)
+			}
+		})
+	}
+}
+
+// TestNoInfFromATinyBaseline: a stored result whose baseline runs are 1e-300 (a value the
+// reader takes: at most MaxMetricValue, not negative) against runs of 1e15 prints no Inf or
+// NaN in any format of this package, its median's ±CI and its drift included, and its JSON
+// encodes.
+func TestNoInfFromATinyBaseline(t *testing.T) {
+	var samples []Sample
+	for round, off := range []float64{1e-300, 1e-300, 1e-300, 1e-300, 1e15, 1e15} {
+		samples = append(samples, sample(round+1, "off", "tcp4", off, 60), sample(round+1, "on", "tcp4", 1e15, 60))
+	}
+	r := testResult()
+	r.Settings.Gates = map[string][]string{"tcp4": {Throughput}}
+	r.Cases[0].Samples = samples
+	r.Cases[0].Summaries = Summarize(samples, testStates, []string{"tcp4"}, Policy{})
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"table":     func(b *bytes.Buffer) error { return Table(b, r) },
+		"netdev":    func(b *bytes.Buffer) error { return Netdev(b, r) },
+		"markdown":  func(b *bytes.Buffer) error { return Markdown(b, r) },
+		"csv":       func(b *bytes.Buffer) error { return CSV(b, r) },
+		"json":      func(b *bytes.Buffer) error { return Encode(b, r) },
+		"benchstat": func(b *bytes.Buffer) error { return Benchstat(b, r) },
+		"junit":     func(b *bytes.Buffer) error { return JUnit(b, r) },
+		"ktap":      func(b *bytes.Buffer) error { return KTAP(b, r) },
+		"diagnose":  func(b *bytes.Buffer) error { _, err := b.WriteString(strings.Join(r.Diagnose(), "\n")); return err },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil || strings.Contains(b.String(), "Inf") || strings.Contains(b.String(), "NaN") {
+			t.Errorf("%s (%v):\n%s", name, err, b.String())
 		}
 	}
 }

@@ -111,8 +111,8 @@ func drift(c Case, workload, metric, state string) (float64, int, bool) {
 		first, last = append(first, pts[i].v), append(last, pts[len(pts)-k+i].v)
 	}
 	f, l := Describe(first).Median, Describe(last).Median
-	if f == 0 {
-		return 0, 0, false
+	if d := l/f - 1; f != 0 && FinitePercent(d) {
+		return d, k, true
 	}
-	return l/f - 1, k, true
+	return 0, 0, false // no ratio: from 0, or from a median so near it that the ratio is past float64's range
 }

@@ -126,7 +126,7 @@ func check(c Case, e scenarios.Expectation) ExpectationResult {
 		cmp := *s.Comparison
 		r.Measured = FormatComparison(cmp) + " vs " + cmp.Baseline
 		significant := cmp.Verdict == Improved || cmp.Verdict == Regressed
-		r.Pass = (e.Change == nil || e.Change.Holds(cmp.Change)) && (e.Significant == nil || *e.Significant == significant)
+		r.Pass = (e.Change == nil || cmp.ChangeHolds(*e.Change)) && (e.Significant == nil || *e.Significant == significant)
 	}
 	for _, st := range c.States {
 		if st.Name == state && st.Unavailable != "" {

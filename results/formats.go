@@ -206,6 +206,9 @@ func CSV(w io.Writer, r *Result) error {
 			var cmp []string
 			if c := s.Comparison; c != nil {
 				cmp = []string{csvtext.Text(c.Baseline), f(c.Change), f(c.ChangeLo), f(c.ChangeHi), f(c.P), c.Verdict}
+				if c.FromZero {
+					cmp[1], cmp[2], cmp[3] = "", "", "" // from 0: no ratio, and 0 would say no change
+				}
 			} else {
 				cmp = []string{"", "", "", "", "", ""}
 			}

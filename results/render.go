@@ -54,7 +54,29 @@ func formatCentre(s Summary) string {
 	if c.Lo == nil || c.Hi == nil || c.Median == 0 {
 		return v + " ±n/a"
 	}
-	return fmt.Sprintf("%s ±%.1f%%", v, 100*math.Max(*c.Hi/c.Median-1, 1-*c.Lo/c.Median))
+	spread := math.Max(*c.Hi/c.Median-1, 1-*c.Lo/c.Median)
+	if !FinitePercent(spread) {
+		return v + " ±n/a" // a median so near 0 that its interval is no percentage of it
+	}
+	return fmt.Sprintf("%s ±%.1f%%", v, 100*spread)
+}
+
+// FormatChange prints a comparison's change: "+12.3%", or "from 0" where the baseline's median
+// is 0 and no ratio exists.
+func FormatChange(c Comparison) string {
+	if c.FromZero {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*c.Change)
+}
+
+// FormatChangeCI prints a comparison's change with its CI, "+12.3% [+10.1%, +14.6%]", or
+// "from 0" (no ratio, no interval).
+func FormatChangeCI(c Comparison) string {
+	if c.FromZero {
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*c.Change, 100*c.ChangeLo, 100*c.ChangeHi)
 }
 
 // FormatComparison prints a change with its CI, p (and Holm's adjusted p) and verdict, as the
@@ -65,9 +87,9 @@ func FormatComparison(c Comparison) string {
 		if c.Note == noRuns {
 			return "n/a (" + noRuns + ")" // no change was measured, not a change of 0
 		}
-		return fmt.Sprintf("%+.1f%% (%s)", 100*c.Change, c.Note)
+		return fmt.Sprintf("%s (%s)", FormatChange(c), c.Note)
 	case Undecided:
-		return fmt.Sprintf("%+.1f%% undecided: %s", 100*c.Change, c.Note)
+		return fmt.Sprintf("%s undecided: %s", FormatChange(c), c.Note)
 	case NoChange:
 		return fmt.Sprintf("~ (%s)", formatP(c))
 	case TooNoisy:
@@ -79,11 +101,11 @@ func FormatComparison(c Comparison) string {
 	}
 	switch c.Verdict {
 	case Negligible:
-		return fmt.Sprintf("~ %s (%+.1f%%%s %s)", c.Note, 100*c.Change, ci, formatP(c))
+		return fmt.Sprintf("~ %s (%s%s %s)", c.Note, FormatChange(c), ci, formatP(c))
 	case Equivalent:
-		return fmt.Sprintf("= equivalent %s (%+.1f%%%s)", c.Note, 100*c.Change, ci)
+		return fmt.Sprintf("= equivalent %s (%s%s)", c.Note, FormatChange(c), ci)
 	}
-	return fmt.Sprintf("%+.1f%%%s %s %s", 100*c.Change, ci, formatP(c), c.Verdict)
+	return fmt.Sprintf("%s%s %s %s", FormatChange(c), ci, formatP(c), c.Verdict)
 }
 
 // formatP prints p, and for a gated comparison the p adjusted for the run's family (Holm)

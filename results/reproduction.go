@@ -66,7 +66,7 @@ func (ch ClaimCheck) Line() string {
 		if ch.Case != "" {
 			where = "[" + ch.Case + "] " + where
 		}
-		measured = fmt.Sprintf("measured %+.1f%% [%+.1f%%, %+.1f%%] (%s)", 100*m.Change, 100*m.ChangeLo, 100*m.ChangeHi, Printable(where))
+		measured = fmt.Sprintf("measured %s (%s)", FormatChangeCI(*m), Printable(where))
 	}
 	out := fmt.Sprintf("claim %d (lines %s) %s: %s; %s: %s", ch.Claim, LineRanges(ch.Lines), Printable(ch.Metric), claimed, measured, ch.Outcome)
 	if ch.Reason != "" {

@@ -65,6 +65,12 @@ func (f *vmFlags) options(stderr io.Writer, ks []vm.Kernel, cpus int) (vm.Option
 	if err := vm.CheckClockFlags(f.clock, f.accel); err != nil {
 		return vm.Options{}, usageError{err}
 	}
+	if f.memoryMB < 0 {
+		return vm.Options{}, usageError{fmt.Errorf("--vm-memory %d: want the guest's memory in MiB (0: %d)", f.memoryMB, vm.DefaultMemoryMB)}
+	}
+	if f.bootTimeout < 0 {
+		return vm.Options{}, usageError{fmt.Errorf("--boot-timeout %s: want a positive duration (0: %s)", f.bootTimeout, vm.DefaultBootTimeout)}
+	}
 	if err := vm.CheckTurns(f.turns, f.clock); err != nil {
 		return vm.Options{}, usageError{err}
 	}

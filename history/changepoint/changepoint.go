@@ -48,6 +48,9 @@ type ChangePoint struct {
 	After  float64 `json:"after"`  // mean of the segment after
 	Change float64 `json:"change"` // After/Before - 1
 	P      float64 `json:"p"`      // Welch's t-test between the two segments
+	// FromZero: Before is 0, or so near it that After/Before is past float64's range, and
+	// After is above it: a rise with no ratio (Change is 0), above any magnitude.
+	FromZero bool `json:"from_zero,omitempty"`
 }
 
 // Detect returns the change points of a series, in order.
@@ -158,8 +161,12 @@ func merge(xs []float64, points []int, opt Options) []ChangePoint {
 			}
 			left, right := xs[lo:idx], xs[idx:hi]
 			cp := ChangePoint{Index: idx, Before: mean(left), After: mean(right), P: tTest(left, right)}
-			if cp.Before != 0 {
-				cp.Change = cp.After/cp.Before - 1
+			// No ratio from 0, nor from a level so near it that the ratio is past float64's
+			// range (1e15 over 1e-300): a report would print it as "+Inf%", and JSON has no Inf.
+			if change := cp.After/cp.Before - 1; cp.Before != 0 && !math.IsNaN(change) && !math.IsInf(100*change, 0) {
+				cp.Change = change
+			} else if cp.After > cp.Before {
+				cp.FromZero = true
 			}
 			cps[i] = cp
 			// Failing points are ranked: short segments first, then by p.
@@ -167,7 +174,7 @@ func merge(xs []float64, points []int, opt Options) []ChangePoint {
 			switch {
 			case len(left) < opt.MinSegment || len(right) < opt.MinSegment:
 				score = 2
-			case cp.P >= opt.PValue || math.Abs(cp.Change) < opt.Magnitude:
+			case cp.P >= opt.PValue || (!cp.FromZero && math.Abs(cp.Change) < opt.Magnitude):
 				score = cp.P
 			}
 			if score > weakestScore {

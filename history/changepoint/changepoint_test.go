@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -127,5 +128,25 @@ func BenchmarkAnalyze1000x500(b *testing.B) {
 			found += len(Detect(xs, Options{}))
 		}
 		b.ReportMetric(float64(found), "changepoints")
+	}
+}
+
+// TestStepFromNearZero: a step from 0, or from a level so near it that the ratio is past
+// float64's range (a stored result's 1e-300 runs, then 1e15), is found as a rise from 0 with
+// no ratio, above any magnitude: never a change of +Inf (the history's table would print
+// "+Inf%" and its JSON could not encode it), nor of 0 (dropped below the magnitude).
+func TestStepFromNearZero(t *testing.T) {
+	for _, before := range []float64{1e-300, 5e-324, 0} {
+		xs := slices.Repeat([]float64{before}, 10)
+		xs = append(xs, slices.Repeat([]float64{1e15}, 10)...)
+		cps := Detect(xs, Options{Magnitude: 0.05})
+		if len(cps) != 1 || cps[0].Index != 10 || !cps[0].FromZero || cps[0].Change != 0 {
+			t.Errorf("from %g: change points %+v, want one from 0 at 10", before, cps)
+		}
+		for _, cp := range cps {
+			if math.IsNaN(cp.Change) || math.IsInf(cp.Change, 0) || math.IsInf(100*cp.Change, 0) {
+				t.Errorf("from %g: change point %+v", before, cp)
+			}
+		}
 	}
 }
