@@ -45,6 +45,7 @@ func splitRow(text string) []string {
 	default:
 		cells = splitCellsRe.Split(strings.TrimSpace(t), -1)
 	}
+	cells = joinOpenParens(cells)
 	for k := range cells {
 		cells[k] = strings.TrimSpace(cells[k])
 	}
@@ -54,6 +55,25 @@ func splitRow(text string) []string {
 		}
 	}
 	return cells
+}
+
+// joinOpenParens puts back together a cell the split cut inside its parentheses: a note
+// padded to align ("2173.983 MB/s(  5.22%)") is one cell, not two.
+func joinOpenParens(cells []string) []string {
+	var out []string
+	open := 0
+	for _, c := range cells {
+		if open > 0 && len(out) > 0 {
+			out[len(out)-1] += "  " + c
+		} else {
+			out = append(out, c)
+		}
+		open += strings.Count(c, "(") - strings.Count(c, ")")
+		if open < 0 {
+			open = 0
+		}
+	}
+	return out
 }
 
 // stateNamed: a label names a state of the change ("Without patch", "Base kernel").
@@ -514,6 +534,15 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
 		}
 	}
+	// A feature's state without it and with it among other states ("SMC-NoCork", "TCP",
+	// "SMC-AutoCorking"): the negated one is before, the one naming the feature after; the
+	// others are references no pair takes.
+	if b, a, ok := negatedPair(labels); ok {
+		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
+	}
+	if b, a, ok := negatedPair(valueCols); ok {
+		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
+	}
 	// Two states no word places, decided by the rest of the message (the Subject's "use Y
 	// instead of X", the diff's names, a stated change).
 	if ctx.decide == nil {
@@ -536,6 +565,56 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 		}
 	}
 	return nil
+}
+
+// negatedStemRe is a word that negates a feature glued to its name: "nocork", "nogro",
+// "nonxdp", "w/obatching", "withoutgso", "disablepacing"; the stem is the feature's name.
+var negatedStemRe = regexp.MustCompile(`^(?:no|non|w/o|without|disabled?)([a-z][a-z0-9]{3,})$`)
+
+// negatedStem is the feature a state's name negates ("SMC-NoCork", "no-gro", "w/o batching"),
+// or "": its words are taken apart at spaces, '-' and '_', and a negating word joins the next.
+func negatedStem(name string) string {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == ' ' || r == '-' || r == '_' })
+	for i, w := range words {
+		if m := negatedStemRe.FindStringSubmatch(w); m != nil {
+			return m[1]
+		}
+		if i+1 < len(words) {
+			if m := negatedStemRe.FindStringSubmatch(w + words[i+1]); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return ""
+}
+
+// negatedPair finds, among three or more state names no word places, one that negates a
+// feature ("SMC-NoCork") and exactly one other that names it ("SMC-AutoCorking"): the
+// feature off is the state before, on the state after; the others are references.
+func negatedPair(names []string) (before, after int, ok bool) {
+	if len(names) < 3 {
+		return -1, -1, false
+	}
+	before, after = -1, -1
+	for k, n := range names {
+		if side, _, _ := stateOf(n); side != "" {
+			return -1, -1, false // a word places it: pickStates' to decide
+		}
+		stem := negatedStem(n)
+		if stem == "" {
+			continue
+		}
+		for j, other := range names {
+			if j == k || negatedStem(other) != "" || !strings.Contains(strings.ToLower(other), stem) {
+				continue
+			}
+			if before >= 0 {
+				return -1, -1, false // two readings: none
+			}
+			before, after = k, j
+		}
+	}
+	return before, after, before >= 0
 }
 
 // pickStates finds the before and the after among names: words decide, or one decided and
