@@ -185,7 +185,7 @@ func Read(input string, data []byte) (*Report, error) {
 			}
 			// A no-break space (a mail archive's) is a space to every reader here.
 			l = strings.ReplaceAll(l, "\u00a0", " ")
-			lines = append(lines, line{p.MessageLine + i, strings.TrimRight(pastePrefix(l), " \t")})
+			lines = append(lines, line{p.MessageLine + i, bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))})
 		}
 		r.change = changeOf(p)
 		r.read(lines)
@@ -507,6 +507,19 @@ func conditionKey(c map[string]string) string {
 
 // pastePrefix takes off the "| " a mail puts before pasted output (a line that starts with
 // a bar but has no other bar is not a table's row).
+// bannerRe is a heading between runs of dashes, equals signs, stars or hashes: "=== Bandwidth
+// ====", " --- Page Pool implementation on i.MX8 ----", "*** patched ***".
+var bannerRe = regexp.MustCompile(`^\s*([-=*#~])[-=*#~]+\s*([A-Za-z(][^=*#~]*?[\w)])\s*[-=*#~]{2,}\s*$`)
+
+// bannerHeading writes a banner's heading as every other heading is written ("Bandwidth:"),
+// so that one reader of headings takes both.
+func bannerHeading(l string) string {
+	if m := bannerRe.FindStringSubmatch(l); m != nil && !strings.Contains(m[2], ":") {
+		return m[2] + ":"
+	}
+	return l
+}
+
 func pastePrefix(l string) string {
 	t := strings.TrimLeft(l, " ")
 	if strings.HasPrefix(t, "|") && !strings.Contains(t[1:], "|") {

@@ -45,6 +45,24 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		if !ok {
 			continue
 		}
+		if groups, conds, ok := stateGroups(runs); ok {
+			for k, g := range groups {
+				b, a, ok := chooseSides(g)
+				if !ok {
+					b, a, ok = proseSides(g, lines)
+				}
+				if !ok {
+					b, a, ok = r.evidenceSides(g, lines)
+				}
+				if ok {
+					first := seg[0]
+					first.conds = copyConds(first.conds)
+					first.conds["group"] = conds[k]
+					r.addReadingClaim(first, b, a)
+				}
+			}
+			continue
+		}
 		b, a, ok := chooseSides(runs)
 		if !ok {
 			b, a, ok = proseSides(runs, lines)
@@ -138,6 +156,82 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 		runs = append(runs, &sideRun{side: x.side, state: x.state, values: []float64{x.value}, lines: []int{x.line}, lastIdx: x.idx})
 	}
 	return runs, true
+}
+
+// stateWords are the words of a state's name that say the change is there or not; what a
+// name has left without them is what the state was measured on.
+var stateWords = map[string]bool{"with": true, "without": true, "w/": true, "w/o": true, "no": true, "non": true, "not": true}
+
+// stateGroups splits a key's states, four or more, whose names say the same two states on
+// different setups ("Page Pool implementation on i.MX8", "Non Page Pool implementation on
+// i.MX8", then the same on i.MX6SX): grouped by what a name has left once its state words
+// are taken out, each group two states, one comparison; conds name each group by the words
+// its names do not share with the others' ("i.MX8").
+func stateGroups(runs []*sideRun) (groups [][]*sideRun, conds []string, ok bool) {
+	if len(runs) < 4 || len(runs)%2 != 0 {
+		return nil, nil, false
+	}
+	rest := func(state string) []string {
+		if side, _, r := stateOf(state); side != "" {
+			state = r
+		}
+		var out []string
+		for _, w := range strings.Fields(state) {
+			if !stateWords[strings.ToLower(w)] {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	index := map[string]int{}
+	var rests [][]string
+	for _, r := range runs {
+		words := rest(r.state)
+		key := strings.ToLower(strings.Join(words, " "))
+		if key == "" {
+			return nil, nil, false
+		}
+		k, seen := index[key]
+		if !seen {
+			k = len(groups)
+			index[key] = k
+			groups = append(groups, nil)
+			rests = append(rests, words)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	if len(groups) < 2 {
+		return nil, nil, false
+	}
+	for _, g := range groups {
+		if len(g) != 2 {
+			return nil, nil, false
+		}
+	}
+	// The words every group's name has ("implementation", "on") are not its condition.
+	common := map[string]int{}
+	for _, words := range rests {
+		seen := map[string]bool{}
+		for _, w := range words {
+			if lw := strings.ToLower(w); !seen[lw] {
+				seen[lw] = true
+				common[lw]++
+			}
+		}
+	}
+	for _, words := range rests {
+		var own []string
+		for _, w := range words {
+			if common[strings.ToLower(w)] < len(rests) {
+				own = append(own, w)
+			}
+		}
+		if len(own) == 0 {
+			return nil, nil, false
+		}
+		conds = append(conds, strings.Join(own, " "))
+	}
+	return groups, conds, true
 }
 
 // chooseSides picks the before and the after of a key's states.
