@@ -7,8 +7,8 @@ import (
 )
 
 // pair makes claims of the measurements: a before and an after of one tool, metric and
-// conditions. Where the text names no states, the first is before and the next after (a
-// toggle between them, or the order of "standard, then enabled"). A side left without its
+// conditions, in either order. Where the text names no states, the first is before and the
+// next after (a toggle between them, or the order of "standard, then enabled"). A side left without its
 // other is unparsed. Stated changes attach to the claims of their family, or to the only
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
@@ -19,20 +19,24 @@ func (r *Report) pair(ms []measurement, lines []line) {
 		m := &ms[i]
 		k := key{m.tool, m.metric, m.quantity, conditionKey(m.conditions)}
 		prev := open[k]
-		switch {
-		case prev == nil && m.state != "after":
+		if prev == nil {
 			open[k] = m
 			order = append(order, k)
 			continue
-		case prev == nil:
-			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "an after without its before"})
-			continue
 		}
-		r.addClaims(newClaim(prev, m))
+		// The first is before unless the words say otherwise: an after printed first
+		// ("With this patch:" above "Without it:") pairs with the before that follows.
+		before, after := prev, m
+		if prev.state == "after" && m.state != "after" || m.state == "before" && prev.state != "before" {
+			before, after = m, prev
+		}
+		r.addClaims(newClaim(before, after))
 		delete(open, k)
 	}
 	for _, k := range order {
-		if m := open[k]; m != nil {
+		if m := open[k]; m != nil && m.state == "after" {
+			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "an after without its before"})
+		} else if m != nil {
 			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "a " + m.metric + " measurement without a second to compare it with"})
 		}
 	}

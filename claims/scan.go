@@ -27,6 +27,7 @@ var (
 var toolOutputs = []func(lines []line, i int, ctx context) (ms []measurement, next int, why string){
 	iperf3Output,
 	pktgenResult,
+	xdpsockStats,
 	lkpTable,
 }
 

@@ -16,6 +16,7 @@ var otherTools = []struct {
 }{
 	{"pktgen", regexp.MustCompile(`\bpktgen\b`)},
 	{"xdp-bench", regexp.MustCompile(`\bxdp[-_]bench\b`)},
+	{"xdpsock", regexp.MustCompile(`\bxdpsock\b`)},
 	{"xdp_redirect (samples/bpf)", regexp.MustCompile(`\bxdp_redirect\w*`)},
 	{"trafgen", regexp.MustCompile(`\b(?:trafgen|xdp-trafficgen)\b`)},
 	{"TRex", regexp.MustCompile(`\bT-?Rex\b`)},
