@@ -185,7 +185,7 @@ func Read(input string, data []byte) (*Report, error) {
 			}
 			// A no-break space (a mail archive's) is a space to every reader here.
 			l = strings.ReplaceAll(l, "\u00a0", " ")
-			lines = append(lines, line{p.MessageLine + i, bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))})
+			lines = append(lines, line{p.MessageLine + i, decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))})
 		}
 		r.change = changeOf(p)
 		r.read(lines)
@@ -518,6 +518,19 @@ func bannerHeading(l string) string {
 		return m[2] + ":"
 	}
 	return l
+}
+
+// decimalCommaRe is a figure written with a decimal comma before its unit ("35,5 Mpps",
+// "1,25 Gbit/s", "12,7 us"): one or two digits after the comma, which a thousands separator
+// never has, and a unit of rate, time or share after them.
+var decimalCommaRe = regexp.MustCompile(`(^|[^\d.,])(\d{1,4}),(\d{1,2})(\s?(?:[KMGkmg]?(?:pps|bps|Bps|bit/s|bits/s|bits/sec|b/s|B/s)|[KMG]?[Bb]ytes/s(?:ec)?|[um]?s(?:ec)?|ns|%)(?:[^A-Za-z]|$))`)
+
+// decimalComma writes a decimal comma as the point every reader here takes.
+func decimalComma(l string) string {
+	if !strings.Contains(l, ",") {
+		return l
+	}
+	return decimalCommaRe.ReplaceAllString(l, "${1}${2}.${3}${4}")
 }
 
 func pastePrefix(l string) string {

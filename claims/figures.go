@@ -119,12 +119,43 @@ func readFigures(s string) shaped {
 				shape = append(shape, "#"+strings.ToLower(unitText))
 				continue
 			}
+			if offeredLoad(toks, i) {
+				shape = append(shape, "#load") // "packets are sent ... at ~40 Mpps": the load given
+				continue
+			}
 			out.figures = append(out.figures, figure{value: n * u.factor, unit: u, raw: toks[i]})
 			shape = append(shape, "#"+u.norm)
 		}
 	}
 	out.shape = strings.Join(shape, " ")
 	return out
+}
+
+// offerVerbs send traffic at a rate the tester chose: a figure "at" a rate after one of them
+// is the load offered ("64B UDP packets are sent to the NIC at ~40 Mpps", "generated at line
+// rate"), a setting of the test, not its result.
+var offerVerbs = map[string]bool{"sent": true, "send": true, "sending": true, "sends": true, "generated": true, "generating": true, "offered": true,
+	"offering": true, "injected": true, "injecting": true, "blasted": true, "blasting": true, "pumped": true, "pumping": true, "fed": true}
+
+// approxWords stand between "at" and a rate the tester gave roughly.
+var approxWords = map[string]bool{"about": true, "around": true, "roughly": true, "approximately": true, "approx.": true, "nearly": true, "almost": true}
+
+// offeredLoad: the figure at toks[i] (its unit in the tokens after it) comes right after
+// "at", with a verb of sending at most eight words before.
+func offeredLoad(toks []string, i int) bool {
+	k := i - 1
+	for k >= 0 && (toks[k] == "~" || approxWords[strings.ToLower(toks[k])]) {
+		k-- // "at ~ 40", "at about 40"
+	}
+	if k < 0 || strings.ToLower(toks[k]) != "at" {
+		return false
+	}
+	for j := k - 1; j >= 0 && j >= k-8; j-- {
+		if offerVerbs[strings.ToLower(strings.Trim(toks[j], ",.;:()"))] {
+			return true
+		}
+	}
+	return false
 }
 
 // measured are the figures of a line that carry a unit of a measurement (a rate, a time, a

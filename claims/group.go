@@ -63,6 +63,12 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 			}
 			continue
 		}
+		if b, others, ok := againstBaseline(runs, lines); ok {
+			for _, a := range others {
+				r.addReadingClaim(seg[0], b, a)
+			}
+			continue
+		}
 		b, a, ok := chooseSides(runs)
 		if !ok {
 			b, a, ok = proseSides(runs, lines)
@@ -156,6 +162,48 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 		runs = append(runs, &sideRun{side: x.side, state: x.state, values: []float64{x.value}, lines: []int{x.line}, lastIdx: x.idx})
 	}
 	return runs, true
+}
+
+// statedPercentRe is a change a line states beside its figure: "(+36.5%)", "-6.9 %".
+var statedPercentRe = regexp.MustCompile(`\(\s*([-+−]?\d+(?:\.\d+)?)\s?%\s*\)`)
+
+// againstBaseline reads a baseline and two or more other states, each on its own line with
+// the change against the baseline stated beside its figure ("2. Dispatcher 1 entry: 35.5
+// Mpps (+36.5%)"): the author measured each against the baseline, so each is a comparison of
+// its own, not a step towards a final state. Every stated change must agree with the figures.
+func againstBaseline(runs []*sideRun, lines []line) (base *sideRun, others []*sideRun, ok bool) {
+	if len(runs) < 3 {
+		return nil, nil, false
+	}
+	for _, s := range runs {
+		if s.side == "before" {
+			if base != nil {
+				return nil, nil, false
+			}
+			base = s
+		}
+	}
+	if base == nil || len(base.values) != 1 || base.values[0] == 0 {
+		return nil, nil, false
+	}
+	for _, s := range runs {
+		if s == base {
+			continue
+		}
+		if len(s.values) != 1 || s.lastIdx >= len(lines) {
+			return nil, nil, false
+		}
+		m := statedPercentRe.FindStringSubmatch(lines[s.lastIdx].text)
+		if m == nil {
+			return nil, nil, false
+		}
+		stated, okv := parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+"))
+		if !okv || math.Abs((s.values[0]/base.values[0]-1)*100-stated) > 0.6 {
+			return nil, nil, false
+		}
+		others = append(others, s)
+	}
+	return base, others, true
 }
 
 // stateWords are the words of a state's name that say the change is there or not; what a
