@@ -78,6 +78,7 @@ func readFigures(s string) shaped {
 			shape = append(shape, "#")
 			continue
 		}
+		numberAt := i // i moves on to the unit's token below
 		unitText := m[3]
 		if unitText == "" && i+3 < len(toks) && strings.EqualFold(toks[i+2], "per") && perSecondWords[strings.ToLower(strings.TrimRight(toks[i+3], ".,;:)"))] {
 			// "141843.97 requests per second": the events' name over a second, as "requests/s"
@@ -119,7 +120,7 @@ func readFigures(s string) shaped {
 				shape = append(shape, "#"+strings.ToLower(unitText))
 				continue
 			}
-			if offeredLoad(toks, i) {
+			if offeredLoad(toks, numberAt) {
 				shape = append(shape, "#load") // "packets are sent ... at ~40 Mpps": the load given
 				continue
 			}

@@ -284,6 +284,11 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 	}
 	if side == "" {
 		cur.cond = labelKey(h)
+		if !subHeading(lines, i, h, repeated) {
+			// A section whose lines name their states themselves: no state of an earlier
+			// heading ("In pseudo code:" far above "Benchmark:") is theirs.
+			cur.side, cur.state = "", ""
+		}
 		return cur
 	}
 	if cur.roundSide == "" || side == cur.roundSide || side == "before" {

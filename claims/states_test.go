@@ -62,3 +62,19 @@ func TestUnreadTableSaid(t *testing.T) {
 		t.Errorf("claims %v, not read %v: want none, and the table said to be unread", r.Claims, r.Unparsed)
 	}
 }
+
+// TestConditionHeadingEndsEarlierState: a heading over lines that name their states
+// themselves ("Benchmark:" over "1. Baseline: ..." and "2. ...") is a condition, and the
+// state an earlier heading left ("In pseudo code, roughly:" far above, a state no word
+// decides) is not the state of those lines.
+func TestConditionHeadingEndsEarlierState(t *testing.T) {
+	var lines []line
+	for i, text := range []string{"Benchmark:", "  1. Baseline:  26.0 Mpps", "  2. Batched:   35.5 Mpps (+36.5%)"} {
+		lines = append(lines, line{n: i + 1, text: text})
+	}
+	earlier := block{side: "?", state: "In pseudo code, roughly"}
+	got := enterHeading(earlier, "Benchmark", lines, 0, map[string][]int{})
+	if got.side != "" || got.state != "" || got.cond == "" {
+		t.Errorf("after the condition heading: %+v, want no state and the heading as the condition", got)
+	}
+}
