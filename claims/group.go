@@ -76,6 +76,16 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		if !ok {
 			b, a, ok = r.evidenceSides(runs, lines)
 		}
+		if !ok && len(runs) == 2 && runs[0].side == runs[1].side && runs[0].side != "?" {
+			// Two states one word places on the same side ("with 512 Rx buffers", "with 1024
+			// Rx buffers"): the word names a setting of each, not the change; the rest of the
+			// message says which is the baseline, as for states no word places.
+			undecided := []*sideRun{{side: "?", state: runs[0].state, values: runs[0].values, lines: runs[0].lines, lastIdx: runs[0].lastIdx},
+				{side: "?", state: runs[1].state, values: runs[1].values, lines: runs[1].lines, lastIdx: runs[1].lastIdx}}
+			if ub, ua, uok := r.evidenceSides(undecided, lines); uok {
+				b, a, ok = runs[slices.Index(undecided, ub)], runs[slices.Index(undecided, ua)], true
+			}
+		}
 		if !ok && len(runs) == 2 && runs[0].side == "?" && runs[1].side == "?" {
 			r.addUnparsed(Unparsed{Lines: append(append([]int{}, runs[0].lines...), runs[1].lines...), Reason: fmt.Sprintf(
 				"two states, %q and %q, and nothing that says which is the baseline (no state word; neither the Subject, the diff nor a stated change names one): not paired",

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/nsperf/nsperf/results"
 )
@@ -407,7 +408,7 @@ func outdented(lines []line, i int) bool {
 
 func isTitle(lines []line, i int) bool {
 	t := strings.TrimSpace(lines[i].text)
-	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 {
+	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 && !countsOfThings(t) {
 		return false
 	}
 	if strings.HasPrefix(t, "[") || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
@@ -443,6 +444,27 @@ func isTitle(lines []line, i int) bool {
 }
 
 var numberedRe = regexp.MustCompile(`^\s*\d+\)\s`)
+
+// countsOfThings: every number of a title counts the word after it ("tests with 512 Rx
+// buffers", "64 byte packets, 8 queues"): a setting the title names, not a figure measured.
+func countsOfThings(t string) bool {
+	if strings.Contains(strings.TrimSpace(t), "  ") {
+		return false // fields aligned apart: a tool's banner or a table's row, no title
+	}
+	toks := strings.Fields(t)
+	for k, tok := range toks {
+		if _, ok := parseNumber(strings.Trim(tok, "(),")); !ok {
+			continue
+		}
+		if k+1 >= len(toks) || !unicode.IsLetter([]rune(toks[k+1])[0]) {
+			return false
+		}
+		if f := readFigures(tok + " " + toks[k+1]); len(f.measured()) > 0 {
+			return false // "512 Mpps": a measurement
+		}
+	}
+	return len(readFigures(t).measured()) == 0
+}
 
 // headingCounts finds each heading's lines in the message.
 func headingCounts(lines []line) map[string][]int {
@@ -573,6 +595,11 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		*ms = keep(r, *ms, got)
 		return next - 1
 	}
+	if got, next := r.pipeBlockTable(lines, i, ctx.blk); next > i {
+		r.saw(lines[i+1].text, got)
+		*rs = keep(r, *rs, got)
+		return next - 1
+	}
 	if claims, next, skipped := stateTable(lines, i, ctx); next > i {
 		r.addClaims(claims...)
 		r.droppedClaims += skipped
@@ -603,6 +630,56 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 // runLabelRe is a row's label that numbers a run: a run's column name ("run 4", "#3") or,
 // at a row's start, a bare ordinal ("1.", "2)").
 var runLabelRe = regexp.MustCompile(runColumnRe.String() + `|^\d{1,3}[.)]?$`)
+
+// pipeBlockTable reads a table with pipes under a state's heading or title ("ntttcp with 512
+// Rx buffers" over "connections|  throughput|  no_wqe errs|" and rows "1 |  40.93Gbps |
+// 123,211 |", rules of dashes between): the first column names each row (a case), each other
+// column is a measurement of the block's state, a figure with its unit or a count. The other
+// state's table pairs with it by column and row name; which state is the baseline, when no
+// word of the headings says, is the rest of the message's to say. next is past the table.
+func (r *Report) pipeBlockTable(lines []line, i int, b block) ([]reading, int) {
+	if b.side == "" || b.state == "" || !strings.Contains(lines[i].text, "|") || len(readFigures(lines[i].text).figures) > 0 {
+		return nil, i
+	}
+	header := splitRow(lines[i].text)
+	if len(header) < 2 || slices.ContainsFunc(header, stateNamed) {
+		return nil, i // a table of its own states: stateTable's
+	}
+	var out []reading
+	j := i + 1
+	for ; j < len(lines) && j-i <= maxAlignedRows; j++ {
+		t := lines[j].text
+		if separatorRe.MatchString(t) {
+			continue
+		}
+		cells := splitRow(t)
+		if !strings.Contains(t, "|") || len(cells) != len(header) {
+			break
+		}
+		if stateNamed(cells[0]) {
+			return nil, i
+		}
+		var row []reading
+		for k, cell := range cells[1:] {
+			f, ok := cellValue(cell)
+			if !ok {
+				return nil, i
+			}
+			column := header[k+1]
+			x := reading{key: b.cond + "|tbl|" + labelKey(column) + "|" + labelKey(cells[0]), metric: metricOf(f.unit), unit: f.unit.norm,
+				value: round(f.value), side: b.side, state: b.state, line: lines[j].n, idx: j, conds: map[string]string{"column": column, "row": cells[0]}}
+			if f.bare {
+				x.metric, x.named = strings.TrimSpace(column), true // a count the column names
+			}
+			row = append(row, x)
+		}
+		out = append(out, row...)
+	}
+	if len(out) == 0 {
+		return nil, i
+	}
+	return out, j
+}
 
 // stateBlockTable reads a table under a state's heading ("Before this series:" over
 // "   alloc_free   recycle" and rows "1.   24.5 ns   41.0 ns"): each column is a measurement
