@@ -242,13 +242,18 @@ func labelMatch(text string) []string {
 	return labelRe.FindStringSubmatch(text)
 }
 
+// verdictLineRe is a selftest's line for one case, ending in its verdict ("  net,port   28s
+// [ OK ]", "TEST: ipv4 route   [FAIL]"): the figures on it (how long the case took) are no
+// result of the case.
+var verdictLineRe = regexp.MustCompile(`\[\s*(?:OK|FAIL|SKIP|PASS|XFAIL|ERROR)\s*\]\s*$`)
+
 func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]reading) {
 	l := lines[i]
 	text := l.text
 	if len(text) > maxReadLine {
 		return nil, nil // a dump, not a line a reader writes a result on
 	}
-	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) && !wholeRun(lines, i) {
+	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) && !wholeRun(lines, i) || verdictLineRe.MatchString(text) {
 		return nil, nil
 	}
 	label, rest := lineLabel(text)

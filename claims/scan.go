@@ -98,6 +98,11 @@ func (r *Report) read(lines []line) {
 				ctx.named = ctx.named && len(m) == 0
 			}
 			i = next - 1
+		case verdictLineRe.MatchString(l.text):
+			// A selftest's case ("  net,port   28s   [ OK ]"): the lines under it are its
+			// results, keyed by its name.
+			name, _, _ := strings.Cut(strings.TrimSpace(l.text), "  ")
+			ctx.blk.cond = labelKey(name)
 		case perfStatBannerRe.MatchString(l.text):
 			// perf stat's banner over its counters: no heading of a state or a condition
 		case headingRe.MatchString(l.text):
