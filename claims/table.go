@@ -337,6 +337,39 @@ func expandTabs(s string) string {
 	return b.String()
 }
 
+// statedCellRe is a cell that states a change: "+100%", "+ 20%", "-6.9 %".
+var statedCellRe = regexp.MustCompile(`^[-+−]\s*\d+(?:\.\d+)?\s*%$`)
+
+// dropStatedTail takes off a last column of stated changes that only the rows of the change
+// fill ("bw diff": "+100%" on each after row, nothing on its before row), with its header.
+func dropStatedTail(rows []tableRow, header []string) ([]tableRow, []string) {
+	width := len(rows[0].cells)
+	for _, r := range rows {
+		width = min(width, len(r.cells))
+	}
+	longer := 0
+	for _, r := range rows {
+		switch {
+		case len(r.cells) == width:
+		case len(r.cells) == width+1 && statedCellRe.MatchString(strings.TrimSpace(r.cells[width])):
+			longer++
+		default:
+			return rows, header
+		}
+	}
+	if longer == 0 || longer == len(rows) {
+		return rows, header
+	}
+	out := make([]tableRow, len(rows))
+	for k, r := range rows {
+		out[k] = tableRow{label: r.label, cells: r.cells[:width], n: r.n}
+	}
+	if len(header) == width+2 {
+		header = header[:width+1]
+	}
+	return out, header
+}
+
 // splitTable reads the table at lines[i] with its rows cut into cells by split.
 func splitTable(lines []line, i int, ctx context, splitRow func(string) []string) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
@@ -395,6 +428,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	rows = unitColumnAtEnd(rows, len(header))
+	rows, header = dropStatedTail(rows, header)
 	width := len(rows[0].cells)
 	for _, r := range rows {
 		width = min(width, len(r.cells))
@@ -857,9 +891,56 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 			side, state = s, c
 			continue
 		}
+		if strings.TrimSpace(c) == "" {
+			continue // a toggle column's cell, taken as the row's state
+		}
 		others = append(others, c)
 	}
 	return side, state, strings.Join(others, ", ")
+}
+
+// toggleOff and toggleOn are the values of a column that switches a feature ("coalesce",
+// "GRO"): without it the state before, with it the state after.
+var (
+	toggleOff = map[string]bool{"0": true, "off": true, "n": true, "no": true, "false": true, "disabled": true}
+	toggleOn  = map[string]bool{"1": true, "on": true, "y": true, "yes": true, "true": true, "enabled": true}
+)
+
+// toggleColumn is the one cell column whose values are a feature off and on, both, in rows
+// that come in pairs of the same test; false where there is none or more than one.
+func toggleColumn(rows []tableRow) (int, bool) {
+	if len(rows) < 4 {
+		return -1, false
+	}
+	found := -1
+	for k := range rows[0].cells {
+		off, on := 0, 0
+		for _, r := range rows {
+			if k >= len(r.cells) {
+				off, on = -1, -1
+				break
+			}
+			v := strings.ToLower(strings.TrimSpace(r.cells[k]))
+			switch {
+			case toggleOff[v]:
+				off++
+			case toggleOn[v]:
+				on++
+			default:
+				off, on = -1, -1
+			}
+			if off < 0 {
+				break
+			}
+		}
+		if off > 0 && on > 0 && off+on == len(rows) {
+			if found >= 0 {
+				return -1, false
+			}
+			found = k
+		}
+	}
+	return found, found >= 0
 }
 
 // extendedBy: another label of the table is this one with something added ("X + patch",
@@ -909,6 +990,34 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	var order []string
 	repeated := false
 	config := settingColumns(cols)
+	if k, ok := toggleColumn(rows); ok {
+		// The feature off and on in a column of its own ("coalesce" 0 and 1): its value is
+		// the row's state, the other cells its test.
+		rows = slices.Clone(rows)
+		for i := range rows {
+			r := rows[i]
+			cells := slices.Clone(r.cells)
+			state := "before"
+			if toggleOn[strings.ToLower(strings.TrimSpace(cells[k]))] {
+				state = "after"
+			}
+			cells[k] = ""
+			label := r.label + ", " + state
+			rows[i] = tableRow{label: label, cells: cells, n: r.n}
+		}
+		// Columns of bare counts beside figures with units ("threads" 1 and 4) say the test.
+		if config == nil {
+			config = map[int]bool{}
+		}
+		for c := range rows[0].cells {
+			bare := true
+			for _, r := range rows {
+				f, ok := cellValue(r.cells[c])
+				bare = bare && (ok && f.bare || c == k)
+			}
+			config[c] = config[c] || bare
+		}
+	}
 	labels := map[string]bool{}
 	for _, r := range rows {
 		labels[strings.TrimSpace(r.label)] = true

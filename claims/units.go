@@ -40,6 +40,7 @@ var units = map[string]unit{
 var byteUnits = map[string]unit{
 	"B/s": {"rate", "bit/s", 8}, "kB/s": {"rate", "bit/s", 8e3}, "KB/s": {"rate", "bit/s", 8e3}, "MB/s": {"rate", "bit/s", 8e6}, "GB/s": {"rate", "bit/s", 8e9},
 	"KBytes/sec": {"rate", "bit/s", 8e3}, "MBytes/sec": {"rate", "bit/s", 8e6}, "GBytes/sec": {"rate", "bit/s", 8e9},
+	"B/sec": {"rate", "bit/s", 8}, "kB/sec": {"rate", "bit/s", 8e3}, "KB/sec": {"rate", "bit/s", 8e3}, "MB/sec": {"rate", "bit/s", 8e6}, "GB/sec": {"rate", "bit/s", 8e9},
 	// A capital B is bytes in "MBps" too: sockperf prints "60.437 MBps (483.499 Mbps)".
 	"Bps": {"rate", "bit/s", 8}, "kBps": {"rate", "bit/s", 8e3}, "KBps": {"rate", "bit/s", 8e3}, "MBps": {"rate", "bit/s", 8e6}, "GBps": {"rate", "bit/s", 8e9},
 	"KiB/s": {"rate", "bit/s", 8 * 1024}, "MiB/s": {"rate", "bit/s", 8 * 1024 * 1024}, "GiB/s": {"rate", "bit/s", 8 * 1024 * 1024 * 1024},
