@@ -45,22 +45,7 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 		if !ok {
 			continue
 		}
-		if groups, conds, ok := stateGroups(runs); ok {
-			for k, g := range groups {
-				b, a, ok := chooseSides(g)
-				if !ok {
-					b, a, ok = proseSides(g, lines)
-				}
-				if !ok {
-					b, a, ok = r.evidenceSides(g, lines)
-				}
-				if ok {
-					first := seg[0]
-					first.conds = copyConds(first.conds)
-					first.conds["group"] = conds[k]
-					r.addReadingClaim(first, b, a)
-				}
-			}
+		if r.pairGroups(seg[0], runs, lines) {
 			continue
 		}
 		if b, others, ok := againstBaseline(runs, lines); ok {
@@ -172,6 +157,132 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 		runs = append(runs, &sideRun{side: x.side, state: x.state, values: []float64{x.value}, lines: []int{x.line}, lastIdx: x.idx})
 	}
 	return runs, true
+}
+
+// pairGroups pairs a key's states where they are the same two states on several setups
+// (stateGroups, then factorGroups): each group's two decided as any two states are; of
+// factorGroups' partitions, the first whose every group is decided is taken.
+func (r *Report) pairGroups(first reading, runs []*sideRun, lines []line) bool {
+	if groups, conds, ok := stateGroups(runs); ok {
+		// Grouped by their names' words: each group decided or not on its own.
+		for k, g := range groups {
+			b, a, ok := chooseSides(g)
+			if !ok {
+				b, a, ok = proseSides(g, lines)
+			}
+			if !ok {
+				b, a, ok = r.evidenceSides(g, lines)
+			}
+			if ok {
+				x := first
+				x.conds = copyConds(first.conds)
+				x.conds["group"] = conds[k]
+				r.addReadingClaim(x, b, a)
+			}
+		}
+		return true
+	}
+	for _, p := range factorGroups(runs) {
+		type pair struct{ b, a *sideRun }
+		var pairs []pair
+		for _, g := range p.groups {
+			b, a, ok := chooseSides(g)
+			if !ok {
+				b, a, ok = proseSides(g, lines)
+			}
+			if !ok {
+				b, a, ok = r.evidenceSides(g, lines)
+			}
+			if !ok {
+				break
+			}
+			pairs = append(pairs, pair{b, a})
+		}
+		if len(pairs) != len(p.groups) {
+			continue
+		}
+		for k, pr := range pairs {
+			x := first
+			x.conds = copyConds(first.conds)
+			x.conds["group"] = p.conds[k]
+			r.addReadingClaim(x, pr.b, pr.a)
+		}
+		return true
+	}
+	return false
+}
+
+// partition is a key's states cut into groups of two, each group named by its condition.
+type partition struct {
+	groups [][]*sideRun
+	conds  []string
+}
+
+// factorGroups are the ways to read four or more states whose names differ in two or more
+// words, one of them taking two values ("sw flowtable [1 TCP stream]", "xdp flowtable [1 TCP
+// stream]", the same with "[3"): for each such word, the states grouped by their other
+// differing words, each group the word's two values; the state word is the one whose groups
+// the rest of the message decides (pairGroups tries each).
+func factorGroups(runs []*sideRun) []partition {
+	if len(runs) < 4 || len(runs)%2 != 0 {
+		return nil
+	}
+	words := make([][]string, len(runs))
+	for k, r := range runs {
+		words[k] = strings.Fields(r.state)
+		if len(words[k]) != len(words[0]) {
+			return nil
+		}
+	}
+	var differ []int
+	for p := range words[0] {
+		for k := range words {
+			if !strings.EqualFold(words[k][p], words[0][p]) {
+				differ = append(differ, p)
+				break
+			}
+		}
+	}
+	if len(differ) < 2 {
+		return nil
+	}
+	var out []partition
+	for _, p := range differ {
+		values := map[string]bool{}
+		for k := range words {
+			values[strings.ToLower(words[k][p])] = true
+		}
+		if len(values) != 2 {
+			continue
+		}
+		index := map[string]int{}
+		var part partition
+		for k, r := range runs {
+			var rest []string
+			for _, q := range differ {
+				if q != p {
+					rest = append(rest, words[k][q])
+				}
+			}
+			key := strings.ToLower(strings.Join(rest, " "))
+			g, seen := index[key]
+			if !seen {
+				g = len(part.groups)
+				index[key] = g
+				part.groups = append(part.groups, nil)
+				part.conds = append(part.conds, strings.Trim(strings.Join(rest, " "), "[](),"))
+			}
+			part.groups[g] = append(part.groups[g], r)
+		}
+		ok := len(part.groups) >= 2
+		for _, g := range part.groups {
+			ok = ok && len(g) == 2 && !strings.EqualFold(strings.Fields(g[0].state)[p], strings.Fields(g[1].state)[p])
+		}
+		if ok {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // statedPercentRe is a change a line states beside its figure: "(+36.5%)", "-6.9 %".
@@ -418,6 +529,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			vote--
 		}
 	}
+
 	if a, b := namedIn(first, removed), namedIn(second, removed); a && !b {
 		vote++
 	} else if b && !a {
