@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -568,6 +569,9 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
 		}
 	}
+	if out := baselineRatioClaims(corner, cols, rows, ctx); out != nil {
+		return out
+	}
 	// A feature's state without it and with it among other states ("SMC-NoCork", "TCP",
 	// "SMC-AutoCorking"): the negated one is before, the one naming the feature after; the
 	// others are references no pair takes.
@@ -599,6 +603,94 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 		}
 	}
 	return nil
+}
+
+// ratioColumnRe names a column of each row's figure relative to the baseline's: "speedup",
+// "ratio", "relative", "normalized", "x".
+var ratioColumnRe = regexp.MustCompile(`(?i)^(?:speed-?up|ratio|relative|normali[sz]ed|x|times)$`)
+
+// baselineRatioClaims reads a table of several states, one the baseline ("msg_zerocopy -z
+// (baseline)"), with a column that gives each row's figure relative to the baseline's (1 on
+// its row): each other row is a comparison with the baseline, where its ratio agrees with
+// the figures (within 2%). The states' names are the rows' labels, or a column of names
+// where the labels only number the rows ("1 | io_uring (...) | 96534 | 2.03").
+func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
+	ratio, value, names := -1, -1, -1
+	for k, c := range cols {
+		if ratioColumnRe.MatchString(strings.TrimSpace(c)) {
+			ratio = k
+		}
+	}
+	if ratio < 0 || len(rows) < 3 {
+		return nil
+	}
+	for k := range cols {
+		if k == ratio {
+			continue
+		}
+		figures, texts := 0, 0
+		for _, r := range rows {
+			if k >= len(r.cells) {
+				return nil
+			}
+			if _, ok := cellValue(r.cells[k]); ok {
+				figures++
+			} else if strings.TrimSpace(r.cells[k]) != "" {
+				texts++
+			}
+		}
+		switch {
+		case figures == len(rows) && value < 0:
+			value = k
+		case texts == len(rows) && names < 0:
+			names = k
+		}
+	}
+	if value < 0 {
+		return nil
+	}
+	name := func(r tableRow) string {
+		if names >= 0 && runLabelRe.MatchString(strings.TrimSpace(r.label)) {
+			return r.cells[names]
+		}
+		return r.label
+	}
+	base := -1
+	for k, r := range rows {
+		rv, ok := cellValue(r.cells[ratio])
+		if side, _, _ := stateOf(name(r)); side == "before" && ok && math.Abs(rv.value-1) < 0.005 {
+			if base >= 0 {
+				return nil
+			}
+			base = k
+		}
+	}
+	if base < 0 {
+		return nil
+	}
+	fb, _ := cellValue(rows[base].cells[value])
+	if fb.value == 0 {
+		return nil
+	}
+	fb = headerUnit(fb, cols[value], corner)
+	var out []Claim
+	for k, r := range rows {
+		if k == base {
+			continue
+		}
+		fa, _ := cellValue(r.cells[value])
+		fa = headerUnit(fa, cols[value], corner)
+		rv, ok := cellValue(r.cells[ratio])
+		if !ok || math.Abs(fa.value/fb.value-rv.value) > 0.02*rv.value+0.005 {
+			return nil // a ratio the figures do not give: not relative to this baseline
+		}
+		conds := copyConds(ctx.conditions)
+		conds["column"] = cols[value]
+		if c, ok := tableClaim(cols[value], fb, fa, &tableRow{label: name(rows[base]), n: rows[base].n}, &tableRow{label: name(r), n: r.n}, conds, nil, nil); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // negatedStemRe is a word that negates a feature glued to its name: "nocork", "nogro",
