@@ -1274,8 +1274,14 @@ func stackedHeader(upper, lower string) (string, bool) {
 		return "", false
 	}
 	out := make([]string, len(u))
+	group := ""
 	for k := range u {
-		out[k] = strings.TrimSpace(strings.TrimSpace(u[k]) + " " + strings.TrimSpace(l[k]))
+		// An upper cell spans the empty ones after it ("| Cycles |  |  | Nanosec |" over
+		// "| Before | After | diff | Before |"), as org and markdown tables write a group.
+		if up := strings.TrimSpace(u[k]); up != "" || k == 0 {
+			group = up
+		}
+		out[k] = strings.TrimSpace(group + " " + strings.TrimSpace(l[k]))
 		if out[k] == "" {
 			out[k] = "-"
 		}
