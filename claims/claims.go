@@ -185,7 +185,16 @@ func Read(input string, data []byte) (*Report, error) {
 			}
 			// A no-break space (a mail archive's) is a space to every reader here.
 			l = strings.ReplaceAll(l, "\u00a0", " ")
-			lines = append(lines, line{p.MessageLine + i, decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))})
+			text := decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))
+			if n := len(lines); n > 0 {
+				if timed := timeP(text, lines[n-1].text); timed != text {
+					if !strings.HasPrefix(strings.TrimSpace(timed), timePRe.FindStringSubmatch(text)[2]) {
+						lines[n-1].text = "" // the name went into the line it names
+					}
+					text = timed
+				}
+			}
+			lines = append(lines, line{p.MessageLine + i, text})
 		}
 		r.change = changeOf(p)
 		r.read(lines)
@@ -518,6 +527,26 @@ func bannerHeading(l string) string {
 		return m[2] + ":"
 	}
 	return l
+}
+
+// timePRe is a line of `time -p`'s report: "real 108.35", "user 0.41", "sys 52.90", in
+// seconds without a unit.
+var timePRe = regexp.MustCompile(`^(\s*)(real|user|sys)\s+(\d+\.\d+)\s*$`)
+
+// timeP writes time -p's line with its unit, as every reader here takes a time, and with
+// the name of what was timed where the line above is that name alone ("Creating vlans" over
+// "real 108.35"): the same step timed in each state is one measurement. (user and sys, under
+// real, are side readings of it and keep no name.)
+func timeP(l, above string) string {
+	m := timePRe.FindStringSubmatch(l)
+	if m == nil {
+		return l
+	}
+	name := strings.TrimSpace(above)
+	if name == "" || len(strings.Fields(name)) > 6 || strings.HasSuffix(name, ":") || timePRe.MatchString(above) || len(readFigures(name).figures) > 0 || strings.Contains(name, ": ") {
+		name = ""
+	}
+	return strings.TrimSpace(m[1]+name+" "+m[2]) + ": " + m[3] + " s"
 }
 
 // decimalCommaRe is a figure written with a decimal comma before its unit ("35,5 Mpps",
