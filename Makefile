@@ -80,6 +80,8 @@ bench: deps
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
+	@# go.mod and go.sum as go mod tidy leaves them: every direct import a direct requirement
+	@$(GO) mod tidy -diff >/dev/null || { echo "go mod tidy would change go.mod or go.sum: run go mod tidy"; exit 1; }
 	$(GO) tool staticcheck ./...
 
 # The Open_vSwitch models come from the schema that openvswitch-common installs.

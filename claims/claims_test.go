@@ -391,15 +391,24 @@ func TestLayouts(t *testing.T) {
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 0.005*math.Abs(b) }
 
-// TestClaimMetricsDeclared: every metric the tools' readers give a claim is one a tool
-// declares, and every claim of the fixtures, seeds and layouts has a declared metric or
-// none (with what it measures as its quantity): a claim can always meet a measurement of
-// its name.
-func TestClaimMetricsDeclared(t *testing.T) {
-	decl := scenarios.DeclaredMetrics()
-	for _, m := range toolReadings() {
-		if _, ok := decl[m]; !ok {
-			t.Errorf("claims names %q, which no tool declares", m)
+// TestDeclareKeepsOnlyDeclared: a claim keeps its metric only where a tool declares it with
+// that unit; otherwise what it measures is its Quantity (reported, with nothing of nsperf's
+// to set beside it). And no claim of the reader's fixtures says neither.
+func TestDeclareKeepsOnlyDeclared(t *testing.T) {
+	for _, c := range []struct {
+		in               Claim
+		metric, quantity string
+	}{
+		{Claim{Metric: "throughput", Unit: "bit/s"}, "throughput", ""},
+		{Claim{Metric: "throughput", Unit: "pps"}, "", "throughput"},
+		{Claim{Metric: "TcpInSegs", Unit: "count"}, "", "TcpInSegs"},
+		{Claim{Metric: "throughput"}, "", "throughput"},
+		{Claim{Quantity: "share", Unit: "%"}, "", "share"},
+		{Claim{Metric: "rtt_mean", Quantity: "latency", Unit: "us"}, "rtt_mean", "latency"},
+	} {
+		got := declare(c.in)
+		if got.Metric != c.metric || got.Quantity != c.quantity {
+			t.Errorf("declare(%q %q %q) = %q %q, want %q %q", c.in.Metric, c.in.Quantity, c.in.Unit, got.Metric, got.Quantity, c.metric, c.quantity)
 		}
 	}
 	files, _ := filepath.Glob("testdata/*.txt")
@@ -415,9 +424,6 @@ func TestClaimMetricsDeclared(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		for _, c := range r.Claims {
-			if _, ok := decl[c.Metric]; c.Metric != "" && !ok {
-				t.Errorf("%s: claim metric %q is declared by no tool", f, c.Metric)
-			}
 			if c.Metric == "" && c.Quantity == "" {
 				t.Errorf("%s: a claim says neither its metric nor its quantity: %+v", f, c)
 			}

@@ -18,8 +18,13 @@ import (
 
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/sandbox"
-	"github.com/nsperf/nsperf/runner/tool"
 )
+
+// Program is a program built from a kernel tree's selftests: where it is, and how it was
+// built (the tree, its version, the source's sha256, the compiler), for the result to record.
+type Program struct {
+	Path, Provenance string
+}
 
 // maxSelftestSource bounds a selftest's source file (udpgso_bench_tx.c is 20 KB).
 const maxSelftestSource = 1 << 20
@@ -33,23 +38,23 @@ var selftestName = regexp.MustCompile(`^tools/testing/selftests/[a-z0-9_/-]+/([a
 // tree's tools/testing/selftests on the include path for kselftest.h). The program is kept
 // in the cache under the hash of its source, kselftest.h and the compiler's version, so that
 // the same source is built once and another one (the base's of another tree) is built anew.
-func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, error) {
+func Selftest(ctx context.Context, cache, tree, source string) (Program, error) {
 	m := selftestName.FindStringSubmatch(source)
 	if m == nil {
-		return tool.Built{}, fmt.Errorf("selftest %q: not a single C file under tools/testing/selftests", source)
+		return Program{}, fmt.Errorf("selftest %q: not a single C file under tools/testing/selftests", source)
 	}
 	name := m[1]
 	src, err := safefile.ReadRegular(filepath.Join(tree, source), maxSelftestSource)
 	if err != nil {
-		return tool.Built{}, fmt.Errorf("build %s from %s: %w (a kernel source tree has it from Linux 4.18 on)", name, tree, err)
+		return Program{}, fmt.Errorf("build %s from %s: %w (a kernel source tree has it from Linux 4.18 on)", name, tree, err)
 	}
 	header, err := safefile.ReadRegular(filepath.Join(tree, "tools/testing/selftests/kselftest.h"), maxSelftestSource)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return tool.Built{}, fmt.Errorf("build %s from %s: %w", name, tree, err)
+		return Program{}, fmt.Errorf("build %s from %s: %w", name, tree, err)
 	}
 	cc, err := exec.CommandContext(ctx, "cc", "--version").Output()
 	if err != nil {
-		return tool.Built{}, fmt.Errorf("build %s from %s: no C compiler (cc --version: %v); Debian: apt-get install gcc", name, tree, err)
+		return Program{}, fmt.Errorf("build %s from %s: no C compiler (cc --version: %v); Debian: apt-get install gcc", name, tree, err)
 	}
 	compiler := strings.TrimSpace(strings.SplitN(string(cc), "\n", 2)[0])
 	key := sha256.New()
@@ -60,7 +65,7 @@ func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, erro
 	digest := hex.EncodeToString(key.Sum(nil))[:16]
 	dir := filepath.Join(cache, "selftests", digest)
 	sum := sha256.Sum256(src)
-	built := tool.Built{Path: filepath.Join(dir, name),
+	built := Program{Path: filepath.Join(dir, name),
 		Provenance: fmt.Sprintf("built from %s (%s), %s sha256 %s, by %s", tree, treeVersion(tree), source, hex.EncodeToString(sum[:])[:16], compiler)}
 	// The program is run as root: one in the cache is used only as nsperf left it (root's,
 	// writable by root alone, its recorded sha256), else built again, and the provenance says so.
@@ -70,7 +75,7 @@ func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, erro
 			return built, nil
 		}
 		if err := os.RemoveAll(dir); err != nil {
-			return tool.Built{}, fmt.Errorf("build %s: remove the untrusted %s: %w", name, dir, err)
+			return Program{}, fmt.Errorf("build %s: remove the untrusted %s: %w", name, dir, err)
 		}
 		built.Provenance += fmt.Sprintf(" (built again: the cached one was not as nsperf left it: %v)", why)
 	}
@@ -78,7 +83,7 @@ func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, erro
 	// same program at once each get a whole one.
 	tmp, err := privateTempBeside(dir)
 	if err != nil {
-		return tool.Built{}, err
+		return Program{}, err
 	}
 	defer os.RemoveAll(tmp)
 	// The tree may be a stranger's (--source): compiled as nobody, seeing the tree and its own
@@ -86,20 +91,20 @@ func Selftest(ctx context.Context, cache, tree, source string) (tool.Built, erro
 	cmd, err := sandbox.Command(ctx, sandbox.Spec{Hide: []string{cache}, Read: []string{tree}, Write: []string{tmp}, Dir: tmp},
 		"cc", "-O2", "-Wall", "-I", filepath.Join(tree, "tools/testing/selftests"), "-o", filepath.Join(tmp, name), filepath.Join(tree, source))
 	if err != nil {
-		return tool.Built{}, err
+		return Program{}, err
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return tool.Built{}, fmt.Errorf("build %s from %s: %s: %v\n%s", name, tree, strings.Join(cmd.Args, " "), err, tailOf(out.String(), 2000))
+		return Program{}, fmt.Errorf("build %s from %s: %s: %v\n%s", name, tree, strings.Join(cmd.Args, " "), err, tailOf(out.String(), 2000))
 	}
 	if err := keepProgram(tmp, name); err != nil {
-		return tool.Built{}, fmt.Errorf("build %s: %w", name, err)
+		return Program{}, fmt.Errorf("build %s: %w", name, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		// Another run's rename won (EEXIST, ENOTEMPTY): its program is the same one.
 		if trustedProgram(dir, name) != nil {
-			return tool.Built{}, fmt.Errorf("build %s: %w", name, err)
+			return Program{}, fmt.Errorf("build %s: %w", name, err)
 		}
 	}
 	return built, nil

@@ -34,12 +34,18 @@ var layers = [][]string{
 	{"results", "topo/plan"},
 	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture", "coverage"},
 	{"topo", "vm", "history", "internal/testenv"}, // and every tool's driver, runner/TOOL (toolDrivers)
-	// claims reads tool output with the drivers' own readers (one model of each tool).
-	{"claims"},
-	{"reproduce", "runner", "htmlreport", "machine/host", "kbuild"},
+	// claims reads tool output with the drivers' own readers (one model of each tool);
+	// kbuild builds kernels and programs and knows nothing of how a run uses them.
+	{"claims", "kbuild"},
+	{"reproduce", "runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
 	{"cmd/nsperf", "internal/clitest", "cmd/nsperf/guesttest", "cmd/nsperf/buildtest"},
 }
+
+// apart are packages kept apart from others a layer alone would let them import: kbuild
+// builds kernels and programs, and what a run makes of them (runner/tool's types) is the
+// caller's to convert.
+var apart = map[string][]string{"kbuild": {"runner"}}
 
 // toolDriversLayer is the layer of the tools' drivers: the live topology's.
 var toolDriversLayer = slices.IndexFunc(layers, func(l []string) bool { return slices.Contains(l, "topo") })
@@ -95,6 +101,11 @@ func TestImportsPointDown(t *testing.T) {
 			}
 			if l, ok := layer[dep]; ok && l >= own {
 				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point to a lower layer", name, own, dep, l)
+			}
+			for _, prefix := range apart[name] {
+				if dep == prefix || strings.HasPrefix(dep, prefix+"/") {
+					t.Errorf("%s imports %s: it must know nothing of %s", name, dep, prefix)
+				}
 			}
 		}
 	}

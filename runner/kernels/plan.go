@@ -135,7 +135,7 @@ func (p *Plan) buildSelftests(ctx context.Context) error {
 			return err
 		}
 		fmt.Fprintf(progressOf(p.Run), "%s: %s\n", prog.Name, b.Provenance)
-		built[prog.Name] = b
+		built[prog.Name] = tool.Built{Path: b.Path, Provenance: b.Provenance}
 	}
 	p.Run.Built = built
 	return nil
