@@ -991,6 +991,35 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	return side, state, strings.Join(others, ", ")
 }
 
+// toggleRows are a table's rows with the feature off and on in column k ("coalesce" 0 and
+// 1) taken as each row's state, and config with the columns of bare counts beside figures
+// with units ("threads" 1 and 4), which say the test.
+func toggleRows(rows []tableRow, k int, config map[int]bool) ([]tableRow, map[int]bool) {
+	rows = slices.Clone(rows)
+	for i := range rows {
+		r := rows[i]
+		cells := slices.Clone(r.cells)
+		state := "before"
+		if toggleOn[strings.ToLower(strings.TrimSpace(cells[k]))] {
+			state = "after"
+		}
+		cells[k] = ""
+		rows[i] = tableRow{label: r.label + ", " + state, cells: cells, n: r.n}
+	}
+	if config == nil {
+		config = map[int]bool{}
+	}
+	for c := range rows[0].cells {
+		bare := true
+		for _, r := range rows {
+			f, ok := cellValue(r.cells[c])
+			bare = bare && (ok && f.bare || c == k)
+		}
+		config[c] = config[c] || bare
+	}
+	return rows, config
+}
+
 // toggleOff and toggleOn are the values of a column that switches a feature ("coalesce",
 // "GRO"): without it the state before, with it the state after.
 var (
@@ -1083,32 +1112,7 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	repeated := false
 	config := settingColumns(cols)
 	if k, ok := toggleColumn(rows); ok {
-		// The feature off and on in a column of its own ("coalesce" 0 and 1): its value is
-		// the row's state, the other cells its test.
-		rows = slices.Clone(rows)
-		for i := range rows {
-			r := rows[i]
-			cells := slices.Clone(r.cells)
-			state := "before"
-			if toggleOn[strings.ToLower(strings.TrimSpace(cells[k]))] {
-				state = "after"
-			}
-			cells[k] = ""
-			label := r.label + ", " + state
-			rows[i] = tableRow{label: label, cells: cells, n: r.n}
-		}
-		// Columns of bare counts beside figures with units ("threads" 1 and 4) say the test.
-		if config == nil {
-			config = map[int]bool{}
-		}
-		for c := range rows[0].cells {
-			bare := true
-			for _, r := range rows {
-				f, ok := cellValue(r.cells[c])
-				bare = bare && (ok && f.bare || c == k)
-			}
-			config[c] = config[c] || bare
-		}
+		rows, config = toggleRows(rows, k, config)
 	}
 	labels := map[string]bool{}
 	for _, r := range rows {

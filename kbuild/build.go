@@ -229,6 +229,17 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		return nil, err
 	}
 	defer unlock()
+	if cached, err := m.fromCache(req, b); cached != nil || err != nil {
+		return cached, err
+	}
+	m.Tree = b.Tree
+	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
+}
+
+// fromCache is the build of m's key in the cache, when it is one nsperf made and left as it
+// was (trusted); nil otherwise, with whatever stood in its place removed and said (the key's
+// lock is held).
+func (m *Manifest) fromCache(req BuildRequest, b *base) (*Manifest, error) {
 	cached, err := readManifest(m.Dir)
 	if err == nil {
 		err = cached.trusted(m, req.Cache)
@@ -239,15 +250,14 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 		return cached, nil
 	}
 	if _, statErr := os.Lstat(m.Dir); statErr == nil {
-		// Not a build this nsperf finished (a foreign or damaged manifest.json): its paths
-		// are never used, and it makes way for the build (the key's lock is held).
+		// Not a build this nsperf finished, or changed since (a foreign or damaged
+		// manifest.json, a file swapped): its paths are never used, and it makes way.
 		fmt.Fprintf(req.Progress, "build: %s is not a build of this key (%v); building it again\n", m.Dir, err)
 		if err := os.RemoveAll(m.Dir); err != nil {
 			return nil, fmt.Errorf("build: remove the untrusted %s: %w", m.Dir, err)
 		}
 	}
-	m.Tree = b.Tree
-	return m, m.build(ctx, b, req.Cache, checked, req.Progress)
+	return nil, nil
 }
 
 // countTargets are the functions the series changes, with the module the base's config builds

@@ -118,111 +118,134 @@ func netemProbability(p scenarios.Percent) uint32 {
 // cut to 32 bits on its way reads back far from what was asked. Comparisons are written so
 // that a NaN asked fails them.
 func qdiscReadBackProblems(want scenarios.Qdisc, got netlink.Qdisc, tickInUsec float64) []string {
-	var problems []string
-	differ := func(param string, asked, holds any) {
-		problems = append(problems, fmt.Sprintf("%s: asked %v, the kernel holds %v", param, asked, holds))
-	}
-	// A time travels as whole microseconds (nsperf truncates) turned into whole ticks (the
-	// library truncates): it reads back within a microsecond and a tick of what was asked.
-	tick := time.Duration(float64(time.Microsecond) / tickInUsec)
-	ticks := func(n uint32) time.Duration {
-		return time.Duration(float64(n) / tickInUsec * float64(time.Microsecond))
-	}
-	near := func(asked, holds, within time.Duration) bool {
-		d := asked - holds
-		return d <= within && -d <= within
-	}
 	if kind := want.Kind().Name; got.Type() != kind {
 		return []string{fmt.Sprintf("kind: asked %s, the kernel holds %s", kind, got.Type())}
 	}
+	// A time travels as whole microseconds (nsperf truncates) turned into whole ticks (the
+	// library truncates): it reads back within a microsecond and a tick of what was asked.
+	r := &readBack{tickInUsec: tickInUsec, tick: time.Duration(float64(time.Microsecond) / tickInUsec)}
 	switch got := got.(type) {
 	case *netlink.Tbf:
-		t := want.TBF
-		bytesPerSecond := uint64(t.Rate) / 8
-		if got.Rate != bytesPerSecond {
-			differ("rate", t.Rate, bitRate(got.Rate))
-		}
-		// The burst travels as time at the rate (tc_tbf_qopt.buffer, in ticks).
-		burst := float64(bytesPerSecond) * ticks(got.Buffer).Seconds()
-		within := float64(bytesPerSecond)*(time.Microsecond+tick).Seconds() + 1
-		if !(math.Abs(burst-float64(t.Burst)) <= within) {
-			differ("burst", t.Burst, scenarios.Size(math.Round(burst)))
-		}
-		// The latency travels as the limit, rate × latency + burst in whole bytes.
-		latency := t.Latency.Std()
-		if latency == 0 {
-			latency = scenarios.DefaultTBFLatency
-		}
-		if bytesPerSecond > 0 {
-			holds := (float64(got.Limit) - float64(t.Burst)) / float64(bytesPerSecond)
-			if !(math.Abs(holds-latency.Seconds()) <= 1/float64(bytesPerSecond)+1e-9) {
-				differ("latency", latency, time.Duration(holds*float64(time.Second)))
-			}
-		}
+		r.tbf(want.TBF, got)
 	case *netlink.Netem:
-		n := want.Netem
-		if holds := ticks(got.Latency); !near(n.Delay.Std(), holds, time.Microsecond+tick) {
-			differ("delay", n.Delay, holds)
-		}
-		if holds := ticks(got.Jitter); !near(n.Jitter.Std(), holds, time.Microsecond+tick) {
-			differ("jitter", n.Jitter, holds)
-		}
-		for _, p := range []struct {
-			name  string
-			asked scenarios.Percent
-			holds uint32
-		}{{"loss", n.Loss, got.Loss}, {"reorder", n.Reorder, got.ReorderProb}} {
-			if !(math.Abs(float64(p.asked)*math.MaxUint32-float64(p.holds)) <= 1) {
-				differ(p.name, percent(float64(p.asked)), percent(float64(p.holds)/math.MaxUint32))
-			}
-		}
-		limit := uint64(1000) // NewNetem's default, tc's too
-		if n.Limit != 0 {
-			limit = uint64(n.Limit)
-		}
-		if uint64(got.Limit) != limit {
-			differ("limit", limit, got.Limit)
-		}
+		r.netem(want.Netem, got)
 	case *netlink.Fq:
-		f := want.FQ
-		// All ones is no limit (TCA_FQ_FLOW_MAX_RATE): never what a maxrate asks.
-		if f.MaxRate > 0 && (got.FlowMaxRate == math.MaxUint32 || uint64(got.FlowMaxRate) != uint64(f.MaxRate)/8) {
-			holds := any(bitRate(uint64(got.FlowMaxRate)))
-			if got.FlowMaxRate == math.MaxUint32 {
-				holds = "no maxrate"
-			}
-			differ("maxrate", f.MaxRate, holds)
-		}
-		if f.Quantum > 0 && uint64(got.Quantum) != uint64(f.Quantum) {
-			differ("quantum", f.Quantum, scenarios.Size(got.Quantum))
-		}
-		if f.FlowLimit > 0 && uint64(got.FlowPacketLimit) != uint64(f.FlowLimit) {
-			differ("flow_limit", f.FlowLimit, got.FlowPacketLimit)
-		}
-		if f.Limit > 0 && uint64(got.PacketLimit) != uint64(f.Limit) {
-			differ("limit", f.Limit, got.PacketLimit)
-		}
+		r.fq(want.FQ, got)
 	case *netlink.FqCodel:
-		c := want.FQCodel
-		// CoDel keeps microseconds as 1024ns units: 5ms reads back as 4999us.
-		const codelUnit = 1024 * time.Nanosecond
-		for _, p := range []struct {
-			name  string
-			asked scenarios.Duration
-			holds uint32
-		}{{"target", c.Target, got.Target}, {"interval", c.Interval, got.Interval}} {
-			if holds := time.Duration(p.holds) * time.Microsecond; p.asked != 0 && !near(p.asked.Std(), holds, time.Microsecond+codelUnit) {
-				differ(p.name, p.asked, holds)
-			}
-		}
-		if c.Limit > 0 && uint64(got.Limit) != uint64(c.Limit) {
-			differ("limit", c.Limit, got.Limit)
-		}
-		if ecn := got.ECN != 0; ecn == c.NoECN {
-			differ("noecn", c.NoECN, !ecn)
+		r.fqCodel(want.FQCodel, got)
+	}
+	return r.problems
+}
+
+// readBack compares what a qdisc was asked with what the kernel holds, one kind's
+// parameters at a time, and gathers what differs.
+type readBack struct {
+	problems   []string
+	tickInUsec float64
+	tick       time.Duration
+}
+
+func (r *readBack) differ(param string, asked, holds any) {
+	r.problems = append(r.problems, fmt.Sprintf("%s: asked %v, the kernel holds %v", param, asked, holds))
+}
+
+// ticks is a count of the kernel's scheduler ticks as a duration.
+func (r *readBack) ticks(n uint32) time.Duration {
+	return time.Duration(float64(n) / r.tickInUsec * float64(time.Microsecond))
+}
+
+func near(asked, holds, within time.Duration) bool {
+	d := asked - holds
+	return d <= within && -d <= within
+}
+
+func (r *readBack) tbf(t *scenarios.TBF, got *netlink.Tbf) {
+	bytesPerSecond := uint64(t.Rate) / 8
+	if got.Rate != bytesPerSecond {
+		r.differ("rate", t.Rate, bitRate(got.Rate))
+	}
+	// The burst travels as time at the rate (tc_tbf_qopt.buffer, in ticks).
+	burst := float64(bytesPerSecond) * r.ticks(got.Buffer).Seconds()
+	within := float64(bytesPerSecond)*(time.Microsecond+r.tick).Seconds() + 1
+	if !(math.Abs(burst-float64(t.Burst)) <= within) {
+		r.differ("burst", t.Burst, scenarios.Size(math.Round(burst)))
+	}
+	// The latency travels as the limit, rate × latency + burst in whole bytes.
+	latency := t.Latency.Std()
+	if latency == 0 {
+		latency = scenarios.DefaultTBFLatency
+	}
+	if bytesPerSecond > 0 {
+		holds := (float64(got.Limit) - float64(t.Burst)) / float64(bytesPerSecond)
+		if !(math.Abs(holds-latency.Seconds()) <= 1/float64(bytesPerSecond)+1e-9) {
+			r.differ("latency", latency, time.Duration(holds*float64(time.Second)))
 		}
 	}
-	return problems
+}
+
+func (r *readBack) netem(n *scenarios.Netem, got *netlink.Netem) {
+	if holds := r.ticks(got.Latency); !near(n.Delay.Std(), holds, time.Microsecond+r.tick) {
+		r.differ("delay", n.Delay, holds)
+	}
+	if holds := r.ticks(got.Jitter); !near(n.Jitter.Std(), holds, time.Microsecond+r.tick) {
+		r.differ("jitter", n.Jitter, holds)
+	}
+	for _, p := range []struct {
+		name  string
+		asked scenarios.Percent
+		holds uint32
+	}{{"loss", n.Loss, got.Loss}, {"reorder", n.Reorder, got.ReorderProb}} {
+		if !(math.Abs(float64(p.asked)*math.MaxUint32-float64(p.holds)) <= 1) {
+			r.differ(p.name, percent(float64(p.asked)), percent(float64(p.holds)/math.MaxUint32))
+		}
+	}
+	limit := uint64(1000) // NewNetem's default, tc's too
+	if n.Limit != 0 {
+		limit = uint64(n.Limit)
+	}
+	if uint64(got.Limit) != limit {
+		r.differ("limit", limit, got.Limit)
+	}
+}
+
+func (r *readBack) fq(f *scenarios.FQ, got *netlink.Fq) {
+	// All ones is no limit (TCA_FQ_FLOW_MAX_RATE): never what a maxrate asks.
+	if f.MaxRate > 0 && (got.FlowMaxRate == math.MaxUint32 || uint64(got.FlowMaxRate) != uint64(f.MaxRate)/8) {
+		holds := any(bitRate(uint64(got.FlowMaxRate)))
+		if got.FlowMaxRate == math.MaxUint32 {
+			holds = "no maxrate"
+		}
+		r.differ("maxrate", f.MaxRate, holds)
+	}
+	if f.Quantum > 0 && uint64(got.Quantum) != uint64(f.Quantum) {
+		r.differ("quantum", f.Quantum, scenarios.Size(got.Quantum))
+	}
+	if f.FlowLimit > 0 && uint64(got.FlowPacketLimit) != uint64(f.FlowLimit) {
+		r.differ("flow_limit", f.FlowLimit, got.FlowPacketLimit)
+	}
+	if f.Limit > 0 && uint64(got.PacketLimit) != uint64(f.Limit) {
+		r.differ("limit", f.Limit, got.PacketLimit)
+	}
+}
+
+func (r *readBack) fqCodel(c *scenarios.FQCodel, got *netlink.FqCodel) {
+	// CoDel keeps microseconds as 1024ns units: 5ms reads back as 4999us.
+	const codelUnit = 1024 * time.Nanosecond
+	for _, p := range []struct {
+		name  string
+		asked scenarios.Duration
+		holds uint32
+	}{{"target", c.Target, got.Target}, {"interval", c.Interval, got.Interval}} {
+		if holds := time.Duration(p.holds) * time.Microsecond; p.asked != 0 && !near(p.asked.Std(), holds, time.Microsecond+codelUnit) {
+			r.differ(p.name, p.asked, holds)
+		}
+	}
+	if c.Limit > 0 && uint64(got.Limit) != uint64(c.Limit) {
+		r.differ("limit", c.Limit, got.Limit)
+	}
+	if ecn := got.ECN != 0; ecn == c.NoECN {
+		r.differ("noecn", c.NoECN, !ecn)
+	}
 }
 
 // bitRate is a rate in bytes a second as tc writes rates, in bits.

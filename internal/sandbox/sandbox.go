@@ -188,49 +188,14 @@ func Command(ctx context.Context, spec Spec, argv ...string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	write := slices.Clone(spec.Write)
-	if spec.CompilerCache != "" {
-		write = append(write, spec.CompilerCache)
+	write, err := spec.writable()
+	if err != nil {
+		return nil, err
 	}
-	for _, dir := range write {
-		if err := giveToNobody(dir); err != nil {
-			return nil, err
-		}
-	}
-	if o := spec.Overlay; o != nil {
-		for _, p := range []string{o.Lower, o.Upper, o.Work} {
-			if strings.ContainsAny(p, ",:\\") {
-				return nil, fmt.Errorf("sandbox: overlay path %q: a comma, colon or backslash would be read as mount options", p)
-			}
-		}
-		for _, d := range []string{o.Upper, o.Work} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return nil, fmt.Errorf("sandbox: %w", err)
-			}
-		}
-		// The overlay's root is Upper's: nobody writes into it as into Lower.
-		if err := os.Chown(o.Upper, NobodyUID, NobodyGID); err != nil {
-			return nil, fmt.Errorf("sandbox: %w", err)
-		}
-		write = append(write, o.Lower)
-	}
-	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
 	hidden := append(slices.Clone(Hidden), spec.Hide...)
-	for _, h := range hidden {
-		fi, err := os.Lstat(h)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("sandbox: %w", err)
-		case h == "/tmp" || h == "/var/tmp":
-			// Empty, the build's to use, and bounded: it is memory.
-			args = append(args, "--perms", "01777", "--size", strconv.Itoa(TmpSize), "--tmpfs", h)
-		case fi.IsDir():
-			args = append(args, "--tmpfs", h)
-		default:
-			args = append(args, "--ro-bind", "/dev/null", h)
-		}
+	args, err := hide(hidden)
+	if err != nil {
+		return nil, err
 	}
 	// Bound back after the hiding, shortest path first, so that a writable directory inside
 	// a readable tree stays writable.
@@ -281,6 +246,62 @@ func Command(ctx context.Context, spec Spec, argv ...string) (*Cmd, error) {
 	c.Cancel = func() error { return interrupt(c.Process.Pid) }
 	c.WaitDelay = time.Minute
 	return c, nil
+}
+
+// hide are bwrap's arguments for the system read-only with each of hidden replaced by an
+// empty directory (a file by an empty file), /tmp and /var/tmp the program's own and bounded.
+func hide(hidden []string) ([]string, error) {
+	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+	for _, h := range hidden {
+		fi, err := os.Lstat(h)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("sandbox: %w", err)
+		case h == "/tmp" || h == "/var/tmp":
+			// Empty, the build's to use, and bounded: it is memory.
+			args = append(args, "--perms", "01777", "--size", strconv.Itoa(TmpSize), "--tmpfs", h)
+		case fi.IsDir():
+			args = append(args, "--tmpfs", h)
+		default:
+			args = append(args, "--ro-bind", "/dev/null", h)
+		}
+	}
+	return args, nil
+}
+
+// writable are the directories the program writes, made ready: Write's and the compiler
+// cache given to nobody, the overlay's upper and work directories made (the upper nobody's:
+// the overlay's root is its) and its Lower bound writable.
+func (spec Spec) writable() ([]string, error) {
+	write := slices.Clone(spec.Write)
+	if spec.CompilerCache != "" {
+		write = append(write, spec.CompilerCache)
+	}
+	for _, dir := range write {
+		if err := giveToNobody(dir); err != nil {
+			return nil, err
+		}
+	}
+	o := spec.Overlay
+	if o == nil {
+		return write, nil
+	}
+	for _, p := range []string{o.Lower, o.Upper, o.Work} {
+		if strings.ContainsAny(p, ",:\\") {
+			return nil, fmt.Errorf("sandbox: overlay path %q: a comma, colon or backslash would be read as mount options", p)
+		}
+	}
+	for _, d := range []string{o.Upper, o.Work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	if err := os.Chown(o.Upper, NobodyUID, NobodyGID); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return append(write, o.Lower), nil
 }
 
 // limits are the spec's, with DefaultLimits' where it sets none.
