@@ -516,11 +516,11 @@ func conditionKey(c map[string]string) string {
 
 // pastePrefix takes off the "| " a mail puts before pasted output (a line that starts with
 // a bar but has no other bar is not a table's row).
-// bannerRe is a heading between runs of dashes, equals signs, stars or hashes: "=== Bandwidth
-// ====", " --- Page Pool implementation on i.MX8 ----", "*** patched ***".
+// bannerRe is a heading between runs of dashes, equals signs, stars or hashes: "=== rx rate
+// ===", " --- old allocator on the arm64 board ----", "*** patched ***".
 var bannerRe = regexp.MustCompile(`^\s*([-=*#~])[-=*#~]+\s*([A-Za-z(][^=*#~]*?[\w)])\s*[-=*#~]{2,}\s*$`)
 
-// bannerHeading writes a banner's heading as every other heading is written ("Bandwidth:"),
+// bannerHeading writes a banner's heading as every other heading is written ("rx rate:"),
 // so that one reader of headings takes both.
 func bannerHeading(l string) string {
 	if m := bannerRe.FindStringSubmatch(l); m != nil && !strings.Contains(m[2], ":") {
@@ -529,13 +529,13 @@ func bannerHeading(l string) string {
 	return l
 }
 
-// timePRe is a line of `time -p`'s report: "real 108.35", "user 0.41", "sys 52.90", in
+// timePRe is a line of `time -p`'s report: "real 61.20", "user 3.11", "sys 57.40", in
 // seconds without a unit.
 var timePRe = regexp.MustCompile(`^(\s*)(real|user|sys)\s+(\d+\.\d+)\s*$`)
 
 // timeP writes time -p's line with its unit, as every reader here takes a time, and with
-// the name of what was timed where the line above is that name alone ("Creating vlans" over
-// "real 108.35"): the same step timed in each state is one measurement. (user and sys, under
+// the name of what was timed where the line above is that name alone ("Adding addresses" over
+// "real 61.20"): the same step timed in each state is one measurement. (user and sys, under
 // real, are side readings of it and keep no name.)
 func timeP(l, above string) string {
 	m := timePRe.FindStringSubmatch(l)

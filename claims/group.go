@@ -219,10 +219,10 @@ type partition struct {
 }
 
 // factorGroups are the ways to read four or more states whose names differ in two or more
-// words, one of them taking two values ("sw flowtable [1 TCP stream]", "xdp flowtable [1 TCP
-// stream]", the same with "[3"): for each such word, the states grouped by their other
-// differing words, each group the word's two values; the state word is the one whose groups
-// the rest of the message decides (pairGroups tries each).
+// words, one of them taking two values ("gro_cells, 1 flow", "napi_gro_frags, 1 flow", the
+// same with 8 flows): for each such word, the states grouped by their other differing words,
+// each group the word's two values; the state word is the one whose groups the rest of the
+// message decides (pairGroups tries each).
 func factorGroups(runs []*sideRun) []partition {
 	if len(runs) < 4 || len(runs)%2 != 0 {
 		return nil
@@ -289,8 +289,8 @@ func factorGroups(runs []*sideRun) []partition {
 var statedPercentRe = regexp.MustCompile(`\(\s*([-+−]?\d+(?:\.\d+)?)\s?%\s*\)`)
 
 // againstBaseline reads a baseline and two or more other states, each on its own line with
-// the change against the baseline stated beside its figure ("2. Dispatcher 1 entry: 35.5
-// Mpps (+36.5%)"): the author measured each against the baseline, so each is a comparison of
+// the change against the baseline stated beside its figure ("2. variant A, skip always:
+// 4.10 Mpps (+19.9%)"): the author measured each against the baseline, so each is a comparison of
 // its own, not a step towards a final state. Every stated change must agree with the figures.
 func againstBaseline(runs []*sideRun, lines []line) (base *sideRun, others []*sideRun, ok bool) {
 	if len(runs) < 3 {
@@ -332,10 +332,10 @@ func againstBaseline(runs []*sideRun, lines []line) (base *sideRun, others []*si
 var stateWords = map[string]bool{"with": true, "without": true, "w/": true, "w/o": true, "no": true, "non": true, "not": true}
 
 // stateGroups splits a key's states, four or more, whose names say the same two states on
-// different setups ("Page Pool implementation on i.MX8", "Non Page Pool implementation on
-// i.MX8", then the same on i.MX6SX): grouped by what a name has left once its state words
+// different setups ("without gro_frags, x86 host", "with gro_frags, x86
+// host", then the same on the arm64 board): grouped by what a name has left once its state words
 // are taken out, each group two states, one comparison; conds name each group by the words
-// its names do not share with the others' ("i.MX8").
+// its names do not share with the others' ("x86 host").
 func stateGroups(runs []*sideRun) (groups [][]*sideRun, conds []string, ok bool) {
 	if len(runs) < 4 || len(runs)%2 != 0 {
 		return nil, nil, false

@@ -25,7 +25,7 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			continue
 		}
 		// The first is before unless the words say otherwise: an after printed first
-		// ("With this patch:" above "Without it:") pairs with the before that follows.
+		// (a heading with the series above one without it) pairs with the before that follows.
 		before, after := prev, m
 		if prev.state == "after" && m.state != "after" || m.state == "before" && prev.state != "before" {
 			before, after = m, prev

@@ -292,7 +292,7 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 		cur.cond = labelKey(h)
 		if !subHeading(lines, i, h, repeated) {
 			// A section whose lines name their states themselves: no state of an earlier
-			// heading ("In pseudo code:" far above "Benchmark:") is theirs.
+			// heading (a "The idea, roughly:" over a code block far above "Results:") is theirs.
 			cur.side, cur.state = "", ""
 		}
 		return cur
@@ -636,9 +636,9 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 // at a row's start, a bare ordinal ("1.", "2)").
 var runLabelRe = regexp.MustCompile(runColumnRe.String() + `|^\d{1,3}[.)]?$`)
 
-// pipeBlockTable reads a table with pipes under a state's heading or title ("ntttcp with 512
-// Rx buffers" over "connections|  throughput|  no_wqe errs|" and rows "1 |  40.93Gbps |
-// 123,211 |", rules of dashes between): the first column names each row (a case), each other
+// pipeBlockTable reads a table with pipes under a state's heading or title ("iperf3 runs with 256
+// descriptors" over "| streams | goodput | rx_missed |" and rows "| 1 | 9.12Gbps | 48,210 |",
+// rules of dashes between): the first column names each row (a case), each other
 // column is a measurement of the block's state, a figure with its unit or a count. The other
 // state's table pairs with it by column and row name; which state is the baseline, when no
 // word of the headings says, is the rest of the message's to say. next is past the table.

@@ -572,8 +572,8 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 	if out := baselineRatioClaims(corner, cols, rows, ctx); out != nil {
 		return out
 	}
-	// A feature's state without it and with it among other states ("SMC-NoCork", "TCP",
-	// "SMC-AutoCorking"): the negated one is before, the one naming the feature after; the
+	// A feature's state without it and with it among other states ("NoPacing",
+	// "CUBIC-fqcodel", "FirstBurstPacing"): the negated one is before, the one naming the feature after; the
 	// others are references no pair takes.
 	if b, a, ok := negatedPair(labels); ok {
 		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
@@ -609,11 +609,11 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 // "ratio", "relative", "normalized", "x".
 var ratioColumnRe = regexp.MustCompile(`(?i)^(?:speed-?up|ratio|relative|normali[sz]ed|x|times)$`)
 
-// baselineRatioClaims reads a table of several states, one the baseline ("msg_zerocopy -z
+// baselineRatioClaims reads a table of several states, one the baseline ("sendmmsg, batch 32
 // (baseline)"), with a column that gives each row's figure relative to the baseline's (1 on
 // its row): each other row is a comparison with the baseline, where its ratio agrees with
 // the figures (within 2%). The states' names are the rows' labels, or a column of names
-// where the labels only number the rows ("1 | io_uring (...) | 96534 | 2.03").
+// where the labels only number the rows ("3 | new ring, no notification | 4.12 | 1.60").
 func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
 	ratio, value, names := -1, -1, -1
 	for k, c := range cols {
@@ -697,7 +697,7 @@ func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx cont
 // "nonxdp", "w/obatching", "withoutgso", "disablepacing"; the stem is the feature's name.
 var negatedStemRe = regexp.MustCompile(`^(?:no|non|w/o|without|disabled?)([a-z][a-z0-9]{3,})$`)
 
-// negatedStem is the feature a state's name negates ("SMC-NoCork", "no-gro", "w/o batching"),
+// negatedStem is the feature a state's name negates ("NoPacing", "no-gro", "w/o batching"),
 // or "": its words are taken apart at spaces, '-' and '_', and a negating word joins the next.
 func negatedStem(name string) string {
 	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == ' ' || r == '-' || r == '_' })
@@ -715,7 +715,7 @@ func negatedStem(name string) string {
 }
 
 // negatedPair finds, among three or more state names no word places, one that negates a
-// feature ("SMC-NoCork") and exactly one other that names it ("SMC-AutoCorking"): the
+// feature ("NoPacing") and exactly one other that names it ("FirstBurstPacing"): the
 // feature off is the state before, on the state after; the others are references.
 func negatedPair(names []string) (before, after int, ok bool) {
 	if len(names) < 3 {
@@ -991,9 +991,9 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	return side, state, strings.Join(others, ", ")
 }
 
-// toggleRows are a table's rows with the feature off and on in column k ("coalesce" 0 and
-// 1) taken as each row's state, and config with the columns of bare counts beside figures
-// with units ("threads" 1 and 4), which say the test.
+// toggleRows are a table's rows with the feature off and on in column k ("batch" off and
+// on) taken as each row's state, and config with the columns of bare counts beside figures
+// with units ("queues" 1 and 4), which say the test.
 func toggleRows(rows []tableRow, k int, config map[int]bool) ([]tableRow, map[int]bool) {
 	rows = slices.Clone(rows)
 	for i := range rows {
@@ -1020,7 +1020,7 @@ func toggleRows(rows []tableRow, k int, config map[int]bool) ([]tableRow, map[in
 	return rows, config
 }
 
-// toggleOff and toggleOn are the values of a column that switches a feature ("coalesce",
+// toggleOff and toggleOn are the values of a column that switches a feature ("batch",
 // "GRO"): without it the state before, with it the state after.
 var (
 	toggleOff = map[string]bool{"0": true, "off": true, "n": true, "no": true, "false": true, "disabled": true}
@@ -1281,7 +1281,7 @@ func stackedHeader(upper, lower string) (string, bool) {
 	group := ""
 	for k := range u {
 		// An upper cell spans the empty ones after it ("| Cycles |  |  | Nanosec |" over
-		// "| Before | After | diff | Before |"), as org and markdown tables write a group.
+		// "| Before | After | diff | Before |", as in the org-table fixture), as org and markdown tables write a group.
 		if up := strings.TrimSpace(u[k]); up != "" || k == 0 {
 			group = up
 		}
