@@ -524,14 +524,7 @@ func (cached *Manifest) trusted(want *Manifest, cache string) error {
 // modules_install wrote as nobody included), and records the sha256 of the files it made.
 func (m *Manifest) keepBuilt(dir string) error {
 	m.Files = map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
+	err := walkFiles(dir, func(p string, fi fs.FileInfo) (err error) {
 		if err := os.Lchown(p, 0, 0); err != nil {
 			return err
 		}
@@ -554,6 +547,21 @@ func (m *Manifest) keepBuilt(dir string) error {
 	return os.Chmod(dir, 0o755)
 }
 
+// walkFiles calls fn with every path under dir, dir included, and its own file information
+// (links not followed).
+func walkFiles(dir string, fn func(p string, fi fs.FileInfo) error) error {
+	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		return fn(p, fi)
+	})
+}
+
 // made is a file the build made: regular, and not a link to a file of the fetched base.
 func made(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
@@ -568,14 +576,7 @@ func checkBuiltFiles(dir string, recorded map[string]string) error {
 		return errors.New("its manifest records no files")
 	}
 	seen := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
+	err := walkFiles(dir, func(p string, fi fs.FileInfo) error {
 		if fi.Mode()&fs.ModeSymlink != 0 { // a link's mode means nothing: its owner only
 			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 {
 				return fmt.Errorf("%s is a link that is not root's", p)
