@@ -529,14 +529,14 @@ func bannerHeading(l string) string {
 	return l
 }
 
-// timePRe is a line of `time -p`'s report: "real 61.20", "user 3.11", "sys 57.40", in
-// seconds without a unit.
+// timePRe is a line of `time -p`'s report: "real 61.20", "user 3.11", "sys 57.40" (seconds,
+// though it prints no unit: the figure is kept as printed).
 var timePRe = regexp.MustCompile(`^(\s*)(real|user|sys)\s+(\d+\.\d+)\s*$`)
 
-// timeP writes time -p's line with its unit, as every reader here takes a time, and with
-// the name of what was timed where the line above is that name alone ("Adding addresses" over
-// "real 61.20"): the same step timed in each state is one measurement. (user and sys, under
-// real, are side readings of it and keep no name.)
+// timeP writes time -p's line as a label and its figure, with the name of what was timed
+// where the line above is that name alone ("Adding addresses" over "real 61.20"): the same
+// step timed in each state is one measurement. (user and sys, under real, are side readings
+// of it and keep no name.)
 func timeP(l, above string) string {
 	m := timePRe.FindStringSubmatch(l)
 	if m == nil {
@@ -546,7 +546,7 @@ func timeP(l, above string) string {
 	if name == "" || len(strings.Fields(name)) > 6 || strings.HasSuffix(name, ":") || timePRe.MatchString(above) || len(readFigures(name).figures) > 0 || strings.Contains(name, ": ") {
 		name = ""
 	}
-	return strings.TrimSpace(m[1]+name+" "+m[2]) + ": " + m[3] + " s"
+	return strings.TrimSpace(m[1]+name+" "+m[2]) + ": " + m[3]
 }
 
 // decimalCommaRe is a figure written with a decimal comma before its unit ("35,5 Mpps",
