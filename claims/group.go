@@ -552,7 +552,21 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			vote--
 		}
 	}
-	m0, m1 := median(runs[0].values), median(runs[1].values)
+	vote += r.statedVote(median(runs[0].values), median(runs[1].values))
+	switch {
+	case vote > 0:
+		return runs[0], runs[1], true
+	case vote < 0:
+		return runs[1], runs[0], true
+	}
+	return nil, nil, false
+}
+
+// statedVote is what the message's stated changes say of two states' order, their medians
+// m0 and m1: above 0 where a change stated agrees with m0 as the baseline only, below where
+// it agrees with m1 as the baseline only.
+func (r *Report) statedVote(m0, m1 float64) int {
+	vote := 0
 	for _, st := range r.stated {
 		if st.family != "" || m0 == 0 || m1 == 0 {
 			continue
@@ -567,13 +581,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			vote--
 		}
 	}
-	switch {
-	case vote > 0:
-		return runs[0], runs[1], true
-	case vote < 0:
-		return runs[1], runs[0], true
-	}
-	return nil, nil, false
+	return vote
 }
 
 // kernelVersionRe is a state named by a kernel release alone: "v6.7", "6.8-rc3", "Linux

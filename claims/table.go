@@ -1162,30 +1162,37 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 		default:
 			continue // two or more states no word decides
 		}
-		if g.before == nil || g.after == nil {
+		if g.before != nil && g.after != nil {
+			out = append(out, rowPairClaims(cols, group, g.before, g.after, config, ctx)...)
+		}
+	}
+	return out
+}
+
+// rowPairClaims are the claims of a long table's two rows of one test, the state before and
+// after, a claim for each column of figures (the setting columns of config left out).
+func rowPairClaims(cols []string, group string, before, after *tableRow, config map[int]bool, ctx context) []Claim {
+	var out []Claim
+	_, sb, _ := rowState(*before, config)
+	_, sa, _ := rowState(*after, config)
+	rb, ra := &tableRow{label: sb, n: before.n}, &tableRow{label: sa, n: after.n}
+	for k := range before.cells {
+		if k >= len(after.cells) || k >= len(cols) {
+			break
+		}
+		if config[k] {
 			continue
 		}
-		for k := range g.before.cells {
-			if k >= len(g.after.cells) || k >= len(cols) {
-				break
-			}
-			if config[k] {
-				continue
-			}
-			fb, ok1 := cellValue(g.before.cells[k])
-			fa, ok2 := cellValue(g.after.cells[k])
-			fb, fa = headerUnit(fb, cols[k]), headerUnit(fa, cols[k])
-			if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
-				continue
-			}
-			conds := copyConds(ctx.conditions)
-			conds["row"], conds["column"] = group, cols[k]
-			_, sb, _ := rowState(*g.before, config)
-			_, sa, _ := rowState(*g.after, config)
-			rb, ra := &tableRow{label: sb, n: g.before.n}, &tableRow{label: sa, n: g.after.n}
-			if c, ok := tableClaim(cols[k], fb, fa, rb, ra, conds, nil, nil); ok {
-				out = append(out, c)
-			}
+		fb, ok1 := cellValue(before.cells[k])
+		fa, ok2 := cellValue(after.cells[k])
+		fb, fa = headerUnit(fb, cols[k]), headerUnit(fa, cols[k])
+		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
+			continue
+		}
+		conds := copyConds(ctx.conditions)
+		conds["row"], conds["column"] = group, cols[k]
+		if c, ok := tableClaim(cols[k], fb, fa, rb, ra, conds, nil, nil); ok {
+			out = append(out, c)
 		}
 	}
 	return out
