@@ -43,6 +43,26 @@ type shaped struct {
 	shape   string
 }
 
+// unitAfter is the unit written in the tokens after a number at toks[i], and how many
+// tokens it takes: "141843.97 requests per second" (as "requests/s", three), "8.68 Gbps"
+// (one), a size ("64 bytes", one), or none.
+func unitAfter(toks []string, i int) (string, int) {
+	if i+3 < len(toks) && strings.EqualFold(toks[i+2], "per") && perSecondWords[strings.ToLower(strings.TrimRight(toks[i+3], ".,;:)"))] {
+		// the events' name over a second, as "requests/s"
+		u := strings.ToLower(toks[i+1]) + "/s"
+		if _, ok := lookupUnit(u); ok {
+			return u, 3
+		}
+	}
+	if i+1 < len(toks) {
+		next := strings.TrimRight(strings.TrimLeft(toks[i+1], "("), "),;.")
+		if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
+			return next, 1
+		}
+	}
+	return "", 0
+}
+
 // readFigures splits a line into its figures and its shape. A number followed by a unit
 // (or with one glued on) is a figure; a number followed by a size (bytes, MHz) is part of
 // the shape; other numbers are bare figures.
@@ -80,21 +100,10 @@ func readFigures(s string) shaped {
 		}
 		numberAt := i // i moves on to the unit's token below
 		unitText := m[3]
-		if unitText == "" && i+3 < len(toks) && strings.EqualFold(toks[i+2], "per") && perSecondWords[strings.ToLower(strings.TrimRight(toks[i+3], ".,;:)"))] {
-			// "141843.97 requests per second": the events' name over a second, as "requests/s"
-			unitText = strings.ToLower(toks[i+1]) + "/s"
-			if _, ok := lookupUnit(unitText); ok {
-				i += 3
-			} else {
-				unitText = ""
-			}
-		}
-		if unitText == "" && i+1 < len(toks) {
-			next := strings.TrimRight(strings.TrimLeft(toks[i+1], "("), "),;.")
-			if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
-				unitText = next
-				i++
-			}
+		if unitText == "" {
+			var used int
+			unitText, used = unitAfter(toks, i)
+			i += used
 		}
 		switch {
 		case unitText == "":
