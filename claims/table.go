@@ -371,6 +371,40 @@ func dropStatedTail(rows []tableRow, header []string) ([]tableRow, []string) {
 	return out, header
 }
 
+// tableShape puts a table's header over its rows: a unit column at the end and a column of
+// stated changes only some rows fill taken off, every row as wide, the header's first name
+// the corner when it names the labels' column, and a second header row of units joined to
+// the names above it. ok is false where the rows and the header do not fit.
+func tableShape(header []string, rows []tableRow) (corner string, cols []string, out []tableRow, ok bool) {
+	rows = unitColumnAtEnd(rows, len(header))
+	rows, header = dropStatedTail(rows, header)
+	width := len(rows[0].cells)
+	for _, r := range rows {
+		width = min(width, len(r.cells))
+	}
+	for _, r := range rows {
+		if len(r.cells) != width {
+			return "", nil, nil, false
+		}
+	}
+	cols = header
+	if len(header) == width+1 {
+		corner, cols = header[0], header[1:]
+	} else if len(header) != width {
+		return "", nil, nil, false
+	}
+	if units, ok := unitRow(rows[0]); ok && len(units) == len(cols) && len(rows) > 2 {
+		// A second header row of units ("kpps  kpps" under "vanilla  patched"): each
+		// column's unit, written as a header's "(unit)".
+		cols = slices.Clone(cols)
+		for k := range cols {
+			cols[k] += " (" + units[k] + ")"
+		}
+		rows = rows[1:]
+	}
+	return corner, cols, rows, true
+}
+
 // splitTable reads the table at lines[i] with its rows cut into cells by split.
 func splitTable(lines []line, i int, ctx context, splitRow func(string) []string) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
@@ -428,32 +462,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	if len(rows) < 2 {
 		return nil, i, 0
 	}
-	rows = unitColumnAtEnd(rows, len(header))
-	rows, header = dropStatedTail(rows, header)
-	width := len(rows[0].cells)
-	for _, r := range rows {
-		width = min(width, len(r.cells))
-	}
-	for _, r := range rows {
-		if len(r.cells) != width {
-			return nil, i, 0
-		}
-	}
-	cols := header
-	corner := ""
-	if len(header) == width+1 {
-		corner, cols = header[0], header[1:]
-	} else if len(header) != width {
+	corner, cols, rows, ok := tableShape(header, rows)
+	if !ok {
 		return nil, i, 0
-	}
-	if units, ok := unitRow(rows[0]); ok && len(units) == len(cols) && len(rows) > 2 {
-		// A second header row of units ("kpps  kpps" under "vanilla  patched"): each
-		// column's unit, written as a header's "(unit)".
-		cols = slices.Clone(cols)
-		for k := range cols {
-			cols[k] += " (" + units[k] + ")"
-		}
-		rows = rows[1:]
 	}
 	out := tableClaims(corner, cols, rows, ctx)
 	if out == nil {
