@@ -194,17 +194,9 @@ func Build(ctx context.Context, req BuildRequest) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var plan patches.BuildPlan
-	var config []byte
-	if b.Headers == "" {
-		plan.Whole = []string{"--source is a tree, without the packaged image, headers and module tree that modules are built against"}
-	} else {
-		if config, err = safefile.ReadRegular(b.Config, kconfig.MaxSize); err != nil {
-			return nil, inputerr.Error{Err: fmt.Errorf("the base has no config: %w", err)}
-		}
-		if plan, err = patches.PlanBuild(tree, patches.Touched(series), kconfig.Parse(b.Config, config).Values()); err != nil {
-			return nil, inputerr.Error{Err: err}
-		}
+	plan, config, err := planBuild(tree, series, b)
+	if err != nil {
+		return nil, err
 	}
 	m := newManifest(b, series, files.checked, plan, config, req)
 	m.Applied, m.files, m.modes = files.applied, files.byLabel, files.modes
@@ -258,6 +250,24 @@ func (m *Manifest) fromCache(req BuildRequest, b *base) (*Manifest, error) {
 		}
 	}
 	return nil, nil
+}
+
+// planBuild is how the series is built on the base: modules where the base's config (read
+// here, and returned) builds every touched file as one, else whole kernels; a tree as
+// --source, without a packaged module tree, is always built whole.
+func planBuild(tree fs.FS, series []patches.Patch, b *base) (patches.BuildPlan, []byte, error) {
+	if b.Headers == "" {
+		return patches.BuildPlan{Whole: []string{"--source is a tree, without the packaged image, headers and module tree that modules are built against"}}, nil, nil
+	}
+	config, err := safefile.ReadRegular(b.Config, kconfig.MaxSize)
+	if err != nil {
+		return patches.BuildPlan{}, nil, inputerr.Error{Err: fmt.Errorf("the base has no config: %w", err)}
+	}
+	plan, err := patches.PlanBuild(tree, patches.Touched(series), kconfig.Parse(b.Config, config).Values())
+	if err != nil {
+		return patches.BuildPlan{}, nil, inputerr.Error{Err: err}
+	}
+	return plan, config, nil
 }
 
 // countTargets are the functions the series changes, with the module the base's config builds
