@@ -54,21 +54,17 @@ func (r *Report) pairReadings(rs []reading, lines []line) {
 			}
 			continue
 		}
-		b, a, ok := chooseSides(runs)
-		if !ok {
-			b, a, ok = proseSides(runs, lines)
-		}
-		if !ok {
-			b, a, ok = r.evidenceSides(runs, lines)
-		}
+		b, a, ok := r.decideSides(runs, lines)
 		if !ok && len(runs) == 2 && runs[0].side == runs[1].side && runs[0].side != "?" {
-			// Two states one word places on the same side ("with 512 Rx buffers", "with 1024
-			// Rx buffers"): the word names a setting of each, not the change; the rest of the
-			// message says which is the baseline, as for states no word places.
-			undecided := []*sideRun{{side: "?", state: runs[0].state, values: runs[0].values, lines: runs[0].lines, lastIdx: runs[0].lastIdx},
-				{side: "?", state: runs[1].state, values: runs[1].values, lines: runs[1].lines, lastIdx: runs[1].lastIdx}}
-			if ub, ua, uok := r.evidenceSides(undecided, lines); uok {
-				b, a, ok = runs[slices.Index(undecided, ub)], runs[slices.Index(undecided, ua)], true
+			// Two states one word places on the same side ("with 256 descriptors", "with
+			// 2048 descriptors"): the word names a setting of each, not the change; the rest
+			// of the message says which is the baseline, as for states no word places.
+			undecided := []*sideRun{{side: "?", state: runs[0].state, values: runs[0].values}, {side: "?", state: runs[1].state, values: runs[1].values}}
+			if ub, _, uok := r.evidenceSides(undecided, lines); uok {
+				b, a, ok = runs[0], runs[1], true
+				if ub == undecided[1] {
+					b, a = runs[1], runs[0]
+				}
 			}
 		}
 		if !ok && len(runs) == 2 && runs[0].side == "?" && runs[1].side == "?" {
@@ -159,6 +155,19 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 	return runs, true
 }
 
+// decideSides picks the before and the after of a key's states: by their words (chooseSides),
+// else by what the prose around them says (proseSides), else by the rest of the message
+// (evidenceSides).
+func (r *Report) decideSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
+	if before, after, ok = chooseSides(runs); ok {
+		return before, after, ok
+	}
+	if before, after, ok = proseSides(runs, lines); ok {
+		return before, after, ok
+	}
+	return r.evidenceSides(runs, lines)
+}
+
 // pairGroups pairs a key's states where they are the same two states on several setups
 // (stateGroups, then factorGroups): each group's two decided as any two states are; of
 // factorGroups' partitions, the first whose every group is decided is taken.
@@ -166,13 +175,7 @@ func (r *Report) pairGroups(first reading, runs []*sideRun, lines []line) bool {
 	if groups, conds, ok := stateGroups(runs); ok {
 		// Grouped by their names' words: each group decided or not on its own.
 		for k, g := range groups {
-			b, a, ok := chooseSides(g)
-			if !ok {
-				b, a, ok = proseSides(g, lines)
-			}
-			if !ok {
-				b, a, ok = r.evidenceSides(g, lines)
-			}
+			b, a, ok := r.decideSides(g, lines)
 			if ok {
 				x := first
 				x.conds = copyConds(first.conds)
@@ -186,13 +189,7 @@ func (r *Report) pairGroups(first reading, runs []*sideRun, lines []line) bool {
 		type pair struct{ b, a *sideRun }
 		var pairs []pair
 		for _, g := range p.groups {
-			b, a, ok := chooseSides(g)
-			if !ok {
-				b, a, ok = proseSides(g, lines)
-			}
-			if !ok {
-				b, a, ok = r.evidenceSides(g, lines)
-			}
+			b, a, ok := r.decideSides(g, lines)
 			if !ok {
 				break
 			}
