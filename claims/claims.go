@@ -127,6 +127,11 @@ const (
 	maxFigures  = 4 * MaxClaims // the figures claims are paired from: a tool's blocks, a line's readings
 )
 
+// maxLine bounds the line every reader looks at: a message's lines are a screen wide and an
+// unwrapped paragraph is a few thousand bytes; each reader's patterns cost time with a line's
+// length, so a longer line (a dump pasted whole) is said and left out.
+const maxLine = 8192
+
 // addClaims keeps claims up to MaxClaims and counts the rest.
 func (r *Report) addClaims(cs ...Claim) {
 	room := max(MaxClaims-len(r.Claims), 0)
@@ -182,6 +187,11 @@ func Read(input string, data []byte) (*Report, error) {
 					r.quotedFigures = true
 				}
 				continue
+			}
+			if len(l) > maxLine {
+				r.addUnparsed(Unparsed{Lines: []int{p.MessageLine + i}, Reason: fmt.Sprintf(
+					"a line of %d bytes, longer than any line of a message is read (%d): a dump, not read", len(l), maxLine)})
+				l = ""
 			}
 			// A no-break space (a mail archive's) is a space to every reader here.
 			l = strings.ReplaceAll(l, "\u00a0", " ")

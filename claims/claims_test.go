@@ -710,6 +710,62 @@ func TestBounded(t *testing.T) {
 	}
 }
 
+// TestStrangeShapes: inputs no message has are cut or refused with a sentence, and the rest of
+// the message is still read: a table of 10,000 columns (its lines are past maxLine), one of 500
+// columns in short lines (past maxTableColumns), a list 1,000 levels deep over a result, and
+// one line of 10 MB.
+func TestStrangeShapes(t *testing.T) {
+	table := func(columns int) string {
+		var b strings.Builder
+		b.WriteString("Subject: x\n\n")
+		for row := range 3 {
+			for c := range columns {
+				if row == 0 {
+					fmt.Fprintf(&b, "c%d  ", c)
+				} else {
+					fmt.Fprintf(&b, "%d  ", c+row)
+				}
+			}
+			b.WriteString("\n")
+		}
+		return b.String() + "\nBefore: 10 Gbit/s\nAfter: 12 Gbit/s\n"
+	}
+	var deep strings.Builder
+	deep.WriteString("Subject: x\n\n")
+	for d := range 1000 {
+		deep.WriteString(strings.Repeat("  ", d) + "- level " + fmt.Sprint(d) + ":\n")
+	}
+	deep.WriteString("\nBefore: 10 Gbit/s\nAfter: 12 Gbit/s\n")
+	long := "Subject: x\n\n" + strings.Repeat("before: 1 Gbps after: 2 Gbps ", 10<<20/30) + "\n\nBefore: 10 Gbit/s\nAfter: 12 Gbit/s\n"
+	for _, tc := range []struct {
+		name, text string
+		reason     string // said of the shape, "" when nothing is
+		line       int
+	}{
+		{"10,000 columns", table(10000), "longer than any line of a message is read", 4},
+		{"500 columns", table(500), "a table whose states could not be told", 4},
+		{"1,000 levels", deep.String(), "", 0},
+		{"a line of 10 MB", long, "bytes, longer than any line of a message is read", 4},
+	} {
+		r, err := Read(tc.name, []byte(tc.text))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != 10e9 || r.Claims[0].After.Median != 12e9 {
+			t.Errorf("%s: claims %+v, want only the result after it (10 -> 12 Gbit/s)", tc.name, r.Claims)
+		}
+		said := slices.ContainsFunc(r.Unparsed, func(u Unparsed) bool {
+			return strings.Contains(u.Reason, tc.reason) && slices.Contains(u.Lines, tc.line)
+		})
+		if tc.reason != "" && !said {
+			t.Errorf("%s: not said (line %d, %q): %+v", tc.name, tc.line, tc.reason, r.Unparsed)
+		}
+		if tc.reason == "" && len(r.Unparsed) > 0 {
+			t.Errorf("%s: said as not read: %+v", tc.name, r.Unparsed)
+		}
+	}
+}
+
 // TestNumbersPastFloatRange: a stated change whose percentage is past float64's range (400
 // digits before the %, or before "x faster"), and two figures whose change is past it (from
 // 1e-321 to 10 Gbit/s), are said as not read with their line, never kept as +Inf% or NaN: the

@@ -405,10 +405,15 @@ func tableShape(header []string, rows []tableRow) (corner string, cols []string,
 	return corner, cols, rows, true
 }
 
+// maxTableColumns bounds the columns of a table read: a message's tables are a screen wide
+// (an LKP comparison has about ten columns); a wider one is no table a reader compares by eye
+// and is said as a table not read (unreadTables).
+const maxTableColumns = 100
+
 // splitTable reads the table at lines[i] with its rows cut into cells by split.
 func splitTable(lines []line, i int, ctx context, splitRow func(string) []string) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
-	if len(header) < 2 || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
+	if len(header) < 2 || len(header) > maxTableColumns || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
 		return nil, i, 0
 	}
 	if stateNamed(header[0]) && len(readFigures(lines[i].text).figures) >= 2 {
