@@ -268,12 +268,17 @@ type measurement struct {
 	label         string
 	conditions    map[string]string
 	lines         []int
+	// section counts the headings and titles above the measurement: two of one state in
+	// one section are runs of a series, not two states.
+	section int
 }
 
 // context is what the text has said up to a line: the state a heading set, the conditions
 // headings and shown settings set, the last command.
 type context struct {
 	state string
+	// section counts the headings and titles read so far (measurement.section).
+	section int
 	// named: a heading named the state, and no measurement was read under it yet.
 	named      bool
 	conditions map[string]string

@@ -1,7 +1,9 @@
 package claims
 
 import (
+	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/nsperf/nsperf/results"
@@ -45,20 +47,53 @@ func netperfOptions(cmd string) map[string]string {
 	return out
 }
 
+// netperfBanners name the test a classic block is of by its banner, as netperf's own sources
+// print it (nettest_bsd.c, nettest_omni.c): "MIGRATED TCP Connect/Request/Response TEST from
+// ...". The banner is the output's own word; the command above it may be cut or absent.
+var netperfBanners = []struct {
+	re   *regexp.Regexp
+	test string // with PROTO for the protocol the banner names
+}{
+	{regexp.MustCompile(`(?i)(TCP|UDP|SCTP)\s+STREAM\s+TEST`), "PROTO_STREAM"},
+	{regexp.MustCompile(`(?i)TCP\s+MAERTS\s+TEST`), "TCP_MAERTS"},
+	{regexp.MustCompile(`(?i)TCP\s+SENDFILE\s+TEST`), "TCP_SENDFILE"},
+	{regexp.MustCompile(`(?i)(TCP|UDP|SCTP)\s+REQUEST/RESPONSE\s+TEST`), "PROTO_RR"},
+	{regexp.MustCompile(`(?i)TCP\s+Connect/Request/Response\s+TEST`), "TCP_CRR"},
+	{regexp.MustCompile(`(?i)TCP\s+Connect/Close\s+TEST`), "TCP_CC"},
+	{regexp.MustCompile(`(?i)TCP\s+Transactional/Request/Response\s+TEST`), "TCP_TRR"},
+}
+
+// bannerTest is the test a classic banner names, "" where no banner of the table matches.
+func bannerTest(banner string) string {
+	for _, b := range netperfBanners {
+		if m := b.re.FindStringSubmatch(banner); m != nil {
+			if len(m) > 1 {
+				return strings.Replace(b.test, "PROTO", strings.ToUpper(m[1]), 1)
+			}
+			return b.test
+		}
+	}
+	return ""
+}
+
+// unitsRowRe is the last header line of a classic block, the units: "bytes  bytes  secs.
+// 10^6bits/s", UDP_STREAM's "bytes   bytes   secs  #  #  10^6bits/sec".
+var unitsRowRe = regexp.MustCompile(`^\s*bytes\s.*\bsecs\b`)
+
 // netperfClassic reads netperf's classic output from its banner at lines[i]: the header
-// lines down to the units line ("secs."), then the data row. It returns the measurements
-// (throughput or transaction rate, and with -c/-C the CPU utilisation and service demand)
-// and the index after the block; a block without its data row is a reason, not a claim.
+// lines down to the units line, then the data rows. It returns the measurements (throughput
+// or transaction rate, and with -c/-C the CPU utilisation and service demand) and the index
+// after the block; a block without its data row is a reason, not a claim.
 func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, string) {
-	banner := lines[i].text
-	test := "TCP_STREAM"
-	if strings.Contains(banner, "REQUEST/RESPONSE") {
-		test = "TCP_RR"
+	opts := netperfOptions(ctx.command)
+	test := bannerTest(lines[i].text)
+	if test == "" {
+		test = opts["test"]
 	}
 	j := i + 1
 	unitsLine := ""
 	for ; j < len(lines) && j < i+8; j++ {
-		if strings.Contains(lines[j].text, "secs.") {
+		if unitsRowRe.MatchString(lines[j].text) {
 			unitsLine = lines[j].text
 			j++
 			break
@@ -77,37 +112,53 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	if len(row) <= rateColumn(test) {
 		return nil, j + 1, "a netperf block whose data row is cut or not numbers"
 	}
-	opts := netperfOptions(ctx.command)
 	opts["test"] = test
 	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: ctx.state, conditions: ctx.conditions,
 		lines: []int{lines[i].n, lines[j].n}}
 	if ctx.command != "" {
 		base.lines = append([]int{ctx.cmdLine}, base.lines...)
 	}
+	if strings.HasSuffix(test, "_STREAM") && !strings.HasPrefix(test, "TCP") && j+1 < len(lines) {
+		// A datagram stream prints the sender's row, then the receiver's (socket, time,
+		// messages, throughput): what arrived is the throughput; what was sent and lost is not.
+		if recv := numbers(lines[j+1].text); len(recv) == 4 {
+			row = append(append([]float64{}, row[:rateColumn(test)]...), recv[3])
+			base.lines = append(base.lines, lines[j+1].n)
+			j++
+		}
+	}
 	return netperfRow(row, test, lastField(unitsLine), base), j + 1, ""
 }
 
 // rateColumn is the column of a classic netperf data row that holds the rate: a stream test's
-// throughput after its three sizes and the time, a request/response test's transaction rate
-// after its four sizes and the time.
+// throughput after its three sizes and the time (a datagram stream's after its two sizes, the
+// time, the messages and the errors), a request/response test's transaction rate after its
+// four sizes and the time.
 func rateColumn(test string) int {
-	if strings.HasSuffix(test, "_RR") || strings.HasSuffix(test, "_CRR") {
+	switch {
+	case transactional(test):
+		return 5
+	case strings.HasSuffix(test, "_STREAM") && !strings.HasPrefix(test, "TCP"):
 		return 5
 	}
 	return 4
 }
 
+// transactional: the test's rate is of transactions (request/response, a connection per
+// transaction, connect/close).
+func transactional(test string) bool {
+	return strings.HasSuffix(test, "_RR") || strings.HasSuffix(test, "_CRR") || strings.HasSuffix(test, "_CC") || strings.HasSuffix(test, "_TRR")
+}
+
 // netperfRow makes the measurements of a classic data row: the rate, and with -c/-C the
-// CPU utilisations and service demands after it. unitsName is the throughput's unit as the
-// header's last line says it ("10^6bits/s"; "" for netperf's default).
+// CPU utilisations and service demands after it (netperf's -1 is one not measured). unitsName
+// is the throughput's unit as the header's last line says it ("10^6bits/s"; "" for netperf's
+// default).
 func netperfRow(row []float64, test, unitsName string, base measurement) []measurement {
 	rateCol := rateColumn(test)
-	if rateCol == 5 {
-		test = "TCP_RR"
-	}
 	var out []measurement
 	m := base
-	if test == "TCP_RR" {
+	if transactional(test) {
 		m.metric, m.unit, m.values = "transaction_rate", "trans/s", []float64{row[rateCol]}
 	} else {
 		factor := 1e6 // netperf's default unit, 10^6bits/s
@@ -119,6 +170,9 @@ func netperfRow(row []float64, test, unitsName string, base measurement) []measu
 	out = append(out, m)
 	if len(row) >= rateCol+5 { // -c/-C: utilisation send/recv (%), service demand send/recv (us/KB or us/Tr)
 		for k, name := range []string{"local_cpu_util", "remote_cpu_util", "local_service_demand", "remote_service_demand"} {
+			if row[rateCol+1+k] < 0 {
+				continue // -1: that side's CPU was not measured
+			}
 			c := base
 			c.metric, c.values = name, []float64{row[rateCol+1+k]}
 			if k >= 2 {
@@ -127,7 +181,7 @@ func netperfRow(row []float64, test, unitsName string, base measurement) []measu
 			c.unit = "%"
 			if k >= 2 {
 				c.unit = "us/KB"
-				if test == "TCP_RR" {
+				if transactional(test) {
 					c.unit = "us/trans"
 				}
 			}
@@ -149,8 +203,8 @@ func netperfBare(lines []line, i int, ctx context) ([]measurement, int) {
 	}
 	opts := netperfOptions(ctx.command)
 	test := opts["test"]
-	if test != "TCP_STREAM" && test != "TCP_MAERTS" && test != "TCP_SENDFILE" && rateColumn(test) != 5 {
-		return nil, i // UDP_STREAM and the rest print rows of other shapes
+	if !transactional(test) && !strings.HasPrefix(test, "TCP_") {
+		return nil, i // UDP_STREAM prints two rows of other shapes
 	}
 	row := numbers(lines[i].text)
 	if len(row) != rateColumn(test)+1 && len(row) != rateColumn(test)+5 {
@@ -159,7 +213,7 @@ func netperfBare(lines []line, i int, ctx context) ([]measurement, int) {
 	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: ctx.state, conditions: ctx.conditions,
 		lines: []int{ctx.cmdLine, lines[i].n}}
 	next := i + 1
-	if rateColumn(test) == 5 && next < len(lines) && len(numbers(lines[next].text)) == 2 {
+	if transactional(test) && next < len(lines) && len(numbers(lines[next].text)) == 2 {
 		next++
 	}
 	return netperfRow(row, test, "", base), next
@@ -190,21 +244,23 @@ func selectorMetric(sel, test string) (metric, unit string, factor float64, ok b
 
 var selectorRe = regexp.MustCompile(`-[Oo]\s*([A-Z_0-9,]+)`)
 
-// netperfRows reads the rows a netperf -O command printed (one per run: `for i in ...; do
-// netperf ... -O A,B|tail -1; done`) after lines[i]: one measurement per selector with every
-// row's value.
+// netperfRows reads the rows a netperf -O or -o command printed (one per run: `for i in ...;
+// do netperf ... -O A,B|tail -1; done`) after lines[i]: one measurement per selector with every
+// row's value. -o prints its rows as comma separated values; a THROUGHPUT_UNITS cell scales
+// its row's THROUGHPUT.
 func netperfRows(lines []line, i int, ctx context) ([]measurement, int) {
 	m := selectorRe.FindStringSubmatch(ctx.command)
 	if m == nil || !strings.Contains(ctx.command, "netperf") {
 		return nil, i
 	}
 	sels := strings.Split(m[1], ",")
+	opts := netperfOptions(ctx.command)
 	var rows [][]float64
 	var rowLines []int
 	j := i
 	for ; j < len(lines); j++ {
-		row := numbers(rowValues(lines[j].text))
-		if len(row) != len(sels) {
+		row, ok := selectorRow(lines[j].text, sels, opts["test"])
+		if !ok {
 			break
 		}
 		rows, rowLines = append(rows, row), append(rowLines, lines[j].n)
@@ -212,21 +268,65 @@ func netperfRows(lines []line, i int, ctx context) ([]measurement, int) {
 	if len(rows) == 0 {
 		return nil, i
 	}
-	opts := netperfOptions(ctx.command)
 	var out []measurement
 	for k, sel := range sels {
-		metric, unit, factor, ok := selectorMetric(sel, opts["test"])
+		metric, unit, _, ok := selectorMetric(sel, opts["test"])
 		if !ok {
 			continue
 		}
 		vals := make([]float64, len(rows))
 		for r, row := range rows {
-			vals[r] = round(row[k] * factor)
+			vals[r] = row[k]
 		}
 		out = append(out, measurement{tool: "netperf", command: ctx.command, options: opts, metric: metric, unit: unit, values: vals,
 			state: ctx.state, conditions: ctx.conditions, lines: append([]int{ctx.cmdLine}, rowLines...)})
 	}
 	return out, j
+}
+
+// isSelectorRow: text is a row of the values of the command's -O or -o selectors.
+func isSelectorRow(text, command string) bool {
+	m := selectorRe.FindStringSubmatch(command)
+	if m == nil {
+		return false
+	}
+	_, ok := selectorRow(text, strings.Split(m[1], ","), netperfOptions(command)["test"])
+	return ok
+}
+
+// selectorRow reads one row of selector values, -O's columns or -o's comma separated values,
+// each measurement in its metric's unit (NaN for a selector that is none, such as
+// THROUGHPUT_UNITS); ok is false for a line that is no such row.
+func selectorRow(text string, sels []string, test string) ([]float64, bool) {
+	cells := strings.Fields(rowValues(text))
+	if t := strings.TrimSpace(text); !strings.ContainsAny(t, " \t") && strings.Contains(t, ",") {
+		cells = strings.Split(t, ",")
+	}
+	if len(cells) != len(sels) {
+		return nil, false
+	}
+	units := ""
+	if k := slices.Index(sels, "THROUGHPUT_UNITS"); k >= 0 {
+		units = strings.TrimSpace(cells[k])
+	}
+	row := make([]float64, len(sels))
+	for k, sel := range sels {
+		_, _, factor, ok := selectorMetric(sel, test)
+		v, isNumber := parseNumber(strings.TrimSpace(cells[k]))
+		switch {
+		case !ok:
+			row[k] = math.NaN()
+			continue
+		case !isNumber:
+			return nil, false
+		case sel == "THROUGHPUT" && units != "" && !transactional(test):
+			if f, known := netperf.ThroughputScale(units); known {
+				factor = f
+			}
+		}
+		row[k] = round(v * factor)
+	}
+	return row, true
 }
 
 // rowValues is a row of values without a label before them ("run 1:", "#3"): what is left

@@ -13,31 +13,42 @@ import (
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
 	type key struct{ tool, metric, quantity, conds string }
-	open := map[key]*measurement{}
+	series := map[key][]*measurement{}
 	var order []key
 	for i := range ms {
 		m := &ms[i]
 		k := key{m.tool, m.metric, m.quantity, conditionKey(m.conditions)}
-		prev := open[k]
-		if prev == nil {
-			open[k] = m
+		list := series[k]
+		if len(list) == 0 {
 			order = append(order, k)
+		}
+		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section {
+			// A command run again under one state's heading ("Before:" over three runs, each
+			// with its command): the runs of one series.
+			joined := *list[n-1]
+			joined.values = append(append([]float64{}, joined.values...), m.values...)
+			joined.lines = append(append([]int{}, joined.lines...), m.lines...)
+			list[n-1] = &joined
 			continue
 		}
-		// The first is before unless the words say otherwise: an after printed first
-		// (a heading with the series above one without it) pairs with the before that follows.
-		before, after := prev, m
-		if prev.state == "after" && m.state != "after" || m.state == "before" && prev.state != "before" {
-			before, after = m, prev
-		}
-		r.addClaims(newClaim(before, after))
-		delete(open, k)
+		series[k] = append(list, m)
 	}
 	for _, k := range order {
-		if m := open[k]; m != nil && m.state == "after" {
-			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "an after without its before"})
-		} else if m != nil {
-			r.addUnparsed(Unparsed{Lines: m.lines, Reason: "a " + m.metric + " measurement without a second to compare it with"})
+		list := series[k]
+		for len(list) >= 2 {
+			// The first is before unless the words say otherwise: an after printed first
+			// (a heading with the series above one without it) pairs with the before that follows.
+			before, after := list[0], list[1]
+			if before.state == "after" && after.state != "after" || after.state == "before" && before.state != "before" {
+				before, after = after, before
+			}
+			r.addClaims(newClaim(before, after))
+			list = list[2:]
+		}
+		if len(list) == 1 && list[0].state == "after" {
+			r.addUnparsed(Unparsed{Lines: list[0].lines, Reason: "an after without its before"})
+		} else if len(list) == 1 {
+			r.addUnparsed(Unparsed{Lines: list[0].lines, Reason: "a " + list[0].metric + " measurement without a second to compare it with"})
 		}
 	}
 }

@@ -63,7 +63,7 @@ func (r *Report) read(lines []line) {
 			if why != "" {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			}
-			ms = keep(r, ms, m)
+			ms = keep(r, ms, ctx.mark(m))
 			ctx.named = ctx.named && len(m) == 0
 			i = next - 1
 			continue
@@ -83,9 +83,9 @@ func (r *Report) read(lines []line) {
 			}
 			r.command(&ctx, lines, i)
 		case netperfBannerRe.MatchString(l.text) && selectorRe.MatchString(ctx.command):
-			// -O output: the banner and the selectors' header rows, then the value rows.
+			// -O/-o output: the banner and the selectors' header rows, then the value rows.
 			j := i + 1
-			for j < len(lines) && j < i+8 && numbers(rowValues(lines[j].text)) == nil {
+			for j < len(lines) && j < i+8 && !isSelectorRow(lines[j].text, ctx.command) {
 				j++
 			}
 			i = j - 1
@@ -94,7 +94,7 @@ func (r *Report) read(lines []line) {
 			if why != "" {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			} else {
-				ms = keep(r, ms, m)
+				ms = keep(r, ms, ctx.mark(m))
 				ctx.named = ctx.named && len(m) == 0
 			}
 			i = next - 1
@@ -107,12 +107,15 @@ func (r *Report) read(lines []line) {
 			// perf stat's banner over its counters: no heading of a state or a condition
 		case headingRe.MatchString(l.text):
 			h := headingRe.FindStringSubmatch(l.text)[1]
+			ctx.section++
 			ctx.heading(h)
 			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
 		case isSetupLine(lines, i) && !tableHeader(lines, i, ctx):
+			ctx.section++
 			ctx.blk.cond = labelKey(labelMatch(l.text)[1])
 			ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 		case isTitle(lines, i) && !tableHeader(lines, i, ctx):
+			ctx.section++
 			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 		default:
 			i = r.generic(lines, i, ctx, &ms, &rs, &skipTo)
@@ -139,6 +142,14 @@ func (r *Report) read(lines []line) {
 			"the input goes on past what a report keeps (%d claims, %d figures, %d blocks not read): %d more claims or table rows, %d more figures and %d more blocks are left out; a commit message's benchmark has far fewer",
 			MaxClaims, maxFigures, maxUnparsed, r.droppedClaims, r.droppedFigures, r.droppedUnparsed)})
 	}
+}
+
+// mark gives measurements read at the current line their section.
+func (c context) mark(ms []measurement) []measurement {
+	for k := range ms {
+		ms[k].section = c.section
+	}
+	return ms
 }
 
 // settle gives every claim its metric as the tools declare it, marks a change from 0 (no
@@ -597,7 +608,7 @@ func (r *Report) saw(text string, got []reading) {
 // the line's readings and arrows. It returns the index of the last line it took.
 func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs *[]reading, skipTo *int) int {
 	if got, next := r.other(lines, i, ctx); next > i {
-		*ms = keep(r, *ms, got)
+		*ms = keep(r, *ms, ctx.mark(got))
 		return next - 1
 	}
 	if got, next := r.pipeBlockTable(lines, i, ctx.blk); next > i {
