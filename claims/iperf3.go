@@ -3,6 +3,7 @@ package claims
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,8 @@ func iperf3Options(cmd string) map[string]string {
 			out["direction"] = "reverse"
 		case "-Z", "--zerocopy":
 			out["zerocopy"] = "yes"
+		case "--bidir":
+			out["direction"] = "both"
 		}
 	}
 	return out
@@ -48,9 +51,10 @@ func iperf3Options(cmd string) map[string]string {
 var (
 	// iperf3's summary starts after its dashed line with the column header again.
 	iperf3SepRe    = regexp.MustCompile(`^\s*(- ){8,}-?\s*$`)
-	iperf3HeaderRe = regexp.MustCompile(`^\s*\[ ID\]\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
-	// [  5]   0.00-2.00   sec  2.03 GBytes  8.74 Gbits/sec        receiver; [SUM] for -P N.
-	iperf3RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\]\s+[\d.]+-[\d.]+\s+sec\s+[\d.]+\s+\S+\s+([\d.]+\s+[KMG]?bits/sec)\b.*\b(sender|receiver)\s*$`)
+	iperf3HeaderRe = regexp.MustCompile(`^\s*\[ ID\](?:\[Role\])?\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
+	// [  5]   0.00-2.00   sec  2.03 GBytes  8.74 Gbits/sec        receiver; [SUM] for -P N;
+	// --bidir's role after the ID: "[  5][TX-C]", "[SUM][RX-C]" (the client sending, receiving).
+	iperf3RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\](?:\[([TR]X)-[CS]\])?\s+[\d.]+-[\d.]+\s+sec\s+[\d.]+\s+\S+\s+([\d.]+\s+[KMG]?bits/sec)\b.*\b(sender|receiver)\s*$`)
 	// A UDP row's jitter and loss (-u): "0.004 ms  198123/1771223 (11%)".
 	iperf3LossRe = regexp.MustCompile(`bits/sec\s+[\d.]+\s+ms\s+\d+/\d+\s+\(([\d.]+(?:e[-+]?\d+)?)%\)`)
 )
@@ -64,46 +68,59 @@ func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement,
 	if header >= len(lines) || !iperf3HeaderRe.MatchString(lines[header].text) {
 		return nil, start, ""
 	}
-	rows := map[string]string{} // sender/receiver -> the row, [SUM] rows winning
-	sum := false
+	rows := map[string]string{} // role and sender/receiver -> the row, [SUM] rows winning
+	var roles []string          // --bidir's directions in print order; one "" without it
+	sum := map[string]bool{}
 	j := header + 1
 	for ; j < len(lines); j++ {
 		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
 		if m == nil {
 			break
 		}
-		if m[1] == "SUM" && !sum {
-			sum, rows = true, map[string]string{}
+		role := m[2]
+		if !slices.Contains(roles, role) {
+			roles = append(roles, role)
 		}
-		if m[1] == "SUM" || !sum {
-			rows[m[3]] = lines[j].text
+		if m[1] == "SUM" && !sum[role] {
+			sum[role] = true
+			delete(rows, role+"sender")
+			delete(rows, role+"receiver")
 		}
-	}
-	row := rows["receiver"]
-	if row == "" {
-		row = rows["sender"]
+		if m[1] == "SUM" || !sum[role] {
+			rows[role+m[4]] = lines[j].text
+		}
 	}
 	var out []measurement
-	add := func(metric, unitName string, v float64) {
+	add := func(metric, unitName, role string, v float64) {
 		m := measurement{tool: "iperf3", metric: metric, unit: unitName, values: []float64{round(v)}, state: ctx.state,
 			conditions: ctx.conditions, lines: spanLines(lines, start, j)}
+		if role != "" {
+			m.conditions = copyConds(ctx.conditions)
+			m.conditions["direction"] = map[string]string{"TX": "client sends", "RX": "client receives"}[role]
+		}
 		if strings.HasPrefix(ctx.command, "iperf3") {
 			m.command, m.options = ctx.command, iperf3Options(ctx.command)
 		}
 		out = append(out, m)
 	}
-	if m := iperf3RowRe.FindStringSubmatch(row); m != nil {
-		if v, u, ok := parseValue(m[2]); ok {
-			add(metricOf(u), u.norm, v)
+	for _, role := range roles {
+		row := rows[role+"receiver"]
+		if row == "" {
+			row = rows[role+"sender"]
+		}
+		if m := iperf3RowRe.FindStringSubmatch(row); m != nil {
+			if v, u, ok := parseValue(m[3]); ok {
+				add(metricOf(u), u.norm, role, v)
+			}
+		}
+		if m := iperf3LossRe.FindStringSubmatch(rows[role+"receiver"]); m != nil {
+			if v, ok := parseNumber(m[1]); ok {
+				add(scenarios.MetricPacketLoss, "%", role, v)
+			}
 		}
 	}
 	if len(out) == 0 {
 		return nil, j, "an iperf3 summary without its sender or receiver row"
-	}
-	if m := iperf3LossRe.FindStringSubmatch(rows["receiver"]); m != nil {
-		if v, ok := parseNumber(m[1]); ok {
-			add(scenarios.MetricPacketLoss, "%", v)
-		}
 	}
 	return out, j, ""
 }
