@@ -127,6 +127,10 @@ const (
 	maxFigures  = 4 * MaxClaims // the figures claims are paired from: a tool's blocks, a line's readings
 )
 
+// ansiRe is a terminal's colour (SGR) sequence, what a tool's coloured output pasted keeps; any
+// other escape stays in the text, shown escaped.
+var ansiRe = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
 // maxLine bounds the line every reader looks at: a message's lines are a screen wide and an
 // unwrapped paragraph is a few thousand bytes; each reader's patterns cost time with a line's
 // length, so a longer line (a dump pasted whole) is said and left out.
@@ -193,6 +197,9 @@ func Read(input string, data []byte) (*Report, error) {
 					"a line of %d bytes, longer than any line of a message is read (%d): a dump, not read", len(l), maxLine)})
 				l = ""
 			}
+			// A terminal's colours pasted with the text (sockperf prints them to a file too)
+			// are no part of it: `sed 's/\x1b\[[0-9;]*m//g'`.
+			l = ansiRe.ReplaceAllString(l, "")
 			// A no-break space (a mail archive's) is a space to every reader here.
 			l = strings.ReplaceAll(l, "\u00a0", " ")
 			text := decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))

@@ -30,6 +30,7 @@ var toolOutputs = []func(lines []line, i int, ctx context) (ms []measurement, ne
 	pktgenResult,
 	xdpsockStats,
 	lkpTable,
+	sockperfReport,
 }
 
 // toolOutput is the first of toolOutputs that reads the output starting at lines[i].
