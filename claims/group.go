@@ -366,13 +366,14 @@ func stateGroups(runs []*sideRun) (groups [][]*sideRun, conds []string, ok bool)
 		}
 		groups[k] = append(groups[k], r)
 	}
-	if len(groups) < 2 {
-		return nil, nil, false
+	if !pairsOfTwo(groups) {
+		// One author's names of a setup differ by a word from one state to the other ("READS
+		// without X" over "IO READS with X"): a name whose words are all in one other name,
+		// and in no third, is of that one's setup.
+		groups, rests = subsetGroups(runs, rest)
 	}
-	for _, g := range groups {
-		if len(g) != 2 {
-			return nil, nil, false
-		}
+	if !pairsOfTwo(groups) {
+		return nil, nil, false
 	}
 	// The words every group's name has ("implementation", "on") are not its condition.
 	common := map[string]int{}
@@ -398,6 +399,71 @@ func stateGroups(runs []*sideRun) (groups [][]*sideRun, conds []string, ok bool)
 		conds = append(conds, strings.Join(own, " "))
 	}
 	return groups, conds, true
+}
+
+// pairsOfTwo: two or more groups, each of two states.
+func pairsOfTwo(groups [][]*sideRun) bool {
+	if len(groups) < 2 {
+		return false
+	}
+	for _, g := range groups {
+		if len(g) != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// subsetGroups pairs each state with the one other state whose setup words contain its own or
+// are contained in them (case aside); rests are each group's longer name. nil where some state
+// has no such partner or more than one.
+func subsetGroups(runs []*sideRun, rest func(string) []string) (groups [][]*sideRun, rests [][]string) {
+	words := make([]map[string]bool, len(runs))
+	names := make([][]string, len(runs))
+	for k, r := range runs {
+		names[k] = rest(r.state)
+		words[k] = map[string]bool{}
+		for _, w := range names[k] {
+			words[k][strings.ToLower(w)] = true
+		}
+	}
+	within := func(a, b map[string]bool) bool {
+		for w := range a {
+			if !b[w] {
+				return false
+			}
+		}
+		return true
+	}
+	partner := make([]int, len(runs))
+	for k := range runs {
+		partner[k] = -1
+		for o := range runs {
+			if o == k || !(within(words[k], words[o]) || within(words[o], words[k])) {
+				continue
+			}
+			if partner[k] >= 0 {
+				return nil, nil
+			}
+			partner[k] = o
+		}
+		if partner[k] < 0 {
+			return nil, nil
+		}
+	}
+	for k, o := range partner {
+		if partner[o] != k {
+			return nil, nil
+		}
+		if k < o {
+			long := names[k]
+			if len(names[o]) > len(long) {
+				long = names[o]
+			}
+			groups, rests = append(groups, []*sideRun{runs[k], runs[o]}), append(rests, long)
+		}
+	}
+	return groups, rests
 }
 
 // chooseSides picks the before and the after of a key's states.
@@ -440,7 +506,9 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 
 func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	mb, ma := median(b.values), median(a.values)
-	if mb == ma || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
+	// The same figure on both sides is a setting both states share ("MTU 1500" under each
+	// heading), except in a table of results, where a row that did not move is a result.
+	if mb == ma && !strings.Contains(first.key, "|tbl|") || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
 		return
 	}
 	metric := first.metric

@@ -89,12 +89,22 @@ func cellValue(cell string) (figure, bool) {
 	if m := cellNoteRe.FindStringSubmatch(cell); m != nil {
 		cell = m[1] // "26.1 us (-2.3 us)", "33.8 (+4.0%)": the figure; its note is a stated change
 	}
+	if m := kiloCellRe.FindStringSubmatch(cell); m != nil {
+		// "175k" alone in a value cell is a count in thousands (IOPS beside "7.7M"); in a
+		// sentence or a row's name, "64k" is a size.
+		if v, ok := parseNumber(m[1]); ok {
+			return figure{value: v * 1e3, bare: true, raw: cell}, true
+		}
+	}
 	sh := readFigures(cell)
 	if len(sh.figures) != 1 || len(strings.Fields(sh.shape)) > 1 {
 		return figure{}, false
 	}
 	return sh.figures[0], true
 }
+
+// kiloCellRe is a cell of a number and a k for thousands.
+var kiloCellRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)[kK]$`)
 
 // cellNoteRe is a cell's figure followed by a note in parentheses that has a number of its
 // own: a delta ("(-1.3 us)"), a percent ("(+4.0%)"), a spread or a p-value ("(sd 0.2)",
@@ -564,6 +574,13 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 		}
 		valueCols = append(valueCols, c)
 	}
+	if runsDown(rows) {
+		// Runs down the rows and states across ("run1", "run2", "avg" under "base  patched"):
+		// the table read the other way round, each state a series of runs.
+		if tcols, trows, ok := transposed(cols, rows); ok {
+			return tableClaims(corner, tcols, trows, ctx)
+		}
+	}
 	if out := longTableClaims(cols, rows, ctx); out != nil {
 		return out
 	}
@@ -841,6 +858,22 @@ var runColumnRe = regexp.MustCompile(`(?i)^(?:(?:run|test|trial|iter(?:ation)?|t
 
 // summaryColumnRe names a column that sums a series up: its average or median.
 var summaryColumnRe = regexp.MustCompile(`(?i)^(?:avg|average|mean|median)\.?$`)
+
+// runsDown: the rows' labels number runs, two or more, with at most their summaries
+// ("run1", "run2", "avg").
+func runsDown(rows []tableRow) bool {
+	runs := 0
+	for _, r := range rows {
+		switch l := strings.TrimSpace(r.label); {
+		case runColumnRe.MatchString(l):
+			runs++
+		case summaryColumnRe.MatchString(l):
+		default:
+			return false
+		}
+	}
+	return runs >= 2
+}
 
 // runColumnsClaim reads a table whose rows are the states and whose columns are numbered runs
 // of one measurement (with or without an average column): one claim, each side its runs.
