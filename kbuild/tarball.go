@@ -46,16 +46,11 @@ var (
 // later entry makes (L/.. is L's target's parent, not L's directory). Checking the tree once
 // whole makes the order of the entries irrelevant.
 func unpackTarball(file, dir string) error {
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRegular(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return err
-	} else if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", safefile.ErrNotRegular, fi.Mode().Type())
-	}
 	r, err := decompressed(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return err
@@ -65,22 +60,47 @@ func unpackTarball(file, dir string) error {
 		return err
 	}
 	defer root.Close()
-	tr := tar.NewReader(r)
-	var total int64
-	files := 0
+	if err := unpackEntries(root, tar.NewReader(r)); err != nil {
+		return err
+	}
+	return linksInTree(root)
+}
+
+// openRegular opens file for reading, refused unless it is a regular file: opened O_NONBLOCK,
+// so that a FIFO is refused rather than waited on.
+func openRegular(file string) (*os.File, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w (%s)", safefile.ErrNotRegular, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// unpackEntries unpacks the archive's entries into root in their order, within the bounds of a
+// kernel tree; an archive without a single entry is no tarball.
+func unpackEntries(root *os.Root, tr *tar.Reader) error {
+	var budget tarballBudget
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			if files == 0 {
+			if budget.entries == 0 {
 				return errors.New("not a tar archive: it holds no files")
 			}
-			return linksInTree(root)
+			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("not a tar archive nsperf can read: %w", err)
 		}
-		if files++; files > maxTarballFiles {
-			return fmt.Errorf("more than %d entries: no kernel tree has that many", maxTarballFiles)
+		if err := budget.entry(); err != nil {
+			return err
 		}
 		name, err := tarPath(hdr.Name)
 		if err != nil {
@@ -89,52 +109,100 @@ func unpackTarball(file, dir string) error {
 		if name == "" {
 			continue // the archive's "./"
 		}
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := root.MkdirAll(name, 0o755); err != nil {
-				return fmt.Errorf("%s: %w", hdr.Name, err)
-			}
-		case tar.TypeReg: // the reader reports the old TypeRegA as TypeReg
-			if hdr.Size > maxTarballFile {
-				return fmt.Errorf("%s: %s, above %s, larger than any file of a kernel tree", hdr.Name, safefile.Size(hdr.Size), safefile.Size(maxTarballFile))
-			}
-			if total += hdr.Size; total > maxTarballBytes {
-				return fmt.Errorf("it unpacks to more than %s: no kernel tree is that large", safefile.Size(maxTarballBytes))
-			}
-			if err := writeEntry(root, name, hdr, tr); err != nil {
-				return fmt.Errorf("%s: %w", hdr.Name, err)
-			}
-		case tar.TypeSymlink:
-			if err := linkInTree(name, hdr.Linkname); err != nil {
-				return fmt.Errorf("%s -> %s: %w", hdr.Name, hdr.Linkname, err)
-			}
-			if err := mkParent(root, name); err != nil {
-				return err
-			}
-			root.Remove(name)
-			if err := root.Symlink(hdr.Linkname, name); err != nil {
-				return fmt.Errorf("%s: %w", hdr.Name, err)
-			}
-		case tar.TypeLink:
-			target, err := tarPath(hdr.Linkname)
-			if err != nil || target == "" {
-				return fmt.Errorf("%s: a hard link to %q, out of the tree", hdr.Name, hdr.Linkname)
-			}
-			if err := mkParent(root, name); err != nil {
-				return err
-			}
-			root.Remove(name)
-			if err := root.Link(target, name); err != nil {
-				return fmt.Errorf("%s: a hard link to %s: %w", hdr.Name, hdr.Linkname, err)
-			}
-		case tar.TypeChar, tar.TypeBlock:
-			return fmt.Errorf("%s: a device node: a source tree has none", hdr.Name)
-		case tar.TypeFifo:
-			return fmt.Errorf("%s: a FIFO: a source tree has none", hdr.Name)
-		default:
-			return fmt.Errorf("%s: an entry of type %q: a source tree has only directories, files and links", hdr.Name, hdr.Typeflag)
+		if err := unpackEntry(root, name, hdr, tr, &budget); err != nil {
+			return err
 		}
 	}
+}
+
+// unpackEntry unpacks one entry, hdr, as name in root by its type: a directory, a file (its
+// body read from r, counted in budget), a symbolic or a hard link; any other type is refused.
+func unpackEntry(root *os.Root, name string, hdr *tar.Header, r io.Reader, budget *tarballBudget) error {
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		if err := root.MkdirAll(name, 0o755); err != nil {
+			return fmt.Errorf("%s: %w", hdr.Name, err)
+		}
+	case tar.TypeReg: // the reader reports the old TypeRegA as TypeReg
+		if err := budget.file(hdr.Name, hdr.Size); err != nil {
+			return err
+		}
+		if err := writeEntry(root, name, hdr, r); err != nil {
+			return fmt.Errorf("%s: %w", hdr.Name, err)
+		}
+	case tar.TypeSymlink:
+		return unpackSymlink(root, name, hdr)
+	case tar.TypeLink:
+		return unpackHardLink(root, name, hdr)
+	case tar.TypeChar, tar.TypeBlock:
+		return fmt.Errorf("%s: a device node: a source tree has none", hdr.Name)
+	case tar.TypeFifo:
+		return fmt.Errorf("%s: a FIFO: a source tree has none", hdr.Name)
+	default:
+		return fmt.Errorf("%s: an entry of type %q: a source tree has only directories, files and links", hdr.Name, hdr.Typeflag)
+	}
+	return nil
+}
+
+// tarballBudget counts an archive's entries and the bytes of its files against the bounds of
+// a kernel tree (maxTarballFiles, maxTarballFile, maxTarballBytes).
+type tarballBudget struct {
+	entries int
+	bytes   int64
+}
+
+// entry counts one more entry of the archive, refused past maxTarballFiles.
+func (b *tarballBudget) entry() error {
+	if b.entries++; b.entries > maxTarballFiles {
+		return fmt.Errorf("more than %d entries: no kernel tree has that many", maxTarballFiles)
+	}
+	return nil
+}
+
+// file counts the size bytes of the file name, refused above maxTarballFile, or when the
+// archive's files come to more than maxTarballBytes.
+func (b *tarballBudget) file(name string, size int64) error {
+	if size > maxTarballFile {
+		return fmt.Errorf("%s: %s, above %s, larger than any file of a kernel tree", name, safefile.Size(size), safefile.Size(maxTarballFile))
+	}
+	if b.bytes += size; b.bytes > maxTarballBytes {
+		return fmt.Errorf("it unpacks to more than %s: no kernel tree is that large", safefile.Size(maxTarballBytes))
+	}
+	return nil
+}
+
+// unpackSymlink makes the symbolic link hdr as name in root, replacing an earlier entry of the
+// name; a target out of the tree as written, from where the link is, is refused here, and
+// linksInTree checks it again where it landed.
+func unpackSymlink(root *os.Root, name string, hdr *tar.Header) error {
+	if err := linkInTree(name, hdr.Linkname); err != nil {
+		return fmt.Errorf("%s -> %s: %w", hdr.Name, hdr.Linkname, err)
+	}
+	if err := mkParent(root, name); err != nil {
+		return err
+	}
+	root.Remove(name)
+	if err := root.Symlink(hdr.Linkname, name); err != nil {
+		return fmt.Errorf("%s: %w", hdr.Name, err)
+	}
+	return nil
+}
+
+// unpackHardLink makes the hard link hdr as name in root, to an entry of the tree, replacing
+// an earlier entry of the name.
+func unpackHardLink(root *os.Root, name string, hdr *tar.Header) error {
+	target, err := tarPath(hdr.Linkname)
+	if err != nil || target == "" {
+		return fmt.Errorf("%s: a hard link to %q, out of the tree", hdr.Name, hdr.Linkname)
+	}
+	if err := mkParent(root, name); err != nil {
+		return err
+	}
+	root.Remove(name)
+	if err := root.Link(target, name); err != nil {
+		return fmt.Errorf("%s: a hard link to %s: %w", hdr.Name, hdr.Linkname, err)
+	}
+	return nil
 }
 
 // decompressed reads r through the decompressor its first bytes name; a plain tar as it is.

@@ -203,3 +203,38 @@ func TestTarballRefused(t *testing.T) {
 		t.Errorf("a device as the tarball: %v", err)
 	}
 }
+
+// TestTarballBudget: an archive's entries and file bytes are counted against the bounds of a
+// kernel tree: a file above maxTarballFile is refused by name, files that come to more than
+// maxTarballBytes together are refused though each is within its bound, and one entry past
+// maxTarballFiles is refused.
+func TestTarballBudget(t *testing.T) {
+	defer func(files int, file, bytes int64) {
+		maxTarballFiles, maxTarballFile, maxTarballBytes = files, file, bytes
+	}(maxTarballFiles, maxTarballFile, maxTarballBytes)
+	maxTarballFiles, maxTarballFile, maxTarballBytes = 3, 100, 250
+	for _, tc := range []struct {
+		name  string
+		sizes []int64
+		want  string // "" when every file fits
+	}{
+		{"within the bounds", []int64{100, 100, 50}, ""},
+		{"a file too large", []int64{10, 101}, "b: 101 bytes, above 100 bytes"},
+		{"too many bytes in all", []int64{100, 100, 51}, "it unpacks to more than 250 bytes"},
+		{"too many entries", []int64{1, 1, 1, 1}, "more than 3 entries"},
+	} {
+		var b tarballBudget
+		var err error
+		for i, size := range tc.sizes {
+			if err = b.entry(); err != nil {
+				break
+			}
+			if err = b.file(string(rune('a'+i)), size); err != nil {
+				break
+			}
+		}
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -64,14 +64,61 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 		sample.Seconds = time.Since(sample.Start).Seconds()
 		return sample
 	}
+	if err := clearFixedPorts(live, d, instances); err != nil {
+		return fail(err)
+	}
+	perRunServers, err := m.startPerRunServers(live, d, instances, name)
+	defer stopAll(perRunServers)
+	printed = perRunServers
+	if err != nil {
+		return fail(err)
+	}
+	limit := instances[0].Length() + m.opt.Slack
+	ctx, cancel := context.WithTimeout(m.ctx, limit)
+	defer cancel()
+	pinned := pinnedCPUsOfRun(instances)
+	counters := live.Counters(pinned)
+	before := m.opt.Machine.CPUTimes()
+	clients, err := m.startClients(ctx, cancel, live, d, instances)
+	if err != nil {
+		return fail(err)
+	}
+	printed = append(slices.Clone(clients), printed...)
+	awaitRun(clients, perRunServers)
+	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
+	delta := live.Counters(pinned).Delta(counters)
+	sample.Counters = &delta
+	figures, rows, output, err := parseClients(ctx, d, instances, clients, name, limit)
+	sample.Output = output
+	if err != nil {
+		return fail(err)
+	}
+	sample.Seconds = time.Since(sample.Start).Seconds()
+	sample.Metrics = results.WithClients(figures)
+	if len(rows) == 1 {
+		sample.Row = rows[0]
+	}
+	return sample
+}
+
+// clearFixedPorts removes the sockets the previous run left in TIME_WAIT on the ports every
+// run binds again (`ss -K`), so that this run can bind them.
+func clearFixedPorts(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec) error {
 	for _, spec := range instances {
 		for _, p := range d.FixedPorts(spec) {
 			if _, err := live.ClearTimeWait(p.NS, p.Port); err != nil {
-				return fail(err)
+				return err
 			}
 		}
 	}
-	var perRunServers []proc.Process
+	return nil
+}
+
+// startPerRunServers starts the one-off servers of a run (iperf3's: one test each) and waits
+// until each listens. It returns those it started, also on an error: the caller stops them
+// (stopAll) once it has read what they printed.
+func (m *measurement) startPerRunServers(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, name string) ([]proc.Process, error) {
+	var servers []proc.Process
 	for _, spec := range instances {
 		srv := d.Server(spec)
 		if !srv.PerRun {
@@ -79,18 +126,26 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 		}
 		server, err := live.Start(m.ctx, srv.NS, withBuilt(srv.Argv, m.opt.Built))
 		if err != nil {
-			return fail(err)
+			return servers, err
 		}
-		defer server.Stop()
-		perRunServers = append(perRunServers, server)
-		printed = append(printed, server)
+		servers = append(servers, server)
 		if err := proc.WaitListening(m.ctx, server, srv.Port, m.opt.ServerTimeout); err != nil {
-			return fail(fmt.Errorf("%s server: %w", name, err))
+			return servers, fmt.Errorf("%s server: %w", name, err)
 		}
 	}
-	limit := instances[0].Length() + m.opt.Slack
-	ctx, cancel := context.WithTimeout(m.ctx, limit)
-	defer cancel()
+	return servers, nil
+}
+
+// stopAll stops processes, the last started first.
+func stopAll(ps []proc.Process) {
+	for i := len(ps) - 1; i >= 0; i-- {
+		ps[i].Stop()
+	}
+}
+
+// pinnedCPUsOfRun are the CPUs a run's ends, every client's and server's, are pinned to,
+// each once.
+func pinnedCPUsOfRun(instances []scenarios.ToolSpec) []int {
 	var pinned []int
 	for _, spec := range instances {
 		for _, c := range pinnedCPUs(spec) {
@@ -99,8 +154,12 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 			}
 		}
 	}
-	counters := live.Counters(pinned)
-	before := m.opt.Machine.CPUTimes()
+	return pinned
+}
+
+// startClients starts a run's clients one after another, bounded by ctx. When one fails to
+// start, the ones started before it are stopped (cancel) and waited for.
+func (m *measurement) startClients(ctx context.Context, cancel context.CancelFunc, live machine.Network, d tool.Driver, instances []scenarios.ToolSpec) ([]proc.Process, error) {
 	var clients []proc.Process
 	for i, spec := range instances {
 		client, err := live.Start(ctx, clientNS(spec), withBuilt(d.Client(spec), m.opt.Built))
@@ -109,11 +168,15 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 			for _, c := range clients {
 				<-c.Done()
 			}
-			return fail(fmt.Errorf("client %d of %d: %w", i+1, len(instances), err))
+			return nil, fmt.Errorf("client %d of %d: %w", i+1, len(instances), err)
 		}
 		clients = append(clients, client)
 	}
-	printed = append(slices.Clone(clients), printed...)
+	return clients, nil
+}
+
+// awaitRun waits for a run's clients to end, then up to a second for each one-off server.
+func awaitRun(clients, perRunServers []proc.Process) {
 	for _, c := range clients {
 		<-c.Done()
 	}
@@ -123,18 +186,19 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 		case <-time.After(time.Second):
 		}
 	}
-	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
-	delta := live.Counters(pinned).Delta(counters)
-	sample.Counters = &delta
-	var outputs, rows []string
-	var figures [][]results.Metric
+}
+
+// parseClients reads the figures and the row of each ended client of a run, and output, what
+// they printed. A run cut off by ctx's deadline (limit), a client's output that does not
+// parse, or a figure no measurement has fails the run.
+func parseClients(ctx context.Context, d tool.Driver, instances []scenarios.ToolSpec, clients []proc.Process, name string, limit time.Duration) (figures [][]results.Metric, rows []string, output string, err error) {
+	var outputs []string
 	for i, client := range clients {
 		outputs = append(outputs, string(client.Stdout()))
 		metrics, row, perr := d.Parse(instances[i], client.Stdout(), []byte(client.Stderr()))
 		switch {
 		case ctx.Err() == context.DeadlineExceeded:
-			sample.Output = strings.Join(outputs, "")
-			return fail(fmt.Errorf("%s client timed out after %s", name, limit))
+			return nil, nil, strings.Join(outputs, ""), fmt.Errorf("%s client timed out after %s", name, limit)
 		case perr != nil:
 			if client.Err() != nil {
 				perr = fmt.Errorf("%w (exit: %v)", perr, client.Err())
@@ -142,23 +206,16 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 			if len(clients) > 1 {
 				perr = fmt.Errorf("client %d of %d: %w", i+1, len(clients), perr)
 			}
-			sample.Output = strings.Join(outputs, "")
-			return fail(perr)
+			return nil, nil, strings.Join(outputs, ""), perr
 		}
 		for _, mt := range metrics {
 			if err := mt.CheckValue(); err != nil {
-				return fail(fmt.Errorf("%s output: %w", name, err))
+				return nil, nil, "", fmt.Errorf("%s output: %w", name, err)
 			}
 		}
 		figures, rows = append(figures, metrics), append(rows, row)
 	}
-	sample.Output = strings.Join(outputs, "")
-	sample.Seconds = time.Since(sample.Start).Seconds()
-	sample.Metrics = results.WithClients(figures)
-	if len(rows) == 1 {
-		sample.Row = rows[0]
-	}
-	return sample
+	return figures, rows, strings.Join(outputs, ""), nil
 }
 
 // pinnedCPUs are the CPUs a workload's ends are pinned to.

@@ -47,6 +47,8 @@ func Script(s *scenarios.Scenario, id plan.RunID, facts plan.Facts) string {
 	return b.String()
 }
 
+// caseScript writes one matrix case: its cleanup, its topology, a function per state and per
+// workload, the case's shared servers, and the schedule of calls.
 func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts plan.Facts) {
 	p := plan.New(s, id, facts)
 	b.WriteString("\nservers=\"\"\ncleanup() {\n\t[ -z \"$servers\" ] || kill $servers 2>/dev/null || true\n")
@@ -55,6 +57,19 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 	}
 	fmt.Fprintf(b, "}\ntrap 'cleanup; rm -f %s' EXIT\n\n# topology\n", shellq.Word(id.LockPath()))
 	b.WriteString(p.Shell())
+	stateFn := stateFunctions(b, s, p)
+	workFn := map[string]string{}
+	for i, w := range s.Workloads {
+		workFn[w.Name] = workloadFunction(b, i, w, id)
+	}
+	sharedServers(b, s, id)
+	scheduleCalls(b, s, stateFn, workFn)
+	b.WriteString("cleanup\n")
+}
+
+// stateFunctions writes a shell function per state of s, which applies it, and returns their
+// names by state.
+func stateFunctions(b *strings.Builder, s *scenarios.Scenario, p *plan.Plan) map[string]string {
 	stateFn := map[string]string{}
 	for i, st := range s.States {
 		fn := fmt.Sprintf("state%d_%s", i, unsafeIdent.ReplaceAllString(st.Name, "_"))
@@ -76,38 +91,47 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 		}
 		b.WriteString("}\n")
 	}
-	workFn := map[string]string{}
-	for i, w := range s.Workloads {
-		fn := fmt.Sprintf("workload%d_%s", i, unsafeIdent.ReplaceAllString(w.Name, "_"))
-		workFn[w.Name] = fn
-		d, instances := driver(w), w.Instances()
-		fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
-		if len(instances) > 1 {
-			fmt.Fprintf(b, "\t# %d clients at once, each with its CPUs and ports\n", len(instances))
-		}
-		// Only this run's own jobs are waited for: the case's servers are jobs of the shell too.
-		var jobs []string
-		for i, spec := range instances {
-			if srv := d.Server(spec); srv.PerRun {
-				ns := shellq.Word(id.Namespace(srv.NS))
-				fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null 9>&- &\n\tserver%d=$!\n", ns, shellQuote(srv.Argv), i)
-				fmt.Fprintf(b, "\tlistening %s %d\n", ns, srv.Port)
-				jobs = append(jobs, fmt.Sprintf("$server%d", i))
-			}
-		}
-		for i, spec := range instances {
-			fmt.Fprintf(b, "\tip netns exec %s %s 9>&-", shellq.Word(id.Namespace(clientNS(spec))), shellQuote(d.Client(spec)))
-			if len(instances) > 1 {
-				fmt.Fprintf(b, " &\n\tclient%d=$!", i)
-				jobs = append(jobs, fmt.Sprintf("$client%d", i))
-			}
-			b.WriteString("\n")
-		}
-		if len(jobs) > 0 {
-			fmt.Fprintf(b, "\twait %s\n", strings.Join(jobs, " "))
-		}
-		b.WriteString("}\n")
+	return stateFn
+}
+
+// workloadFunction writes the shell function of workload w, the index-th of its scenario, which
+// runs it once: its one-off servers started and listening, then its clients, waited for.
+// It returns the function's name.
+func workloadFunction(b *strings.Builder, index int, w scenarios.Workload, id plan.RunID) string {
+	fn := fmt.Sprintf("workload%d_%s", index, unsafeIdent.ReplaceAllString(w.Name, "_"))
+	d, instances := driver(w), w.Instances()
+	fmt.Fprintf(b, "\n# workload %s\n%s() {\n", w.Name, fn)
+	if len(instances) > 1 {
+		fmt.Fprintf(b, "\t# %d clients at once, each with its CPUs and ports\n", len(instances))
 	}
+	// Only this run's own jobs are waited for: the case's servers are jobs of the shell too.
+	var jobs []string
+	for i, spec := range instances {
+		if srv := d.Server(spec); srv.PerRun {
+			ns := shellq.Word(id.Namespace(srv.NS))
+			fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null 9>&- &\n\tserver%d=$!\n", ns, shellQuote(srv.Argv), i)
+			fmt.Fprintf(b, "\tlistening %s %d\n", ns, srv.Port)
+			jobs = append(jobs, fmt.Sprintf("$server%d", i))
+		}
+	}
+	for i, spec := range instances {
+		fmt.Fprintf(b, "\tip netns exec %s %s 9>&-", shellq.Word(id.Namespace(clientNS(spec))), shellQuote(d.Client(spec)))
+		if len(instances) > 1 {
+			fmt.Fprintf(b, " &\n\tclient%d=$!", i)
+			jobs = append(jobs, fmt.Sprintf("$client%d", i))
+		}
+		b.WriteString("\n")
+	}
+	if len(jobs) > 0 {
+		fmt.Fprintf(b, "\twait %s\n", strings.Join(jobs, " "))
+	}
+	b.WriteString("}\n")
+	return fn
+}
+
+// sharedServers writes the start of the servers that live through the case (netserver), one
+// per Key, each waited for until it listens; cleanup kills them.
+func sharedServers(b *strings.Builder, s *scenarios.Scenario, id plan.RunID) {
 	started := map[string]bool{}
 	for _, w := range s.Workloads {
 		for _, spec := range w.Instances() {
@@ -121,6 +145,11 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 			fmt.Fprintf(b, "listening %s %d\n", ns, srv.Port)
 		}
 	}
+}
+
+// scheduleCalls writes the schedule as calls, a line a round: each state's function in the
+// round's order, each followed by every workload's.
+func scheduleCalls(b *strings.Builder, s *scenarios.Scenario, stateFn, workFn map[string]string) {
 	var seed int64
 	if s.Seed != nil {
 		seed = *s.Seed
@@ -136,7 +165,6 @@ func caseScript(b *strings.Builder, s *scenarios.Scenario, id plan.RunID, facts 
 		}
 		fmt.Fprintf(b, "%s  # round %d\n", strings.Join(calls, "; "), r+1)
 	}
-	b.WriteString("cleanup\n")
 }
 
 // clientNS is the namespace a workload's client runs in.

@@ -123,52 +123,7 @@ func field(s string) string {
 // CPU seconds cpu counted while it ran. A line that is no JSON (go's own messages) is copied
 // as it is.
 func Filter(in io.Reader, out, times io.Writer, cpu func() float64) error {
-	type running struct {
-		start    time.Time
-		startCPU float64
-		output   []string
-	}
-	// Top-level tests by package and name; subtests' output goes to their parent's.
-	tests := map[string]*running{}
-	key := func(pkg, test string) string {
-		top, _, _ := strings.Cut(test, "/")
-		return pkg + " " + top
-	}
-	// flush prints a test's output as plain go test does: its --- FAIL line first (-json
-	// streams it last), then what it and its subtests said.
-	flush := func(name string, r *running) {
-		for _, line := range r.output {
-			if strings.HasPrefix(line, "--- FAIL: "+name+" (") {
-				io.WriteString(out, line)
-			}
-		}
-		for _, line := range r.output {
-			if !strings.HasPrefix(strings.TrimSpace(line), "=== ") && !strings.HasPrefix(line, "--- FAIL: "+name+" (") {
-				io.WriteString(out, line)
-			}
-		}
-	}
-	// ended writes the tests of pkg that never ended: they died with their binary (a panic,
-	// go test's -timeout). What they said is shown, and they count as running until then.
-	ended := func(pkg string, at time.Time) {
-		var names []string
-		for k := range tests {
-			if strings.HasPrefix(k, pkg+" ") {
-				names = append(names, k)
-			}
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			r, name := tests[k], strings.TrimPrefix(k, pkg+" ")
-			flush(name, r)
-			secs := 0.0
-			if !r.start.IsZero() && !at.IsZero() {
-				secs = at.Sub(r.start).Seconds()
-			}
-			fmt.Fprintf(times, "%s\t%s\t%.2f\trunning\t%.1f\n", field(pkg), field(name), secs, cpu()-r.startCPU)
-			delete(tests, k)
-		}
-	}
+	f := &filter{out: out, times: times, cpu: cpu, tests: map[string]*runningTest{}}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -181,49 +136,124 @@ func Filter(in io.Reader, out, times io.Writer, cpu func() float64) error {
 		case e.Action == "build-output":
 			io.WriteString(out, e.Output)
 		case e.Test == "":
-			// The package's own lines: ok, FAIL, a panic outside a test. Its last line ends
-			// the tests still running.
-			if e.Action == "output" && (strings.HasPrefix(e.Output, "FAIL") || strings.HasPrefix(e.Output, "ok ")) {
-				ended(e.Package, e.Time)
-			}
-			if e.Action == "output" && strings.TrimSpace(e.Output) != "PASS" {
-				io.WriteString(out, e.Output)
-			}
-			if e.Action == "fail" || e.Action == "pass" {
-				ended(e.Package, e.Time)
-			}
+			f.packageEvent(e)
 		default:
-			k := key(e.Package, e.Test)
-			r := tests[k]
-			if r == nil {
-				r = &running{start: e.Time, startCPU: cpu()}
-				tests[k] = r
-			}
-			top := !strings.Contains(e.Test, "/")
-			switch e.Action {
-			case "cont":
-				// A parallel test waits (pause) until the sequential ones end: its CPU counts
-				// from when it goes on.
-				if top {
-					r.start, r.startCPU = e.Time, cpu()
-				}
-			case "output":
-				r.output = append(r.output, e.Output)
-			case "pass", "skip":
-				if top {
-					fmt.Fprintf(times, "%s\t%s\t%.2f\t%s\t%.1f\n", field(e.Package), field(e.Test), e.Elapsed, e.Action, cpu()-r.startCPU)
-					delete(tests, k)
-				}
-			case "fail":
-				if top {
-					flush(e.Test, r)
-					fmt.Fprintf(times, "%s\t%s\t%.2f\tfail\t%.1f\n", field(e.Package), field(e.Test), e.Elapsed, cpu()-r.startCPU)
-					delete(tests, k)
-				}
-			}
+			f.testEvent(e)
 		}
 	}
 	return sc.Err()
+}
+
+// filter is what Filter keeps while it reads a stream: where it writes, and the top-level
+// tests that have started and not ended.
+type filter struct {
+	out, times io.Writer
+	cpu        func() float64
+	// Top-level tests by package and name (testKey); subtests' output goes to their parent's.
+	tests map[string]*runningTest
+}
+
+// runningTest is a top-level test that has not ended: when it started or went on, the CPU
+// count then, and what it and its subtests said.
+type runningTest struct {
+	start    time.Time
+	startCPU float64
+	output   []string
+}
+
+// testKey is the key of a test's top-level test in filter.tests.
+func testKey(pkg, test string) string {
+	top, _, _ := strings.Cut(test, "/")
+	return pkg + " " + top
+}
+
+// packageEvent handles an event of the package's own: its lines (ok, FAIL, a panic outside a
+// test) are printed, PASS left out, and its end ends the tests still running.
+func (f *filter) packageEvent(e event) {
+	if e.Action == "output" && (strings.HasPrefix(e.Output, "FAIL") || strings.HasPrefix(e.Output, "ok ")) {
+		f.ended(e.Package, e.Time)
+	}
+	if e.Action == "output" && strings.TrimSpace(e.Output) != "PASS" {
+		io.WriteString(f.out, e.Output)
+	}
+	if e.Action == "fail" || e.Action == "pass" {
+		f.ended(e.Package, e.Time)
+	}
+}
+
+// testEvent handles an event of a test or a subtest: its output is kept for its top-level
+// test, printed if that fails or never ends; a top-level test's end writes its time.
+func (f *filter) testEvent(e event) {
+	k := testKey(e.Package, e.Test)
+	r := f.tests[k]
+	if r == nil {
+		r = &runningTest{start: e.Time, startCPU: f.cpu()}
+		f.tests[k] = r
+	}
+	top := !strings.Contains(e.Test, "/")
+	switch e.Action {
+	case "cont":
+		// A parallel test waits (pause) until the sequential ones end: its CPU counts
+		// from when it goes on.
+		if top {
+			r.start, r.startCPU = e.Time, f.cpu()
+		}
+	case "output":
+		r.output = append(r.output, e.Output)
+	case "pass", "skip":
+		if top {
+			f.record(e.Package, e.Test, e.Elapsed, e.Action, r)
+			delete(f.tests, k)
+		}
+	case "fail":
+		if top {
+			f.flush(e.Test, r)
+			f.record(e.Package, e.Test, e.Elapsed, "fail", r)
+			delete(f.tests, k)
+		}
+	}
+}
+
+// record writes a top-level test's line of times, the CPU counted from when r started.
+func (f *filter) record(pkg, test string, secs float64, result string, r *runningTest) {
+	fmt.Fprintf(f.times, "%s\t%s\t%.2f\t%s\t%.1f\n", field(pkg), field(test), secs, result, f.cpu()-r.startCPU)
+}
+
+// flush prints a test's output as plain go test does: its --- FAIL line first (-json
+// streams it last), then what it and its subtests said.
+func (f *filter) flush(name string, r *runningTest) {
+	for _, line := range r.output {
+		if strings.HasPrefix(line, "--- FAIL: "+name+" (") {
+			io.WriteString(f.out, line)
+		}
+	}
+	for _, line := range r.output {
+		if !strings.HasPrefix(strings.TrimSpace(line), "=== ") && !strings.HasPrefix(line, "--- FAIL: "+name+" (") {
+			io.WriteString(f.out, line)
+		}
+	}
+}
+
+// ended writes the tests of pkg that never ended: they died with their binary (a panic,
+// go test's -timeout). What they said is shown, and they count as running until then.
+func (f *filter) ended(pkg string, at time.Time) {
+	var names []string
+	for k := range f.tests {
+		if strings.HasPrefix(k, pkg+" ") {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		r, name := f.tests[k], strings.TrimPrefix(k, pkg+" ")
+		f.flush(name, r)
+		secs := 0.0
+		if !r.start.IsZero() && !at.IsZero() {
+			secs = at.Sub(r.start).Seconds()
+		}
+		f.record(pkg, name, secs, "running", r)
+		delete(f.tests, k)
+	}
 }
 
 // Lane is one lane of make test: its wall time, go test's -timeout for it, and its tests.
