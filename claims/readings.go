@@ -256,6 +256,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) && !wholeRun(lines, i) || verdictLineRe.MatchString(text) {
 		return nil, nil
 	}
+	if rs := namedList(text, l.n, i, b); rs != nil {
+		return rs, nil
+	}
 	label, rest := lineLabel(text)
 	if label == "" {
 		label = nameAbove(lines, i)
@@ -345,6 +348,59 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	}
 	return namedReadings(text, b, mk, &keyLabel), nil
 }
+
+var (
+	// logTimeRe is a log line's clock at its start, its date before it or not ("11:16:03 ",
+	// "2024/09/24 11:10:01 ", "2024-09-24T11:10:01.5 "): when, not what was measured.
+	logTimeRe = regexp.MustCompile(`^\s*(?:\d{4}[-/]\d{2}[-/]\d{2}[ T])?\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\s+`)
+	// namedItemRe is one "name: figure" of a list of them on a line.
+	namedItemRe = regexp.MustCompile(`^([A-Za-z][\w/ .%()-]{0,30}?):\s*(~?[-+]?\d[\d.,]*(?:\s?[A-Za-zµ%/]+)?)$`)
+)
+
+// namedList reads a line that is a list of named figures, each "name: figure", apart by commas
+// or semicolons, a log's clock before them or not ("11:16:03 req: 1416761, req/s: 283352.1",
+// "rx: 1.2 Mpps; tx: 1.1 Mpps"), under a state's heading: one reading per name, in the unit
+// its figure or its name gives. nil for any other line.
+func namedList(text string, n, idx int, b block) []reading {
+	if b.side == "" {
+		return nil
+	}
+	items := listSplitRe.Split(strings.TrimSpace(logTimeRe.ReplaceAllString(text, "")), -1)
+	if len(items) < 2 {
+		return nil
+	}
+	var out []reading
+	for _, item := range items {
+		m := namedItemRe.FindStringSubmatch(strings.TrimSpace(item))
+		if m == nil {
+			return nil
+		}
+		name := strings.TrimSpace(m[1])
+		if side, _, _ := stateOf(name); side != "" {
+			return nil // "before: 5, after: 6": the states, inlineStates's
+		}
+		sh := readFigures(m[2])
+		if len(sh.figures) != 1 {
+			return nil
+		}
+		f := sh.figures[0]
+		if f.bare {
+			if u, ok := labelUnit(name); ok {
+				f = figure{value: f.value * u.factor, unit: u, raw: f.raw}
+			}
+		}
+		out = append(out, reading{key: b.cond + "|list|" + labelKey(name), metric: metricOf(f.unit), unit: f.unit.norm, value: round(f.value),
+			side: b.side, state: b.state, line: n, idx: idx, named: f.bare})
+		if f.bare {
+			out[len(out)-1].metric = name
+		}
+	}
+	return out
+}
+
+// listSplitRe parts the items of a list on a line: a comma or a semicolon and a space (a
+// thousands' comma has none).
+var listSplitRe = regexp.MustCompile(`[,;]\s+`)
 
 // maxSiblings bounds the lines siblingLabels looks at on each side: a list of states is short.
 const maxSiblings = 12

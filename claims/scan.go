@@ -128,6 +128,7 @@ func (r *Report) read(lines []line) {
 		}
 	}
 	rs = dropProfiles(rs, lines)
+	rs = twoLineStates(rs, lines)
 	r.Setup = setupWords(lines)
 	r.OtherTools = toolsNamed(lines)
 	r.paragraphChanges(lines)
@@ -143,6 +144,41 @@ func (r *Report) read(lines []line) {
 			"the input goes on past what a report keeps (%d claims, %d figures, %d blocks not read): %d more claims or table rows, %d more figures and %d more blocks are left out; a commit message's benchmark has far fewer",
 			MaxClaims, maxFigures, maxUnparsed, r.droppedClaims, r.droppedFigures, r.droppedUnparsed)})
 	}
+}
+
+// twoLineStates gives one key to a paragraph of two labelled figures, one line a state before
+// and the other a state after (in either order), of one unit ("old path, IOSQE_ASYNC: 76664 tps" over "after
+// this patch: 166934 tps"): the labels' other words name the states, not two things measured.
+func twoLineStates(rs []reading, lines []line) []reading {
+	byLine := map[int][]int{}
+	for k, x := range rs {
+		byLine[x.idx] = append(byLine[x.idx], k)
+	}
+	blank := func(j int) bool { return j < 0 || j >= len(lines) || strings.TrimSpace(lines[j].text) == "" }
+	for j, ks := range byLine {
+		next := byLine[j+1]
+		if len(ks) != 1 || len(next) != 1 || !blank(j-1) && len(byLine[j-1]) > 0 || !blank(j+2) && len(byLine[j+2]) > 0 {
+			continue
+		}
+		b, a := &rs[ks[0]], &rs[next[0]]
+		if b.key == a.key || b.unit != a.unit || b.unit == "" || !(b.side == "before" && a.side == "after" || b.side == "after" && a.side == "before") {
+			continue
+		}
+		if _, strongB, _ := stateOf(labelOf(lines[j].text)); !strongB {
+			continue
+		}
+		if _, strongA, _ := stateOf(labelOf(lines[j+1].text)); !strongA {
+			continue
+		}
+		a.key = b.key
+	}
+	return rs
+}
+
+// labelOf is a line's label ("after this patch" of "after this patch: 5 Gbps").
+func labelOf(text string) string {
+	label, _ := lineLabel(text)
+	return label
 }
 
 // mark gives measurements read at the current line their section.
