@@ -364,7 +364,7 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) {
 func (r *Report) stateLed(text string, m []int, lineOf func(int) int) {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(4))
-	if contrastOf[w1] != w2 && !crossContrast(w1, g(2), w2, g(5)) {
+	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(5)) {
 		return
 	}
 	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(3), "~"))
@@ -402,9 +402,6 @@ func crossContrast(w1, rest1, w2, rest2 string) bool {
 	return false
 }
 
-// contrastOf is the word that names the other state of a pair ("with it" after "without the
-// patch"): the first word of each side's name.
-var contrastOf = map[string]string{"without": "with", "with": "without", "before": "after", "after": "before", "w/o": "w/", "w/": "w/o"}
 
 func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
@@ -424,9 +421,9 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 		sb = opposite[sa]
 	case sa == "" && sb != "" && strongB && !stateNamed(g(4)):
 		sa = opposite[sb]
-	case sb != "" && sa == "" && contrastOf[first(g(2))] == first(g(4)):
+	case sb != "" && sa == "" && contrasting(first(g(2)), first(g(4))):
 		sa = opposite[sb]
-	case sa != "" && sb == "" && contrastOf[first(g(4))] == first(g(2)):
+	case sa != "" && sb == "" && contrasting(first(g(4)), first(g(2))):
 		sb = opposite[sa]
 	}
 	if sb == "" || sa == "" || sb == sa {

@@ -748,11 +748,12 @@ var spreadRe = regexp.MustCompile(`\s*(?:±|\+/-|\+-)\s*\d+(?:\.\d+)?%?`)
 // "base / patched", "w/o / w/ patch".
 var slashLabelRe = regexp.MustCompile(`(?i)(?:^|\s|\()(w/o|[A-Za-z][\w-]*)\s*/\s*(w/|[A-Za-z][\w-]*)(?:\s+` + patchNoun + `)?(?:$|[\s):])`)
 
-// contrastSide is the side a word of contrastOf's pairs names.
+// contrastSide is the side a word of contrastPairs names: the first of a pair is before.
 func contrastSide(word string) string {
-	switch strings.ToLower(word) {
-	case "without", "before", "w/o":
-		return "before"
+	for _, c := range contrastPairs {
+		if strings.EqualFold(word, c[0]) {
+			return "before"
+		}
 	}
 	return "after"
 }
@@ -772,7 +773,7 @@ func slashStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 	n1, n2 := label[lm[2]:lm[3]], label[lm[4]:lm[5]]
 	s1, _, _ := stateOf(n1)
 	s2, _, _ := stateOf(n2)
-	if contrastOf[strings.ToLower(n1)] == strings.ToLower(n2) && (s1 == "" || s2 == "") {
+	if contrasting(n1, n2) && (s1 == "" || s2 == "") {
 		// "w/o / w/", "without/with": a contrasting pair, one of whose words may say nothing alone
 		s1, s2 = contrastSide(n1), contrastSide(n2)
 	}

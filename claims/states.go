@@ -32,6 +32,22 @@ var (
 	parenRe    = regexp.MustCompile(`\([^()]*\)`)
 )
 
+// contrastPairs are the words that name two states by their contrast, the before's first: a
+// name with one of them beside the same name with the other ("without X" / "with X", "w/o X" /
+// "w/ X", "no X" / "with X"). TestContrastPairs holds each pair to pairing.
+var contrastPairs = [][2]string{{"without", "with"}, {"w/o", "w/"}, {"before", "after"}, {"no", "with"}}
+
+// contrasting: a and b are the two words of a contrast pair, in either order ("with it"
+// after "without the patch": the first word of each side's name).
+func contrasting(a, b string) bool {
+	for _, c := range contrastPairs {
+		if strings.EqualFold(a, c[0]) && strings.EqualFold(b, c[1]) || strings.EqualFold(a, c[1]) && strings.EqualFold(b, c[0]) {
+			return true
+		}
+	}
+	return false
+}
+
 // patchOrdinalRe is how much of a series a state has: "patch 2", "patches 1-3", "patch 4/8",
 // "#5": the rest of a label after its state's words, which names the state, not what is measured.
 var patchOrdinalRe = regexp.MustCompile(`(?i)^(?:(?:patch(?:es)?|commit)\s*)?#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?(?:\s+(?:only|applied))?$`)

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -76,5 +77,42 @@ func TestConditionHeadingEndsEarlierState(t *testing.T) {
 	got := enterHeading(earlier, "Benchmark", lines, 0, map[string][]int{})
 	if got.side != "" || got.state != "" || got.cond == "" {
 		t.Errorf("after the condition heading: %+v, want no state and the heading as the condition", got)
+	}
+}
+
+// TestContrastPairs: each contrast pair names its two states in a table whose header spans
+// them over the same sub-columns, the pair's first word the before; either order of the
+// columns gives the same pairs, and a name without its contrasting twin names no state.
+func TestContrastPairs(t *testing.T) {
+	for _, c := range contrastPairs {
+		for _, swap := range []bool{false, true} {
+			first, second := c[0]+" batching", c[1]+" batching"
+			lo, hi := "10.0", "12.5"
+			if swap {
+				first, second, lo, hi = second, first, hi, lo
+			}
+			msg := "Subject: x\n\n" +
+				fmt.Sprintf("      | %-16s | %-16s |\n", first, second) +
+				"      | 1 flow | 8 flows | 1 flow | 8 flows |\n" +
+				"tcp   | " + lo + "   | 20.0    | " + hi + "   | 21.0    |\n" +
+				"udp   | " + lo + "   | 30.0    | " + hi + "   | 33.0    |\n"
+			r, err := Read("contrast", []byte(msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Claims) != 4 {
+				t.Errorf("%q / %q (swapped %v): %d claims, want 4: %+v", c[0], c[1], swap, len(r.Claims), r.Claims)
+				continue
+			}
+			if got := r.Claims[0]; got.Before.Median != 10 || got.After.Median != 12.5 {
+				t.Errorf("%q / %q (swapped %v): %v -> %v, want 10 -> 12.5", c[0], c[1], swap, got.Before.Median, got.After.Median)
+			}
+		}
+		if !contrasting(c[0], c[1]) || !contrasting(c[1], c[0]) {
+			t.Errorf("%q and %q do not contrast", c[0], c[1])
+		}
+	}
+	if side, _ := nameByContrast("with batching", []string{"with batching", "with copying"}); side != "" {
+		t.Errorf("with batching beside with copying: %q, want no side", side)
 	}
 }

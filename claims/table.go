@@ -121,6 +121,17 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 	if claims, next, skipped := splitTable(lines, i, ctx, splitRow); next > i {
 		return claims, next, skipped
 	}
+	// Two header rows of pipes, the upper's cells spanning the lower's by where their pipes
+	// stand, a rule between them or not: read as one row of joined names.
+	if lower, ok := spannedLower(lines, i); ok {
+		if joined, ok := spanHeader(lines[i].text, lines[lower].text); ok {
+			alt := append([]line{}, lines...)
+			alt[lower].text = joined
+			if claims, next, skipped := splitTable(alt, lower, ctx, splitRow); next > lower {
+				return claims, next, skipped
+			}
+		}
+	}
 	// Two header rows, the upper grouping the lower's columns: read as one row of joined names.
 	if i+1 < len(lines) && len(readFigures(lines[i].text).figures) == 0 && len(readFigures(lines[i+1].text).figures) == 0 {
 		if joined, ok := stackedHeader(lines[i].text, lines[i+1].text); ok {
@@ -481,11 +492,38 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	if !ok {
 		return nil, i, 0
 	}
+	if _, has := labelUnit(corner); !has {
+		if u := captionUnit(lines, i); u != "" {
+			corner = strings.TrimSpace(corner + " (" + u + ")") // the caption's unit, the corner's to give
+		}
+	}
 	out := tableClaims(corner, cols, rows, ctx)
 	if out == nil {
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)".
+var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\()([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
+
+// captionUnit is the unit the line just above a table's header rows (an empty line between or
+// not, rules and upper header rows not counted) says its figures are in, "" where it says none.
+func captionUnit(lines []line, header int) string {
+	j := header - 1
+	headerRow := func(t string) bool { return strings.Contains(t, "|") && len(readFigures(t).measured()) == 0 }
+	for j >= 0 && j >= header-4 && (strings.TrimSpace(lines[j].text) == "" || separatorRe.MatchString(lines[j].text) || headerRow(lines[j].text)) {
+		j--
+	}
+	if j < 0 || j < header-4 || strings.Contains(lines[j].text, "|") {
+		return ""
+	}
+	for _, m := range captionUnitRe.FindAllStringSubmatch(lines[j].text, -1) {
+		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // splitFigureCells cuts the cells of a row that hold two or more figures a single space apart
@@ -1270,6 +1308,32 @@ func transposed(cols []string, rows []tableRow) ([]string, []tableRow, bool) {
 	return tcols, trows, true
 }
 
+// nameByContrast is the side of a name from another of names that is the same but for the
+// other word of a contrast pair (contrastPairs: "with need_wakeup, one core" beside "without
+// need_wakeup, one core"; "no batching" beside "with batching"), and the name without that
+// word: what the two share. "" where no name is its twin.
+func nameByContrast(name string, names []string) (side, rest string) {
+	words := strings.Fields(name)
+	for k, w := range words {
+		for _, c := range contrastPairs {
+			var twin string
+			switch {
+			case strings.EqualFold(w, c[0]):
+				side, twin = "before", c[1]
+			case strings.EqualFold(w, c[1]):
+				side, twin = "after", c[0]
+			default:
+				continue
+			}
+			other := strings.Join(slices.Concat(words[:k], []string{twin}, words[k+1:]), " ")
+			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(strings.Join(strings.Fields(n), " "), other) }) {
+				return side, strings.Join(slices.Concat(words[:k], words[k+1:]), " ")
+			}
+		}
+	}
+	return "", ""
+}
+
 // groupedColumnClaims reads a table whose columns are states within groups ("TCP_STREAM base",
 // "TCP_STREAM patched", "TCP_RR base", "TCP_RR patched"; a two-row header makes such names):
 // each group's before and after pair, row by row. nil unless there are two groups or more,
@@ -1279,7 +1343,10 @@ func groupedColumnClaims(corner string, cols []string, rows []tableRow, cvCol in
 	groups := map[string]*pair{}
 	var order []string
 	for _, c := range cols {
-		side, _, rest := stateOf(c)
+		side, rest := nameByContrast(c, cols)
+		if side == "" {
+			side, _, rest = stateOf(c)
+		}
 		if side == "" {
 			// "lat_old", "tput-new": a metric and a state glued by an underscore or a dash
 			side, _, rest = stateOf(strings.NewReplacer("_", " ", "-", " ").Replace(c))
@@ -1352,6 +1419,70 @@ func stackedHeader(upper, lower string) (string, bool) {
 // groupHeader joins a table's two header rows: each cell of the lower row takes the upper
 // row's name whose text stands over it ("TCP_STREAM" over "base" and "patched"). ok is false
 // where the upper row does not group the lower.
+// spannedLower is the line of the lower header row under a header row of pipes at lines[i],
+// past a rule between them: both rows of pipes without a cell that is a value (the lower's
+// names may count things: "1 flow"), the lower with more cells.
+func spannedLower(lines []line, i int) (int, bool) {
+	if !strings.Contains(lines[i].text, "|") || len(readFigures(lines[i].text).figures) > 0 {
+		return 0, false
+	}
+	j := i + 1
+	for j < len(lines) && j < i+3 && separatorRe.MatchString(lines[j].text) {
+		j++
+	}
+	if j >= len(lines) || !strings.Contains(lines[j].text, "|") {
+		return 0, false
+	}
+	for _, cell := range splitRow(lines[j].text) {
+		if _, ok := cellValue(cell); ok {
+			return 0, false // a row of values ("tcp | 10.0 | 12.5"), not names ("1 flow | 8 flows")
+		}
+	}
+	return j, strings.Count(lines[j].text, "|") > strings.Count(lines[i].text, "|")
+}
+
+// spanHeader joins a header row of pipes over another whose cells it spans ("| without X |
+// with X |" over "| one core | two cores | one core | two cores |"): each lower cell named by
+// the upper cell over its middle, as "without X one core". The pipes' places decide, tabs
+// expanded.
+func spanHeader(upper, lower string) (string, bool) {
+	u, l := []rune(expandTabs(upper)), []rune(expandTabs(lower))
+	segments := func(r []rune) [][2]int {
+		var out [][2]int
+		start := 0
+		for k, c := range r {
+			if c == '|' {
+				out = append(out, [2]int{start, k})
+				start = k + 1
+			}
+		}
+		return append(out, [2]int{start, len(r)})
+	}
+	top := segments(u)
+	var cells []string
+	for _, seg := range segments(l) {
+		text := strings.TrimSpace(string(l[seg[0]:seg[1]]))
+		if text == "" && (seg[0] == 0 || seg[1] == len(l)) {
+			if seg[0] == 0 && strings.TrimSpace(string(l[:seg[1]])) == "" && len(cells) == 0 && seg[1] < len(l) {
+				cells = append(cells, "-") // the corner, empty
+			}
+			continue
+		}
+		mid := (seg[0] + seg[1]) / 2
+		name := ""
+		for _, t := range top {
+			if t[0] <= mid && mid < t[1] && t[1] <= len(u) {
+				name = strings.TrimSpace(string(u[t[0]:t[1]]))
+			}
+		}
+		cells = append(cells, strings.TrimSpace(name+" "+text))
+	}
+	if len(cells) < 3 {
+		return "", false
+	}
+	return "| " + strings.Join(cells, " | ") + " |", true
+}
+
 func groupHeader(upper, lower string) (string, bool) {
 	u, l := []rune(expandTabs(upper)), []rune(expandTabs(lower))
 	type cell struct {
