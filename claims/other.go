@@ -402,7 +402,6 @@ func crossContrast(w1, rest1, w2, rest2 string) bool {
 	return false
 }
 
-
 func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
