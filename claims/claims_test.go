@@ -817,3 +817,36 @@ func TestRoundTiny(t *testing.T) {
 		}
 	}
 }
+
+// TestNetperfBanners: a classic block's test is its banner's, as netperf prints it, with no
+// command above it to say; the rate is a transaction rate for every request/response kind.
+func TestNetperfBanners(t *testing.T) {
+	for banner, want := range map[string]string{
+		"MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET":                           "TCP_STREAM",
+		"MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET6 to 2001:db8::2 () port 0 AF_INET6":                       "UDP_STREAM",
+		"MIGRATED TCP MAERTS TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET":                           "TCP_MAERTS",
+		"TCP SENDFILE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET":                                  "TCP_SENDFILE",
+		"MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET : first burst 0": "TCP_RR",
+		"MIGRATED UDP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET : first burst 0": "UDP_RR",
+		"MIGRATED TCP Connect/Request/Response TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET":         "TCP_CRR",
+		"TCP Connect/Close TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET":                             "TCP_CC",
+		"TCP Transactional/Request/Response TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET":            "TCP_TRR",
+		"Some prose that mentions a TEST of TCP": "",
+	} {
+		if got := bannerTest(banner); got != want {
+			t.Errorf("%q: %q, want %q", banner, got, want)
+		}
+	}
+	block := func(rate string) string {
+		return "MIGRATED TCP Connect/Request/Response TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.2 () port 0 AF_INET\n" +
+			"Local /Remote\nSocket Size   Request  Resp.   Elapsed  Trans.\nSend   Recv   Size     Size    Time     Rate\n" +
+			"bytes  Bytes  bytes    bytes   secs.    per sec\n\n16384  131072 1        1       30.00    " + rate + "\n16384  131072\n"
+	}
+	r, err := Read("crr", []byte("Subject: x\n\nBefore:\n"+block("16019.31")+"\nAfter:\n"+block("17150.92")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 1 || r.Claims[0].Options["test"] != "TCP_CRR" || r.Claims[0].Metric != "transaction_rate" || r.Claims[0].Before.Median != 16019.31 {
+		t.Errorf("a TCP_CRR block without its command: %+v", r.Claims)
+	}
+}

@@ -54,13 +54,13 @@ var netperfBanners = []struct {
 	re   *regexp.Regexp
 	test string // with PROTO for the protocol the banner names
 }{
-	{regexp.MustCompile(`(?i)(TCP|UDP|SCTP)\s+STREAM\s+TEST`), "PROTO_STREAM"},
-	{regexp.MustCompile(`(?i)TCP\s+MAERTS\s+TEST`), "TCP_MAERTS"},
-	{regexp.MustCompile(`(?i)TCP\s+SENDFILE\s+TEST`), "TCP_SENDFILE"},
-	{regexp.MustCompile(`(?i)(TCP|UDP|SCTP)\s+REQUEST/RESPONSE\s+TEST`), "PROTO_RR"},
-	{regexp.MustCompile(`(?i)TCP\s+Connect/Request/Response\s+TEST`), "TCP_CRR"},
-	{regexp.MustCompile(`(?i)TCP\s+Connect/Close\s+TEST`), "TCP_CC"},
-	{regexp.MustCompile(`(?i)TCP\s+Transactional/Request/Response\s+TEST`), "TCP_TRR"},
+	{regexp.MustCompile(`(?i)\b(TCP|UDP|SCTP)\s+STREAM\s+TEST\b`), "PROTO_STREAM"},
+	{regexp.MustCompile(`(?i)\bTCP\s+MAERTS\s+TEST\b`), "TCP_MAERTS"},
+	{regexp.MustCompile(`(?i)\bTCP\s+SENDFILE\s+TEST\b`), "TCP_SENDFILE"},
+	{regexp.MustCompile(`(?i)\b(TCP|UDP|SCTP)\s+REQUEST/RESPONSE\s+TEST\b`), "PROTO_RR"},
+	{regexp.MustCompile(`(?i)\bTCP\s+Connect/Request/Response\s+TEST\b`), "TCP_CRR"},
+	{regexp.MustCompile(`(?i)\bTCP\s+Connect/Close\s+TEST\b`), "TCP_CC"},
+	{regexp.MustCompile(`(?i)\bTCP\s+Transactional/Request/Response\s+TEST\b`), "TCP_TRR"},
 }
 
 // bannerTest is the test a classic banner names, "" where no banner of the table matches.
