@@ -255,7 +255,8 @@ func Facts(s *scenarios.Scenario) claims.Facts {
 		// A state that switches some offload off (veth-udp's gro-off, vxlan's sw-off); one that
 		// only switches features on is not.
 		f.OffloadsOff[st.Name] = false
-		for _, features := range st.Offloads {
+		offloads, _ := st.Settings.Of("offloads").(scenarios.Offloads)
+		for _, features := range offloads {
 			for _, on := range features {
 				f.OffloadsOff[st.Name] = f.OffloadsOff[st.Name] || !bool(on)
 			}
@@ -380,12 +381,14 @@ func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
 	for _, s := range shipped {
 		set := map[string]bool{}
 		for _, st := range s.States {
-			for _, m := range st.Sysctls {
+			sysctls, _ := st.Settings.Of("sysctls").(scenarios.Sysctls)
+			for _, m := range sysctls {
 				for name := range m {
 					set["sysctl "+name] = true
 				}
 			}
-			for _, q := range st.Qdiscs {
+			qdiscs, _ := st.Settings.Of("qdiscs").(scenarios.Qdiscs)
+			for _, q := range qdiscs {
 				set["qdisc "+q.Kind().Name] = true
 			}
 		}

@@ -15,21 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysfsDevices are the devices ("ns/dev") whose sysfs knobs some state sets.
-func sysfsDevices(s *scenarios.Scenario) map[string]bool {
-	out := map[string]bool{}
-	for _, st := range s.States {
-		for ref, ds := range st.Devices {
-			for _, k := range knobs.SysfsKnobs() {
-				if _, set := ds[k.Name]; set {
-					out[ref] = true
-				}
-			}
-		}
-	}
-	return out
-}
-
 // readSysfsKnobs reads a device's sysfs knobs into a, from its namespace's own sysfs
 // (`ip netns exec NS cat /sys/class/net/DEV/threaded`).
 func (l *Live) readSysfsKnobs(ref string, a Attrs) error {
