@@ -148,7 +148,7 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		}
 		l.pristine[ep.Ref()] = a
 	}
-	err = l.settingHooks(func(a SettingApplier) error {
+	err = settingHooks(l, func(a SettingApplier) error {
 		if b, ok := a.(settingBuilt); ok {
 			return b.Built(l) // what the kind needs of the topology as built
 		}
@@ -225,7 +225,7 @@ func (l *Live) push(what string, fn func() error) {
 func (l *Live) Teardown() error {
 	// The kinds' first (XDP programs: their links hold the devices, and nothing else would
 	// close them).
-	errs := []error{l.settingHooks(func(a SettingApplier) error {
+	errs := []error{settingHooks(l, func(a SettingApplier) error {
 		if t, ok := a.(settingTeardown); ok {
 			return t.Teardown(l)
 		}
@@ -253,7 +253,7 @@ func (l *Live) Teardown() error {
 // `cleanup --all` may remove it; its state file stays. An XDP program that went with the
 // handles is an error, the lock still held: the caller tears the topology down.
 func (l *Live) Keep() error {
-	err := l.settingHooks(func(a SettingApplier) error {
+	err := settingHooks(l, func(a SettingApplier) error {
 		if k, ok := a.(settingKeep); ok {
 			return k.Keep(l)
 		}
@@ -461,7 +461,7 @@ func (l *Live) recreate(ref string) error {
 		return err
 	}
 	l.pristine[ref] = a
-	return l.settingHooks(func(a SettingApplier) error {
+	return settingHooks(l, func(a SettingApplier) error {
 		if r, ok := a.(settingRecreated); ok {
 			return r.Recreated(l, ref) // a device created anew is as built anew
 		}

@@ -64,7 +64,7 @@ func newAppliers() map[string]SettingApplier {
 }
 
 // applier is the applier of a kind; an error for a kind no file of package topo registers.
-func (l *Live) applier(key string) (SettingApplier, error) {
+func applier(l *Live, key string) (SettingApplier, error) {
 	if a, ok := l.appliers[key]; ok {
 		return a, nil
 	}
@@ -72,7 +72,7 @@ func (l *Live) applier(key string) (SettingApplier, error) {
 }
 
 // settingHooks calls fn with every applier of the kinds, in the plan's order.
-func (l *Live) settingHooks(fn func(SettingApplier) error) error {
+func settingHooks(l *Live, fn func(SettingApplier) error) error {
 	var errs []error
 	for _, kind := range scenarios.SettingKinds() {
 		if a, ok := l.appliers[kind.Key()]; ok {
@@ -89,7 +89,7 @@ func (l *Live) settingHooks(fn func(SettingApplier) error) error {
 func (l *Live) Check(states []scenarios.State) error {
 	var reasons []string
 	for _, st := range states {
-		for _, r := range l.stateProblems(st) {
+		for _, r := range stateProblems(l, st) {
 			reasons = append(reasons, fmt.Sprintf("state %s: %s", st.Name, r))
 		}
 	}
@@ -101,20 +101,20 @@ func (l *Live) Check(states []scenarios.State) error {
 
 // CheckState is Check for one state, with reasons that do not repeat the state's name.
 func (l *Live) CheckState(st scenarios.State) error {
-	if reasons := l.stateProblems(st); len(reasons) > 0 {
+	if reasons := stateProblems(l, st); len(reasons) > 0 {
 		return &capability.Error{Reasons: reasons}
 	}
 	return nil
 }
 
-func (l *Live) stateProblems(st scenarios.State) []string {
+func stateProblems(l *Live, st scenarios.State) []string {
 	var reasons []string
 	for _, kind := range scenarios.SettingKinds() {
 		value := st.Settings[kind.Key()]
 		if value == nil {
 			continue
 		}
-		a, err := l.applier(kind.Key())
+		a, err := applier(l, kind.Key())
 		if err != nil {
 			reasons = append(reasons, err.Error())
 			continue
@@ -135,7 +135,7 @@ func (l *Live) Apply(st scenarios.State) (results.StateRecord, error) {
 	var rec results.StateRecord
 	l.applied = map[string]map[string]any{}
 	for _, step := range l.Plan.StateSteps(st) {
-		if err := l.applyStep(step, &rec); err != nil {
+		if err := applyStep(l, step, &rec); err != nil {
 			return results.StateRecord{}, fmt.Errorf("state %s: %w", st.Name, err)
 		}
 	}
@@ -155,14 +155,14 @@ func (l *Live) Apply(st scenarios.State) (results.StateRecord, error) {
 }
 
 // applyStep carries out one state step.
-func (l *Live) applyStep(step plan.Step, rec *results.StateRecord) error {
+func applyStep(l *Live, step plan.Step, rec *results.StateRecord) error {
 	switch step.Kind {
 	case plan.Recreate:
 		ref := step.NS + "/" + step.Dev
 		rec.Recreated = append(rec.Recreated, ref)
 		return l.recreate(ref)
 	case plan.SetSetting:
-		a, err := l.applier(step.SettingKey)
+		a, err := applier(l, step.SettingKey)
 		if err != nil {
 			return err
 		}

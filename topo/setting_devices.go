@@ -45,11 +45,11 @@ func (devicesApplier) Apply(l *Live, step plan.Step) (any, error) {
 	ref, ds := step.Target, d[step.Target]
 	switch step.Phase {
 	case scenarios.PhaseLimits:
-		return nil, l.applyKnobs(ref, ds)
+		return nil, applyKnobs(l, ref, ds)
 	case scenarios.PhaseNAPIReset:
-		return nil, l.applySysfsKnobs(ref, ds, false)
+		return nil, applySysfsKnobs(l, ref, ds, false)
 	case scenarios.PhaseNAPI:
-		if err := l.applySysfsKnobs(ref, ds, true); err != nil {
+		if err := applySysfsKnobs(l, ref, ds, true); err != nil {
 			return nil, err
 		}
 		got, err := l.ReadAttrs(ref)
@@ -93,7 +93,7 @@ func (devicesApplier) Record(rec *results.StateRecord, records map[string]any) {
 
 // applyKnobs sets a device's knobs to its built values overridden by the state's: plain sizes
 // first, then the IPv4 ones, each only where it differs.
-func (l *Live) applyKnobs(ref string, ds scenarios.DeviceSettings) error {
+func applyKnobs(l *Live, ref string, ds scenarios.DeviceSettings) error {
 	want := Desired(l.pristine[ref], ds)
 	for _, ipv4 := range []bool{false, true} {
 		have, err := l.ReadAttrs(ref)

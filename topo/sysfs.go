@@ -59,7 +59,7 @@ func (l *Live) setSysfsKnob(ref string, k knobs.Knob, v uint32) error {
 // applySysfsKnobs sets a device's sysfs knobs, each only where it differs: with set, those
 // the state sets, to its values; without, those it leaves out, to their built values. A
 // device whose sysfs knobs no state sets has none to set.
-func (l *Live) applySysfsKnobs(ref string, ds scenarios.DeviceSettings, set bool) error {
+func applySysfsKnobs(l *Live, ref string, ds scenarios.DeviceSettings, set bool) error {
 	if !l.sysfsDevices[ref] {
 		return nil
 	}
