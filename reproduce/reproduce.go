@@ -254,13 +254,7 @@ func Facts(s *scenarios.Scenario) claims.Facts {
 	for _, st := range s.States {
 		// A state that switches some offload off (veth-udp's gro-off, vxlan's sw-off); one that
 		// only switches features on is not.
-		f.OffloadsOff[st.Name] = false
-		offloads, _ := st.Settings.Of("offloads").(scenarios.Offloads)
-		for _, features := range offloads {
-			for _, on := range features {
-				f.OffloadsOff[st.Name] = f.OffloadsOff[st.Name] || !bool(on)
-			}
-		}
+		f.OffloadsOff[st.Name] = slices.Contains(scenarios.StateToggles(st), "offloads off")
 	}
 	return f
 }
@@ -381,15 +375,8 @@ func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
 	for _, s := range shipped {
 		set := map[string]bool{}
 		for _, st := range s.States {
-			sysctls, _ := st.Settings.Of("sysctls").(scenarios.Sysctls)
-			for _, m := range sysctls {
-				for name := range m {
-					set["sysctl "+name] = true
-				}
-			}
-			qdiscs, _ := st.Settings.Of("qdiscs").(scenarios.Qdiscs)
-			for _, q := range qdiscs {
-				set["qdisc "+q.Kind().Name] = true
+			for _, what := range scenarios.StateToggles(st) {
+				set[what] = true
 			}
 		}
 		if !slices.ContainsFunc(toggled, func(what string) bool { return !set[what] }) {

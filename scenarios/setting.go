@@ -207,3 +207,32 @@ func (v *validator) checkSettings(path string, st State, t *topologyIndex) {
 		}
 	}
 }
+
+// Toggler is a setting kind whose value says what it toggles in the words reproduce matches
+// a message's toggles with: "sysctl net.ipv4.tcp_autocorking", "qdisc fq", "offloads off".
+type Toggler interface{ Toggles() []string }
+
+// ToggleReader is a setting kind that reads a command a message shows (`sysctl -w ...`) as
+// its own setting: claims asks every kind of each command it finds.
+type ToggleReader interface {
+	ReadToggle(cmd string) (SettingToggle, bool)
+}
+
+// SettingToggle is a command read as a kind's setting: the device it names ("" for none) and
+// what it sets, by the kind's names.
+type SettingToggle struct {
+	Device string
+	Values map[string]string
+}
+
+// StateToggles are what a state's settings toggle (Toggler), sorted.
+func StateToggles(st State) []string {
+	var out []string
+	for _, key := range SettingKeys() {
+		if t, ok := st.Settings[key].(Toggler); ok {
+			out = append(out, t.Toggles()...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -66,3 +66,16 @@ func (s Switch) String() string {
 	}
 	return "off"
 }
+
+// Toggles implements Toggler: "offloads off" when it switches some feature off (veth-udp's
+// gro-off, vxlan's sw-off); switching features on only is no such state.
+func (o Offloads) Toggles() []string {
+	for _, features := range o {
+		for _, on := range features {
+			if !on {
+				return []string{"offloads off"}
+			}
+		}
+	}
+	return nil
+}

@@ -70,3 +70,12 @@ func (q Qdiscs) Kernel() KernelNeeds {
 	}
 	return out
 }
+
+// Toggles implements Toggler: "qdisc KIND" for each it attaches.
+func (q Qdiscs) Toggles() []string {
+	var out []string
+	for _, ref := range q.Targets() {
+		out = append(out, "qdisc "+q[ref].Kind().Name)
+	}
+	return out
+}

@@ -82,3 +82,14 @@ func SysctlCommand(fullNS string, set map[string]string) string {
 	}
 	return shellq.Join(args)
 }
+
+// Toggles implements Toggler: "sysctl NAME" for each it sets.
+func (s Sysctls) Toggles() []string {
+	var out []string
+	for _, set := range s {
+		for name := range set {
+			out = append(out, "sysctl "+name)
+		}
+	}
+	return out
+}
