@@ -115,6 +115,30 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
+// goPackage is a package of the module with its production files.
+type goPackage struct {
+	ImportPath, Dir string
+	GoFiles         []string
+}
+
+// goFiles lists the module's packages with their production files (`go list`).
+func goFiles(t *testing.T) []goPackage {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []goPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p goPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
 // namespaceSwitches are the calls that move a thread into another network namespace.
 var namespaceSwitches = map[string][]string{
 	"github.com/vishvananda/netns": {"Set", "Setns"},
@@ -126,20 +150,8 @@ var namespaceSwitches = map[string][]string{
 // wrong namespace. Production code anywhere else that calls netns.Set, unix.Setns or
 // unix.Unshare fails here.
 func TestOnlyNetnsxSwitchesNamespaces(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	files := 0
-	for dec.More() {
-		var p struct {
-			ImportPath, Dir string
-			GoFiles         []string
-		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goFiles(t) {
 		for _, name := range p.GoFiles {
 			files++
 			path := filepath.Join(p.Dir, name)
@@ -341,19 +353,7 @@ func TestStateSettingKindsStayInTheirFiles(t *testing.T) {
 	if len(types) < 6 {
 		t.Fatalf("only %d setting kinds registered", len(types))
 	}
-	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for dec.More() {
-		var p struct {
-			ImportPath, Dir string
-			GoFiles         []string
-		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goFiles(t) {
 		pkg := strings.TrimPrefix(p.ImportPath, module)
 		for _, name := range p.GoFiles {
 			if (pkg == "scenarios" || pkg == "topo") && strings.HasPrefix(name, "setting_") {
