@@ -68,7 +68,10 @@ type Toggle struct {
 	// Qdisc is the root qdisc a `tc qdisc add|replace dev DEV root KIND ...` attaches, as a
 	// scenario writes it ({fq: {maxrate: "1gbit"}}), "none" for `tc qdisc del dev DEV root`.
 	Qdisc string `json:"qdisc,omitempty"`
-	Line  int    `json:"line"`
+	// Settings are what a command sets of a setting kind that reads it itself
+	// (scenarios.ToggleReader): kind -> name -> value.
+	Settings map[string]map[string]string `json:"settings,omitempty"`
+	Line     int                          `json:"line"`
 }
 
 // Unparsed is a block that looks like a measurement but is not whole.
@@ -387,6 +390,13 @@ func toggle(cmd string, n int) (Toggle, bool) {
 	}
 	if t, ok := qdiscToggle(cmd, n); ok {
 		return t, true
+	}
+	for _, kind := range scenarios.SettingKinds() {
+		if r, ok := kind.(scenarios.ToggleReader); ok {
+			if st, ok := r.ReadToggle(cmd); ok {
+				return Toggle{Command: cmd, Device: st.Device, Settings: map[string]map[string]string{kind.Key(): st.Values}, Line: n}, true
+			}
+		}
 	}
 	return Toggle{}, false
 }

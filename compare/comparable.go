@@ -193,18 +193,16 @@ func sameMeasurement(a, b Side, pairs []StatePair, explicitPairs bool) error {
 				if sta == nil || stb == nil {
 					continue
 				}
-				// What a state sets: the same name with other settings is another state. Its
-				// qdiscs may differ: a cap (tbf) is how a known change is injected to
-				// calibrate a comparison (docs/results-and-formats.md).
-				type settings struct {
-					Devices  map[string]scenarios.DeviceSettings
-					Offloads map[string]map[string]scenarios.Switch
-					XDP      map[string]string
-					Sysctls  map[string]map[string]string
-					Routes   map[string]map[string]scenarios.RouteSettings
-				}
-				of := func(st *scenarios.State) settings {
-					return settings{st.Devices, st.Offloads, st.XDP, st.Sysctls, st.Routes}
+				// What a state sets: the same name with other settings is another state, but
+				// for the kinds that may differ (a qdisc cap injecting a known change).
+				of := func(st *scenarios.State) map[string]any {
+					out := map[string]any{}
+					for _, kind := range scenarios.SettingKinds() {
+						if !kind.MayDiffer() {
+							out[kind.Key()] = toTree(st.Settings.Of(kind.Key()))
+						}
+					}
+					return out
 				}
 				if d := firstDifference("states."+p.Base, of(sta), of(stb)); d != "" {
 					return &IncomparableError{Difference: fmt.Sprintf("%s%s in %s and %s", d, where, a.Name, b.Name), Forceable: true}

@@ -273,7 +273,8 @@ func (rep *Report) mergeCase(cases []results.Case, pairs []StatePair, policy res
 		rec := results.StateRecord{Name: name, SideOf: at, CompareTo: compareTo}
 		for _, st := range c.States {
 			if st.Name == state {
-				rec.Unavailable, rec.Devices, rec.Features, rec.Lower, rec.Recreated, rec.Qdiscs, rec.Sysctls, rec.XDP = st.Unavailable, st.Devices, st.Features, st.Lower, st.Recreated, st.Qdiscs, st.Sysctls, st.XDP
+				rec.Unavailable = st.Unavailable
+				rec.SetReadBack(st)
 			}
 		}
 		out.States = append(out.States, rec)

@@ -13,7 +13,6 @@ import (
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
 	"github.com/nsperf/nsperf/internal/procstat"
-	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
@@ -29,16 +28,11 @@ type Network interface {
 	// the kernel cannot do); CheckState those of one state.
 	Check(states []scenarios.State) error
 	CheckState(scenarios.State) error
-	// Apply puts the devices into a state and returns them as read back.
-	Apply(scenarios.State) (map[string]DeviceState, error)
-	// Sysctls are the namespaces' sysctls that the scenario's states set, as the last Apply
-	// read them back: namespace -> name -> value.
-	Sysctls() map[string]map[string]string
-	// Routes are the attributes of the routes the scenario's states set, as the last Apply
-	// read them back: namespace -> destination -> "initcwnd 40 quickack 1".
-	Routes() map[string]map[string]string
-	// Drift lists the devices (and sysctls) that differ from how Apply left them.
-	Drift(applied map[string]DeviceState) ([]string, error)
+	// Apply puts the topology into a state and returns it as read back: what each setting
+	// kind recorded, and the devices' places (results.StateRecord.SetReadBack takes them).
+	Apply(scenarios.State) (results.StateRecord, error)
+	// Drift lists what differs from how the last Apply left it (a knob, a sysctl, a route).
+	Drift() ([]string, error)
 	// ClearTimeWait removes sockets left in TIME_WAIT on a port (`ss -K`).
 	ClearTimeWait(ns string, port int) (int, error)
 	// Start runs argv in a namespace of the topology.
@@ -77,17 +71,6 @@ type Machine interface {
 	// Environment describes the machine, with the tools' versions and how it is tuned for
 	// the CPUs the tools are pinned to (nil: every CPU).
 	Environment(tools []envinfo.Tool, pinned []int) results.Environment
-}
-
-// DeviceState is a device as a state left it, read back.
-type DeviceState struct {
-	Attrs    knobs.Values
-	Qdisc    string          // the root qdisc nsperf attached, as read back ("" for none)
-	XDP      string          // the XDP program nsperf attached, as read back ("" for none)
-	Features map[string]bool // the ethtool features any state names
-	Lower    string          // a vxlan's underlay ("ns/dev"), whose limits it may inherit
-	// Recreated: the device was created anew for this state, after its lower device was set.
-	Recreated bool
 }
 
 // BuildAs builds under run id id, or under a fresh one from newID when id is "", trying

@@ -254,12 +254,7 @@ func Facts(s *scenarios.Scenario) claims.Facts {
 	for _, st := range s.States {
 		// A state that switches some offload off (veth-udp's gro-off, vxlan's sw-off); one that
 		// only switches features on is not.
-		f.OffloadsOff[st.Name] = false
-		for _, features := range st.Offloads {
-			for _, on := range features {
-				f.OffloadsOff[st.Name] = f.OffloadsOff[st.Name] || !bool(on)
-			}
-		}
+		f.OffloadsOff[st.Name] = slices.Contains(scenarios.StateToggles(st), "offloads off")
 	}
 	return f
 }
@@ -380,13 +375,8 @@ func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
 	for _, s := range shipped {
 		set := map[string]bool{}
 		for _, st := range s.States {
-			for _, m := range st.Sysctls {
-				for name := range m {
-					set["sysctl "+name] = true
-				}
-			}
-			for _, q := range st.Qdiscs {
-				set["qdisc "+q.Kind().Name] = true
+			for _, what := range scenarios.StateToggles(st) {
+				set[what] = true
 			}
 		}
 		if !slices.ContainsFunc(toggled, func(what string) bool { return !set[what] }) {

@@ -245,7 +245,7 @@ func TestDraftFor(t *testing.T) {
 	}
 	// A shipped scenario whose states set the sysctl models the toggle.
 	s := *shipped[0]
-	s.States = []scenarios.State{{Name: "on", Sysctls: map[string]map[string]string{"client": {"net.ipv4.tcp_tso_rtt_log": "9"}}}}
+	s.States = []scenarios.State{{Name: "on", Settings: scenarios.Settings{"sysctls": scenarios.Sysctls{"client": {"net.ipv4.tcp_tso_rtt_log": "9"}}}}}
 	if why := DraftFor(rep, []*scenarios.Scenario{&s}); why != "" {
 		t.Errorf("with a scenario that sets it: %q", why)
 	}

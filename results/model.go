@@ -239,6 +239,16 @@ type StateRecord struct {
 	// XDP are the XDP programs attached in this state, as read back: "ns/dev" -> "pass (id N,
 	// native)", or "object PATH, program NAME (id N, native)" for an object's program.
 	XDP map[string]string `json:"xdp,omitempty"`
+	// Settings are what the setting kinds without a field of their own above read back: kind
+	// -> target -> value.
+	Settings map[string]map[string]string `json:"settings,omitempty"`
+}
+
+// SetReadBack puts what applying the state read back (rb, as the machine recorded it: every
+// setting kind's record and the devices' places) into r, whose own fields stay.
+func (r *StateRecord) SetReadBack(rb StateRecord) {
+	r.Devices, r.Features, r.Lower, r.Recreated = rb.Devices, rb.Features, rb.Lower, rb.Recreated
+	r.Qdiscs, r.Sysctls, r.Routes, r.XDP, r.Settings = rb.Qdiscs, rb.Sysctls, rb.Routes, rb.XDP, rb.Settings
 }
 
 // SideOf places a state, a sample or a summary of a merged result (an A/B run of two

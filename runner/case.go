@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -75,8 +74,7 @@ type caseRun struct {
 	// open are the gated comparisons the last look of an adaptive run left undecided.
 	open []string
 	// applied is the state the devices are in ("" for none known), as Apply returned them.
-	applied        string
-	appliedDevices map[string]machine.DeviceState
+	applied string
 	// pinned are the CPUs the case's tools are pinned to; idleWait and busy what the idle
 	// gate said before the round being measured.
 	pinned   []int
@@ -191,7 +189,7 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 	st, rec := cr.states[name], cr.records[name]
 	phase(cr.m.opt, name)
 	began := time.Now()
-	devices, err := cr.live.Apply(st)
+	readBack, err := cr.live.Apply(st)
 	applied := time.Since(began).Seconds()
 	var capErr *capability.Error
 	if err != nil && st.Optional && errors.As(err, &capErr) {
@@ -202,16 +200,10 @@ func (cr *caseRun) apply(name string) (available bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	cr.applied, cr.appliedDevices = name, devices
+	cr.applied = name
 	rec.ApplySeconds = append(rec.ApplySeconds, applied)
-	if rec.Devices == nil {
-		record(rec, devices)
-		if sysctls := cr.live.Sysctls(); len(sysctls) > 0 {
-			rec.Sysctls = sysctls
-		}
-		if routes := cr.live.Routes(); len(routes) > 0 {
-			rec.Routes = routes
-		}
+	if len(rec.ApplySeconds) == 1 { // what the state really was, as read back after applying it
+		rec.SetReadBack(readBack)
 		if err := cr.m.journal.State(cr.m.caseIndex, *rec); err != nil {
 			return false, err
 		}
@@ -232,7 +224,7 @@ func (cr *caseRun) measure(round, rounds int, state string, w scenarios.Workload
 		m.firstSample = sample.Start
 	}
 	sample.IdleWaitSeconds, sample.BusyAtStart = cr.idleWait.Seconds(), cr.busy
-	drift, err := cr.live.Drift(cr.appliedDevices)
+	drift, err := cr.live.Drift()
 	if err != nil {
 		return err
 	}
@@ -273,42 +265,6 @@ func countState(samples []results.Sample, state string) int {
 		}
 	}
 	return n
-}
-
-// record keeps what a state really was, as read back after applying it.
-func record(rec *results.StateRecord, devices map[string]machine.DeviceState) {
-	rec.Devices = map[string]map[string]uint64{}
-	for ref, d := range devices {
-		rec.Devices[ref] = d.Attrs.Widen()
-		if len(d.Features) > 0 {
-			if rec.Features == nil {
-				rec.Features = map[string]map[string]bool{}
-			}
-			rec.Features[ref] = d.Features
-		}
-		if d.Lower != "" {
-			if rec.Lower == nil {
-				rec.Lower = map[string]string{}
-			}
-			rec.Lower[ref] = d.Lower
-		}
-		if d.Recreated {
-			rec.Recreated = append(rec.Recreated, ref)
-		}
-		if d.Qdisc != "" {
-			if rec.Qdiscs == nil {
-				rec.Qdiscs = map[string]string{}
-			}
-			rec.Qdiscs[ref] = d.Qdisc
-		}
-		if d.XDP != "" {
-			if rec.XDP == nil {
-				rec.XDP = map[string]string{}
-			}
-			rec.XDP[ref] = d.XDP
-		}
-	}
-	sort.Strings(rec.Recreated)
 }
 
 func workloadNames(s *scenarios.Scenario) []string {

@@ -20,7 +20,6 @@ import (
 	"github.com/nsperf/nsperf/internal/proc"
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/testenv"
-	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
@@ -173,15 +172,14 @@ func (n *fakeNetwork) Counters([]int) results.Counters {
 	}
 }
 
-func (n *fakeNetwork) Apply(st scenarios.State) (map[string]machine.DeviceState, error) {
+func (n *fakeNetwork) Apply(st scenarios.State) (results.StateRecord, error) {
 	n.state = st.Name
-	return map[string]machine.DeviceState{"client/eth0": {Attrs: knobs.Values{"gso_max_size": 65536}}}, nil
+	var rec results.StateRecord
+	rec.Devices = map[string]map[string]uint64{"client/eth0": {"gso_max_size": 65536}}
+	return rec, nil
 }
 
-func (n *fakeNetwork) Sysctls() map[string]map[string]string { return nil }
-func (n *fakeNetwork) Routes() map[string]map[string]string  { return nil }
-
-func (n *fakeNetwork) Drift(map[string]machine.DeviceState) ([]string, error) {
+func (n *fakeNetwork) Drift() ([]string, error) {
 	if n.m.driftAt > 0 && n.samples == n.m.driftAt {
 		return []string{"client/eth0 gso_max_size 65536 -> 185000"}, nil
 	}

@@ -261,8 +261,10 @@ func (d *decoder) decodePlugin(n *yaml.Node, set reflect.Value, key, path string
 		set.Set(reflect.MakeMap(set.Type()))
 	}
 	spec := set.Interface().(pluginSet).newPlugin(key)
-	d.decode(n, reflect.ValueOf(spec), path)
-	set.SetMapIndex(reflect.ValueOf(key), reflect.ValueOf(spec))
+	value := reflect.New(reflect.TypeOf(spec)) // decoded through a pointer, kept as it is
+	value.Elem().Set(reflect.ValueOf(spec))
+	d.decode(n, value, path)
+	set.SetMapIndex(reflect.ValueOf(key), value.Elem())
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {

@@ -113,7 +113,7 @@ func TestLoadByNameAndDefaults(t *testing.T) {
 	if len(s.States) != 2 || s.States[0].Name != "off" || s.States[1].Name != "on" {
 		t.Fatalf("states = %v", s.StateNames())
 	}
-	on := s.States[1].Devices["server/eth0"] // set through a YAML alias
+	on := s.States[1].Settings["devices"].(DeviceKnobs)["server/eth0"] // set through a YAML alias
 	if v, set := on["gso_ipv4_max_size"]; !set || v != 185000 || on["mtu"] != 0 {
 		t.Fatalf("server/eth0 in on = %+v", on)
 	}
@@ -202,11 +202,11 @@ matrix:
 	for _, c := range s.Expand() {
 		cs := c.Scenario
 		fmt.Fprintf(&b, "%s: veth mtu %d, gso a %d b %d, workload %s\n", c.Label(), cs.Topology.Links[0].Veth.MTU,
-			cs.States[0].Devices["a/eth0"]["gso_max_size"], cs.States[0].Devices["b/eth0"]["gso_max_size"], cs.Workloads[0].Name)
+			cs.States[0].Settings["devices"].(DeviceKnobs)["a/eth0"]["gso_max_size"], cs.States[0].Settings["devices"].(DeviceKnobs)["b/eth0"]["gso_max_size"], cs.Workloads[0].Name)
 	}
 	golden.Check(t, "testdata/matrix.golden", b.String())
 	first := s.Expand()[0]
-	if first.Map()["gso"] != "65536" || s.States[0].Devices["a/eth0"]["gso_max_size"] != first.Scenario.States[0].Devices["a/eth0"]["gso_max_size"] {
+	if first.Map()["gso"] != "65536" || s.States[0].Settings["devices"].(DeviceKnobs)["a/eth0"]["gso_max_size"] != first.Scenario.States[0].Settings["devices"].(DeviceKnobs)["a/eth0"]["gso_max_size"] {
 		t.Errorf("the scenario does not describe its first case: %+v", first)
 	}
 	// No case refers back to the cases: each is a concrete scenario of its own.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,29 +137,11 @@ func (e Endpoint) Ref() string { return e.NS + "/" + e.Name }
 
 // State is one configuration of the devices to measure in.
 type State struct {
-	Name    string                    `yaml:"name"`
-	Devices map[string]DeviceSettings `yaml:"devices"` // key: "ns/dev"
-	// Offloads are ethtool features by kernel name (`ethtool -K DEV tx-udp_tnl-segmentation
-	// off`), per device; features a state leaves out are as the device was built.
-	Offloads map[string]map[string]Switch `yaml:"offloads"`
-	// Qdiscs attach a root qdisc to a device while the state is measured (`tc qdisc replace
-	// dev DEV root tbf rate 5gbit burst 1mb`): a token bucket or netem for effects of known
-	// size, fq, fq_codel, pfifo_fast or noqueue as the state compared (qdisc.go).
-	Qdiscs map[string]Qdisc `yaml:"qdiscs"`
-	// XDP attaches an XDP program to a device while the state is measured (`ip link set dev
-	// DEV xdp obj FILE`), key "ns/dev": XDPPass (nsperf's own XDP_PASS program) or the path of
-	// an ELF object with an XDP program (relative to the scenario file; its first in the file,
-	// by section then offset). A device without one in a state has none.
-	XDP map[string]string `yaml:"xdp"`
-	// Sysctls are network sysctls per namespace (`ip netns exec NS sysctl -w
-	// net.ipv4.tcp_autocorking=0`), key: the scenario's namespace, then the sysctl's name
-	// (package knobs says which names). A sysctl some state sets has its value as built in
-	// every state that leaves it out.
-	Sysctls map[string]map[string]string `yaml:"sysctls"`
-	// Routes give routes attributes while the state is measured (`ip -n NS route change TO
-	// ... initcwnd 40`), key: the namespace, then the route's destination (route_state.go): a
-	// route of the topology, or the kernel's route to a device's subnet.
-	Routes map[string]map[string]RouteSettings `yaml:"routes"`
+	Name string `yaml:"name"`
+	// Settings are what the state sets, by the keys of the setting kinds (devices, offloads,
+	// qdiscs, xdp, sysctls, routes: setting.go and each kind's setting_KIND.go), which sit in
+	// the state's mapping beside its own keys.
+	Settings Settings `yaml:",plugins"`
 	// CompareTo names the state this one is compared with; default: the first state.
 	CompareTo string `yaml:"compare_to"`
 	// Optional: when the kernel cannot apply this state, the run measures the others and
@@ -504,22 +485,6 @@ func (s *Scenario) StateNames() []string {
 // EvidenceNames are the per-sample device figures an expectation can name (expect:
 // evidence:), as the result's counters hold them.
 var EvidenceNames = []string{"big_tx", "big_rx", "tx_bytes_per_packet", "rx_bytes_per_packet", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes", "qdisc_drops", "qdisc_requeues", "qdisc_overlimits"}
-
-// LimitDevices are the devices ("ns/dev") any state sets a size limit on, sorted.
-func LimitDevices(states []State) []string {
-	var out []string
-	for _, st := range states {
-		for ref, set := range st.Devices {
-			for _, k := range knobs.SizeLimits() {
-				if _, ok := set[k]; ok && !slices.Contains(out, ref) {
-					out = append(out, ref)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
 
 // TextSHA256 is the hex sha256 of a scenario's text: what a result records (scenario.sha256)
 // and what compare, the history and a bisect baseline match results by.

@@ -338,80 +338,8 @@ func (v *validator) states(namespaces map[string]bool, devices map[string]*devic
 				v.add(path+".compare_to", "state %q is optional and may be unavailable; compare with a state that is always measured", c)
 			}
 		}
-		for _, ref := range slices.Sorted(maps.Keys(st.Qdiscs)) {
-			qpath := path + ".qdiscs." + ref
-			q := st.Qdiscs[ref]
-			kinds := q.Kinds()
-			switch {
-			case devices[ref] == nil:
-				v.add(qpath, "no device %s in the topology%s", ref, have(devices))
-			case len(kinds) != 1:
-				v.add(qpath, "a root qdisc is one of %s, e.g. fq: {} or tbf: {rate: 5gbit, burst: 1mb}", qdiscNames())
-			case kinds[0].check != nil:
-				problems := kinds[0].check(q)
-				for _, key := range slices.Sorted(maps.Keys(problems)) {
-					v.add(qpath+"."+kinds[0].Name+"."+key, "%s", problems[key])
-				}
-			}
-		}
-		for _, ref := range slices.Sorted(maps.Keys(st.XDP)) {
-			xpath := path + ".xdp." + ref
-			if devices[ref] == nil {
-				v.add(xpath, "no device %s in the topology%s", ref, have(devices))
-				continue
-			}
-			abs, problem := checkXDP(st.XDP[ref], v.s.File)
-			if problem != "" {
-				v.add(xpath, "%s", problem)
-				continue
-			}
-			st.XDP[ref] = abs // the object wherever the run starts from
-		}
-		for _, ns := range slices.Sorted(maps.Keys(st.Sysctls)) {
-			spath := path + ".sysctls." + ns
-			if !namespaces[ns] {
-				v.add(spath, "no namespace %s in the topology%s", ns, have(namespaces))
-				continue
-			}
-			for _, name := range slices.Sorted(maps.Keys(st.Sysctls[ns])) {
-				if problem := knobs.CheckSysctl(name, st.Sysctls[ns][name]); problem != "" {
-					v.add(spath+"."+name, "%s", problem)
-				}
-			}
-		}
-		v.stateRoutes(path, st, namespaces)
-		for _, ref := range slices.Sorted(maps.Keys(st.Offloads)) {
-			opath := path + ".offloads." + ref
-			if devices[ref] == nil {
-				v.add(opath, "no device %s in the topology%s", ref, have(devices))
-				continue
-			}
-			for _, f := range slices.Sorted(maps.Keys(st.Offloads[ref])) {
-				if !featureNameRE.MatchString(f) {
-					v.add(opath+"."+f, "%q is not an ethtool feature name (kernel names, e.g. tx-udp_tnl-segmentation)", f)
-				}
-			}
-		}
+		v.checkSettings(path, st, &topologyIndex{namespaces: namespaces, devices: devices})
 		v.name(path+".name", st.Name, "state", "off or on", seen)
-		for _, ref := range slices.Sorted(maps.Keys(st.Devices)) {
-			dpath := path + ".devices." + ref
-			if devices[ref] == nil {
-				v.add(dpath, "no device %s in the topology%s", ref, have(devices))
-				continue
-			}
-			v.settings(dpath, st.Devices[ref], devices[ref])
-		}
-	}
-}
-
-// settings checks each knob a state sets against the registry's range.
-func (v *validator) settings(path string, ds DeviceSettings, d *device) {
-	for _, name := range slices.Sorted(maps.Keys(ds)) {
-		if k, ok := knobs.Lookup(name); ok {
-			if problem := k.Check(ds[name], d.ipv6); problem != "" {
-				v.add(path+"."+name, "%s", problem)
-			}
-		}
 	}
 }
 

@@ -65,7 +65,7 @@ func (l *Live) CountBigPackets(devices []string) string {
 		}
 	}
 	for _, ns := range sortedNS(byNS) {
-		if err := l.installBig(ns, byNS[ns]); err != nil {
+		if err := installBig(l, ns, byNS[ns]); err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", ns, err))
 			continue
 		}
@@ -93,7 +93,7 @@ func sortedNS(m map[string][]string) []string {
 	return out
 }
 
-func (l *Live) nft(ns string) (*nftables.Conn, error) {
+func nft(l *Live, ns string) (*nftables.Conn, error) {
 	return nftables.New(nftables.WithNetNSFd(int(l.spaces[ns].fd)))
 }
 
@@ -115,8 +115,8 @@ func bigChains(t *nftables.Table, dev string) []*nftables.Chain {
 }
 
 // installBig adds the namespace's table in one transaction, and its undo.
-func (l *Live) installBig(ns string, devs []string) error {
-	c, err := l.nft(ns)
+func installBig(l *Live, ns string, devs []string) error {
+	c, err := nft(l, ns)
 	if err != nil {
 		return fmt.Errorf("nftables: %w", err)
 	}
@@ -142,7 +142,7 @@ func (l *Live) installBig(ns string, devs []string) error {
 		return fmt.Errorf("nftables netdev table (nft add table netdev %s): %w", bigTable, err)
 	}
 	l.push("delete nftables table "+bigTable+" in "+ns, func() error {
-		c, err := l.nft(ns)
+		c, err := nft(l, ns)
 		if err != nil {
 			return err
 		}
@@ -156,8 +156,8 @@ func (l *Live) installBig(ns string, devs []string) error {
 }
 
 // readBig reads a namespace's big-packet counters: "out-DEV"/"in-DEV" -> packets.
-func (l *Live) readBig(ns string, devs []string) (map[string]uint64, error) {
-	c, err := l.nft(ns)
+func readBig(l *Live, ns string, devs []string) (map[string]uint64, error) {
+	c, err := nft(l, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (l *Live) Counters(cpus []int) results.Counters {
 		wanted[ns] = append(wanted[ns], dev)
 	}
 	for _, ns := range sortedNS(wanted) {
-		if err := l.nsCounters(ns, wanted[ns], &c); err != nil {
+		if err := nsCounters(l, ns, wanted[ns], &c); err != nil {
 			c.Errors = append(c.Errors, fmt.Sprintf("%s: %v", ns, err))
 		}
 	}
@@ -203,7 +203,7 @@ func (l *Live) Counters(cpus []int) results.Counters {
 	return c
 }
 
-func (l *Live) nsCounters(ns string, devs []string, c *results.Counters) error {
+func nsCounters(l *Live, ns string, devs []string, c *results.Counters) error {
 	sp := l.spaces[ns]
 	links, err := retryDump(sp.nl.LinkList)
 	if err != nil {
@@ -221,7 +221,7 @@ func (l *Live) nsCounters(ns string, devs []string, c *results.Counters) error {
 	}
 	var big map[string]uint64
 	if len(bigDevs) > 0 {
-		if big, err = l.readBig(ns, bigDevs); err != nil {
+		if big, err = readBig(l, ns, bigDevs); err != nil {
 			c.Errors = append(c.Errors, fmt.Sprintf("%s: nftables: %v", ns, err))
 		}
 	}

@@ -49,7 +49,7 @@ func TestMacvlanLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := eff["client/mv0"]; got.Attrs["gso_max_size"] != 185000 || got.Lower != "client/eth0" {
-		t.Errorf("client/mv0 in state on: gso_max_size %d, lower %q", got.Attrs["gso_max_size"], got.Lower)
+	if got := eff.Devices["client/mv0"]; got["gso_max_size"] != 185000 || eff.Lower["client/mv0"] != "client/eth0" {
+		t.Errorf("client/mv0 in state on: gso_max_size %d, lower %q", got["gso_max_size"], eff.Lower["client/mv0"])
 	}
 }

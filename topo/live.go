@@ -35,21 +35,13 @@ type Live struct {
 	owner    *runstate.StateFile
 	spaces   map[string]*space // by scenario namespace name
 	pristine map[string]Attrs  // device attributes right after the build, by "ns/dev"
-	// pristineFeatures are the ethtool features any state names, as built, by "ns/dev".
-	pristineFeatures map[string]map[string]bool
-	undoable         map[string]bool // undo steps on the stack, by kind and object
-	index            map[string]int  // device indexes by "ns/dev", see withLink
-	qdiscs           map[string]bool // devices with a root qdisc nsperf attached
-	// pristineSysctls are the sysctls any state sets, as built, by "ns/name"; sysctls those
-	// of the state applied last, as read back, by namespace and name.
-	pristineSysctls map[string]string
-	sysctls         map[string]map[string]string
-	// pristineRoutes are the routes any state sets attributes of, as built, by "ns/to";
-	// routes their attributes as read back after the state applied last, by ns and to.
-	pristineRoutes map[string]netlink.Route
-	routes         map[string]map[string]string
-	xdp            map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
-	kept           bool                    // the topology outlives the process: its XDP links are pinned
+	undoable map[string]bool   // undo steps on the stack, by kind and object
+	index    map[string]int    // device indexes by "ns/dev", see withLink
+	// appliers carry out each setting kind's steps, by the kind's key; applied are their
+	// records of the state applied last, by kind and target (Apply, Drift).
+	appliers map[string]SettingApplier
+	applied  map[string]map[string]any
+	kept     bool // the topology outlives the process: its XDP links are pinned
 	// sysfsDevices are the devices some state sets a sysfs knob of (threaded, ...): their
 	// read-back includes those knobs, which cost a mount of the namespace's sysfs.
 	sysfsDevices map[string]bool
@@ -122,7 +114,8 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{ID: p.RunID, Plan: p, owner: owner, spaces: map[string]*space{}, pristine: map[string]Attrs{},
-		pristineFeatures: map[string]map[string]bool{}, undoable: map[string]bool{}, index: map[string]int{}, qdiscs: map[string]bool{}, pristineSysctls: map[string]string{}, sysctls: map[string]map[string]string{}, pristineRoutes: map[string]netlink.Route{}, routes: map[string]map[string]string{}, xdp: map[string]*xdpAttached{}, kept: opt.Kept, sysfsDevices: sysfsDevices(p.Scenario), failed: make(chan error, 2)}
+		undoable: map[string]bool{}, index: map[string]int{}, appliers: newAppliers(), kept: opt.Kept,
+		sysfsDevices: scenarios.SysfsDevices(p.Scenario), failed: make(chan error, 2)}
 	l.push("remove state file and lock", func() error {
 		// While processes of the run may live on, the state file stays for nsperf cleanup.
 		if err := l.waitSweep(); err != nil {
@@ -155,12 +148,14 @@ func Build(p *plan.Plan, opt BuildOptions) (*Live, error) {
 		}
 		l.pristine[ep.Ref()] = a
 	}
-	for ref, names := range featuresNamed(p.Scenario.States) {
-		f, err := l.readFeatures(ref, names)
-		if err != nil {
-			return nil, errors.Join(err, l.Teardown())
+	err = settingHooks(l, func(a SettingApplier) error {
+		if b, ok := a.(settingBuilt); ok {
+			return b.Built(l) // what the kind needs of the topology as built
 		}
-		l.pristineFeatures[ref] = f
+		return nil
+	})
+	if err != nil {
+		return nil, errors.Join(err, l.Teardown())
 	}
 	return l, nil
 }
@@ -228,8 +223,14 @@ func (l *Live) push(what string, fn func() error) {
 // Teardown undoes the build, last step first. Objects already gone count as removed; it runs
 // every undo even after a failure, and a second call does nothing.
 func (l *Live) Teardown() error {
-	// XDP programs first: their links hold the devices (and nothing else would close them).
-	errs := []error{l.closeXDP()}
+	// The kinds' first (XDP programs: their links hold the devices, and nothing else would
+	// close them).
+	errs := []error{settingHooks(l, func(a SettingApplier) error {
+		if t, ok := a.(settingTeardown); ok {
+			return t.Teardown(l)
+		}
+		return nil
+	})}
 	for {
 		l.mu.Lock()
 		if len(l.undo) == 0 {
@@ -252,7 +253,13 @@ func (l *Live) Teardown() error {
 // `cleanup --all` may remove it; its state file stays. An XDP program that went with the
 // handles is an error, the lock still held: the caller tears the topology down.
 func (l *Live) Keep() error {
-	if err := l.keepXDP(); err != nil {
+	err := settingHooks(l, func(a SettingApplier) error {
+		if k, ok := a.(settingKeep); ok {
+			return k.Keep(l)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	l.owner.Unlock()
@@ -449,18 +456,17 @@ func (l *Live) recreate(ref string) error {
 			return fmt.Errorf("recreate %s: %s: %w", ref, step.Do, err)
 		}
 	}
-	l.qdiscs[ref] = false // a new device has none
 	a, err := l.ReadAttrs(ref)
 	if err != nil {
 		return err
 	}
 	l.pristine[ref] = a
-	if names := slices.Collect(maps.Keys(l.pristineFeatures[ref])); len(names) > 0 {
-		if l.pristineFeatures[ref], err = l.readFeatures(ref, names); err != nil {
-			return err
+	return settingHooks(l, func(a SettingApplier) error {
+		if r, ok := a.(settingRecreated); ok {
+			return r.Recreated(l, ref) // a device created anew is as built anew
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // withLink runs fn with a device to change: what the changes need of it is its index, which

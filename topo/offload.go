@@ -11,29 +11,7 @@ import (
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/scenarios"
-	"github.com/nsperf/nsperf/topo/plan"
 )
-
-// featuresNamed returns, per device, the ethtool features any state sets: the ones each state
-// sets or resets, and the ones recorded with every state.
-func featuresNamed(states []scenarios.State) map[string][]string {
-	sets := map[string]map[string]bool{}
-	for _, st := range states {
-		for ref, fs := range st.Offloads {
-			if sets[ref] == nil {
-				sets[ref] = map[string]bool{}
-			}
-			for f := range fs {
-				sets[ref][f] = true
-			}
-		}
-	}
-	out := map[string][]string{}
-	for ref, fs := range sets {
-		out[ref] = slices.Sorted(maps.Keys(fs))
-	}
-	return out
-}
 
 // ethtoolIn returns the ethtool handle of a namespace. Its socket is opened inside the
 // namespace, and ethtool requests on it reach that namespace's devices.
@@ -107,7 +85,7 @@ func (l *Live) applyFeatures(ref string, want map[string]bool) (map[string]bool,
 			continue
 		}
 		if !have[n].Available {
-			fixed = append(fixed, fmt.Sprintf("%s is fixed %s on %s", n, plan.OnOff(have[n].Active), ref))
+			fixed = append(fixed, fmt.Sprintf("%s is fixed %s on %s", n, scenarios.Switch(have[n].Active), ref))
 			continue
 		}
 		change[n] = want[n]
@@ -132,7 +110,7 @@ func (l *Live) applyFeatures(ref string, want map[string]bool) (map[string]bool,
 	var wrong []string
 	for _, n := range names {
 		if got[n] != want[n] {
-			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", n, plan.OnOff(got[n]), plan.OnOff(want[n])))
+			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", n, scenarios.Switch(got[n]), scenarios.Switch(want[n])))
 		}
 	}
 	if len(wrong) > 0 {

@@ -36,7 +36,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 	s := loadOVS(t)
 	// The bridge's end of the veth named by the scenario, and set in a state like any device.
 	s.Topology.OVS.Bridges[0].Ports[1].Name = "p0"
-	s.States[0].Devices["ovs/p0"] = s.States[0].Devices["server/eth0"]
+	s.States[0].Settings["devices"].(scenarios.DeviceKnobs)["ovs/p0"] = s.States[0].Settings["devices"].(scenarios.DeviceKnobs)["server/eth0"]
 	l := buildChecked(t, s)
 	defer func() {
 		if err := l.Teardown(); err != nil {
@@ -59,7 +59,7 @@ func TestOVSPrivateBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := eff["ovs/p0"].Attrs["gso_max_size"]; got != 524280 {
+	if got := eff.Devices["ovs/p0"]["gso_max_size"]; got != 524280 {
 		t.Errorf("ovs/p0, the bridge's veth end, gso_max_size %d in state off, want 524280", got)
 	}
 	if _, _, mode := l.OVS(); mode != "private" {

@@ -77,11 +77,11 @@ func Probe(tools map[string]string) (*ProbeReport, error) {
 		return nil, fmt.Errorf("probe: %w", err)
 	}
 	report := &ProbeReport{Tools: tools}
-	err = l.probe(report)
+	err = probe(l, report)
 	return report, errors.Join(err, l.Teardown())
 }
 
-func (l *Live) probe(r *ProbeReport) error {
+func probe(l *Live, r *ProbeReport) error {
 	sp := l.spaces["probe"]
 	// A tap is created in the calling thread's namespace, whatever handle asks for it.
 	tapErr := netnsx.Do(sp.fd, func() error {
@@ -111,7 +111,7 @@ func (l *Live) probe(r *ProbeReport) error {
 		created = append(created, probeDevice{ProbeVxlanTap, "", fmt.Errorf("no tap: %v", tapErr)})
 	}
 	for _, pl := range probeLinks() {
-		created = append(created, probeDevice{pl.kind, pl.dev, l.probeLink(pl)})
+		created = append(created, probeDevice{pl.kind, pl.dev, createProbeLink(l, pl)})
 	}
 	for _, c := range created {
 		d := ProbedDevice{Kind: c.kind}
@@ -148,7 +148,7 @@ func (l *Live) probe(r *ProbeReport) error {
 		}
 		r.Knobs = append(r.Knobs, c)
 	}
-	r.Knobs = append(r.Knobs, l.probeNAPI()...)
+	r.Knobs = append(r.Knobs, probeNAPI(l)...)
 	r.Changes = verdicts(r)
 	return nil
 }
@@ -181,9 +181,9 @@ func probeLinks() []probeLink {
 		probeLink{ProbeMacvlan, "mv0", "macvlan", &scenarios.Macvlan{NS: "probe", Name: "mv0", Lower: "veth1", Mode: "bridge"}})
 }
 
-// probeLink creates one probe device with its kind's maker; the namespace's end removes it.
+// createProbeLink creates one probe device with its kind's maker; the namespace's end removes it.
 // A kernel without the kind says which options build it.
-func (l *Live) probeLink(pl probeLink) error {
+func createProbeLink(l *Live, pl probeLink) error {
 	err := linkMakers[pl.linkKind](l, pl.spec, &plan.Step{Kind: plan.DelLink, NS: "probe", Dev: pl.dev, WithNamespace: true})
 	return withOptions(err, pl.spec.Modules())
 }
@@ -198,7 +198,7 @@ func withOptions(err error, modules []scenarios.KernelModule) error {
 
 // probeNAPI tries NAPI's threaded mode on a veth without GRO (which has no NAPI) and with GRO
 // on (`ethtool -K veth1 gro on; echo 1 > /sys/class/net/veth1/threaded`).
-func (l *Live) probeNAPI() []KnobCheck {
+func probeNAPI(l *Live) []KnobCheck {
 	threaded, _ := knobs.Lookup("threaded")
 	try := func(device string) KnobCheck {
 		c := KnobCheck{Knob: threaded.Name, Device: device, Value: 1}

@@ -69,7 +69,7 @@ func TestQdiscKinds(t *testing.T) {
 		var ce *capability.Error
 		switch {
 		case errors.As(err, &ce) && st.Optional:
-			option := "CONFIG_" + st.Qdiscs["client/eth0"].Kind().Kconfig
+			option := "CONFIG_" + st.Settings["qdiscs"].(scenarios.Qdiscs)["client/eth0"].Kind().Kconfig
 			if !strings.Contains(err.Error(), option) {
 				t.Errorf("state %s: %v, want the option %s named", st.Name, err, option)
 			}
@@ -78,7 +78,7 @@ func TestQdiscKinds(t *testing.T) {
 		case err != nil:
 			t.Fatalf("state %s: %v", st.Name, err)
 		}
-		if got := devices["client/eth0"].Qdisc; got != want[st.Name] {
+		if got := devices.Qdiscs["client/eth0"]; got != want[st.Name] {
 			t.Errorf("state %s: reads back %q, want %q", st.Name, got, want[st.Name])
 		}
 		if got := rootQdisc().Type(); got != strings.Fields(want[st.Name])[0] {
@@ -250,7 +250,7 @@ func TestQdiscReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		return scenarios.State{Name: text, Qdiscs: map[string]scenarios.Qdisc{"client/eth0": q}}
+		return scenarios.State{Name: text, Settings: scenarios.Settings{"qdiscs": scenarios.Qdiscs{"client/eth0": q}}}
 	}
 	for _, text := range []string{"{tbf: {rate: 2gbit, burst: 1mb}}", "{tbf: {rate: 100kbit, burst: 64kb, latency: 1s}}",
 		"{tbf: {rate: 100gbit, burst: 1mb, latency: 10ms}}", "{tbf: {rate: 1000000007bit, burst: 100000b, latency: 20ms}}",
@@ -259,7 +259,7 @@ func TestQdiscReadBack(t *testing.T) {
 			t.Errorf("%s: %v", text, err)
 		}
 	}
-	wraps := scenarios.State{Name: "wraps", Qdiscs: map[string]scenarios.Qdisc{"client/eth0": {TBF: &scenarios.TBF{Rate: 1e9, Burst: 1 << 20, Latency: scenarios.Duration(100000 * time.Hour)}}}}
+	wraps := scenarios.State{Name: "wraps", Settings: scenarios.Settings{"qdiscs": scenarios.Qdiscs{"client/eth0": {TBF: &scenarios.TBF{Rate: 1e9, Burst: 1 << 20, Latency: scenarios.Duration(100000 * time.Hour)}}}}}
 	_, err := l.Apply(wraps)
 	if want := "latency: asked 100000h0m0s, the kernel holds "; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a tbf latency beyond the limit's 32 bits: %v, want an error with %q", err, want)

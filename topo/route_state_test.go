@@ -61,7 +61,8 @@ func TestStateRoutes(t *testing.T) {
 	}
 	built, tuned, unknown := s.States[0], s.States[1], s.States[2]
 	for _, st := range []scenarios.State{tuned, built, tuned, built} {
-		if _, err := l.Apply(st); err != nil {
+		rec, err := l.Apply(st)
+		if err != nil {
 			t.Fatalf("state %s: %v", st.Name, err)
 		}
 		want := map[[2]string][]string{ // what `ip route show` prints, and what it must not
@@ -85,7 +86,7 @@ func TestStateRoutes(t *testing.T) {
 					t.Errorf("state %s: route %s in %s: %q, want %s", st.Name, key[1], key[0], text, w)
 				}
 			}
-			if got := l.Routes()[key[0]][key[1]]; got != recorded[key] {
+			if got := rec.Routes[key[0]][key[1]]; got != recorded[key] {
 				t.Errorf("state %s: route %s in %s recorded %q, want %q", st.Name, key[1], key[0], got, recorded[key])
 			}
 		}
@@ -97,7 +98,7 @@ func TestStateRoutes(t *testing.T) {
 	if out, err := exec.Command("ip", "-n", l.Namespace("client"), "route", "change", "198.18.0.0/24", "dev", "eth0", "initcwnd", "7").CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	drift, err := l.Drift(nil)
+	drift, err := l.Drift()
 	if err != nil || len(drift) != 1 || !strings.Contains(drift[0], "route 198.18.0.0/24 in client has initcwnd 7, applied initcwnd 40 quickack 1") {
 		t.Errorf("drift %q, %v", drift, err)
 	}

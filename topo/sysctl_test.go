@@ -75,23 +75,23 @@ func TestSysctls(t *testing.T) {
 		if st.Name == "tuned" {
 			want = map[string]string{"client/net.ipv4.tcp_autocorking": "0", "client/net.core.somaxconn": "1024", "server/net.ipv4.tcp_rmem": "4096 65536 1048576"}
 		}
-		got := l.Sysctls()
+		got := devices.Sysctls
 		for key, v := range want {
 			ns, name, _ := strings.Cut(key, "/")
 			if read(ns, name) != v || got[ns][name] != v {
 				t.Errorf("state %s: %s reads %q (recorded %q), want %q", st.Name, key, read(ns, name), got[ns][name], v)
 			}
 		}
-		if drift, err := l.Drift(devices); err != nil || len(drift) > 0 {
+		if drift, err := l.Drift(); err != nil || len(drift) > 0 {
 			t.Errorf("state %s: drift %v %v right after applying", st.Name, drift, err)
 		}
 	}
 	// Someone changes a sysctl in the namespace while the state is measured.
-	devices, _ := l.Apply(tuned)
+	l.Apply(tuned)
 	if err := l.Do("client", func() error { return writeSysctl("client", "net.ipv4.tcp_autocorking", "1") }); err != nil {
 		t.Fatal(err)
 	}
-	if drift, err := l.Drift(devices); err != nil || len(drift) != 1 || drift[0] != `sysctl net.ipv4.tcp_autocorking in client is "1", applied "0"` {
+	if drift, err := l.Drift(); err != nil || len(drift) != 1 || drift[0] != `sysctl net.ipv4.tcp_autocorking in client is "1", applied "0"` {
 		t.Errorf("drift: %q %v", drift, err)
 	}
 	// The plan's equivalent.
@@ -141,8 +141,8 @@ func TestCongestionControlSysctl(t *testing.T) {
 	if err := l.Check(s.States[:2]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Apply(s.States[1]); err != nil || l.Sysctls()["client"][knobs.CongestionControlSysctl] != "reno" {
-		t.Fatalf("reno: %v, %v", err, l.Sysctls())
+	if rec, err := l.Apply(s.States[1]); err != nil || rec.Sysctls["client"][knobs.CongestionControlSysctl] != "reno" {
+		t.Fatalf("reno: %v, %v", err, rec.Sysctls)
 	}
 	missing := "sysctl net.ipv4.tcp_congestion_control=nosuchcc in client: this kernel has no nosuchcc congestion control: it needs CONFIG_TCP_CONG_NOSUCHCC (module tcp_nosuchcc; loaded here: "
 	var ce *capability.Error

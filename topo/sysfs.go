@@ -15,21 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysfsDevices are the devices ("ns/dev") whose sysfs knobs some state sets.
-func sysfsDevices(s *scenarios.Scenario) map[string]bool {
-	out := map[string]bool{}
-	for _, st := range s.States {
-		for ref, ds := range st.Devices {
-			for _, k := range knobs.SysfsKnobs() {
-				if _, set := ds[k.Name]; set {
-					out[ref] = true
-				}
-			}
-		}
-	}
-	return out
-}
-
 // readSysfsKnobs reads a device's sysfs knobs into a, from its namespace's own sysfs
 // (`ip netns exec NS cat /sys/class/net/DEV/threaded`).
 func (l *Live) readSysfsKnobs(ref string, a Attrs) error {
@@ -74,7 +59,7 @@ func (l *Live) setSysfsKnob(ref string, k knobs.Knob, v uint32) error {
 // applySysfsKnobs sets a device's sysfs knobs, each only where it differs: with set, those
 // the state sets, to its values; without, those it leaves out, to their built values. A
 // device whose sysfs knobs no state sets has none to set.
-func (l *Live) applySysfsKnobs(ref string, ds scenarios.DeviceSettings, set bool) error {
+func applySysfsKnobs(l *Live, ref string, ds scenarios.DeviceSettings, set bool) error {
 	if !l.sysfsDevices[ref] {
 		return nil
 	}

@@ -36,19 +36,19 @@ func TestNAPIKnobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := devices["server/eth0"].Attrs
+		a := devices.Devices["server/eth0"]
 		if a["threaded"] != 1 || a["gro_flush_timeout"] != 20000 || a["napi_defer_hard_irqs"] != 2 {
 			t.Errorf("round %d, tuned: %v", round, a)
 		}
 		reaches(t, l, "198.18.0.2")
-		if drift, err := l.Drift(devices); err != nil || len(drift) != 0 {
+		if drift, err := l.Drift(); err != nil || len(drift) != 0 {
 			t.Errorf("drift right after applying: %v %v", drift, err)
 		}
 		devices, err = l.Apply(softirq)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := devices["server/eth0"].Attrs; a["threaded"] != built["threaded"] || a["gro_flush_timeout"] != built["gro_flush_timeout"] {
+		if a := devices.Devices["server/eth0"]; a["threaded"] != uint64(built["threaded"]) || a["gro_flush_timeout"] != uint64(built["gro_flush_timeout"]) {
 			t.Errorf("round %d, softirq: %v, want as built %v", round, a, built)
 		}
 	}
@@ -61,18 +61,17 @@ func TestNAPIKnobs(t *testing.T) {
 	if _, err := l.Apply(s.States[2]); err != nil {
 		t.Fatalf("the state without NAPI after the tuned one: %v", err)
 	}
-	if devices, err := l.Apply(softirq); err != nil || devices["server/eth0"].Attrs["threaded"] != 0 {
-		t.Errorf("softirq after no-napi: %v %v", devices["server/eth0"].Attrs, err)
+	if devices, err := l.Apply(softirq); err != nil || devices.Devices["server/eth0"]["threaded"] != 0 {
+		t.Errorf("softirq after no-napi: %v %v", devices.Devices["server/eth0"], err)
 	}
-	devices, err := l.Apply(tuned)
-	if err != nil {
+	if _, err := l.Apply(tuned); err != nil {
 		t.Fatal(err)
 	}
 	knob, _ := knobs.Lookup("gro_flush_timeout")
 	if err := l.setSysfsKnob("server/eth0", knob, 5); err != nil {
 		t.Fatal(err)
 	}
-	if drift, err := l.Drift(devices); err != nil || len(drift) != 1 || drift[0] != "server/eth0 gro_flush_timeout is 5, applied 20000" {
+	if drift, err := l.Drift(); err != nil || len(drift) != 1 || drift[0] != "server/eth0 gro_flush_timeout is 5, applied 20000" {
 		t.Errorf("drift %q %v", drift, err)
 	}
 	cmds := strings.Join(plan.StateShell(l.Plan.StateSteps(tuned)), "\n")

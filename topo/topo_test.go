@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,11 +127,11 @@ func TestBuildApplyTeardown(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ref := range []string{"client/eth0", "server/eth0"} { // the peer explicitly too
-			a := eff[ref].Attrs
-			if a["gso_max_size"] != want || a["gro_max_size"] != want || a["gso_ipv4_max_size"] != want || a["gro_ipv4_max_size"] != want {
+			a := eff.Devices[ref]
+			if w := uint64(want); a["gso_max_size"] != w || a["gro_max_size"] != w || a["gso_ipv4_max_size"] != w || a["gro_ipv4_max_size"] != w {
 				t.Errorf("state %s %s: %+v, want all sizes %d", st.Name, ref, a, want)
 			}
-			if read, _ := l.ReadAttrs(ref); !maps.Equal(read, a) {
+			if read, _ := l.ReadAttrs(ref); !maps.Equal(read.Widen(), a) {
 				t.Errorf("%s: Apply returned %+v, kernel has %+v", ref, a, read)
 			}
 		}
@@ -278,23 +279,23 @@ func TestVxlanRecreateAndOffloads(t *testing.T) {
 		if err != nil {
 			t.Fatalf("apply %s: %v", st.Name, err)
 		}
-		vx := got["a/vx4"]
-		if !vx.Recreated || vx.Lower != "a/eth0" || got["b/vx4"].Recreated {
-			t.Errorf("%s: a/vx4 %+v, b/vx4 recreated %v", st.Name, vx, got["b/vx4"].Recreated)
+		vx := got.Devices["a/vx4"]
+		if !slices.Equal(got.Recreated, []string{"a/vx4"}) || got.Lower["a/vx4"] != "a/eth0" {
+			t.Errorf("%s: recreated %v, a/vx4 lower %q", st.Name, got.Recreated, got.Lower["a/vx4"])
 		}
-		if vx.Attrs["tso_max_size"] != got["a/eth0"].Attrs["tso_max_size"] {
-			t.Errorf("%s: a/vx4 tso_max_size %d, its lower device's %d", st.Name, vx.Attrs["tso_max_size"], got["a/eth0"].Attrs["tso_max_size"])
+		if vx["tso_max_size"] != got.Devices["a/eth0"]["tso_max_size"] {
+			t.Errorf("%s: a/vx4 tso_max_size %d, its lower device's %d", st.Name, vx["tso_max_size"], got.Devices["a/eth0"]["tso_max_size"])
 		}
 		seen[index("a/vx4")] = true
-		eth := got["a/eth0"]
+		eth := got.Devices["a/eth0"]
 		wantOn := st.Name == "base"
 		for _, f := range []string{"tx-udp_tnl-segmentation", "tx-udp_tnl-csum-segmentation"} {
-			if on, ok := eth.Features[f]; !ok || on != wantOn {
+			if on, ok := got.Features["a/eth0"][f]; !ok || on != wantOn {
 				t.Errorf("apply %d (%s): a/eth0 %s = %v (recorded %v), want %v", i, st.Name, f, on, ok, wantOn)
 			}
 		}
-		if wantGSO := map[bool]uint32{true: 65536, false: 16000}[wantOn]; eth.Attrs["gso_max_size"] != wantGSO || (eth.Attrs["gso_max_segs"] == 16) == wantOn {
-			t.Errorf("%s: a/eth0 gso_max_size %d segs %d", st.Name, eth.Attrs["gso_max_size"], eth.Attrs["gso_max_segs"])
+		if wantGSO := map[bool]uint64{true: 65536, false: 16000}[wantOn]; eth["gso_max_size"] != wantGSO || (eth["gso_max_segs"] == 16) == wantOn {
+			t.Errorf("%s: a/eth0 gso_max_size %d segs %d", st.Name, eth["gso_max_size"], eth["gso_max_segs"])
 		}
 	}
 	if len(seen) < 2 {

@@ -31,8 +31,8 @@ func TestXDP(t *testing.T) {
 	s := vethScenario(t, xdpStates)
 	l := buildRoot(t, s)
 	t.Cleanup(func() { // after the teardown
-		if len(l.xdp) != 0 {
-			t.Errorf("programs still held after teardown: %v", l.xdp)
+		if len(l.appliers["xdp"].(*xdpApplier).attached) != 0 {
+			t.Errorf("programs still held after teardown: %v", l.appliers["xdp"].(*xdpApplier).attached)
 		}
 	})
 	plain, withXDP := s.States[0], s.States[1]
@@ -41,20 +41,20 @@ func TestXDP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := devices["server/eth0"].XDP; !strings.HasPrefix(got, "pass (id ") || !strings.HasSuffix(got, ", native)") {
+		if got := devices.XDP["server/eth0"]; !strings.HasPrefix(got, "pass (id ") || !strings.HasSuffix(got, ", native)") {
 			t.Errorf("round %d: server/eth0 reads back %q, want pass, native", round, got)
 		}
-		if got := devices["client/eth0"].XDP; got != "" {
+		if got := devices.XDP["client/eth0"]; got != "" {
 			t.Errorf("client/eth0 has %q", got)
 		}
 		reaches(t, l, "198.18.0.2")
-		if drift, err := l.Drift(devices); err != nil || len(drift) != 0 {
+		if drift, err := l.Drift(); err != nil || len(drift) != 0 {
 			t.Errorf("drift right after applying: %v %v", drift, err)
 		}
 		if _, err := l.Apply(plain); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := l.readXDP("server/eth0"); got != "" {
+		if got, _ := l.appliers["xdp"].(*xdpApplier).read(l, "server/eth0"); got != "" {
 			t.Errorf("the plain state keeps %q attached", got)
 		}
 	}
@@ -67,7 +67,7 @@ func TestXDP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := objDevices["server/eth0"].XDP; !strings.HasPrefix(got, "object /") || !strings.Contains(got, "testdata/xdp-pass.o, program xdp_pass_obj (id ") {
+	if got := objDevices.XDP["server/eth0"]; !strings.HasPrefix(got, "object /") || !strings.Contains(got, "testdata/xdp-pass.o, program xdp_pass_obj (id ") {
 		t.Errorf("object: reads back %q", got)
 	}
 	reaches(t, l, "198.18.0.2")
@@ -78,21 +78,20 @@ func TestXDP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := twoDevices["server/eth0"].XDP; !strings.Contains(got, "testdata/xdp-two.o, program xdp_zulu (id ") {
+	if got := twoDevices.XDP["server/eth0"]; !strings.Contains(got, "testdata/xdp-two.o, program xdp_zulu (id ") {
 		t.Errorf("two programs: reads back %q, want program xdp_zulu", got)
 	}
 	reaches(t, l, "198.18.0.2")
 	// Someone detaches it mid-sample.
-	devices, err := l.Apply(withXDP)
-	if err != nil {
+	if _, err := l.Apply(withXDP); err != nil {
 		t.Fatal(err)
 	}
-	l.xdp["server/eth0"].close()
-	drift, err := l.Drift(devices)
+	l.appliers["xdp"].(*xdpApplier).attached["server/eth0"].close()
+	drift, err := l.Drift()
 	if err != nil || len(drift) != 1 || !strings.Contains(drift[0], `server/eth0 xdp is "", applied "pass (id `) {
 		t.Errorf("drift %q %v", drift, err)
 	}
-	delete(l.xdp, "server/eth0")
+	delete(l.appliers["xdp"].(*xdpApplier).attached, "server/eth0")
 	if cmds := plan.StateShell(l.Plan.StateSteps(withXDP)); len(cmds) != 1 || !strings.Contains(cmds[0], "link set dev eth0 xdp obj xdp_pass.o sec xdp") {
 		t.Errorf("commands %q", cmds)
 	}
@@ -136,15 +135,14 @@ func TestXDPKept(t *testing.T) {
 	if err := l.Check(s.States); err != nil {
 		t.Fatal(err)
 	}
-	devices, err := l.Apply(s.States[0])
-	if err != nil {
+	if _, err := l.Apply(s.States[0]); err != nil {
 		t.Fatal(err)
 	}
 	pin := filepath.Join(runstate.PinDir(l.ID), "xdp:server:eth0")
 	if _, err := os.Lstat(pin); err != nil {
 		t.Fatalf("the link is not pinned: %v", err)
 	}
-	x := l.xdp["server/eth0"]
+	x := l.appliers["xdp"].(*xdpApplier).attached["server/eth0"]
 	if err := l.Keep(); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +150,7 @@ func TestXDPKept(t *testing.T) {
 		t.Fatal("nsperf still holds the program after Keep")
 	}
 	// Held by the pin alone: read back as the program nsperf attached, traffic passes.
-	if drift, err := l.Drift(devices); err != nil || len(drift) != 0 {
+	if drift, err := l.Drift(); err != nil || len(drift) != 0 {
 		t.Errorf("drift after Keep: %v %v", drift, err)
 	}
 	reaches(t, l, "198.18.0.2")
@@ -202,7 +200,7 @@ func TestXDPKeptRefused(t *testing.T) {
 	if _, err := l.Apply(s.States[0]); !errors.As(err, &capErr) || !strings.Contains(err.Error(), "state xdp: ") || !strings.Contains(err.Error(), "is not a directory in bpffs") {
 		t.Errorf("apply: %v", err)
 	}
-	if got, err := l.readXDP("server/eth0"); got != "" || err != nil {
+	if got, err := l.appliers["xdp"].(*xdpApplier).read(l, "server/eth0"); got != "" || err != nil {
 		t.Errorf("attached after the refusal: %q %v", got, err)
 	}
 }

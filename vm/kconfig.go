@@ -69,22 +69,6 @@ func withLinkKinds(table map[string][]string) map[string][]string {
 	return table
 }
 
-// xdpOptions are what attaching an XDP program needs: the bpf() system call (programs and
-// links) and the JIT that runs it at speed.
-var xdpOptions = []string{"BPF_SYSCALL", "BPF_JIT"}
-
-// usesXDP reports whether a state of s attaches an XDP program.
-func usesXDP(s *scenarios.Scenario) bool {
-	for _, c := range s.Expand() {
-		for _, st := range c.Scenario.States {
-			if len(st.XDP) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // baseOptions are what every run needs whatever its topology: namespaces, IPv4 and IPv6, and
 // the traffic control layer, whose qdiscs the runner reads back on every device.
 var baseOptions = []string{"NET_NS", "INET", "IPV6", "NET_SCHED"}
@@ -177,8 +161,10 @@ func Fragment(ss []*scenarios.Scenario, guest bool) []Option {
 		for _, m := range optional {
 			add("the scenario uses "+m+" when there", true, optionsOf(m)...)
 		}
-		if usesXDP(s) {
-			add("a state attaches an XDP program (BPF system call and links)", false, xdpOptions...)
+		for _, c := range s.Expand() {
+			for _, need := range settingNeeds(c.Scenario) {
+				add(need.Why, false, need.Options...) // a state's settings' besides modules (XDP's bpf())
+			}
 		}
 	}
 	if guest {

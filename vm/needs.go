@@ -49,15 +49,27 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 				add(&optional, m)
 			}
 		}
-		for _, st := range c.Scenario.States {
-			for _, q := range st.Qdiscs {
-				if m := q.Kind().Module; m != "" {
-					add(&optional, m)
-				}
+		// What the states' settings need: a qdisc's module, a congestion control's.
+		for _, need := range settingNeeds(c.Scenario) {
+			for _, m := range need.Modules {
+				add(&optional, m.Name)
 			}
 		}
 	}
 	return required, optional
+}
+
+// settingNeeds are what each setting of each state of a case needs of the kernel.
+func settingNeeds(s *scenarios.Scenario) []scenarios.KernelNeeds {
+	var out []scenarios.KernelNeeds
+	for _, st := range s.States {
+		for _, key := range scenarios.SettingKeys() {
+			if v := st.Settings[key]; v != nil {
+				out = append(out, v.Kernel())
+			}
+		}
+	}
+	return out
 }
 
 // ProbeNeeds are what `nsperf probe` looks at: every device kind it creates, the IP tunnels

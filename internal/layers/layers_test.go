@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,6 +115,30 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
+// goPackage is a package of the module with its production files.
+type goPackage struct {
+	ImportPath, Dir string
+	GoFiles         []string
+}
+
+// goFiles lists the module's packages with their production files (`go list`).
+func goFiles(t *testing.T) []goPackage {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []goPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p goPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
 // namespaceSwitches are the calls that move a thread into another network namespace.
 var namespaceSwitches = map[string][]string{
 	"github.com/vishvananda/netns": {"Set", "Setns"},
@@ -125,20 +150,8 @@ var namespaceSwitches = map[string][]string{
 // wrong namespace. Production code anywhere else that calls netns.Set, unix.Setns or
 // unix.Unshare fails here.
 func TestOnlyNetnsxSwitchesNamespaces(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	files := 0
-	for dec.More() {
-		var p struct {
-			ImportPath, Dir string
-			GoFiles         []string
-		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goFiles(t) {
 		for _, name := range p.GoFiles {
 			files++
 			path := filepath.Join(p.Dir, name)
@@ -324,4 +337,96 @@ func TestNoCommandConstructsAnother(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// TestStateSettingKindsStayInTheirFiles: a state's setting kind (devices, offloads, qdiscs,
+// xdp, sysctls, routes: scenarios.Setting) is named only in its own files,
+// scenarios/setting_*.go and topo/setting_*.go: a production file elsewhere that names a
+// kind's type (scenarios.Sysctls) or asks a state for a kind by its key (Settings.Of("xdp"),
+// Settings["xdp"]) fails here; it walks the registry (scenarios.SettingKinds) instead.
+func TestStateSettingKindsStayInTheirFiles(t *testing.T) {
+	types, keys := map[string]bool{}, map[string]bool{}
+	for _, kind := range scenarios.SettingKinds() {
+		types[reflect.TypeOf(kind).Name()] = true
+		keys[strconv.Quote(kind.Key())] = true
+	}
+	if len(types) < 6 {
+		t.Fatalf("only %d setting kinds registered", len(types))
+	}
+	for _, p := range goFiles(t) {
+		pkg := strings.TrimPrefix(p.ImportPath, module)
+		for _, name := range p.GoFiles {
+			if (pkg == "scenarios" || pkg == "topo") && strings.HasPrefix(name, "setting_") {
+				continue
+			}
+			for _, use := range kindUses(t, filepath.Join(p.Dir, name), pkg == "scenarios", types, keys) {
+				t.Errorf("%s names the setting kind %s outside its files (scenarios/setting_KIND.go, topo/setting_KIND.go): walk scenarios.SettingKinds() instead", use.pos, use.what)
+			}
+		}
+	}
+}
+
+type kindUse struct{ pos, what string }
+
+// kindUses are the places a file names a setting kind: its type (as scenarios.T, or T within
+// package scenarios), or its key as the index of Settings or the argument of Of.
+func kindUses(t *testing.T, path string, inScenarios bool, types, keys map[string]bool) []kindUse {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := ""
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == module+"scenarios" {
+			local = "scenarios"
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+		}
+	}
+	fields := map[*ast.Ident]bool{} // names of fields, not of types: Topology.Sysctls
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			fields[n.Sel] = true
+		case *ast.Field:
+			for _, name := range n.Names {
+				fields[name] = true
+			}
+		case *ast.KeyValueExpr:
+			if k, ok := n.Key.(*ast.Ident); ok {
+				fields[k] = true
+			}
+		}
+		return true
+	})
+	var out []kindUse
+	keyed := func(e ast.Expr) {
+		if lit, ok := e.(*ast.BasicLit); ok && keys[lit.Value] {
+			out = append(out, kindUse{fset.Position(lit.Pos()).String(), lit.Value})
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && local != "" && x.Name == local && types[n.Sel.Name] {
+				out = append(out, kindUse{fset.Position(n.Pos()).String(), n.Sel.Name})
+			}
+		case *ast.Ident:
+			if inScenarios && types[n.Name] && !fields[n] {
+				out = append(out, kindUse{fset.Position(n.Pos()).String(), n.Name})
+			}
+		case *ast.IndexExpr:
+			if sel, ok := n.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Settings" {
+				keyed(n.Index)
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Of" && len(n.Args) == 1 {
+				keyed(n.Args[0])
+			}
+		}
+		return true
+	})
+	return out
 }

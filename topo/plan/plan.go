@@ -76,6 +76,8 @@ const (
 	AddAddress   StepKind = "address"
 	SetUp        StepKind = "up"
 	AddRoute     StepKind = "route" // Step.Route, once every device is up
+	// SetSysctls, per namespace: the topology's sysctls (Step.Sysctls), once built.
+	SetSysctls StepKind = "sysctls"
 )
 
 // The kinds of undo steps: each build step that leaves something behind names one.
@@ -102,15 +104,15 @@ type Step struct {
 	MTU      int
 	Addr     netip.Prefix
 
-	// State steps (see StateSteps).
-	Knobs    scenarios.DeviceSettings    // SetKnobs: what the state sets; the rest is reset
-	Qdisc    *scenarios.Qdisc            // SetQdisc: nil removes nsperf's root qdisc
-	Offloads map[string]scenarios.Switch // SetOffloads: features the state sets
-	Sysctls  map[string]string           // SetSysctls: what the state (or the topology, when built) sets in NS
-	Route    *scenarios.Route            // AddRoute; SetRoute: the route as built
-	// SetRoute: the attributes the state gives the route; nil: as built.
-	RouteAttrs *scenarios.RouteSettings
-	XDP        string // SetXDP: scenarios.XDPPass, an object's path, or "" for none
+	Sysctls map[string]string // SetSysctls: what the topology sets in NS, when built
+	Route   *scenarios.Route  // AddRoute
+
+	// SetSetting (see StateSteps): the kind (its key), the target ("ns", "ns/dev", "ns/to"),
+	// the phase, and the state's value of the kind, nil where the state leaves it out.
+	SettingKey string
+	Target     string
+	Phase      int
+	Setting    scenarios.Setting
 
 	Do   string // the command-line equivalent; state steps may have several lines, or none
 	Undo *Step  // what removes what this step created; nil if nothing
@@ -171,7 +173,7 @@ func New(s *scenarios.Scenario, id RunID, facts Facts) *Plan {
 	// The topology's sysctls, then its routes (a router forwards before anything is sent
 	// through it); both go with their namespace.
 	for _, ns := range slices.Sorted(maps.Keys(s.Topology.Sysctls)) {
-		p.add(Step{Kind: SetSysctls, NS: ns, Sysctls: s.Topology.Sysctls[ns], Do: sysctlShell(p.RunID.Namespace(ns), s.Topology.Sysctls[ns])})
+		p.add(Step{Kind: SetSysctls, NS: ns, Sysctls: s.Topology.Sysctls[ns], Do: scenarios.SysctlCommand(p.RunID.Namespace(ns), s.Topology.Sysctls[ns])})
 	}
 	for i := range s.Topology.Routes {
 		r := &s.Topology.Routes[i]

@@ -67,10 +67,11 @@ func TestPlanQuotesEveryValue(t *testing.T) {
 	s := loadDefault(t)
 	evil := "e$(id>P)"
 	s.Topology.Links[0].Veth.A.Name = evil
-	for ref, ds := range s.States[1].Devices {
+	devices := s.States[1].Settings["devices"].(scenarios.DeviceKnobs)
+	for ref, ds := range devices {
 		if strings.HasPrefix(ref, "client/") {
-			delete(s.States[1].Devices, ref)
-			s.States[1].Devices["client/"+evil] = ds
+			delete(devices, ref)
+			devices["client/"+evil] = ds
 		}
 	}
 	p := New(s, "nsp0000", testFacts)
@@ -111,7 +112,7 @@ func TestStateStepsCoverEveryDevice(t *testing.T) {
 	steps := p.StateSteps(s.States[0])
 	at := map[string]int{}
 	for i, st := range steps {
-		at[string(st.Kind)+" "+st.NS+"/"+st.Dev] = i
+		at[string(st.Kind)+" "+st.SettingKey+" "+st.NS+"/"+st.Dev] = i
 	}
 	var recreated string
 	for _, l := range s.Topology.Links {
@@ -123,15 +124,15 @@ func TestStateStepsCoverEveryDevice(t *testing.T) {
 		t.Fatal("vxlan-lowerdev recreates no device")
 	}
 	for _, ep := range s.Devices() {
-		for _, kind := range []StepKind{SetKnobs, SetQdisc, SetOffloads} {
-			i, ok := at[string(kind)+" "+ep.Ref()]
+		for _, kind := range []string{"devices", "qdiscs", "offloads", "xdp"} {
+			i, ok := at[string(SetSetting)+" "+kind+" "+ep.Ref()]
 			if !ok {
 				t.Errorf("no %s step for %s", kind, ep.Ref())
 			}
-			if ep.Ref() != recreated && i > at[string(Recreate)+" "+recreated] {
+			if ep.Ref() != recreated && i > at[string(Recreate)+"  "+recreated] {
 				t.Errorf("%s of %s after the recreation", kind, ep.Ref())
 			}
-			if ep.Ref() == recreated && i < at[string(Recreate)+" "+recreated] {
+			if ep.Ref() == recreated && i < at[string(Recreate)+"  "+recreated] {
 				t.Errorf("%s of the recreated %s before its recreation", kind, ep.Ref())
 			}
 		}

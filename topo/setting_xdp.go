@@ -18,7 +18,9 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 
@@ -66,27 +68,86 @@ func (x *xdpAttached) close() error {
 	return errors.Join(append(errs, x.release())...)
 }
 
-// applyXDP attaches the XDP program a state asks for to a device, or detaches nsperf's when
+// xdpApplier attaches the XDP program a state sets on a device (scenarios.XDPPrograms), or
+// detaches nsperf's where it sets none.
+type xdpApplier struct {
+	attached map[string]*xdpAttached // XDP programs nsperf attached, by "ns/dev"
+}
+
+func init() {
+	RegisterApplier("xdp", func() SettingApplier { return &xdpApplier{attached: map[string]*xdpAttached{}} })
+}
+
+// Check: in a topology that outlives nsperf, XDP links must be pinned to stay.
+func (a *xdpApplier) Check(l *Live, value scenarios.Setting) []string {
+	x, _ := value.(scenarios.XDPPrograms)
+	if len(x) == 0 || !l.kept {
+		return nil
+	}
+	if _, err := ensurePinDir(l.ID); err != nil {
+		return []string{keptXDPReason(strings.Join(x.Targets(), ", "), err)}
+	}
+	return nil
+}
+
+// Apply: the program attached and read back; the record is what the device reads back, nil
+// for none.
+func (a *xdpApplier) Apply(l *Live, step plan.Step) (any, error) {
+	x, _ := step.Setting.(scenarios.XDPPrograms)
+	want := x[step.Target]
+	if want == "" && a.attached[step.Target] == nil {
+		return nil, nil // nothing attached, nothing asked: no read-back to do
+	}
+	got, err := a.apply(l, step.Target, want)
+	if err != nil || got == "" {
+		return nil, err
+	}
+	return got, nil
+}
+
+// Drift: the program a device has against the one attached.
+func (a *xdpApplier) Drift(l *Live, ref string, record any) ([]string, error) {
+	got, err := a.read(l, ref)
+	if err != nil {
+		return nil, err
+	}
+	if want := record.(string); got != want {
+		return []string{fmt.Sprintf("%s xdp is %q, applied %q", ref, got, want)}, nil
+	}
+	return nil, nil
+}
+
+// Record: the program of each device that has nsperf's, as read back.
+func (a *xdpApplier) Record(rec *results.StateRecord, records map[string]any) {
+	for ref, x := range records {
+		if rec.XDP == nil {
+			rec.XDP = map[string]string{}
+		}
+		rec.XDP[ref] = x.(string)
+	}
+}
+
+// apply attaches the XDP program a state asks for to a device, or detaches nsperf's when
 // it asks for none, and reads back what the device has: "pass (id N, native)". Equivalent:
 // `ip -n NS link set dev DEV xdp obj FILE sec xdp` / `ip -n NS link set dev DEV xdp off`; in a
 // topology kept up, the link is pinned (`ip ... xdp pinned`'s counterpart for a bpf_link:
 // `bpftool link pin`) so that it stays after nsperf exits.
-func (l *Live) applyXDP(ref, want string) (string, error) {
+func (a *xdpApplier) apply(l *Live, ref, want string) (string, error) {
 	ns, dev := splitRef(ref)
-	if have := l.xdp[ref]; have != nil && have.want != want {
+	if have := a.attached[ref]; have != nil && have.want != want {
 		if err := have.close(); err != nil {
 			return "", fmt.Errorf("ip link set dev %s xdp off: %w", ref, err)
 		}
-		delete(l.xdp, ref)
+		delete(a.attached, ref)
 	}
-	if want != "" && l.xdp[ref] == nil {
-		x, err := l.attachXDP(ns, dev, want)
+	if want != "" && a.attached[ref] == nil {
+		x, err := attachXDP(l, ns, dev, want)
 		if err != nil {
 			return "", err
 		}
-		l.xdp[ref] = x
+		a.attached[ref] = x
 	}
-	got, err := l.readXDP(ref)
+	got, err := a.read(l, ref)
 	if err != nil {
 		return "", err
 	}
@@ -98,7 +159,7 @@ func (l *Live) applyXDP(ref, want string) (string, error) {
 
 // attachXDP loads want's program and attaches it to a device with a bpf_link, pinned when
 // the topology is kept up.
-func (l *Live) attachXDP(ns, dev, want string) (*xdpAttached, error) {
+func attachXDP(l *Live, ns, dev, want string) (*xdpAttached, error) {
 	ref := ns + "/" + dev
 	prog, name, err := xdpProgram(want)
 	if err != nil {
@@ -158,15 +219,15 @@ func keptXDPReason(refs string, err error) string {
 // namespace's name has, so no two devices share a pin.
 func xdpPinName(ns, dev string) string { return "xdp:" + ns + ":" + strings.ReplaceAll(dev, ".", ":") }
 
-// readXDP is what XDP program a device has, as `ip -d link show DEV` says it: "" for none.
-func (l *Live) readXDP(ref string) (string, error) {
-	x, err := l.deviceXDP(ref)
+// read is what XDP program a device has, as `ip -d link show DEV` says it: "" for none.
+func (a *xdpApplier) read(l *Live, ref string) (string, error) {
+	x, err := deviceXDP(l, ref)
 	if err != nil || x == nil {
 		return "", err
 	}
 	mode := map[uint32]string{1: "native", 2: "generic", 3: "offload"}[uint32(x.AttachMode)]
 	name := "a program nsperf did not attach"
-	if have := l.xdp[ref]; have != nil && uint32(have.id) == x.ProgId {
+	if have := a.attached[ref]; have != nil && uint32(have.id) == x.ProgId {
 		name = have.want
 		if have.want != scenarios.XDPPass {
 			name = fmt.Sprintf("object %s, program %s", have.want, have.program)
@@ -176,7 +237,7 @@ func (l *Live) readXDP(ref string) (string, error) {
 }
 
 // deviceXDP is the XDP program a device has (`ip -d link show DEV`: "prog/xdp id N"), or nil.
-func (l *Live) deviceXDP(ref string) (*netlink.LinkXdp, error) {
+func deviceXDP(l *Live, ref string) (*netlink.LinkXdp, error) {
 	ns, dev := splitRef(ref)
 	link, err := l.lookup(ns, dev)
 	if err != nil {
@@ -248,12 +309,12 @@ func xdpProgramOrder(path string) ([]string, error) {
 	return out, nil
 }
 
-// closeXDP detaches every program nsperf attached (teardown), pins and all.
-func (l *Live) closeXDP() error {
+// Teardown detaches every program nsperf attached, pins and all.
+func (a *xdpApplier) Teardown(l *Live) error {
 	var errs []error
-	for _, ref := range slices.Sorted(maps.Keys(l.xdp)) {
-		errs = append(errs, l.xdp[ref].close())
-		delete(l.xdp, ref)
+	for _, ref := range slices.Sorted(maps.Keys(a.attached)) {
+		errs = append(errs, a.attached[ref].close())
+		delete(a.attached, ref)
 	}
 	if l.kept {
 		if _, err := removePins(l.ID); err != nil {
@@ -263,12 +324,12 @@ func (l *Live) closeXDP() error {
 	return errors.Join(errs...)
 }
 
-// keepXDP lets go of nsperf's handles on the programs it attached, leaving each to its pin,
-// and reads every device back: a program that went with the handles is an error.
-func (l *Live) keepXDP() error {
+// Keep lets go of nsperf's handles on the programs it attached, leaving each to its pin, and
+// reads every device back: a program that went with the handles is an error.
+func (a *xdpApplier) Keep(l *Live) error {
 	var errs []error
-	for _, ref := range slices.Sorted(maps.Keys(l.xdp)) {
-		x := l.xdp[ref]
+	for _, ref := range slices.Sorted(maps.Keys(a.attached)) {
+		x := a.attached[ref]
 		if x.pin == "" {
 			errs = append(errs, fmt.Errorf("xdp on %s is not pinned: it would go with nsperf", ref))
 			continue
@@ -277,7 +338,7 @@ func (l *Live) keepXDP() error {
 			errs = append(errs, fmt.Errorf("xdp on %s: %w", ref, err))
 			continue
 		}
-		got, err := l.deviceXDP(ref)
+		got, err := deviceXDP(l, ref)
 		switch {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("read back xdp on %s: %w", ref, err))

@@ -12,13 +12,58 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/capability"
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/topo/plan"
 )
 
-// applyQdisc gives a device the root qdisc a state asks for, or takes nsperf's away when the
+// qdiscsApplier attaches the root qdisc a state sets on a device (scenarios.Qdiscs), or takes
+// nsperf's away where it sets none.
+type qdiscsApplier struct {
+	attached map[string]bool // devices with a root qdisc nsperf attached
+}
+
+func init() {
+	RegisterApplier("qdiscs", func() SettingApplier { return &qdiscsApplier{attached: map[string]bool{}} })
+}
+
+// Check: a kernel without the qdisc is the kernel's answer to attaching it.
+func (a *qdiscsApplier) Check(*Live, scenarios.Setting) []string { return nil }
+
+// Apply: the qdisc attached and read back; the record is what the device reads back, nil
+// for none.
+func (a *qdiscsApplier) Apply(l *Live, step plan.Step) (any, error) {
+	q, _ := step.Setting.(scenarios.Qdiscs)
+	got, err := a.apply(l, step.Target, q[step.Target])
+	if err != nil || got == "" {
+		return nil, err
+	}
+	return got, nil
+}
+
+// Drift: a qdisc is not read back while measuring (its counters are).
+func (a *qdiscsApplier) Drift(*Live, string, any) ([]string, error) { return nil, nil }
+
+// Record: the root qdisc of each device that has nsperf's, as read back.
+func (a *qdiscsApplier) Record(rec *results.StateRecord, records map[string]any) {
+	for ref, q := range records {
+		if rec.Qdiscs == nil {
+			rec.Qdiscs = map[string]string{}
+		}
+		rec.Qdiscs[ref] = q.(string)
+	}
+}
+
+// Recreated: a device created anew has no qdisc of nsperf's.
+func (a *qdiscsApplier) Recreated(_ *Live, ref string) error {
+	a.attached[ref] = false
+	return nil
+}
+
+// apply gives a device the root qdisc a state asks for, or takes nsperf's away when the
 // state asks for none (the device's default comes back), and reads back what is attached.
 // Equivalent: `tc qdisc replace dev DEV root fq` / `tc qdisc del dev DEV root`.
-func (l *Live) applyQdisc(ref string, want scenarios.Qdisc) (string, error) {
+func (a *qdiscsApplier) apply(l *Live, ref string, want scenarios.Qdisc) (string, error) {
 	ns, dev := splitRef(ref)
 	var readBack string
 	attach := want.Kind().Name != ""
@@ -39,12 +84,12 @@ func (l *Live) applyQdisc(ref string, want scenarios.Qdisc) (string, error) {
 				}
 				return fmt.Errorf("tc qdisc replace dev %s root %s: %w", ref, want, err)
 			}
-		case l.qdiscs[ref]:
+		case a.attached[ref]:
 			if err := h.QdiscDel(&netlink.GenericQdisc{QdiscAttrs: root, QdiscType: "noqueue"}); err != nil && !errors.Is(err, unix.ENOENT) {
 				return fmt.Errorf("tc qdisc del dev %s root: %w", ref, err)
 			}
 		}
-		l.qdiscs[ref] = attach
+		a.attached[ref] = attach
 		if !attach {
 			return nil
 		}

@@ -13,19 +13,62 @@ import (
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
 )
 
-// applySysctls puts a namespace's sysctls (those any state sets) at the state's values, and
-// the others at their values as built, writing only those that differ, and reads each back.
-// Equivalent: `ip netns exec NS sysctl -w NAME=VALUE`. The first time a sysctl is seen, its
-// value is the one as built: the namespace is nsperf's and new, and goes with the topology,
-// so nothing nsperf writes outlives the run.
-func (l *Live) applySysctls(ns string, set map[string]string) error {
+// sysctlsApplier sets the sysctls a state sets in a namespace (scenarios.Sysctls), and puts
+// those other states set back to their values as built.
+type sysctlsApplier struct {
+	pristine map[string]string // the sysctls any state sets, as built, by "ns/name"
+}
+
+func init() {
+	RegisterApplier("sysctls", func() SettingApplier { return &sysctlsApplier{pristine: map[string]string{}} })
+}
+
+// Check: a sysctl the namespace lacks, a congestion control it cannot take.
+func (a *sysctlsApplier) Check(l *Live, value scenarios.Setting) []string {
+	s, _ := value.(scenarios.Sysctls)
+	var reasons []string
+	for _, ns := range s.Targets() {
+		err := l.Do(ns, func() error {
+			for _, name := range slices.Sorted(maps.Keys(s[ns])) {
+				if _, err := readSysctl(ns, name); err != nil {
+					return err
+				}
+				if name == knobs.CongestionControlSysctl {
+					if problem := congestionControlProblem(ns, s[ns][name]); problem != "" {
+						reasons = append(reasons, problem)
+					}
+				}
+			}
+			return nil
+		})
+		var capErr *capability.Error
+		switch {
+		case errors.As(err, &capErr):
+			reasons = append(reasons, capErr.Reasons...)
+		case err != nil:
+			reasons = append(reasons, err.Error())
+		}
+	}
+	return reasons
+}
+
+// Apply puts a namespace's sysctls (those any state sets) at the state's values, and the
+// others at their values as built, writing only those that differ, and reads each back: the
+// record is the namespace's, by name. Equivalent: `ip netns exec NS sysctl -w NAME=VALUE`.
+// The first time a sysctl is seen, its value is the one as built: the namespace is nsperf's
+// and new, and goes with the topology, so nothing nsperf writes outlives the run.
+func (a *sysctlsApplier) Apply(l *Live, step plan.Step) (any, error) {
+	ns := step.Target
+	s, _ := step.Setting.(scenarios.Sysctls)
+	set := s[ns]
 	got := map[string]string{}
 	err := l.Do(ns, func() error {
-		for _, name := range plan.SysctlNames(l.Plan.Scenario, ns) {
+		for _, name := range sysctlNames(l.Plan.Scenario, ns) {
 			have, err := readSysctl(ns, name)
 			if _, setHere := set[name]; !setHere && errors.Is(err, capability.ErrMissing) {
 				continue // another state's, which this namespace lacks: nothing to reset
@@ -34,12 +77,12 @@ func (l *Live) applySysctls(ns string, set map[string]string) error {
 				return err
 			}
 			key := ns + "/" + name
-			if _, seen := l.pristineSysctls[key]; !seen {
-				l.pristineSysctls[key] = have
+			if _, seen := a.pristine[key]; !seen {
+				a.pristine[key] = have
 			}
 			want, ok := set[name]
 			if !ok {
-				want = l.pristineSysctls[key]
+				want = a.pristine[key]
 			}
 			if have != knobs.SysctlValue(want) {
 				if err := writeSysctl(ns, name, want); err != nil {
@@ -57,10 +100,51 @@ func (l *Live) applySysctls(ns string, set map[string]string) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	l.sysctls[ns] = got
-	return nil
+	return got, nil
+}
+
+// sysctlNames are the sysctls any state of the scenario sets in a namespace: those a state
+// that leaves them out resets.
+func sysctlNames(s *scenarios.Scenario, ns string) []string {
+	names := map[string]bool{}
+	for _, st := range s.States {
+		set, _ := st.Settings.Of("sysctls").(scenarios.Sysctls)
+		for name := range set[ns] {
+			names[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// Drift: which sysctls of a namespace changed since the state was applied.
+func (a *sysctlsApplier) Drift(l *Live, ns string, record any) ([]string, error) {
+	applied := record.(map[string]string)
+	var out []string
+	err := l.Do(ns, func() error {
+		for _, name := range slices.Sorted(maps.Keys(applied)) {
+			have, err := readSysctl(ns, name)
+			if err != nil {
+				return err
+			}
+			if have != applied[name] {
+				out = append(out, fmt.Sprintf("sysctl %s in %s is %q, applied %q", name, ns, have, applied[name]))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Record: the sysctls of each namespace, as read back.
+func (a *sysctlsApplier) Record(rec *results.StateRecord, records map[string]any) {
+	for ns, r := range records {
+		if rec.Sysctls == nil {
+			rec.Sysctls = map[string]map[string]string{}
+		}
+		rec.Sysctls[ns] = maps.Clone(r.(map[string]string))
+	}
 }
 
 // readSysctl reads a sysctl as the kernel prints it, fields separated by one space; the
@@ -140,37 +224,4 @@ func noCongestionControl(name, available string) string {
 func routeCongestionControl(name string) string {
 	available, _ := os.ReadFile(knobs.SysctlPath("net.ipv4.tcp_available_congestion_control"))
 	return noCongestionControl(name, string(available))
-}
-
-// Sysctls are the sysctls of the state applied last, as read back, by namespace and name.
-func (l *Live) Sysctls() map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for ns, m := range l.sysctls {
-		out[ns] = maps.Clone(m)
-	}
-	return out
-}
-
-// sysctlDrift says which sysctls changed since the state was applied.
-func (l *Live) sysctlDrift() ([]string, error) {
-	var out []string
-	for _, ns := range slices.Sorted(maps.Keys(l.sysctls)) {
-		applied := l.sysctls[ns]
-		err := l.Do(ns, func() error {
-			for _, name := range slices.Sorted(maps.Keys(applied)) {
-				have, err := readSysctl(ns, name)
-				if err != nil {
-					return err
-				}
-				if have != applied[name] {
-					out = append(out, fmt.Sprintf("sysctl %s in %s is %q, applied %q", name, ns, have, applied[name]))
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

@@ -1,0 +1,132 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nsperf/nsperf/internal/shellq"
+	"github.com/nsperf/nsperf/knobs"
+)
+
+// DeviceKnobs are the knobs a state sets per device ("ns/dev"), by name (the registry in
+// package knobs): sizes set with `ip link set`, and NAPI's, set in the device's sysfs
+// (threaded, gro_flush_timeout). A knob left out is as the device was created, so that no
+// state inherits values from the state measured before it.
+type DeviceKnobs map[string]DeviceSettings
+
+func init() { registerSetting(func() Setting { return DeviceKnobs{} }) }
+
+// Key implements Setting.
+func (DeviceKnobs) Key() string { return "devices" }
+
+// Scope implements Setting.
+func (DeviceKnobs) Scope() Scope { return DeviceScope }
+
+// Phases implements Setting: the sizes first; the NAPI knobs a state leaves out reset while
+// the device still has the NAPI the state before gave it (GRO or XDP on: the kernel refuses
+// them on a device without, and keeps them for the next it gets); the state's own NAPI knobs
+// last, once the features and XDP that give the NAPI are set.
+func (DeviceKnobs) Phases() []int { return []int{PhaseLimits, PhaseNAPIReset, PhaseNAPI} }
+
+// MayDiffer implements Setting.
+func (DeviceKnobs) MayDiffer() bool { return false }
+
+// Targets implements Setting: the devices.
+func (d DeviceKnobs) Targets() []string { return slices.Sorted(maps.Keys(d)) }
+
+// Kernel implements Setting.
+func (DeviceKnobs) Kernel() KernelNeeds { return KernelNeeds{} }
+
+// Check implements Setting: a device of the topology, each knob in the registry's range.
+func (d DeviceKnobs) Check(c *SettingCheck) {
+	for _, ref := range d.Targets() {
+		ok, ipv6 := c.Device(ref, ref)
+		if !ok {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(d[ref])) {
+			if k, ok := knobs.Lookup(name); ok {
+				if problem := k.Check(d[ref][name], ipv6); problem != "" {
+					c.Problem(ref+"."+name, "%s", problem)
+				}
+			}
+		}
+	}
+}
+
+// Command implements Setting: `ip link set` for the sizes (plain ones, then IPv4 ones, which
+// iproute2 before 6.3 does not know); the device's sysfs files for NAPI's knobs.
+func (d DeviceKnobs) Command(ref string, phase int, sh Shell) string {
+	ns, dev := SplitTarget(ref)
+	ds := d[ref]
+	switch phase {
+	case PhaseLimits:
+		var plain, ipv4 []string
+		for _, k := range knobs.Settable() {
+			if v, set := ds[k.Name]; set && k.Sysfs == "" {
+				kv := fmt.Sprintf("%s %d", k.Name, v)
+				if k.IPv4 {
+					ipv4 = append(ipv4, kv)
+				} else {
+					plain = append(plain, kv)
+				}
+			}
+		}
+		prefix := fmt.Sprintf("ip -n %s link set dev %s", shellq.Word(sh.NS(ns)), shellq.Word(dev))
+		var lines []string
+		if len(plain) > 0 {
+			lines = append(lines, prefix+" "+strings.Join(plain, " "))
+		}
+		if len(ipv4) > 0 {
+			lines = append(lines, prefix+" "+strings.Join(ipv4, " ")+" || echo 'needs iproute2 >= 6.3: nsperf sets it through netlink' >&2")
+		}
+		return strings.Join(lines, "\n")
+	case PhaseNAPI:
+		var lines []string
+		for _, k := range knobs.SysfsKnobs() {
+			if v, set := ds[k.Name]; set {
+				// No iproute2 word for it: the device's file, in the namespace's own sysfs.
+				lines = append(lines, fmt.Sprintf("ip netns exec %s sh -c %s", shellq.Word(sh.NS(ns)),
+					shellq.Word(fmt.Sprintf("echo %d > /sys/class/net/%s/%s", v, dev, k.Sysfs))))
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	return ""
+}
+
+// LimitDevices are the devices ("ns/dev") any state sets a size limit on, sorted.
+func LimitDevices(states []State) []string {
+	var out []string
+	for _, st := range states {
+		d, _ := st.Settings.Of("devices").(DeviceKnobs)
+		for ref, set := range d {
+			for _, k := range knobs.SizeLimits() {
+				if _, ok := set[k]; ok && !slices.Contains(out, ref) {
+					out = append(out, ref)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SysfsDevices are the devices ("ns/dev") whose sysfs knobs (NAPI's) some state sets: their
+// read-back includes those knobs, which cost a mount of the namespace's sysfs.
+func SysfsDevices(s *Scenario) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range s.States {
+		d, _ := st.Settings.Of("devices").(DeviceKnobs)
+		for ref, ds := range d {
+			for _, k := range knobs.SysfsKnobs() {
+				if _, set := ds[k.Name]; set {
+					out[ref] = true
+				}
+			}
+		}
+	}
+	return out
+}

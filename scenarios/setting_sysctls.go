@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/nsperf/nsperf/internal/shellq"
+	"github.com/nsperf/nsperf/knobs"
+)
+
+// Sysctls are network sysctls a state sets per namespace (`ip netns exec NS sysctl -w
+// net.ipv4.tcp_autocorking=0`), key: the scenario's namespace, then the sysctl's name
+// (package knobs says which names). A sysctl some state sets has its value as built in every
+// state that leaves it out.
+type Sysctls map[string]map[string]string
+
+func init() { registerSetting(func() Setting { return Sysctls{} }) }
+
+// Key implements Setting.
+func (Sysctls) Key() string { return "sysctls" }
+
+// Scope implements Setting.
+func (Sysctls) Scope() Scope { return NamespaceScope }
+
+// Phases implements Setting: before the routes, whose congctl may need one.
+func (Sysctls) Phases() []int { return []int{PhaseSysctls} }
+
+// Targets implements Setting: the namespaces.
+func (s Sysctls) Targets() []string { return slices.Sorted(maps.Keys(s)) }
+
+// MayDiffer implements Setting.
+func (Sysctls) MayDiffer() bool { return false }
+
+// Check implements Setting: a namespace of the topology, and names and values package knobs
+// takes.
+func (s Sysctls) Check(c *SettingCheck) {
+	for _, ns := range s.Targets() {
+		if !c.Namespace(ns, ns) {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(s[ns])) {
+			if problem := knobs.CheckSysctl(name, s[ns][name]); problem != "" {
+				c.Problem(ns+"."+name, "%s", problem)
+			}
+		}
+	}
+}
+
+// Command implements Setting: `ip netns exec NS sysctl -q -w NAME=VALUE...`.
+func (s Sysctls) Command(ns string, _ int, sh Shell) string { return SysctlCommand(sh.NS(ns), s[ns]) }
+
+// Kernel implements Setting: the module of a default congestion control it sets.
+func (s Sysctls) Kernel() KernelNeeds {
+	var out KernelNeeds
+	for _, set := range s {
+		if m, ok := congestionModule(set[knobs.CongestionControlSysctl]); ok {
+			out.Modules = append(out.Modules, m)
+		}
+	}
+	return out
+}
+
+// congestionModule is the module of a congestion control, if it has one.
+func congestionModule(name string) (KernelModule, bool) {
+	module, option, ok := CongestionModule(strings.TrimSpace(name))
+	if strings.TrimSpace(name) == "" || !ok {
+		return KernelModule{}, false
+	}
+	return KernelModule{Name: module, Options: []string{option}}, true
+}
+
+// SysctlCommand is `ip netns exec NS sysctl -q -w NAME=VALUE...` for a namespace's full name,
+// "" for none.
+func SysctlCommand(fullNS string, set map[string]string) string {
+	if len(set) == 0 {
+		return ""
+	}
+	args := []string{"ip", "netns", "exec", fullNS, "sysctl", "-q", "-w"}
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		args = append(args, name+"="+set[name])
+	}
+	return shellq.Join(args)
+}
+
+// Toggles implements Toggler: "sysctl NAME" for each it sets.
+func (s Sysctls) Toggles() []string {
+	var out []string
+	for _, set := range s {
+		for name := range set {
+			out = append(out, "sysctl "+name)
+		}
+	}
+	return out
+}
