@@ -134,6 +134,16 @@ const (
 // other escape stays in the text, shown escaped.
 var ansiRe = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
+// figureSpreadRe is a spread written after a figure: "55,885.56 +- 1,782.51 req/s",
+// "18.2 ± 0.3 us", "4.1 +/- 0.2%".
+var figureSpreadRe = regexp.MustCompile(`(\d)\s*(?:±|\+/-|\+-)\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?`)
+
+// dropSpread takes a figure's spread out of a line, so that the unit after it is the figure's
+// and the spread is never read as a figure of its own (`sed -E 's/([0-9]) *(±|\+-) *[0-9.,]+//'`).
+func dropSpread(l string) string {
+	return figureSpreadRe.ReplaceAllString(l, "$1")
+}
+
 // maxLine bounds the line every reader looks at: a message's lines are a screen wide and an
 // unwrapped paragraph is a few thousand bytes; each reader's patterns cost time with a line's
 // length, so a longer line (a dump pasted whole) is said and left out.
@@ -205,7 +215,7 @@ func Read(input string, data []byte) (*Report, error) {
 			l = ansiRe.ReplaceAllString(l, "")
 			// A no-break space (a mail archive's) is a space to every reader here.
 			l = strings.ReplaceAll(l, "\u00a0", " ")
-			text := decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))
+			text := dropSpread(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timePRe.FindStringSubmatch(text)[2]) {
