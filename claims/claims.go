@@ -218,7 +218,7 @@ func Read(input string, data []byte) (*Report, error) {
 			text := dropSpread(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
-					if !strings.HasPrefix(strings.TrimSpace(timed), timePRe.FindStringSubmatch(text)[2]) {
+					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {
 						lines[n-1].text = "" // the name went into the line it names
 					}
 					text = timed
@@ -334,6 +334,11 @@ func isCommand(s string) bool {
 	if !promptRe.MatchString(strings.TrimSpace(s)) && (strings.HasSuffix(t, ":") || proseWordRe.MatchString(t)) {
 		return false // "netperf TCP_RR with the ring set to 512:" is a heading
 	}
+	if w, rest, ok := strings.Cut(t, " "); ok && commandWrappers[w] && promptRe.MatchString(strings.TrimSpace(s)) && rest != "" {
+		// "# time nft -f set.nft", "$ sudo ./bench": a program run under a prompt, timed or
+		// as root, whatever the program is.
+		return true
+	}
 	for _, p := range []string{"netperf ", "./netperf ", "iperf3 ", "ip link set ", "ethtool ", "for i in ", "for f in ", "sockperf ", "xdp-bench ", "super_netperf ",
 		"./super_netperf ", "nstat ", "nstat -n", "perf ", "iperf ", "ping ", "neper ", "tcp_rr ", "tcp_stream ", "udp_rr ", "modprobe ", "echo ", "sysctl ", "tc ", "ip net", "./", "uname"} {
 		if strings.HasPrefix(t, p) {
@@ -353,6 +358,9 @@ func commandText(s string) string {
 	}
 	return strings.TrimSpace(t)
 }
+
+// commandWrappers run the program after them: the shell's time, sudo, CPU and NUMA placement.
+var commandWrappers = map[string]bool{"time": true, "sudo": true, "taskset": true, "numactl": true, "chrt": true, "nice": true, "timeout": true, "env": true}
 
 // proseWordRe: words of a sentence, not of a command line.
 var proseWordRe = regexp.MustCompile(`\s(with|the|and|is|are|of|was|were|this|that)\s`)
@@ -575,20 +583,39 @@ func bannerHeading(l string) string {
 // though it prints no unit: the figure is kept as printed).
 var timePRe = regexp.MustCompile(`^(\s*)(real|user|sys)\s+(\d+\.\d+)\s*$`)
 
+// timeLineRe is the one of timePRe and shellTimeRe that matches l (timePRe where none does).
+func timeLineRe(l string) *regexp.Regexp {
+	if shellTimeRe.MatchString(l) {
+		return shellTimeRe
+	}
+	return timePRe
+}
+
+// shellTimeRe is a line of the shell's own `time` (bash, zsh without -p): "real\t0m4.218s",
+// minutes and seconds, the unit printed.
+var shellTimeRe = regexp.MustCompile(`^(\s*)(real|user|sys)\s+(\d+)m(\d+(?:\.\d+)?)s\s*$`)
+
 // timeP writes time -p's line as a label and its figure, with the name of what was timed
 // where the line above is that name alone ("Adding addresses" over "real 61.20"): the same
 // step timed in each state is one measurement. (user and sys, under real, are side readings
 // of it and keep no name.)
 func timeP(l, above string) string {
 	m := timePRe.FindStringSubmatch(l)
+	unit := ""
+	if sm := shellTimeRe.FindStringSubmatch(l); m == nil && sm != nil {
+		minutes, _ := strconv.ParseFloat(sm[3], 64)
+		seconds, _ := strconv.ParseFloat(sm[4], 64)
+		m = []string{sm[0], sm[1], sm[2], strconv.FormatFloat(minutes*60+seconds, 'f', -1, 64)}
+		unit = " s"
+	}
 	if m == nil {
 		return l
 	}
 	name := strings.TrimSpace(above)
-	if name == "" || len(strings.Fields(name)) > 6 || strings.HasSuffix(name, ":") || timePRe.MatchString(above) || len(readFigures(name).figures) > 0 || strings.Contains(name, ": ") {
+	if name == "" || len(strings.Fields(name)) > 6 || strings.HasSuffix(name, ":") || timeLineRe(above).MatchString(above) || len(readFigures(name).figures) > 0 || strings.Contains(name, ": ") {
 		name = ""
 	}
-	return strings.TrimSpace(m[1]+name+" "+m[2]) + ": " + m[3]
+	return strings.TrimSpace(m[1]+name+" "+m[2]) + ": " + m[3] + unit
 }
 
 // decimalCommaRe is a figure written with a decimal comma before its unit ("35,5 Mpps",

@@ -286,6 +286,13 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 			// ("order0 no cache"), not the side.
 			ls, lrest = "", label
 		}
+		testName := ""
+		if ls != "" && (b.side == "before" || b.side == "after") && ls != b.side && strings.TrimSpace(lrest) != "" && len(siblings) <= 1 {
+			// Under "With this patch:", "baseline rbtree (first field only): 15254954pps":
+			// the heading names the state; a state word inside a longer label names a test,
+			// keyed as the same label under the other heading is (its state words out).
+			ls, testName = "", labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
+		}
 		vs, vkey, variant := labelVariant(siblings, label, ls)
 		sideOfLabel = variant && vs != "?" || ls != ""
 		switch {
@@ -297,6 +304,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 			keyLabel = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
 		default: // a list of variants: the labels are the states
 			side, state = "?", label
+		}
+		if testName != "" {
+			keyLabel = testName
 		}
 	}
 	if side == "" {
