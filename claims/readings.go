@@ -259,6 +259,12 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if rs := namedList(text, l.n, i, b); rs != nil {
 		return rs, nil
 	}
+	if m := pingLossRe.FindStringSubmatch(text); m != nil && b.side != "" {
+		// ping's count line: its loss is the figure; the counts and the time describe the run
+		if v, ok := parseNumber(m[1]); ok {
+			return []reading{{key: b.cond + "|ping|packet loss", metric: "packet_loss", unit: "%", value: v, side: b.side, state: b.state, line: l.n, idx: i, named: true}}, nil
+		}
+	}
 	label, rest := lineLabel(text)
 	if label == "" {
 		label = nameAbove(lines, i)
@@ -581,6 +587,9 @@ func labelVariant(siblings []string, label, ownSide string) (side, key string, o
 var (
 	// rttRe is ping's summary: "rtt min/avg/max/mdev = 0.030/0.041/0.058/0.008 ms".
 	rttRe = regexp.MustCompile(`\b(rtt|round-trip)\s+([a-z]+(?:/[a-z]+)+)\s*=\s*([\d.]+(?:/[\d.]+)+)\s*([a-zµ]+)`)
+	// pingLossRe is ping's count line: "100000 packets transmitted, 99990 received, +6 errors,
+	// 0.01% packet loss, time 34001ms" (iputils; busybox's "0% packet loss" alike).
+	pingLossRe = regexp.MustCompile(`\bpackets transmitted, \d+ (?:packets )?received,.*?\b([\d.]+)% packet loss\b`)
 	// assignRe is "name=value" or "name = value [unit]" as tools print them: neper's
 	// "throughput=41152.34", "latency_p99=0.000062"; sockperf's "avg-latency=5.802",
 	// "percentile 99.000 =    8.193", "<MAX> observation =   41.233" (MAX and MIN are two names).

@@ -108,6 +108,9 @@ func (r *Report) read(lines []line) {
 			// perf stat's banner over its counters: no heading of a state or a condition
 		case headingRe.MatchString(l.text):
 			h := headingRe.FindStringSubmatch(l.text)[1]
+			if phrase := sentenceState(lines, i); phrase != "" {
+				h = phrase // the end of a sentence that names its state further up
+			}
 			ctx.section++
 			ctx.heading(h)
 			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
@@ -179,6 +182,36 @@ func twoLineStates(rs []reading, lines []line) []reading {
 func labelOf(text string) string {
 	label, _ := lineLabel(text)
 	return label
+}
+
+// sentenceStateRe is a phrase that names the patch's state inside a sentence: "before this
+// patch", "after the change", "without this series", "with the fix applied".
+var sentenceStateRe = regexp.MustCompile(`(?i)\b(?:before|after|without|with)\s+(?:this|the)\s+(?:patch|change|series|patchset|fix|commit)\b`)
+
+// sentenceState is the state phrase of the sentence whose end is the heading at lines[i] ("...,
+// before this patch, attaching a program makes the ping" / "lose packets, as shown below:"):
+// the one phrase that names a state in the sentence's lines from the paragraph's start, where
+// the heading's own line names none. "" otherwise.
+func sentenceState(lines []line, i int) string {
+	if side, _, _ := stateOf(headingRe.FindStringSubmatch(lines[i].text)[1]); side != "" {
+		return ""
+	}
+	start := i
+	for start > 0 && i-start < 4 && strings.TrimSpace(lines[start-1].text) != "" && !strings.HasSuffix(strings.TrimSpace(lines[start-1].text), ".") {
+		start--
+	}
+	if start == i {
+		return ""
+	}
+	var text []string
+	for k := start; k <= i; k++ {
+		text = append(text, strings.TrimSpace(lines[k].text))
+	}
+	phrases := sentenceStateRe.FindAllString(strings.Join(text, " "), -1)
+	if len(phrases) != 1 {
+		return ""
+	}
+	return phrases[0]
 }
 
 // mark gives measurements read at the current line their section.
