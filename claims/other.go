@@ -191,8 +191,23 @@ func (r *Report) proseRanges(lines []line) {
 		for _, m := range valueFirstRe.FindAllStringSubmatchIndex(text, -1) {
 			r.valueFirst(text, m, lineOf)
 		}
-		for _, m := range stateLedRe.FindAllStringSubmatchIndex(text, -1) {
-			r.stateLed(text, m, lineOf)
+		for pos := 0; pos < len(text); {
+			// A match that is no pair ("with 800k routes, without this patch ... 410ns")
+			// gives way to one that starts inside it: the next state word on.
+			m := stateLedRe.FindStringSubmatchIndex(text[pos:])
+			if m == nil {
+				break
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += pos
+				}
+			}
+			if r.stateLed(text, m, lineOf) {
+				pos = m[1]
+			} else {
+				pos = m[3]
+			}
 		}
 		for _, m := range downFromRe.FindAllStringSubmatchIndex(text, -1) {
 			r.downFrom(text, m, lineOf)
@@ -311,7 +326,7 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
 // we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s". Between a
 // state's word and its figure no other figure, and no sentence's end.
-var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b)\s*(?:and\s+|but\s+|while\s+)?(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b)\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
 
 // downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from
 // 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps". The
@@ -360,17 +375,18 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) {
 	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), g(2)), proseReading(v2, u2, lineOf(m[6]), g(4)), s1)
 }
 
-// stateLed reads a stateLedRe match: the two states' words must be a contrasting pair.
-func (r *Report) stateLed(text string, m []int, lineOf func(int) int) {
+// stateLed reads a stateLedRe match, and says whether it was a pair: the two states' words
+// must be a contrasting pair and the figures of one unit.
+func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(4))
 	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(5)) {
-		return
+		return false
 	}
 	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(3), "~"))
 	va, ua, ok2 := parseValue(strings.TrimPrefix(g(6), "~"))
 	if !ok1 || !ok2 || ub.norm != ua.norm || ub.kind == "percent" {
-		return
+		return false
 	}
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[6]), state: g(1) + " " + g(2)}
 	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[12]), state: g(4) + " " + g(5)}
@@ -378,6 +394,7 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) {
 		rb, ra = ra, rb
 	}
 	r.addPair([2]reading{rb, ra})
+	return true
 }
 
 // patchNounLeadRe is a clause that starts by naming the change: "this patch", "the series".
