@@ -30,6 +30,7 @@ var (
 	percentLineRe = regexp.MustCompile(`(?i)^\s*(?:percent(?:age)?\s+)?(increase|improvement|gain|decrease|reduction|change)\s*:\s*([-+]?[\d,.]+)\s*%`)
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
 	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
+	fromOrToRe    = regexp.MustCompile(`(?i)\b(?:from|to)\s*~?$`)
 	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(?:faster|higher|more|better)`)
 	directionRe   = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
 	splitCellsRe  = regexp.MustCompile(`\s{2,}|\t+`)
@@ -107,7 +108,10 @@ func (r *Report) proseChanges(par []line) {
 		}
 		return
 	}
-	if m := proseRe.FindStringSubmatchIndex(text); m != nil {
+	for _, m := range proseRe.FindAllStringSubmatchIndex(text, -1) {
+		if fromOrToRe.MatchString(text[m[3]:m[4]]) {
+			continue // "increased from 8.54% to 76.35%": a reading, not the change
+		}
 		v, _ := strconv.ParseFloat(text[m[4]:m[5]], 64)
 		r.addStated(stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4])})
 		return
@@ -152,7 +156,7 @@ func metricOf(u unit) string {
 // The first figure may be followed by its state in words ("from 36 Gbit/s before this patch to
 // 44 Gbit/s"), and the unit may be events counted per second ("from 18.2k to 19.9k
 // transactions per second").
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?)`)
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
 
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
@@ -270,7 +274,7 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 	if !okb {
 		ub = ua
 	}
-	if ub.norm != ua.norm || ua.kind == "percent" {
+	if ub.norm != ua.norm || ua.kind == "percent" && !ofShare(text, m[0]) {
 		return
 	}
 	b, _ := strconv.ParseFloat(g(2), 64)
@@ -282,6 +286,15 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 	ra := rb
 	ra.value, ra.line = round(a*ua.factor), lineOf(m[10])
 	r.addPair([2]reading{rb, ra})
+}
+
+// shareNounRe names a measured share, whose "from X% to Y%" is two readings, not a change
+// stated twice: CPU utilisation, usage, load, loss, idle time.
+var shareNounRe = regexp.MustCompile(`(?i)\b(?:cpu|utili[sz]ation|usage|load|loss|idle|busy|occupancy)\b[^.;]{0,40}$`)
+
+// ofShare: the words just before offset, in its sentence, name a measured share.
+func ofShare(text string, offset int) bool {
+	return shareNounRe.MatchString(text[max(0, offset-60):offset])
 }
 
 // eventsPerSecond writes "transactions per second" as the unit "transactions/s".
