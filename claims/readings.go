@@ -248,24 +248,54 @@ func labelMatch(text string) []string {
 var verdictLineRe = regexp.MustCompile(`\[\s*(?:OK|FAIL|SKIP|PASS|XFAIL|ERROR)\s*\]\s*$`)
 
 func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]reading) {
+	if rs, done := wholeLineReadings(lines, i, b); done {
+		return rs, nil
+	}
+	label, rest := readingLabel(lines, i, b)
+	if p, ok := linePair(label, rest, lines[i].n, i, b); ok {
+		return nil, [][2]reading{p}
+	}
+	ls := labelState(lines, i, b, label)
+	if ls.side == "" {
+		return nil, nil
+	}
+	keyLabel := ls.key
+	mk := func(kind, metric, unitName string, pos int, v float64, shape string) reading {
+		return reading{key: fmt.Sprintf("%s|%s|%s|%s|%d", b.cond, kind, keyLabel, shape, pos), metric: metric, unit: unitName, value: round(v),
+			side: ls.side, state: ls.state, line: lines[i].n, idx: i, named: kind != "v" && kind != "t"}
+	}
+	return figureReadings(lines[i].text, label, rest, ls.fromLabel, b, &keyLabel, mk), nil
+}
+
+// wholeLineReadings reads the lines whose shape says what they are, whatever their label:
+// done with nothing for a dump, a histogram, an iperf3 interval or a selftest's verdict; done
+// with readings for a list of named figures or ping's count line.
+func wholeLineReadings(lines []line, i int, b block) (rs []reading, done bool) {
 	l := lines[i]
 	text := l.text
 	if len(text) > maxReadLine {
-		return nil, nil // a dump, not a line a reader writes a result on
+		return nil, true // a dump, not a line a reader writes a result on
 	}
 	if histogramRe.MatchString(text) || iperf3IntervalRe.MatchString(text) && !iperf3EndRe.MatchString(text) && !wholeRun(lines, i) || verdictLineRe.MatchString(text) {
-		return nil, nil
+		return nil, true
 	}
 	if rs := namedList(text, l.n, i, b); rs != nil {
-		return rs, nil
+		return rs, true
 	}
 	if m := pingLossRe.FindStringSubmatch(text); m != nil && b.side != "" {
 		// ping's count line: its loss is the figure; the counts and the time describe the run
 		if v, ok := parseNumber(m[1]); ok {
-			return []reading{{key: b.cond + "|ping|packet loss", metric: "packet_loss", unit: "%", value: v, side: b.side, state: b.state, line: l.n, idx: i, named: true}}, nil
+			return []reading{{key: b.cond + "|ping|packet loss", metric: "packet_loss", unit: "%", value: v, side: b.side, state: b.state, line: l.n, idx: i, named: true}}, true
 		}
 	}
-	label, rest := lineLabel(text)
+	return nil, false
+}
+
+// readingLabel is the name a line gives its figures and the rest of the line: its label, the
+// name on the line above, or under a state's heading the words before a figure.
+func readingLabel(lines []line, i int, b block) (label, rest string) {
+	text := lines[i].text
+	label, rest = lineLabel(text)
 	if label == "" {
 		label = nameAbove(lines, i)
 	}
@@ -273,96 +303,112 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		// Under a state's heading, "copy mode 1.02": a name and its figure a space apart.
 		label, rest = strings.TrimSpace(m[1]), m[2]
 	}
-	if p, ok := arrowPair(label, rest, l.n, i, b); ok {
-		return nil, [][2]reading{p}
-	}
-	if p, ok := inlineStates(label, rest, l.n, i, b); ok {
-		return nil, [][2]reading{p}
-	}
-	if p, ok := slashStates(label, rest, l.n, i, b); ok {
-		return nil, [][2]reading{p}
-	}
-	side, state, keyLabel := b.side, b.state, ""
-	sideOfLabel := false // the label's words, or its siblings', name its side
-	if label != "" {
-		ls, strong, lrest := stateOf(label)
-		siblings := siblingLabels(lines, i)
-		if ls != "" && !strong && strongSibling(siblings) {
-			// Among states a patch word names ("baseline"), a setting word names a variant
-			// ("order0 no cache"), not the side.
-			ls, lrest = "", label
-		}
-		testName := ""
-		if ls != "" && (b.side == "before" || b.side == "after") && ls != b.side && strings.TrimSpace(lrest) != "" && len(siblings) <= 1 {
-			// Under "With this patch:", "baseline rbtree (first field only): 15254954pps":
-			// the heading names the state; a state word inside a longer label names a test,
-			// keyed as the same label under the other heading is (its state words out).
-			ls, testName = "", labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
-		}
-		vs, vkey, variant := labelVariant(siblings, label, ls)
-		sideOfLabel = variant && vs != "?" || ls != ""
-		switch {
-		case variant:
-			side, state, keyLabel = vs, label, vkey // named by how it differs from its siblings
-		case ls != "":
-			side, state, keyLabel = ls, label, labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
-		case b.side != "":
-			keyLabel = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
-		default: // a list of variants: the labels are the states
-			side, state = "?", label
-		}
-		if testName != "" {
-			keyLabel = testName
+	return label, rest
+}
+
+// linePair is a line that compares its two states itself: an arrow, the states inline, or
+// joined by a slash.
+func linePair(label, rest string, n, i int, b block) ([2]reading, bool) {
+	for _, read := range []func(label, rest string, n, i int, b block) ([2]reading, bool){arrowPair, inlineStates, slashStates} {
+		if p, ok := read(label, rest, n, i, b); ok {
+			return p, true
 		}
 	}
-	if side == "" {
-		return nil, nil
+	return [2]reading{}, false
+}
+
+// lineState is the state of a line's figures and the key of what they measure.
+type lineState struct {
+	side, state, key string
+	fromLabel        bool // the label's words, or its siblings', name its side
+}
+
+// labelState decides a line's state: by its label's words, by how it differs from its
+// siblings, or by the heading's block; a list of variants names its states by its labels.
+func labelState(lines []line, i int, b block, label string) lineState {
+	st := lineState{side: b.side, state: b.state}
+	if label == "" {
+		return st
 	}
-	mk := func(kind, metric, unitName string, pos int, v float64, shape string) reading {
-		return reading{key: fmt.Sprintf("%s|%s|%s|%s|%d", b.cond, kind, keyLabel, shape, pos), metric: metric, unit: unitName, value: round(v),
-			side: side, state: state, line: l.n, idx: i, named: kind != "v" && kind != "t"}
+	ls, strong, lrest := stateOf(label)
+	siblings := siblingLabels(lines, i)
+	if ls != "" && !strong && strongSibling(siblings) {
+		// Among states a patch word names ("baseline"), a setting word names a variant
+		// ("order0 no cache"), not the side.
+		ls, lrest = "", label
 	}
+	testName := ""
+	if ls != "" && (b.side == "before" || b.side == "after") && ls != b.side && strings.TrimSpace(lrest) != "" && len(siblings) <= 1 {
+		// Under "With this patch:", "baseline rbtree (first field only): 15254954pps":
+		// the heading names the state; a state word inside a longer label names a test,
+		// keyed as the same label under the other heading is (its state words out).
+		ls, testName = "", labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
+	}
+	vs, vkey, variant := labelVariant(siblings, label, ls)
+	st.fromLabel = variant && vs != "?" || ls != ""
+	switch {
+	case variant:
+		st.side, st.state, st.key = vs, label, vkey // named by how it differs from its siblings
+	case ls != "":
+		st.side, st.state, st.key = ls, label, labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
+	case b.side != "":
+		st.key = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
+	default: // a list of variants: the labels are the states
+		st.side, st.state = "?", label
+	}
+	if testName != "" {
+		st.key = testName
+	}
+	return st
+}
+
+// figureReadings reads a line's figures once its state is known: perf stat's counter, figures
+// with units, a tool's name=value, a label's unit over a bare figure, a state's runs in a row,
+// or the named figures of a line without a label. keyLabel is what mk keys by; a reader that
+// names the figure itself sets it.
+func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabel *string, mk func(kind, metric, unitName string, pos int, v float64, shape string) reading) []reading {
 	if m := perfStatRe.FindStringSubmatch(text); m != nil && label == "" {
 		// perf stat's "65,945.29 msec task-clock  # ...": the event names the figure.
 		if v, ok := parseNumber(m[1]); ok {
-			keyLabel = m[2]
+			*keyLabel = m[2]
 			u := "count"
 			if strings.Contains(text, " msec ") {
 				u, v = "us", v*1e3
 			}
-			return []reading{mk("c", m[2], u, 0, v, "")}, nil
+			return []reading{mk("c", m[2], u, 0, v, "")}
 		}
 	}
 	sh := readFigures(trimAnnotations(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), "")))
+	var rs []reading
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
-		return nil, nil
+		return nil
 	} else if len(ms) > 0 {
 		for k, f := range ms {
 			rs = append(rs, mk("v", metricOf(f.unit), f.unit.norm, k, f.value, sh.shape))
 		}
-		return rs, nil
+		return rs
 	}
 	if got := assignments(text, mk); len(got) > 0 {
-		return got, nil
+		return got
 	}
 	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
 		if u, ok := labelUnit(label); ok {
 			// "Requests/sec: 184233.41", "throughput (Gbps): 9.4": the label's unit
-			return []reading{mk("v", metricOf(u), u.norm, 0, sh.figures[0].value*u.factor, "#"+u.norm)}, nil
+			return []reading{mk("v", metricOf(u), u.norm, 0, sh.figures[0].value*u.factor, "#"+u.norm)}
 		}
-		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}, nil
+		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}
 	}
 	if runs := runsInARow(label, trimAnnotations(rest), sideOfLabel); runs != nil {
 		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side
 		for _, v := range runs {
 			rs = append(rs, mk("v", "", "", 0, v, "#"))
 		}
-		return rs, nil
+		return rs
 	}
 	if label != "" {
-		return nil, nil
+		return nil
 	}
-	return namedReadings(text, b, mk, &keyLabel), nil
+	return namedReadings(text, b, mk, keyLabel)
 }
 
 var (

@@ -48,8 +48,30 @@ func toolOutput(lines []line, i int, ctx context) ([]measurement, int, string) {
 // generic reader: headings and labels name states and blocks, lines give readings, tables
 // and arrows give claims of their own.
 func (r *Report) read(lines []line) {
-	var ms []measurement
-	var rs []reading
+	ms, rs := r.scan(lines)
+	rs = dropProfiles(rs, lines)
+	rs = twoLineStates(rs, lines)
+	r.Setup = setupWords(lines)
+	r.OtherTools = toolsNamed(lines)
+	r.paragraphChanges(lines)
+	r.pair(ms, lines)
+	r.pairReadings(rs, lines)
+	r.proseRanges(lines)
+	r.settle()
+	r.unreadTables()
+	sortClaims(r.Claims)
+	r.attachStated()
+	if r.droppedClaims > 0 || r.droppedUnparsed > 0 || r.droppedFigures > 0 {
+		r.Unparsed = append(r.Unparsed, Unparsed{Lines: []int{}, Reason: fmt.Sprintf(
+			"the input goes on past what a report keeps (%d claims, %d figures, %d blocks not read): %d more claims or table rows, %d more figures and %d more blocks are left out; a commit message's benchmark has far fewer",
+			MaxClaims, maxFigures, maxUnparsed, r.droppedClaims, r.droppedFigures, r.droppedUnparsed)})
+	}
+}
+
+// scan goes through the lines once: tools' outputs by their grammars, commands, headings and
+// titles into the context, and every other line to the generic reader. It returns the tools'
+// measurements and the generic readings, to be paired.
+func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 	ctx := context{conditions: map[string]string{}}
 	ctx.decide = func(a, b string) (aBefore, ok bool) {
 		runs := []*sideRun{{side: "?", state: a}, {side: "?", state: b}}
@@ -69,6 +91,10 @@ func (r *Report) read(lines []line) {
 			i = next - 1
 			continue
 		}
+		if next, ok := r.netperfBlock(lines, i, &ctx, &ms); ok {
+			i = next - 1
+			continue
+		}
 		switch {
 		case strings.TrimSpace(l.text) == "" || separatorRe.MatchString(l.text) && !strings.Contains(l.text, "|"):
 		case unameRe.MatchString(l.text):
@@ -77,28 +103,12 @@ func (r *Report) read(lines []line) {
 			}
 		case isCommand(l.text):
 			for i+1 < len(lines) && (strings.HasSuffix(strings.TrimSpace(lines[i].text), "\\") || optionLineRe.MatchString(lines[i+1].text)) {
-				// a command wrapped over lines: "netperf -t TCP_RR \" / "  -- -O ...", or
+				// a command wrapped over lines: "netperf -t TCP_RR \\" / "  -- -O ...", or
 				// without the backslash, its options indented on the next line
 				lines[i+1].text = strings.TrimSuffix(strings.TrimSpace(lines[i].text), "\\") + " " + strings.TrimSpace(lines[i+1].text)
 				i++
 			}
 			r.command(&ctx, lines, i)
-		case netperfBannerRe.MatchString(l.text) && selectorRe.MatchString(ctx.command):
-			// -O/-o output: the banner and the selectors' header rows, then the value rows.
-			j := i + 1
-			for j < len(lines) && j < i+8 && !isSelectorRow(lines[j].text, ctx.command) {
-				j++
-			}
-			i = j - 1
-		case netperfBannerRe.MatchString(l.text):
-			m, next, why := netperfClassic(lines, i, ctx)
-			if why != "" {
-				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
-			} else {
-				ms = keep(r, ms, ctx.mark(m))
-				ctx.named = ctx.named && len(m) == 0
-			}
-			i = next - 1
 		case verdictLineRe.MatchString(l.text):
 			// A selftest's case ("  net,port   28s   [ OK ]"): the lines under it are its
 			// results, keyed by its name.
@@ -106,21 +116,7 @@ func (r *Report) read(lines []line) {
 			ctx.blk.cond = labelKey(name)
 		case perfStatBannerRe.MatchString(l.text):
 			// perf stat's banner over its counters: no heading of a state or a condition
-		case headingRe.MatchString(l.text):
-			h := headingRe.FindStringSubmatch(l.text)[1]
-			if phrase := sentenceState(lines, i); phrase != "" {
-				h = phrase // the end of a sentence that names its state further up
-			}
-			ctx.section++
-			ctx.heading(h)
-			ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
-		case isSetupLine(lines, i) && !tableHeader(lines, i, ctx):
-			ctx.section++
-			ctx.blk.cond = labelKey(labelMatch(l.text)[1])
-			ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
-		case isTitle(lines, i) && !tableHeader(lines, i, ctx):
-			ctx.section++
-			ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
+		case r.structure(lines, i, &ctx, repeated):
 		default:
 			i = r.generic(lines, i, ctx, &ms, &rs, &skipTo)
 			if side, state, ok := stateLine(lines, i); ok {
@@ -130,23 +126,57 @@ func (r *Report) read(lines []line) {
 			}
 		}
 	}
-	rs = dropProfiles(rs, lines)
-	rs = twoLineStates(rs, lines)
-	r.Setup = setupWords(lines)
-	r.OtherTools = toolsNamed(lines)
-	r.paragraphChanges(lines)
-	r.pair(ms, lines)
-	r.pairReadings(rs, lines)
-	r.proseRanges(lines)
-	r.settle()
-	r.unreadTables()
-	sortClaims(r.Claims)
-	r.attachStated()
-	if r.droppedClaims > 0 || r.droppedUnparsed > 0 || r.droppedFigures > 0 {
-		r.Unparsed = append(r.Unparsed, Unparsed{Lines: []int{}, Reason: fmt.Sprintf(
-			"the input goes on past what a report keeps (%d claims, %d figures, %d blocks not read): %d more claims or table rows, %d more figures and %d more blocks are left out; a commit message's benchmark has far fewer",
-			MaxClaims, maxFigures, maxUnparsed, r.droppedClaims, r.droppedFigures, r.droppedUnparsed)})
+	return ms, rs
+}
+
+// netperfBlock reads netperf's output at lines[i] that depends on the command above it: -O/-o
+// output (its banner and header rows skipped, the value rows read as the command's), or a
+// classic block. next is past what it took; ok is false where no netperf banner starts.
+func (r *Report) netperfBlock(lines []line, i int, ctx *context, ms *[]measurement) (next int, ok bool) {
+	if !netperfBannerRe.MatchString(lines[i].text) {
+		return i, false
 	}
+	if selectorRe.MatchString(ctx.command) {
+		j := i + 1
+		for j < len(lines) && j < i+8 && !isSelectorRow(lines[j].text, ctx.command) {
+			j++
+		}
+		return j, true
+	}
+	m, next, why := netperfClassic(lines, i, *ctx)
+	if why != "" {
+		r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
+	} else {
+		*ms = keep(r, *ms, ctx.mark(m))
+		ctx.named = ctx.named && len(m) == 0
+	}
+	return next, true
+}
+
+// structure takes a line that shapes the text, a heading, a setup's line or a title, into the
+// context; false for any other line.
+func (r *Report) structure(lines []line, i int, ctx *context, repeated map[string][]int) bool {
+	l := lines[i]
+	switch {
+	case headingRe.MatchString(l.text):
+		h := headingRe.FindStringSubmatch(l.text)[1]
+		if phrase := sentenceState(lines, i); phrase != "" {
+			h = phrase // the end of a sentence that names its state further up
+		}
+		ctx.section++
+		ctx.heading(h)
+		ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
+	case isSetupLine(lines, i) && !tableHeader(lines, i, *ctx):
+		ctx.section++
+		ctx.blk.cond = labelKey(labelMatch(l.text)[1])
+		ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
+	case isTitle(lines, i) && !tableHeader(lines, i, *ctx):
+		ctx.section++
+		ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
+	default:
+		return false
+	}
+	return true
 }
 
 // twoLineStates gives one key to a paragraph of two labelled figures, one line a state before

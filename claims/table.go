@@ -591,17 +591,16 @@ func isUnit(s string) bool {
 // "Gain", "%".
 var changeColumnRe = regexp.MustCompile(`(?i)^(?:change|delta|diff(?:erence)?|gain|improvement|speedup|ratio|Δ|%|\+/-)\s*(?:\(?%\)?)?$`)
 
-// tableClaims pairs the states of a table: its rows when their labels name states, else
-// its columns.
-func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
-	var labels []string
+// stateCandidates are the names of a table that may be its states: the rows' labels but a
+// stated change's row, the columns but a CV or a change column; cvCol is the CV column, -1
+// without one.
+func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string, cvCol int) {
 	for _, r := range rows {
 		if !statedRowRe.MatchString(r.label) {
 			labels = append(labels, r.label)
 		}
 	}
-	var valueCols []string
-	cvCol := -1
+	cvCol = -1
 	for k, c := range cols {
 		if strings.HasPrefix(strings.ToUpper(c), "CV") {
 			cvCol = k
@@ -612,6 +611,13 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 		}
 		valueCols = append(valueCols, c)
 	}
+	return labels, valueCols, cvCol
+}
+
+// tableClaims pairs the states of a table: its rows when their labels name states, else
+// its columns.
+func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
+	labels, valueCols, cvCol := stateCandidates(cols, rows)
 	if runsDown(rows) {
 		// Runs down the rows and states across ("run1", "run2", "avg" under "base  patched"):
 		// the table read the other way round, each state a series of runs.
