@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // pair makes claims of the measurements: a before and an after of one tool, metric and
@@ -12,12 +14,16 @@ import (
 // other is unparsed. Stated changes attach to the claims of their family, or to the only
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
-	type key struct{ tool, metric, quantity, conds string }
+	type key struct{ tool, metric, quantity, conds, command string }
+	byCommand := commandsTell(ms)
 	series := map[key][]*measurement{}
 	var order []key
 	for i := range ms {
 		m := &ms[i]
-		k := key{m.tool, m.metric, m.quantity, conditionKey(m.conditions)}
+		k := key{m.tool, m.metric, m.quantity, conditionKey(m.conditions), ""}
+		if byCommand[k.tool+"|"+k.metric+"|"+k.conds] {
+			k.command = strings.Join(strings.Fields(m.command), " ")
+		}
 		list := series[k]
 		if len(list) == 0 {
 			order = append(order, k)
@@ -35,6 +41,14 @@ func (r *Report) pair(ms []measurement, lines []line) {
 	}
 	for _, k := range order {
 		list := series[k]
+		if befores, afters, ok := statedInTurn(list); ok {
+			// The same measurements under each state's heading, in the same order: the k-th
+			// before with the k-th after, never two of one state.
+			for n := range befores {
+				r.addClaims(newClaim(befores[n], afters[n]))
+			}
+			continue
+		}
 		for len(list) >= 2 {
 			// The first is before unless the words say otherwise: an after printed first
 			// (a heading with the series above one without it) pairs with the before that follows.
@@ -51,6 +65,46 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			r.addUnparsed(Unparsed{Lines: list[0].lines, Reason: "a " + list[0].metric + " measurement without a second to compare it with"})
 		}
 	}
+}
+
+// statedInTurn splits series that every state names, as many before as after, two or more
+// of each: the runs of several settings under a "Before:" heading, then under "After:".
+func statedInTurn(list []*measurement) (befores, afters []*measurement, ok bool) {
+	for _, m := range list {
+		switch m.state {
+		case "before":
+			befores = append(befores, m)
+		case "after":
+			afters = append(afters, m)
+		default:
+			return nil, nil, false
+		}
+	}
+	return befores, afters, len(befores) >= 2 && len(befores) == len(afters)
+}
+
+// commandsTell says, by tool, metric and conditions, where one state shows two or more
+// different commands (netperf pinned to two CPUs under "Before:", then the same two under
+// "After:"): the command is then what a measurement is of, and the same command in the other
+// state is its other side. A state with one command leaves pairing to the order.
+func commandsTell(ms []measurement) map[string]bool {
+	commands := map[string]map[string]bool{} // key|state -> commands
+	out := map[string]bool{}
+	for _, m := range ms {
+		if m.command == "" {
+			continue
+		}
+		k := m.tool + "|" + m.metric + "|" + conditionKey(m.conditions)
+		ks := k + "|" + m.state + "|" + strconv.Itoa(m.section)
+		if commands[ks] == nil {
+			commands[ks] = map[string]bool{}
+		}
+		commands[ks][strings.Join(strings.Fields(m.command), " ")] = true
+		if len(commands[ks]) > 1 && m.state != "" {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // sortClaims orders claims by their first line.
