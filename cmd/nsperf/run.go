@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nsperf/nsperf/internal/safefile"
-	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
@@ -26,20 +25,19 @@ import (
 
 // runFlags are the flags of nsperf run.
 type runFlags struct {
-	opt                runner.Options
-	ov                 scenarios.Overrides
-	format, junit, db  string
-	noHistory, inGuest bool
-	noCount            bool                 // --no-count: no counting pass of the patch's functions
-	table              results.TableOptions // --side-metrics
-	minChange          float64
-	runs               string
-	labels             []string
-	vf                 vmFlags
-	idleWait           time.Duration
-	bisect             bool
-	gateDir            string // in a guest of an A/B run: where it waits for its turn (GuestRequest)
-	patch              patchFlags
+	opt               runner.Options
+	ov                scenarios.Overrides
+	format, junit, db string
+	noHistory         bool
+	noCount           bool                 // --no-count: no counting pass of the patch's functions
+	table             results.TableOptions // --side-metrics
+	minChange         float64
+	runs              string
+	labels            []string
+	vf                vmFlags
+	idleWait          time.Duration
+	bisect            bool
+	patch             patchFlags
 }
 
 func runCmd() *cobra.Command {
@@ -65,20 +63,28 @@ func runCmd() *cobra.Command {
 }
 
 // execute carries the plan out, writes what the run produced (the table on stdout) and
-// returns the result and the error that decides the exit status: the run's, else a failed
-// expectation.
+// returns the result and the error that decides the exit status (conclude).
 func (rf *runFlags) execute(stdout, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	if err := requireRoot(); err != nil {
 		return nil, err
 	}
-	if p.Run.VirtualTime {
-		defer waitlimit.OnVirtualClock()()
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := signalled()
 	defer stop()
 	r, err := rf.measure(ctx, stderr, p)
+	return conclude(stderr, p, r, err, func(r *results.Result, err error) error { return rf.emit(stdout, stderr, p, r, err) })
+}
+
+// signalled is a context that SIGINT and SIGTERM end: the run stops and removes what it built.
+func signalled() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+}
+
+// conclude is what follows a plan carried out (run's or a guest's): the result emitted, the
+// notes said, and the error that decides the exit status: the run's, else a failed
+// expectation.
+func conclude(stderr io.Writer, p kernels.Plan, r *results.Result, err error, emit func(*results.Result, error) error) (*results.Result, error) {
 	if r != nil {
-		err = errors.Join(err, rf.emit(stdout, stderr, p, r, err))
+		err = errors.Join(err, emit(r, err))
 	}
 	if errors.Is(err, context.Canceled) && !inGuests(p) {
 		return r, fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
@@ -236,15 +242,10 @@ func (rf *runFlags) scenario(flags *pflag.FlagSet, arg string, guests bool) (*sc
 func (rf *runFlags) measure(ctx context.Context, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	s := p.Scenario
 	p.Run.Progress = stderr
-	if !rf.inGuest {
-		fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), about %s of measuring\n",
-			s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
-		if why := s.Undecidable(); why != "" {
-			fmt.Fprintln(stderr, "warning: "+why)
-		}
-	}
-	if rf.gateDir != "" {
-		p.Run.BeforeRound = vm.GuestGate(ctx, rf.gateDir)
+	fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), about %s of measuring\n",
+		s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
+	if why := s.Undecidable(); why != "" {
+		fmt.Fprintln(stderr, "warning: "+why)
 	}
 	return kernels.Execute(ctx, p)
 }
@@ -266,7 +267,6 @@ func (rf *runFlags) emit(stdout, stderr io.Writer, p kernels.Plan, r *results.Re
 	errs = append(errs, render.WriteResult(table, r, rf.format, rf.table))
 	stored := ""
 	switch {
-	case rf.inGuest: // the host says where it stores the result
 	case rf.opt.Out == "-":
 		fmt.Fprintf(stderr, "result: stdout (journal: %s)\n", runner.JournalPath(rf.opt, s, r.RunID))
 	case errors.Is(runErr, runner.ErrNotStored):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"time"
 
 	"github.com/nsperf/nsperf/coverage"
@@ -186,7 +185,7 @@ func (p *Plan) build(ctx context.Context) ([]*results.KernelBuild, error) {
 }
 
 // inGuests prepares the kernels (labels, module trees), checks their configs against the
-// scenario before anything boots, and measures in a guest on each (Run).
+// scenario before anything boots, and measures in a guest on each (runGuests).
 func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*results.Result, error) {
 	ks, cleanup, err := Prepare(p.Kernels)
 	if err != nil {
@@ -196,18 +195,12 @@ func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*res
 	if err := CheckConfigs(p.Kernels.Kernels, ks, p.Scenario, progressOf(p.Run)); err != nil {
 		return nil, err
 	}
-	o := p.VM
-	o.Kernels = ks
-	if o.CPUs == 0 {
-		o.CPUs = vm.PinnedCPUs(p.Scenario)
+	p.VM.Kernels = ks
+	if p.VM.CPUs == 0 {
+		p.VM.CPUs = vm.PinnedCPUs(p.Scenario)
 	}
-	o.Required, o.Optional = vm.Needs(p.Scenario)
-	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds, Count: p.Count, CountTruncated: p.CountTruncated, Trace: p.Trace,
-		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit, Built: p.Run.Built}}
-	if st, err := os.Stat(p.ScenarioArg); err == nil && st.Mode().IsRegular() {
-		k.ScenarioFile = true
-	}
-	return Run(ctx, p.Scenario, p.Run, k)
+	p.VM.Required, p.VM.Optional = vm.Needs(p.Scenario)
+	return p.runGuests(ctx, builds)
 }
 
 // Probe boots the one kernel of req with every module the probe looks at loaded (where the
