@@ -1,7 +1,9 @@
 // Package reproduce sets the benchmark claims of a message beside what nsperf measured of
-// them: which scenario measures a message (Choose), what a scenario offers its claims
+// them: whether anything of a message can be measured here (Read), which scenario measures it
+// (Choose, or a scenario drafted from its claims: Draft), what a scenario offers its claims
 // (Facts), the claims attached to the run's result (Attach) and the table of claimed beside
-// measured (Report). Pure: the command reads the message, runs the plan and prints.
+// measured (Report). Pure: package measuring makes the run's plan, the command runs it and
+// prints.
 package reproduce
 
 import (

@@ -12,7 +12,6 @@ import (
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/runner/kernels"
-	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
 
@@ -104,25 +103,8 @@ func planCoverage(flags *pflag.FlagSet, stderr io.Writer, args []string, out str
 			return job, nil, usageError{fmt.Errorf("--out: %w", err)}
 		}
 	}
-	if len(args) == 0 {
-		shipped, err := scenarios.Shipped()
-		if err != nil {
-			return job, nil, err
-		}
-		for _, s := range shipped {
-			args = append(args, s.Name)
-		}
-	}
-	for _, arg := range args {
-		s, err := loadGuestScenario(arg, vf.cpus)
-		if err != nil {
-			return job, nil, err
-		}
-		if err := coverage.Schedule.Apply(s); err != nil {
-			return job, nil, usageError{fmt.Errorf("%s: %w", arg, err)}
-		}
-		job.Args = append(job.Args, arg)
-		job.Scenarios = append(job.Scenarios, s)
+	if job, err = kernels.CoverageOf(args, vf.cpus); err != nil {
+		return job, nil, err
 	}
 	if vf.accel == "" || vf.accel == "auto" {
 		vf.accel = vm.AccelTCG // virtual time: the trace's cost cannot time a guest's waits out

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/nsperf/nsperf/coverage"
+	"github.com/nsperf/nsperf/internal/inputerr"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
@@ -26,6 +27,34 @@ type CoverageRun struct {
 	VM        vm.Options            // without the kernel: the default one, fetched by Measure
 	Machine   machine.Machine
 	Progress  io.Writer
+}
+
+// CoverageOf is the coverage run of the scenarios named (a name or a file; none: every
+// shipped one), each loaded for a guest of vmCPUs (0: as many as it pins) with
+// coverage.Schedule: every argument checked before anything is fetched.
+func CoverageOf(args []string, vmCPUs int) (CoverageRun, error) {
+	var c CoverageRun
+	if len(args) == 0 {
+		shipped, err := scenarios.Shipped()
+		if err != nil {
+			return c, err
+		}
+		for _, s := range shipped {
+			args = append(args, s.Name)
+		}
+	}
+	for _, arg := range args {
+		s, err := loadScenario(arg, vmCPUs)
+		if err != nil {
+			return c, err
+		}
+		if err := coverage.Schedule.Apply(s); err != nil {
+			return c, inputerr.Error{Err: fmt.Errorf("%s: %w", arg, err)}
+		}
+		c.Args = append(c.Args, arg)
+		c.Scenarios = append(c.Scenarios, s)
+	}
+	return c, nil
 }
 
 // Measure fetches the default kernel and its source (once, into the kernel cache), traces
