@@ -328,3 +328,29 @@ func TestChooseWholeWordsAndTies(t *testing.T) {
 		t.Errorf("a tie of unequal scenarios: %s (%s) %v", name, why, err)
 	}
 }
+
+// TestScoredTerms: each term of the table scores what it names and says why: the merge
+// message (no diff, netperf TCP_RR 80000/80000 in trans/s) against big-tcp-rr and the OVS
+// patch against ovs-internal-tso, whose traffic runs the patched function.
+func TestScoredTerms(t *testing.T) {
+	for _, tc := range []struct {
+		file, scenario string
+		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit
+	}{
+		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2}},
+		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2}},
+	} {
+		rep, series, _ := read(t, tc.file)
+		s, err := scenarios.Load(tc.scenario, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := wantedBy(rep, series)
+		for i, term := range scoredTerms {
+			points, reason := term(s, w)
+			if points != tc.want[i] || (points > 0) != (reason != "") {
+				t.Errorf("%s, term %d: %d points (%q), want %d", tc.scenario, i, points, reason, tc.want[i])
+			}
+		}
+	}
+}
