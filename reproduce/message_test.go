@@ -50,10 +50,9 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// TestExplain: an input a patch's build cannot use is a patch not reproducible here, with the
-// scenario that models it; any other error, or one of a message without a diff, is the run's.
-func TestExplain(t *testing.T) {
-	file := "../patches/testdata/ovs-internal-port-tso-v2.mbox"
+// readMessage reads a message that can be measured.
+func readMessage(t *testing.T, file string) *Message {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +61,13 @@ func TestExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// TestExplain: an input a patch's build cannot use is a patch not reproducible here, with the
+// scenario that models it; any other error, or one of a message without a diff, is the run's.
+func TestExplain(t *testing.T) {
+	m := readMessage(t, "../patches/testdata/ovs-internal-port-tso-v2.mbox")
 	input := inputerr.Error{Err: errors.New("net/openvswitch/x.c: not in the source")}
 	if err := m.Explain(input, "ovs-internal-tso"); !errors.Is(err, capability.ErrMissing) || !strings.Contains(err.Error(), "not in the source\n") || !strings.HasSuffix(err.Error(), "nsperf run ovs-internal-tso") {
 		t.Errorf("a patch that does not build here: %v", err)
@@ -80,14 +86,7 @@ func TestExplain(t *testing.T) {
 // shipped one; WriteDraft writes its draft once and never over a file.
 func TestScenarioAndDrafts(t *testing.T) {
 	file := "../claims/testdata/big-tcp-merge.txt"
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Read(file, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := readMessage(t, file)
 	out := ""
 	if name, why, err := m.Scenario("my.yaml", &out); name != "my.yaml" || why != "--scenario" || err != nil || out != "" {
 		t.Errorf("given: %s (%s) %v, out %q", name, why, err, out)
