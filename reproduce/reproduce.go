@@ -406,6 +406,42 @@ func (rr Report) Outcomes() (contradicted, undecided []string) {
 	return contradicted, undecided
 }
 
+// What the claims' outcomes decide of a reproduction (Verdict).
+const (
+	Reproduced   = "reproduced"   // every claim measured was reproduced
+	NotMeasured  = "not measured" // no claim could be set beside a measurement here
+	Contradicted = "contradicted" // some claim was contradicted
+	Undecided    = "undecided"    // some claim was undecided, none contradicted
+)
+
+// Verdict is what the claims' outcomes decide of the reproduction, and why: the reason no
+// claim was measured (a patch whose code did not run, else each claim's own), or the claims
+// contradicted or undecided.
+func (rr Report) Verdict() (verdict, why string) {
+	contradicted, undecided := rr.Outcomes()
+	measured, notExercised := 0, ""
+	for _, ch := range rr.Result.Reproduction.Claims {
+		switch ch.Outcome {
+		case results.NotExercised:
+			notExercised = ch.Reason
+		case results.NotReproducible:
+		default:
+			measured++
+		}
+	}
+	switch {
+	case measured == 0 && notExercised != "":
+		return NotMeasured, notExercised
+	case measured == 0:
+		return NotMeasured, "none of the claims can be set beside a measurement here (see each claim's reason)"
+	case len(contradicted) > 0:
+		return Contradicted, "claim(s) " + strings.Join(contradicted, ", ") + " contradicted"
+	case len(undecided) > 0:
+		return Undecided, "claim(s) " + strings.Join(undecided, ", ") + " undecided"
+	}
+	return Reproduced, ""
+}
+
 // DraftFor says why a message's toggles need a scenario drafted from them rather than a
 // shipped one: they set sysctls or attach root qdiscs that no shipped scenario's states set (a sysctl toggled
 // between the message's runs is the change measured, and a shipped scenario's own states

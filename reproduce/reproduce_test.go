@@ -354,3 +354,30 @@ func TestScoredTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdict: the claims' outcomes decide a reproduction: a contradicted claim over an
+// undecided one, an undecided one over the reproduced; with no claim measured, why not (a
+// patch's code that did not run first).
+func TestVerdict(t *testing.T) {
+	report := func(outcomes ...string) Report {
+		rp := &results.Reproduction{}
+		for i, o := range outcomes {
+			rp.Claims = append(rp.Claims, results.ClaimCheck{Claim: i + 1, Outcome: o, Reason: "reason of " + o})
+		}
+		return Report{Result: &results.Result{Reproduction: rp}}
+	}
+	for _, tc := range []struct {
+		outcomes     []string
+		verdict, why string
+	}{
+		{[]string{results.Reproduced, results.NotReproducible}, Reproduced, ""},
+		{[]string{results.Reproduced, results.Undecided, results.Contradicted, results.Undecided}, Contradicted, "claim(s) 3 contradicted"},
+		{[]string{results.Undecided, results.Reproduced, results.Undecided}, Undecided, "claim(s) 1, 3 undecided"},
+		{[]string{results.NotReproducible, results.NotExercised}, NotMeasured, "reason of " + results.NotExercised},
+		{[]string{results.NotReproducible}, NotMeasured, "none of the claims can be set beside a measurement here"},
+	} {
+		if verdict, why := report(tc.outcomes...).Verdict(); verdict != tc.verdict || !strings.HasPrefix(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("%v: %s (%s), want %s (%s)", tc.outcomes, verdict, why, tc.verdict, tc.why)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ import (
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/reproduce"
 	"github.com/nsperf/nsperf/reproduce/measuring"
-	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/kernels"
 )
 
@@ -103,28 +101,16 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 	return reproductionExit(rr)
 }
 
-// reproductionExit: 0 every claim reproduced; 1 one contradicted; 5 one undecided.
+// reproductionExit: 0 every claim reproduced; 1 one contradicted; 5 one undecided; 4 none
+// measured.
 func reproductionExit(rr reproduce.Report) error {
-	contradicted, undecided := rr.Outcomes()
-	measured, notExercised := 0, ""
-	for _, ch := range rr.Result.Reproduction.Claims {
-		switch ch.Outcome {
-		case results.NotExercised:
-			notExercised = ch.Reason
-		case results.NotReproducible:
-		default:
-			measured++
-		}
-	}
-	switch {
-	case measured == 0 && notExercised != "":
-		return capability.Missing(notExercised)
-	case measured == 0:
-		return capability.Missing("none of the claims can be set beside a measurement here (see each claim's reason)")
-	case len(contradicted) > 0:
-		return expectationError{[]string{"claim(s) " + strings.Join(contradicted, ", ") + " contradicted"}}
-	case len(undecided) > 0:
-		return codeError{exitUndecided, fmt.Errorf("claim(s) %s undecided", strings.Join(undecided, ", "))}
+	switch verdict, why := rr.Verdict(); verdict {
+	case reproduce.NotMeasured:
+		return capability.Missing(why)
+	case reproduce.Contradicted:
+		return expectationError{[]string{why}}
+	case reproduce.Undecided:
+		return codeError{exitUndecided, errors.New(why)}
 	}
 	return nil
 }

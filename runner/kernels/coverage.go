@@ -44,7 +44,7 @@ func CoverageOf(args []string, vmCPUs int) (CoverageRun, error) {
 		}
 	}
 	for _, arg := range args {
-		s, err := loadScenario(arg, vmCPUs)
+		s, err := LoadScenario(arg, vmCPUs)
 		if err != nil {
 			return c, err
 		}

@@ -92,7 +92,7 @@ func (p *Plan) Load(vmCPUs int) error {
 	if !p.InGuests() {
 		vmCPUs = runtime.NumCPU() // this machine's
 	}
-	s, err := loadScenario(p.ScenarioArg, vmCPUs)
+	s, err := LoadScenario(p.ScenarioArg, vmCPUs)
 	if err != nil {
 		return err
 	}
@@ -108,11 +108,11 @@ func (p *Plan) Load(vmCPUs int) error {
 	return nil
 }
 
-// loadScenario loads a scenario file or shipped name with its pinned CPUs checked against
+// LoadScenario loads a scenario file or shipped name with its pinned CPUs checked against
 // cpus (0: not checked; a guest gets as many vCPUs as its scenario pins). A scenario that does
 // not load is its scenarios.Problems; a name that is neither, or a count of CPUs below 0, is an
 // inputerr.Error.
-func loadScenario(arg string, cpus int) (*scenarios.Scenario, error) {
+func LoadScenario(arg string, cpus int) (*scenarios.Scenario, error) {
 	if cpus < 0 {
 		return nil, inputerr.Error{Err: fmt.Errorf("--vm-cpus %d: want a positive number", cpus)}
 	}
