@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
@@ -133,11 +133,14 @@ func (p Plan) guestRequest(i int, clock string) GuestRequest {
 // builtName is a built program's name in the guest's exchange directory.
 func builtName(program string) string { return "built-" + program }
 
-// ReadRequest reads a guest's request, strictly: an unknown field or another version is
-// refused.
+// maxRequest bounds a guest's request: the functions a coverage run traces make it about 1 MB.
+const maxRequest = 64 << 20
+
+// ReadRequest reads a guest's request, strictly: a file that is not regular or is larger than
+// maxRequest, an unknown field or another version is refused.
 func ReadRequest(path string) (GuestRequest, error) {
 	var req GuestRequest
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, maxRequest)
 	if err != nil {
 		return req, fmt.Errorf("guest request: %w", err)
 	}

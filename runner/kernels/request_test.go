@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,11 +13,14 @@ import (
 
 	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/fixture"
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestGuestRequestCarriesTheRun: an A/B guest on the virtual clock runs `nsperf guest` on a
@@ -155,5 +159,12 @@ func TestReadRequestRefuses(t *testing.T) {
 		if _, err := ReadRequest(path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.text, err, tc.want)
 		}
+	}
+	fifo := filepath.Join(t.TempDir(), RequestFile)
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRequest(fifo); !errors.Is(err, safefile.ErrNotRegular) {
+		t.Errorf("a FIFO as the request: %v", err)
 	}
 }
