@@ -18,13 +18,10 @@ import (
 	"github.com/nsperf/nsperf/runner/kernels"
 )
 
-// reproduceFlags are reproduce's flags.
+// reproduceFlags are reproduce's flags: how to measure (set), or the draft to write.
 type reproduceFlags struct {
-	scenario, runs, out, source string
-	writeScenario, format       string
-	duration, omit              time.Duration
-	fuzz                        int
-	here                        bool
+	set                   measuring.Settings
+	writeScenario, format string
 }
 
 // reproduceCmd reads a message's claims, measures them (the patch's A/B in guests, or the
@@ -45,15 +42,15 @@ func reproduceCmd() *cobra.Command {
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&f.scenario, "scenario", "", "the scenario to measure with (default: the shipped scenario that matches the patch's files, the claim's tool and its subject)")
-	fs.StringVar(&f.runs, "runs", "5", "runs per state (as run's --runs)")
-	fs.DurationVar(&f.duration, "duration", 2*time.Second, "measured time of each run: short, as a patch's A/B runs in virtual time")
-	fs.DurationVar(&f.omit, "omit", 0, "time at the start of each run left out")
-	fs.StringVar(&f.out, "out", "", "result file (default: nsperf-results/SCENARIO-reproduce-TIME.json)")
-	fs.StringVar(&f.source, "source", kbuild.DebianSource, "the base kernel a patch is built on (as build's --source)")
-	fs.IntVar(&f.fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end (as build's --fuzz)")
+	fs.StringVar(&f.set.Scenario, "scenario", "", "the scenario to measure with (default: the shipped scenario that matches the patch's files, the claim's tool and its subject)")
+	fs.StringVar(&f.set.Runs, "runs", "5", "runs per state (as run's --runs)")
+	fs.DurationVar(&f.set.Duration, "duration", 2*time.Second, "measured time of each run: short, as a patch's A/B runs in virtual time")
+	fs.DurationVar(&f.set.Omit, "omit", 0, "time at the start of each run left out")
+	fs.StringVar(&f.set.Out, "out", "", "result file (default: nsperf-results/SCENARIO-reproduce-TIME.json)")
+	fs.StringVar(&f.set.Source, "source", kbuild.DebianSource, "the base kernel a patch is built on (as build's --source)")
+	fs.IntVar(&f.set.Fuzz, "fuzz", 0, "accept hunks whose context misses up to N lines at each end (as build's --fuzz)")
 	fs.StringVar(&f.writeScenario, "write-scenario", "", "write a scenario drafted from the claims to this file (their tool and options, 2 s runs for virtual time, the toggles as states before and after) for you to edit, and stop; then: nsperf reproduce FILE --scenario OUT")
-	fs.BoolVar(&f.here, "here", false, "a message without a diff: measure its states on this machine even where its wall clock is not stable (default there: a guest on Debian's 6.12 kernel in virtual time)")
+	fs.BoolVar(&f.set.Here, "here", false, "a message without a diff: measure its states on this machine even where its wall clock is not stable (default there: a guest on Debian's 6.12 kernel in virtual time)")
 	formatFlag(fs, &f.format, render.Names(render.Reproduction)...)
 	return c
 }
@@ -84,7 +81,8 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 	if err != nil {
 		return err
 	}
-	set := measuring.Settings{Scenario: f.scenario, Runs: f.runs, Duration: f.duration, Omit: f.omit, Out: f.out, Source: f.source, Fuzz: f.fuzz, Here: f.here, Progress: c.ErrOrStderr()}
+	set := f.set
+	set.Progress = c.ErrOrStderr()
 	p, err := measuring.Plan(c.Context(), msg, base, set, func(p kernels.Plan) (kernels.Plan, error) { return rf.load(fs, c.ErrOrStderr(), p) })
 	if err != nil {
 		return err
