@@ -4,17 +4,25 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/scenarios"
 )
 
 // MapVersion is the version of Map's JSON.
 const MapVersion = 1
+
+// Schedule is each scenario's schedule while it is traced: one run of a second per state and
+// workload, nothing omitted. Every path a state's traffic takes is taken many times in a
+// second, and the trace of every call is costly.
+var Schedule = scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: 0}
 
 // Map is which kernel functions each shipped scenario's traffic runs through, measured by
 // `nsperf coverage` (make coverage-map) in a guest: each scenario's states run once with the
@@ -65,14 +73,60 @@ var shippedMap []byte
 // Shipped is the map that ships with nsperf (coverage/map.json).
 var Shipped = sync.OnceValues(func() (*Map, error) { return ReadMap(shippedMap) })
 
+// maxMapFile bounds a map read from a file (nsperf coverage --update): the shipped one is
+// about 1 MB.
+const maxMapFile = 64 << 20
+
+// ReadMapFile reads the map of a file: regular and at most maxMapFile bytes, so that a FIFO or
+// /dev/zero is refused at once.
+func ReadMapFile(path string) (*Map, error) {
+	data, err := safefile.ReadRegular(path, maxMapFile)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decodeMap(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a coverage map: %w", path, err)
+	}
+	return m, nil
+}
+
+// Merge puts the scenarios of from into m, replacing m's of the same name: both must have been
+// measured on the same kernel, from the same source, by the same method.
+func (m *Map) Merge(from *Map) error {
+	if m.Kernel != from.Kernel || m.Source != from.Source || m.Method != from.Method {
+		return fmt.Errorf("measured on %s (%s), these on %s (%s): measure every scenario again (make coverage-map)", m.Kernel, m.Source, from.Kernel, from.Source)
+	}
+	if m.Scenarios == nil {
+		m.Scenarios = map[string]ScenarioMap{}
+	}
+	maps.Copy(m.Scenarios, from.Scenarios)
+	return nil
+}
+
+// Encode is the map's JSON as it ships (coverage/map.json): indented, one final newline.
+func (m *Map) Encode() ([]byte, error) {
+	data, err := json.MarshalIndent(m, "", " ")
+	return append(data, '\n'), err
+}
+
 // ReadMap reads a map's JSON.
 func ReadMap(data []byte) (*Map, error) {
-	var m Map
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, err := decodeMap(data)
+	if err != nil {
 		return nil, fmt.Errorf("coverage map: %w", err)
 	}
+	return m, nil
+}
+
+// decodeMap decodes a map's JSON of this version.
+func decodeMap(data []byte) (*Map, error) {
+	var m Map
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
 	if m.Version != MapVersion {
-		return nil, fmt.Errorf("coverage map: version %d, this nsperf reads %d", m.Version, MapVersion)
+		return nil, fmt.Errorf("version %d, this nsperf reads %d", m.Version, MapVersion)
 	}
 	return &m, nil
 }

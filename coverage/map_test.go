@@ -1,8 +1,13 @@
 package coverage
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/scenarios"
 )
@@ -136,5 +141,59 @@ func TestUnderRoots(t *testing.T) {
 		if got := UnderRoots(file); got != want {
 			t.Errorf("UnderRoots(%s) = %v", file, got)
 		}
+	}
+}
+
+// TestMapFileMerge: a map written as it ships reads back from its file; merging the scenarios
+// of another measurement on the same kernel replaces and adds them, one of another kernel is
+// refused naming both; a file that is not a map, a map of another version and a FIFO are
+// refused, the FIFO without blocking on it.
+func TestMapFileMerge(t *testing.T) {
+	shipped, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := shipped.Encode(); err != nil || string(data) != string(shippedMap) {
+		t.Errorf("the shipped map encoded is not map.json as it ships (%v)", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "map.json")
+	base := &Map{Version: MapVersion, Kernel: "6.12", Source: "src", Method: "ftrace",
+		Scenarios: map[string]ScenarioMap{"a": {Files: map[string][]string{"net/a.c": {"f"}}}, "b": {}}}
+	data, err := base.Encode()
+	if err != nil || os.WriteFile(path, data, 0o644) != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadMapFile(path)
+	if err != nil || !reflect.DeepEqual(read, base) {
+		t.Fatalf("read back %+v, %v", read, err)
+	}
+	again := &Map{Version: MapVersion, Kernel: "6.12", Source: "src", Method: "ftrace",
+		Scenarios: map[string]ScenarioMap{"a": {Files: map[string][]string{"net/a.c": {"g"}}}, "c": {LostEvents: 2}}}
+	if err := read.Merge(again); err != nil {
+		t.Fatal(err)
+	}
+	if len(read.Scenarios) != 3 || read.Scenarios["a"].Files["net/a.c"][0] != "g" || read.Scenarios["c"].LostEvents != 2 {
+		t.Errorf("merged: %+v", read.Scenarios)
+	}
+	other := &Map{Version: MapVersion, Kernel: "6.13", Source: "src2", Method: "ftrace"}
+	if err := read.Merge(other); err == nil || !strings.Contains(err.Error(), "6.12 (src), these on 6.13 (src2)") {
+		t.Errorf("another kernel merged: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"garbage": "is not a coverage map: invalid character", `{"version": 2}`: "is not a coverage map: version 2"} {
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadMapFile(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", file, err, want)
+		}
+	}
+	if _, err := ReadMapFile(fifo); err == nil {
+		t.Error("a FIFO read as a map")
 	}
 }

@@ -1,7 +1,9 @@
 // Package reproduce sets the benchmark claims of a message beside what nsperf measured of
-// them: which scenario measures a message (Choose), what a scenario offers its claims
+// them: whether anything of a message can be measured here (Read), which scenario measures it
+// (Choose, or a scenario drafted from its claims: Draft), what a scenario offers its claims
 // (Facts), the claims attached to the run's result (Attach) and the table of claimed beside
-// measured (Report). Pure: the command reads the message, runs the plan and prints.
+// measured (Report). Pure: package measuring makes the run's plan, the command runs it and
+// prints.
 package reproduce
 
 import (
@@ -35,136 +37,188 @@ var ErrCodeNotRun = errors.New("no shipped scenario's traffic runs the patch's c
 
 var wordRe = regexp.MustCompile(`[a-z0-9]+`)
 
-// Choose names the scenario of shipped that measures a message, and why: the scenarios whose
-// traffic runs the patch's functions, else through its files (as nsperf coverage measured
-// them, coverage/map.json; a scenario the map lacks by its link kinds' KernelSources), or all
-// when there is no diff, ranked by the words their seed reference shares with the subject and
-// message, then by the claims' tool.
+// Choose names the scenario of shipped that measures a message, and why: the scenario whose
+// scoredTerms add up to the most, the simplest of those that tie. Where the coverage map traced
+// every shipped scenario and the patch's code, and none runs it, there is none
+// (ErrCodeNotRun).
 func Choose(rep *claims.Report, series []patches.Patch, shipped []*scenarios.Scenario) (name, why string, err error) {
-	touched := patches.Touched(series)
-	targets := coverage.Targets(series)
-	cov, _ := coverage.Shipped() // without a map (a broken build), the declared sources decide
+	w := wantedBy(rep, series)
+	runs := slices.ContainsFunc(shipped, func(s *scenarios.Scenario) bool { points, _ := runsPatch(s, w); return points > 0 })
+	if !runs && traced(w.cov, shipped, w.touched) {
+		return "", "", fmt.Errorf("%w: the coverage map (nsperf coverage) saw none run a function of %s; whatever a run measured would not be the patch's: give --scenario with one that runs it", ErrCodeNotRun, strings.Join(w.touched, ", "))
+	}
+	var ranked []candidate
+	for _, s := range shipped {
+		c := candidate{name: s.Name, complexity: complexity(s)}
+		var reasons []string
+		for _, term := range scoredTerms {
+			if points, reason := term(s, w); points > 0 {
+				c.score += points
+				reasons = append(reasons, reason)
+			}
+		}
+		c.why = strings.Join(reasons, "; ")
+		ranked = append(ranked, c)
+	}
+	return best(ranked)
+}
+
+// wanted is what a message asks of the scenario that measures it: the patch's files and
+// functions (and the coverage map of what runs them), the words of its subjects, messages
+// and files, and its claims' tools, units, netperf tests and their sizes.
+type wanted struct {
+	touched                    []string
+	targets                    []coverage.Target
+	cov                        *coverage.Map
+	words                      map[string]bool
+	tools, units, tests, sizes map[string]bool
+}
+
+// wantedBy is what a message and its series ask of a scenario.
+func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
+	w := wanted{touched: patches.Touched(series), targets: coverage.Targets(series),
+		tools: map[string]bool{}, units: map[string]bool{}, tests: map[string]bool{}, sizes: map[string]bool{}}
+	w.cov, _ = coverage.Shipped() // without a map (a broken build), the declared sources decide
 	var text strings.Builder
 	for _, p := range series {
 		text.WriteString(strings.ToLower(p.Subject + " " + p.Message + " "))
-		for _, t := range touched {
+		for _, t := range w.touched {
 			text.WriteString(strings.ToLower(t) + " ")
 		}
 	}
-	words := wordsOf(text.String())
-	tools, units, tests, sizes := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	w.words = wordsOf(text.String())
 	for _, c := range rep.Claims {
-		tools[c.Tool] = true
+		w.tools[c.Tool] = true
 		if c.Metric != "" {
-			units[c.Unit] = true
+			w.units[c.Unit] = true
 		}
 		if t := c.Options["test"]; t != "" {
-			tests[strings.ToUpper(t)] = true // netperf -t TCP_CRR
-			sizes[c.Options["sizes"]] = true // -r REQ,RESP; "": netperf's default
+			w.tests[strings.ToUpper(t)] = true // netperf -t TCP_CRR
+			w.sizes[c.Options["sizes"]] = true // -r REQ,RESP; "": netperf's default
 		}
 	}
 	for _, tool := range scenarios.ToolNames() {
 		if regexp.MustCompile(`\b` + tool + `\b`).MatchString(text.String()) {
-			tools[tool] = true // "Regular netperf TCP_STREAM" in the prose
+			w.tools[tool] = true // "Regular netperf TCP_STREAM" in the prose
 		}
 	}
-	var ranked []candidate
-	runs := false
-	for _, s := range shipped {
-		score, reasons := 0, []string{}
-		if len(touched) > 0 {
-			if strength, how := cov.Runs(s, targets, touched); strength > 0 {
-				score += 10 * strength
-				reasons = append(reasons, how)
-				runs = true
-			}
-		}
-		ref := strings.TrimSuffix(s.Reference, ".md")
-		shared := 0
-		for _, w := range wordRe.FindAllString(strings.ToLower(ref), -1) {
-			if words[w] {
-				shared++
-			}
-		}
-		if shared > 0 {
-			score += shared
-			reasons = append(reasons, fmt.Sprintf("it reproduces %s, whose name shares %d word(s) with the message", s.Reference, shared))
-		}
-		for _, w := range s.Workloads {
-			if tools[w.Tool()] {
-				score++
-				reasons = append(reasons, "it runs "+w.Tool()+", the claims' tool")
-				break
-			}
-		}
-		// The claims' test, and better still with their sizes (netperf's default when they
-		// name none): a TCP_CRR of 1-byte transactions is not one of 64 KiB responses.
-		testScore, testReason := 0, ""
-		for _, w := range s.Workloads {
-			n, ok := w.Spec().(*scenarios.Netperf)
-			if !ok || !tests[n.Test] {
-				continue
-			}
-			wsizes := ""
-			if n.Request != 0 || n.Response != 0 {
-				wsizes = fmt.Sprintf("%d,%d", n.Request, n.Response)
-			}
-			if sizes[wsizes] {
-				testScore, testReason = 3, fmt.Sprintf("its workload %s runs the claims' %s with their sizes", w.Name, n.Test)
-				break
-			}
-			if testScore == 0 {
-				testScore, testReason = 2, fmt.Sprintf("its workload %s runs the claims' %s", w.Name, n.Test)
-			}
-		}
-		if testScore > 0 {
-			score += testScore
-			reasons = append(reasons, testReason)
-		}
-		for _, w := range s.Workloads {
-			if u := throughputUnit(w); units[u] {
-				score += 2
-				reasons = append(reasons, fmt.Sprintf("its workload %s measures the claims' %s", w.Name, u))
-				break
-			}
-		}
-		ranked = append(ranked, candidate{name: s.Name, score: score, complexity: complexity(s), why: strings.Join(reasons, "; ")})
+	return w
+}
+
+// scoredTerms are what makes a scenario the one that measures a message, each giving its
+// points and the reason it says: the patch's code running in the scenario's traffic outweighs
+// everything else; then the seed it reproduces, named like the message; the claims' tool,
+// their netperf test and their unit.
+var scoredTerms = []func(s *scenarios.Scenario, w wanted) (points int, reason string){
+	runsPatch,    // 20: the patch's functions run in its traffic; 10: some function of its files
+	sharesWords,  // 1 a word its seed reference's name shares with the message
+	runsTool,     // 1: a workload runs the claims' tool
+	runsTest,     // 3: a workload runs the claims' netperf test with their sizes; 2: without
+	measuresUnit, // 2: a workload's throughput is in the claims' unit
+}
+
+// runsPatch: the patch's functions, else its files, run in the scenario's traffic (as nsperf
+// coverage measured them, coverage/map.json; for a scenario the map lacks, its link kinds'
+// KernelSources).
+func runsPatch(s *scenarios.Scenario, w wanted) (int, string) {
+	if len(w.touched) == 0 {
+		return 0, ""
 	}
-	if !runs && traced(cov, shipped, touched) {
-		return "", "", fmt.Errorf("%w: the coverage map (nsperf coverage) saw none run a function of %s; whatever a run measured would not be the patch's: give --scenario with one that runs it", ErrCodeNotRun, strings.Join(touched, ", "))
+	strength, how := w.cov.Runs(s, w.targets, w.touched)
+	return 10 * strength, how
+}
+
+// sharesWords: the words the name of the seed the scenario reproduces shares with the
+// message's subject, text and files.
+func sharesWords(s *scenarios.Scenario, w wanted) (int, string) {
+	shared := 0
+	for _, word := range wordRe.FindAllString(strings.ToLower(strings.TrimSuffix(s.Reference, ".md")), -1) {
+		if w.words[word] {
+			shared++
+		}
 	}
+	if shared == 0 {
+		return 0, ""
+	}
+	return shared, fmt.Sprintf("it reproduces %s, whose name shares %d word(s) with the message", s.Reference, shared)
+}
+
+// runsTool: a workload runs the claims' tool.
+func runsTool(s *scenarios.Scenario, w wanted) (int, string) {
+	for _, wl := range s.Workloads {
+		if w.tools[wl.Tool()] {
+			return 1, "it runs " + wl.Tool() + ", the claims' tool"
+		}
+	}
+	return 0, ""
+}
+
+// runsTest: a workload runs the claims' netperf test, better still with their sizes
+// (netperf's default when they name none): a TCP_CRR of 1-byte transactions is not one of
+// 64 KiB responses.
+func runsTest(s *scenarios.Scenario, w wanted) (points int, reason string) {
+	for _, wl := range s.Workloads {
+		n, ok := wl.Spec().(*scenarios.Netperf)
+		if !ok || !w.tests[n.Test] {
+			continue
+		}
+		sizes := ""
+		if n.Request != 0 || n.Response != 0 {
+			sizes = fmt.Sprintf("%d,%d", n.Request, n.Response)
+		}
+		if w.sizes[sizes] {
+			return 3, fmt.Sprintf("its workload %s runs the claims' %s with their sizes", wl.Name, n.Test)
+		}
+		if points == 0 {
+			points, reason = 2, fmt.Sprintf("its workload %s runs the claims' %s", wl.Name, n.Test)
+		}
+	}
+	return points, reason
+}
+
+// measuresUnit: a workload's throughput is in the claims' unit.
+func measuresUnit(s *scenarios.Scenario, w wanted) (int, string) {
+	for _, wl := range s.Workloads {
+		if u := throughputUnit(wl); w.units[u] {
+			return 2, fmt.Sprintf("its workload %s measures the claims' %s", wl.Name, u)
+		}
+	}
+	return 0, ""
+}
+
+// best names the candidate of the best score, and why. A tie goes to the simpler scenario
+// (fewer devices and states: it measures the claim with the least beside it), then to the
+// name; either way it is said, so the list's order decides nothing and the reader sees what
+// else would have served. No candidate, or none with a point, is ErrNoScenario.
+func best(ranked []candidate) (name, why string, err error) {
 	if len(ranked) == 0 {
 		return "", "", ErrNoScenario
 	}
-	// The best score wins. A tie goes to the simpler scenario (fewer devices and states: it
-	// measures the claim with the least beside it), then to the name; either way it is said,
-	// so the list's order decides nothing and the reader sees what else would have served.
 	slices.SortStableFunc(ranked, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.complexity, b.complexity), cmp.Compare(a.name, b.name))
 	})
-	best := ranked[0]
-	if best.score <= 0 {
+	top := ranked[0]
+	if top.score <= 0 {
 		return "", "", ErrNoScenario
 	}
-	why = best.why
 	var tied []string
 	for _, c := range ranked[1:] {
-		if c.score == best.score {
+		if c.score == top.score {
 			tied = append(tied, c.name)
 		}
 	}
-	if len(tied) > 0 {
-		rule := "the simplest of them (fewest namespaces, links, states and workloads)"
-		if ranked[1].complexity == best.complexity {
-			rule = "first by name of the equally simple (give --scenario to take another)"
-		}
-		with := strings.Join(tied, ", ")
-		if len(tied) > 3 {
-			with = fmt.Sprintf("%d others (%s, ...)", len(tied), strings.Join(tied[:3], ", "))
-		}
-		why += fmt.Sprintf("; it ties with %s: taken as %s", with, rule)
+	if len(tied) == 0 {
+		return top.name, top.why, nil
 	}
-	return best.name, why, nil
+	rule := "the simplest of them (fewest namespaces, links, states and workloads)"
+	if ranked[1].complexity == top.complexity {
+		rule = "first by name of the equally simple (give --scenario to take another)"
+	}
+	with := strings.Join(tied, ", ")
+	if len(tied) > 3 {
+		with = fmt.Sprintf("%d others (%s, ...)", len(tied), strings.Join(tied[:3], ", "))
+	}
+	return top.name, top.why + fmt.Sprintf("; it ties with %s: taken as %s", with, rule), nil
 }
 
 // candidate is a shipped scenario as Choose ranks it.
@@ -345,6 +399,42 @@ func (rr Report) Outcomes() (contradicted, undecided []string) {
 		}
 	}
 	return contradicted, undecided
+}
+
+// What the claims' outcomes decide of a reproduction (Verdict).
+const (
+	Reproduced   = "reproduced"   // every claim measured was reproduced
+	NotMeasured  = "not measured" // no claim could be set beside a measurement here
+	Contradicted = "contradicted" // some claim was contradicted
+	Undecided    = "undecided"    // some claim was undecided, none contradicted
+)
+
+// Verdict is what the claims' outcomes decide of the reproduction, and why: the reason no
+// claim was measured (a patch whose code did not run, else each claim's own), or the claims
+// contradicted or undecided.
+func (rr Report) Verdict() (verdict, why string) {
+	contradicted, undecided := rr.Outcomes()
+	measured, notExercised := 0, ""
+	for _, ch := range rr.Result.Reproduction.Claims {
+		switch ch.Outcome {
+		case results.NotExercised:
+			notExercised = ch.Reason
+		case results.NotReproducible:
+		default:
+			measured++
+		}
+	}
+	switch {
+	case measured == 0 && notExercised != "":
+		return NotMeasured, notExercised
+	case measured == 0:
+		return NotMeasured, "none of the claims can be set beside a measurement here (see each claim's reason)"
+	case len(contradicted) > 0:
+		return Contradicted, "claim(s) " + strings.Join(contradicted, ", ") + " contradicted"
+	case len(undecided) > 0:
+		return Undecided, "claim(s) " + strings.Join(undecided, ", ") + " undecided"
+	}
+	return Reproduced, ""
 }
 
 // DraftFor says why a message's toggles need a scenario drafted from them rather than a

@@ -328,3 +328,56 @@ func TestChooseWholeWordsAndTies(t *testing.T) {
 		t.Errorf("a tie of unequal scenarios: %s (%s) %v", name, why, err)
 	}
 }
+
+// TestScoredTerms: each term of the table scores what it names and says why: the merge
+// message (no diff, netperf TCP_RR 80000/80000 in trans/s) against big-tcp-rr and the OVS
+// patch against ovs-internal-tso, whose traffic runs the patched function.
+func TestScoredTerms(t *testing.T) {
+	for _, tc := range []struct {
+		file, scenario string
+		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit
+	}{
+		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2}},
+		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2}},
+	} {
+		rep, series, _ := read(t, tc.file)
+		s, err := scenarios.Load(tc.scenario, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := wantedBy(rep, series)
+		for i, term := range scoredTerms {
+			points, reason := term(s, w)
+			if points != tc.want[i] || (points > 0) != (reason != "") {
+				t.Errorf("%s, term %d: %d points (%q), want %d", tc.scenario, i, points, reason, tc.want[i])
+			}
+		}
+	}
+}
+
+// TestVerdict: the claims' outcomes decide a reproduction: a contradicted claim over an
+// undecided one, an undecided one over the reproduced; with no claim measured, why not (a
+// patch's code that did not run first).
+func TestVerdict(t *testing.T) {
+	report := func(outcomes ...string) Report {
+		rp := &results.Reproduction{}
+		for i, o := range outcomes {
+			rp.Claims = append(rp.Claims, results.ClaimCheck{Claim: i + 1, Outcome: o, Reason: "reason of " + o})
+		}
+		return Report{Result: &results.Result{Reproduction: rp}}
+	}
+	for _, tc := range []struct {
+		outcomes     []string
+		verdict, why string
+	}{
+		{[]string{results.Reproduced, results.NotReproducible}, Reproduced, ""},
+		{[]string{results.Reproduced, results.Undecided, results.Contradicted, results.Undecided}, Contradicted, "claim(s) 3 contradicted"},
+		{[]string{results.Undecided, results.Reproduced, results.Undecided}, Undecided, "claim(s) 1, 3 undecided"},
+		{[]string{results.NotReproducible, results.NotExercised}, NotMeasured, "reason of " + results.NotExercised},
+		{[]string{results.NotReproducible}, NotMeasured, "none of the claims can be set beside a measurement here"},
+	} {
+		if verdict, why := report(tc.outcomes...).Verdict(); verdict != tc.verdict || !strings.HasPrefix(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("%v: %s (%s), want %s (%s)", tc.outcomes, verdict, why, tc.verdict, tc.why)
+		}
+	}
+}

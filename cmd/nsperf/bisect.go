@@ -88,7 +88,7 @@ func (rf *runFlags) bisectStep(c *cobra.Command, arg string) (int, error) {
 	if base.Scenario.Name != s.Name {
 		return bisectAbort, fmt.Errorf("--baseline %s is a result of scenario %s, not %s", rf.vf.baseline, base.Scenario.Name, s.Name)
 	}
-	if err := compare.BaselineCanDecide(base, s, runner.ResolvePolicy(s, rf.opt).Effective().Alpha); err != nil {
+	if err := compare.BaselineCanDecide(base, s, runner.ResolvePolicy(s, p.Run).Effective().Alpha); err != nil {
 		return bisectAbort, fmt.Errorf("--baseline %s: %w", rf.vf.baseline, err)
 	}
 	if err := requireRoot(); err != nil {

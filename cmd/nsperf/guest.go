@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
@@ -26,26 +27,41 @@ func guestCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			if err := requireRoot(); err != nil {
+				return err
+			}
 			if req.Command == kernels.CommandProbe {
-				if err := requireRoot(); err != nil {
-					return err
-				}
 				return probeHere(c, req.Format, req.VirtualTime)
 			}
-			s, err := loadScenario(req.Scenario)
-			if err != nil {
-				return err
-			}
-			p, err := req.Plan(s, host.Machine{})
-			if err != nil {
-				return err
-			}
-			rf := &runFlags{inGuest: true, noHistory: true, gateDir: req.GateDir, format: render.Names(render.Result)[0], table: results.DefaultTableOptions}
-			if _, err = rf.execute(c.OutOrStdout(), c.ErrOrStderr(), p); err != nil {
-				// The host names it: the guest runs in its exchange directory.
-				os.WriteFile(vm.GuestErrorFile, []byte(err.Error()), 0o644)
-			}
-			return err
+			return measureInGuest(c, req)
 		},
 	}
+}
+
+// measureInGuest carries out the plan of the guest's request (GuestRequest.Plan) and writes
+// its table; the result is where the request says, for the host to read.
+func measureInGuest(c *cobra.Command, req kernels.GuestRequest) error {
+	s, err := loadScenario(req.Scenario)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalled()
+	defer stop()
+	p, err := req.Plan(ctx, s, host.Machine{})
+	if err != nil {
+		return err
+	}
+	if p.Run.VirtualTime {
+		defer waitlimit.OnVirtualClock()()
+	}
+	p.Run.Progress = c.ErrOrStderr()
+	r, err := kernels.Execute(ctx, p)
+	_, err = conclude(c.ErrOrStderr(), p, r, err, func(r *results.Result, _ error) error {
+		return render.WriteResult(c.OutOrStdout(), r, render.Names(render.Result)[0], results.DefaultTableOptions)
+	})
+	if err != nil {
+		// The host names it: the guest runs in its exchange directory.
+		os.WriteFile(vm.GuestErrorFile, []byte(err.Error()), 0o644)
+	}
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -24,7 +25,7 @@ func kconfigCmd() *cobra.Command {
 			var ss []*scenarios.Scenario
 			for _, a := range args {
 				// Pinned CPUs are the guest's to provide: any count validates here.
-				s, err := loadGuestScenario(a, 0)
+				s, err := kernels.LoadScenario(a, 0)
 				if err != nil {
 					return err
 				}

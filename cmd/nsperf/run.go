@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nsperf/nsperf/internal/safefile"
-	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
@@ -26,20 +25,19 @@ import (
 
 // runFlags are the flags of nsperf run.
 type runFlags struct {
-	opt                runner.Options
-	ov                 scenarios.Overrides
-	format, junit, db  string
-	noHistory, inGuest bool
-	noCount            bool                 // --no-count: no counting pass of the patch's functions
-	table              results.TableOptions // --side-metrics
-	minChange          float64
-	runs               string
-	labels             []string
-	vf                 vmFlags
-	idleWait           time.Duration
-	bisect             bool
-	gateDir            string // in a guest of an A/B run: where it waits for its turn (GuestRequest)
-	patch              patchFlags
+	opt               runner.Options
+	ov                scenarios.Overrides
+	format, junit, db string
+	noHistory         bool
+	noCount           bool                 // --no-count: no counting pass of the patch's functions
+	table             results.TableOptions // --side-metrics
+	minChange         float64
+	runs              string
+	labels            []string
+	vf                vmFlags
+	idleWait          time.Duration
+	bisect            bool
+	patch             patchFlags
 }
 
 func runCmd() *cobra.Command {
@@ -65,22 +63,30 @@ func runCmd() *cobra.Command {
 }
 
 // execute carries the plan out, writes what the run produced (the table on stdout) and
-// returns the result and the error that decides the exit status: the run's, else a failed
-// expectation.
+// returns the result and the error that decides the exit status (conclude).
 func (rf *runFlags) execute(stdout, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	if err := requireRoot(); err != nil {
 		return nil, err
 	}
-	if p.Run.VirtualTime {
-		defer waitlimit.OnVirtualClock()()
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := signalled()
 	defer stop()
 	r, err := rf.measure(ctx, stderr, p)
+	return conclude(stderr, p, r, err, func(r *results.Result, err error) error { return rf.emit(stdout, stderr, p, r, err) })
+}
+
+// signalled is a context that SIGINT and SIGTERM end: the run stops and removes what it built.
+func signalled() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+}
+
+// conclude is what follows a plan carried out (run's or a guest's): the result emitted, the
+// notes said, and the error that decides the exit status: the run's, else a failed
+// expectation.
+func conclude(stderr io.Writer, p kernels.Plan, r *results.Result, err error, emit func(*results.Result, error) error) (*results.Result, error) {
 	if r != nil {
-		err = errors.Join(err, rf.emit(stdout, stderr, p, r, err))
+		err = errors.Join(err, emit(r, err))
 	}
-	if errors.Is(err, context.Canceled) && !inGuests(p) {
+	if errors.Is(err, context.Canceled) && !p.InGuests() {
 		return r, fmt.Errorf("interrupted; the topology is removed and the finished runs are kept: %w", err)
 	}
 	if r == nil {
@@ -94,9 +100,6 @@ func (rf *runFlags) execute(stdout, stderr io.Writer, p kernels.Plan) (*results.
 	}
 	return r, err
 }
-
-// inGuests reports whether the plan measures in guests (kernels under test, or a patch's).
-func inGuests(p kernels.Plan) bool { return len(p.Kernels.Kernels) > 0 || p.Patch != nil }
 
 func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&rf.runs, "runs", "", "runs per state and workload, or auto: rounds until every gated comparison is decided (default: the scenario's)")
@@ -125,97 +128,38 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.DurationVar(&rf.idleWait, "idle-wait", runner.DefaultIdleLimit, "before each round, wait at most this long for the pinned CPUs to be idle (below 50% other work); 0: do not wait; without the flag, $"+runner.IdleWaitEnv+" when set")
 }
 
-// plan turns the flags into the run's plan: the scenario loaded once (for a guest when the
-// run is on kernels under test or a patch's) with the command line's changes, every flag and
-// output path checked before anything is built: a run of minutes must not end in a result it
-// cannot write.
+// plan turns the flags into the run's plan: what they ask (request), the scenario loaded for
+// where it runs (load).
 func (rf *runFlags) plan(flags *pflag.FlagSet, stderr io.Writer, arg string) (kernels.Plan, error) {
-	vf := rf.vf
-	guests := len(vf.kernels) > 0 || len(rf.patch.patches) > 0
-	if len(rf.patch.patches) == 0 && (flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config") || flags.Changed("no-count")) {
-		return kernels.Plan{}, usageError{errors.New("--source, --config, --fuzz and --no-count say how to build and run --patch: give --patch too")}
-	}
-	if len(vf.kernels) > 2 {
-		return kernels.Plan{}, usageError{fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(vf.kernels))}
-	}
-	for _, refused := range []string{"keep", "ovsdb"} {
-		if guests && flags.Changed(refused) {
-			return kernels.Plan{}, usageError{fmt.Errorf("--%s cannot be used with --kernel or --patch: the guest is private to the run", refused)}
-		}
-	}
-	s, err := rf.scenario(flags, arg, guests)
+	p, err := rf.request(flags, stderr, arg)
 	if err != nil {
 		return kernels.Plan{}, err
 	}
-	rf.opt.Machine = host.Machine{}
-	p := kernels.Plan{Scenario: s, ScenarioArg: arg, Overrides: rf.ov, Run: rf.opt, Deadline: vf.deadline, Baseline: vf.baseline, NoCount: rf.noCount,
-		Kernels: kernels.Request{Kernels: vf.kernels, Modules: vf.modules, Labels: rf.labels}}
-	if len(rf.patch.patches) > 0 {
-		req := rf.patch.request(nil, stderr)
-		p.Patch = &req
-	}
-	if guests {
-		if p.VM, err = vf.options(stderr, nil, vf.cpus); err != nil {
-			return kernels.Plan{}, err
-		}
-	}
-	return p, nil
+	return rf.load(flags, stderr, p)
 }
 
-// scenario loads the scenario with the command line's changes (for a guest's vCPUs where
-// guests), and checks the flags that change it.
-func (rf *runFlags) scenario(flags *pflag.FlagSet, arg string, guests bool) (*scenarios.Scenario, error) {
+// request is what the flags ask before the scenario is loaded: the run's options and changes
+// to the scenario, the kernels under test, how to build a patch (with or without a series:
+// another command's plan may bring it, load checks there is one). Each value is checked here.
+func (rf *runFlags) request(flags *pflag.FlagSet, stderr io.Writer, arg string) (kernels.Plan, error) {
 	vf := rf.vf
-	var s *scenarios.Scenario
-	var err error
-	if guests {
-		s, err = loadGuestScenario(arg, vf.cpus)
-	} else {
-		s, err = loadScenario(arg)
-	}
-	if err != nil {
-		return nil, err
-	}
 	for _, l := range rf.labels {
 		if p := results.Printable(l); p != l {
-			return nil, usageError{fmt.Errorf("--label %q: control characters are not taken in a label", p)}
+			return kernels.Plan{}, usageError{fmt.Errorf("--label %q: control characters are not taken in a label", p)}
 		}
 	}
-	switch {
-	case rf.vf.baseline != "" && !rf.bisect:
-		return nil, usageError{errors.New("--baseline is the known-good result of a --bisect step: give --bisect too (to compare stored results: nsperf compare)")}
-	case len(vf.kernels) == 0 && len(rf.patch.patches) == 0 && len(rf.labels) > 1:
-		return nil, usageError{errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
-	case !guests && (len(vf.modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-clock") || flags.Changed("vm-pin") || flags.Changed("vm-deadline")):
-		return nil, usageError{errors.New("--modules and --vm-* need --kernel: they describe the guest")}
-	case len(rf.labels) == 1 && len(vf.kernels) < 2 && len(rf.patch.patches) == 0:
-		rf.opt.Label = rf.labels[0]
-	}
-	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
-		return nil, usageError{err}
-	}
-	if vf.deadline < 0 {
-		return nil, usageError{fmt.Errorf("--vm-deadline %s: want a positive duration (0: from the schedule)", vf.deadline)}
+	if vf.baseline != "" && !rf.bisect {
+		return kernels.Plan{}, usageError{errors.New("--baseline is the known-good result of a --bisect step: give --bisect too (to compare stored results: nsperf compare)")}
 	}
 	if err := rf.ov.SetRuns(rf.runs); err != nil {
-		return nil, usageError{err}
+		return kernels.Plan{}, usageError{err}
 	}
 	if !flags.Changed("omit") {
 		rf.ov.Omit = -1 // the scenario's
 	}
-	if err := rf.ov.Apply(s); err != nil {
-		return nil, usageError{err}
-	}
-	for _, out := range [][2]string{{"out", rf.opt.Out}, {"junit", rf.junit}} {
-		if path := out[1]; path != "" && path != "-" {
-			if err := safefile.CheckWritable(path); err != nil {
-				return nil, usageError{fmt.Errorf("--%s: %w", out[0], err)}
-			}
-		}
-	}
 	switch {
 	case rf.idleWait < 0:
-		return nil, usageError{fmt.Errorf("--idle-wait %s: want a duration, or 0 for no wait", rf.idleWait)}
+		return kernels.Plan{}, usageError{fmt.Errorf("--idle-wait %s: want a duration, or 0 for no wait", rf.idleWait)}
 	case !flags.Changed("idle-wait"):
 		// The runner's default: $NSPERF_IDLE_WAIT, else DefaultIdleLimit.
 	case rf.idleWait == 0:
@@ -225,26 +169,72 @@ func (rf *runFlags) scenario(flags *pflag.FlagSet, arg string, guests bool) (*sc
 	}
 	if flags.Changed("min-change") {
 		if rf.minChange < 0 || rf.minChange >= 1 {
-			return nil, usageError{fmt.Errorf("--min-change %g: want a fraction from 0 to below 1, e.g. 0.02", rf.minChange)}
+			return kernels.Plan{}, usageError{fmt.Errorf("--min-change %g: want a fraction from 0 to below 1, e.g. 0.02", rf.minChange)}
 		}
 		rf.opt.MinChange = &rf.minChange
 	}
-	return s, nil
+	rf.opt.Machine = host.Machine{}
+	p := kernels.Plan{ScenarioArg: arg, Overrides: rf.ov, Run: rf.opt, Deadline: vf.deadline, Baseline: vf.baseline, NoCount: rf.noCount,
+		Kernels: kernels.Request{Kernels: vf.kernels, Modules: vf.modules, Labels: rf.labels}}
+	if len(rf.patch.patches) > 0 || flags.Changed("source") || flags.Changed("fuzz") || flags.Changed("config") || flags.Changed("no-count") {
+		req := rf.patch.request(nil, stderr)
+		p.Patch = &req
+	}
+	if flags.Changed("vm-accel") {
+		p.VM.Accel = vf.accel // the guests' settings are made by load, where the plan has guests
+	}
+	return p, nil
+}
+
+// load completes a plan: the flags that describe a guest or a topology kept up checked
+// against where it runs, the scenario loaded for there with the plan's changes
+// (kernels.Plan.Load), every output path checked before anything is built, and the guests'
+// settings.
+func (rf *runFlags) load(flags *pflag.FlagSet, stderr io.Writer, p kernels.Plan) (kernels.Plan, error) {
+	vf, guests := rf.vf, p.InGuests()
+	for _, refused := range []string{"keep", "ovsdb"} {
+		if guests && flags.Changed(refused) {
+			return kernels.Plan{}, usageError{fmt.Errorf("--%s cannot be used with --kernel or --patch: the guest is private to the run", refused)}
+		}
+	}
+	if !guests && (len(p.Kernels.Modules) > 0 || flags.Changed("vm-cpus") || flags.Changed("vm-memory") || flags.Changed("vm-accel") || flags.Changed("vm-clock") || flags.Changed("vm-pin") || flags.Changed("vm-deadline")) {
+		return kernels.Plan{}, usageError{errors.New("--modules and --vm-* need --kernel: they describe the guest")}
+	}
+	if err := vm.CheckClockFlags(vf.clock, vf.accel); err != nil {
+		return kernels.Plan{}, usageError{err}
+	}
+	if vf.deadline < 0 {
+		return kernels.Plan{}, usageError{fmt.Errorf("--vm-deadline %s: want a positive duration (0: from the schedule)", vf.deadline)}
+	}
+	if err := p.Load(vf.cpus); err != nil {
+		return kernels.Plan{}, err
+	}
+	if rf.junit != "" && rf.junit != "-" {
+		if err := safefile.CheckWritable(rf.junit); err != nil {
+			return kernels.Plan{}, usageError{fmt.Errorf("--junit: %w", err)}
+		}
+	}
+	if guests {
+		o, err := vf.options(stderr, nil, vf.cpus)
+		if err != nil {
+			return kernels.Plan{}, err
+		}
+		if p.VM.Accel != "" {
+			o.Accel = p.VM.Accel
+		}
+		p.VM = o
+	}
+	return p, nil
 }
 
 // measure says what the run will do and carries the plan out.
 func (rf *runFlags) measure(ctx context.Context, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	s := p.Scenario
 	p.Run.Progress = stderr
-	if !rf.inGuest {
-		fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), about %s of measuring\n",
-			s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
-		if why := s.Undecidable(); why != "" {
-			fmt.Fprintln(stderr, "warning: "+why)
-		}
-	}
-	if rf.gateDir != "" {
-		p.Run.BeforeRound = vm.GuestGate(ctx, rf.gateDir)
+	fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), about %s of measuring\n",
+		s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
+	if why := s.Undecidable(); why != "" {
+		fmt.Fprintln(stderr, "warning: "+why)
 	}
 	return kernels.Execute(ctx, p)
 }
@@ -259,27 +249,48 @@ func (rf *runFlags) emit(stdout, stderr io.Writer, p kernels.Plan, r *results.Re
 		errs = append(errs, writeJUnit(rf.junit, r))
 	}
 	table := stdout
-	if rf.opt.Out == "-" { // the result JSON goes to stdout, the table to stderr
+	if p.Run.Out == "-" { // the result JSON goes to stdout, the table to stderr
 		table = stderr
 		errs = append(errs, results.Encode(stdout, r))
 	}
 	errs = append(errs, render.WriteResult(table, r, rf.format, rf.table))
 	stored := ""
 	switch {
-	case rf.inGuest: // the host says where it stores the result
-	case rf.opt.Out == "-":
-		fmt.Fprintf(stderr, "result: stdout (journal: %s)\n", runner.JournalPath(rf.opt, s, r.RunID))
+	case p.Run.Out == "-":
+		fmt.Fprintf(stderr, "result: stdout (journal: %s)\n", runner.JournalPath(p.Run, s, r.RunID))
 	case errors.Is(runErr, runner.ErrNotStored):
-	case inGuests(p):
-		stored = runner.OutPath(rf.opt, s, r.RunID)
+	case p.InGuests():
+		stored = runner.OutPath(p.Run, s, r.RunID)
 		fmt.Fprintf(stderr, "result: %s\n", stored)
 	default:
-		stored = runner.OutPath(rf.opt, s, r.RunID)
-		fmt.Fprintf(stderr, "result: %s (journal: %s)\n", stored, runner.JournalPath(rf.opt, s, r.RunID))
+		stored = runner.OutPath(p.Run, s, r.RunID)
+		fmt.Fprintf(stderr, "result: %s (journal: %s)\n", stored, runner.JournalPath(p.Run, s, r.RunID))
 	}
 	// Only complete runs join the history, after their file is written.
 	if !rf.noHistory && r.Complete {
 		recordRun(context.Background(), stderr, rf.db, r, stored)
 	}
 	return errors.Join(errs...)
+}
+
+// parseRunArgs parses run's flags as another command passes them on after -- (reproduce's), with
+// run's own parser: those that command sets itself (own) are refused, and so is anything
+// that is not a flag.
+func parseRunArgs(command string, args, own []string) (*runFlags, *pflag.FlagSet, error) {
+	rf := &runFlags{}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	rf.add(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, usageError{fmt.Errorf("run's flags after --: %w", err)}
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, usageError{fmt.Errorf("after -- come run's flags only, not %q", fs.Args())}
+	}
+	for _, name := range own {
+		if fs.Changed(name) {
+			return nil, nil, usageError{fmt.Errorf("--%s after --: %s sets it itself; give %s's own --%s before --", name, command, command, name)}
+		}
+	}
+	return rf, fs, nil
 }

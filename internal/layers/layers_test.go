@@ -26,7 +26,8 @@ const module = "github.com/nsperf/nsperf/"
 // own: the bounds of waits and make test's reader of go test; helpers; the knob registry; the scenario model; the pure plan and the result model;
 // OVS, run state, the tool interface, comparison, change points, counting a patch's calls and the seam between the
 // engine and the machine; the live topology, the guests, the history and the tools' drivers;
-// the engine, HTML and the host machine; the A/B of two kernels; the command line.
+// the engine, HTML and the host machine; the A/B of two kernels; a message's claims made the
+// run that measures them; the command line.
 var layers = [][]string{
 	{"internal/waitlimit", "internal/inputerr", "internal/exitcode", "kconfig", "scripts/testlanes"},
 	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/sandbox", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
@@ -40,6 +41,7 @@ var layers = [][]string{
 	{"claims", "kbuild"},
 	{"reproduce", "runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
+	{"reproduce/measuring"},
 	{"cmd/nsperf", "internal/clitest", "cmd/nsperf/guesttest", "cmd/nsperf/buildtest"},
 }
 

@@ -11,12 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"time"
 
 	"github.com/nsperf/nsperf/compare"
-	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
@@ -25,31 +25,6 @@ import (
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/vm"
 )
-
-// Options say what to boot and how to call nsperf in the guest.
-type Options struct {
-	// VM is the guests' settings, kernels included; Args is filled in by Run.
-	VM vm.Options
-	// Scenario is the scenario as the user named it (a file is copied into the guest).
-	Scenario string
-	// ScenarioFile is true when Scenario names a file, false for a shipped name.
-	ScenarioFile bool
-	// Run are the run's settings, which each guest's run takes (its request).
-	Run RunSettings
-	// Baseline is a bisection step's known-good result on the host; "" otherwise.
-	Baseline string
-	// Builds are how nsperf built each kernel (run --patch), recorded in its result; nil
-	// for kernels given as they are.
-	Builds []*results.KernelBuild
-	// Deadline bounds the guests' measuring in wall time, from the end of their boot; 0:
-	// Deadline(s, ...). A kernel that deadlocks without an oops is stopped there.
-	Deadline time.Duration
-	// Count are the functions each guest counts the calls of before measuring (run --patch).
-	Count          []coverage.Target
-	CountTruncated bool
-	// Trace are the functions each guest traces while it runs the scenario (nsperf coverage).
-	Trace []string
-}
 
 // ErrDeadline: the guests did not finish measuring within their wall-time deadline.
 var ErrDeadline = errors.New("the guests did not finish in time")
@@ -77,34 +52,29 @@ type ExitError struct {
 func (e ExitError) Error() string { return e.Err.Error() }
 func (e ExitError) Unwrap() error { return e.Err }
 
-// Run measures s in a guest on each kernel of k.VM.Kernels (one or two) and returns the
-// result, stored at runner.OutPath unless opt.Out is "-".
-func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Options) (*results.Result, error) {
+// runGuests measures the plan's scenario in a guest on each kernel of p.VM.Kernels (one or
+// two, prepared) and returns the result, stored at runner.OutPath unless p.Run.Out is "-";
+// builds are how nsperf built each kernel (nil for kernels given as they are).
+func (p Plan) runGuests(ctx context.Context, builds []*results.KernelBuild) (*results.Result, error) {
 	start := time.Now()
+	s, opt := p.Scenario, p.Run
 	if opt.Machine == nil {
 		return nil, errors.New("kernels: no machine to measure on (runner.Options.Machine)")
 	}
 	progress := progressOf(opt)
 	// Console logs and journals of failed guests are named after the run's start.
-	noResultID := "vm-" + start.Format("20060102-150405")
-	o := k.guestOptions()
-	// One measuring run at a time on this machine, guests on the wall clock included: a
-	// guest's vCPUs share the host's CPUs with whatever else measures. Guests in virtual time
-	// do not wait: host load cannot move their figures, and their own load on the host is
-	// other work to a wall-clock run beside them, which its idle gate and noise lines see.
-	release, busy := func() {}, ""
-	if vm.PlannedClock(o) != vm.ClockVirtual {
-		var err error
-		if release, busy, err = opt.Machine.LockMeasuring(ctx, s.Name, opt.Concurrent, progress); err != nil {
-			return nil, err
-		}
+	failed := runner.OutPath(opt, s, "vm-"+start.Format("20060102-150405"))
+	o := p.guestOptions()
+	release, busy, err := lockMeasuring(ctx, s, opt, o)
+	if err != nil {
+		return nil, err
 	}
 	defer release()
 	session, err := vm.Boot(ctx, o)
 	var bootErr *vm.BootError
 	if errors.As(err, &bootErr) {
 		for name, console := range bootErr.Consoles {
-			keepConsole(progress, runner.OutPath(opt, s, noResultID), name, console)
+			keepConsole(progress, failed, name, console)
 		}
 	}
 	if err != nil {
@@ -112,93 +82,126 @@ func Run(ctx context.Context, s *scenarios.Scenario, opt runner.Options, k Optio
 	}
 	defer session.Close()
 	booted := time.Since(start)
-	if len(o.Kernels) > 1 {
-		switch {
-		case session.Together():
-			fmt.Fprintf(progress, "vm: A and B run each round at once, each on a host CPU of its own (virtual time: neither counts the other's load; --vm-turns alternate pauses one while the other runs)\n")
-		case o.Turns == vm.TurnsTogether:
-			fmt.Fprintf(progress, "vm: --vm-turns together: not here (%s clock, or fewer host CPUs than guests): A and B take turns, the other paused\n", session.Clock())
-		}
-	}
-	journals := keepJournals(session, len(o.Kernels), runner.OutPath(opt, s, noResultID))
+	sayTurns(progress, session, o)
+	journals := keepJournals(session, len(o.Kernels), failed)
 	stored := false
 	defer func() { journals.finish(stored, progress) }()
-	deadline := k.Deadline
-	if deadline == 0 {
-		deadline = Deadline(s, len(o.Kernels), session.Clock())
-	}
-	measuring, stop := context.WithTimeoutCause(ctx, deadline, ErrDeadline)
-	defer stop()
-	var turns []results.Turn
-	measureStart := time.Now()
-	if len(o.Kernels) > 1 {
-		if turns, err = session.Alternate(measuring); err != nil && ctx.Err() == nil && context.Cause(measuring) != ErrDeadline {
-			return nil, err
-		}
-	}
-	outcomes := session.Wait(measuring)
-	if session.Clock() == vm.ClockVirtual && ctx.Err() == nil {
-		fmt.Fprintf(progress, "vm: the schedule's %s of measuring in virtual time took %s of wall time after the boot\n",
-			(time.Duration(len(o.Kernels)) * s.EstimatedDuration()).Round(time.Second), time.Since(measureStart).Round(time.Second))
-	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("interrupted; the guests were stopped and their finished runs kept: %w", ctx.Err())
-	}
-	if context.Cause(measuring) == ErrDeadline {
-		session.Close() // stopped before the console logs are read for keeping
-		for i, out := range outcomes {
-			keepConsole(progress, runner.OutPath(opt, s, noResultID), string(rune('A'+i)), out.Console)
-		}
-		return nil, fmt.Errorf("%w: still measuring %s after the end of boot (%s of the schedule's measuring in %s); the guests were stopped and their finished runs kept (--vm-deadline sets the bound)",
-			ErrDeadline, deadline.Round(time.Second), s.EstimatedDuration().Round(time.Second), session.Clock())
+	turns, outcomes, err := p.measureGuests(ctx, session, failed)
+	if err != nil {
+		return nil, err
 	}
 	// A failed guest's console log is named after this run, as its journals are: a result
 	// the guest may have left is not stored (the A/B failed), and its run id is the guest's.
-	rs, code, err := guestResults(outcomes, k.Scenario, scenarios.TextSHA256(s.Text), booted, func(guest int, console []byte) {
-		keepConsole(progress, runner.OutPath(opt, s, noResultID), string(rune('A'+guest)), console)
+	rs, code, err := guestResults(outcomes, p.ScenarioArg, scenarios.TextSHA256(s.Text), booted, func(guest int, console []byte) {
+		keepConsole(progress, failed, string(rune('A'+guest)), console)
 	})
 	if err != nil {
 		return nil, err
 	}
-	k.recordBuilds(rs)
+	for i, b := range builds {
+		if i < len(rs) && rs[i] != nil {
+			rs[i].Build = b // how nsperf built the kernel, where it did
+		}
+	}
 	r, err := store(s, opt, rs, turns, busy, code)
 	stored = r != nil && !errors.Is(err, runner.ErrNotStored) && opt.Out != "-"
 	return r, err
 }
 
-// recordBuilds gives each kernel's result how nsperf built the kernel, where it did.
-func (k Options) recordBuilds(rs []*results.Result) {
-	for i, b := range k.Builds {
-		if i < len(rs) && rs[i] != nil {
-			rs[i].Build = b
-		}
+// lockMeasuring takes the machine's measuring lock for guests on the wall clock: one
+// measuring run at a time on this machine, guests included, since a guest's vCPUs share the
+// host's CPUs with whatever else measures. Guests in virtual time do not wait: host load
+// cannot move their figures, and their own load on the host is other work to a wall-clock run
+// beside them, which its idle gate and noise lines see.
+func lockMeasuring(ctx context.Context, s *scenarios.Scenario, opt runner.Options, o vm.Options) (release func(), busy string, err error) {
+	if vm.PlannedClock(o) == vm.ClockVirtual {
+		return func() {}, "", nil
+	}
+	return opt.Machine.LockMeasuring(ctx, s.Name, opt.Concurrent, progressOf(opt))
+}
+
+// sayTurns says how the two guests of an A/B take their rounds where it is not what was asked
+// or not obvious.
+func sayTurns(progress io.Writer, session *vm.Session, o vm.Options) {
+	switch {
+	case len(o.Kernels) < 2:
+	case session.Together():
+		fmt.Fprintf(progress, "vm: A and B run each round at once, each on a host CPU of its own (virtual time: neither counts the other's load; --vm-turns alternate pauses one while the other runs)\n")
+	case o.Turns == vm.TurnsTogether:
+		fmt.Fprintf(progress, "vm: --vm-turns together: not here (%s clock, or fewer host CPUs than guests): A and B take turns, the other paused\n", session.Clock())
 	}
 }
 
+// measureGuests lets the booted guests measure within their wall-time deadline, the two of an
+// A/B taking their turns, and returns the turns and each guest's outcome; failed is the
+// result path the console logs of guests stopped at the deadline are kept beside.
+func (p Plan) measureGuests(ctx context.Context, session *vm.Session, failed string) ([]results.Turn, []vm.Outcome, error) {
+	s, progress, guests := p.Scenario, progressOf(p.Run), len(p.VM.Kernels)
+	deadline := p.Deadline
+	if deadline == 0 {
+		deadline = Deadline(s, guests, session.Clock())
+	}
+	measuring, stop := context.WithTimeoutCause(ctx, deadline, ErrDeadline)
+	defer stop()
+	var turns []results.Turn
+	var err error
+	measureStart := time.Now()
+	if guests > 1 {
+		if turns, err = session.Alternate(measuring); err != nil && ctx.Err() == nil && context.Cause(measuring) != ErrDeadline {
+			return nil, nil, err
+		}
+	}
+	outcomes := session.Wait(measuring)
+	if session.Clock() == vm.ClockVirtual && ctx.Err() == nil {
+		fmt.Fprintf(progress, "vm: the schedule's %s of measuring in virtual time took %s of wall time after the boot\n",
+			(time.Duration(guests) * s.EstimatedDuration()).Round(time.Second), time.Since(measureStart).Round(time.Second))
+	}
+	if ctx.Err() != nil {
+		return nil, nil, fmt.Errorf("interrupted; the guests were stopped and their finished runs kept: %w", ctx.Err())
+	}
+	if context.Cause(measuring) == ErrDeadline {
+		session.Close() // stopped before the console logs are read for keeping
+		for i, out := range outcomes {
+			keepConsole(progress, failed, string(rune('A'+i)), out.Console)
+		}
+		return nil, nil, fmt.Errorf("%w: still measuring %s after the end of boot (%s of the schedule's measuring in %s); the guests were stopped and their finished runs kept (--vm-deadline sets the bound)",
+			ErrDeadline, deadline.Round(time.Second), s.EstimatedDuration().Round(time.Second), session.Clock())
+	}
+	return turns, outcomes, nil
+}
+
 // guestOptions are the guests' settings with the command each runs: `nsperf guest` on its
-// request (GuestRequest), which is written into its exchange directory.
-func (k Options) guestOptions() vm.Options {
-	o := k.VM
-	o.Files = map[string]string{}
-	for name, path := range k.VM.Files {
-		o.Files[name] = path
+// request (guestRequest), which is written into its exchange directory, with the files it
+// reads there: the scenario's file, a bisection's baseline, the programs built for its tools.
+func (p Plan) guestOptions() vm.Options {
+	o := p.VM
+	o.Files = maps.Clone(p.VM.Files)
+	if o.Files == nil {
+		o.Files = map[string]string{}
 	}
-	if k.ScenarioFile {
-		o.Files["scenario.yaml"] = k.Scenario
+	if scenarioIsFile(p.ScenarioArg) {
+		o.Files["scenario.yaml"] = p.ScenarioArg
 	}
-	if k.Baseline != "" {
-		o.Files["baseline.json"] = k.Baseline
+	if p.Baseline != "" {
+		o.Files["baseline.json"] = p.Baseline
 	}
 	o.Programs = map[string]string{}
-	for name, b := range k.Run.Built {
+	for name, b := range p.Run.Built {
 		o.Programs[builtName(name)] = b.Path
 	}
 	o.Generated = func(i int, clock string) (map[string][]byte, error) {
-		data, err := json.MarshalIndent(k.request(i, clock), "", "  ")
+		data, err := json.MarshalIndent(p.guestRequest(i, clock), "", "  ")
 		return map[string][]byte{RequestFile: data}, err
 	}
 	o.Args = guestArgs
 	return o
+}
+
+// scenarioIsFile reports whether the scenario as the user named it is a file (copied into
+// the guest), not a shipped name.
+func scenarioIsFile(arg string) bool {
+	st, err := os.Stat(arg)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // guestResults reads each guest's result; keep is called with the console log of each guest

@@ -2,13 +2,15 @@ package kernels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
-	"os"
+	"runtime"
 	"time"
 
 	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
@@ -63,6 +65,63 @@ type Plan struct {
 	// Trace are the functions whose running a trace records while the scenario runs (nsperf
 	// coverage: every function of the source's network stack); its result's Trace says which.
 	Trace []string
+}
+
+// InGuests reports whether the plan runs in guests: on kernels under test, or a patch's.
+func (p Plan) InGuests() bool { return len(p.Kernels.Kernels) > 0 || p.Patch != nil }
+
+// Load loads the plan's scenario (ScenarioArg) for where the plan runs, pinned CPUs checked
+// against a guest's vCPUs (vmCPUs; 0: as many as the scenario pins) or this machine's, and
+// applies the plan's changes to it, once its parts are known to go together: a build's
+// settings with a series, at most two kernels, labels for the kernels (a single one labels
+// the run). The result file must be writable: a run of minutes must not end in a result it
+// cannot write. A scenario that does not load is its scenarios.Problems; anything else
+// refused is an inputerr.Error.
+func (p *Plan) Load(vmCPUs int) error {
+	k := p.Kernels
+	switch {
+	case p.Patch != nil && len(p.Patch.Patches) == 0:
+		return inputerr.Error{Err: errors.New("--source, --config, --fuzz and --no-count say how to build and run --patch: give --patch too")}
+	case len(k.Kernels) > 2:
+		return inputerr.Error{Err: fmt.Errorf("--kernel given %d times: an A/B run compares two kernels", len(k.Kernels))}
+	case len(k.Kernels) == 0 && p.Patch == nil && len(k.Labels) > 1:
+		return inputerr.Error{Err: errors.New("--label given more than once: only an A/B run (--kernel twice) takes one per kernel")}
+	case len(k.Labels) == 1 && len(k.Kernels) < 2 && p.Patch == nil:
+		p.Run.Label = k.Labels[0]
+	}
+	if !p.InGuests() {
+		vmCPUs = runtime.NumCPU() // this machine's
+	}
+	s, err := LoadScenario(p.ScenarioArg, vmCPUs)
+	if err != nil {
+		return err
+	}
+	if err := p.Overrides.Apply(s); err != nil {
+		return inputerr.Error{Err: err}
+	}
+	if out := p.Run.Out; out != "" && out != "-" {
+		if err := safefile.CheckWritable(out); err != nil {
+			return inputerr.Error{Err: fmt.Errorf("--out: %w", err)}
+		}
+	}
+	p.Scenario = s
+	return nil
+}
+
+// LoadScenario loads a scenario file or shipped name with its pinned CPUs checked against
+// cpus (0: not checked; a guest gets as many vCPUs as its scenario pins). A scenario that does
+// not load is its scenarios.Problems; a name that is neither, or a count of CPUs below 0, is an
+// inputerr.Error.
+func LoadScenario(arg string, cpus int) (*scenarios.Scenario, error) {
+	if cpus < 0 {
+		return nil, inputerr.Error{Err: fmt.Errorf("--vm-cpus %d: want a positive number", cpus)}
+	}
+	s, err := scenarios.Load(arg, scenarios.Options{CPUs: cpus})
+	var problems scenarios.Problems
+	if err != nil && !errors.As(err, &problems) {
+		return nil, inputerr.Error{Err: err}
+	}
+	return s, err
 }
 
 // Execute carries a plan out and returns its result, stored at runner.OutPath: a patch is
@@ -186,7 +245,7 @@ func (p *Plan) build(ctx context.Context) ([]*results.KernelBuild, error) {
 }
 
 // inGuests prepares the kernels (labels, module trees), checks their configs against the
-// scenario before anything boots, and measures in a guest on each (Run).
+// scenario before anything boots, and measures in a guest on each (runGuests).
 func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*results.Result, error) {
 	ks, cleanup, err := Prepare(p.Kernels)
 	if err != nil {
@@ -196,18 +255,12 @@ func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*res
 	if err := CheckConfigs(p.Kernels.Kernels, ks, p.Scenario, progressOf(p.Run)); err != nil {
 		return nil, err
 	}
-	o := p.VM
-	o.Kernels = ks
-	if o.CPUs == 0 {
-		o.CPUs = vm.PinnedCPUs(p.Scenario)
+	p.VM.Kernels = ks
+	if p.VM.CPUs == 0 {
+		p.VM.CPUs = vm.PinnedCPUs(p.Scenario)
 	}
-	o.Required, o.Optional = vm.Needs(p.Scenario)
-	k := Options{VM: o, Scenario: p.ScenarioArg, Deadline: p.Deadline, Baseline: p.Baseline, Builds: builds, Count: p.Count, CountTruncated: p.CountTruncated, Trace: p.Trace,
-		Run: RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit, Built: p.Run.Built}}
-	if st, err := os.Stat(p.ScenarioArg); err == nil && st.Mode().IsRegular() {
-		k.ScenarioFile = true
-	}
-	return Run(ctx, p.Scenario, p.Run, k)
+	p.VM.Required, p.VM.Optional = vm.Needs(p.Scenario)
+	return p.runGuests(ctx, builds)
 }
 
 // Probe boots the one kernel of req with every module the probe looks at loaded (where the

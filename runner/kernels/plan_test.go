@@ -149,3 +149,57 @@ func TestCountScenario(t *testing.T) {
 		t.Errorf("count pass length %s", got)
 	}
 }
+
+// TestLoad: a plan's scenario is loaded for where it runs with the plan's changes, once its
+// parts go together: a build's settings need a series, at most two kernels, labels need
+// kernels, a single label labels the run; a result that cannot be written and a scenario that
+// does not load are refused before anything runs.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	p := Plan{ScenarioArg: "veth-bigtcp", Overrides: scenarios.Overrides{Runs: 3, Omit: -1}, Kernels: Request{Labels: []string{"mine"}}, Run: runner.Options{Out: filepath.Join(dir, "r.json")}}
+	if err := p.Load(0); err != nil || p.Scenario == nil || p.Scenario.Name != "veth-bigtcp" || p.Scenario.Runs != 3 || p.Run.Label != "mine" {
+		t.Fatalf("%v: %+v", err, p)
+	}
+	// In a guest, its vCPUs decide which CPUs exist: one vCPU has no CPU 1 to pin to.
+	guest := Plan{ScenarioArg: "veth-bigtcp", Kernels: Request{Kernels: []string{"/boot/vmlinuz"}}}
+	var problems scenarios.Problems
+	if err := guest.Load(1); !errors.As(err, &problems) {
+		t.Errorf("a scenario pinned to CPU 1 in a guest of one vCPU: %v", err)
+	}
+	var input inputerr.Error
+	for _, bad := range []struct {
+		plan Plan
+		want string
+	}{
+		{Plan{ScenarioArg: "veth-bigtcp", Patch: &kbuild.BuildRequest{Config: "minimal"}}, "give --patch too"},
+		{Plan{ScenarioArg: "veth-bigtcp", Kernels: Request{Kernels: []string{"a", "b", "c"}}}, "--kernel given 3 times"},
+		{Plan{ScenarioArg: "veth-bigtcp", Kernels: Request{Labels: []string{"a", "b"}}}, "--label given more than once"},
+		{Plan{ScenarioArg: "veth-bigtcp", Kernels: Request{Kernels: []string{"a"}}}, "--vm-cpus -1"},
+		{Plan{ScenarioArg: "no-such-scenario"}, "no-such-scenario"},
+		{Plan{ScenarioArg: "veth-bigtcp", Overrides: scenarios.Overrides{MaxRuns: 5}}, "--max-runs 5"},
+		{Plan{ScenarioArg: "veth-bigtcp", Run: runner.Options{Out: dir}}, "--out: " + dir},
+	} {
+		if err := bad.plan.Load(-1); !errors.As(err, &input) || !strings.Contains(err.Error(), bad.want) || bad.plan.Scenario != nil {
+			t.Errorf("%+v: %v, want an input error with %q", bad.plan, err, bad.want)
+		}
+	}
+}
+
+// TestCoverageOf: coverage loads every shipped scenario when none is named, each with the
+// tracing schedule; a scenario that does not exist is refused before anything is fetched.
+func TestCoverageOf(t *testing.T) {
+	c, err := CoverageOf(nil, 0)
+	shipped, _ := scenarios.Shipped()
+	if err != nil || len(c.Args) != len(shipped) || len(c.Scenarios) != len(shipped) {
+		t.Fatalf("%d of %d scenarios: %v", len(c.Scenarios), len(shipped), err)
+	}
+	for _, s := range c.Scenarios {
+		if s.Runs != 1 || s.Workloads[0].Length() != time.Second {
+			t.Errorf("%s: %d runs of %s, want the tracing schedule", s.Name, s.Runs, s.Workloads[0].Length())
+		}
+	}
+	var input inputerr.Error
+	if _, err := CoverageOf([]string{"veth-bigtcp", "no-such-scenario"}, 0); !errors.As(err, &input) || !strings.Contains(err.Error(), "no-such-scenario") {
+		t.Errorf("no-such-scenario: %v", err)
+	}
+}

@@ -2,14 +2,15 @@ package kernels
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/coverage"
 	"github.com/nsperf/nsperf/internal/inputerr"
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
@@ -93,32 +94,35 @@ type RunSettings struct {
 	Built map[string]tool.Built `json:"built,omitempty"`
 }
 
-// request is guest i's request on the given clock.
-func (k Options) request(i int, clock string) GuestRequest {
-	req := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: k.Scenario, Label: k.VM.Kernels[i].Label,
-		Out: vm.GuestDir + "/result.json", Run: k.Run, VirtualTime: clock == vm.ClockVirtual, Count: k.Count, CountTruncated: k.CountTruncated, Trace: k.Trace}
-	if k.ScenarioFile {
+// guestRequest is what guest i of the plan's guests (p.VM.Kernels, prepared) is asked on
+// the given clock: the one place a plan becomes a guest's request (GuestRequest.Plan is the
+// way back, in the guest).
+func (p Plan) guestRequest(i int, clock string) GuestRequest {
+	req := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: p.ScenarioArg, Label: p.VM.Kernels[i].Label, Out: vm.GuestDir + "/result.json",
+		Run:         RunSettings{Overrides: p.Overrides, Policy: p.Run.Policy, MinChange: p.Run.MinChange, IdleLimit: p.Run.Idle.Limit},
+		VirtualTime: clock == vm.ClockVirtual, Count: p.Count, CountTruncated: p.CountTruncated, Trace: p.Trace}
+	if scenarioIsFile(p.ScenarioArg) {
 		req.Scenario = vm.GuestDir + "/scenario.yaml"
 	}
-	if len(k.Run.Built) > 0 {
+	if len(p.Run.Built) > 0 {
 		// The guest runs its copies in the exchange directory (guestOptions): the host's
 		// paths may be where it sees nothing.
 		req.Run.Built = map[string]tool.Built{}
-		for name, b := range k.Run.Built {
+		for name, b := range p.Run.Built {
 			b.Path = vm.GuestDir + "/" + builtName(name)
 			req.Run.Built[name] = b
 		}
 	}
-	if len(k.VM.Kernels) > 1 {
+	if len(p.VM.Kernels) > 1 {
 		// A state one kernel cannot apply is what an A/B of a patch may be about: each
 		// guest records it as unavailable and measures the rest.
 		req.GateDir, req.StatesOptional = vm.GuestDir, true
 	}
-	if len(k.Trace) > 0 {
+	if len(p.Trace) > 0 {
 		// A trace records what the kernel can run: a state it cannot apply is left out.
 		req.StatesOptional = true
 	}
-	if k.Baseline != "" {
+	if p.Baseline != "" {
 		// A bisection step measures what it can: a state this kernel lost is judged against
 		// the baseline (bad), not a reason to stop.
 		req.Baseline, req.StatesOptional = vm.GuestDir+"/baseline.json", true
@@ -129,11 +133,14 @@ func (k Options) request(i int, clock string) GuestRequest {
 // builtName is a built program's name in the guest's exchange directory.
 func builtName(program string) string { return "built-" + program }
 
-// ReadRequest reads a guest's request, strictly: an unknown field or another version is
-// refused.
+// maxRequest bounds a guest's request: the functions a coverage run traces make it about 1 MB.
+const maxRequest = 64 << 20
+
+// ReadRequest reads a guest's request, strictly: a file that is not regular or is larger than
+// maxRequest, an unknown field or another version is refused.
 func ReadRequest(path string) (GuestRequest, error) {
 	var req GuestRequest
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, maxRequest)
 	if err != nil {
 		return req, fmt.Errorf("guest request: %w", err)
 	}
@@ -157,9 +164,10 @@ func ReadRequest(path string) (GuestRequest, error) {
 }
 
 // Plan is what the guest carries out for its request, here: s (the scenario as the host
-// named it, loaded in the guest) with the host's changes applied, the run's settings, and,
-// for a bisection step, looks decided against the known-good kernel's result.
-func (req GuestRequest) Plan(s *scenarios.Scenario, m machine.Machine) (Plan, error) {
+// named it, loaded in the guest) with the host's changes applied, the run's settings, in an
+// A/B the wait for its turn before each round (until ctx ends), and, for a bisection step,
+// looks decided against the known-good kernel's result.
+func (req GuestRequest) Plan(ctx context.Context, s *scenarios.Scenario, m machine.Machine) (Plan, error) {
 	if err := req.Run.Overrides.Apply(s); err != nil {
 		return Plan{}, inputerr.Error{Err: err}
 	}
@@ -168,6 +176,9 @@ func (req GuestRequest) Plan(s *scenarios.Scenario, m machine.Machine) (Plan, er
 	opt.Idle.Limit = req.Run.IdleLimit
 	if req.VirtualTime {
 		opt.Idle.Limit = -1 // work on the host cannot reach a figure in virtual time
+	}
+	if req.GateDir != "" {
+		opt.BeforeRound = vm.GuestGate(ctx, req.GateDir)
 	}
 	if req.Baseline != "" {
 		base, _, err := results.ReadFile(req.Baseline)

@@ -1,6 +1,9 @@
 package kernels
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,10 +12,15 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/coverage"
-
+	"github.com/nsperf/nsperf/internal/fixture"
+	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/runner"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestGuestRequestCarriesTheRun: an A/B guest on the virtual clock runs `nsperf guest` on a
@@ -20,13 +28,16 @@ import (
 // the clock; a bisection step's baseline is copied in and named; the request reads back.
 func TestGuestRequestCarriesTheRun(t *testing.T) {
 	minChange := 0.05
-	k := Options{
-		VM:           vm.Options{Kernels: []vm.Kernel{{Label: "base"}, {Label: "patched"}}},
-		Scenario:     "/home/me/s.yaml",
-		ScenarioFile: true,
-		Baseline:     "/home/me/good.json",
-		Run: RunSettings{Overrides: scenarios.Overrides{Auto: true, MaxRuns: 7, Duration: 2 * time.Second, Omit: -1},
-			Policy: results.Policy{Alpha: 0.01}, MinChange: &minChange, IdleLimit: 3 * time.Second},
+	scenarioFile := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(scenarioFile, []byte(fixture.PairScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := Plan{
+		VM:             vm.Options{Kernels: []vm.Kernel{{Label: "base"}, {Label: "patched"}}},
+		ScenarioArg:    scenarioFile,
+		Baseline:       "/home/me/good.json",
+		Overrides:      scenarios.Overrides{Auto: true, MaxRuns: 7, Duration: 2 * time.Second, Omit: -1},
+		Run:            runner.Options{Policy: results.Policy{Alpha: 0.01}, MinChange: &minChange, Idle: runner.IdleGate{Limit: 3 * time.Second}},
 		Count:          []coverage.Target{{Function: "do_setup", File: "net/openvswitch/vport-internal_dev.c", Module: "openvswitch"}},
 		CountTruncated: true,
 	}
@@ -34,7 +45,7 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 	if got := o.Args(1, vm.ClockVirtual); !reflect.DeepEqual(got, []string{"guest", vm.GuestDir + "/request.json"}) {
 		t.Fatalf("guest command %q", got)
 	}
-	if o.Files["scenario.yaml"] != k.Scenario || o.Files["baseline.json"] != k.Baseline {
+	if o.Files["scenario.yaml"] != k.ScenarioArg || o.Files["baseline.json"] != k.Baseline {
 		t.Errorf("files copied into the guest: %v", o.Files)
 	}
 	files, err := o.Generated(1, vm.ClockVirtual)
@@ -50,13 +61,13 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: vm.GuestDir + "/scenario.yaml", Label: "patched", Out: vm.GuestDir + "/result.json",
-		Run: k.Run, VirtualTime: true, GateDir: vm.GuestDir, StatesOptional: true, Baseline: vm.GuestDir + "/baseline.json",
+		Run: RunSettings{Overrides: k.Overrides, Policy: k.Run.Policy, MinChange: &minChange, IdleLimit: 3 * time.Second}, VirtualTime: true, GateDir: vm.GuestDir, StatesOptional: true, Baseline: vm.GuestDir + "/baseline.json",
 		Count: k.Count, CountTruncated: true}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("request read back:\n got %+v\nwant %+v", got, want)
 	}
 	// The guest's plan counts the patch's functions before its measured runs.
-	pl, err := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: "pair", Out: "r.json", Count: k.Count}.Plan(pairScenario(t), &recordingMachine{})
+	pl, err := GuestRequest{Version: RequestVersion, Command: CommandRun, Scenario: "pair", Out: "r.json", Count: k.Count}.Plan(context.Background(), pairScenario(t), &recordingMachine{})
 	if err != nil || !reflect.DeepEqual(pl.Count, k.Count) {
 		t.Errorf("the guest's plan: count %+v, %v", pl.Count, err)
 	}
@@ -75,13 +86,58 @@ func TestGuestRequestCarriesTheRun(t *testing.T) {
 	if files, err := probe.Generated(0, vm.ClockWall); err != nil || strings.Contains(string(files[RequestFile]), `"virtual_time": true`) {
 		t.Errorf("probe on the wall clock: %s %v", files[RequestFile], err)
 	}
-	traced := Options{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, Scenario: "ovs-internal-tso", Trace: []string{"do_setup"}}
-	if r := traced.request(0, vm.ClockVirtual); !r.StatesOptional || !reflect.DeepEqual(r.Trace, traced.Trace) {
+	traced := Plan{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, ScenarioArg: "ovs-internal-tso", Trace: []string{"do_setup"}}
+	if r := traced.guestRequest(0, vm.ClockVirtual); !r.StatesOptional || !reflect.DeepEqual(r.Trace, traced.Trace) {
 		t.Errorf("a traced run: %+v (a state the kernel cannot apply must not stop the trace)", r)
 	}
-	one := Options{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, Scenario: "veth-bigtcp"}
-	if r := one.request(0, vm.ClockWall); r.Scenario != "veth-bigtcp" || r.GateDir != "" || r.StatesOptional || r.VirtualTime {
+	one := Plan{VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12"}}}, ScenarioArg: "veth-bigtcp"}
+	if r := one.guestRequest(0, vm.ClockWall); r.Scenario != "veth-bigtcp" || r.GateDir != "" || r.StatesOptional || r.VirtualTime {
 		t.Errorf("one kernel on the wall clock: %+v", r)
+	}
+}
+
+// TestGuestPlanIsTheHostPlan: a host's plan turned into a guest's request (guestRequest),
+// written, read back and turned into the guest's plan (GuestRequest.Plan) runs the same
+// scenario with the same changes, policy, bounds, label and functions to count and trace; only
+// where the programs are and the clock's consequences differ.
+func TestGuestPlanIsTheHostPlan(t *testing.T) {
+	minChange := 0.03
+	host := Plan{ScenarioArg: "pair", VM: vm.Options{Kernels: []vm.Kernel{{Label: "6.12-patched"}}},
+		Overrides: scenarios.Overrides{Runs: 3, Duration: 2 * time.Second, Omit: 0},
+		Run: runner.Options{Policy: results.Policy{Alpha: 0.01, CVLimit: 0.1}, MinChange: &minChange, Idle: runner.IdleGate{Limit: 4 * time.Second},
+			Built: map[string]tool.Built{"udpgso_bench_tx": {Path: "/var/cache/x/udpgso_bench_tx", Provenance: "built from /src"}}},
+		Count: []coverage.Target{{Function: "veth_xmit", File: "drivers/net/veth.c"}}, CountTruncated: true, Trace: []string{"veth_xmit", "tcp_sendmsg"}}
+	path := filepath.Join(t.TempDir(), RequestFile)
+	data, err := json.Marshal(host.guestRequest(0, vm.ClockWall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req, err := ReadRequest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guest, err := req.Plan(context.Background(), pairScenario(t), &recordingMachine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if guest.ScenarioArg != "pair" || !reflect.DeepEqual(guest.Overrides, host.Overrides) || guest.Scenario.Runs != 3 {
+		t.Errorf("scenario %q, overrides %+v (runs %d), want the host's %+v", guest.ScenarioArg, guest.Overrides, guest.Scenario.Runs, host.Overrides)
+	}
+	g, h := guest.Run, host.Run
+	if g.Policy != h.Policy || *g.MinChange != minChange || g.Idle.Limit != h.Idle.Limit || g.Label != "6.12-patched" || g.VirtualTime || !g.StatesOptional {
+		t.Errorf("the guest's run options %+v, the host's %+v", g, h)
+	}
+	if b := g.Built["udpgso_bench_tx"]; b.Path != vm.GuestDir+"/built-udpgso_bench_tx" || b.Provenance != "built from /src" {
+		t.Errorf("built programs in the guest: %+v", g.Built)
+	}
+	if !reflect.DeepEqual(guest.Count, host.Count) || !guest.CountTruncated || !reflect.DeepEqual(guest.Trace, host.Trace) {
+		t.Errorf("count %+v (truncated %v), trace %v", guest.Count, guest.CountTruncated, guest.Trace)
+	}
+	if guest.Run.BeforeRound != nil {
+		t.Error("a single guest waits at a gate")
 	}
 }
 
@@ -103,5 +159,12 @@ func TestReadRequestRefuses(t *testing.T) {
 		if _, err := ReadRequest(path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.text, err, tc.want)
 		}
+	}
+	fifo := filepath.Join(t.TempDir(), RequestFile)
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRequest(fifo); !errors.Is(err, safefile.ErrNotRegular) {
+		t.Errorf("a FIFO as the request: %v", err)
 	}
 }

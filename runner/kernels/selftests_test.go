@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/kbuild"
+	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -55,10 +56,10 @@ func TestBuildSelftests(t *testing.T) {
 	}
 	// A guest is given its host's builds, as copies in its exchange directory (the host's
 	// cache may be where it sees nothing: under /tmp, a --vm-hide), and builds nothing.
-	req := Options{Scenario: "veth-udpgso", Run: RunSettings{Built: p.Run.Built}}
+	req := Plan{ScenarioArg: "veth-udpgso", Run: runner.Options{Built: p.Run.Built}}
 	req.VM.Kernels = make([]vm.Kernel, 1)
-	guestReq := req.request(0, "virtual")
-	plan, err := guestReq.Plan(s, nil)
+	guestReq := req.guestRequest(0, "virtual")
+	plan, err := guestReq.Plan(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
