@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/nsperf/nsperf/internal/waitlimit"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsperf/nsperf/cleanup"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/vm"
 )
@@ -38,11 +35,11 @@ func cleanupCmd() *cobra.Command {
 			}
 			var errs []error
 			if ovsdb != "" {
-				if err := cleanOVS(c, ovsdb, dryRun); err != nil {
+				if err := cleanup.OVS(c.OutOrStdout(), ovsdb, dryRun); err != nil {
 					errs = append(errs, err)
 				}
 			}
-			errs = append(errs, cleanRuns(c, left, dryRun), cleanGuests(c, guests, dryRun))
+			errs = append(errs, cleanup.Runs(c.OutOrStdout(), c.ErrOrStderr(), left, dryRun), cleanup.Guests(c.OutOrStdout(), guests, dryRun))
 			return errors.Join(errs...)
 		},
 	}
@@ -50,76 +47,4 @@ func cleanupCmd() *cobra.Command {
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "only list what would be removed")
 	c.Flags().StringVar(&ovsdb, "ovsdb", "", "also remove bridges of finished runs from the existing OVS at unix:PATH")
 	return c
-}
-
-// cleanOVS removes the bridges of finished runs from an existing OVS.
-func cleanOVS(c *cobra.Command, ovsdb string, dryRun bool) error {
-	ctx, cancel := waitlimit.Context(context.Background(), topo.OVSTimeout)
-	defer cancel()
-	bridges, err := topo.OVSLeftovers(ctx, ovsdb)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for id, names := range bridges {
-		verb := "removed"
-		if dryRun {
-			verb = "would remove"
-		} else if err := topo.RemoveOVSRun(ctx, ovsdb, id); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(c.OutOrStdout(), "%s run %s: bridges %s in %s\n", verb, id, strings.Join(names, ", "), ovsdb)
-	}
-	return errors.Join(errs...)
-}
-
-// cleanRuns removes what killed runs left, except what a state file it cannot trust names.
-func cleanRuns(c *cobra.Command, left []topo.Leftover, dryRun bool) error {
-	out := c.OutOrStdout()
-	var errs []error
-	untrusted := 0
-	for _, l := range left {
-		if l.Problem != nil {
-			fmt.Fprintf(c.ErrOrStderr(), "left alone: run %s: %v\n", l.RunID, l.Problem)
-			untrusted++
-			continue
-		}
-		if dryRun {
-			fmt.Fprintf(out, "would remove run %s: %s (%s)\n", l.RunID, strings.Join(l.Namespaces, ", "), l.Reason)
-			continue
-		}
-		rm, err := l.Remove()
-		for _, a := range rm.LeftAlone {
-			fmt.Fprintf(c.ErrOrStderr(), "left alone: %s\n", a)
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if len(rm.Removed) > 0 || len(rm.LeftAlone) == 0 {
-			fmt.Fprintf(out, "removed run %s: %s (%s)\n", l.RunID, strings.Join(rm.Removed, ", "), l.Reason)
-		}
-	}
-	if untrusted > 0 {
-		errs = append(errs, fmt.Errorf("%d state files not trusted, listed above: nothing they name was touched", untrusted))
-	}
-	return errors.Join(errs...)
-}
-
-// cleanGuests removes the guests of killed --kernel runs.
-func cleanGuests(c *cobra.Command, guests []vm.Leftover, dryRun bool) error {
-	var errs []error
-	for _, g := range guests {
-		if dryRun {
-			fmt.Fprintf(c.OutOrStdout(), "would remove %s %s\n", g.Kind(), g)
-			continue
-		}
-		if err := g.Remove(); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(c.OutOrStdout(), "removed %s %s\n", g.Kind(), g)
-	}
-	return errors.Join(errs...)
 }
