@@ -18,7 +18,7 @@ var statePairs = [][2]string{
 	{"Un-patched", "Patched"}, {"net-next", "net-next + patch"}, {"Old", "New"}, {"Stock", "Patched"},
 	{"Mainline", "This series"}, {"Upstream", "With this series"}, {"Clean", "Patched"},
 	{"Base kernel", "With series"}, {"Before the fix", "After the fix"},
-	{"Without the series", "With the series"}, {"net-next", "This change"}, {"Original", "Modified"},
+	{"Without the series", "With the series"}, {"net-next", "This change"}, {"Original", "Modified"}, {"Origin", "With patches"},
 	{"Unmodified", "Patched"}, {"master", "master + this patch"}, {"Before this change", "After this change"},
 	{"Pre-patch", "Post-patch"}, {"Prior", "After"},
 }
