@@ -367,8 +367,8 @@ func stateGroups(runs []*sideRun) (groups [][]*sideRun, conds []string, ok bool)
 		groups[k] = append(groups[k], r)
 	}
 	if !pairsOfTwo(groups) {
-		// One author's names of a setup differ by a word from one state to the other ("READS
-		// without X" over "IO READS with X"): a name whose words are all in one other name,
+		// One author's names of a setup differ by a word from one state to the other ("TX
+		// without X" over "TX path with X"): a name whose words are all in one other name,
 		// and in no third, is of that one's setup.
 		groups, rests = subsetGroups(runs, rest)
 	}

@@ -339,7 +339,7 @@ func labelState(lines []line, i int, b block, label string) lineState {
 	}
 	testName := ""
 	if ls != "" && (b.side == "before" || b.side == "after") && ls != b.side && strings.TrimSpace(lrest) != "" && len(siblings) <= 1 {
-		// Under "With this patch:", "baseline rbtree (first field only): 15254954pps":
+		// Under "After the change:", "baseline test (one filter): 3120455 pps":
 		// the heading names the state; a state word inside a longer label names a test,
 		// keyed as the same label under the other heading is (its state words out).
 		ls, testName = "", labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))

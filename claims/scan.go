@@ -180,8 +180,9 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 }
 
 // twoLineStates gives one key to a paragraph of two labelled figures, one line a state before
-// and the other a state after (in either order), of one unit ("old path, IOSQE_ASYNC: 76664 tps" over "after
-// this patch: 166934 tps"): the labels' other words name the states, not two things measured.
+// and the other a state after (in either order), of one unit ("old per-buffer refill, 1 queue:
+// 7.84 Mpps" over "with this series: 9.12 Mpps"): the labels' other words name the states, not
+// two things measured.
 func twoLineStates(rs []reading, lines []line) []reading {
 	byLine := map[int][]int{}
 	for k, x := range rs {

@@ -1315,8 +1315,8 @@ func transposed(cols []string, rows []tableRow) ([]string, []tableRow, bool) {
 }
 
 // nameByContrast is the side of a name from another of names that is the same but for the
-// other word of a contrast pair (contrastPairs: "with need_wakeup, one core" beside "without
-// need_wakeup, one core"; "no batching" beside "with batching"), and the name without that
+// other word of a contrast pair (contrastPairs: "with prefetch, 64B" beside "without
+// prefetch, 64B"; "no batching" beside "with batching"), and the name without that
 // word: what the two share. "" where no name is its twin.
 func nameByContrast(name string, names []string) (side, rest string) {
 	words := strings.Fields(name)
@@ -1448,8 +1448,8 @@ func spannedLower(lines []line, i int) (int, bool) {
 }
 
 // spanHeader joins a header row of pipes over another whose cells it spans ("| without X |
-// with X |" over "| one core | two cores | one core | two cores |"): each lower cell named by
-// the upper cell over its middle, as "without X one core". The pipes' places decide, tabs
+// with X |" over "| 64B | 1500B | 64B | 1500B |"): each lower cell named by the upper cell
+// over its middle, as "without X 64B". The pipes' places decide, tabs
 // expanded.
 func spanHeader(upper, lower string) (string, bool) {
 	u, l := []rune(expandTabs(upper)), []rune(expandTabs(lower))
