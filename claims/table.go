@@ -88,6 +88,10 @@ func stateNamed(label string) bool {
 func cellValue(cell string) (figure, bool) {
 	if m := cellNoteRe.FindStringSubmatch(cell); m != nil {
 		cell = m[1] // "26.1 us (-2.3 us)", "33.8 (+4.0%)": the figure; its note is a stated change
+	} else if m := cellRemarkRe.FindStringSubmatch(cell); m != nil {
+		if _, unit := lookupUnit(m[2]); !unit {
+			cell = m[1] // "9356.22 (not stable)": the figure; the words are a remark on it
+		}
 	}
 	if m := kiloCellRe.FindStringSubmatch(cell); m != nil {
 		// "175k" alone in a value cell is a count in thousands (IOPS beside "7.7M"); in a
@@ -110,6 +114,10 @@ var kiloCellRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)[kK]$`)
 // own: a delta ("(-1.3 us)"), a percent ("(+4.0%)"), a spread or a p-value ("(sd 0.2)",
 // "(p=0.01)"). The note annotates the figure; it is not a second figure of the cell.
 var cellNoteRe = regexp.MustCompile(`^(\S.*?)\s*\([^()]*\d[^()]*\)$`)
+
+// cellRemarkRe is a cell's figure followed by words in parentheses: a remark ("(noisy)", "(not
+// stable)") or its unit ("(Gbps)").
+var cellRemarkRe = regexp.MustCompile(`^(~?[-+]?\d[\d.,]*\s*[A-Za-zµ%/]*)\s*\(([A-Za-z][A-Za-z /-]{0,30})\)$`)
 
 // stateTable reads a table at lines[i] (its header row) whose rows or columns are states:
 // "Before/After" rows under configuration columns ("IOMMU on | IOMMU off", "Rx  Tx"),
@@ -472,6 +480,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		if len(cells) < len(header) {
 			cells = splitFigureCells(cells, len(header))
 		}
+		if len(cells) > len(header)+1 {
+			cells = joinLabelCells(cells)
+		}
 		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
 			break
 		}
@@ -524,6 +535,24 @@ func captionUnit(lines []line, header int) string {
 		}
 	}
 	return ""
+}
+
+// joinLabelCells puts back together a row's label that wider spaces cut into cells ("TCP_RR
+// send-1" aligned under "TCP_STREAM send-64"): the cells before the row's last run of values,
+// where the row has more cells than its header allows.
+func joinLabelCells(cells []string) []string {
+	v := 0
+	for k := len(cells) - 1; k >= 0; k-- {
+		if _, ok := cellValue(cells[k]); !ok {
+			break
+		}
+		v++
+	}
+	if v == 0 || len(cells)-v < 2 {
+		return cells
+	}
+	label := strings.Join(cells[:len(cells)-v], " ")
+	return append([]string{label}, cells[len(cells)-v:]...)
 }
 
 // splitFigureCells cuts the cells of a row that hold two or more figures a single space apart
