@@ -118,7 +118,7 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	if ctx.command != "" {
 		base.lines = append([]int{ctx.cmdLine}, base.lines...)
 	}
-	if strings.HasSuffix(test, "_STREAM") && !strings.HasPrefix(test, "TCP") && j+1 < len(lines) {
+	if datagramStream(test) && j+1 < len(lines) {
 		// A datagram stream prints the sender's row, then the receiver's (socket, time,
 		// messages, throughput): what arrived is the throughput; what was sent and lost is not.
 		if recv := numbers(lines[j+1].text); len(recv) == 4 {
@@ -135,13 +135,16 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 // time, the messages and the errors), a request/response test's transaction rate after its
 // four sizes and the time.
 func rateColumn(test string) int {
-	switch {
-	case transactional(test):
-		return 5
-	case strings.HasSuffix(test, "_STREAM") && !strings.HasPrefix(test, "TCP"):
+	if transactional(test) || datagramStream(test) {
 		return 5
 	}
 	return 4
+}
+
+// datagramStream: a stream test of a protocol other than TCP (UDP_STREAM), which prints the
+// sender's row and the receiver's.
+func datagramStream(test string) bool {
+	return strings.HasSuffix(test, "_STREAM") && !strings.HasPrefix(test, "TCP")
 }
 
 // transactional: the test's rate is of transactions (request/response, a connection per

@@ -18,6 +18,9 @@ var (
 	sockperfModeRe   = regexp.MustCompile(`\bsockperf\s+(ping-pong|pp|throughput|tp|under-load|ul)\b`)
 )
 
+// sockperfModes are sockperf's subcommands, short and long, by their long name.
+var sockperfModes = map[string]string{"pp": "ping-pong", "ping-pong": "ping-pong", "tp": "throughput", "throughput": "throughput", "ul": "under-load", "under-load": "under-load"}
+
 // sockperfReport reads the sockperf client report that starts at lines[i]; next is i where
 // none starts there, or where the report is too short for the driver (a summary line pasted
 // alone is the generic reader's).
@@ -46,10 +49,7 @@ func sockperfReport(lines []line, i int, ctx context) ([]measurement, int, strin
 	}
 	opts := map[string]string{}
 	if m := sockperfModeRe.FindStringSubmatch(ctx.command); m != nil {
-		opts["mode"] = map[string]string{"pp": "ping-pong", "tp": "throughput", "ul": "under-load"}[m[1]]
-		if opts["mode"] == "" {
-			opts["mode"] = m[1]
-		}
+		opts["mode"] = sockperfModes[m[1]]
 	}
 	var out []measurement
 	for _, m := range metrics {

@@ -97,7 +97,7 @@ func cellValue(cell string) (figure, bool) {
 		// "175k" alone in a value cell is a count in thousands (IOPS beside "7.7M"); in a
 		// sentence or a row's name, "64k" is a size.
 		if v, ok := parseNumber(m[1]); ok {
-			return figure{value: v * 1e3, bare: true, raw: cell}, true
+			return figure{value: v * scaleSuffix[m[2]], bare: true, raw: cell}, true
 		}
 	}
 	sh := readFigures(cell)
@@ -108,7 +108,7 @@ func cellValue(cell string) (figure, bool) {
 }
 
 // kiloCellRe is a cell of a number and a k for thousands.
-var kiloCellRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)[kK]$`)
+var kiloCellRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kK])$`)
 
 // cellNoteRe is a cell's figure followed by a note in parentheses that has a number of its
 // own: a delta ("(-1.3 us)"), a percent ("(+4.0%)"), a spread or a p-value ("(sd 0.2)",
