@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/scenarios"
@@ -58,20 +57,15 @@ type Values struct {
 	Label  string    `json:"label,omitempty"` // how the text names the side: "BIG TCP off"
 }
 
-// Toggle is a command the text shows that changes a device: an nsperf knob where one maps.
+// Toggle is a command the text shows that changes what a scenario's state can set.
 type Toggle struct {
-	Command string            `json:"command"`
-	Device  string            `json:"device,omitempty"`
-	Knobs   map[string]string `json:"knobs,omitempty"` // gso_max_size: 185000
-	// Sysctls a `sysctl -w NAME=VALUE` or `echo VALUE > /proc/sys/...` sets, by dotted name.
-	Sysctls map[string]string `json:"sysctls,omitempty"`
-	// Qdisc is the root qdisc a `tc qdisc add|replace dev DEV root KIND ...` attaches, as a
-	// scenario writes it ({fq: {maxrate: "1gbit"}}), "none" for `tc qdisc del dev DEV root`.
-	Qdisc string `json:"qdisc,omitempty"`
-	// Settings are what a command sets of a setting kind that reads it itself
-	// (scenarios.ToggleReader): kind -> name -> value.
+	Command string `json:"command"`
+	Device  string `json:"device,omitempty"`
+	// Settings are what the command sets, by the setting kind that read it (devices, offloads,
+	// sysctls, qdiscs: scenarios.ToggleReader), then the kind's names.
 	Settings map[string]map[string]string `json:"settings,omitempty"`
 	Line     int                          `json:"line"`
+	measured bool                         // scenarios.SettingToggle.Measured
 }
 
 // Unparsed is a block that looks like a measurement but is not whole.
@@ -383,118 +377,20 @@ func offloadsOff(rest []line) bool {
 	return n > 0
 }
 
-var ipLinkRe = regexp.MustCompile(`ip link set (?:dev )?(\S+)((?: \S+ \S+)+)`)
-
-// toggle reads a device command as knobs: `ip link set dev eth0 gro_max_size 185000
-// gso_max_size 185000`, `ethtool -K eth0 tso off`.
+// toggle reads a command as a setting kind's toggle, asking each kind that reads commands
+// (scenarios.ToggleReader): `ip link set dev eth0 gso_max_size 185000`, `ethtool -K eth0 tso
+// off`, `sysctl -w ...`, `tc qdisc replace dev eth0 root fq`.
 func toggle(cmd string, n int) (Toggle, bool) {
-	if m := ipLinkRe.FindStringSubmatch(cmd); m != nil {
-		t := Toggle{Command: cmd, Device: m[1], Knobs: map[string]string{}, Line: n}
-		f := strings.Fields(m[2])
-		for i := 0; i+1 < len(f); i += 2 {
-			t.Knobs[f[i]] = f[i+1]
-		}
-		return t, true
-	}
-	if f := strings.Fields(cmd); len(f) >= 5 && f[0] == "ethtool" && (f[1] == "-K" || f[1] == "--features") {
-		t := Toggle{Command: cmd, Device: f[2], Knobs: map[string]string{}, Line: n}
-		for i := 3; i+1 < len(f); i += 2 {
-			t.Knobs[f[i]] = f[i+1]
-		}
-		return t, true
-	}
-	if t, ok := sysctlToggle(cmd, n); ok {
-		return t, true
-	}
-	if t, ok := qdiscToggle(cmd, n); ok {
-		return t, true
-	}
+	cmd = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), "sudo "))
 	for _, kind := range scenarios.SettingKinds() {
 		if r, ok := kind.(scenarios.ToggleReader); ok {
 			if st, ok := r.ReadToggle(cmd); ok {
-				return Toggle{Command: cmd, Device: st.Device, Settings: map[string]map[string]string{kind.Key(): st.Values}, Line: n}, true
+				return Toggle{Command: cmd, Device: st.Device, Settings: map[string]map[string]string{kind.Key(): st.Values}, Line: n, measured: st.Measured}, true
 			}
 		}
 	}
 	return Toggle{}, false
 }
-
-var tcQdiscRe = regexp.MustCompile(`^tc\s+qdisc\s+(add|replace|change|del|delete)\s+dev\s+(\S+)\s+root(?:\s+handle\s+\S+)?(?:\s+(.*))?$`)
-
-// qdiscToggle reads `tc qdisc add|replace|change dev DEV root [handle H] KIND [PARAM VALUE...]`
-// (netem's delay takes a jitter after it; a word alone is a flag: noecn) and `tc qdisc del
-// dev DEV root`. A qdisc nsperf cannot attach as written is no toggle.
-func qdiscToggle(cmd string, n int) (Toggle, bool) {
-	cmd = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), "sudo "))
-	m := tcQdiscRe.FindStringSubmatch(cmd)
-	if m == nil {
-		return Toggle{}, false
-	}
-	t := Toggle{Command: cmd, Device: m[2], Line: n, Qdisc: "none"}
-	if m[1] == "del" || m[1] == "delete" {
-		return t, true
-	}
-	f := strings.Fields(m[3])
-	if len(f) == 0 {
-		return Toggle{}, false
-	}
-	var params []string
-	for i := 1; i < len(f); i++ {
-		key := f[i]
-		switch {
-		case f[0] == "netem" && key == "delay" && i+1 < len(f):
-			params = append(params, "delay: "+strconv.Quote(f[i+1]))
-			i++
-			if i+1 < len(f) && unicode.IsDigit(rune(f[i+1][0])) {
-				params = append(params, "jitter: "+strconv.Quote(f[i+1]))
-				i++
-			}
-		case i+1 < len(f) && unicode.IsDigit(rune(f[i+1][0])):
-			v := f[i+1]
-			if _, err := strconv.Atoi(v); err != nil {
-				v = strconv.Quote(v) // 1gbit, 10ms, 1%: scalars of their own type
-			}
-			params = append(params, key+": "+v)
-			i++
-		default:
-			params = append(params, key+": true")
-		}
-	}
-	text := fmt.Sprintf("{%s: {%s}}", f[0], strings.Join(params, ", "))
-	if _, err := scenarios.ParseQdisc(text); err != nil {
-		return Toggle{}, false
-	}
-	t.Qdisc = text
-	return t, true
-}
-
-var echoProcSysRe = regexp.MustCompile(`^echo\s+(?:-n\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:>|\|\s*(?:sudo\s+)?tee(?:\s+-a)?)\s*/proc/sys/(\S+)$`)
-
-// sysctlToggle reads a sysctl command: `sysctl -w net.ipv4.tcp_autocorking=0` (also without
-// -w, several settings, a quoted value), `echo 0 > /proc/sys/net/ipv4/tcp_autocorking`, `echo
-// 0 | sudo tee /proc/sys/...`.
-func sysctlToggle(cmd string, n int) (Toggle, bool) {
-	cmd = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd), "sudo "))
-	set := map[string]string{}
-	if m := echoProcSysRe.FindStringSubmatch(cmd); m != nil {
-		set[strings.ReplaceAll(m[2], "/", ".")] = strings.Trim(m[1], `"'`)
-	} else if f := strings.Fields(cmd); len(f) >= 2 && f[0] == "sysctl" {
-		rest := strings.TrimSpace(strings.TrimPrefix(cmd, "sysctl"))
-		for strings.HasPrefix(rest, "-") { // -w, -q, --write
-			_, rest, _ = strings.Cut(rest, " ")
-			rest = strings.TrimSpace(rest)
-		}
-		for _, m := range sysctlSettingRe.FindAllStringSubmatch(rest, -1) {
-			set[m[1]] = strings.Trim(m[2], `"'`)
-		}
-	}
-	if len(set) == 0 {
-		return Toggle{}, false
-	}
-	return Toggle{Command: cmd, Sysctls: set, Line: n}, true
-}
-
-var sysctlSettingRe = regexp.MustCompile(`([a-z][A-Za-z0-9_.-]*)\s*=\s*("[^"]*"|'[^']*'|\S+)`)
 
 var setupRes = map[string]*regexp.Regexp{
 	"same-host test": regexp.MustCompile(`(?i)same[- ]host`),

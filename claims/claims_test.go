@@ -98,7 +98,7 @@ func TestSeedClaims(t *testing.T) {
 		}
 		delete(metrics, c.Metric)
 	}
-	if len(metrics) > 0 || len(merge.Toggles) != 1 || merge.Toggles[0].Knobs["gso_max_size"] != "185000" || merge.Toggles[0].Knobs["gro_max_size"] != "185000" {
+	if len(metrics) > 0 || len(merge.Toggles) != 1 || merge.Toggles[0].Settings["devices"]["gso_max_size"] != "185000" || merge.Toggles[0].Settings["devices"]["gro_max_size"] != "185000" {
 		t.Errorf("merge: missing %v, toggles %+v", metrics, merge.Toggles)
 	}
 }
@@ -525,7 +525,7 @@ func TestSysctlToggles(t *testing.T) {
 		{"echo hello", nil},
 	} {
 		got, ok := toggle(tc.cmd, 1)
-		if ok != (tc.want != nil) || !maps.Equal(got.Sysctls, tc.want) {
+		if ok != (tc.want != nil) || !maps.Equal(got.Settings["sysctls"], tc.want) {
 			t.Errorf("%q: %v %+v, want %v", tc.cmd, ok, got, tc.want)
 		}
 	}
@@ -586,8 +586,8 @@ func TestQdiscToggles(t *testing.T) {
 		{"tc qdisc show dev eth0", ""},
 	} {
 		got, ok := toggle(tc.cmd, 1)
-		if ok != (tc.want != "") || got.Qdisc != tc.want {
-			t.Errorf("%q: %v %q, want %q", tc.cmd, ok, got.Qdisc, tc.want)
+		if ok != (tc.want != "") || got.Settings["qdiscs"]["root"] != tc.want {
+			t.Errorf("%q: %v %q, want %q", tc.cmd, ok, got.Settings["qdiscs"]["root"], tc.want)
 		}
 	}
 	msg := "net: a pacing change\n\n# tc qdisc replace dev eth0 root fq\n# iperf3 -c 10.0.0.2\nBefore: 9.1 Gbit/s\n\n" +

@@ -322,8 +322,8 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 	ctx.command, ctx.cmdLine = commandText(l.text), l.n
 	if t, ok := toggle(ctx.command, l.n); ok {
 		r.Toggles = append(r.Toggles, t)
-		if len(t.Knobs) > 0 && !ctx.named {
-			// What follows a device toggle is measured with it, unless a heading named the
+		if t.measured && !ctx.named {
+			// What follows a device's toggle is measured with it, unless a heading named the
 			// state of the block the toggle sets up ("Before:" above the limit it sets).
 			ctx.state = "after"
 		} // a sysctl or a qdisc is as often the setup of both sides: the labels decide

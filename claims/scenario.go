@@ -9,17 +9,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // Scenario drafting: `nsperf reproduce --write-scenario` writes a scenario made from the
 // claims for the user to edit: the claims' tool with its options, a duration short enough for
 // virtual time, a workload per address family the claims name, their MTUs as a matrix, and the
 // toggles as two states (the knobs at their 64 KiB defaults, then as the toggle sets them).
-
-// defaultKnobs are the values a device limit has before a toggle raises it: 64 KiB.
-var defaultKnobs = map[string]string{"gso_max_size": "65536", "gro_max_size": "65536", "gso_ipv4_max_size": "65536", "gro_ipv4_max_size": "65536"}
 
 // DraftDuration is each run's measured time in a drafted scenario: a guest in virtual time
 // decides in seconds what a host's wall clock needs a minute for.
@@ -108,25 +105,11 @@ func (r *Report) draftFamilies() []string {
 	}
 	if len(out) == 0 {
 		out = []string{"IPv4"}
-		if r.togglesOnlyIPv6Limits() {
+		if slices.ContainsFunc(r.draftSettings(), func(d scenarios.SettingDraft) bool { return d.IPv6Only }) {
 			out = []string{"IPv6"}
 		}
 	}
 	return out
-}
-
-// togglesOnlyIPv6Limits: the toggles raise gso_max_size or gro_max_size without their IPv4
-// twins, and since Linux 6.3 those two govern IPv6 alone (IPv4 has gso_ipv4_max_size and
-// gro_ipv4_max_size): the claim is an IPv6 one.
-func (r *Report) togglesOnlyIPv6Limits() bool {
-	six, four := false, false
-	for _, t := range r.Toggles {
-		for k := range t.Knobs {
-			six = six || k == "gso_max_size" || k == "gro_max_size"
-			four = four || strings.Contains(k, "ipv4")
-		}
-	}
-	return six && !four
 }
 
 // draftMTUs are the MTUs the claims are split by, as numbers ("standard" is 1500, "8k" 8000).
@@ -145,155 +128,71 @@ func (r *Report) draftMTUs() []string {
 	return out
 }
 
-// writeStates writes the states: before and after of the toggles' knobs on both ends (the
-// message's device is the client's and the server's eth0 here), or one default state.
+// draftTopology is what the drafted scenario's topology has, for the setting kinds' drafts.
+var draftTopology = scenarios.DraftTopology{
+	Devices:    []string{"client/eth0", "server/eth0"},
+	Namespaces: []string{"client", "server"},
+	Sender:     "client/eth0",
+}
+
+// DraftSettings are the message's toggles drafted as states by their setting kinds
+// (scenarios.ToggleDrafter), in the kinds' key order, those with something drafted or said.
+func (r *Report) DraftSettings() []scenarios.SettingDraft { return r.draftSettings() }
+
+func (r *Report) draftSettings() []scenarios.SettingDraft {
+	var out []scenarios.SettingDraft
+	for _, key := range scenarios.SettingKeys() {
+		drafter, ok := scenarios.NewSetting(key).(scenarios.ToggleDrafter)
+		if !ok {
+			continue
+		}
+		var shown []scenarios.SettingToggle
+		for _, t := range r.Toggles {
+			if v, ok := t.Settings[key]; ok {
+				shown = append(shown, scenarios.SettingToggle{Device: t.Device, Values: v, Measured: t.measured})
+			}
+		}
+		if len(shown) > 0 {
+			out = append(out, drafter.DraftToggles(shown, draftTopology))
+		}
+	}
+	return out
+}
+
+// writeStates writes the states: before and after of the toggles as their kinds draft them
+// (the message's device is the client's and the server's eth0 here), or one default state.
 func (r *Report) writeStates(b *strings.Builder) {
 	b.WriteString("states:\n")
 	if len(r.Toggles) == 0 {
 		b.WriteString("  - name: default\n")
 		return
 	}
-	devices, features := map[string]string{}, map[string]string{}
-	for _, t := range r.Toggles {
-		for k, v := range t.Knobs {
-			switch {
-			case strings.HasPrefix(t.Command, "ethtool"):
-				features[k] = v
-			case isKnob(k, v):
-				devices[k] = v
-			} // other words of `ip link set` (xdp obj FILE, up) are no knob nsperf sets
+	drafts := r.draftSettings()
+	for _, d := range drafts {
+		for _, note := range d.Notes {
+			fmt.Fprintf(b, "  # %s\n", note)
 		}
-	}
-	before, after := map[string]string{}, map[string]string{}
-	for k, v := range devices {
-		if d, ok := defaultKnobs[k]; ok {
-			before[k] = d
-		}
-		after[k] = v
-	}
-	sysctlsBefore, sysctlsAfter, skipped := r.draftSysctls()
-	qdiscBefore, qdiscAfter := r.draftQdiscs()
-	writeState := func(name string, devices, offloads map[string]string, lines string) {
-		fmt.Fprintf(b, "  - name: %q%s\n", name, lines)
-		if name == "after" {
-			b.WriteString("    compare_to: \"before\"\n")
-		}
-		if len(devices) > 0 {
-			b.WriteString("    devices:\n")
-			for _, side := range []string{"client/eth0", "server/eth0"} {
-				fmt.Fprintf(b, "      %s: {%s}\n", side, flowMap(devices))
-			}
-		}
-		if len(offloads) > 0 {
-			b.WriteString("    offloads:\n")
-			for _, side := range []string{"client/eth0", "server/eth0"} {
-				fmt.Fprintf(b, "      %s: {%s}\n", side, flowMap(offloads))
-			}
-		}
-		if q := map[string]string{"before": qdiscBefore, "after": qdiscAfter}[name]; q != "" && q != "none" {
-			fmt.Fprintf(b, "    qdiscs: {client/eth0: %s}  # the sender's egress\n", q)
-		}
-		sysctls := map[string]map[string]string{"before": sysctlsBefore, "after": sysctlsAfter}[name]
-		if len(sysctls) > 0 {
-			b.WriteString("    sysctls:\n")
-			for _, ns := range []string{"client", "server"} {
-				fmt.Fprintf(b, "      %s: {%s}\n", ns, flowMap(sysctls))
-			}
-		}
-	}
-	for _, name := range skipped {
-		fmt.Fprintf(b, "  # not drafted: sysctl %s (nsperf sets only a namespace's own network sysctls)\n", name)
 	}
 	var lines []int
 	for _, t := range r.Toggles {
 		lines = append(lines, t.Line)
 	}
-	beforeFeatures := map[string]string{}
-	for k, v := range features {
-		beforeFeatures[k] = map[string]string{"on": "off", "off": "on"}[v]
+	b.WriteString("  - name: \"before\"\n")
+	for _, d := range drafts {
+		b.WriteString(indentLines(d.Before, "    "))
 	}
-	writeState("before", before, beforeFeatures, "")
-	writeState("after", after, features, "  # line "+results.LineRanges(lines))
+	fmt.Fprintf(b, "  - name: \"after\"  # line %s\n    compare_to: \"before\"\n", results.LineRanges(lines))
+	for _, d := range drafts {
+		b.WriteString(indentLines(d.After, "    "))
+	}
 }
 
-// draftSysctls are the sysctls of the message's toggles as states: a sysctl set twice or more
-// to different values (`echo 0 > /proc/sys/...`, measured, `echo 9 > ...`, measured) is the
-// first value before and the last after; one set once is as built before and set after.
-// Names nsperf does not set are returned apart.
-func (r *Report) draftSysctls() (before, after map[string]string, skipped []string) {
-	before, after = map[string]string{}, map[string]string{}
-	first := map[string]string{}
-	for _, t := range r.Toggles {
-		for name, v := range t.Sysctls {
-			if knobs.CheckSysctl(name, v) != "" {
-				if !slices.Contains(skipped, name) {
-					skipped = append(skipped, name)
-				}
-				continue
-			}
-			if _, seen := first[name]; !seen {
-				first[name] = v
-			}
-			after[name] = v
-		}
+// indentLines puts prefix before each line of text.
+func indentLines(text, prefix string) string {
+	if text == "" {
+		return ""
 	}
-	for name, v := range first {
-		if after[name] != v {
-			before[name] = v
-		}
-	}
-	slices.Sort(skipped)
-	return before, after, skipped
-}
-
-// isKnob: a device knob a state may set, to a number.
-func isKnob(name, value string) bool {
-	k, ok := knobs.Lookup(name)
-	_, err := strconv.ParseUint(value, 10, 32)
-	return ok && k.Settable() && err == nil
-}
-
-// draftQdiscs are the root qdiscs of the message's tc toggles as states, as draftSysctls
-// does sysctls: the first before and the last after when it changes them twice or more, else
-// the device's default before.
-func (r *Report) draftQdiscs() (before, after string) {
-	var seen []string
-	for _, t := range r.Toggles {
-		if t.Qdisc != "" {
-			seen = append(seen, t.Qdisc)
-		}
-	}
-	switch len(seen) {
-	case 0:
-		return "", ""
-	case 1:
-		return "", seen[0]
-	}
-	return seen[0], seen[len(seen)-1]
-}
-
-// flowMap writes a YAML flow mapping of m, its keys in order, strings quoted ("off" is a
-// boolean to YAML 1.1 readers).
-var plainKeyRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
-
-func flowMap(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		v := m[k]
-		if _, err := strconv.Atoi(v); err != nil {
-			v = strconv.Quote(v)
-		}
-		if !plainKeyRe.MatchString(k) {
-			k = strconv.Quote(k)
-		}
-		parts = append(parts, k+": "+v)
-	}
-	return strings.Join(parts, ", ")
+	return prefix + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+prefix) + "\n"
 }
 
 // draftWorkloadName is a workload's name: rr4, stream6, tcp4.
@@ -341,10 +240,12 @@ func writeToolOptions(b *strings.Builder, tool string, opts map[string]string) {
 // yamlString quotes s for YAML.
 func yamlString(s string) string { return strconv.Quote(s) }
 
+var plainWordRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
 // yamlScalar is s as it is where it is a plain word (TCP_RR, MIN_LATENCY), else quoted: a
 // message's option may hold anything, invalid UTF-8 included.
 func yamlScalar(s string) string {
-	if plainKeyRe.MatchString(s) {
+	if plainWordRe.MatchString(s) {
 		return s
 	}
 	return yamlString(s)

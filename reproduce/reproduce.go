@@ -22,7 +22,6 @@ import (
 
 	"github.com/nsperf/nsperf/claims"
 	"github.com/nsperf/nsperf/coverage"
-	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -442,20 +441,12 @@ func (rr Report) Verdict() (verdict, why string) {
 // between the message's runs is the change measured, and a shipped scenario's own states
 // would set the claims beside something else). "" when a shipped scenario models them.
 func DraftFor(rep *claims.Report, shipped []*scenarios.Scenario) string {
-	var toggled []string // "sysctl NAME", "qdisc KIND"
-	add := func(what string) {
-		if !slices.Contains(toggled, what) {
-			toggled = append(toggled, what)
-		}
-	}
-	for _, t := range rep.Toggles {
-		for name, v := range t.Sysctls {
-			if knobs.CheckSysctl(name, v) == "" {
-				add("sysctl " + name)
+	var toggled []string // "sysctl NAME", "qdisc KIND": what the setting kinds' drafts need
+	for _, d := range rep.DraftSettings() {
+		for _, what := range d.Toggles {
+			if !slices.Contains(toggled, what) {
+				toggled = append(toggled, what)
 			}
-		}
-		if q, err := scenarios.ParseQdisc(t.Qdisc); err == nil {
-			add("qdisc " + q.Kind().Name)
 		}
 	}
 	if len(toggled) == 0 {

@@ -3,7 +3,9 @@ package scenarios
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -223,6 +225,79 @@ type ToggleReader interface {
 type SettingToggle struct {
 	Device string
 	Values map[string]string
+	// Measured: what a message shows after the command is measured with it (a device's limit
+	// raised before the run), where a sysctl's or a qdisc's command is as often the setup of
+	// both states, the labels around deciding.
+	Measured bool
+}
+
+// ToggleDrafter is a setting kind that drafts its part of a scenario's two states, "before"
+// and "after", from the toggles a message shows of it (ReadToggle's, in the message's order),
+// for the drafted topology on: `nsperf reproduce --write-scenario`.
+type ToggleDrafter interface {
+	DraftToggles(shown []SettingToggle, on DraftTopology) SettingDraft
+}
+
+// DraftTopology is what a drafted scenario's topology has: the devices a device's toggle is
+// drafted on (both ends), the namespaces, and the sender's device (a qdisc's egress).
+type DraftTopology struct {
+	Devices    []string // client/eth0, server/eth0
+	Namespaces []string // client, server
+	Sender     string   // client/eth0
+}
+
+// SettingDraft is a kind's part of the drafted states.
+type SettingDraft struct {
+	// Before and After are YAML under a state, its keys at column 0 ("sysctls:\n  client:
+	// {...}\n"), "" for nothing.
+	Before, After string
+	// Toggles are what a shipped scenario's states must toggle (Toggler's words) for the
+	// message's toggles of this kind to be measured there rather than in the draft; none where
+	// every scenario models them (a device's limits and features are a scenario's states).
+	Toggles []string
+	// Notes are what was not drafted, and why, as comments.
+	Notes []string
+	// IPv6Only: the toggles concern IPv6 alone (gso_max_size without its IPv4 twin): with no
+	// family in the claims, the draft measures IPv6.
+	IPv6Only bool
+}
+
+// DraftPerTarget writes a kind's draft YAML: key, then each target with the same flow mapping
+// of values (FlowMap); "" for no values.
+func DraftPerTarget(key string, targets []string, values map[string]string, comment string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(key + ":\n")
+	for _, t := range targets {
+		b.WriteString("  " + t + ": {" + FlowMap(values) + "}")
+		if comment != "" {
+			b.WriteString("  # " + comment)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// plainKeyRe: a YAML key that needs no quotes.
+var plainKeyRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// FlowMap writes the inside of a YAML flow mapping of m, its keys in order, strings other than
+// integers quoted ("off" is a boolean to YAML 1.1 readers).
+func FlowMap(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
+		if _, err := strconv.Atoi(v); err != nil {
+			v = strconv.Quote(v)
+		}
+		if !plainKeyRe.MatchString(k) {
+			k = strconv.Quote(k)
+		}
+		parts = append(parts, k+": "+v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // StateToggles are what a state's settings toggle (Toggler), sorted.

@@ -3,7 +3,9 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/shellq"
@@ -129,4 +131,53 @@ func SysfsDevices(s *Scenario) map[string]bool {
 		}
 	}
 	return out
+}
+
+var ipLinkSetRe = regexp.MustCompile(`ip link set (?:dev )?(\S+)((?: \S+ \S+)+)`)
+
+// ReadToggle implements ToggleReader: `ip link set dev eth0 gro_max_size 185000 gso_max_size
+// 185000`, every pair of words it sets (the draft keeps the knobs of package knobs); what
+// follows it is measured with it.
+func (DeviceKnobs) ReadToggle(cmd string) (SettingToggle, bool) {
+	m := ipLinkSetRe.FindStringSubmatch(cmd)
+	if m == nil {
+		return SettingToggle{}, false
+	}
+	t := SettingToggle{Device: m[1], Values: map[string]string{}, Measured: true}
+	f := strings.Fields(m[2])
+	for i := 0; i+1 < len(f); i += 2 {
+		t.Values[f[i]] = f[i+1]
+	}
+	return t, true
+}
+
+// limitDefaults are the values a device's size limit has before a toggle raises it: 64 KiB.
+var limitDefaults = map[string]string{"gso_max_size": "65536", "gro_max_size": "65536", "gso_ipv4_max_size": "65536", "gro_ipv4_max_size": "65536"}
+
+// DraftToggles implements ToggleDrafter: the knobs the toggles set to a number on both ends
+// after, the size limits at their 64 KiB defaults before. Other words of `ip link set` (xdp
+// obj FILE, up) are no knob a state sets. gso_max_size or gro_max_size raised without their
+// IPv4 twins concern IPv6 alone since Linux 6.3.
+func (DeviceKnobs) DraftToggles(shown []SettingToggle, on DraftTopology) SettingDraft {
+	before, after := map[string]string{}, map[string]string{}
+	six, four := false, false
+	for _, t := range shown {
+		for k, v := range t.Values {
+			six = six || k == "gso_max_size" || k == "gro_max_size"
+			four = four || strings.Contains(k, "ipv4")
+			knob, ok := knobs.Lookup(k)
+			if _, err := strconv.ParseUint(v, 10, 32); !ok || !knob.Settable() || err != nil {
+				continue
+			}
+			after[k] = v
+			if d, ok := limitDefaults[k]; ok {
+				before[k] = d
+			}
+		}
+	}
+	return SettingDraft{
+		Before:   DraftPerTarget("devices", on.Devices, before, ""),
+		After:    DraftPerTarget("devices", on.Devices, after, ""),
+		IPv6Only: six && !four,
+	}
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/nsperf/nsperf/internal/shellq"
 )
@@ -78,4 +79,32 @@ func (o Offloads) Toggles() []string {
 		}
 	}
 	return nil
+}
+
+// ReadToggle implements ToggleReader: `ethtool -K eth0 tso off gro on` (also --features);
+// what follows it is measured with it.
+func (Offloads) ReadToggle(cmd string) (SettingToggle, bool) {
+	f := strings.Fields(cmd)
+	if len(f) < 5 || f[0] != "ethtool" || (f[1] != "-K" && f[1] != "--features") {
+		return SettingToggle{}, false
+	}
+	t := SettingToggle{Device: f[2], Values: map[string]string{}, Measured: true}
+	for i := 3; i+1 < len(f); i += 2 {
+		t.Values[f[i]] = f[i+1]
+	}
+	return t, true
+}
+
+// DraftToggles implements ToggleDrafter: the features as the toggles switch them on both ends
+// after (the last word for each), the other way before.
+func (Offloads) DraftToggles(shown []SettingToggle, on DraftTopology) SettingDraft {
+	before, after := map[string]string{}, map[string]string{}
+	for _, t := range shown {
+		for k, v := range t.Values {
+			if other, ok := map[string]string{"on": "off", "off": "on"}[v]; ok {
+				before[k], after[k] = other, v
+			}
+		}
+	}
+	return SettingDraft{Before: DraftPerTarget("offloads", on.Devices, before, ""), After: DraftPerTarget("offloads", on.Devices, after, "")}
 }

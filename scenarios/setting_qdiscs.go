@@ -3,7 +3,11 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/nsperf/nsperf/internal/shellq"
 )
@@ -78,4 +82,87 @@ func (q Qdiscs) Toggles() []string {
 		out = append(out, "qdisc "+q[ref].Kind().Name)
 	}
 	return out
+}
+
+var tcQdiscRe = regexp.MustCompile(`^tc\s+qdisc\s+(add|replace|change|del|delete)\s+dev\s+(\S+)\s+root(?:\s+handle\s+\S+)?(?:\s+(.*))?$`)
+
+// ReadToggle implements ToggleReader: `tc qdisc add|replace|change dev DEV root [handle H]
+// KIND [PARAM VALUE...]` as the root qdisc's text in a scenario's words ({fq: {maxrate:
+// "1gbit"}}: netem's delay takes a jitter after it, a word alone is a flag such as noecn), and
+// `tc qdisc del dev DEV root` as "none". A qdisc nsperf cannot attach as written is no toggle.
+func (Qdiscs) ReadToggle(cmd string) (SettingToggle, bool) {
+	m := tcQdiscRe.FindStringSubmatch(strings.TrimSpace(cmd))
+	if m == nil {
+		return SettingToggle{}, false
+	}
+	t := SettingToggle{Device: m[2], Values: map[string]string{"root": "none"}}
+	if m[1] == "del" || m[1] == "delete" {
+		return t, true
+	}
+	f := strings.Fields(m[3])
+	if len(f) == 0 {
+		return SettingToggle{}, false
+	}
+	text := fmt.Sprintf("{%s: {%s}}", f[0], strings.Join(tcParams(f), ", "))
+	if _, err := ParseQdisc(text); err != nil {
+		return SettingToggle{}, false
+	}
+	t.Values["root"] = text
+	return t, true
+}
+
+// tcParams are a tc qdisc command's parameters after its kind (f[0]) as YAML pairs.
+func tcParams(f []string) []string {
+	var params []string
+	for i := 1; i < len(f); i++ {
+		key := f[i]
+		switch {
+		case f[0] == "netem" && key == "delay" && i+1 < len(f):
+			params = append(params, "delay: "+strconv.Quote(f[i+1]))
+			i++
+			if i+1 < len(f) && unicode.IsDigit(rune(f[i+1][0])) {
+				params = append(params, "jitter: "+strconv.Quote(f[i+1]))
+				i++
+			}
+		case i+1 < len(f) && unicode.IsDigit(rune(f[i+1][0])):
+			v := f[i+1]
+			if _, err := strconv.Atoi(v); err != nil {
+				v = strconv.Quote(v) // 1gbit, 10ms, 1%: scalars of their own type
+			}
+			params = append(params, key+": "+v)
+			i++
+		default:
+			params = append(params, key+": true")
+		}
+	}
+	return params
+}
+
+// DraftToggles implements ToggleDrafter: the root qdiscs the toggles attach, on the sender's
+// egress: the first before and the last after when they change it twice or more, else the
+// device's default before. Each kind attached needs a shipped scenario whose states attach it.
+func (Qdiscs) DraftToggles(shown []SettingToggle, on DraftTopology) SettingDraft {
+	var seen []string
+	var d SettingDraft
+	for _, t := range shown {
+		text := t.Values["root"]
+		seen = append(seen, text)
+		if q, err := ParseQdisc(text); err == nil && !slices.Contains(d.Toggles, "qdisc "+q.Kind().Name) {
+			d.Toggles = append(d.Toggles, "qdisc "+q.Kind().Name)
+		}
+	}
+	block := func(text string) string {
+		if text == "" || text == "none" {
+			return ""
+		}
+		return "qdiscs: {" + on.Sender + ": " + text + "}  # the sender's egress\n"
+	}
+	switch len(seen) {
+	case 0:
+	case 1:
+		d.After = block(seen[0])
+	default:
+		d.Before, d.After = block(seen[0]), block(seen[len(seen)-1])
+	}
+	return d
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -92,4 +93,64 @@ func (s Sysctls) Toggles() []string {
 		}
 	}
 	return out
+}
+
+// echoProcSysRe: `echo 0 > /proc/sys/net/ipv4/tcp_autocorking`, also through `| tee [-a]`.
+var echoProcSysRe = regexp.MustCompile(`^echo\s+(?:-n\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:>|\|\s*(?:sudo\s+)?tee(?:\s+-a)?)\s*/proc/sys/(\S+)$`)
+
+var sysctlSettingRe = regexp.MustCompile(`([a-z][A-Za-z0-9_.-]*)\s*=\s*("[^"]*"|'[^']*'|\S+)`)
+
+// ReadToggle implements ToggleReader: `sysctl -w net.ipv4.tcp_autocorking=0` (also without
+// -w, several at once) and `echo 0 > /proc/sys/net/ipv4/tcp_autocorking`, by dotted name.
+func (Sysctls) ReadToggle(cmd string) (SettingToggle, bool) {
+	set := map[string]string{}
+	if m := echoProcSysRe.FindStringSubmatch(cmd); m != nil {
+		set[strings.ReplaceAll(m[2], "/", ".")] = strings.Trim(m[1], `"'`)
+	} else if f := strings.Fields(cmd); len(f) >= 2 && f[0] == "sysctl" {
+		rest := strings.TrimSpace(strings.TrimPrefix(cmd, "sysctl"))
+		for strings.HasPrefix(rest, "-") { // -w, -q, --write
+			_, rest, _ = strings.Cut(rest, " ")
+			rest = strings.TrimSpace(rest)
+		}
+		for _, m := range sysctlSettingRe.FindAllStringSubmatch(rest, -1) {
+			set[m[1]] = strings.Trim(m[2], `"'`)
+		}
+	}
+	if len(set) == 0 {
+		return SettingToggle{}, false
+	}
+	return SettingToggle{Values: set}, true
+}
+
+// DraftToggles implements ToggleDrafter: a sysctl set twice or more to different values
+// (`echo 0 > /proc/sys/...`, measured, `echo 9 > ...`, measured) is the first value before and
+// the last after; one set once is as built before and set after, in every namespace. Names
+// nsperf does not set are noted, not drafted; the others need a shipped scenario whose states
+// toggle them.
+func (Sysctls) DraftToggles(shown []SettingToggle, on DraftTopology) SettingDraft {
+	before, after, first := map[string]string{}, map[string]string{}, map[string]string{}
+	var d SettingDraft
+	for _, t := range shown {
+		for _, name := range slices.Sorted(maps.Keys(t.Values)) {
+			v := t.Values[name]
+			if knobs.CheckSysctl(name, v) != "" {
+				d.Notes = append(d.Notes, "not drafted: sysctl "+name+" (nsperf sets only a namespace's own network sysctls)")
+				continue
+			}
+			if _, seen := first[name]; !seen {
+				first[name] = v
+				d.Toggles = append(d.Toggles, "sysctl "+name)
+			}
+			after[name] = v
+		}
+	}
+	for name, v := range first {
+		if after[name] != v {
+			before[name] = v
+		}
+	}
+	slices.Sort(d.Notes)
+	d.Notes = slices.Compact(d.Notes)
+	d.Before, d.After = DraftPerTarget("sysctls", on.Namespaces, before, ""), DraftPerTarget("sysctls", on.Namespaces, after, "")
+	return d
 }

@@ -1,6 +1,7 @@
 package topo_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/internal/shellq"
 	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/reproduce"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo"
@@ -79,6 +81,13 @@ func (testRings) ReadToggle(cmd string) (scenarios.SettingToggle, bool) {
 	return scenarios.SettingToggle{Device: m[1], Values: map[string]string{"rx": m[2], "tx": m[3]}}, true
 }
 
+// DraftToggles drafts the last rings a message sets on both ends after, as built before; a
+// shipped scenario must toggle rings for reproduce to measure them there.
+func (testRings) DraftToggles(shown []scenarios.SettingToggle, on scenarios.DraftTopology) scenarios.SettingDraft {
+	last := shown[len(shown)-1].Values
+	return scenarios.SettingDraft{After: scenarios.DraftPerTarget("test_rings", on.Devices, last, ""), Toggles: []string{"rings"}}
+}
+
 type testRingsApplier struct{}
 
 func (testRingsApplier) Check(*topo.Live, scenarios.Setting) []string { return nil }
@@ -114,8 +123,8 @@ func (testRingsApplier) Record(rec *results.StateRecord, records map[string]any)
 
 // TestSettingKindIsOneFile: a setting kind defined in this file alone is decoded with
 // positions, validated, planned with its shell text, applied and read back, recorded, checked
-// for drift, refused by compare where two results' states differ in it, and read as a toggle
-// by claims, with no other file naming it.
+// for drift, refused by compare where two results' states differ in it, read as a toggle by
+// claims and drafted as a scenario's state from it, with no other file naming it.
 func TestSettingKindIsOneFile(t *testing.T) {
 	withRings := strings.Replace(fixture.PairScenario, "devices: {client/eth0: {gso_max_size: 185000}}",
 		"devices: {client/eth0: {gso_max_size: 185000}}\n    test_rings: {client/eth0: {rx: 1024, tx: 512}}", 1)
@@ -177,5 +186,18 @@ func TestSettingKindIsOneFile(t *testing.T) {
 	}
 	if len(read) != 1 || read[0].Device != "eth0" || read[0].Settings["test_rings"]["rx"] != strconv.Itoa(1024) {
 		t.Errorf("claims' toggles %+v, want the rings command read by its kind", rep.Toggles)
+	}
+	var draft bytes.Buffer
+	if err := rep.WriteScenario(&draft, "rings"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(draft.String(), "compare_to: \"before\"\n    test_rings:\n      client/eth0: {rx: 1024, tx: 512}\n      server/eth0: {rx: 1024, tx: 512}\n") {
+		t.Errorf("the drafted scenario lacks the rings after:\n%s", draft.String())
+	}
+	if _, err := scenarios.Parse("rings.yaml", draft.Bytes(), scenarios.Options{}); err != nil {
+		t.Errorf("the drafted scenario does not load: %v\n%s", err, draft.String())
+	}
+	if why := reproduce.DraftFor(rep, []*scenarios.Scenario{s}); !strings.Contains(why, "toggles rings, which no shipped scenario's states set") {
+		t.Errorf("reproduce: %q, want the rings drafted", why)
 	}
 }
