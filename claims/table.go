@@ -9,11 +9,18 @@ import (
 
 var (
 	pipeSplitRe = regexp.MustCompile(`\s*\|\s*`)
-	// statedRowRe names a table's row of stated changes, not a state.
 	// stateHeaderRe names a column of states, not what is measured.
 	stateHeaderRe = regexp.MustCompile(`(?i)^(kernel|tree|version|state|config(uration)?|setup|branch|build|commit|variant|mode)s?$`)
-	statedRowRe   = regexp.MustCompile(`(?i)^(percent(age)?|change|diff(erence)?|delta|improvement|gain|ratio)\b`)
+	// statedRowRe names a table's row of stated changes, not a state: "Delta", "increase (%)".
+	statedRowRe = regexp.MustCompile(`(?i)^(?:%\s*)?(?:percent(?:age)?|` + changeWords + `)\b`)
+	// changeColumnRe names a table's column of stated changes: "Change", "Delta", "Diff (%)",
+	// "Gain", "%".
+	changeColumnRe = regexp.MustCompile(`(?i)^(?:%\s*)?(?:` + changeWords + `|Δ|%|\+/-)\s*(?:\(?%\)?)?$`)
 )
+
+// changeWords are the words an author heads a stated change with, in a row's label or a
+// column's name.
+const changeWords = `change|delta|diff(?:erence)?|gain|improvement|increase|decrease|reduction|uplift|boost|speedup|slowdown|ratio`
 
 // tableRow is one row of a table: its label and its cells after the label.
 type tableRow struct {
@@ -462,6 +469,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	for ; j < len(lines); j++ {
 		t := lines[j].text
 		if strings.TrimSpace(t) == "" {
+			if len(rows) == 0 && j == i+1 && j+1 < len(lines) && headerBody(header, lines[j+1].text, splitRow) {
+				continue // an empty line between the header and its rows
+			}
 			// Groups of rows under one header, an empty line between them: the table goes on
 			// where the next line is a row of as many cells, with figures, or a group's heading.
 			if len(rows) > 0 && j+1 < len(lines) && (isRow(j+1) && len(readFigures(lines[j+1].text).measured()) > 0 || group != "" && groupHeading(j+1) && isRow(j+2)) {
@@ -513,6 +523,13 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// headerBody: a line is a row under the header: as many cells, or one more (the header has
+// no corner), with a measured figure.
+func headerBody(header []string, text string, splitRow func(string) []string) bool {
+	n := len(splitRow(text))
+	return (n == len(header) || n == len(header)+1) && len(readFigures(text).figures) >= n-1
 }
 
 // captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)".
@@ -616,9 +633,6 @@ func isUnit(s string) bool {
 	return ok && u.norm != ""
 }
 
-// changeColumnRe names a table's column of stated changes: "Change", "Delta", "Diff (%)",
-// "Gain", "%".
-var changeColumnRe = regexp.MustCompile(`(?i)^(?:change|delta|diff(?:erence)?|gain|improvement|speedup|ratio|Δ|%|\+/-)\s*(?:\(?%\)?)?$`)
 
 // stateCandidates are the names of a table that may be its states: the rows' labels but a
 // stated change's row, the columns but a CV or a change column; cvCol is the CV column, -1
@@ -911,7 +925,8 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 			continue
 		}
-		fb, fa = headerUnit(fb, col, corner), headerUnit(fa, col, corner)
+		// The unit in the column's name, the corner, or a state's label ("base (Kpps)").
+		fb, fa = headerUnit(fb, col, corner, rb.label, ra.label), headerUnit(fa, col, corner, rb.label, ra.label)
 		conds := copyConds(ctx.conditions)
 		conds["column"] = col
 		what := corner
