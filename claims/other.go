@@ -454,12 +454,21 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 		sa = opposite[sb]
 	case sa != "" && sb == "" && contrasting(first(g(4)), first(g(2))):
 		sb = opposite[sa]
+	case sb == "before" && sa == "" && withWords[first(g(4))]:
+		// "152 Gbit/s on normal loopback and 312 Gbit/s with the fast path": what the
+		// before's words call the usual, the other figure has something with it.
+		sa = "after"
+	case sa == "before" && sb == "" && withWords[first(g(2))]:
+		sb = "after"
 	}
 	if sb == "" || sa == "" || sb == sa {
 		return
 	}
 	r.addInOrder(proseReading(vb, ub, lineOf(m[2]), g(2)), proseReading(va, ua, lineOf(m[6]), g(4)), sb)
 }
+
+// withWords lead the name of a state that has something the other lacks.
+var withWords = map[string]bool{"with": true, "w/": true, "using": true}
 
 // proseReading is a figure a sentence gives, with the words that name its state.
 func proseReading(v float64, u unit, line int, state string) reading {

@@ -165,9 +165,75 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 		}
 	}
 	if cuts := alignedColumns(lines, i); cuts != nil {
-		return splitTable(lines, i, ctx, cuts.split)
+		if claims, next, skipped := splitTable(lines, i, ctx, cuts.split); next > i {
+			return claims, next, skipped
+		}
+	}
+	if k := trailingFigureColumns(lines, i); k > 0 {
+		return splitTable(lines, i, ctx, func(text string) []string { return splitTrailing(text, k) })
 	}
 	return nil, i, 0
+}
+
+// trailingFigureColumns reads a table whose columns are a single space apart and do not line
+// up ("baseline 21.4 12.1 5.5" under "size 64 256 1024"): every row under the header ends in
+// the same number of figures, two or more, after its label's words, and the header ends in as
+// many names. The number of those columns; 0 for no such table. An empty line may stand
+// between the header and its rows.
+func trailingFigureColumns(lines []line, i int) int {
+	header := strings.Fields(lines[i].text)
+	k, rows := 0, 0
+	for j := i + 1; j < len(lines) && j <= i+maxAlignedRows; j++ {
+		f := strings.Fields(lines[j].text)
+		if len(f) == 0 {
+			if j == i+1 {
+				continue
+			}
+			break
+		}
+		n := 0
+		for n < len(f) && figureToken(f[len(f)-1-n]) {
+			n++
+		}
+		if n == len(f) {
+			n-- // the label: the first word, a figure or not ("4096 ...": a size's row)
+		}
+		if n < 2 || k > 0 && n != k {
+			break
+		}
+		k = n
+		rows++
+	}
+	if rows < 2 || len(header) < k || len(readFigures(lines[i].text).measured()) > 0 {
+		return 0
+	}
+	return k
+}
+
+// figureToken: a word that is one figure, with its unit glued or none ("21.4", "3.0%", "+1.7%").
+func figureToken(w string) bool {
+	sh := readFigures(w)
+	return len(sh.figures) == 1 && strings.Trim(sh.shape, "# ") == ""
+}
+
+// sizeName: a column's name that is a value of what the columns vary: "64", "1500B", "64/8"
+// (a size and a count).
+func sizeName(c string) bool {
+	for _, part := range strings.Split(c, "/") {
+		if !figureToken(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitTrailing cuts a line into its label (the words before its last k) and its last k words.
+func splitTrailing(text string, k int) []string {
+	f := strings.Fields(text)
+	if len(f) < k {
+		return f
+	}
+	return append([]string{strings.Join(f[:len(f)-k], " ")}, f[len(f)-k:]...)
 }
 
 // maxAlignedWidth bounds the width of a table whose columns are found by alignment: a
@@ -193,8 +259,9 @@ func alignedColumns(lines []line, i int) columnSpans {
 	var rows [][]rune // a rune a column: "µs" and "→" are one character wide
 	for j := i; j < len(lines); j++ {
 		if strings.TrimSpace(lines[j].text) == "" {
-			// groups of rows under one header, an empty line between them
-			if len(rows) >= 2 && j+1 < len(lines) && len(readFigures(lines[j+1].text).measured()) > 0 && len(readFigures(lines[j+1].text).figures) >= 2 {
+			// groups of rows under one header, an empty line between them (or between the
+			// header and its rows)
+			if len(rows) >= 1 && j+1 < len(lines) && len(readFigures(lines[j+1].text).measured()) > 0 && len(readFigures(lines[j+1].text).figures) >= 2 {
 				continue // a row, not a sentence with a figure in it
 			}
 			break
@@ -633,7 +700,6 @@ func isUnit(s string) bool {
 	return ok && u.norm != ""
 }
 
-
 // stateCandidates are the names of a table that may be its states: the rows' labels but a
 // stated change's row, the columns but a CV or a change column; cvCol is the CV column, -1
 // without one.
@@ -919,6 +985,12 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		return []Claim{c}
 	}
 	var out []Claim
+	dimension, unitFrom := "column", corner // what the columns' names are values of
+	if corner != "" && !slices.ContainsFunc(cols, func(c string) bool { return !sizeName(c) }) {
+		// Sizes or counts across ("64  256  1024" under "size"): the corner names them, not
+		// what is measured; a unit in it is the figures' (a caption's, given to the corner).
+		dimension, corner = metricName(parenRe.ReplaceAllString(corner, "")), ""
+	}
 	for k, col := range cols {
 		fb, ok1 := cellValue(rb.cells[k])
 		fa, ok2 := cellValue(ra.cells[k])
@@ -926,11 +998,13 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 			continue
 		}
 		// The unit in the column's name, the corner, or a state's label ("base (Kpps)").
-		fb, fa = headerUnit(fb, col, corner, rb.label, ra.label), headerUnit(fa, col, corner, rb.label, ra.label)
+		fb, fa = headerUnit(fb, col, unitFrom, rb.label, ra.label), headerUnit(fa, col, unitFrom, rb.label, ra.label)
 		conds := copyConds(ctx.conditions)
-		conds["column"] = col
+		conds[dimension] = col
 		what := corner
-		if what == "" || stateHeaderRe.MatchString(what) {
+		if what == "" && dimension != "column" {
+			what = "value"
+		} else if what == "" || stateHeaderRe.MatchString(what) {
 			what = col // the column names what is measured: "p99", "Down"
 		}
 		if c, ok := tableClaim(what, fb, fa, rb, ra, conds, nil, nil); ok {
