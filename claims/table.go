@@ -560,6 +560,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		if len(cells) > len(header)+1 {
 			cells = joinLabelCells(cells)
 		}
+		cells = padStatedChange(cells, header)
 		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
 			break
 		}
@@ -590,6 +591,21 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// padStatedChange gives a row of one figure that stops short of the header's last columns,
+// where those are stated changes, empty cells there: the baseline's row has no change to
+// state. (A wider row is a row as it is: a long table's rows leave cells empty themselves.)
+func padStatedChange(cells, header []string) []string {
+	if len(cells) != 2 || len(cells) >= len(header) {
+		return cells
+	}
+	for _, name := range header[len(cells):] {
+		if !changeColumnRe.MatchString(name) {
+			return cells
+		}
+	}
+	return append(cells, make([]string, len(header)-len(cells))...)
 }
 
 // headerBody: a line is a row under the header: as many cells, or one more (the header has
