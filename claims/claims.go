@@ -359,8 +359,9 @@ var commandWrappers = map[string]bool{"time": true, "sudo": true, "taskset": tru
 // proseWordRe: words of a sentence, not of a command line.
 var proseWordRe = regexp.MustCompile(`\s(with|the|and|is|are|of|was|were|this|that)\s`)
 
-// promptRe is a shell's prompt before a command: "$ ", "# ", "~# ", "root@host:~# ", "$xdp".
-var promptRe = regexp.MustCompile(`^(?:[\w@:~./-]*[#$]\s*|ftp>\s*)`)
+// promptRe is a shell's prompt before a command: "$ ", "# ", "~# ", "root@host:~# ", "$xdp",
+// and bash's bracketed default ("[user@host dir]# ").
+var promptRe = regexp.MustCompile(`^(?:\[[\w@.-]+ [^\]\s]{1,60}\][#$]\s*|[\w@:~./-]*[#$]\s*|ftp>\s*)`)
 
 // offloadsOff: an `ethtool -k` listing whose tunnel offloads read off.
 func offloadsOff(rest []line) bool {
