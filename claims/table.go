@@ -136,6 +136,11 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 	if claims, next, skipped := splitTable(lines, i, ctx, splitRow); next > i {
 		return claims, next, skipped
 	}
+	if alt, end, ok := sameHeaderTables(lines, i, splitRow); ok {
+		if claims, next, skipped := splitTable(alt, 0, ctx, splitRow); next > 0 {
+			return claims, end, skipped
+		}
+	}
 	// Two header rows of pipes, the upper's cells spanning the lower's by where their pipes
 	// stand, a rule between them or not: read as one row of joined names.
 	if lower, ok := spannedLower(lines, i); ok {
@@ -234,6 +239,42 @@ func splitTrailing(text string, k int) []string {
 		return f
 	}
 	return append([]string{strings.Join(f[:len(f)-k], " ")}, f[len(f)-k:]...)
+}
+
+// sameHeaderTables joins the table at lines[i] with the tables after it that repeat its
+// header (a column of stated changes added or not), with empty lines and a few lines of prose
+// between them ("Now with the ring on:"): one state's table each, told apart by a setting's
+// column, read as one table. The lines of all as one table (the later headers, rules and
+// prose left out, each line keeping its number) and the index in lines past the last; false
+// where no second table follows.
+func sameHeaderTables(lines []line, i int, splitRow func(string) []string) ([]line, int, bool) {
+	header := splitRow(lines[i].text)
+	same := func(text string) bool {
+		cells := splitRow(text)
+		if len(cells) == len(header)+1 && changeColumnRe.MatchString(cells[len(cells)-1]) {
+			cells = cells[:len(header)]
+		}
+		return len(header) >= 3 && slices.EqualFunc(cells, header, strings.EqualFold)
+	}
+	out := []line{lines[i]}
+	tables, j := 1, i+1
+	for {
+		for ; j < len(lines) && strings.TrimSpace(lines[j].text) != ""; j++ {
+			out = append(out, lines[j])
+		}
+		end := j
+		k, prose := j, 0
+		for ; k < len(lines) && k-j <= 8 && !same(lines[k].text); k++ {
+			if strings.TrimSpace(lines[k].text) != "" {
+				prose++
+			}
+		}
+		if k == len(lines) || k-j > 8 || prose > 3 {
+			return out, end, tables >= 2
+		}
+		tables++
+		j = k + 1
+	}
 }
 
 // maxAlignedWidth bounds the width of a table whose columns are found by alignment: a
@@ -1218,34 +1259,52 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	return side, state, strings.Join(others, ", ")
 }
 
-// toggleRows are a table's rows with the feature off and on in column k ("batch" off and
-// on) taken as each row's state, and config with the columns of bare counts beside figures
-// with units ("queues" 1 and 4), which say the test.
-func toggleRows(rows []tableRow, k int, config map[int]bool) ([]tableRow, map[int]bool) {
+// toggleRows are a table's rows with the features off and on in columns ks ("batch" off and
+// on) taken as each row's state: all off the state before, all on the state after, any other
+// mix a step between (betweenToggles); and config with the columns of bare counts beside
+// figures with units ("queues" 1 and 4), which say the test.
+func toggleRows(rows []tableRow, ks []int, config map[int]bool) ([]tableRow, map[int]bool) {
 	rows = slices.Clone(rows)
 	for i := range rows {
 		r := rows[i]
 		cells := slices.Clone(r.cells)
-		state := "before"
-		if toggleOn[strings.ToLower(strings.TrimSpace(cells[k]))] {
+		on := 0
+		for _, k := range ks {
+			if toggleOn[strings.ToLower(strings.TrimSpace(cells[k]))] {
+				on++
+			}
+			cells[k] = ""
+		}
+		state := map[bool]string{true: "before", false: betweenToggles}[on == 0]
+		if on == len(ks) {
 			state = "after"
 		}
-		cells[k] = ""
 		rows[i] = tableRow{label: r.label + ", " + state, cells: cells, n: r.n}
 	}
 	if config == nil {
 		config = map[int]bool{}
 	}
+	var bareCols []int
+	withUnits := false // some column's figures carry their units: the bare ones are counts
 	for c := range rows[0].cells {
 		bare := true
 		for _, r := range rows {
 			f, ok := cellValue(r.cells[c])
-			bare = bare && (ok && f.bare || c == k)
+			bare = bare && (ok && f.bare || slices.Contains(ks, c))
+			withUnits = withUnits || ok && !f.bare
 		}
-		config[c] = config[c] || bare
+		if bare {
+			bareCols = append(bareCols, c)
+		}
+	}
+	for _, c := range bareCols {
+		config[c] = config[c] || withUnits || slices.Contains(ks, c)
 	}
 	return rows, config
 }
+
+// betweenToggles is the state of a row with some of a table's features on and some off.
+const betweenToggles = "between"
 
 // toggleOff and toggleOn are the values of a column that switches a feature ("batch",
 // "GRO"): without it the state before, with it the state after.
@@ -1254,13 +1313,13 @@ var (
 	toggleOn  = map[string]bool{"1": true, "on": true, "y": true, "yes": true, "true": true, "enabled": true}
 )
 
-// toggleColumn is the one cell column whose values are a feature off and on, both, in rows
-// that come in pairs of the same test; false where there is none or more than one.
-func toggleColumn(rows []tableRow) (int, bool) {
+// toggleColumns are the cell columns whose values are a feature off and on, both, in rows
+// that come in pairs of the same test or more; none where there are none.
+func toggleColumns(rows []tableRow) []int {
 	if len(rows) < 4 {
-		return -1, false
+		return nil
 	}
-	found := -1
+	var found []int
 	for k := range rows[0].cells {
 		off, on := 0, 0
 		for _, r := range rows {
@@ -1282,13 +1341,28 @@ func toggleColumn(rows []tableRow) (int, bool) {
 			}
 		}
 		if off > 0 && on > 0 && off+on == len(rows) {
-			if found >= 0 {
-				return -1, false
-			}
-			found = k
+			found = append(found, k)
 		}
 	}
-	return found, found >= 0
+	return found
+}
+
+// measuredColumn: column c of a long table holds figures of which more than half the rows
+// have one of their own: a measurement ("Bw" without a unit in its name), not a setting of
+// the test, whose every value each state's row repeats (a value in at most half the rows).
+func measuredColumn(rows []tableRow, c int) bool {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if c >= len(r.cells) {
+			return false
+		}
+		v := strings.TrimSpace(r.cells[c])
+		if _, ok := cellValue(v); !ok {
+			return false
+		}
+		seen[v] = true
+	}
+	return 2*len(seen) > len(rows)
 }
 
 // extendedBy: another label of the table is this one with something added ("X + patch",
@@ -1338,15 +1412,23 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	var order []string
 	repeated := false
 	config := settingColumns(cols)
-	if k, ok := toggleColumn(rows); ok {
-		rows, config = toggleRows(rows, k, config)
+	if ks := toggleColumns(rows); len(ks) > 0 {
+		rows, config = toggleRows(rows, ks, config)
+		for c := range config {
+			if measuredColumn(rows, c) {
+				delete(config, c) // the toggles say the states; the test is said by fewer values
+			}
+		}
 	}
 	labels := map[string]bool{}
 	for _, r := range rows {
 		labels[strings.TrimSpace(r.label)] = true
 	}
 	for k := range rows {
-		side, _, group := rowState(rows[k], config)
+		side, state, group := rowState(rows[k], config)
+		if state == betweenToggles {
+			continue // a step between all off and all on: kept out of the pair
+		}
 		if side == "" && extendedBy(strings.TrimSpace(rows[k].label), labels) {
 			// "5.12 rc4" beside "5.12 rc4 + patch": the base of a state that adds to it; the
 			// test is named by the other cells
@@ -1381,7 +1463,8 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 	for _, group := range order {
 		g := groups[group]
 		switch {
-		case g.other == nil:
+		case g.other == nil || g.before != nil && g.after != nil:
+			// the baseline against the final state; a third no word decides stays out
 		case g.before != nil && g.after == nil:
 			g.after = g.other // the baseline and one other: the other is the change's
 		case g.after != nil && g.before == nil:
