@@ -61,6 +61,9 @@ var netperfBanners = []struct {
 	{regexp.MustCompile(`(?i)\bTCP\s+Connect/Request/Response\s+TEST\b`), "TCP_CRR"},
 	{regexp.MustCompile(`(?i)\bTCP\s+Connect/Close\s+TEST\b`), "TCP_CC"},
 	{regexp.MustCompile(`(?i)\bTCP\s+Transactional/Request/Response\s+TEST\b`), "TCP_TRR"},
+	// Where the banner was left out, the first header row of a datagram stream: its columns
+	// of messages sent ("Okay") and lost ("Errors") are UDP_STREAM's alone.
+	{regexp.MustCompile(`^\s*Socket\s+Message\s+Elapsed\s+Messages\b`), "UDP_STREAM"},
 }
 
 // bannerTest is the test a classic banner names, "" where no banner of the table matches.
@@ -108,26 +111,105 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	if j >= len(lines) {
 		return nil, j, "a netperf header without its data row (cut?)"
 	}
-	row := numbers(lines[j].text)
-	if len(row) <= rateColumn(test) {
-		return nil, j + 1, "a netperf block whose data row is cut or not numbers"
-	}
 	opts["test"] = test
 	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: ctx.state, conditions: ctx.conditions,
-		lines: []int{lines[i].n, lines[j].n}}
+		lines: []int{lines[i].n}}
 	if ctx.command != "" {
 		base.lines = append([]int{ctx.cmdLine}, base.lines...)
 	}
+	if _, ok := rowsHeading(lines, j, test); !ok && len(numbers(lines[j].text)) <= rateColumn(test) {
+		return nil, j + 1, "a netperf block whose data row is cut or not numbers"
+	}
+	var out []measurement
+	for {
+		// Under one header, the rows of each state after a heading of its own ("--- eth0:
+		// Before"), as an author lays several runs out.
+		if h, ok := rowsHeading(lines, j, test); ok {
+			side, _, rest := stateOf(h)
+			base.state, base.conditions = side, ctx.conditions
+			if rest = strings.Trim(rest, " -=#*:,"); rest != "" && side != "" {
+				base.conditions = copyConds(ctx.conditions)
+				base.conditions["setup"] = rest
+			}
+			j = nextFilled(lines, j+1)
+		}
+		ms, next, ok := netperfDataRow(lines, j, test, lastField(unitsLine), base)
+		if !ok {
+			return out, j, ""
+		}
+		out = append(out, ms...)
+		j = next
+		if _, more := rowsHeading(lines, nextFilled(lines, j), test); !more || j > i+maxNetperfRows {
+			return out, j, ""
+		}
+		j = nextFilled(lines, j)
+	}
+}
+
+// maxNetperfRows bounds the lines of one header's rows: a mail's blocks, not a log.
+const maxNetperfRows = 200
+
+// nextFilled is the index of the first line at or after j that is not empty.
+func nextFilled(lines []line, j int) int {
+	for j < len(lines) && strings.TrimSpace(lines[j].text) == "" {
+		j++
+	}
+	return j
+}
+
+// rowsHeading: lines[j] names the state of the netperf rows below it (the next line that is
+// not empty is a data row): a short line that is not numbers. The heading's text.
+func rowsHeading(lines []line, j int, test string) (string, bool) {
+	if j >= len(lines) {
+		return "", false
+	}
+	t := strings.TrimSpace(lines[j].text)
+	if t == "" || numbers(t) != nil || len(strings.Fields(t)) > 8 {
+		return "", false
+	}
+	k := nextFilled(lines, j+1)
+	return t, k < len(lines) && len(numbers(lines[k].text)) > rateColumn(test)
+}
+
+// netperfDataRow reads a classic data row at lines[j] and, for a datagram stream, the
+// receiver's row under it: the measurements, the index past them; false where lines[j] is no
+// data row.
+func netperfDataRow(lines []line, j int, test, unitsName string, base measurement) ([]measurement, int, bool) {
+	if j >= len(lines) {
+		return nil, j, false
+	}
+	row := numbers(lines[j].text)
+	if len(row) <= rateColumn(test) {
+		return nil, j, false
+	}
+	base.lines = append(slices.Clone(base.lines), lines[j].n)
 	if datagramStream(test) && j+1 < len(lines) {
-		// A datagram stream prints the sender's row, then the receiver's (socket, time,
-		// messages, throughput): what arrived is the throughput; what was sent and lost is not.
-		if recv := numbers(lines[j+1].text); len(recv) == 4 {
-			row = append(append([]float64{}, row[:rateColumn(test)]...), recv[3])
+		if recv := numbers(lines[j+1].text); len(recv) == 4 || len(recv) == 6 && len(row) == 8 {
 			base.lines = append(base.lines, lines[j+1].n)
-			j++
+			return datagramRows(row, recv, test, unitsName, base), j + 2, true
 		}
 	}
-	return netperfRow(row, test, lastField(unitsLine), base), j + 1, ""
+	return netperfRow(row, test, unitsName, base), j + 1, true
+}
+
+// datagramRows are the measurements of a datagram stream's two rows: the sender's (socket,
+// message size, time, messages, errors, throughput, and with -c/-C its CPU utilisation and
+// service demand) and the receiver's (socket, time, messages, throughput, and with -c/-C the
+// remote CPU's). What arrived is the throughput; what was sent is a figure beside it.
+func datagramRows(send, recv []float64, test, unitsName string, base measurement) []measurement {
+	rateCol := rateColumn(test)
+	row := append(append([]float64{}, send[:rateCol]...), recv[3])
+	if len(recv) == 6 {
+		row = append(row, send[rateCol+1], recv[4], send[rateCol+2], recv[5]) // netperfRow's order
+	}
+	out := netperfRow(row, test, unitsName, base)
+	if row[rateCol] == 0 {
+		return out
+	}
+	sent := out[0]
+	sent.metric, sent.quantity = "", "send_throughput"
+	sent.values = []float64{round(send[rateCol] * sent.values[0] / row[rateCol])} // the same scale
+	return append(out, sent)
 }
 
 // rateColumn is the column of a classic netperf data row that holds the rate: a stream test's
