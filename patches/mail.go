@@ -275,9 +275,21 @@ func seriesPosition(tags string) (index, total, version int) {
 	return index, total, version
 }
 
-// decodeBody returns the body with its transfer encoding undone.
+// decodeBody returns the body with its transfer encoding undone, a multipart body as the
+// text of its text parts (multipartBody).
 func decodeBody(msg *mail.Message) (string, error) {
 	var r io.Reader = msg.Body
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(msg.Header.Get("Content-Type"))), "multipart/") {
+		raw, err := io.ReadAll(r)
+		if err != nil {
+			return "", err
+		}
+		body := strings.ReplaceAll(string(raw), "\r\n", "\n")
+		if text, ok := multipartBody(msg.Header.Get("Content-Type"), body, 0); ok {
+			return text, nil
+		}
+		r = strings.NewReader(body)
+	}
 	switch strings.ToLower(strings.TrimSpace(msg.Header.Get("Content-Transfer-Encoding"))) {
 	case "quoted-printable":
 		r = quotedprintable.NewReader(r)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -257,6 +258,47 @@ func TestTransferEncodings(t *testing.T) {
 	}
 }
 
+// TestMultipart: a multipart mail reads as the text of its text parts, each with its transfer
+// encoding undone (a base64 text/plain attachment, a patch attached as text/x-patch in
+// quoted-printable, the plain text of a multipart/alternative and not its HTML); a PDF, the
+// headers and the boundaries are empty lines, and a line of an unencoded part keeps its
+// number.
+func TestMultipart(t *testing.T) {
+	mail := "From x Mon Jan  1 00:00:00 2024\nSubject: Re: numbers\nMIME-Version: 1.0\n" +
+		"Content-Type: multipart/mixed; boundary=\"b1\"\n\n" +
+		"This is a multi-part message in MIME format.\n--b1\n" +
+		"Content-Type: multipart/alternative; boundary=\"b2\"\n\n--b2\n" +
+		"Content-Type: text/plain; charset=utf-8\n\nthe body's first line\nsecond line\n--b2\n" +
+		"Content-Type: text/html\n\n<p>the body's first line</p>\n--b2--\n--b1\n" +
+		"Content-Type: text/plain; name=\"runs.txt\"\nContent-Transfer-Encoding: base64\n\n" +
+		base64Lines("run 1: 9.1 Gbit/s\nrun 2: 9.3 Gbit/s\n") + "--b1\n" +
+		"Content-Type: text/x-patch; name=\"0001.patch\"\nContent-Transfer-Encoding: quoted-printable\n\n---\n" +
+		strings.ReplaceAll(goodDiff, "+b", "+b=3D1") + "\n--b1\n" +
+		"Content-Type: application/pdf\nContent-Transfer-Encoding: base64\n\n" + base64Lines("%PDF-1.4 binary") + "--b1--\n"
+	ps, err := ReadMessages("m", []byte(mail))
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("%v %+v", err, ps)
+	}
+	body := ps[0].Message
+	for _, want := range []string{"the body's first line\nsecond line\n", "run 1: 9.1 Gbit/s\nrun 2: 9.3 Gbit/s\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the body lacks %q:\n%s", want, body)
+		}
+	}
+	for _, not := range []string{"<p>", "PDF", "Content-Type", "--b1", "multi-part message"} {
+		if strings.Contains(body, not) {
+			t.Errorf("the body has %q:\n%s", not, body)
+		}
+	}
+	raw := strings.Split(mail[strings.Index(mail, "\n\n")+2:], "\n")
+	if k, got := slices.Index(raw, "second line"), slices.Index(strings.Split(body, "\n"), "second line"); k != got {
+		t.Errorf("the unencoded part's line is the body's line %d, was %d", got, k)
+	}
+	if len(ps[0].Files) != 1 || !strings.HasPrefix(ps[0].Files[0].Hunks[0].New()[1], "b=1") {
+		t.Errorf("the attached patch: %+v", ps[0].Files)
+	}
+}
+
 // FuzzRead: no input makes the reader panic, and what it returns checks against an empty
 // source without panicking.
 func FuzzRead(f *testing.F) {
@@ -266,6 +308,7 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Add([]byte(goodDiff))
+	f.Add([]byte("Subject: x\nFrom: a@b\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: multipart/alternative; boundary=c\n\n--c\n\ntext\n--c--\n--b\nContent-Transfer-Encoding: base64\n\ndGV4dAo=\n--b--\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ps, err := Read("fuzz", data)
 		if err != nil {
