@@ -332,14 +332,17 @@ func (r *Report) countChange(l line) {
 
 // valueFirstRe is a sentence that gives each figure before the name of its state: "5.12Mpps
 // before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it", "180Mbps
-// without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause).
-var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z./][\w./+-]*){0,5}?)\s*(?:,|;|\band\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+)?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+// without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause),
+// "33 Gbps without XDP but ~26 with it" (the unit given once: sharedUnit).
+var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z./][\w./+-]*){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+)?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
 // we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s". Between a
-// state's word and its figure no other figure, and no sentence's end.
-var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b)\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d]{0,80}?)[:\s,]\s*(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
+// state's word and its figure no other figure, and no sentence's end. A figure may stand in
+// parentheses ("with (5.9 Mpps) and without it (6.1 Mpps)"), and one of the two may leave its
+// unit to the other's (sharedUnit).
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b)\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from
 // 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps". The
@@ -396,9 +399,8 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(5)) {
 		return false
 	}
-	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(3), "~"))
-	va, ua, ok2 := parseValue(strings.TrimPrefix(g(6), "~"))
-	if !ok1 || !ok2 || ub.norm != ua.norm || ub.kind == "percent" {
+	vb, ub, va, ua, ok := sharedUnit(g(3), g(6), false)
+	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
 		return false
 	}
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[6]), state: g(1) + " " + g(2)}
@@ -408,6 +410,34 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	}
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// sharedUnit reads the two figures of a sentence that compares them, where the author gave
+// the unit once: "32.5 ... ~33.3Gbps", "~33.3Gbps ... ~26". A figure is a number with its
+// unit, or a number alone; with secondWord the second may be followed by a word that is no
+// unit (the first of its state's words: "~26 with it"). Both without a unit is no pair
+// (nothing says what they are).
+func sharedUnit(first, second string, secondWord bool) (v1 float64, u1 unit, v2 float64, u2 unit, ok bool) {
+	read := func(s string, word bool) (float64, unit, bool, bool) {
+		s = strings.TrimPrefix(strings.TrimSpace(s), "~")
+		if v, u, ok := parseValue(s); ok {
+			return v, u, true, true
+		}
+		number, rest, _ := strings.Cut(s, " ")
+		v, ok := parseNumber(number)
+		return v, unit{}, false, ok && (rest == "" || word)
+	}
+	v1, u1, has1, ok1 := read(first, false)
+	v2, u2, has2, ok2 := read(second, secondWord)
+	switch {
+	case !ok1 || !ok2 || !has1 && !has2:
+		return 0, unit{}, 0, unit{}, false
+	case !has1:
+		v1, u1 = v1*u2.factor, u2
+	case !has2:
+		v2, u2 = v2*u1.factor, u1
+	}
+	return v1, u1, v2, u2, true
 }
 
 // patchNounLeadRe is a clause that starts by naming the change: "this patch", "the series".
@@ -434,13 +464,19 @@ func crossContrast(w1, rest1, w2, rest2 string) bool {
 
 func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
-	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
-	va, ua, ok2 := parseValue(strings.TrimPrefix(g(3), "~"))
-	if !ok1 || !ok2 || ub.norm != ua.norm || ub.kind == "percent" {
+	vb, ub, va, ua, ok := sharedUnit(g(1), g(3), true)
+	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
 		return
 	}
+	second := g(4)
+	if _, _, unitGiven := parseValue(strings.TrimPrefix(g(3), "~")); !unitGiven {
+		// "~26 with it": the word after the bare figure starts its state's words
+		if _, word, ok := strings.Cut(g(3), " "); ok {
+			second = word + " " + second
+		}
+	}
 	sb, strongB, _ := stateOf(g(2))
-	sa, strongA, _ := stateOf(g(4))
+	sa, strongA, _ := stateOf(second)
 	first := func(s string) string { f := strings.Fields(strings.ToLower(s)); return f[0] }
 	opposite := map[string]string{"before": "after", "after": "before"}
 	switch {
@@ -448,13 +484,13 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 		// "420 kpps with the multi-flow script and 250 kpps without the patch": only one
 		// figure's words name the patch; the other figure is the other state.
 		sb = opposite[sa]
-	case sa == "" && sb != "" && strongB && !stateNamed(g(4)):
+	case sa == "" && sb != "" && strongB && !stateNamed(second):
 		sa = opposite[sb]
-	case sb != "" && sa == "" && contrasting(first(g(2)), first(g(4))):
+	case sb != "" && sa == "" && contrasting(first(g(2)), first(second)):
 		sa = opposite[sb]
-	case sa != "" && sb == "" && contrasting(first(g(4)), first(g(2))):
+	case sa != "" && sb == "" && contrasting(first(second), first(g(2))):
 		sb = opposite[sa]
-	case sb == "before" && sa == "" && withWords[first(g(4))]:
+	case sb == "before" && sa == "" && withWords[first(second)]:
 		// "152 Gbit/s on normal loopback and 312 Gbit/s with the fast path": what the
 		// before's words call the usual, the other figure has something with it.
 		sa = "after"
@@ -464,7 +500,7 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	if sb == "" || sa == "" || sb == sa {
 		return
 	}
-	r.addInOrder(proseReading(vb, ub, lineOf(m[2]), g(2)), proseReading(va, ua, lineOf(m[6]), g(4)), sb)
+	r.addInOrder(proseReading(vb, ub, lineOf(m[2]), g(2)), proseReading(va, ua, lineOf(m[6]), second), sb)
 }
 
 // withWords lead the name of a state that has something the other lacks.
