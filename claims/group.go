@@ -507,8 +507,9 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	mb, ma := median(b.values), median(a.values)
 	// The same figure on both sides is a setting both states share ("MTU 1500" under each
-	// heading), except in a table of results, where a row that did not move is a result.
-	if mb == ma && !strings.Contains(first.key, "|tbl|") || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
+	// heading), except in a table of results or a tool's counters (perf stat's), where a row
+	// that did not move is a result.
+	if mb == ma && !strings.Contains(first.key, "|tbl|") && !strings.Contains(first.key, "|p|") || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
 		return
 	}
 	metric := first.metric

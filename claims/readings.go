@@ -56,8 +56,11 @@ var (
 	labelColonRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+)?([^:]{1,80}?)\s*(?::\s|:$)\s*(.*)$`)
 	// counterRe is a counter line of nstat or /proc: "TcpOutSegs   20481733   0.0".
 	counterRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.]{2,60})\s+([\d,]+(?:\.\d+)?)(?:\s+[\d.]+)?\s*(?:#.*)?$`)
-	// perfStatRe is a perf stat line: "2,507,118  context-switches  # 31022.410 M/sec".
-	perfStatRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s+(?:msec\s+)?([a-z][\w-]*(?:-[\w]+)*)\s*(?:#.*)?$`)
+	// perfStatRe is a perf stat line: "2,507,118  context-switches  # 31022.410 M/sec",
+	// "1,203 L1-dcache-load-misses", "12.5 msec task-clock", older perf's "86870.6 task-clock
+	// (msec)", an event with its modifier ("cycles:u"). A capital starts only a hyphenated
+	// event's name (LLC-loads): "82.2 Gbps" is a figure and its unit.
+	perfStatRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s+(?:msec\s+)?((?:[a-z][\w-]*|[A-Za-z]\w*-[\w-]+)(?::[ukhGHp]+)?)\s*(?:\(msec\))?\s*(?:#.*)?$`)
 	// bareTotalRe is a line of one number: what super_netperf prints.
 	bareTotalRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s*$`)
 	// profileRe is a perf report/top line: "3.07%  [kernel]  [k] tcp_ack".
@@ -372,10 +375,10 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		if v, ok := parseNumber(m[1]); ok {
 			*keyLabel = m[2]
 			u := "count"
-			if strings.Contains(text, " msec ") {
+			if strings.Contains(text, " msec ") || strings.Contains(text, "(msec)") {
 				u, v = "us", v*1e3
 			}
-			return []reading{mk("c", m[2], u, 0, v, "")}
+			return []reading{mk("p", m[2], u, 0, v, "")}
 		}
 	}
 	sh := readFigures(trimAnnotations(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), "")))

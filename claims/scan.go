@@ -221,9 +221,10 @@ func labelOf(text string) string {
 var sentenceStateRe = regexp.MustCompile(`(?i)\b(?:before|after|without|with)\s+(?:this|the)\s+(?:patch|change|series|patchset|fix|commit)\b`)
 
 // sentenceState is the state phrase of the sentence whose end is the heading at lines[i] ("...,
-// before this patch, attaching a program makes the ping" / "lose packets, as shown below:"):
-// the one phrase that names a state in the sentence's lines from the paragraph's start, where
-// the heading's own line names none. "" otherwise.
+// before this patch, attaching a program makes the ping" / "lose packets, as shown below:",
+// or on the heading's line alone: "perf stat of the receiver, before the change:"): the one
+// phrase that names a state in the sentence's lines from the paragraph's start, where the
+// heading as a name says none. "" otherwise.
 func sentenceState(lines []line, i int) string {
 	if side, _, _ := stateOf(headingRe.FindStringSubmatch(lines[i].text)[1]); side != "" {
 		return ""
@@ -231,9 +232,6 @@ func sentenceState(lines []line, i int) string {
 	start := i
 	for start > 0 && i-start < 4 && strings.TrimSpace(lines[start-1].text) != "" && !strings.HasSuffix(strings.TrimSpace(lines[start-1].text), ".") {
 		start--
-	}
-	if start == i {
-		return ""
 	}
 	var text []string
 	for k := start; k <= i; k++ {
