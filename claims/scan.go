@@ -49,15 +49,18 @@ func toolOutput(lines []line, i int, ctx context) ([]measurement, int, string) {
 // generic reader: headings and labels name states and blocks, lines give readings, tables
 // and arrows give claims of their own.
 func (r *Report) read(lines []line) {
-	ms, rs := r.scan(lines)
-	rs = dropProfiles(rs, lines)
-	rs = twoLineStates(rs, lines)
+	ms, all := r.scan(lines)
+	rs := twoLineStates(dropProfiles(all, lines), lines)
 	r.Setup = setupWords(lines)
 	r.OtherTools = toolsNamed(lines)
 	r.paragraphChanges(lines)
 	r.pair(ms, lines)
 	r.pairReadings(rs, lines)
 	r.proseRanges(lines)
+	if len(r.Claims) == 0 && len(rs) < len(all) {
+		// Profiles are all the message compares: their functions' shares are its result.
+		r.pairReadings(twoLineStates(all, lines), lines)
+	}
 	r.settle()
 	r.unreadTables()
 	sortClaims(r.Claims)
@@ -639,7 +642,8 @@ func toolTable(lines []line, i int) int {
 }
 
 // dropProfiles keeps a perf profile line only where it is its state's only one (the
-// function a message picked); a whole profile is a side reading.
+// function a message picked); a whole profile is a side reading (read reads the profiles
+// whole where nothing else gives a claim: then their functions are the result).
 func dropProfiles(rs []reading, lines []line) []reading {
 	isProfile := func(r reading) bool { return profileRe.MatchString(lines[r.idx].text) }
 	perState := map[string]int{}
