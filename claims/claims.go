@@ -53,8 +53,11 @@ type Claim struct {
 type Values struct {
 	Values []float64 `json:"values"`
 	Median float64   `json:"median"`
-	CV     *float64  `json:"cv,omitempty"`
-	Label  string    `json:"label,omitempty"` // how the text names the side: "BIG TCP off"
+	// Printed: Median is the runs' average as the author printed it beside them, not their
+	// median (the text's own figure for the side).
+	Printed bool     `json:"printed,omitempty"`
+	CV      *float64 `json:"cv,omitempty"`
+	Label   string   `json:"label,omitempty"` // how the text names the side: "BIG TCP off"
 }
 
 // Toggle is a command the text shows that changes what a scenario's state can set.

@@ -18,6 +18,18 @@ type sideRun struct {
 	values      []float64
 	lines       []int
 	lastIdx     int
+	// summary is the author's central figure of the runs, where printed (reading.summary).
+	summary    float64
+	summarized bool
+}
+
+// center is a side's figure: the average its author printed after the runs, else their
+// median.
+func (s *sideRun) center() float64 {
+	if s.summarized {
+		return s.summary
+	}
+	return median(s.values)
 }
 
 // pairReadings makes claims of the generic readings: per key, the states it was read in.
@@ -150,7 +162,8 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 				return nil, false
 			}
 		}
-		runs = append(runs, &sideRun{side: x.side, state: x.state, values: []float64{x.value}, lines: []int{x.line}, lastIdx: x.idx})
+		runs = append(runs, &sideRun{side: x.side, state: x.state, values: []float64{x.value}, lines: []int{x.line}, lastIdx: x.idx,
+			summary: x.summary, summarized: x.summarized})
 	}
 	return runs, true
 }
@@ -505,7 +518,7 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 }
 
 func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
-	mb, ma := median(b.values), median(a.values)
+	mb, ma := b.center(), a.center()
 	// The same figure on both sides is a setting both states share ("MTU 1500" under each
 	// heading), except in a table of results or a tool's counters (perf stat's), where a row
 	// that did not move is a result.
@@ -521,8 +534,8 @@ func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 		metric, quantity = "", metric
 	}
 	c := Claim{Metric: metric, Quantity: quantity, Unit: first.unit, Conditions: first.conds,
-		Before: Values{Values: b.values, Median: round(mb), Label: sideLabel(b.state)},
-		After:  Values{Values: a.values, Median: round(ma), Label: sideLabel(a.state)}}
+		Before: Values{Values: b.values, Median: round(mb), Printed: b.summarized, Label: sideLabel(b.state)},
+		After:  Values{Values: a.values, Median: round(ma), Printed: a.summarized, Label: sideLabel(a.state)}}
 	if mb != 0 {
 		c.Change = math.Round((ma/mb-1)*1e4) / 1e4
 	}

@@ -34,6 +34,10 @@ type reading struct {
 	named bool
 	// conds are what names the reading besides its key's text: a table's column and row.
 	conds map[string]string
+	// summary is the central figure the author printed after a row of runs ("... avg:
+	// 150.85"), the row's runs each a reading; summarized says there is one.
+	summary    float64
+	summarized bool
 }
 
 // block is what the text has said of the figures that follow: the state a heading or a
@@ -401,10 +405,12 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		}
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}
 	}
-	if runs := runsInARow(label, trimAnnotations(rest), sideOfLabel); runs != nil {
+	if runs, summary, summarized := runsInARow(label, trimAnnotations(rest), sideOfLabel); runs != nil {
 		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side
 		for _, v := range runs {
-			rs = append(rs, mk("v", "", "", 0, v, "#"))
+			r := mk("v", "", "", 0, v, "#")
+			r.summary, r.summarized = summary, summarized
+			rs = append(rs, r)
 		}
 		return rs
 	}
@@ -787,26 +793,26 @@ func labelUnit(label string) (unit, bool) {
 //
 // A row that ends with its runs' summary ("avg: 157.9") may spread wider, as long as the
 // summary lies among the runs: the author says they are runs of one measurement.
-func runsInARow(label, rest string, sideOfLabel bool) []float64 {
+func runsInARow(label, rest string, sideOfLabel bool) (out []float64, summary float64, summarized bool) {
 	runs, summary, summarized := withoutSummary(rest)
 	sh := readFigures(runs)
 	if label == "" || !sideOfLabel || len(sh.figures) < 2 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != "" {
-		return nil
+		return nil, 0, false
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var out []float64
 	for _, f := range sh.figures {
 		lo, hi = min(lo, f.value), max(hi, f.value)
 		out = append(out, f.value)
 	}
+	central := summarized && summary >= lo && summary <= hi // an average, not a max or a sum
 	switch {
 	case lo <= 0:
-		return nil
-	case summarized && summary >= lo && summary <= hi:
+		return nil, 0, false
+	case central:
 	case hi > 2*lo:
-		return nil
+		return nil, 0, false
 	}
-	return out
+	return out, summary, central
 }
 
 // spreadRe is the spread written after a figure: "± 0.3", "+/- 2.1%", "+-0.05".

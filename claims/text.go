@@ -76,7 +76,10 @@ func (r *Report) Text(w io.Writer) error {
 // side is one side's figure: the value, or the median of many with their count and a CV.
 func side(v Values, unit string) string {
 	s := human(v.Median, unit)
-	if len(v.Values) > 1 {
+	switch {
+	case v.Printed:
+		s = fmt.Sprintf("average %s of %d", s, len(v.Values))
+	case len(v.Values) > 1:
 		s = fmt.Sprintf("median %s of %d", s, len(v.Values))
 	}
 	if v.CV != nil {
