@@ -155,8 +155,9 @@ func metricOf(u unit) string {
 //
 // The first figure may be followed by its state in words ("from 36 Gbit/s before this patch to
 // 44 Gbit/s"), and the unit may be events counted per second ("from 18.2k to 19.9k
-// transactions per second").
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?(\d+(?:\.\d+)?)\s?([kKM]?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
+// transactions per second"). A thousands or millions suffix is a capital K or M, or a small
+// k: "20 ms" is milliseconds, not "20 m" of seconds.
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?(\d+(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
 
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
@@ -272,7 +273,10 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 		return
 	}
 	if !okb {
-		ub = ua
+		ub = ua // "from 365 to 396 Mbps": the unit written once, its scale with it
+		if g(3) == "" {
+			m[6], m[7] = m[12], m[13]
+		}
 	}
 	if ub.norm != ua.norm || ua.kind == "percent" && !ofShare(text, m[0]) {
 		return
