@@ -247,6 +247,11 @@ func sentenceState(lines []line, i int) string {
 	return phrases[0]
 }
 
+// allZero: every figure of a side is 0.
+func allZero(v Values) bool {
+	return v.Median == 0 && !slices.ContainsFunc(v.Values, func(x float64) bool { return x != 0 })
+}
+
 // mark gives measurements read at the current line their section.
 func (c context) mark(ms []measurement) []measurement {
 	for k := range ms {
@@ -262,6 +267,9 @@ func (c context) mark(ms []measurement) []measurement {
 func (r *Report) settle() {
 	kept := r.Claims[:0]
 	for _, c := range r.Claims {
+		if allZero(c.Before) && allZero(c.After) {
+			continue // nothing on either side (iperf3's 0% loss twice): no comparison the text makes
+		}
 		if why := cmp.Or(unnumbered(c), impossible(c)); why != "" {
 			r.addUnparsed(Unparsed{Lines: c.Lines, Reason: why})
 			continue
