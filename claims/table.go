@@ -30,7 +30,8 @@ type tableRow struct {
 }
 
 // splitRow splits a table line into cells: at pipes ("| a | b |", "a | b"), at tabs, or at
-// two or more spaces. A "label: value" first cell is two cells ("Before: 4.4Mpps | 6.0Mpps").
+// two or more spaces. A "label: value" first cell is two cells ("Before: 4.4Mpps | 6.0Mpps");
+// a first cell "c = 16" or "rx-1" is one (a row's name, its setting).
 func splitRow(text string) []string {
 	t := strings.TrimRight(text, " ")
 	var cells []string
@@ -58,7 +59,7 @@ func splitRow(text string) []string {
 		cells[k] = strings.TrimSpace(cells[k])
 	}
 	if len(cells) > 0 {
-		if m := labelMatch(cells[0]); m != nil && m[2] != "" && len(readFigures(m[2]).figures) > 0 && (!strings.Contains(m[1], " ") || len(strings.Fields(m[1])) <= 4 && stateNamed(m[1])) {
+		if m := labelColonRe.FindStringSubmatch(cells[0]); m != nil && m[2] != "" && len(readFigures(m[2]).figures) > 0 && (!strings.Contains(m[1], " ") || len(strings.Fields(m[1])) <= 4 && stateNamed(m[1])) {
 			cells = append([]string{strings.TrimSpace(m[1]), strings.TrimSpace(m[2])}, cells[1:]...)
 		}
 	}
@@ -93,6 +94,8 @@ func stateNamed(label string) bool {
 // cellValue is a cell's figure: the first number of it with its unit ("291kpps",
 // "0.17±0.02", "6.3s", "539 Mbps"), ok false for a cell that is not one figure.
 func cellValue(cell string) (figure, bool) {
+	// A marker an author points at a cell with ("83668 (-48%)  <--", "9.1 *"): not the figure's.
+	cell = strings.TrimSpace(cellMarkerRe.ReplaceAllString(cell, ""))
 	if m := cellNoteRe.FindStringSubmatch(cell); m != nil {
 		cell = m[1] // "26.1 us (-2.3 us)", "33.8 (+4.0%)": the figure; its note is a stated change
 	} else if m := cellRemarkRe.FindStringSubmatch(cell); m != nil {
@@ -124,6 +127,8 @@ var cellNoteRe = regexp.MustCompile(`^(\S.*?)\s*\([^()]*\d[^()]*\)$`)
 
 // cellRemarkRe is a cell's figure followed by words in parentheses: a remark ("(noisy)", "(not
 // stable)") or its unit ("(Gbps)").
+var cellMarkerRe = regexp.MustCompile(`\s+(?:<-+|<=+|\*+|!+|<)\s*$`)
+
 var cellRemarkRe = regexp.MustCompile(`^(~?[-+]?\d[\d.,]*\s*[A-Za-zµ%/]*)\s*\(([A-Za-z][A-Za-z /-]{0,30})\)$`)
 
 // stateTable reads a table at lines[i] (its header row) whose rows or columns are states:
@@ -1019,6 +1024,10 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 			return before, unknown[0], true
 		case len(names) == 2 && after >= 0 && len(unknown) == 1:
 			return unknown[0], after, true
+		case before >= 0 && after < 0 && len(unknown) >= 2 && siblingOf(names, before, unknown) >= 0:
+			// "TCP | SMC (original) | SMC (cq_pool)": the baseline's one sibling (its name but
+			// for the words in parentheses) is the change; the other names are references.
+			return before, siblingOf(names, before, unknown), true
 		case !full && !wantStrong && before == 0 && after < 0 && len(unknown) >= 2 && unknown[len(unknown)-1] == len(names)-1:
 			// The baseline first, then steps no word places ("patch 1", "patches 1-2",
 			// "whole series"): the baseline against the last, the state the steps lead to.
@@ -1069,6 +1078,25 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		}
 	}
 	return out
+}
+
+// siblingOf is the one of names[candidates] that is names[base] but for what both say in
+// parentheses; -1 where none or more than one is.
+func siblingOf(names []string, base int, candidates []int) int {
+	outside := func(n string) string { return strings.Join(strings.Fields(parenRe.ReplaceAllString(n, "")), " ") }
+	want, found := outside(names[base]), -1
+	if want == "" || want == strings.TrimSpace(names[base]) {
+		return -1
+	}
+	for _, k := range candidates {
+		if strings.EqualFold(outside(names[k]), want) && strings.Contains(names[k], "(") {
+			if found >= 0 {
+				return -1
+			}
+			found = k
+		}
+	}
+	return found
 }
 
 // runColumnRe names a column of one run of a series: "run1", "Run 2", "test3", "#4", "trial 5".
