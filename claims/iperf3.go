@@ -61,17 +61,24 @@ var (
 
 // iperf3Summary reads iperf3's text summary whose column header is lines[header] and which
 // starts at lines[start] (its dashed line, or the header itself where the summary was
-// pasted without the intervals above it): the receiver's bitrate, what arrived (the
+// pasted without the intervals above it, or its first row where the header was left out too): the receiver's bitrate, what arrived (the
 // sender's where no receiver row is), of the [SUM] rows when there are several streams, and
 // for UDP the receiver's loss. A summary without such a row is a reason, not a claim.
 func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement, int, string) {
-	if header >= len(lines) || !iperf3HeaderRe.MatchString(lines[header].text) {
+	if header >= len(lines) {
+		return nil, start, ""
+	}
+	j := header + 1
+	switch {
+	case iperf3HeaderRe.MatchString(lines[header].text):
+	case iperf3RowRe.MatchString(lines[header].text):
+		j = header // the sender and receiver rows pasted without their header
+	default:
 		return nil, start, ""
 	}
 	rows := map[string]string{} // role and sender/receiver -> the row, [SUM] rows winning
 	var roles []string          // --bidir's directions in print order; one "" without it
 	sum := map[string]bool{}
-	j := header + 1
 	for ; j < len(lines); j++ {
 		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
 		if m == nil {
@@ -215,8 +222,9 @@ func iperf3Output(lines []line, i int, ctx context) ([]measurement, int, string)
 	switch {
 	case iperf3SepRe.MatchString(lines[i].text):
 		return iperf3Summary(lines, i, i+1, ctx)
-	case iperf3HeaderRe.MatchString(lines[i].text) && i+1 < len(lines) && iperf3RowRe.MatchString(lines[i+1].text):
-		// the summary alone: its header, then sender and receiver rows, no intervals
+	case iperf3HeaderRe.MatchString(lines[i].text) && i+1 < len(lines) && iperf3RowRe.MatchString(lines[i+1].text),
+		iperf3RowRe.MatchString(lines[i].text):
+		// the summary alone: its header (or not), then sender and receiver rows, no intervals
 		return iperf3Summary(lines, i, i, ctx)
 	}
 	return iperf3JSONBlock(lines, i, ctx)
