@@ -1060,6 +1060,7 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 	for k, col := range cols {
 		fb, ok1 := cellValue(rb.cells[k])
 		fa, ok2 := cellValue(ra.cells[k])
+		fb, fa = zeroInUnit(fb, fa), zeroInUnit(fa, fb)
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 			continue
 		}
@@ -1151,6 +1152,15 @@ func runColumnsClaim(corner string, cols []string, rb, ra *tableRow, ctx context
 	return tableSeriesClaim(corner, fbs, fas, rb, ra, copyConds(ctx.conditions), nil, nil)
 }
 
+// zeroInUnit is a bare 0 in the unit of the other side's figure ("3 M/sec" against "0"):
+// nothing is nothing in any unit.
+func zeroInUnit(f, other figure) figure {
+	if f.bare && f.value == 0 && !other.bare {
+		f.unit, f.bare = other.unit, false
+	}
+	return f
+}
+
 // headerUnit gives a bare figure the unit its column's name or the table's corner ends in
 // ("Throughput (Gbps)", "[msg/sec]").
 func headerUnit(f figure, names ...string) figure {
@@ -1172,6 +1182,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 		r := &rows[k]
 		fb, ok1 := cellValue(r.cells[kb])
 		fa, ok2 := cellValue(r.cells[ka])
+		fb, fa = zeroInUnit(fb, fa), zeroInUnit(fa, fb)
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm || statedRowRe.MatchString(r.label) {
 			continue
 		}
