@@ -273,7 +273,7 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 		return
 	}
 	if !okb {
-		ub = ua // "from 365 to 396 Mbps": the unit written once, its scale with it
+		ub = ua // "from 512 to 588 Mbps": the unit written once, its scale with it
 		if g(3) == "" {
 			m[6], m[7] = m[12], m[13]
 		}
@@ -337,7 +337,7 @@ func (r *Report) countChange(l line) {
 // valueFirstRe is a sentence that gives each figure before the name of its state: "5.12Mpps
 // before, 5.61Mpps after", "11.2 Gbit/s without the patch and 12.9 Gbit/s with it", "180Mbps
 // without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause),
-// "33 Gbps without XDP but ~26 with it" (the unit given once: sharedUnit).
+// "23 Gbps without XDP but ~19 with it" (the unit given once: sharedUnit).
 var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z./][\w./+-]*){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+)?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
@@ -417,9 +417,9 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 }
 
 // sharedUnit reads the two figures of a sentence that compares them, where the author gave
-// the unit once: "32.5 ... ~33.3Gbps", "~33.3Gbps ... ~26". A figure is a number with its
+// the unit once: "21.5 ... ~23.1Gbps", "~23.1Gbps ... ~19". A figure is a number with its
 // unit, or a number alone; with secondWord the second may be followed by a word that is no
-// unit (the first of its state's words: "~26 with it"). Both without a unit is no pair
+// unit (the first of its state's words: "~19 with it"). Both without a unit is no pair
 // (nothing says what they are).
 func sharedUnit(first, second string, secondWord bool) (v1 float64, u1 unit, v2 float64, u2 unit, ok bool) {
 	read := func(s string, word bool) (float64, unit, bool, bool) {
@@ -474,7 +474,7 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 	}
 	second := g(4)
 	if _, _, unitGiven := parseValue(strings.TrimPrefix(g(3), "~")); !unitGiven {
-		// "~26 with it": the word after the bare figure starts its state's words
+		// "~19 with it": the word after the bare figure starts its state's words
 		if _, word, ok := strings.Cut(g(3), " "); ok {
 			second = word + " " + second
 		}

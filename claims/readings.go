@@ -63,7 +63,7 @@ var (
 	// perfStatRe is a perf stat line: "2,507,118  context-switches  # 31022.410 M/sec",
 	// "1,203 L1-dcache-load-misses", "12.5 msec task-clock", older perf's "86870.6 task-clock
 	// (msec)", an event with its modifier ("cycles:u"). A capital starts only a hyphenated
-	// event's name (LLC-loads): "82.2 Gbps" is a figure and its unit.
+	// event's name (LLC-loads): "41.5 Gbps" is a figure and its unit.
 	perfStatRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s+(?:msec\s+)?((?:[a-z][\w-]*|[A-Za-z]\w*-[\w-]+)(?::[ukhGHp]+)?)\s*(?:\(msec\))?\s*(?:#.*)?$`)
 	// bareTotalRe is a line of one number: what super_netperf prints.
 	bareTotalRe = regexp.MustCompile(`^\s*([\d,]+(?:\.\d+)?)\s*$`)

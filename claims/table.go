@@ -31,7 +31,7 @@ type tableRow struct {
 
 // splitRow splits a table line into cells: at pipes ("| a | b |", "a | b"), at tabs, or at
 // two or more spaces. A "label: value" first cell is two cells ("Before: 4.4Mpps | 6.0Mpps");
-// a first cell "c = 16" or "rx-1" is one (a row's name, its setting).
+// a first cell "n = 8" or "rx-1" is one (a row's name, its setting).
 func splitRow(text string) []string {
 	t := strings.TrimRight(text, " ")
 	var cells []string
@@ -94,7 +94,7 @@ func stateNamed(label string) bool {
 // cellValue is a cell's figure: the first number of it with its unit ("291kpps",
 // "0.17±0.02", "6.3s", "539 Mbps"), ok false for a cell that is not one figure.
 func cellValue(cell string) (figure, bool) {
-	// A marker an author points at a cell with ("83668 (-48%)  <--", "9.1 *"): not the figure's.
+	// A marker an author points at a cell with ("71240 (-27%)  <--", "9.1 *"): not the figure's.
 	cell = strings.TrimSpace(cellMarkerRe.ReplaceAllString(cell, ""))
 	if m := cellNoteRe.FindStringSubmatch(cell); m != nil {
 		cell = m[1] // "26.1 us (-2.3 us)", "33.8 (+4.0%)": the figure; its note is a stated change
@@ -1025,7 +1025,7 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 		case len(names) == 2 && after >= 0 && len(unknown) == 1:
 			return unknown[0], after, true
 		case before >= 0 && after < 0 && len(unknown) >= 2 && siblingOf(names, before, unknown) >= 0:
-			// "TCP | SMC (original) | SMC (cq_pool)": the baseline's one sibling (its name but
+			// "UDP | RDS (original) | RDS (shared cq)": the baseline's one sibling (its name but
 			// for the words in parentheses) is the change; the other names are references.
 			return before, siblingOf(names, before, unknown), true
 		case !full && !wantStrong && before == 0 && after < 0 && len(unknown) >= 2 && unknown[len(unknown)-1] == len(names)-1:
@@ -1152,7 +1152,7 @@ func runColumnsClaim(corner string, cols []string, rb, ra *tableRow, ctx context
 	return tableSeriesClaim(corner, fbs, fas, rb, ra, copyConds(ctx.conditions), nil, nil)
 }
 
-// zeroInUnit is a bare 0 in the unit of the other side's figure ("3 M/sec" against "0"):
+// zeroInUnit is a bare 0 in the unit of the other side's figure ("2.9 Mpps" against "0"):
 // nothing is nothing in any unit.
 func zeroInUnit(f, other figure) figure {
 	if f.bare && f.value == 0 && !other.bare {
