@@ -190,35 +190,10 @@ func (r *Report) proseRanges(lines []line) {
 			}
 			return par[len(par)-1].n
 		}
-		for _, m := range toPairRe.FindAllStringSubmatchIndex(text, -1) {
-			r.toPair(text, m, lineOf)
-		}
-		for _, m := range valueFirstRe.FindAllStringSubmatchIndex(text, -1) {
-			r.valueFirst(text, m, lineOf)
-		}
-		for pos := 0; pos < len(text); {
-			// A match that is no pair ("with 800k routes, without this patch ... 410ns")
-			// gives way to one that starts inside it: the next state word on.
-			m := stateLedRe.FindStringSubmatchIndex(text[pos:])
-			if m == nil {
-				break
+		for _, l := range proseLayouts {
+			if !layoutOff[l.name] {
+				r.readProse(l, text, lineOf)
 			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += pos
-				}
-			}
-			if r.stateLed(text, m, lineOf) {
-				pos = m[1]
-			} else {
-				pos = m[3]
-			}
-		}
-		for _, m := range downFromRe.FindAllStringSubmatchIndex(text, -1) {
-			r.downFrom(text, m, lineOf)
-		}
-		for _, m := range parenStatesRe.FindAllStringSubmatchIndex(text, -1) {
-			r.parenStates(text, m, lineOf)
 		}
 		for _, l := range par {
 			r.countChange(l)
@@ -254,9 +229,9 @@ func ofSetting(text string, offset int) bool {
 // settingValueRe is a setting's own value right after its name: " of 1500", " = 512", " 64".
 var settingValueRe = regexp.MustCompile(`^\s*(?:of|=|is|at)?\s*\d`)
 
-func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
+func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	if ofSetting(text, m[0]) {
-		return
+		return false
 	}
 	g := func(k int) string {
 		if m[2*k] < 0 {
@@ -267,10 +242,10 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 	ub, okb := lookupUnit(g(4))
 	ua, oka := lookupUnit(eventsPerSecond(g(7)))
 	if g(4) != "" && !okb {
-		return
+		return false
 	}
 	if !oka {
-		return
+		return false
 	}
 	if !okb {
 		ub = ua // "from 512 to 588 Mbps": the unit written once, its scale with it
@@ -279,7 +254,7 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 		}
 	}
 	if ub.norm != ua.norm || ua.kind == "percent" && !ofShare(text, m[0]) {
-		return
+		return false
 	}
 	b, _ := strconv.ParseFloat(g(2), 64)
 	a, _ := strconv.ParseFloat(g(5), 64)
@@ -290,6 +265,7 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) {
 	ra := rb
 	ra.value, ra.line = round(a*ua.factor), lineOf(m[10])
 	r.addPair([2]reading{rb, ra})
+	return true
 }
 
 // shareNounRe names a measured share, whose "from X% to Y%" is two readings, not a change
@@ -354,10 +330,10 @@ var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with
 var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?(?:\s+[A-Za-z]+)?\s*[,;(]?\s*(?:(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from|instead\s+of)\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
 
 // downFrom reads a downFromRe match: the second figure is the state before.
-func (r *Report) downFrom(text string, m []int, lineOf func(int) int) {
+func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	if rest := strings.TrimSpace(text[m[1]:]); strings.HasPrefix(strings.ToLower(rest), "to ") || ofSetting(text, m[0]) {
-		return
+		return false
 	}
 	va, ua, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
 	old := strings.TrimPrefix(g(2), "~")
@@ -368,11 +344,12 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) {
 		}
 	}
 	if !ok1 || !ok2 || ub.norm != ua.norm || ua.kind == "percent" {
-		return
+		return false
 	}
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[4])}
 	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[2])}
 	r.addPair([2]reading{rb, ra})
+	return true
 }
 
 // parenStatesRe is two figures each followed by its state in parentheses: "3.62 Gbps (old) /
@@ -380,19 +357,20 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) {
 var parenStatesRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)\s*(?:/|,|;|\bvs\.?|\bversus\b|\band\b|->|→)\s*(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)`)
 
 // parenStates reads a parenStatesRe match: the words in parentheses must name the two states.
-func (r *Report) parenStates(text string, m []int, lineOf func(int) int) {
+func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	s1, _, _ := stateOf(g(2))
 	s2, _, _ := stateOf(g(4))
 	if s1 == "" || s2 == "" || s1 == s2 {
-		return
+		return false
 	}
 	v1, u1, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
 	v2, u2, ok2 := parseValue(strings.TrimPrefix(g(3), "~"))
 	if !ok1 || !ok2 || u1.norm != u2.norm || u1.kind == "percent" {
-		return
+		return false
 	}
 	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), g(2)), proseReading(v2, u2, lineOf(m[6]), g(4)), s1)
+	return true
 }
 
 // stateLed reads a stateLedRe match, and says whether it was a pair: the two states' words
@@ -466,11 +444,11 @@ func crossContrast(w1, rest1, w2, rest2 string) bool {
 	return false
 }
 
-func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
+func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	vb, ub, va, ua, ok := sharedUnit(g(1), g(3), true)
 	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
-		return
+		return false
 	}
 	second := g(4)
 	if _, _, unitGiven := parseValue(strings.TrimPrefix(g(3), "~")); !unitGiven {
@@ -502,9 +480,10 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) {
 		sb = "after"
 	}
 	if sb == "" || sa == "" || sb == sa {
-		return
+		return false
 	}
 	r.addInOrder(proseReading(vb, ub, lineOf(m[2]), g(2)), proseReading(va, ua, lineOf(m[6]), second), sb)
+	return true
 }
 
 // withWords lead the name of a state that has something the other lacks.

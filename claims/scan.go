@@ -23,21 +23,14 @@ var (
 	titleEndRe = regexp.MustCompile(`[\w)\],+]$`)
 )
 
-// toolOutputs read a tool's own output by its grammar, each at the line that starts it
-// (next > i), or say it does not start there (next == i). netperf's classic blocks are read
-// in read's switch: their banner depends on the command before them.
-var toolOutputs = []func(lines []line, i int, ctx context) (ms []measurement, next int, why string){
-	iperf3Output,
-	pktgenResult,
-	xdpsockStats,
-	lkpTable,
-	sockperfReport,
-}
-
-// toolOutput is the first of toolOutputs that reads the output starting at lines[i].
+// toolOutput is the first tool layout (toolLayouts) that reads the output starting at
+// lines[i].
 func toolOutput(lines []line, i int, ctx context) ([]measurement, int, string) {
-	for _, read := range toolOutputs {
-		if m, next, why := read(lines, i, ctx); next > i {
+	for _, l := range toolLayouts {
+		if layoutOff[l.name] {
+			continue
+		}
+		if m, next, why := l.read(lines, i, ctx); next > i {
 			return m, next, why
 		}
 	}
@@ -137,7 +130,7 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 // output (its banner and header rows skipped, the value rows read as the command's), or a
 // classic block. next is past what it took; ok is false where no netperf banner starts.
 func (r *Report) netperfBlock(lines []line, i int, ctx *context, ms *[]measurement) (next int, ok bool) {
-	if !netperfBannerRe.MatchString(lines[i].text) {
+	if layoutOff[netperfClassicLayout] || !netperfBannerRe.MatchString(lines[i].text) {
 		return i, false
 	}
 	if selectorRe.MatchString(ctx.command) {

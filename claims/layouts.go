@@ -1,0 +1,85 @@
+package claims
+
+import "regexp"
+
+// The layouts the reader knows by their own shape, one entry each: a tool's output read by
+// its grammar, or a sentence that compares two figures. An entry names the layout, gives
+// its reader, and lists the fixtures of its family in testdata/families, each a message of
+// our own words: TestLayoutsReadTheirFixtures switches each layout off in turn and checks
+// that a fixture of its family then loses a pair (the layout is what reads it). A new
+// layout is an entry here, its reader and a fixture. Tables, headings and labelled lines
+// are read by the generic reader (scan.go, table.go, readings.go), not yet from this list.
+
+// toolLayout is a tool's own output, read by its grammar at the line that starts it (next
+// > i), or not starting there (next == i).
+type toolLayout struct {
+	name     string
+	read     func(lines []line, i int, ctx context) (ms []measurement, next int, why string)
+	fixtures []string
+}
+
+// netperfClassicLayout is netperf's classic blocks: read in read's switch (netperfBlock),
+// their banner depending on the command before them.
+const netperfClassicLayout = "netperf classic blocks"
+
+// toolLayouts are tried in order at every line; netperf's classic blocks come after them.
+var toolLayouts = []toolLayout{
+	{"iperf3 summaries and -J", iperf3Output, []string{"iperf3-udp.txt", "iperf3-parallel-sum.txt", "iperf3-bidir-roles.txt", "iperf3-summary-rows-without-header.txt"}},
+	{"pktgen results", pktgenResult, []string{"pktgen-result.txt"}},
+	{"xdpsock statistics", xdpsockStats, []string{"xdpsock-stats-after-first.txt"}},
+	{"LKP comparison tables", lkpTable, []string{"lkp-comparison.txt", "lkp-parameters-line-no-headline.txt"}},
+	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt"}},
+}
+
+// netperfFixtures are the fixtures of netperfClassicLayout.
+var netperfFixtures = []string{"netperf-stream-classic.txt", "netperf-rr-cpu-two-blocks.txt", "netperf-crr-maerts-banners.txt", "netperf-udp-cc-one-header-state-headings.txt"}
+
+// proseLayout is a sentence shape that compares two figures: its pattern over a
+// paragraph's text, and its reader of one match, which says whether the match was a pair.
+type proseLayout struct {
+	name string
+	re   *regexp.Regexp
+	read func(r *Report, text string, m []int, lineOf func(int) int) bool
+	// overlap: a match that is no pair gives way to one that starts inside it, after its
+	// first group ("with 800k routes, without this patch ... 410ns": the next state word on).
+	overlap  bool
+	fixtures []string
+}
+
+// proseLayouts are read over each paragraph in order.
+var proseLayouts = []proseLayout{
+	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt"}},
+	{name: "each figure before its state's words", re: valueFirstRe, read: (*Report).valueFirst, fixtures: []string{"prose-usual-path-then-with.txt", "value-first-one-state-named.txt"}},
+	{name: "clauses led by their states", re: stateLedRe, read: (*Report).stateLed, overlap: true, fixtures: []string{"state-led-clauses.txt", "prose-whereas-clauses.txt"}},
+	{name: "a figure and the one it replaced", re: downFromRe, read: (*Report).downFrom, fixtures: []string{"prose-down-from.txt", "prose-instead-of.txt"}},
+	{name: "figures with their states in parentheses", re: parenStatesRe, read: (*Report).parenStates, fixtures: []string{"figures-with-states-in-parentheses.txt"}},
+}
+
+// layoutOff switches layouts off by name: for TestLayoutsReadTheirFixtures only.
+var layoutOff = map[string]bool{}
+
+// readProse reads a paragraph's text with one prose layout.
+func (r *Report) readProse(l proseLayout, text string, lineOf func(int) int) {
+	if !l.overlap {
+		for _, m := range l.re.FindAllStringSubmatchIndex(text, -1) {
+			l.read(r, text, m, lineOf)
+		}
+		return
+	}
+	for pos := 0; pos < len(text); {
+		m := l.re.FindStringSubmatchIndex(text[pos:])
+		if m == nil {
+			return
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += pos
+			}
+		}
+		if l.read(r, text, m, lineOf) {
+			pos = m[1]
+		} else {
+			pos = m[3]
+		}
+	}
+}
