@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/internal/golden"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/fixture"
 )
 
 const scenarioText = fixture.PairScenario

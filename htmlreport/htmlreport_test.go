@@ -25,8 +25,8 @@ import (
 	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/history/changepoint"
 	"github.com/nsperf/nsperf/internal/golden"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // testResult is a run of two cases, states off and on, throughput and RTT.

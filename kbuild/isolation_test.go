@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/inputerr"
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/vm"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/sandbox"
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // stubTree is a kernel tree with a Makefile's version and one selftest program.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestGitTreeSource: a git tree is named by its commit, and by the sha256 of `git diff HEAD`

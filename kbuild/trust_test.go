@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/sandbox"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestManifestTrusted: a manifest read from the cache is used only when it is of the key and

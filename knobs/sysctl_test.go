@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestHostWideSysctlsMatchTheKernel: in a new network namespace on this kernel, each of the

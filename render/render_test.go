@@ -11,8 +11,8 @@ import (
 
 	"github.com/nsperf/nsperf/compare"
 	"github.com/nsperf/nsperf/history"
-	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/fixture"
 )
 
 // pairResult is a run whose "on" has throughput on Gbit/s against "off"'s 10.

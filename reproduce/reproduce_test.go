@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/claims"
-	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/fixture"
 )
 
 // read is a seed message's claims and series.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // benchstatResult has five alternating runs per state of four metrics: one clearly up, one

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/machine/host"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // BenchmarkFirstSample is the time from the start of a run (before the topology is built) to

@@ -19,11 +19,11 @@ import (
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
 	"github.com/nsperf/nsperf/internal/procstat"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
 )
 

@@ -18,12 +18,12 @@ import (
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/golden"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/runner/netperf"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"

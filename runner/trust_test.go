@@ -17,9 +17,9 @@ import (
 	"github.com/vishvananda/netns"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/machine/host"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

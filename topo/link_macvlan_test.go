@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestMacvlanLink: the macvlan link kind, added through the link kinds' seam (its spec in

@@ -8,8 +8,8 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/nsperf/nsperf/internal/capability"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )

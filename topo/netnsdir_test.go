@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestNamespaceDeletableAfterIPNetnsAdd: a namespace of nsperf's can be deleted after someone

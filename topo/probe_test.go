@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/golden"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/internal/capability"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/knobs"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/internal/capability"
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )

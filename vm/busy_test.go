@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestPreferFree: the CPUs other guests are pinned to come first, the most taken first, so

@@ -15,8 +15,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // elfWithNotes is an x86-64 ELF executable of one PT_NOTE segment holding notes (owner, type).

@@ -22,8 +22,8 @@ import (
 	"github.com/ulikunitz/xz"
 	"golang.org/x/sys/unix"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // bzImage makes the first bytes of an x86 kernel image whose header carries version.

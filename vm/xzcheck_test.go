@@ -13,7 +13,7 @@ import (
 
 	"github.com/ulikunitz/xz"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // xzCompress compresses data with the xz command, as the kernel's modules_install does.

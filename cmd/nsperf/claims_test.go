@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/claims"
-	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/testkit/clitest"
 )
 
 // TestClaimsCommand: nsperf claims prints a seed's claims as a table and as JSON with the

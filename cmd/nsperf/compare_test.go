@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

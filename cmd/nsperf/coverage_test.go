@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/testkit/clitest"
 )
 
 // TestCoverageChecksBeforeFetching: every argument of coverage is checked before Debian's

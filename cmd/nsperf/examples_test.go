@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/testkit/clitest"
 
 	"github.com/rhysd/actionlint"
 	"gopkg.in/yaml.v3"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

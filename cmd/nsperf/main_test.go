@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/clitest"
 	"github.com/nsperf/nsperf/machine/host"
+	"github.com/nsperf/nsperf/testkit/clitest"
 
 	"github.com/nsperf/nsperf/internal/capability"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/compare"
-	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/render"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/fixture"
 )
 
 // comparisonRows are a table's rows of figures: the lines that start with a workload.

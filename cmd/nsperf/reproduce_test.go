@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/clitest"
 	"github.com/nsperf/nsperf/internal/exitcode"
+	"github.com/nsperf/nsperf/testkit/clitest"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/clitest"
+	"github.com/nsperf/nsperf/testkit/clitest"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 

@@ -34,15 +34,15 @@ var layers = [][]string{
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan"},
-	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "internal/fixture", "coverage"},
-	{"topo", "vm", "history", "internal/testenv"}, // and every tool's driver, runner/TOOL (toolDrivers)
+	{"topo/ovs", "topo/runstate", "runner/tool", "compare", "history/changepoint", "machine", "testkit/fixture", "coverage"},
+	{"topo", "vm", "history", "testkit/testenv"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	// claims reads tool output with the drivers' own readers (one model of each tool);
 	// kbuild builds kernels and programs and knows nothing of how a run uses them.
 	{"claims", "kbuild", "cleanup"},
 	{"reproduce", "runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
 	{"reproduce/measuring"},
-	{"cmd/nsperf", "internal/clitest", "cmd/nsperf/guesttest", "cmd/nsperf/buildtest"},
+	{"cmd/nsperf", "testkit/clitest", "cmd/nsperf/guesttest", "cmd/nsperf/buildtest"},
 }
 
 // apart are packages kept apart from others a layer alone would let them import: kbuild
@@ -231,7 +231,7 @@ var privileged = []string{"github.com/vishvananda/netlink", "github.com/vishvana
 // TestPurePackagesTouchNoKernel: the pure packages do not depend, directly or through another
 // package, on netlink, netns, nftables or ethtool, nor on the packages that use them, and none
 // of nsperf's packages among their dependencies imports os/exec. No production package
-// imports internal/testenv.
+// imports testkit/testenv.
 func TestPurePackagesTouchNoKernel(t *testing.T) {
 	for _, p := range append(slices.Clone(pure), toolDrivers()...) {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+p).Output()
@@ -253,7 +253,7 @@ func TestPurePackagesTouchNoKernel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	testOnly := []string{"internal/testenv", "internal/golden", "internal/fixture", "internal/clitest"}
+	testOnly := []string{"testkit/testenv", "internal/golden", "testkit/fixture", "testkit/clitest"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		if len(fields) == 0 || slices.Contains(testOnly, strings.TrimPrefix(fields[0], module)) {

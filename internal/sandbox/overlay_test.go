@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestOverlay: a command with an Overlay writes, deletes and remakes in Lower as it pleases,

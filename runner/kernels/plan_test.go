@@ -16,13 +16,13 @@ import (
 
 	"github.com/nsperf/nsperf/internal/capability"
 	"github.com/nsperf/nsperf/internal/envinfo"
-	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/fixture"
 	"github.com/nsperf/nsperf/topo/plan"
 )
 

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/coverage"
-	"github.com/nsperf/nsperf/internal/fixture"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/fixture"
 	"github.com/nsperf/nsperf/vm"
 
 	"golang.org/x/sys/unix"

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/internal/waitlimit"
+	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestStartEndsWhenTheServerExits: on a guest's virtual clock the wait for ovsdb-server's

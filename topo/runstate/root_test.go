@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/testenv"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )

@@ -19,11 +19,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nsperf/nsperf/internal/clitest"
 	"github.com/nsperf/nsperf/internal/exitcode"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/testkit/clitest"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/vm"
 	"golang.org/x/sys/unix"
 )

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/claims"
-	"github.com/nsperf/nsperf/internal/clitest"
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/reproduce"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/clitest"
 	"github.com/nsperf/nsperf/vm"
 )
 

@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/nsperf/nsperf/coverage"
-	"github.com/nsperf/nsperf/internal/clitest"
-	"github.com/nsperf/nsperf/internal/testenv"
 	"github.com/nsperf/nsperf/kbuild"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/testkit/clitest"
+	"github.com/nsperf/nsperf/testkit/testenv"
 	"github.com/nsperf/nsperf/vm"
 )
 
