@@ -157,7 +157,7 @@ func metricOf(u unit) string {
 // 44 Gbit/s"), and the unit may be events counted per second ("from 18.2k to 19.9k
 // transactions per second"). A thousands or millions suffix is a capital K or M, or a small
 // k: "20 ms" is milliseconds, not "20 m" of seconds.
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?(\d+(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?(\d+(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
 
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
@@ -256,8 +256,8 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	if ub.norm != ua.norm || ua.kind == "percent" && !ofShare(text, m[0]) {
 		return false
 	}
-	b, _ := strconv.ParseFloat(g(2), 64)
-	a, _ := strconv.ParseFloat(g(5), 64)
+	b, _ := parseNumber(g(2)) // "18,688": thousands apart by commas
+	a, _ := parseNumber(g(5))
 	b *= scaleSuffix[g(3)] + boolf(g(3) == "")
 	a *= scaleSuffix[g(6)] + boolf(g(6) == "")
 	n := lineOf(m[4])
