@@ -242,7 +242,8 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte(classic))
 	layouts, _ := filepath.Glob("testdata/layouts/*.txt")
-	for _, name := range layouts {
+	families, _ := filepath.Glob("testdata/families/*.txt") // every layout family's fixture
+	for _, name := range append(layouts, families...) {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
 		}
