@@ -60,3 +60,19 @@ func TestLayoutsReadTheirFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestIperf3RowsWithoutHeader: iperf3's sender and receiver rows pasted without their
+// header, their spaces squashed, are iperf3's summary: one claim of the receiver's bitrate,
+// by iperf3, not two claims of figures the generic reader found on each row.
+func TestIperf3RowsWithoutHeader(t *testing.T) {
+	text := "Subject: x\n\nBefore:\n[ 5] 0.00-1.00 sec 2.05 GBytes 17.6 Gbits/sec 3939 sender\n" +
+		"[ 5] 0.00-1.01 sec 2.05 GBytes 17.5 Gbits/sec receiver\n\nAfter:\n" +
+		"[ 5] 0.00-1.00 sec 2.96 GBytes 25.4 Gbits/sec 0 sender\n[ 5] 0.00-1.01 sec 2.96 GBytes 25.2 Gbits/sec receiver\n"
+	r, err := Read("m", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 1 || r.Claims[0].Tool != "iperf3" || r.Claims[0].Before.Median != 17.5e9 || r.Claims[0].After.Median != 25.2e9 {
+		t.Errorf("claims:\n%s", claimsText(r))
+	}
+}
