@@ -256,8 +256,10 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	if ub.norm != ua.norm || ua.kind == "percent" && !ofShare(text, m[0]) {
 		return false
 	}
-	b, _ := parseNumber(g(2)) // "18,688": thousands apart by commas
-	a, _ := parseNumber(g(5))
+	// "18,688": thousands apart by commas; a number of 400 digits is read as far as a float
+	// goes, for settle to say it is past a number's range
+	b, _ := strconv.ParseFloat(strings.ReplaceAll(g(2), ",", ""), 64)
+	a, _ := strconv.ParseFloat(strings.ReplaceAll(g(5), ",", ""), 64)
 	b *= scaleSuffix[g(3)] + boolf(g(3) == "")
 	a *= scaleSuffix[g(6)] + boolf(g(6) == "")
 	n := lineOf(m[4])
