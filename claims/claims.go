@@ -141,19 +141,37 @@ func dropSpread(l string) string {
 	return figureSpreadRe.ReplaceAllString(l, "$1")
 }
 
+var microRe = strings.NewReplacer("\u00b5", "u", "\u03bc", "u")
+
 // maxLine bounds the line every reader looks at: a message's lines are a screen wide and an
 // unwrapped paragraph is a few thousand bytes; each reader's patterns cost time with a line's
 // length, so a longer line (a dump pasted whole) is said and left out.
 const maxLine = 8192
 
-// addClaims keeps claims up to MaxClaims and counts the rest.
+// addClaims keeps claims up to MaxClaims and counts the rest. A claim the same as one kept
+// (its lines, what it measures, its conditions and both sides' figures) is one reading
+// found by two layouts ("x: before 1, after 2" is a labelled line and two state-led
+// clauses), not a second pair.
 func (r *Report) addClaims(cs ...Claim) {
+	var fresh []Claim // not DeleteFunc: the caller's slice stays as it was
+	for _, c := range cs {
+		if !slices.ContainsFunc(r.Claims, func(o Claim) bool { return sameReading(c, o) }) {
+			fresh = append(fresh, c)
+		}
+	}
+	cs = fresh
 	room := max(MaxClaims-len(r.Claims), 0)
 	if len(cs) > room {
 		r.droppedClaims += len(cs) - room
 		cs = cs[:room]
 	}
 	r.Claims = append(r.Claims, cs...)
+}
+
+// sameReading: a and b are one pair read from the same lines.
+func sameReading(a, b Claim) bool {
+	return slices.Equal(a.Lines, b.Lines) && a.Metric == b.Metric && a.Quantity == b.Quantity && a.Unit == b.Unit &&
+		maps.Equal(a.Conditions, b.Conditions) && slices.Equal(a.Before.Values, b.Before.Values) && slices.Equal(a.After.Values, b.After.Values)
 }
 
 // keep appends figures to list up to maxFigures and counts the rest.
@@ -211,7 +229,9 @@ func Read(input string, data []byte) (*Report, error) {
 			// are no part of it: `sed 's/\x1b\[[0-9;]*m//g'`.
 			l = ansiRe.ReplaceAllString(l, "")
 			// A no-break space (a mail archive's) is a space to every reader here.
-			l = strings.ReplaceAll(l, "\u00a0", " ")
+			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
+			// every reader here.
+			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
 			text := dropSpread(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {

@@ -40,8 +40,8 @@ type expectedMessage struct {
 // normalises to (bit/s, pps, us); the corpus's scorer (score.py) does the same.
 var unitFactor = map[string]float64{
 	"bit/s": 1, "kbit/s": 1e3, "Mbit/s": 1e6, "Gbit/s": 1e9,
-	"B/s": 8, "kB/s": 8e3, "MB/s": 8e6,
-	"pps": 1, "kpps": 1e3, "Mpps": 1e6,
+	"B/s": 8, "kB/s": 8e3, "MB/s": 8e6, "GB/s": 8e9, "GiB/s": 8 << 30,
+	"pps": 1, "kpps": 1e3, "Mpps": 1e6, "Kqps": 1e3,
 	"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6,
 }
 

@@ -1204,7 +1204,9 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 				cvb, cva = &cvs[0], &cvs[1]
 			}
 		}
-		fb, fa = headerUnit(fb, cols[kb], r.label, corner), headerUnit(fa, cols[ka], r.label, corner)
+		// A unit written once, in the last state's header ("before | after (Kqps)"), is the
+		// unit of both states' columns: the other column's header is the last place looked.
+		fb, fa = headerUnit(fb, cols[kb], r.label, corner, cols[ka]), headerUnit(fa, cols[ka], r.label, corner, cols[kb])
 		rb, ra := &tableRow{label: before, n: r.n}, &tableRow{label: after, n: r.n}
 		if c, ok := tableClaim(corner, fb, fa, rb, ra, conds, cvb, cva); ok {
 			out = append(out, c)

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,9 +30,11 @@ var units = map[string]unit{
 	// second", memtier's Ops/sec).
 	"requests/s": {"trans", "trans/s", 1}, "requests/sec": {"trans", "trans/s", 1}, "req/s": {"trans", "trans/s", 1}, "reqs/s": {"trans", "trans/s", 1},
 	"ops/s": {"trans", "trans/s", 1}, "ops/sec": {"trans", "trans/s", 1}, "operations/s": {"trans", "trans/s", 1},
-	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "usecs": {"time", "us", 1},
-	"ms": {"time", "us", 1e3}, "msec": {"time", "us", 1e3}, "msecs": {"time", "us", 1e3},
-	"ns": {"time", "us", 1e-3}, "nsec": {"time", "us", 1e-3},
+	// The micro sign (U+00B5) and the Greek mu (U+03BC) look alike; authors type either.
+	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "μs": {"time", "us", 1}, "µsec": {"time", "us", 1}, "μsec": {"time", "us", 1},
+	"usecs": {"time", "us", 1}, "microseconds": {"time", "us", 1},
+	"ms": {"time", "us", 1e3}, "msec": {"time", "us", 1e3}, "msecs": {"time", "us", 1e3}, "milliseconds": {"time", "us", 1e3},
+	"ns": {"time", "us", 1e-3}, "nsec": {"time", "us", 1e-3}, "nsecs": {"time", "us", 1e-3}, "nanoseconds": {"time", "us", 1e-3},
 	"s": {"time", "us", 1e6}, "sec": {"time", "us", 1e6}, "secs": {"time", "us", 1e6}, "seconds": {"time", "us", 1e6},
 	"%": {"percent", "%", 1},
 }
@@ -58,10 +61,48 @@ func lookupUnit(s string) (unit, bool) {
 	if u, ok := units[strings.ToLower(strings.ReplaceAll(s, " ", ""))]; ok {
 		return u, true
 	}
+	if u, ok := rateByGrammar(s); ok {
+		return u, true
+	}
 	if eventRateRe.MatchString(s) && !strings.HasPrefix(s, "bit") && !strings.HasPrefix(s, "byte") {
 		return unit{"packets", "pps", 1}, true
 	}
 	return unit{}, false
+}
+
+// rateGrammarRe is a rate as authors spell it beyond the lists above: a scale, what is
+// counted and "per second" in any of its forms ("Gbit/sec", "Gbits/second", "KBytes/s",
+// "Mpkt/s", "Mpackets/sec", "Mbit per second", "Krps"). A capital B alone is bytes; any
+// other spelling of the counted thing says itself.
+var rateGrammarRe = regexp.MustCompile(`^(10\^\d{1,2}|[kKmMgGtT]i?)?\s?(bits?|b|[Bb]ytes?|B|pkts?|packets?|frames?|p|trans|transactions?|txns?|t|req(?:uest)?s?|r|quer(?:y|ies)|q|ops|operations?)(?:\s?/\s?s(?:ec(?:ond)?)?|ps|\s+per\s+s(?:ec(?:ond)?)?)$`)
+
+// rateScales are the written scales of a rate: decimal letters, binary ones and powers of ten.
+var rateScales = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30, "ti": 1 << 40}
+
+// rateByGrammar reads a rate of bits, bytes, packets or transactions by rateGrammarRe.
+// "ps" follows only a one-letter quantity (Mbps, Kpps, Mrps), so "ops" is operations.
+func rateByGrammar(s string) (unit, bool) {
+	m := rateGrammarRe.FindStringSubmatch(s)
+	if m == nil {
+		return unit{}, false
+	}
+	scale, ok := rateScales[strings.ToLower(m[1])]
+	if strings.HasPrefix(m[1], "10^") {
+		exp, _ := strconv.Atoi(m[1][3:])
+		scale, ok = math.Pow10(exp), exp <= 15
+	}
+	if !ok {
+		return unit{}, false
+	}
+	switch q := m[2]; {
+	case q == "B" || strings.HasPrefix(strings.ToLower(q), "byte"):
+		return unit{"rate", "bit/s", 8 * scale}, true
+	case q == "b" || strings.HasPrefix(q, "bit"):
+		return unit{"rate", "bit/s", scale}, true
+	case q == "p" || strings.HasPrefix(q, "pkt") || strings.HasPrefix(q, "packet") || strings.HasPrefix(q, "frame"):
+		return unit{"packets", "pps", scale}, true
+	}
+	return unit{"trans", "trans/s", scale}, true
 }
 
 var numberRe = regexp.MustCompile(`^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$`)
