@@ -59,6 +59,14 @@ func unitAfter(toks []string, i int) (string, int) {
 		if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
 			return next, 1
 		}
+		// A scale apart from what it scales: "24.5 M ops/s", "3.1 K pkt/s" (the bpf
+		// selftests' bench prints rates so).
+		if _, scale := scaleSuffix[toks[i+1]]; scale && i+2 < len(toks) {
+			joined := toks[i+1] + strings.TrimRight(toks[i+2], "),;.")
+			if u, ok := lookupUnit(joined); ok && u.kind != "time" && u.kind != "percent" {
+				return joined, 2
+			}
+		}
 	}
 	return "", 0
 }

@@ -328,16 +328,35 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // 2.9 Gbit/s  after: 3.4 Gbit/s").
 var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
-// stateColonRe is a line's two figures, each after its state's word and a colon, the two
-// apart by no more than a space: "tcp_rr before: 41203 trans/s after: 42877 trans/s". The
-// colons mark the labels where stateLedRe needs a comma or a gap; the groups are stateLedRe's
-// (the second and fifth empty), for stateLed to read.
-var stateColonRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)()\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)[^.;:\d]{0,20}?\s(before|after|without|with|w/o|w/)()\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+// stateColonRe is a line's two figures, each after its state's label and a colon, the two
+// apart by a space or a comma: "tcp_rr before: 41203 trans/s after: 42877 trans/s", "Old:
+// 3.2Mpps, new: 4.1Mpps", "v6.6: 10.1 Gbps, v6.6+series: 11.9 Gbps". A label is a few words
+// (a version's digits among them); sidesOf decides which state each names.
+var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:,;()]{0,40}?)\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:,;()]{0,40}?)\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
-// stateColon reads a stateColonRe match within one line; labels on lines of their own
-// ("Before: 2.9 Gbit/s" above "After: 3.4 Gbit/s") are the labelled lines' reader's.
+// stateColon reads a stateColonRe match within one line, its labels naming opposite states;
+// labels on lines of their own ("Before: 2.9 Gbit/s" above "After: 3.4 Gbit/s") are the
+// labelled lines' reader's.
 func (r *Report) stateColon(text string, m []int, lineOf func(int) int) bool {
-	return lineOf(m[6]) == lineOf(m[12]) && r.stateLed(text, m, lineOf)
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	if lineOf(m[4]) != lineOf(m[8]) {
+		return false
+	}
+	s1, _ := sidesOf(g(1), g(3))
+	if s1 == "" {
+		return false
+	}
+	vb, ub, va, ua, ok := sharedUnit(g(2), g(4), false)
+	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
+		return false
+	}
+	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[4]), state: g(1)}
+	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[8]), state: g(3)}
+	if s1 == "after" {
+		rb, ra = ra, rb
+	}
+	r.addPair([2]reading{rb, ra})
+	return true
 }
 
 // downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from

@@ -163,3 +163,51 @@ func sideOfPair(a, b string) (aSide, bSide string) {
 	}
 	return "", ""
 }
+
+// sidesOf decides the states two labels name, the one scorer of a comparison of two: each
+// label's own words first (stateOf); then a contrast of their first words ("w/o" against
+// "w/"); then one label the other with something added ("v6.6" against "v6.6+series") or
+// taken away ("non-GRO" against "GRO", sideOfPair); then one label named by a patch's word
+// against one named by nothing, as the labelled lines' grouping does ("baseline" against
+// "with batching"). Two of one side, or nothing to go on, is no decision: "", "".
+func sidesOf(a, b string) (aSide, bSide string) {
+	sa, strongA, _ := stateOf(a)
+	sb, strongB, _ := stateOf(b)
+	fa, fb := firstWord(a), firstWord(b)
+	ka, kb := labelKey(a), labelKey(b)
+	switch {
+	case sa != "" && sb != "" && sa != sb:
+		return sa, sb
+	case contrasting(fa, fb):
+		return contrastSide(fa), contrastSide(fb)
+	case sb == "after" && ka != "" && strings.HasPrefix(kb, ka):
+		return "before", "after"
+	case sa == "after" && kb != "" && strings.HasPrefix(ka, kb):
+		return "after", "before"
+	}
+	if x, y := sideOfPair(a, b); x != "" {
+		return x, y
+	}
+	switch {
+	case sa != "" && sb == "" && strongA:
+		return sa, opposite(sa)
+	case sb != "" && sa == "" && strongB:
+		return opposite(sb), sb
+	}
+	return "", ""
+}
+
+func opposite(side string) string {
+	if side == "before" {
+		return "after"
+	}
+	return "before"
+}
+
+func firstWord(s string) string {
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Trim(f[0], ":,;()")
+}

@@ -116,3 +116,29 @@ func TestContrastPairs(t *testing.T) {
 		t.Errorf("with batching beside with copying: %q, want no side", side)
 	}
 }
+
+// TestSidesOf: the two labels of a comparison decided by one scorer, either order; labels
+// that name no state, or two of one side, are no decision.
+func TestSidesOf(t *testing.T) {
+	for _, c := range []struct{ a, b, sideA string }{
+		{"before", "after", "before"}, {"vanilla", "patched", "before"}, {"w/o", "w/", "before"},
+		{"without", "with", "before"}, {"v6.9", "v6.9+this", "before"}, {"net-next", "net-next + series", "before"},
+		{"non-GRO", "GRO", "before"}, {"baseline", "with batching", "before"}, {"GRO off", "GRO on", "before"},
+		{"old", "new", "before"}, {"1.0", "1.0+fix", "before"},
+	} {
+		for _, swap := range []bool{false, true} {
+			a, b, want := c.a, c.b, c.sideA
+			if swap {
+				a, b, want = b, a, opposite(want)
+			}
+			if got, other := sidesOf(a, b); got != want || other != opposite(want) {
+				t.Errorf("sidesOf(%q, %q) = %q, %q; want %q first", a, b, got, other, want)
+			}
+		}
+	}
+	for _, c := range [][2]string{{"tx", "rx"}, {"min", "max"}, {"run 1", "run 2"}, {"before", "baseline"}, {"patched", "new"}, {"", ""}} {
+		if a, b := sidesOf(c[0], c[1]); a != "" || b != "" {
+			t.Errorf("sidesOf(%q, %q) = %q, %q; want no decision", c[0], c[1], a, b)
+		}
+	}
+}
