@@ -169,8 +169,9 @@ func sideOfPair(a, b string) (aSide, bSide string) {
 // "w/"); then one label the other with something added ("v6.6" against "v6.6+series") or
 // taken away ("non-GRO" against "GRO", sideOfPair); then one label named by a patch's word
 // against one named by nothing, as the labelled lines' grouping does ("baseline" against
-// "with batching"). Two of one side, or nothing to go on, is no decision: "", "".
-func sidesOf(a, b string) (aSide, bSide string) {
+// "with batching"), where loose (names an author gave as labels, not words of a sentence).
+// Two of one side, or nothing to go on, is no decision: "", "".
+func sidesOf(a, b string, loose bool) (aSide, bSide string) {
 	sa, strongA, _ := stateOf(a)
 	sb, strongB, _ := stateOf(b)
 	fa, fb := firstWord(a), firstWord(b)
@@ -189,6 +190,7 @@ func sidesOf(a, b string) (aSide, bSide string) {
 		return x, y
 	}
 	switch {
+	case !loose:
 	case sa != "" && sb == "" && strongA:
 		return sa, opposite(sa)
 	case sb != "" && sa == "" && strongB:

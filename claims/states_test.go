@@ -131,14 +131,17 @@ func TestSidesOf(t *testing.T) {
 			if swap {
 				a, b, want = b, a, opposite(want)
 			}
-			if got, other := sidesOf(a, b); got != want || other != opposite(want) {
+			if got, other := sidesOf(a, b, true); got != want || other != opposite(want) {
 				t.Errorf("sidesOf(%q, %q) = %q, %q; want %q first", a, b, got, other, want)
 			}
 		}
 	}
 	for _, c := range [][2]string{{"tx", "rx"}, {"min", "max"}, {"run 1", "run 2"}, {"before", "baseline"}, {"patched", "new"}, {"", ""}} {
-		if a, b := sidesOf(c[0], c[1]); a != "" || b != "" {
+		if a, b := sidesOf(c[0], c[1], true); a != "" || b != "" {
 			t.Errorf("sidesOf(%q, %q) = %q, %q; want no decision", c[0], c[1], a, b)
 		}
+	}
+	if a, b := sidesOf("before the patch the box did", "on four queues", false); a != "" || b != "" {
+		t.Errorf("a sentence's condition decided as a state: %q, %q", a, b)
 	}
 }
