@@ -661,8 +661,9 @@ func headerBody(header []string, text string, splitRow func(string) []string) bo
 	return (n == len(header) || n == len(header)+1) && len(readFigures(text).figures) >= n-1
 }
 
-// captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)".
-var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\()([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
+// captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)",
+// "64KB writes, Gbit/s:".
+var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\(|,\s*)([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
 
 // captionUnit is the unit the line just above a table's header rows (an empty line between or
 // not, rules and upper header rows not counted) says its figures are in, "" where it says none.
