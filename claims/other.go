@@ -336,27 +336,31 @@ var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:,;()]{0,40}?
 
 // stateNamedRe is a line's two figures, each right after its state's name without a colon,
 // the two apart by a comma, "and", "while" or "vs": "baseline 28.1 Gbits/sec, with the patch
-// 31.9 Gbits/sec", "vanilla 812 kpps vs patched 955 kpps". Names are short and without digits
-// here, since a sentence's words run up to its figures; the groups are stateColonRe's.
-var stateNamedRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:,;()\d]{0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*(?:[,;]|\band\b|\bwhile\b|\bvs\.?|\bversus\b)\s*([A-Za-z][^:,;()\d]{0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+// 31.9 Gbits/sec", "vanilla 812 kpps vs patched 955 kpps", "6.11 gives 8.4 Mpps, 6.11 with
+// the patch gives 9.1 Mpps". A name is a few words that start with a letter or a version
+// (digits with a dot); the groups are stateColonRe's.
+var stateNamedRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])((?:[A-Za-z]|\d+\.\d+[\w.-]*\s)(?:[^:,;().]|\.\S){0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?(?:\s+[a-z](?:[^.;:,\d]|[A-Za-z]\d){0,40}?)?\s*(?:[,;]|\band\b|\bwhile\b|\bvs\.?|\bversus\b)\s*((?:[A-Za-z]|\d+\.\d+[\w.-]*\s)(?:[^:,;().]|\.\S){0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // stateColon reads a stateColonRe match within one line, its labels naming opposite states;
 // labels on lines of their own ("Before: 2.9 Gbit/s" above "After: 3.4 Gbit/s") are the
 // labelled lines' reader's. A label with a colon is a name its author gave, so one named by
 // a patch's word decides the other (sidesOf's loose rule).
 func (r *Report) stateColon(text string, m []int, lineOf func(int) int) bool {
-	return r.twoStatesInLine(text, m, lineOf, true)
+	return r.twoStates(text, m, lineOf, true)
 }
 
 // stateNamed reads a stateNamedRe match: both names must say their state ("on four queues"
-// after "before the patch ... 10 Gbps" is a condition, not the state after).
+// after "before the patch ... 10 Gbps" is a condition, not the state after). A sentence may
+// wrap between its two figures.
 func (r *Report) stateNamed(text string, m []int, lineOf func(int) int) bool {
-	return r.twoStatesInLine(text, m, lineOf, false)
+	return r.twoStates(text, m, lineOf, false)
 }
 
-func (r *Report) twoStatesInLine(text string, m []int, lineOf func(int) int, loose bool) bool {
+// twoStates reads the two labelled figures of a stateColonRe or stateNamedRe match; loose
+// is sidesOf's, and labels with colons must share a line.
+func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose bool) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
-	if lineOf(m[4]) != lineOf(m[8]) {
+	if loose && lineOf(m[4]) != lineOf(m[8]) {
 		return false
 	}
 	s1, _ := sidesOf(g(1), g(3), loose)

@@ -166,7 +166,8 @@ func sideOfPair(a, b string) (aSide, bSide string) {
 
 // sidesOf decides the states two labels name, the one scorer of a comparison of two: each
 // label's own words first (stateOf); then a contrast of their first words ("w/o" against
-// "w/"); then one label the other with something added ("v6.6" against "v6.6+series") or
+// "w/"); then one label the other with something added ("v6.6" against "v6.6+series", or
+// the same first word: "6.11 gives" against "6.11 with the patch gives") or
 // taken away ("non-GRO" against "GRO", sideOfPair); then one label named by a patch's word
 // against one named by nothing, as the labelled lines' grouping does ("baseline" against
 // "with batching"), where loose (names an author gave as labels, not words of a sentence).
@@ -181,9 +182,9 @@ func sidesOf(a, b string, loose bool) (aSide, bSide string) {
 		return sa, sb
 	case contrasting(fa, fb):
 		return contrastSide(fa), contrastSide(fb)
-	case sb == "after" && ka != "" && strings.HasPrefix(kb, ka):
+	case sb == "after" && sa == "" && ka != "" && (strings.HasPrefix(kb, ka) || fa == fb):
 		return "before", "after"
-	case sa == "after" && kb != "" && strings.HasPrefix(ka, kb):
+	case sa == "after" && sb == "" && kb != "" && (strings.HasPrefix(ka, kb) || fa == fb):
 		return "after", "before"
 	}
 	if x, y := sideOfPair(a, b); x != "" {

@@ -141,6 +141,9 @@ func TestSidesOf(t *testing.T) {
 			t.Errorf("sidesOf(%q, %q) = %q, %q; want no decision", c[0], c[1], a, b)
 		}
 	}
+	if a, b := sidesOf("6.8-rc3 reaches", "6.8-rc3 with the patch reaches", false); a != "before" || b != "after" {
+		t.Errorf("a version and the same version with the patch: %q, %q", a, b)
+	}
 	if a, b := sidesOf("before the patch the box did", "on four queues", false); a != "" || b != "" {
 		t.Errorf("a sentence's condition decided as a state: %q, %q", a, b)
 	}
