@@ -141,6 +141,27 @@ func dropSpread(l string) string {
 	return figureSpreadRe.ReplaceAllString(l, "$1")
 }
 
+// scaledFigureRe is a number with a scale glued on and its rate's unit after a space:
+// "780k pps", "2.1M pkt/s", "96K req/s".
+var scaledFigureRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)([kKM])\s+([A-Za-z][A-Za-z/]*)`)
+
+// scaledFigures writes the scale of scaledFigureRe's figures into their numbers ("780000
+// pps"), for every reader to see one number and its unit; a size ("64k bytes") stays.
+func scaledFigures(l string) string {
+	if !strings.ContainsAny(l, "kKM") {
+		return l
+	}
+	return scaledFigureRe.ReplaceAllStringFunc(l, func(s string) string {
+		m := scaledFigureRe.FindStringSubmatch(s)
+		u, ok := lookupUnit(m[3])
+		n, okn := parseNumber(m[1])
+		if !ok || !okn || u.kind == "time" || u.kind == "percent" {
+			return s
+		}
+		return strconv.FormatFloat(n*scaleSuffix[m[2]], 'f', -1, 64) + " " + m[3]
+	})
+}
+
 var microRe = strings.NewReplacer("\u00b5", "u", "\u03bc", "u")
 
 // maxLine bounds the line every reader looks at: a message's lines are a screen wide and an
@@ -232,7 +253,7 @@ func Read(input string, data []byte) (*Report, error) {
 			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
 			// every reader here.
 			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
-			text := dropSpread(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))
+			text := scaledFigures(dropSpread(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {

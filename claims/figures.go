@@ -55,7 +55,7 @@ func unitAfter(toks []string, i int) (string, int) {
 		}
 	}
 	if i+1 < len(toks) {
-		next := strings.TrimRight(strings.TrimLeft(toks[i+1], "("), "),;.")
+		next := strings.TrimRight(strings.TrimLeft(toks[i+1], "(["), ")],;.")
 		if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
 			return next, 1
 		}
