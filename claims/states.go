@@ -53,12 +53,16 @@ func contrasting(a, b string) bool {
 // "#5": the rest of a label after its state's words, which names the state, not what is measured.
 var patchOrdinalRe = regexp.MustCompile(`(?i)^(?:(?:patch(?:es)?|commit)\s*)?#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?(?:\s+(?:only|applied))?$`)
 
+// fillerRe is what is left of a label when its state's words are taken out and nothing of a
+// measurement remains: "with the" of "with the whole series".
+var fillerRe = regexp.MustCompile(`(?i)^[\s+,:-]*(?:(?:with|w/|and|the|this|these|my|our|a|an|of|all|applied|only)[\s+,:-]*)*$`)
+
 // stateOf names the side a label names: "before", "after" or "" (neither, or both), whether
 // it was a patch word (strong) rather than a setting, and the label with the state's words
 // taken out (what else it says: a metric, a condition).
 func stateOf(label string) (side string, strong bool, rest string) {
 	side, strong, rest = stateOfWords(label)
-	if side != "" && patchOrdinalRe.MatchString(strings.TrimSpace(rest)) {
+	if side != "" && (patchOrdinalRe.MatchString(strings.TrimSpace(rest)) || fillerRe.MatchString(rest)) {
 		rest = ""
 	}
 	return side, strong, rest
