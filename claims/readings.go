@@ -406,10 +406,18 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}
 	}
 	if runs, summary, summarized := runsInARow(label, trimAnnotations(rest), sideOfLabel); runs != nil {
-		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side
+		// "before: 18.2 18.5 18.1": one measurement's runs, a series of one side; the
+		// label's unit is theirs ("Before (Gbps): 9.41 9.38")
+		u, labelled := labelUnit(label)
 		for _, v := range runs {
 			r := mk("v", "", "", 0, v, "#")
+			if labelled {
+				r = mk("v", metricOf(u), u.norm, 0, v*u.factor, "#"+u.norm)
+			}
 			r.summary, r.summarized = summary, summarized
+			if labelled {
+				r.summary *= u.factor
+			}
 			rs = append(rs, r)
 		}
 		return rs

@@ -27,3 +27,20 @@ func TestRatesByGrammar(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsTakeTheirLabelsUnit: a state's runs in a row take the unit its label gives ("Before
+// (Gbps): 9.41 9.38 9.44"), as a single figure after such a label does.
+func TestRunsTakeTheirLabelsUnit(t *testing.T) {
+	text := "Subject: x\n\nStream rate, three runs each:\n\nBefore (Gbps): 9.41 9.38 9.44\nAfter (Gbps):  9.90 9.87 9.93\n"
+	r, err := Read("runs.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 1 {
+		t.Fatalf("%d claims, want 1: %+v", len(r.Claims), r.Claims)
+	}
+	c := r.Claims[0]
+	if c.Unit != "bit/s" || c.Metric != "throughput" || len(c.Before.Values) != 3 || c.Before.Median != 9.41e9 || c.After.Median != 9.9e9 {
+		t.Errorf("claim %s %s %v -> %v, want throughput in bit/s, 9.41e9 -> 9.9e9 of three runs", c.Metric, c.Unit, c.Before, c.After)
+	}
+}
