@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"slices"
@@ -628,7 +629,8 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	if _, has := labelUnit(corner); !has {
-		if u := captionUnit(lines, i); u != "" {
+		if u := captionUnit(lines, i); u != "" || footnoteUnit(lines, j) != "" {
+			u = cmp.Or(u, footnoteUnit(lines, j))
 			corner = strings.TrimSpace(corner + " (" + u + ")") // the caption's unit, the corner's to give
 		}
 	}
@@ -677,6 +679,24 @@ func captionUnit(lines []line, header int) string {
 		return ""
 	}
 	for _, m := range captionUnitRe.FindAllStringSubmatch(lines[j].text, -1) {
+		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// footnoteRe is a note under a table that opens with its figures' unit: "(Gbit/s)",
+// "(Gbit/s, 10 runs)".
+var footnoteRe = regexp.MustCompile(`^\s*\(\s*([A-Za-z%/]+)\s*[,;)]`)
+
+// footnoteUnit is the unit a note on the line just below a table (lines[after]) gives, ""
+// where none.
+func footnoteUnit(lines []line, after int) string {
+	if after >= len(lines) {
+		return ""
+	}
+	if m := footnoteRe.FindStringSubmatch(lines[after].text); m != nil {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return m[1]
 		}

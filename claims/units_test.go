@@ -44,3 +44,25 @@ func TestRunsTakeTheirLabelsUnit(t *testing.T) {
 		t.Errorf("claim %s %s %v -> %v, want throughput in bit/s, 9.41e9 -> 9.9e9 of three runs", c.Metric, c.Unit, c.Before, c.After)
 	}
 }
+
+// TestTableUnitFromNoteBelow: a note under a table that opens with a unit ("(Gbit/s, median
+// of 20 runs)") gives the table's bare figures that unit, as a caption above it does.
+func TestTableUnitFromNoteBelow(t *testing.T) {
+	text := "Subject: x\n\n" +
+		"                    TCP_STREAM   TCP_MAERTS\n" +
+		"v6.9                38.42        41.10\n" +
+		"v6.9 + this patch   39.95        41.03\n" +
+		"(Gbit/s, median of 20 runs)\n"
+	r, err := Read("note.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 2 {
+		t.Fatalf("%d claims, want 2: %+v", len(r.Claims), r.Claims)
+	}
+	for _, c := range r.Claims {
+		if c.Unit != "bit/s" || c.Before.Median < 1e9 {
+			t.Errorf("%v: %s %v -> %v, want Gbit/s figures", c.Conditions, c.Unit, c.Before.Median, c.After.Median)
+		}
+	}
+}
