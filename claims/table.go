@@ -820,6 +820,15 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 	if out := longTableClaims(cols, rows, ctx); out != nil {
 		return out
 	}
+	if repeatsAName(cols) {
+		// A state's name over two or more columns ("vanilla  vanilla  busypoll  busypoll"
+		// over a row of flows): a long table written across, read as one down the rows.
+		if tcols, trows, ok := transposed(cols, rows); ok {
+			if out := longTableClaims(tcols, trows, ctx); out != nil {
+				return out
+			}
+		}
+	}
 	if out := groupedColumnClaims(corner, cols, rows, cvCol, ctx); out != nil {
 		return out
 	}
@@ -1442,6 +1451,51 @@ func extendedBy(label string, labels map[string]bool) bool {
 	return false
 }
 
+// repeatedColumns are the columns of settings of a table whose names say no unit: columns of
+// figures that the rows repeat (each value in at least two rows: "flows" 15, 30 under each
+// state) left of the columns whose figures are the rows' own (measuredColumn); nil where no
+// column is of each kind.
+func repeatedColumns(rows []tableRow) map[int]bool {
+	if len(rows) == 0 {
+		return nil
+	}
+	config := map[int]bool{}
+	measured := 0
+	for c := range rows[0].cells {
+		switch {
+		case measuredColumn(rows, c):
+			measured++
+		case measured == 0 && repeatsEveryValue(rows, c):
+			config[c] = true // left of every measured column
+		}
+	}
+	if measured == 0 || len(config) == 0 {
+		return nil
+	}
+	return config
+}
+
+// repeatsEveryValue: every figure of column c stands in two or more rows.
+func repeatsEveryValue(rows []tableRow, c int) bool {
+	count := map[string]int{}
+	for _, r := range rows {
+		if c >= len(r.cells) {
+			return false
+		}
+		v := strings.TrimSpace(r.cells[c])
+		if _, ok := cellValue(v); !ok {
+			return false
+		}
+		count[v]++
+	}
+	for _, n := range count {
+		if n < 2 {
+			return false
+		}
+	}
+	return true
+}
+
 // settingColumns are a table's columns of settings: where some column's name carries a unit
 // ("rxdrop (Mpps)"), those are the measurements and the columns without one the settings of
 // each test ("mtu", "chunk size"); nil where no name carries a unit.
@@ -1469,11 +1523,25 @@ func settingColumns(cols []string) map[int]bool {
 // figures) pair their before and after, column by column. nil where the states do not come
 // back row after row.
 func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
+	if out := longTableWith(cols, rows, settingColumns(cols), ctx); out != nil {
+		return out
+	}
+	if settingColumns(cols) == nil {
+		// No name says which columns are measured: the figures the rows repeat left of
+		// those they do not are the tests' settings ("flows" 15, 30 under each state).
+		if config := repeatedColumns(rows); config != nil {
+			return longTableWith(cols, rows, config, ctx)
+		}
+	}
+	return nil
+}
+
+// longTableWith is longTableClaims with the setting columns config.
+func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx context) []Claim {
 	type sides struct{ before, after, other *tableRow }
 	groups := map[string]*sides{}
 	var order []string
 	repeated := false
-	config := settingColumns(cols)
 	if ks := toggleColumns(rows); len(ks) > 0 {
 		rows, config = toggleRows(rows, ks, config)
 		for c := range config {
@@ -1496,6 +1564,12 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 			// test is named by the other cells
 			_, _, group = rowState(tableRow{cells: rows[k].cells}, config)
 			side = "before"
+		}
+		if side == "" && strings.TrimSpace(rows[k].label) != "" {
+			// A state no word names ("busypoll" below "vanilla"): its test's other row may
+			// decide it; the test is named by the other cells.
+			_, _, group = rowState(tableRow{cells: rows[k].cells}, config)
+			side = "?"
 		}
 		if side == "" {
 			return nil
@@ -1568,6 +1642,19 @@ func rowPairClaims(cols []string, group string, before, after *tableRow, config 
 		}
 	}
 	return out
+}
+
+// repeatsAName: two of the names are the same.
+func repeatsAName(names []string) bool {
+	seen := map[string]bool{}
+	for _, n := range names {
+		k := strings.ToLower(strings.TrimSpace(n))
+		if k != "" && seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
 }
 
 // transposed is the table with its rows as columns: the rows' labels name the columns, each
