@@ -14,13 +14,16 @@ import (
 // other is unparsed. Stated changes attach to the claims of their family, or to the only
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
-	type key struct{ tool, metric, quantity, conds, command string }
+	// The tool's test is what is measured: a TCP_STREAM is never the other side of a
+	// UDP_STREAM, however the two follow each other.
+	type key struct{ tool, test, metric, quantity, conds, command string }
 	byCommand := commandsTell(ms)
+	r.sawFigures = r.sawFigures || len(ms) > 0 // a tool's results are figures, paired or not
 	series := map[key][]*measurement{}
 	var order []key
 	for i := range ms {
 		m := &ms[i]
-		k := key{m.tool, m.metric, m.quantity, conditionKey(m.conditions), ""}
+		k := key{m.tool, strings.ToUpper(m.options["test"]), m.metric, m.quantity, conditionKey(m.conditions), ""}
 		if byCommand[k.tool+"|"+k.metric+"|"+k.conds] {
 			k.command = strings.Join(strings.Fields(m.command), " ")
 		}
