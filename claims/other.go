@@ -13,7 +13,27 @@ type stated struct {
 	change float64
 	family string // IPv4, IPv6, or "" for the text's one claim
 	line   int
+	// better: the words judge the change ("improvement", "faster", "regression") rather
+	// than say where the figure went ("increase", "lower"), so a time's "38% improvement"
+	// is a fall of 38%. times is "N times faster"'s N (0 for a percentage).
+	better bool
+	times  float64
 }
+
+// forClaim is the change s states of claim c: a judged change of a time (lower is better)
+// turned round.
+func (s stated) forClaim(c Claim) float64 {
+	if !s.better || c.Unit != "us" {
+		return s.change
+	}
+	if s.times > 0 {
+		return round(1/s.times - 1)
+	}
+	return -s.change
+}
+
+// judgedRe are the words of a change that judge it.
+var judgedRe = regexp.MustCompile(`(?i)^(?:improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|slower|regress(?:es|ed|ion)?|better)$`)
 
 // addStated keeps a stated change whose percentage is a number; one past float64's range
 // ("by 1000...0%" with 400 digits parses as +Inf, and +Inf/100 rounds to NaN) is said as not
@@ -31,7 +51,7 @@ var (
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
 	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
 	fromOrToRe    = regexp.MustCompile(`(?i)\b(?:from|to)\s*~?$`)
-	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(?:faster|higher|more|better)`)
+	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(faster|higher|more|better)`)
 	directionRe   = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
 	splitCellsRe  = regexp.MustCompile(`\s{2,}|\t+`)
 	familyRe      = regexp.MustCompile(`IPv[46]`)
@@ -53,7 +73,7 @@ func (r *Report) other(lines []line, i int, ctx context) ([]measurement, int) {
 	text := lines[i].text
 	if m := percentLineRe.FindStringSubmatch(text); m != nil {
 		if v, ok := parseNumber(strings.TrimSuffix(m[2], ".")); ok {
-			r.addStated(stated{change: round(sign(m[1]) * v / 100), line: lines[i].n})
+			r.addStated(stated{change: round(sign(m[1]) * v / 100), line: lines[i].n, better: judgedRe.MatchString(m[1])})
 		}
 		return nil, i + 1
 	}
@@ -113,12 +133,12 @@ func (r *Report) proseChanges(par []line) {
 			continue // "increased from 8.54% to 76.35%": a reading, not the change
 		}
 		v, _ := strconv.ParseFloat(text[m[4]:m[5]], 64)
-		r.addStated(stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4])})
+		r.addStated(stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4]), better: judgedRe.MatchString(text[m[2]:m[3]])})
 		return
 	}
 	if m := timesRe.FindStringSubmatchIndex(text); m != nil {
 		v, _ := strconv.ParseFloat(text[m[2]:m[3]], 64)
-		r.addStated(stated{change: v - 1, line: lineOf(m[2])})
+		r.addStated(stated{change: v - 1, line: lineOf(m[2]), better: judgedRe.MatchString(text[m[4]:m[5]]), times: v})
 		return
 	}
 	if directionRe.MatchString(text) && !strings.ContainsAny(text, "%") && len(par) <= 3 {

@@ -150,7 +150,7 @@ func (r *Report) attachStated() {
 		}
 		for _, i := range targets {
 			c := &r.Claims[i]
-			v := s.change
+			v := s.forClaim(*c)
 			c.Stated = &v
 			// Agreement to what the text wrote: half a point, or half a percent of a large
 			// change (6,144 % against 6,144.6 %).

@@ -66,3 +66,30 @@ func TestTableUnitFromNoteBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgedChangeOfATime: a change the text judges ("improvement", "faster") of a time is a
+// fall of the figures, not a mismatch; one it only places ("increase") is not turned round.
+func TestJudgedChangeOfATime(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		stated   float64
+		mismatch bool
+	}{
+		{"Loading 1M routes:\n  Before: 61.2 seconds\n  After:  37.9 seconds\n  Improvement: ~38%\n", -0.38, false},
+		{"Loading 1M routes got 2x faster: 61.2 s before, 30.6 s after.\n", -0.5, false},
+		{"Loading 1M routes:\n  Before: 30.6 seconds\n  After:  61.2 seconds\n  Increase: 100%\n", 1, false},
+		{"Loading 1M routes, an improvement of 38%:\n  Before: 37.9 seconds\n  After:  61.2 seconds\n", -0.38, true},
+	} {
+		r, err := Read("t.txt", []byte("Subject: x\n\n"+c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Stated == nil {
+			t.Errorf("%q: claims %+v, want one with a stated change", c.text, r.Claims)
+			continue
+		}
+		if got := r.Claims[0]; *got.Stated != c.stated || got.Mismatch != c.mismatch {
+			t.Errorf("%q: stated %v mismatch %v, want %v %v", c.text, *got.Stated, got.Mismatch, c.stated, c.mismatch)
+		}
+	}
+}
