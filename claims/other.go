@@ -21,9 +21,9 @@ type stated struct {
 }
 
 // forClaim is the change s states of claim c: a judged change of a time (lower is better)
-// turned round.
+// or of a cost in cycles turned round.
 func (s stated) forClaim(c Claim) float64 {
-	if !s.better || c.Unit != "us" {
+	if !s.better || c.Unit != "us" && c.Unit != "cycles" {
 		return s.change
 	}
 	if s.times > 0 {
@@ -164,6 +164,8 @@ func metricOf(u unit) string {
 		return "packet_rate"
 	case "percent":
 		return "share"
+	case "cycles":
+		return "cycles"
 	}
 	return "throughput"
 }

@@ -10,7 +10,7 @@ import (
 // unit is how a written unit maps to a normalised one: the metric kind it measures, the
 // normalised unit, and the factor to it.
 type unit struct {
-	kind   string // rate (bits per second), packets (packets or events per second), trans (transactions per second), time, percent
+	kind   string // rate (bits per second), packets (packets or events per second), trans (transactions per second), time, percent, cycles
 	norm   string
 	factor float64
 }
@@ -37,6 +37,8 @@ var units = map[string]unit{
 	"ns": {"time", "us", 1e-3}, "nsec": {"time", "us", 1e-3}, "nsecs": {"time", "us", 1e-3}, "nanoseconds": {"time", "us", 1e-3},
 	"s": {"time", "us", 1e6}, "sec": {"time", "us", 1e6}, "secs": {"time", "us", 1e6}, "seconds": {"time", "us", 1e6},
 	"%": {"percent", "%", 1},
+	// A cost in CPU cycles (per packet, per call), as perf and the authors who quote it count.
+	"cycles": {"cycles", "cycles", 1}, "cycle": {"cycles", "cycles", 1},
 }
 
 // byteUnits are rates in bytes, as written (case matters).
