@@ -179,11 +179,17 @@ func sideOfPair(a, b string) (aSide, bSide string) {
 func sidesOf(a, b string, loose bool) (aSide, bSide string) {
 	sa, strongA, _ := stateOf(a)
 	sb, strongB, _ := stateOf(b)
+	sa, strongA = wholeLabel(a, sa, strongA)
+	sb, strongB = wholeLabel(b, sb, strongB)
 	fa, fb := firstWord(a), firstWord(b)
 	ka, kb := labelKey(a), labelKey(b)
 	switch {
 	case sa != "" && sb != "" && sa != sb:
 		return sa, sb
+	case ka != "" && sa != "after" && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(kb, ka)), "+") && kb != ka:
+		return "before", "after" // "6.12-rc1" and "6.12-rc1+", "base" and "base+1-5"
+	case kb != "" && sb != "after" && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(ka, kb)), "+") && ka != kb:
+		return "after", "before"
 	case contrasting(fa, fb):
 		return contrastSide(fa), contrastSide(fb)
 	case sb == "after" && sa == "" && ka != "" && (strings.HasPrefix(kb, ka) || fa == fb):
@@ -217,4 +223,20 @@ func firstWord(s string) string {
 		return ""
 	}
 	return strings.Trim(f[0], ":,;()")
+}
+
+// wholeLabel is the side of a label that is one short word of a state, as table headers
+// write them ("ref", "pre", "post", "patch"): words too short or too common to look for
+// inside longer labels.
+func wholeLabel(label, side string, strong bool) (string, bool) {
+	if side != "" {
+		return side, strong
+	}
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(label), ":")) {
+	case "ref", "reference", "pre":
+		return "before", true
+	case "patch", "patches", "post", "fix", "series":
+		return "after", true
+	}
+	return side, strong
 }

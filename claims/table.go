@@ -1024,6 +1024,16 @@ func negatedPair(names []string) (before, after int, ok bool) {
 // pickStates finds the before and the after among names: words decide, or one decided and
 // one other; strong words over settings.
 func pickStates(names []string, full bool) (before, after int, ok bool) {
+	if !full && len(names) == 2 {
+		// Two names: the one scorer of two labels (which also knows a name beside the same
+		// with "+" added, and one short word of a state).
+		switch a, _ := sidesOf(names[0], names[1], true); a {
+		case "before":
+			return 0, 1, true
+		case "after":
+			return 1, 0, true
+		}
+	}
 	for _, wantStrong := range []bool{true, false} {
 		before, after = -1, -1
 		var unknown []int
