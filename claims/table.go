@@ -615,11 +615,20 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			skipped++ // the table is read to its end; what a report keeps is bounded (MaxClaims)
 			continue
 		}
-		label := cells[0]
+		label, rest := cells[0], cells[1:]
+		if unlabelledRow(header, cells) {
+			label, rest = "", cells // "3.11  3.59  +15%" under "baseline  patched  diff"
+		}
 		if group != "" {
 			label = group + " " + label
 		}
-		rows = append(rows, tableRow{label: label, cells: cells[1:], n: lines[j].n})
+		rows = append(rows, tableRow{label: label, cells: rest, n: lines[j].n})
+	}
+	if len(rows) == 1 && rows[0].label == "" {
+		// One row of figures without a label under the states' names: the whole table.
+		if claims := unlabelledRowClaims(header, rows[0], ctx, lines, i); claims != nil {
+			return claims, j, skipped
+		}
 	}
 	if len(rows) < 2 {
 		return nil, i, 0
@@ -639,6 +648,31 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// unlabelledRow: a row of as many cells as the header has names, the first a figure, under
+// a header whose first name is a state's ("baseline  patched  diff"), not a corner's
+// ("size"): the row has no label of its own.
+func unlabelledRow(header, cells []string) bool {
+	if len(cells) != len(header) || len(header) < 2 {
+		return false
+	}
+	if _, ok := cellValue(cells[0]); !ok {
+		return false
+	}
+	side, _, _ := stateOf(header[0])
+	side, _ = wholeLabel(header[0], side, false)
+	return side != ""
+}
+
+// unlabelledRowClaims reads a table of one unlabelled row under the states' names: the
+// states' figures, the unit from the caption above where the cells carry none.
+func unlabelledRowClaims(header []string, row tableRow, ctx context, lines []line, headerAt int) []Claim {
+	corner := ""
+	if u := captionUnit(lines, headerAt); u != "" {
+		corner = "(" + u + ")"
+	}
+	return tableClaims(corner, header, []tableRow{row}, ctx)
 }
 
 // padStatedChange gives a row of one figure that stops short of the header's last columns,
@@ -664,8 +698,8 @@ func headerBody(header []string, text string, splitRow func(string) []string) bo
 }
 
 // captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)",
-// "64KB writes, Gbit/s:".
-var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\(|,\s*)([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
+// "64KB writes, Gbit/s:", "numbers are Mpps".
+var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\bare\s+|\(|,\s*)([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
 
 // captionUnit is the unit the line just above a table's header rows (an empty line between or
 // not, rules and upper header rows not counted) says its figures are in, "" where it says none.
@@ -1229,7 +1263,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 		conds := copyConds(ctx.conditions)
 		if fam := familyRe.FindString(r.label); fam != "" {
 			conds["family"] = fam
-		} else {
+		} else if r.label != "" {
 			conds["row"] = r.label
 		}
 		var cvb, cva *float64
