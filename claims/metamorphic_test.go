@@ -304,7 +304,7 @@ func wholeMessages(t *testing.T) map[string]struct {
 // them failing, so that one read whole is noticed.
 var knownRewriteGaps = map[string]string{
 	`064-mlx5e-linear-small-skb-reply-uperf-fenced-rows.txt, columns " " apart`: "aligned with single spaces, the words of labels that line up across rows (a setting's name and its value) look like columns of their own",
-	`one-unlabelled-row-under-states.txt, columns " " apart`: "one row cut at single spaces: no second row to align with, and the single-space reader takes a row's first word for its label",
+	`one-unlabelled-row-under-states.txt, columns " " apart`:                    "one row cut at single spaces: no second row to align with, and the single-space reader takes a row's first word for its label",
 }
 
 // TestMetamorphic: every rewrite of every message read whole keeps its pairs, and invents
