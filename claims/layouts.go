@@ -55,6 +55,7 @@ var proseLayouts = []proseLayout{
 	{name: "figures labelled by their states in a line", re: stateColonRe, read: (*Report).stateColon, overlap: true, fixtures: []string{"state-colon-figures-in-a-line.txt", "labels-of-two-states-in-a-line.txt"}},
 	{name: "figures after their states' names in a line", re: stateNamedRe, read: (*Report).stateNamed, overlap: true, fixtures: []string{"figures-after-state-names-in-a-line.txt", "version-named-states-in-a-sentence.txt"}},
 	{name: "a figure and the one it replaced", re: downFromRe, read: (*Report).downFrom, fixtures: []string{"prose-down-from.txt", "prose-instead-of.txt"}},
+	{name: "a figure after to, the one it replaced after from", re: toFromRe, read: (*Report).downFrom, fixtures: []string{"prose-to-then-from.txt"}},
 	{name: "figures with their states in parentheses", re: parenStatesRe, read: (*Report).parenStates, fixtures: []string{"figures-with-states-in-parentheses.txt"}},
 }
 

@@ -358,11 +358,11 @@ var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with
 var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:,;()]{0,40}?)\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:,;()]{0,40}?)\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // stateNamedRe is a line's two figures, each right after its state's name without a colon,
-// the two apart by a comma, "and", "while" or "vs": "baseline 28.1 Gbits/sec, with the patch
+// the two apart by a comma, "and", "while", "where" or "vs": "baseline 28.1 Gbits/sec, with the patch
 // 31.9 Gbits/sec", "vanilla 812 kpps vs patched 955 kpps", "6.11 gives 8.4 Mpps, 6.11 with
 // the patch gives 9.1 Mpps". A name is a few words that start with a letter or a version
 // (digits with a dot); the groups are stateColonRe's.
-var stateNamedRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])((?:[A-Za-z]|\d+\.\d+[\w.-]*\s)(?:[^:,;().]|\.\S){0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?(?:\s+[a-z](?:[^.;:,\d]|[A-Za-z]\d){0,40}?)?\s*(?:[,;]|\band\b|\bwhile\b|\bvs\.?|\bversus\b)\s*((?:[A-Za-z]|\d+\.\d+[\w.-]*\s)(?:[^:,;().]|\.\S){0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+var stateNamedRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])((?:[A-Za-z]|\d+\.\d+[\w.-]*\s)(?:[^:,;().]|\.\S){0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?(?:\s+[a-z](?:[^.;:,\d]|[A-Za-z]\d){0,40}?)?\s*(?:[,;]|\band\b|\bwhile\b|\bwhere(?:as)?\b|\bvs\.?|\bversus\b)\s*((?:[A-Za-z]|\d+\.\d+[\w.-]*\s)(?:[^:,;().]|\.\S){0,30}?)\s+(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // stateColon reads a stateColonRe match within one line, its labels naming opposite states;
 // labels on lines of their own ("Before: 2.9 Gbit/s" above "After: 3.4 Gbit/s") are the
@@ -404,9 +404,14 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 }
 
 // downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from
-// 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps". The
+// 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps", "9.8
+// Mpps (was 9.2 Mpps)". The
 // new figure comes first; "to" after the old one would make it a range.
-var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?(?:\s+[A-Za-z]+)?\s*[,;(]?\s*(?:(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from|instead\s+of)\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
+var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?(?:\s+[A-Za-z]+)?\s*[,;(]?\s*(?:(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from|instead\s+of|(?:it\s+)?was)\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
+
+// toFromRe is the new figure after "to" and the old after "from", in that order: "latency
+// dropped to 21 us from 25 us". downFrom reads it.
+var toFromRe = regexp.MustCompile(`(?i)\bto\s+(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+from\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:[\s).,;]|$)`)
 
 // downFrom reads a downFromRe match: the second figure is the state before.
 func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {

@@ -696,6 +696,21 @@ func assignments(text string, mk func(kind, metric, unitName string, pos int, v 
 	return []reading{mk("n", metricName(name), unitName, 0, v*factor, strings.ToLower(name))}
 }
 
+// vsBeforeNamedLast: "X vs Y" followed by the name of the state before ("9.8 Gbps vs 9.2
+// Gbps on net-next", "... vs 9.2 without the patch"): Y is the before's figure, X the after's.
+// Arrows say their direction themselves.
+func vsBeforeNamedLast(connector, tail string) bool {
+	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") {
+		return false
+	}
+	words := strings.Fields(strings.TrimLeft(tail, " ,"))
+	if len(words) > 5 {
+		words = words[:5]
+	}
+	side, _, _ := stateOf(strings.TrimRight(strings.Join(words, " "), ".,;)"))
+	return side == "before"
+}
+
 // vsAfterFirst: a label that names its states in the order of its figures ("patched vs
 // base: 9.8 vs 9.4") names the state after the change first.
 func vsAfterFirst(label string) bool {
@@ -719,6 +734,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 	if m == nil {
 		return [2]reading{}, false
 	}
+	connector, tail := strings.TrimSpace(m[4]), rest[arrowRe.FindStringIndex(rest)[1]:]
 	m = append(m[:4], m[5:]...) // the connector: only "vs" asks which state comes first
 	before, ok1 := parseNumber(m[2])
 	after, ok2 := parseNumber(m[4])
@@ -733,7 +749,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 		after, m[5] = after*f, ""
 	}
 	ub, ua := m[3], m[5]
-	if vsAfterFirst(label) {
+	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) {
 		before, after, ub, ua = after, before, ua, ub
 	}
 	u, uAfter, metric, ok := pairUnit(label, ub, ua)
