@@ -413,6 +413,28 @@ var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(
 // dropped to 21 us from 25 us". downFrom reads it.
 var toFromRe = regexp.MustCompile(`(?i)\bto\s+(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+from\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:[\s).,;]|$)`)
 
+// thenNowRe is a figure and, after a comma, "now" and the figure that replaced it: "took
+// 12.3s, now it takes 8.1s", "Previously we got ~700 Mbit/s, now ~940 Mbit/s".
+var thenNowRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?[,;]\s*(?:and\s+|but\s+)?now\b[^.;\d]{0,30}?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)`)
+
+// nowConditionRe is a condition named after "now": what follows is another setting's figure.
+var nowConditionRe = regexp.MustCompile(`(?i)\bnow\b.*\b(?:with|using|for|on|in|when)\b`)
+
+// thenNow reads a thenNowRe match: the first figure is the state before.
+func (r *Report) thenNow(text string, m []int, lineOf func(int) int) bool {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	if nowConditionRe.MatchString(text[m[3]:m[4]]) {
+		return false // "10 Gbps with one queue, now with four 18 Gbps": a setting that changed
+	}
+	vb, ub, va, ua, ok := sharedUnit(strings.TrimPrefix(g(1), "~"), strings.TrimPrefix(g(2), "~"), false)
+	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
+		return false
+	}
+	r.addPair([2]reading{{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[2])},
+		{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[4])}})
+	return true
+}
+
 // downFrom reads a downFromRe match: the second figure is the state before.
 func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
