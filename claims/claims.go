@@ -508,8 +508,9 @@ func conditionKey(c map[string]string) string {
 // pastePrefix takes off the "| " a mail puts before pasted output (a line that starts with
 // a bar but has no other bar is not a table's row).
 // bannerRe is a heading between runs of dashes, equals signs, stars or hashes: "=== rx rate
-// ===", " --- old allocator on the arm64 board ----", "*** patched ***".
-var bannerRe = regexp.MustCompile(`^\s*([-=*#~])[-=*#~]+\s*([A-Za-z(][^=*#~]*?[\w)])\s*[-=*#~]{2,}\s*$`)
+// ===", " --- old allocator on the arm64 board ----", "*** patched ***", "== 100 flows ==" (a
+// count and its word; an address is a tool's banner: ping's "--- 10.0.0.2 ping statistics ---").
+var bannerRe = regexp.MustCompile(`^\s*([-=*#~])[-=*#~]+\s*((?:[A-Za-z(]|\d+\s+[A-Za-z])[^=*#~]*?[\w)])\s*[-=*#~]{2,}\s*$`)
 
 // bannerHeading writes a banner's heading as every other heading is written ("rx rate:"),
 // so that one reader of headings takes both.

@@ -93,3 +93,22 @@ func TestJudgedChangeOfATime(t *testing.T) {
 		}
 	}
 }
+
+// TestBannerHeadingThatStartsWithACount: a banner whose heading starts with a figure ("== 100
+// flows ==") is a heading over its block, not the header of a table that takes the rows'
+// units away.
+func TestBannerHeadingThatStartsWithACount(t *testing.T) {
+	text := "Subject: x\n\n== 1 flow ==\nbase    9.41 Gbps\npatch   9.43 Gbps\n\n== 100 flows ==\nbase    8.12 Gbps\npatch   9.02 Gbps\n"
+	r, err := Read("banner.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 2 {
+		t.Fatalf("%d claims, want 2: %+v", len(r.Claims), r.Claims)
+	}
+	for _, c := range r.Claims {
+		if c.Unit != "bit/s" || c.Metric != "throughput" {
+			t.Errorf("%v: %s in %q, want throughput in bit/s", c.Lines, c.Metric, c.Unit)
+		}
+	}
+}
