@@ -346,6 +346,10 @@ type context struct {
 	// decide says which of two state names no word places is the baseline, from what the
 	// rest of the message says of them (Report.evidenceSides); nil where nothing can.
 	decide func(a, b string) (aBefore, ok bool)
+	// subjectNames is the one of names the Subject names by words the others lack ("epoll
+	// busypoll" under "net: add busy polling to epoll"), -1 where not exactly one; nil where
+	// nothing can say.
+	subjectNames func(names []string) int
 }
 
 var (

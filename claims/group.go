@@ -172,6 +172,9 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 // else by what the prose around them says (proseSides), else by the rest of the message
 // (evidenceSides).
 func (r *Report) decideSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
+	if before, after, ok = r.subjectSides(runs); ok {
+		return before, after, ok
+	}
 	if before, after, ok = chooseSides(runs); ok {
 		return before, after, ok
 	}
@@ -771,4 +774,48 @@ func changeOf(p patches.Patch) patchText {
 		}
 	}
 	return patchText{subject: p.Subject, added: add.String(), removed: del.String()}
+}
+
+// namedBySubject is the index of the one of names the Subject names by a word of its own
+// (one of its telling words no other name has), -1 where none or several are: of a baseline's
+// alternatives, the one the patch is about.
+func namedBySubject(names []string, subject string) int {
+	found := -1
+	for k, n := range names {
+		others := strings.Join(slices.Delete(slices.Clone(names), k, k+1), " ")
+		for _, w := range telling(ownWords(n, others)) {
+			if regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(w) + `\b`).MatchString(subject) {
+				if found >= 0 && found != k {
+					return -1
+				}
+				found = k
+				break
+			}
+		}
+	}
+	return found
+}
+
+// subjectSides: one baseline and two or more states no word places; the after is the one the
+// Subject names (namedBySubject), not the last printed.
+func (r *Report) subjectSides(runs []*sideRun) (before, after *sideRun, ok bool) {
+	var others []*sideRun
+	var names []string
+	for _, s := range runs {
+		switch {
+		case s.side == "before" && before == nil:
+			before = s
+		case s.side == "?" || s.side == "":
+			others, names = append(others, s), append(names, s.state)
+		default:
+			return nil, nil, false
+		}
+	}
+	if before == nil || len(others) < 2 {
+		return nil, nil, false
+	}
+	if k := namedBySubject(names, r.change.subject); k >= 0 {
+		return before, others[k], true
+	}
+	return nil, nil, false
 }

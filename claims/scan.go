@@ -75,6 +75,7 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 		before, _, ok := r.evidenceSides(runs, lines)
 		return ok && before == runs[0], ok
 	}
+	ctx.subjectNames = func(names []string) int { return namedBySubject(names, r.change.subject) }
 	repeated := headingCounts(lines)
 	skipTo := -1
 	for i := 0; i < len(lines); i++ {

@@ -150,3 +150,22 @@ func TestSidesOf(t *testing.T) {
 		t.Errorf("a sentence's condition decided as a state: %q, %q", a, b)
 	}
 }
+
+// TestNamedBySubject: of a baseline's alternatives, the one the Subject names by a word the
+// others lack; none where the Subject names none or two of them.
+func TestNamedBySubject(t *testing.T) {
+	for _, c := range []struct {
+		names   []string
+		subject string
+		want    int
+	}{
+		{[]string{"epoll busypoll", "userspace busypoll"}, "net: add busy polling to epoll", 0},
+		{[]string{"sysctl busy_read", "napi cache"}, "net: a napi id cache for sk_busy_loop", 1},
+		{[]string{"epoll busypoll", "userspace busypoll"}, "net: faster wakeups", -1},
+		{[]string{"epoll busypoll", "userspace busypoll"}, "net: epoll and userspace polling", -1},
+	} {
+		if got := namedBySubject(c.names, c.subject); got != c.want {
+			t.Errorf("namedBySubject(%q, %q) = %d, want %d", c.names, c.subject, got, c.want)
+		}
+	}
+}

@@ -872,6 +872,13 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return out
 		}
 	}
+	// A baseline and two or more alternatives no word places: the one the Subject names.
+	if b, a, ok := baselineAndSubjectPick(labels, ctx); ok {
+		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
+	}
+	if b, a, ok := baselineAndSubjectPick(valueCols, ctx); ok {
+		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
+	}
 	// Rows and columns both named by words decide first; then one named beside one other.
 	for _, full := range []bool{true, false} {
 		if b, a, ok := pickStates(labels, full); ok {
@@ -1053,6 +1060,39 @@ func negatedPair(names []string) (before, after int, ok bool) {
 		}
 	}
 	return before, after, before >= 0
+}
+
+// baselineAndSubjectPick: names are one baseline (a patch's word before) and two or more
+// states no word places; the after is the one of those the Subject names (ctx.subjectNames),
+// not the last printed.
+func baselineAndSubjectPick(names []string, ctx context) (before, after int, ok bool) {
+	if len(names) < 3 || ctx.subjectNames == nil {
+		return -1, -1, false
+	}
+	before = -1
+	var others []int
+	for k, n := range names {
+		side, strong, _ := stateOf(n)
+		switch {
+		case side == "before" && strong && before < 0:
+			before = k
+		case side == "":
+			others = append(others, k)
+		default:
+			return -1, -1, false
+		}
+	}
+	if before < 0 || len(others) < 2 {
+		return -1, -1, false
+	}
+	otherNames := make([]string, len(others))
+	for i, k := range others {
+		otherNames[i] = names[k]
+	}
+	if pick := ctx.subjectNames(otherNames); pick >= 0 {
+		return before, others[pick], true
+	}
+	return -1, -1, false
 }
 
 // pickStates finds the before and the after among names: words decide, or one decided and
