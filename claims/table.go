@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -168,6 +169,13 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 			}
 		}
 		if joined, ok := groupHeader(lines[i].text, lines[i+1].text); ok {
+			alt := append([]line{}, lines...)
+			alt[i+1].text = joined
+			if claims, next, skipped := splitTable(alt, i+1, ctx, splitRow); next > i+1 {
+				return claims, next, skipped
+			}
+		}
+		if joined, ok := spanningHeader(lines[i].text, lines[i+1].text); ok {
 			alt := append([]line{}, lines...)
 			alt[i+1].text = joined
 			if claims, next, skipped := splitTable(alt, i+1, ctx, splitRow); next > i+1 {
@@ -1622,7 +1630,10 @@ func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
 
 // longTableWith is longTableClaims with the setting columns config.
 func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx context) []Claim {
-	type sides struct{ before, after, other *tableRow }
+	type sides struct {
+		before, after, other *tableRow
+		more                 []*tableRow // a third state and on, no word naming them either
+	}
 	groups := map[string]*sides{}
 	var order []string
 	repeated := false
@@ -1671,6 +1682,8 @@ func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx cont
 			g.after = &rows[k]
 		case side == "?" && g.other == nil:
 			g.other = &rows[k]
+		case side == "?" && g.before != nil && !slices.ContainsFunc(append(g.more, g.other), func(o *tableRow) bool { return o.label == rows[k].label }):
+			g.more = append(g.more, &rows[k]) // a baseline's alternatives: the Subject may pick one
 		default:
 			return nil // a state twice in one test: not a long table
 		}
@@ -1685,6 +1698,21 @@ func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx cont
 		switch {
 		case g.other == nil || g.before != nil && g.after != nil:
 			// the baseline against the final state; a third no word decides stays out
+		case g.before != nil && g.after == nil && len(g.more) > 0:
+			// the baseline and several alternatives: the one the Subject names, or none
+			alts := append([]*tableRow{g.other}, g.more...)
+			names := make([]string, len(alts))
+			for k, a := range alts {
+				names[k] = a.label
+			}
+			if ctx.subjectNames == nil {
+				continue
+			}
+			pick := ctx.subjectNames(names)
+			if pick < 0 {
+				continue
+			}
+			g.after = alts[pick]
 		case g.before != nil && g.after == nil:
 			g.after = g.other // the baseline and one other: the other is the change's
 		case g.after != nil && g.before == nil:
@@ -1981,4 +2009,104 @@ func groupHeader(upper, lower string) (string, bool) {
 		b.WriteString(c.text)
 	}
 	return b.String(), true
+}
+
+// headerCell is a cell of a header row and the columns it stands over.
+type headerCell struct {
+	start, end int
+	text       string
+}
+
+// headerCells cuts a header row at runs of two or more spaces (tabs expanded).
+func headerCells(row string) []headerCell {
+	r := []rune(expandTabs(row))
+	var out []headerCell
+	for k := 0; k < len(r); {
+		if r[k] == ' ' {
+			k++
+			continue
+		}
+		start := k
+		for k < len(r) && !(r[k] == ' ' && (k+1 >= len(r) || r[k+1] == ' ')) {
+			k++
+		}
+		out = append(out, headerCell{start, k, strings.TrimSpace(string(r[start:k]))})
+	}
+	return out
+}
+
+// spanningHeader joins two header rows where the upper names some columns alone ("Type",
+// "Flows": nothing under them) and spans others ("Latency (us)" over "P50  P90  P99", set
+// over its group's middle or end, not its start): a lower cell under an upper one takes its
+// name; a lower cell under none belongs to the upper name on its right where the one on its
+// left has a lower cell of its own (a group's
+// name is centred over the group), else to the one on its left. ok is false unless the joined
+// row names more columns than the upper.
+func spanningHeader(upper, lower string) (string, bool) {
+	top, low := headerCells(upper), headerCells(lower)
+	if len(top) < 2 || len(low) < 2 {
+		return "", false
+	}
+	over := func(t, l headerCell) bool { return t.start < l.end && l.start < t.end }
+	owner := make([]int, len(low))
+	hasOwn := make([]bool, len(top))
+	for k, l := range low {
+		owner[k] = -1
+		for j, t := range top {
+			if over(t, l) {
+				owner[k], hasOwn[j] = j, true
+				break
+			}
+		}
+	}
+	for k, l := range low {
+		if owner[k] >= 0 {
+			continue
+		}
+		left, right := -1, -1
+		for j, t := range top {
+			if t.end <= l.start {
+				left = j
+			}
+			if t.start >= l.end && right < 0 {
+				right = j
+			}
+		}
+		switch {
+		case right >= 0 && (left < 0 || hasOwn[left]):
+			owner[k] = right // the left name has its own column: a group's name on the right
+		case left >= 0:
+			owner[k] = left
+		default:
+			return "", false
+		}
+	}
+	type named struct {
+		at   int
+		name string
+	}
+	var cols []named
+	used := make([]bool, len(top))
+	for k, l := range low {
+		used[owner[k]] = true
+		name := l.text + " " + top[owner[k]].text // "P50 Latency (us)": the group's unit last
+		if isUnit(l.text) {
+			name = top[owner[k]].text + " " + l.text // "Throughput (B/s)"
+		}
+		cols = append(cols, named{l.start, name})
+	}
+	for j, t := range top {
+		if !used[j] {
+			cols = append(cols, named{t.start, t.text})
+		}
+	}
+	if len(cols) <= len(top) {
+		return "", false
+	}
+	sort.SliceStable(cols, func(a, b int) bool { return cols[a].at < cols[b].at })
+	names := make([]string, len(cols))
+	for k, c := range cols {
+		names[k] = c.name
+	}
+	return strings.Join(names, "  "), true
 }
