@@ -623,10 +623,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			skipped++ // the table is read to its end; what a report keeps is bounded (MaxClaims)
 			continue
 		}
-		label, rest := cells[0], cells[1:]
-		if unlabelledRow(header, cells) {
-			label, rest = "", cells // "3.11  3.59  +15%" under "baseline  patched  diff"
-		}
+		label, rest := rowLabel(header, cells)
 		if group != "" {
 			label = group + " " + label
 		}
@@ -645,17 +642,32 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	if !ok {
 		return nil, i, 0
 	}
-	if _, has := labelUnit(corner); !has {
-		if u := captionUnit(lines, i); u != "" || footnoteUnit(lines, j) != "" {
-			u = cmp.Or(u, footnoteUnit(lines, j))
-			corner = strings.TrimSpace(corner + " (" + u + ")") // the caption's unit, the corner's to give
-		}
-	}
-	out := tableClaims(corner, cols, rows, ctx)
+	out := tableClaims(cornerWithUnit(corner, lines, i, j), cols, rows, ctx)
 	if out == nil {
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// cornerWithUnit gives a table's corner the unit its caption above the header (at lines[i])
+// or its note below the rows (at lines[j]) says, where the corner says none: the corner's to
+// give every bare figure.
+func cornerWithUnit(corner string, lines []line, i, j int) string {
+	if _, has := labelUnit(corner); has {
+		return corner
+	}
+	if u := cmp.Or(captionUnit(lines, i), footnoteUnit(lines, j)); u != "" {
+		return strings.TrimSpace(corner + " (" + u + ")")
+	}
+	return corner
+}
+
+// rowLabel cuts a row's cells into its label and the rest; an unlabelledRow's label is "".
+func rowLabel(header, cells []string) (string, []string) {
+	if unlabelledRow(header, cells) {
+		return "", cells // "3.11  3.59  +15%" under "baseline  patched  diff"
+	}
+	return cells[0], cells[1:]
 }
 
 // unlabelledRow: a row of as many cells as the header has names, the first a figure, under
@@ -881,11 +893,8 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 		}
 	}
 	// A baseline and two or more alternatives no word places: the one the Subject names.
-	if b, a, ok := baselineAndSubjectPick(labels, ctx); ok {
-		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
-	}
-	if b, a, ok := baselineAndSubjectPick(valueCols, ctx); ok {
-		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
+	if out := subjectPickClaims(corner, cols, rows, labels, valueCols, cvCol, ctx); out != nil {
+		return out
 	}
 	// Rows and columns both named by words decide first; then one named beside one other.
 	for _, full := range []bool{true, false} {
@@ -1068,6 +1077,18 @@ func negatedPair(names []string) (before, after int, ok bool) {
 		}
 	}
 	return before, after, before >= 0
+}
+
+// subjectPickClaims are the claims of a table whose rows or columns are a baseline and
+// alternatives, the Subject naming one (baselineAndSubjectPick); nil otherwise.
+func subjectPickClaims(corner string, cols []string, rows []tableRow, labels, valueCols []string, cvCol int, ctx context) []Claim {
+	if b, a, ok := baselineAndSubjectPick(labels, ctx); ok {
+		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
+	}
+	if b, a, ok := baselineAndSubjectPick(valueCols, ctx); ok {
+		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
+	}
+	return nil
 }
 
 // baselineAndSubjectPick: names are one baseline (a patch's word before) and two or more
@@ -1514,18 +1535,25 @@ func toggleColumns(rows []tableRow) []int {
 // have one of their own: a measurement ("Bw" without a unit in its name), not a setting of
 // the test, whose every value each state's row repeats (a value in at most half the rows).
 func measuredColumn(rows []tableRow, c int) bool {
-	seen := map[string]bool{}
+	count, ok := figureCounts(rows, c)
+	return ok && 2*len(count) > len(rows)
+}
+
+// figureCounts counts the figures of column c by how they are written; false where a row has
+// no figure there.
+func figureCounts(rows []tableRow, c int) (map[string]int, bool) {
+	count := map[string]int{}
 	for _, r := range rows {
 		if c >= len(r.cells) {
-			return false
+			return nil, false
 		}
 		v := strings.TrimSpace(r.cells[c])
 		if _, ok := cellValue(v); !ok {
-			return false
+			return nil, false
 		}
-		seen[v] = true
+		count[v]++
 	}
-	return 2*len(seen) > len(rows)
+	return count, true
 }
 
 // extendedBy: another label of the table is this one with something added ("X + patch",
@@ -1541,6 +1569,45 @@ func extendedBy(label string, labels map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// longRowSide is the side of a long table's row and the test it is of (its group); between:
+// a step between all toggles off and all on, kept out of the pair.
+func longRowSide(r tableRow, config map[int]bool, labels map[string]bool) (side, group string, between bool) {
+	side, state, group := rowState(r, config)
+	if state == betweenToggles {
+		return "", "", true
+	}
+	label := strings.TrimSpace(r.label)
+	switch {
+	case side == "" && extendedBy(label, labels):
+		// "5.12 rc4" beside "5.12 rc4 + patch": the base of a state that adds to it; the
+		// test is named by the other cells
+		_, _, group = rowState(tableRow{cells: r.cells}, config)
+		side = "before"
+	case side == "" && label != "":
+		// A state no word names ("busypoll" below "vanilla"): its test's other row may
+		// decide it; the test is named by the other cells.
+		_, _, group = rowState(tableRow{cells: r.cells}, config)
+		side = "?"
+	}
+	return side, group, false
+}
+
+// subjectAlternative is the one of a baseline's alternative rows the Subject names (nil for
+// none).
+func subjectAlternative(alts []*tableRow, ctx context) *tableRow {
+	if ctx.subjectNames == nil {
+		return nil
+	}
+	names := make([]string, len(alts))
+	for k, a := range alts {
+		names[k] = a.label
+	}
+	if pick := ctx.subjectNames(names); pick >= 0 {
+		return alts[pick]
+	}
+	return nil
 }
 
 // repeatedColumns are the columns of settings of a table whose names say no unit: columns of
@@ -1569,23 +1636,11 @@ func repeatedColumns(rows []tableRow) map[int]bool {
 
 // repeatsEveryValue: every figure of column c stands in two or more rows.
 func repeatsEveryValue(rows []tableRow, c int) bool {
-	count := map[string]int{}
-	for _, r := range rows {
-		if c >= len(r.cells) {
-			return false
-		}
-		v := strings.TrimSpace(r.cells[c])
-		if _, ok := cellValue(v); !ok {
-			return false
-		}
-		count[v]++
-	}
+	count, ok := figureCounts(rows, c)
 	for _, n := range count {
-		if n < 2 {
-			return false
-		}
+		ok = ok && n >= 2
 	}
-	return true
+	return ok
 }
 
 // settingColumns are a table's columns of settings: where some column's name carries a unit
@@ -1650,21 +1705,9 @@ func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx cont
 		labels[strings.TrimSpace(r.label)] = true
 	}
 	for k := range rows {
-		side, state, group := rowState(rows[k], config)
-		if state == betweenToggles {
+		side, group, between := longRowSide(rows[k], config, labels)
+		if between {
 			continue // a step between all off and all on: kept out of the pair
-		}
-		if side == "" && extendedBy(strings.TrimSpace(rows[k].label), labels) {
-			// "5.12 rc4" beside "5.12 rc4 + patch": the base of a state that adds to it; the
-			// test is named by the other cells
-			_, _, group = rowState(tableRow{cells: rows[k].cells}, config)
-			side = "before"
-		}
-		if side == "" && strings.TrimSpace(rows[k].label) != "" {
-			// A state no word names ("busypoll" below "vanilla"): its test's other row may
-			// decide it; the test is named by the other cells.
-			_, _, group = rowState(tableRow{cells: rows[k].cells}, config)
-			side = "?"
 		}
 		if side == "" {
 			return nil
@@ -1700,19 +1743,9 @@ func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx cont
 			// the baseline against the final state; a third no word decides stays out
 		case g.before != nil && g.after == nil && len(g.more) > 0:
 			// the baseline and several alternatives: the one the Subject names, or none
-			alts := append([]*tableRow{g.other}, g.more...)
-			names := make([]string, len(alts))
-			for k, a := range alts {
-				names[k] = a.label
-			}
-			if ctx.subjectNames == nil {
+			if g.after = subjectAlternative(append([]*tableRow{g.other}, g.more...), ctx); g.after == nil {
 				continue
 			}
-			pick := ctx.subjectNames(names)
-			if pick < 0 {
-				continue
-			}
-			g.after = alts[pick]
 		case g.before != nil && g.after == nil:
 			g.after = g.other // the baseline and one other: the other is the change's
 		case g.after != nil && g.before == nil:
@@ -1900,9 +1933,6 @@ func stackedHeader(upper, lower string) (string, bool) {
 	return "| " + strings.Join(out, " | ") + " |", true
 }
 
-// groupHeader joins a table's two header rows: each cell of the lower row takes the upper
-// row's name whose text stands over it ("TCP_STREAM" over "base" and "patched"). ok is false
-// where the upper row does not group the lower.
 // spannedLower is the line of the lower header row under a header row of pipes at lines[i],
 // past a rule between them: both rows of pipes without a cell that is a value (the lower's
 // names may count things: "1 flow"), the lower with more cells.
@@ -1967,28 +1997,11 @@ func spanHeader(upper, lower string) (string, bool) {
 	return "| " + strings.Join(cells, " | ") + " |", true
 }
 
+// groupHeader joins a table's two header rows: each cell of the lower row takes the upper
+// row's name whose text stands over it ("TCP_STREAM" over "base" and "patched"). ok is false
+// where the upper row does not group the lower.
 func groupHeader(upper, lower string) (string, bool) {
-	u, l := []rune(expandTabs(upper)), []rune(expandTabs(lower))
-	type cell struct {
-		start int
-		text  string
-	}
-	cells := func(r []rune) []cell {
-		var out []cell
-		for k := 0; k < len(r); {
-			if r[k] == ' ' {
-				k++
-				continue
-			}
-			start := k
-			for k < len(r) && !(r[k] == ' ' && (k+1 >= len(r) || r[k+1] == ' ')) {
-				k++
-			}
-			out = append(out, cell{start, strings.TrimSpace(string(r[start:k]))})
-		}
-		return out
-	}
-	top, low := cells(u), cells(l)
+	top, low := headerCells(upper), headerCells(lower)
 	if len(top) < 2 || len(low) <= len(top) {
 		return "", false
 	}
