@@ -353,9 +353,10 @@ var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with
 
 // stateColonRe is a line's two figures, each after its state's label and a colon, the two
 // apart by a space or a comma: "tcp_rr before: 41203 trans/s after: 42877 trans/s", "Old:
-// 3.2Mpps, new: 4.1Mpps", "v6.6: 10.1 Gbps, v6.6+series: 11.9 Gbps". A label is a few words
+// 3.2Mpps, new: 4.1Mpps", "v6.6: 10.1 Gbps, v6.6+series: 11.9 Gbps", "before=9.41Gbps
+// after=9.87Gbps" (a tool's key=value). A label is a few words
 // (a version's digits among them); sidesOf decides which state each names.
-var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:,;()]{0,40}?)\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:,;()]{0,40}?)\s*:\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // stateNamedRe is a line's two figures, each right after its state's name without a colon,
 // the two apart by a comma, "and", "while", "where" or "vs": "baseline 28.1 Gbits/sec, with the patch

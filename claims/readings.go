@@ -860,9 +860,17 @@ func contrastSide(word string) string {
 // Gbps", "38 us / 33 us".
 var slashValuesRe = regexp.MustCompile(`^\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%]+(?:/s(?:ec)?)?)?\s*/\s*~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%]+(?:/s(?:ec)?)?)?\s*$`)
 
+// statesAfterRe is a rest of figures joined by a slash with the states in parentheses after
+// them, joined the same way: "9.41 / 9.87 Gbps (before / after)".
+var statesAfterRe = regexp.MustCompile(`^(.*?\d.*?)\s*\(((?:w/o|[A-Za-z][\w-]*)\s*/\s*(?:w/|[A-Za-z][\w-]*))\)\s*$`)
+
 // slashStates reads "Throughput before/after: 7.4/8.1 Gbps": the label's two states, joined
 // by a slash, in the order of the figures joined the same way.
 func slashStates(label, rest string, n, i int, b block) ([2]reading, bool) {
+	if m := statesAfterRe.FindStringSubmatch(rest); m != nil && !slashLabelRe.MatchString(label) {
+		// "Throughput: 9.41 / 9.87 Gbps (before / after)": the states after the figures
+		label, rest = strings.TrimSpace(label+" ("+m[2]+")"), m[1]
+	}
 	lm := slashLabelRe.FindStringSubmatchIndex(label)
 	vm := slashValuesRe.FindStringSubmatch(rest)
 	if lm == nil || vm == nil {
