@@ -175,6 +175,16 @@ func (r *Report) decideSides(runs []*sideRun, lines []line) (before, after *side
 	if before, after, ok = r.subjectSides(runs); ok {
 		return before, after, ok
 	}
+	if len(runs) == 2 {
+		// Two labels: the one scorer of two names first ("6.12" and "6.12+", "ref" and
+		// "patch", "mainline" and "mainline+v2").
+		switch a, _ := sidesOf(runs[0].state, runs[1].state, true); a {
+		case "before":
+			return runs[0], runs[1], true
+		case "after":
+			return runs[1], runs[0], true
+		}
+	}
 	if before, after, ok = chooseSides(runs); ok {
 		return before, after, ok
 	}
