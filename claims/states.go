@@ -19,9 +19,10 @@ var (
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
 	// The base before the plus is a name, not a size ("64k+ messages" is no state); a plus
-	// written without spaces adds a patch by its noun or "this" ("net-next+patch", "6.8-rc1+series",
-	// "base+this").
-	plusAfter     = regexp.MustCompile(`(?i)(?:^|[\s(])[A-Za-z][\w.-]*\s*\+\s+\S|\s\+\s*[A-Za-z]|^\s*\+\s*\w|[\w.-]\+(?:this\b|(?:this\s+)?(?:patch(?:es|set)?|series|fix|changes?|commits?)\b)`)
+	// written without spaces adds a patch by its noun, "this", a version of the series or the
+	// patches' numbers ("net-next+patch", "6.8-rc1+series", "base+this", "mainline+v2",
+	// "base+1-5").
+	plusAfter     = regexp.MustCompile(`(?i)(?:^|[\s(])[A-Za-z][\w.-]*\s*\+\s+\S|\s\+\s*[A-Za-z]|^\s*\+\s*\w|[\w.-]\+(?:this\b|v\d+\b|\d{1,3}(?:-\d{1,3})?\b|(?:this\s+)?(?:patch(?:es|set)?|series|fix|changes?|commits?)\b)`)
 	settingBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(disabled|disable|without|plain|normal|regular|default|skb-mode|skb|generic|xdp_skb|non-[\w-]+|no\s+\w+)(?:$|[^\w-])`)
 	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
 	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not

@@ -126,7 +126,7 @@ func TestSidesOf(t *testing.T) {
 		{"non-GRO", "GRO", "before"}, {"baseline", "with batching", "before"}, {"GRO off", "GRO on", "before"},
 		{"old", "new", "before"}, {"1.0", "1.0+fix", "before"},
 		{"6.12-rc1", "6.12-rc1+", "before"}, {"mainline", "mainline+v2", "before"}, {"base", "base+1-5", "before"},
-		{"ref", "patch", "before"}, {"pre", "post", "before"},
+		{"ref", "patch", "before"}, {"pre", "post", "before"}, {"net-next", "net-next+v3", "before"},
 	} {
 		for _, swap := range []bool{false, true} {
 			a, b, want := c.a, c.b, c.sideA
