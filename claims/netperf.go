@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"slices"
@@ -291,17 +292,39 @@ func netperfBare(lines []line, i int, ctx context) ([]measurement, int) {
 	if !transactional(test) && !strings.HasPrefix(test, "TCP_") {
 		return nil, i // UDP_STREAM prints two rows of other shapes
 	}
-	row := numbers(lines[i].text)
+	// A state's label before the row ("without: 87380 16384 1 1 20.00 41205.31"): the row's
+	// state, as a heading's would be.
+	state, text := ctx.state, lines[i].text
+	if label, rest, ok := strings.Cut(text, ":"); ok && numbers(rest) != nil {
+		side, _, _ := stateOf(label)
+		side, _ = wholeLabel(label, side, false)
+		if side == "" && !contrastWord(label) {
+			return nil, i
+		}
+		state, text = cmp.Or(side, contrastSide(strings.ToLower(strings.TrimSpace(label)))), rest
+	}
+	row := numbers(text)
 	if len(row) != rateColumn(test)+1 && len(row) != rateColumn(test)+5 {
 		return nil, i
 	}
-	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: ctx.state, conditions: ctx.conditions,
+	base := measurement{tool: "netperf", command: ctx.command, options: opts, state: state, conditions: ctx.conditions,
 		lines: []int{ctx.cmdLine, lines[i].n}}
 	next := i + 1
 	if transactional(test) && next < len(lines) && len(numbers(lines[next].text)) == 2 {
 		next++
 	}
 	return netperfRow(row, test, "", base), next
+}
+
+// contrastWord: label is a word of contrastPairs alone ("with", "w/").
+func contrastWord(label string) bool {
+	l := strings.ToLower(strings.TrimSpace(label))
+	for _, c := range contrastPairs {
+		if l == c[0] || l == c[1] {
+			return true
+		}
+	}
+	return false
 }
 
 func lastField(s string) string {
