@@ -66,6 +66,11 @@ func lookupUnit(s string) (unit, bool) {
 	if u, ok := rateByGrammar(s); ok {
 		return u, true
 	}
+	if f, ok := scaleSuffix[strings.TrimSuffix(s, "/s")]; ok && strings.HasSuffix(s, "/s") {
+		// "45k/s": thousands of what the sentence counts, each second (not 45 of a "k"
+		// event); perf stat's "M/sec" comments stay out, as they are no result.
+		return unit{"packets", "pps", f}, true
+	}
 	if eventRateRe.MatchString(s) && !strings.HasPrefix(s, "bit") && !strings.HasPrefix(s, "byte") {
 		return unit{"packets", "pps", 1}, true
 	}

@@ -14,7 +14,7 @@ func TestRatesByGrammar(t *testing.T) {
 		{"Gb/sec", "bit/s", 1e9}, {"KBytes/s", "bit/s", 8e3}, {"GiB/sec", "bit/s", 8 << 30},
 		{"Mpkt/s", "pps", 1e6}, {"Mpackets/sec", "pps", 1e6}, {"kframes/s", "pps", 1e3},
 		{"Krps", "trans/s", 1e3}, {"Mqps", "trans/s", 1e6}, {"t/s", "trans/s", 1}, {"kops/s", "trans/s", 1e3},
-		{"10^6bits/second", "bit/s", 1e6}, {"μs", "us", 1}, {"microseconds", "us", 1}, {"nanoseconds", "us", 1e-3},
+		{"10^6bits/second", "bit/s", 1e6}, {"k/s", "pps", 1e3}, {"M/s", "pps", 1e6}, {"μs", "us", 1}, {"microseconds", "us", 1}, {"nanoseconds", "us", 1e-3},
 	} {
 		u, ok := lookupUnit(c.written)
 		if !ok || u.norm != c.norm || u.factor != c.factor {
