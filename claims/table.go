@@ -1347,7 +1347,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 				cvb, cva = &cvs[0], &cvs[1]
 			}
 		}
-		// A unit written once, in the last state's header ("before | after (Kqps)"), is the
+		// A unit written once, in the last state's header ("before | after (kpps)"), is the
 		// unit of both states' columns: the other column's header is the last place looked.
 		fb, fa = headerUnit(fb, cols[kb], r.label, corner, cols[ka]), headerUnit(fa, cols[ka], r.label, corner, cols[kb])
 		rb, ra := &tableRow{label: before, n: r.n}, &tableRow{label: after, n: r.n}
@@ -1581,7 +1581,7 @@ func longRowSide(r tableRow, config map[int]bool, labels map[string]bool) (side,
 	label := strings.TrimSpace(r.label)
 	switch {
 	case side == "" && extendedBy(label, labels):
-		// "5.12 rc4" beside "5.12 rc4 + patch": the base of a state that adds to it; the
+		// "v6.9" beside "v6.9 + patch": the base of a state that adds to it; the
 		// test is named by the other cells
 		_, _, group = rowState(tableRow{cells: r.cells}, config)
 		side = "before"
