@@ -109,6 +109,7 @@ type Report struct {
 	// What the reader saw, for the summary: figures of a result outside quotes and inside
 	// them, and readings of each side.
 	sawFigures, quotedFigures bool
+	readings                  map[string]bool // readingKey of the claims kept
 	// tables are blocks that look like tables (a header without figures over rows of
 	// figures) that no table reader took: said as unread when no claim comes from them.
 	tables [][]int
@@ -174,9 +175,13 @@ const maxLine = 8192
 // found by two layouts ("x: before 1, after 2" is a labelled line and two state-led
 // clauses), not a second pair.
 func (r *Report) addClaims(cs ...Claim) {
+	if r.readings == nil {
+		r.readings = map[string]bool{}
+	}
 	var fresh []Claim // not DeleteFunc: the caller's slice stays as it was
 	for _, c := range cs {
-		if !slices.ContainsFunc(r.Claims, func(o Claim) bool { return sameReading(c, o) }) {
+		if k := readingKey(c); !r.readings[k] {
+			r.readings[k] = true
 			fresh = append(fresh, c)
 		}
 	}
@@ -189,10 +194,10 @@ func (r *Report) addClaims(cs ...Claim) {
 	r.Claims = append(r.Claims, cs...)
 }
 
-// sameReading: a and b are one pair read from the same lines.
-func sameReading(a, b Claim) bool {
-	return slices.Equal(a.Lines, b.Lines) && a.Metric == b.Metric && a.Quantity == b.Quantity && a.Unit == b.Unit &&
-		maps.Equal(a.Conditions, b.Conditions) && slices.Equal(a.Before.Values, b.Before.Values) && slices.Equal(a.After.Values, b.After.Values)
+// readingKey is what makes two claims one pair read from the same lines: the lines, what is
+// measured, its conditions and both sides' figures.
+func readingKey(c Claim) string {
+	return fmt.Sprint(c.Lines, c.Metric, "|", c.Quantity, "|", c.Unit, "|", conditionKey(c.Conditions), "|", c.Before.Values, c.After.Values)
 }
 
 // keep appends figures to list up to maxFigures and counts the rest.
