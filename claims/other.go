@@ -187,6 +187,11 @@ var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?((?:\d{1,3}(?:,\d{
 var changeFromToRe = regexp.MustCompile(`(?i)^(?:[-*]\s+)?((?:number|count|rate|amount) of [^.;:]{3,60}?)\s+(?:shrinks|shrank|grows|grew|increases|increased|decreases|decreased|drops|dropped|goes|went|rises|rose|falls|fell|improves|improved|reduces|reduced|changes|changed)\s+from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\b`)
 
 // proseRanges reads "from X to Y" in each paragraph (a sentence may run over lines).
+// maxProseLines bounds a paragraph the prose layouts read: a paragraph of sentences is a few
+// dozen lines; a block of more is a table or a dump, and each layout's pattern over it costs
+// time for nothing.
+const maxProseLines = maxAlignedRows
+
 func (r *Report) proseRanges(lines []line) {
 	for start := 0; start < len(lines); {
 		end := start
@@ -195,6 +200,10 @@ func (r *Report) proseRanges(lines []line) {
 		}
 		if end == start {
 			start++
+			continue
+		}
+		if end-start > maxProseLines {
+			start = end // a table or a dump, read by their own readers
 			continue
 		}
 		par := lines[start:end]
