@@ -187,10 +187,26 @@ var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?((?:\d{1,3}(?:,\d{
 var changeFromToRe = regexp.MustCompile(`(?i)^(?:[-*]\s+)?((?:number|count|rate|amount) of [^.;:]{3,60}?)\s+(?:shrinks|shrank|grows|grew|increases|increased|decreases|decreased|drops|dropped|goes|went|rises|rose|falls|fell|improves|improved|reduces|reduced|changes|changed)\s+from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\b`)
 
 // proseRanges reads "from X to Y" in each paragraph (a sentence may run over lines).
-// maxProseLines bounds a paragraph the prose layouts read: a paragraph of sentences is a few
-// dozen lines; a block of more is a table or a dump, and each layout's pattern over it costs
-// time for nothing.
+// maxProseLines bounds the text the prose layouts read at once: a paragraph of sentences is a
+// few dozen lines. A block of more is a table or a dump (rowsOfFigures), which the prose
+// layouts skip, or a mail without empty lines, read a window of this many lines at a time:
+// each layout's pattern costs time with the text's length.
 const maxProseLines = maxAlignedRows
+
+// rowsOfFigures: most lines of a block carry two figures or more, as a table's rows and a
+// dump's lines do and sentences seldom do.
+func rowsOfFigures(block []line) bool {
+	rows := 0
+	for _, l := range block {
+		if len(digitRunRe.FindAllStringIndex(l.text, 3)) >= 2 {
+			rows++
+		}
+	}
+	return 2*rows > len(block)
+}
+
+// digitRunRe is a run of digits: a figure or part of one.
+var digitRunRe = regexp.MustCompile(`\d+`)
 
 func (r *Report) proseRanges(lines []line) {
 	for start := 0; start < len(lines); {
@@ -203,8 +219,12 @@ func (r *Report) proseRanges(lines []line) {
 			continue
 		}
 		if end-start > maxProseLines {
-			start = end // a table or a dump, read by their own readers
-			continue
+			if rowsOfFigures(lines[start:end]) {
+				start = end // a table or a dump, read by their own readers
+				continue
+			}
+			// A mail without empty lines: its sentences read a window at a time.
+			end = start + maxProseLines
 		}
 		par := lines[start:end]
 		texts := make([]string, len(par))
