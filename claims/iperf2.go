@@ -7,10 +7,9 @@ import (
 	"github.com/nsperf/nsperf/scenarios"
 )
 
-// iperf 2's report (its Reporter's "[ ID] Interval  Transfer  Bandwidth" and its rows):
-//
-//	[  3]  0.0-10.0 sec  1.09 GBytes   938 Mbits/sec
-//
+// iperf 2's report: a header naming the columns (the stream's id, the interval, the bytes
+// moved, the rate as "Bandwidth"), then a row each, its fields in that order: the id in
+// brackets, START-END "sec", a size with its Bytes unit, a rate with its bits/sec unit.
 // With -i a row each interval, then the whole run's, from 0.0 to its end; with -P, a [SUM]
 // row of the streams. Unlike iperf3's rows these end at the rate, without "sender" or
 // "receiver".
