@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/nsperf/nsperf/topo/runstate"
-	"golang.org/x/sys/unix"
 )
 
 // Leftover is what a killed run on a kernel under test left: its guest's directory and the
@@ -27,15 +26,17 @@ type Leftover struct {
 // Leftovers finds the guests of runs that are gone: directories in Dir() whose lock nobody
 // holds, and QEMU processes whose -name is nsperf-NAME for such a directory (or for one that
 // is gone). A guest whose run is alive (its lock held) is never listed.
-func Leftovers() ([]Leftover, error) {
+func Leftovers() ([]Leftover, error) { return leftoversIn(Dir()) }
+
+func leftoversIn(parent string) ([]Leftover, error) {
 	found := map[string]*Leftover{}
-	entries, err := os.ReadDir(Dir())
+	entries, err := os.ReadDir(parent)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "vm-") {
-			found[e.Name()] = &Leftover{Name: e.Name(), Dir: filepath.Join(Dir(), e.Name())}
+		if e.IsDir() && (strings.HasPrefix(e.Name(), "vm-") || hiddenGuestDir(e.Name())) {
+			found[e.Name()] = &Leftover{Name: e.Name(), Dir: filepath.Join(parent, e.Name())}
 		}
 	}
 	procs, err := os.ReadDir("/proc")
@@ -119,7 +120,8 @@ func (l Leftover) Remove() error {
 
 // Kind says what the leftover was: a guest, or a run's scratch directory (ScratchDir).
 func (l Leftover) Kind() string {
-	if len(l.PIDs) == 0 && strings.HasPrefix(l.Name, "vm-modules-") {
+	name := strings.TrimPrefix(strings.TrimPrefix(l.Name, makingPrefix), removingPrefix)
+	if len(l.PIDs) == 0 && strings.HasPrefix(name, "vm-modules-") {
 		return "modules installed for a guest"
 	}
 	return "guest"
@@ -141,24 +143,9 @@ func (l Leftover) String() string {
 // "vm-"), locked like a guest's: removed by release, and by `nsperf cleanup` once the run is
 // gone, as after a kill -9 (os.MkdirTemp in /tmp would outlive such a run).
 func ScratchDir(prefix string) (dir string, release func(), err error) {
-	if err := os.MkdirAll(Dir(), 0o755); err != nil {
-		return "", nil, err
-	}
-	if dir, err = os.MkdirTemp(Dir(), "vm-"+prefix+"-"); err != nil {
-		return "", nil, err
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
-	if err == nil {
-		if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			lock.Close()
-		}
-	}
+	dir, lock, err := makeLockedDir(Dir(), prefix)
 	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("lock %s: %w", dir, err)
+		return "", nil, err
 	}
-	return dir, func() {
-		os.RemoveAll(dir)
-		lock.Close()
-	}, nil
+	return dir, func() { removeLockedDir(dir, lock) }, nil
 }

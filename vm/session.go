@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/topo/runstate"
@@ -321,10 +319,7 @@ func (opt Options) pinPlan(i, threads int, clock string, busy map[int]int) (plan
 // leaves a locked directory alone), the exchange directory with the binary and files, and
 // the initramfs with the modules.
 func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
-	if err := os.MkdirAll(Dir(), 0o755); err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp(Dir(), "vm-")
+	dir, lock, err := makeLockedDir(Dir(), "")
 	if err != nil {
 		return nil, err
 	}
@@ -332,13 +327,8 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	if len(s.opt.Kernels) > 1 {
 		g.cfg.Prefix = "[" + g.cfg.Name + "] "
 	}
+	g.lock = lock
 	s.guests = append(s.guests, g)
-	if g.lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600); err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(g.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
 	if err := os.MkdirAll(g.cfg.Exchange(), 0o755); err != nil {
 		return nil, err
 	}
@@ -498,11 +488,7 @@ func (g *guest) close() error {
 			g.m.mon.Disconnect()
 		}
 	}
-	err := os.RemoveAll(g.cfg.Dir)
-	if g.lock != nil {
-		g.lock.Close()
-	}
-	return err
+	return removeLockedDir(g.cfg.Dir, g.lock)
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

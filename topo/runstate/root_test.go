@@ -68,3 +68,41 @@ func TestLockMeasuringWaitsQuietly(t *testing.T) {
 		t.Errorf("waiting without progress: %v", err)
 	}
 }
+
+// TestClaimWhileOthersLook: a run claiming its id while others look whether runs are alive
+// (a cleanup beside it, a test checking what is left: each holds a lock file shared for a
+// moment) gets its id; the look used to fail the claim with "resource temporarily
+// unavailable".
+func TestClaimWhileOthersLook(t *testing.T) {
+	testenv.RequireRoot(t)
+	ids := make(chan plan.RunID, 1)
+	stop := make(chan struct{})
+	looked := make(chan struct{})
+	go func() {
+		defer close(looked)
+		var id plan.RunID
+		for {
+			select {
+			case <-stop:
+				return
+			case id = <-ids:
+			default:
+			}
+			if id != "" {
+				runstate.Alive(id)
+			}
+		}
+	}()
+	for i := 0; i < 300; i++ {
+		id := plan.NewRunID()
+		ids <- id
+		o, err := runstate.Claim(id, "test", false)
+		if err != nil {
+			t.Errorf("claim %d: %v", i, err)
+			continue
+		}
+		o.Release()
+	}
+	close(stop)
+	<-looked
+}

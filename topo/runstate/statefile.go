@@ -101,9 +101,17 @@ func Claim(id plan.RunID, scenario string, kept bool, namespaces ...string) (*St
 	if err != nil {
 		return nil, fmt.Errorf("claim run id %s: %w", id, err)
 	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	// Blocking: whoever looks whether the run is alive (LockHeld, cleanup's LockRun) holds
+	// the new file's lock for a moment, which must not fail the run. Cleanup may have taken
+	// the file for a dead run's and removed it: then the id is lost, as if taken.
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("claim run id %s: lock: %w", id, err)
+	}
+	var held, now unix.Stat_t
+	if unix.Fstat(int(lock.Fd()), &held) != nil || unix.Lstat(LockPath(id), &now) != nil || held.Ino != now.Ino || held.Dev != now.Dev {
+		lock.Close()
+		return nil, fmt.Errorf("run id %s: %w", id, fs.ErrExist)
 	}
 	if _, err := os.Lstat(Path(id)); err == nil {
 		os.Remove(LockPath(id))
