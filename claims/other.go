@@ -488,6 +488,49 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 	return true
 }
 
+// comparedRe is a figure compared with the one it is measured against: "reaches 21.7 Gbit/s
+// compared to 18.9 Gbit/s on the old kernel", "142 ns, as against 171 ns before". The words
+// before the first figure, between the two and after the second may name the states; the
+// figure compared against is the reference when they do not ("X versus Y" names no reference
+// and is left to the labelled readers).
+var comparedRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?([^.;:\d]{0,40}?)\s*\b(?:compared\s+(?:to|with)|as\s+(?:against|opposed\s+to)|relative\s+to)\s+(?:the\s+)?(?:(?:baseline|base|previous|old|original|unpatched|vanilla|stock|mainline|upstream)(?:'s)?\s+)?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)([^.;:(,\d\n]{0,60})`)
+
+// compared reads a comparedRe match.
+func (r *Report) compared(text string, m []int, lineOf func(int) int) bool {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	if ofSetting(text, m[0]) {
+		return false
+	}
+	clause := text[:m[2]]
+	if k := strings.LastIndexAny(clause, ".;:\n"); k >= 0 {
+		clause = clause[k+1:]
+	}
+	if words := strings.Fields(clause); len(words) > 6 {
+		clause = strings.Join(words[len(words)-6:], " ")
+	}
+	lead, _, _ := stateOf(clause)
+	between, _, _ := stateOf(strings.Trim(g(2), " ,("))
+	trailing, _, _ := stateOf(g(4))
+	first := lead
+	if first == "" {
+		first = between
+	}
+	switch {
+	case first != "" && trailing != "" && first == trailing:
+		return false // two figures of one state: a comparison of something else
+	case first == "" && trailing != "":
+		first = opposite(trailing)
+	case first == "":
+		first = "after" // the figure compared against is the reference
+	}
+	v1, u1, v2, u2, ok := sharedUnit(strings.TrimPrefix(g(1), "~"), strings.TrimPrefix(g(3), "~"), false)
+	if !ok || u1.norm != u2.norm || u1.kind == "percent" {
+		return false
+	}
+	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), ""), proseReading(v2, u2, lineOf(m[6]), ""), first)
+	return true
+}
+
 // parenStatesRe is two figures each followed by its state in parentheses: "3.62 Gbps (old) /
 // 4.05 Gbps (new)", "41.0 (base) vs 44.2 (patched)".
 var parenStatesRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)\s*(?:/|,|;|\bvs\.?|\bversus\b|\band\b|->|→)\s*(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)`)
