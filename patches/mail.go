@@ -106,6 +106,9 @@ func read(input string, data []byte, lenient bool) ([]Patch, error) {
 		return nil, inputErr(input, 0, "a binary file (it has NUL bytes), not a patch or a mail")
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	if lenient {
+		text = headersEndAtBlank(text)
+	}
 	first, _, _ := strings.Cut(text, "\n")
 	if !postmarkRe.MatchString(first) {
 		if note, mail, ok := afterNote(text); ok && lenient {
@@ -128,12 +131,21 @@ func read(input string, data []byte, lenient bool) ([]Patch, error) {
 			p.SHA256 = hex.EncodeToString(sum[:])
 			return []Patch{p}, nil
 		}
-		text = "From nsperf Thu Jan  1 00:00:00 1970\n" + text // one mail without the mbox separator
+		// One mail without the mbox separator: one is added, and taken out of the line numbers.
+		ps, err := read(input, []byte("From nsperf Thu Jan  1 00:00:00 1970\n"+text), lenient)
+		for k := range ps {
+			ps[k].Line = max(ps[k].Line-1, 1)
+			ps[k].MessageLine--
+		}
+		return ps, err
 	}
 	var out []Patch
 	for _, m := range splitMbox(text) {
 		if len(out) == MaxMessages {
 			return nil, inputErr(input, m.line, "more than %d mails: give the series' patches, not an archive", MaxMessages)
+		}
+		if lenient {
+			m.text = headersEndAtBlank(m.text)
 		}
 		p, err := readMail(input, m.line, m.text, lenient)
 		if err != nil {
@@ -165,7 +177,7 @@ func afterNote(text string) (int, string, bool) {
 	if !ok || strings.Count(note, "\n") > 2 || looksLikeMail(text) {
 		return 0, "", false
 	}
-	rest = strings.TrimLeft(rest, "\n")
+	rest = headersEndAtBlank(strings.TrimLeft(rest, "\n"))
 	if !looksLikeMail(rest) {
 		return 0, "", false
 	}
@@ -176,6 +188,31 @@ var (
 	headerLineRe   = regexp.MustCompile(`^[A-Za-z-]+: |^[ \t]`)
 	senderHeaderRe = regexp.MustCompile(`(?i)^(from|subject|message-id): `)
 )
+
+// headersEndAtBlank makes a line of spaces that ends a mail's header block an empty line, as
+// a reader sees it: copied from an archive or an editor, the empty line after the headers
+// often holds a space, and net/mail would read it as a folded header and the first paragraph
+// as more headers. A leading mbox postmark line is kept; text that does not start with
+// header lines is returned as it is.
+func headersEndAtBlank(text string) string {
+	offset := 0
+	if first, _, _ := strings.Cut(text, "\n"); postmarkRe.MatchString(first) {
+		offset = len(first) + 1
+	}
+	for pos, n := offset, 0; pos < len(text); n++ {
+		l, _, _ := strings.Cut(text[pos:], "\n")
+		switch {
+		case l == "":
+			return text
+		case strings.TrimSpace(l) == "" && n > 0:
+			return text[:pos] + text[pos+len(l):]
+		case !headerLineRe.MatchString(l) || (n == 0 && strings.TrimSpace(l) == ""):
+			return text
+		}
+		pos += len(l) + 1
+	}
+	return text
+}
 
 type mboxMessage struct {
 	line int // of its "From " line

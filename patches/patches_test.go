@@ -450,3 +450,35 @@ func TestFromParagraph(t *testing.T) {
 		t.Errorf("a message starting 'From ': %d %v", len(ps), err)
 	}
 }
+
+// TestHeaderBlockEndsAtSpaces: the line after a mail's headers, copied with a space or a tab
+// on it, ends the headers as an empty line does (the first paragraph is the body's, not more
+// headers), with or without an mbox postmark and a "Source:" note before it; and the body's
+// line numbers are the input's own (a mail without a postmark is not counted from the one
+// the reader adds).
+func TestHeaderBlockEndsAtSpaces(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		bodyLine   int
+	}{
+		{"spaces", "From: a <a@b>\nSubject: [PATCH] veth: x\n  \nBefore: 1 Gbps\nAfter: 2 Gbps\n", 4},
+		{"tab", "From: a <a@b>\nSubject: [PATCH] veth: x\n\t\nBefore: 1 Gbps\nAfter: 2 Gbps\n", 4},
+		{"empty", "From: a <a@b>\nSubject: [PATCH] veth: x\n\nBefore: 1 Gbps\nAfter: 2 Gbps\n", 4},
+		{"postmark", "From 1f2e3d4c Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH] veth: x\n \nBefore: 1 Gbps\nAfter: 2 Gbps\n", 5},
+		{"note", "Source: https://example.org/m\n\nFrom: a <a@b>\nSubject: [PATCH] veth: x\n \nBefore: 1 Gbps\nAfter: 2 Gbps\n", 6},
+		{"folded subject", "From: a <a@b>\nSubject: [PATCH] veth: a long\n title\n \nBefore: 1 Gbps\nAfter: 2 Gbps\n", 5},
+	} {
+		ps, err := ReadMessages(tc.name, []byte(tc.text))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(ps) != 1 || !strings.HasPrefix(ps[0].Message, "Before: 1 Gbps\nAfter: 2 Gbps") || !strings.HasPrefix(ps[0].Subject, "[PATCH] veth: ") {
+			t.Errorf("%s: %d mails, subject %q, message %q", tc.name, len(ps), ps[0].Subject, ps[0].Message)
+			continue
+		}
+		if ps[0].MessageLine != tc.bodyLine {
+			t.Errorf("%s: the body starts at line %d, want %d", tc.name, ps[0].MessageLine, tc.bodyLine)
+		}
+	}
+}
