@@ -360,7 +360,9 @@ func TestLayouts(t *testing.T) {
 		file  string
 		pairs [][2]float64 // before, after medians as the claims give them
 	}{
-		{"neper-tcp-rr.txt", [][2]float64{{412345, 455612}, {41234.5, 45561.2}, {1.8e-5, 1.6e-5}, {2.4e-5, 2.1e-5}, {2.3e-5, 2.1e-5}, {4.1e-5, 3.5e-5}}},
+		// neper's result is its throughput, and its latency in seconds (kept in us); its count
+		// of transactions scales with the run's length and is no result.
+		{"neper-tcp-rr.txt", [][2]float64{{41234.5, 45561.2}, {18, 16}, {24, 21}, {23, 21}, {41, 35}}},
 		{"sockperf-ping-pong.txt", [][2]float64{{5.802, 5.311}, {45.551, 41.02}, {8.193, 7.455}, {5.686, 5.203}, {4.716, 4.39}}},
 		{"ping-rtt.txt", [][2]float64{{30, 27}, {41, 35}, {58, 49}, {8, 6}}},
 		{"percentile-table.txt", [][2]float64{{23, 21}, {29, 26}, {41, 35}}},
