@@ -30,6 +30,7 @@ var toolLayouts = []toolLayout{
 	{"xdpsock statistics", xdpsockStats, []string{"xdpsock-stats-after-first.txt"}},
 	{"LKP comparison tables", lkpTable, []string{"lkp-comparison.txt", "lkp-parameters-line-no-headline.txt"}},
 	{"neper summaries", neperOutput, []string{"neper-stream-summaries.txt", "neper-rr-latency.txt"}},
+	{"flent summaries", flentSummary, []string{"flent-summaries-old-new.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt"}},
 }
 

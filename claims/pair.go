@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -31,7 +32,7 @@ func (r *Report) pair(ms []measurement, lines []line) {
 		if len(list) == 0 {
 			order = append(order, k)
 		}
-		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section {
+		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section && list[n-1].label == m.label {
 			// A command run again under one state's heading ("Before:" over three runs, each
 			// with its command): the runs of one series.
 			joined := *list[n-1]
@@ -52,10 +53,25 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			}
 			continue
 		}
+		if oneStateNamedApart(list) {
+			r.oneStateUnparsed(list)
+			continue
+		}
 		for len(list) >= 2 {
 			// The first is before unless the words say otherwise: an after printed first
 			// (a heading with the series above one without it) pairs with the before that follows.
 			before, after := list[0], list[1]
+			if before.state != "" && before.state == after.state && before.label != after.label {
+				// Two of one state, named apart (flent's runs titled by the setting each
+				// compares): alternatives under one state, not its before and after.
+				n := 1
+				for n < len(list) && list[n].state == before.state && list[n].label != list[n-1].label {
+					n++
+				}
+				r.oneStateUnparsed(list[:n])
+				list = list[n:]
+				continue
+			}
 			if before.state == "after" && after.state != "after" || after.state == "before" && before.state != "before" {
 				before, after = after, before
 			}
@@ -68,6 +84,33 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			r.addUnparsed(Unparsed{Lines: list[0].lines, Reason: "a " + list[0].metric + " measurement without a second to compare it with"})
 		}
 	}
+}
+
+// oneStateUnparsed says that measurements of one state are not paired.
+func (r *Report) oneStateUnparsed(list []*measurement) {
+	var lines []int
+	for _, m := range list {
+		lines = append(lines, m.lines...)
+	}
+	r.addUnparsed(Unparsed{Lines: lines, Reason: fmt.Sprintf("%d %s measurements of one state (%s), named apart: alternatives, not a before and an after",
+		len(list), list[0].metric, list[0].state)})
+}
+
+// oneStateNamedApart: every measurement of the list is of one named state, and their names
+// differ (flent's runs titled by the setting each compares, under one "After:"): alternatives
+// of one state, none the baseline.
+func oneStateNamedApart(list []*measurement) bool {
+	if len(list) < 2 || list[0].state == "" {
+		return false
+	}
+	names := map[string]bool{}
+	for _, m := range list {
+		if m.state != list[0].state {
+			return false
+		}
+		names[m.label] = true
+	}
+	return len(names) == len(list)
 }
 
 // statedInTurn splits series that every state names, as many before as after, two or more
