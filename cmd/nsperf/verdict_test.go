@@ -51,12 +51,15 @@ func TestAANegligibleCPU(t *testing.T) {
 	}
 }
 
-// TestAdaptiveTBF: with runs: auto, a token bucket at half of what the link did unpacked is
-// decided "regressed" at the first look, after 5 rounds, on this machine.
+// TestAdaptiveTBF: with runs: auto, a token bucket far below what the link does unshaped
+// (200 Mbit/s against about 900 on this machine with both CPUs busy, several Gbit/s when
+// quiet) is decided "regressed" before the last look: the schedule stops once every gated
+// comparison is decided. How many looks that takes follows the machine's noise, which the
+// test does not assert.
 func TestAdaptiveTBF(t *testing.T) {
 	testenv.RootTest(t, runstate.Dir, "iperf3")
 	dir := t.TempDir()
-	text := strings.Replace(cappedScenario("1gbit", ""), "states:\n  - name: base\n", "states:\n  - name: free\n  - name: base\n    compare_to: free\n", 1)
+	text := strings.Replace(cappedScenario("200mbit", ""), "states:\n  - name: base\n", "states:\n  - name: free\n  - name: base\n    compare_to: free\n", 1)
 	text = strings.Replace(text, "runs: 5\n", "runs: auto\n", 1)
 	out := measure(t, dir, "adaptive", text, "--no-history")
 	r, _, err := results.ReadFile(out)
@@ -65,7 +68,7 @@ func TestAdaptiveTBF(t *testing.T) {
 	}
 	c := r.Cases[0]
 	cmp := comparisonOf(t, r, "base")
-	if cmp.Verdict != results.Regressed || len(c.Schedule) > 5 || !strings.Contains(c.Adaptive, "every gated comparison decided") || r.Settings.Adaptive == nil {
+	if cmp.Verdict != results.Regressed || !strings.Contains(c.Adaptive, "every gated comparison decided") || r.Settings.Adaptive == nil {
 		t.Errorf("adaptive tbf: %s after %d rounds (%s)", cmp.Verdict, len(c.Schedule), c.Adaptive)
 	}
 }
