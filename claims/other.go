@@ -266,7 +266,12 @@ var subjectNounRe = regexp.MustCompile(`(?i)\b(?:(timers?|thresholds?|timeouts?|
 func ofSetting(text string, offset int) bool {
 	start := strings.LastIndex(text[:offset], ". ") + 1
 	sentence := text[start:offset]
-	nouns := subjectNounRe.FindAllStringSubmatchIndex(sentence, -1)
+	var nouns [][]int
+	for _, n := range subjectNounRe.FindAllStringSubmatchIndex(sentence, -1) {
+		if !verbBeforeObjectRe.MatchString(sentence[n[1]:]) {
+			nouns = append(nouns, n)
+		}
+	}
 	if len(nouns) == 0 {
 		return false
 	}
@@ -276,6 +281,10 @@ func ofSetting(text string, offset int) bool {
 	}
 	return !settingValueRe.MatchString(sentence[last[1]:])
 }
+
+// verbBeforeObjectRe: the word before it is a verb, not the noun a from-to is of, where an
+// article or a pronoun follows it ("Setting a drop point in tc", "limits the queue").
+var verbBeforeObjectRe = regexp.MustCompile(`(?i)^\s+(?:a|an|the|up|this|that|these|those|our|its|each|every)\b`)
 
 // settingValueRe is a setting's own value right after its name: " of 1500", " = 512", " 64".
 var settingValueRe = regexp.MustCompile(`^\s*(?:of|=|is|at)?\s*\d`)
