@@ -343,11 +343,13 @@ type context struct {
 	// section counts the headings and titles read so far (measurement.section).
 	section int
 	// named: a heading named the state, and no measurement was read under it yet.
-	named      bool
-	conditions map[string]string
-	command    string
-	cmdLine    int
-	blk        block // what the generic reader keys its readings by
+	named bool
+	// stateHeading is the heading that named the state.
+	stateHeading string
+	conditions   map[string]string
+	command      string
+	cmdLine      int
+	blk          block // what the generic reader keys its readings by
 	// decide says which of two state names no word places is the baseline, from what the
 	// rest of the message says of them (Report.evidenceSides); nil where nothing can.
 	decide func(a, b string) (aBefore, ok bool)

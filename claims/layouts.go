@@ -31,6 +31,7 @@ var toolLayouts = []toolLayout{
 	{"LKP comparison tables", lkpTable, []string{"lkp-comparison.txt", "lkp-parameters-line-no-headline.txt"}},
 	{"neper summaries", neperOutput, []string{"neper-stream-summaries.txt", "neper-rr-latency.txt"}},
 	{"flent summaries", flentSummary, []string{"flent-summaries-old-new.txt"}},
+	{"BPF selftests bench iterations", benchIterations, []string{"bpf-bench-iterations.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt"}},
 }
 

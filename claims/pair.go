@@ -61,15 +61,27 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			// The first is before unless the words say otherwise: an after printed first
 			// (a heading with the series above one without it) pairs with the before that follows.
 			before, after := list[0], list[1]
-			if before.state != "" && before.state == after.state && before.label != after.label {
-				// Two of one state, named apart (flent's runs titled by the setting each
-				// compares): alternatives under one state, not its before and after.
-				n := 1
-				for n < len(list) && list[n].state == before.state && list[n].label != list[n-1].label {
-					n++
+			if before.state != "" && before.state == after.state {
+				// Two of one state. With one of the other state further on, the first is the
+				// baseline of that one and the rest of its state are further measurements of
+				// the baseline ("Without X:", "Without X (Y enabled):", "With X:"). Without
+				// one, they are alternatives under one state, not its before and after
+				// (flent's runs titled by the setting each compares).
+				k := 2
+				for k < len(list) && list[k].state == before.state {
+					k++
 				}
-				r.oneStateUnparsed(list[:n])
-				list = list[n:]
+				if k == len(list) {
+					r.oneStateUnparsed(list)
+					break
+				}
+				var lines []int
+				for _, m := range list[1:k] {
+					lines = append(lines, m.lines...)
+				}
+				r.addUnparsed(Unparsed{Lines: lines, Reason: fmt.Sprintf("a further %s measurement of the state %s, after its first: another baseline, not paired",
+					before.metric, before.state)})
+				list = append([]*measurement{list[0]}, list[k:]...)
 				continue
 			}
 			if before.state == "after" && after.state != "after" || after.state == "before" && before.state != "before" {
@@ -92,7 +104,7 @@ func (r *Report) oneStateUnparsed(list []*measurement) {
 	for _, m := range list {
 		lines = append(lines, m.lines...)
 	}
-	r.addUnparsed(Unparsed{Lines: lines, Reason: fmt.Sprintf("%d %s measurements of one state (%s), named apart: alternatives, not a before and an after",
+	r.addUnparsed(Unparsed{Lines: lines, Reason: fmt.Sprintf("%d %s measurements of one state (%s) and none of the other: alternatives, not a before and an after",
 		len(list), list[0].metric, list[0].state)})
 }
 

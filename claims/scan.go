@@ -371,8 +371,15 @@ func (c *context) heading(h string) {
 			c.conditions = map[string]string{"setting": s}
 		}
 	}
+	if side == "" && c.stateHeading != "" {
+		// "With X:" after "Without X:": no state word of its own, the contrast with the
+		// heading that named the state says it.
+		if a, b := sidesOf(c.stateHeading, h, false); a != "" && b != "" && a != b {
+			side = b
+		}
+	}
 	if side != "" {
-		c.state, c.named = side, true
+		c.state, c.named, c.stateHeading = side, true, h
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // claim's figures are the ones a run here records: the latency's mean and percentiles in µs
 // (half the round trip, as sockperf prints them), or the message rate and the bandwidth.
 var (
-	sockperfLineRe   = regexp.MustCompile(`^\s*sockperf(?:\[\w+\])?:`)
+	sockperfLineRe   = regexp.MustCompile(`^\s*sockperf(?:\[\w+\][^:]*)?:`) // "sockperf[CLIENT] send on:" too
 	sockperfTargetRe = regexp.MustCompile(`^\s*\[\s*\d+\]\s+IP\s+=`)
 	sockperfModeRe   = regexp.MustCompile(`\bsockperf\s+(ping-pong|pp|throughput|tp|under-load|ul)\b`)
 )

@@ -32,6 +32,7 @@ var (
 	// A commit id has a letter among its hex digits; eight digits alone are a count.
 	commitIDRe = regexp.MustCompile(`^[0-9a-f]*[a-f][0-9a-f]*$`)
 	parenRe    = regexp.MustCompile(`\([^()]*\)`)
+	withLeadRe = regexp.MustCompile(`(?i)^(?:with|w/)\s`)
 )
 
 // contrastPairs are the words that name two states by their contrast, the before's first: a
@@ -97,7 +98,13 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	case a != nil && b != nil:
 		return "", true, l
 	}
-	sb, sa := settingBefore.FindStringIndex(l), settingAfter.FindStringIndex(l)
+	settings := l
+	if outside := strings.TrimSpace(parenRe.ReplaceAllString(l, " ")); withLeadRe.MatchString(outside) {
+		// "With cpu-affinity (RPS disabled)": the label's state is what "with" names, against
+		// a "without" elsewhere; the setting in parentheses is a condition of it.
+		settings = outside
+	}
+	sb, sa := settingBefore.FindStringIndex(settings), settingAfter.FindStringIndex(settings)
 	switch {
 	case sb != nil && sa == nil:
 		return "before", false, strip(l, settingBefore)
