@@ -15,34 +15,8 @@ import (
 // other is unparsed. Stated changes attach to the claims of their family, or to the only
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
-	// The tool's test is what is measured: a TCP_STREAM is never the other side of a
-	// UDP_STREAM, however the two follow each other.
-	type key struct{ tool, test, metric, quantity, conds, command string }
-	byCommand := commandsTell(ms)
 	r.sawFigures = r.sawFigures || len(ms) > 0 // a tool's results are figures, paired or not
-	series := map[key][]*measurement{}
-	var order []key
-	for i := range ms {
-		m := &ms[i]
-		k := key{m.tool, strings.ToUpper(m.options["test"]), m.metric, m.quantity, conditionKey(m.conditions), ""}
-		if byCommand[k.tool+"|"+k.metric+"|"+k.conds] {
-			k.command = strings.Join(strings.Fields(m.command), " ")
-		}
-		list := series[k]
-		if len(list) == 0 {
-			order = append(order, k)
-		}
-		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section && list[n-1].label == m.label {
-			// A command run again under one state's heading ("Before:" over three runs, each
-			// with its command): the runs of one series.
-			joined := *list[n-1]
-			joined.values = append(append([]float64{}, joined.values...), m.values...)
-			joined.lines = append(append([]int{}, joined.lines...), m.lines...)
-			list[n-1] = &joined
-			continue
-		}
-		series[k] = append(list, m)
-	}
+	series, order := seriesOf(ms)
 	for _, k := range order {
 		list := series[k]
 		if befores, afters, ok := statedInTurn(list); ok {
@@ -96,6 +70,41 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			r.addUnparsed(Unparsed{Lines: list[0].lines, Reason: "a " + list[0].metric + " measurement without a second to compare it with"})
 		}
 	}
+}
+
+// measurementKey is what a measurement is of: two of one key are its sides or its runs.
+type measurementKey struct{ tool, test, metric, quantity, conds, command string }
+
+// seriesOf groups the measurements by what they are of, in the order of their first, the
+// runs of one state under one heading joined into one series.
+func seriesOf(ms []measurement) (map[measurementKey][]*measurement, []measurementKey) {
+	// The tool's test is what is measured: a TCP_STREAM is never the other side of a
+	// UDP_STREAM, however the two follow each other.
+	byCommand := commandsTell(ms)
+	series := map[measurementKey][]*measurement{}
+	var order []measurementKey
+	for i := range ms {
+		m := &ms[i]
+		k := measurementKey{m.tool, strings.ToUpper(m.options["test"]), m.metric, m.quantity, conditionKey(m.conditions), ""}
+		if byCommand[k.tool+"|"+k.metric+"|"+k.conds] {
+			k.command = strings.Join(strings.Fields(m.command), " ")
+		}
+		list := series[k]
+		if len(list) == 0 {
+			order = append(order, k)
+		}
+		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section && list[n-1].label == m.label {
+			// A command run again under one state's heading ("Before:" over three runs, each
+			// with its command): the runs of one series.
+			joined := *list[n-1]
+			joined.values = append(append([]float64{}, joined.values...), m.values...)
+			joined.lines = append(append([]int{}, joined.lines...), m.lines...)
+			list[n-1] = &joined
+			continue
+		}
+		series[k] = append(list, m)
+	}
+	return series, order
 }
 
 // oneStateUnparsed says that measurements of one state are not paired.

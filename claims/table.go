@@ -582,20 +582,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	isRow := func(k int) bool {
 		return k < len(lines) && len(rows) > 0 && len(splitRow(lines[k].text)) == len(rows[0].cells)+1 && len(readFigures(lines[k].text).figures) > 0
 	}
-	// groupHeading: lines[k] names the rows under it, a heading with a colon ("alloc:" over
-	// "fast:", "slow:"), or without one where the row under it is indented deeper (a row's
-	// name on a line of its own, its condition and figures on the next).
-	groupHeading := func(k int) bool {
-		t := strings.TrimSpace(lines[k].text)
-		if k+1 >= len(lines) || len(splitRow(lines[k+1].text)) < 3 || len(readFigures(lines[k+1].text).figures) == 0 {
-			return false
-		}
-		if strings.HasSuffix(t, ":") {
-			return len(strings.Fields(t)) <= 3 && len(readFigures(t).figures) == 0
-		}
-		return len(strings.Fields(t)) <= 4 && len(splitRow(lines[k].text)) == 1 && len(readFigures(t).measured()) == 0 &&
-			indent(lines[k+1].text) > indent(lines[k].text)
-	}
+	groupHeading := func(k int) bool { return groupHeadingAt(lines, k, splitRow) }
 	j := i + 1
 	for ; j < len(lines); j++ {
 		t := lines[j].text
@@ -656,6 +643,21 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// groupHeadingAt: lines[k] names the table's rows under it, a heading with a colon ("alloc:"
+// over "fast:", "slow:"), or without one where the row under it is indented deeper (a row's
+// name on a line of its own, its condition and figures on the next).
+func groupHeadingAt(lines []line, k int, splitRow func(string) []string) bool {
+	t := strings.TrimSpace(lines[k].text)
+	if k+1 >= len(lines) || len(splitRow(lines[k+1].text)) < 3 || len(readFigures(lines[k+1].text).figures) == 0 {
+		return false
+	}
+	if strings.HasSuffix(t, ":") {
+		return len(strings.Fields(t)) <= 3 && len(readFigures(t).figures) == 0
+	}
+	return len(strings.Fields(t)) <= 4 && len(splitRow(lines[k].text)) == 1 && len(readFigures(t).measured()) == 0 &&
+		indent(lines[k+1].text) > indent(lines[k].text)
 }
 
 // cornerWithUnit gives a table's corner the unit its caption above the header (at lines[i])
