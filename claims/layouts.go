@@ -32,6 +32,8 @@ var toolLayouts = []toolLayout{
 	{"neper summaries", neperOutput, []string{"neper-stream-summaries.txt", "neper-rr-latency.txt"}},
 	{"flent summaries", flentSummary, []string{"flent-summaries-old-new.txt"}},
 	{"BPF selftests bench iterations", benchIterations, []string{"bpf-bench-iterations.txt"}},
+	{"netperf -k output", netperfKeyval, []string{"netperf-keyval-output.txt"}},
+	{"wrk reports", wrkReport, []string{"wrk-reports.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt"}},
 }
 

@@ -165,8 +165,8 @@ func unitsToHeader(text string) string {
 }
 
 // eachTable rewrites every table (a header row without figures over two or more rows, three or
-// more cells in each, cut alike at two or more spaces) with f, re-rendered padded to its
-// columns.
+// more cells in each, cut alike at two or more spaces, and no tool's own output) with f,
+// re-rendered padded to its columns.
 func eachTable(text string, f func([][]string) [][]string) string {
 	lines := strings.Split(text, "\n")
 	cut := func(l string) []string { return regexp.MustCompile(` {2,}`).Split(strings.TrimSpace(l), -1) }
@@ -194,6 +194,15 @@ func eachTable(text string, f func([][]string) [][]string) string {
 				_, isFigure := cellValue(r[c])
 				same = isFigure // a wide table: names in the first column and header only
 			}
+		}
+		// A tool's own output aligned like a table (wrk's "Thread Stats" rows) is the tool's:
+		// no author rewrites it.
+		var block []line
+		for k, l := range lines[i:j] {
+			block = append(block, line{k + 1, l})
+		}
+		if _, next, _ := toolOutput(block, 0, context{conditions: map[string]string{}}); next > 0 {
+			same = false
 		}
 		if !same {
 			out = append(out, lines[i:j]...)

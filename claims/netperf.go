@@ -452,3 +452,50 @@ func rowValues(text string) string {
 	}
 	return strings.Join(f, " ")
 }
+
+// netperfKeyvalRe is a line of netperf's -k output: an output selector, "=", its value
+// (THROUGHPUT=41234.55, THROUGHPUT_UNITS=Trans/s, P99_LATENCY=41).
+var netperfKeyvalRe = regexp.MustCompile(`^\s*([A-Z][A-Z0-9_]*)=(\S*)\s*$`)
+
+// netperfKeyval reads netperf's -k output starting at lines[i]: one measurement per
+// selector that measures, converted as the netperf driver converts them (THROUGHPUT in its
+// THROUGHPUT_UNITS, a request/response test's as its transaction rate, latencies in us).
+func netperfKeyval(lines []line, i int, ctx context) ([]measurement, int, string) {
+	if !netperfKeyvalRe.MatchString(lines[i].text) || i > 0 && netperfKeyvalRe.MatchString(lines[i-1].text) {
+		return nil, i, ""
+	}
+	values := map[string]string{}
+	j := i
+	for ; j < len(lines); j++ {
+		m := netperfKeyvalRe.FindStringSubmatch(lines[j].text)
+		if m == nil {
+			break
+		}
+		values[m[1]] = m[2]
+	}
+	measures := false
+	for k := range values {
+		measures = measures || k == "THROUGHPUT" || k == "TRANSACTION_RATE" || strings.HasSuffix(k, "_LATENCY")
+	}
+	if j-i < 2 || !measures {
+		return nil, i, ""
+	}
+	test := netperfOptions(ctx.command)["test"]
+	if test == "" && strings.EqualFold(values["THROUGHPUT_UNITS"], "Trans/s") {
+		test = "TCP_RR"
+	}
+	ms, err := netperf.SelectorMetrics(test, values)
+	if err != nil {
+		return nil, j, "netperf's -k output: " + err.Error()
+	}
+	var out []measurement
+	for _, m := range ms {
+		name := m.Name
+		if name == results.Throughput && m.Unit == "trans/s" {
+			name = "transaction_rate"
+		}
+		out = append(out, measurement{tool: "netperf", command: ctx.command, options: map[string]string{"test": test}, metric: name, unit: m.Unit,
+			values: []float64{m.Value}, state: ctx.state, conditions: copyConds(ctx.conditions), lines: spanLines(lines, i, j)})
+	}
+	return out, j, ""
+}
