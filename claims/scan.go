@@ -741,6 +741,11 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		*rs = keep(r, *rs, got)
 		return next - 1
 	}
+	if got, next := r.stateHeadedTable(lines, i, ctx.blk); next > i {
+		r.saw(lines[i+1].text, got)
+		*rs = keep(r, *rs, got)
+		return next - 1
+	}
 	if next := toolTable(lines, i); next > i {
 		*skipTo = next
 	}
@@ -883,6 +888,72 @@ func (r *Report) stateBlockTable(lines []line, i int, b block) ([]reading, int) 
 	r.blockHeader = header
 	return out, j
 }
+
+// stateHeadedTable reads a table under a state's heading whose header row names its columns
+// and their units ("Type  Ops/sec  Avg. Latency  KB/sec" over "Sets  10230.55  1.78  788.21",
+// memtier's and many authors' shape), its cells bare figures or empty ("---", "-", "N/A"),
+// the first cell of a row its name and the header's first its corner: each figure a reading
+// of its column and row, for the same table under the other state's heading.
+func (r *Report) stateHeadedTable(lines []line, i int, b block) ([]reading, int) {
+	if b.side == "" || b.side == "?" || i+2 >= len(lines) || len(readFigures(lines[i].text).figures) > 0 || strings.HasSuffix(strings.TrimSpace(lines[i].text), ":") {
+		return nil, i
+	}
+	header := splitRow(strings.TrimSpace(lines[i].text))
+	if len(header) < 2 || len(header) > maxTableColumns {
+		return nil, i
+	}
+	j := i + 1
+	for j < len(lines) && separatorRe.MatchString(lines[j].text) {
+		j++ // a rule under the header
+	}
+	var out []reading
+	for start := j; j < len(lines) && j-start <= maxAlignedRows; j++ {
+		if separatorRe.MatchString(lines[j].text) {
+			continue
+		}
+		got, ok := headedRow(lines[j], header, b)
+		if !ok {
+			break
+		}
+		out = append(out, got...)
+	}
+	if len(out) == 0 || j < i+3 {
+		return nil, i
+	}
+	return out, j
+}
+
+// headedRow reads one row of a stateHeadedTable: its name, then a figure or an empty cell
+// under each column.
+func headedRow(l line, header []string, b block) ([]reading, bool) {
+	cells := splitRow(strings.TrimSpace(l.text))
+	if len(cells) != len(header) {
+		return nil, false
+	}
+	name := cells[0]
+	var out []reading
+	for k, c := range cells[1:] {
+		if emptyCellRe.MatchString(c) {
+			continue
+		}
+		f, ok := cellValue(c)
+		if !ok {
+			return nil, false
+		}
+		f = headerUnit(f, header[k+1])
+		conds := map[string]string{"column": header[k+1], "row": name}
+		metric := metricOf(f.unit)
+		if f.unit.norm == "" {
+			metric = metricName(header[k+1]) // a figure without a unit is what its column names
+		}
+		out = append(out, reading{key: b.cond + "|tbl|" + labelKey(header[k+1]) + "|" + labelKey(name), metric: metric, unit: f.unit.norm,
+			value: round(f.value), side: b.side, state: b.state, line: l.n, conds: conds})
+	}
+	return out, len(out) > 0
+}
+
+// emptyCellRe is a table cell that holds no figure: a dash or three, N/A.
+var emptyCellRe = regexp.MustCompile(`^(?:-{1,3}|N/A|n/a)$`)
 
 // tableLike: lines[i] is a header row (two or more cells, no figures) over two or more rows of
 // two or more figures each; their input lines, or nil.
