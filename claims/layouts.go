@@ -54,14 +54,14 @@ type proseLayout struct {
 
 // proseLayouts are read over each paragraph in order.
 var proseLayouts = []proseLayout{
-	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt", "prose-from-to-after-a-verb-of-setup.txt"}},
+	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt", "prose-from-to-after-a-verb-of-setup.txt", "prose-ranges-are-no-pair.txt"}},
 	{name: "each figure before its state's words", re: valueFirstRe, read: (*Report).valueFirst, fixtures: []string{"prose-usual-path-then-with.txt", "value-first-one-state-named.txt", "value-first-version-state.txt"}},
 	{name: "clauses led by their states", re: stateLedRe, read: (*Report).stateLed, overlap: true, fixtures: []string{"state-led-clauses.txt", "prose-whereas-clauses.txt"}},
 	{name: "figures labelled by their states in a line", re: stateColonRe, read: (*Report).stateColon, overlap: true, fixtures: []string{"state-colon-figures-in-a-line.txt", "labels-of-two-states-in-a-line.txt"}},
 	{name: "figures after their states' names in a line", re: stateNamedRe, read: (*Report).stateNamed, overlap: true, fixtures: []string{"figures-after-state-names-in-a-line.txt", "version-named-states-in-a-sentence.txt"}},
 	{name: "a figure and the one it replaced", re: downFromRe, read: (*Report).downFrom, fixtures: []string{"prose-down-from.txt", "prose-instead-of.txt"}},
 	{name: "a figure after to, the one it replaced after from", re: toFromRe, read: (*Report).downFrom, fixtures: []string{"prose-to-then-from.txt"}},
-	{name: "a figure compared with its reference", re: comparedRe, read: (*Report).compared, fixtures: []string{"prose-compared-to.txt", "prose-compared-state-after-reference.txt"}},
+	{name: "a figure compared with its reference", re: comparedRe, read: (*Report).compared, fixtures: []string{"prose-compared-to.txt", "prose-compared-state-after-reference.txt", "prose-compared-to-approximately.txt"}},
 	{name: "a figure, then now and the one that replaced it", re: thenNowRe, read: (*Report).thenNow, fixtures: []string{"prose-then-now.txt"}},
 	{name: "figures with their states in parentheses", re: parenStatesRe, read: (*Report).parenStates, fixtures: []string{"figures-with-states-in-parentheses.txt"}},
 }

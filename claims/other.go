@@ -253,6 +253,10 @@ func (r *Report) proseRanges(lines []line) {
 	}
 }
 
+// rangeBeforeRe: the words before a from-to make it a range ("lies between 16 usec to 32
+// usec", "anywhere from 5 to 9 us"): one state's spread, not two states.
+var rangeBeforeRe = regexp.MustCompile(`(?i)\b(?:between|anywhere|somewhere|ranges?|ranging|varies|varying|vary)\s*(?:from\s*)?$`)
+
 // subjectNounRe names what a sentence's "from X to Y" is of: a setting of the code or the
 // test (a timer, a threshold, a ring size: what a patch changes) or a measured quantity.
 // The noun nearest before "from" decides.
@@ -290,7 +294,7 @@ var verbBeforeObjectRe = regexp.MustCompile(`(?i)^\s+(?:a|an|the|up|this|that|th
 var settingValueRe = regexp.MustCompile(`^\s*(?:of|=|is|at)?\s*\d`)
 
 func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
-	if ofSetting(text, m[0]) {
+	if ofSetting(text, m[0]) || rangeBeforeRe.MatchString(text[:m[0]]) {
 		return false
 	}
 	g := func(k int) string {
@@ -502,7 +506,7 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 // before the first figure, between the two and after the second may name the states; the
 // figure compared against is the reference when they do not ("X versus Y" names no reference
 // and is left to the labelled readers).
-var comparedRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?([^.;:\d]{0,40}?)\s*\b(?:compared\s+(?:to|with)|as\s+(?:against|opposed\s+to)|relative\s+to)\s+(?:the\s+)?(?:(?:baseline|base|previous|old|original|unpatched|vanilla|stock|mainline|upstream)(?:'s)?\s+)?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)([^.;:(,\d\n]{0,60})`)
+var comparedRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?([^.;:\d]{0,40}?)\s*\b(?:compared\s+(?:to|with)|as\s+(?:against|opposed\s+to)|relative\s+to)\s+(?:the\s+)?(?:(?:about|approximately|around|roughly|nearly|almost|some)\s+)?(?:(?:baseline|base|previous|old|original|unpatched|vanilla|stock|mainline|upstream)(?:'s)?\s+)?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)([^.;:(,\d\n]{0,60})`)
 
 // compared reads a comparedRe match.
 func (r *Report) compared(text string, m []int, lineOf func(int) int) bool {
