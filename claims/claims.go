@@ -238,7 +238,9 @@ func Read(input string, data []byte) (*Report, error) {
 			r.DiffProblems = append(r.DiffProblems, p.DiffError)
 		}
 		var lines []line
+		ktap := false // inside a kselftest's TAP output, whose diagnostics are "# " lines
 		for i, l := range strings.Split(p.Message, "\n") {
+			l, ktap = ktapDiagnostic(l, ktap)
 			if strings.HasPrefix(strings.TrimSpace(l), ">") && !strings.HasPrefix(l, ">From ") {
 				r.Quoted++
 				if len(l) < maxReadLine && len(readFigures(l).measured()) > 0 {
@@ -583,6 +585,30 @@ func decimalComma(l string) string {
 	}
 	return decimalCommaRe.ReplaceAllString(l, "${1}${2}.${3}${4}")
 }
+
+// ktapDiagnostic takes the "# " off a diagnostic line of a kselftest's KTAP output (from its
+// plan "1..N" or "TAP version 14" to the end of the block: "ok 1 name", "not ok 2 name" and
+// "# " lines), where the test prints what it measured ("# TC 3: 0.19 Gbits/sec"); outside
+// such output a "# " line is a root prompt's command and stays.
+func ktapDiagnostic(l string, in bool) (string, bool) {
+	t := strings.TrimSpace(l)
+	switch {
+	case ktapPlanRe.MatchString(t):
+		return l, true
+	case !in:
+		return l, false
+	case len(t) > 1 && t[0] == '#' && (t[1] == ' ' || t[1] == '\t'):
+		return t[2:], true
+	case ktapResultRe.MatchString(t):
+		return l, true
+	}
+	return l, false
+}
+
+var (
+	ktapPlanRe   = regexp.MustCompile(`^(?:TAP version \d+|1\.\.\d+)$`)
+	ktapResultRe = regexp.MustCompile(`^(?:not )?ok \d+\b`)
+)
 
 func pastePrefix(l string) string {
 	t := strings.TrimLeft(l, " ")

@@ -30,9 +30,10 @@ var (
 	onOffRe      = regexp.MustCompile(`(?i)(?:^|\s)(on|off)\s*(?:$|[,)(])`)
 	literalState = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:before|after|without)(?:\s+(?:(?:this|the|my|these)\s+\w+|patch(?:es)?|fix|changes?|series|patchset|commit))?)(?:$|[^\w-])`)
 	// A commit id has a letter among its hex digits; eight digits alone are a count.
-	commitIDRe = regexp.MustCompile(`^[0-9a-f]*[a-f][0-9a-f]*$`)
-	parenRe    = regexp.MustCompile(`\([^()]*\)`)
-	withLeadRe = regexp.MustCompile(`(?i)^(?:with|w/)\s`)
+	commitIDRe       = regexp.MustCompile(`^[0-9a-f]*[a-f][0-9a-f]*$`)
+	parenRe          = regexp.MustCompile(`\([^()]*\)`)
+	perDenominatorRe = regexp.MustCompile(`(?i)\bper\s+[\w-]+`)
+	withLeadRe       = regexp.MustCompile(`(?i)^(?:with|w/)\s`)
 )
 
 // contrastPairs are the words that name two states by their contrast, the before's first: a
@@ -98,11 +99,12 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	case a != nil && b != nil:
 		return "", true, l
 	}
-	settings := l
+	// "segments per skb": what follows "per" is a denominator, never a state.
+	settings := perDenominatorRe.ReplaceAllString(l, " ")
 	if outside := strings.TrimSpace(parenRe.ReplaceAllString(l, " ")); withLeadRe.MatchString(outside) {
 		// "With cpu-affinity (RPS disabled)": the label's state is what "with" names, against
 		// a "without" elsewhere; the setting in parentheses is a condition of it.
-		settings = outside
+		settings = perDenominatorRe.ReplaceAllString(outside, " ")
 	}
 	sb, sa := settingBefore.FindStringIndex(settings), settingAfter.FindStringIndex(settings)
 	switch {
