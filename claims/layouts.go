@@ -33,6 +33,7 @@ var toolLayouts = []toolLayout{
 	{"flent summaries", flentSummary, []string{"flent-summaries-old-new.txt"}},
 	{"BPF selftests bench iterations", benchIterations, []string{"bpf-bench-iterations.txt"}},
 	{"netperf -k output", netperfKeyval, []string{"netperf-keyval-output.txt"}},
+	{"fio reports", fioReport, []string{"fio-status-lines.txt"}},
 	{"wrk reports", wrkReport, []string{"wrk-reports.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt"}},
 }
