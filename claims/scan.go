@@ -724,6 +724,16 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		*ms = keep(r, *ms, ctx.mark(got))
 		return next - 1
 	}
+	// Under a heading that names no state word ("Results:"), a pipe table is first a table
+	// of its own states ("| MTU | epoll | io_uring |"); under a state's heading, its figures
+	// are that state's.
+	if ctx.blk.side == "?" {
+		if claims, next, skipped := stateTable(lines, i, ctx); next > i {
+			r.addClaims(claims...)
+			r.droppedClaims += skipped
+			return next - 1
+		}
+	}
 	if got, next := r.pipeBlockTable(lines, i, ctx.blk); next > i {
 		r.saw(lines[i+1].text, got)
 		*rs = keep(r, *rs, got)
