@@ -9,7 +9,7 @@ import (
 // line an iteration, "Iter %3d (%7.3lfus): " (the iteration's number and how far its second
 // ran over or under one second) and then the benchmark's own report: figures each after its
 // name and before its unit, separated by "..." or commas, with secondary figures in
-// parentheses ("Send Speed 1143.693 MB/s (12.3 calls/s)"). The iterations of one run are a
+// parentheses ("Rate 812.5 MB/s (40.1 calls/s)"). The iterations of one run are a
 // series of each named figure.
 var (
 	benchIterRe  = regexp.MustCompile(`^\s*Iter\s+\d+\s+\(\s*-?\d+(?:\.\d+)?us\):\s+(\S.*)$`)

@@ -588,7 +588,7 @@ func decimalComma(l string) string {
 
 // ktapDiagnostic takes the "# " off a diagnostic line of a kselftest's KTAP output (from its
 // plan "1..N" or "TAP version 14" to the end of the block: "ok 1 name", "not ok 2 name" and
-// "# " lines), where the test prints what it measured ("# TC 3: 0.19 Gbits/sec"); outside
+// "# " lines), where the test prints what it measured ("# rx rate: 2.4 Mpps"); outside
 // such output a "# " line is a root prompt's command and stays.
 func ktapDiagnostic(l string, in bool) (string, bool) {
 	t := strings.TrimSpace(l)

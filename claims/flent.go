@@ -24,7 +24,7 @@ func flentSummary(lines []line, i int, ctx context) ([]measurement, int, string)
 		return nil, i, ""
 	}
 	// The run's title, above the header: "Summary of tcp_1down test run from DATE" as flent
-	// writes it, or as an author rewrote it, "Summary of tcp_4down run 'MQ + FQ_PIE':".
+	// writes it, or as an author rewrote it, "Summary of rrul run 'cake':".
 	title := ""
 	for k := i - 1; k >= 0 && k >= i-2; k-- {
 		if m := flentTitleRe.FindStringSubmatch(lines[k].text); m != nil {

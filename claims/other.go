@@ -253,8 +253,8 @@ func (r *Report) proseRanges(lines []line) {
 	}
 }
 
-// rangeBeforeRe: the words before a from-to make it a range ("lies between 16 usec to 32
-// usec", "anywhere from 5 to 9 us"): one state's spread, not two states.
+// rangeBeforeRe: the words before a from-to make it a range ("takes between 3 ms to 8
+// ms", "anywhere from 5 to 9 us"): one state's spread, not two states.
 var rangeBeforeRe = regexp.MustCompile(`(?i)\b(?:between|anywhere|somewhere|ranges?|ranging|varies|varying|vary)\s*(?:from\s*)?$`)
 
 // subjectNounRe names what a sentence's "from X to Y" is of: a setting of the code or the
@@ -287,7 +287,7 @@ func ofSetting(text string, offset int) bool {
 }
 
 // verbBeforeObjectRe: the word before it is a verb, not the noun a from-to is of, where an
-// article or a pronoun follows it ("Setting a drop point in tc", "limits the queue").
+// article or a pronoun follows it ("Pinning the irq to one core", "limits the queue").
 var verbBeforeObjectRe = regexp.MustCompile(`(?i)^\s+(?:a|an|the|up|this|that|these|those|our|its|each|every)\b`)
 
 // settingValueRe is a setting's own value right after its name: " of 1500", " = 512", " 64".

@@ -725,7 +725,7 @@ func (r *Report) generic(lines []line, i int, ctx context, ms *[]measurement, rs
 		return next - 1
 	}
 	// Under a heading that names no state word ("Results:"), a pipe table is first a table
-	// of its own states ("| MTU | epoll | io_uring |"); under a state's heading, its figures
+	// of its own states ("| size | old_path | new_path |"); under a state's heading, its figures
 	// are that state's.
 	if ctx.blk.side == "?" {
 		if claims, next, skipped := stateTable(lines, i, ctx); next > i {

@@ -102,7 +102,7 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	// "segments per skb": what follows "per" is a denominator, never a state.
 	settings := perDenominatorRe.ReplaceAllString(l, " ")
 	if outside := strings.TrimSpace(parenRe.ReplaceAllString(l, " ")); withLeadRe.MatchString(outside) {
-		// "With cpu-affinity (RPS disabled)": the label's state is what "with" names, against
+		// "With batching (GRO disabled)": the label's state is what "with" names, against
 		// a "without" elsewhere; the setting in parentheses is a condition of it.
 		settings = perDenominatorRe.ReplaceAllString(outside, " ")
 	}
