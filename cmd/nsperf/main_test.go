@@ -123,14 +123,21 @@ func TestListAndPlan(t *testing.T) {
 // waitJournal waits until a journal holds at least n samples.
 func waitJournal(t *testing.T, path string, n int, within time.Duration) {
 	t.Helper()
+	if !journalHas(path, n, within) {
+		t.Fatalf("journal %s has fewer than %d samples after %s", path, n, within)
+	}
+}
+
+// journalHas waits until the journal at path holds n samples, for at most within.
+func journalHas(path string, n int, within time.Duration) bool {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		if r, _, err := results.ReadJournal(path); err == nil && len(r.Cases) > 0 && len(r.Cases[0].Samples) >= n {
-			return
+			return true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("journal %s has fewer than %d samples after %s", path, n, within)
+	return false
 }
 
 func TestRunCLI(t *testing.T) {
@@ -188,7 +195,12 @@ func TestInterrupt(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			waitJournal(t, out+".journal", 1, 60*time.Second)
+			if !journalHas(out+".journal", 1, 60*time.Second) {
+				// The run is stopped as any interrupted run is, and says why it had no sample.
+				cmd.Process.Signal(syscall.SIGINT)
+				cmd.Wait()
+				t.Fatalf("no sample in the journal after 60 s; the run said:\n%s", stderr.String())
+			}
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			var exit *exec.ExitError
