@@ -27,10 +27,6 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			}
 			continue
 		}
-		if oneStateNamedApart(list) {
-			r.oneStateUnparsed(list)
-			continue
-		}
 		for len(list) >= 2 {
 			// The first is before unless the words say otherwise: an after printed first
 			// (a heading with the series above one without it) pairs with the before that follows.
@@ -46,14 +42,11 @@ func (r *Report) pair(ms []measurement, lines []line) {
 					k++
 				}
 				if k == len(list) {
-					r.oneStateUnparsed(list)
+					r.addUnparsed(Unparsed{Lines: linesOf(list), Reason: fmt.Sprintf("%d %s measurements of one state (%s) and none of the other: alternatives, not a before and an after",
+						len(list), before.metric, before.state)})
 					break
 				}
-				var lines []int
-				for _, m := range list[1:k] {
-					lines = append(lines, m.lines...)
-				}
-				r.addUnparsed(Unparsed{Lines: lines, Reason: fmt.Sprintf("a further %s measurement of the state %s, after its first: another baseline, not paired",
+				r.addUnparsed(Unparsed{Lines: linesOf(list[1:k]), Reason: fmt.Sprintf("a further %s measurement of the state %s, after its first: another baseline, not paired",
 					before.metric, before.state)})
 				list = append([]*measurement{list[0]}, list[k:]...)
 				continue
@@ -107,31 +100,13 @@ func seriesOf(ms []measurement) (map[measurementKey][]*measurement, []measuremen
 	return series, order
 }
 
-// oneStateUnparsed says that measurements of one state are not paired.
-func (r *Report) oneStateUnparsed(list []*measurement) {
+// linesOf are the lines of the measurements.
+func linesOf(list []*measurement) []int {
 	var lines []int
 	for _, m := range list {
 		lines = append(lines, m.lines...)
 	}
-	r.addUnparsed(Unparsed{Lines: lines, Reason: fmt.Sprintf("%d %s measurements of one state (%s) and none of the other: alternatives, not a before and an after",
-		len(list), list[0].metric, list[0].state)})
-}
-
-// oneStateNamedApart: every measurement of the list is of one named state, and their names
-// differ (flent's runs titled by the setting each compares, under one "After:"): alternatives
-// of one state, none the baseline.
-func oneStateNamedApart(list []*measurement) bool {
-	if len(list) < 2 || list[0].state == "" {
-		return false
-	}
-	names := map[string]bool{}
-	for _, m := range list {
-		if m.state != list[0].state {
-			return false
-		}
-		names[m.label] = true
-	}
-	return len(names) == len(list)
+	return lines
 }
 
 // statedInTurn splits series that every state names, as many before as after, two or more
