@@ -23,14 +23,12 @@ func fioReport(lines []line, i int, ctx context) ([]measurement, int, string) {
 		return measurement{tool: "fio", command: ctx.command, metric: metric, unit: unit, values: []float64{v}, state: ctx.state,
 			conditions: conds, lines: spanLines(lines, i, j)}
 	}
-	bytes := func(v string, u string) float64 {
-		n, _ := parseNumber(v)
-		scale := map[string]float64{"B/s": 1, "KiB/s": 1 << 10, "MiB/s": 1 << 20, "GiB/s": 1 << 30, "TiB/s": 1 << 40,
-			"KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12}[u]
-		return 8 * n * scale
+	rate := func(v, u string) float64 { // fio's KiB/s and kB/s as the reader's units read them
+		f, _, _ := parseValue(v + " " + u)
+		return f
 	}
 	if m := fioGroupRe.FindStringSubmatch(lines[i].text); m != nil {
-		return []measurement{mk("throughput", "bit/s", "group "+m[1], bytes(m[2], m[3]), i+1)}, i + 1, ""
+		return []measurement{mk("throughput", "bit/s", "group "+m[1], rate(m[2], m[3]), i+1)}, i + 1, ""
 	}
 	m := fioStatusRe.FindStringSubmatch(lines[i].text)
 	if m == nil {
@@ -45,10 +43,10 @@ func fioReport(lines []line, i int, ctx context) ([]measurement, int, string) {
 		if l == nil {
 			break
 		}
-		avg, _ := parseNumber(l[3])
-		avg *= map[string]float64{"nsec": 1e-3, "usec": 1, "msec": 1e3}[l[2]]
-		lat = append(lat, mk("mean_"+l[1], "us", m[1], avg, j+1))
+		if avg, u, ok := parseValue(l[3] + " " + l[2]); ok && u.norm == "us" {
+			lat = append(lat, mk("mean_"+l[1], "us", m[1], avg, j+1))
+		}
 	}
-	out := []measurement{mk("transaction_rate", "trans/s", m[1], iops, i+1), mk("throughput", "bit/s", m[1], bytes(m[4], m[5]), i+1)}
+	out := []measurement{mk("transaction_rate", "trans/s", m[1], iops, i+1), mk("throughput", "bit/s", m[1], rate(m[4], m[5]), i+1)}
 	return append(out, lat...), j, ""
 }

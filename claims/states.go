@@ -99,13 +99,14 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	case a != nil && b != nil:
 		return "", true, l
 	}
-	// "segments per skb": what follows "per" is a denominator, never a state.
-	settings := perDenominatorRe.ReplaceAllString(l, " ")
+	settings := l
 	if outside := strings.TrimSpace(parenRe.ReplaceAllString(l, " ")); withLeadRe.MatchString(outside) {
 		// "With batching (GRO disabled)": the label's state is what "with" names, against
 		// a "without" elsewhere; the setting in parentheses is a condition of it.
-		settings = perDenominatorRe.ReplaceAllString(outside, " ")
+		settings = outside
 	}
+	// "segments per skb": what follows "per" is a denominator, never a state.
+	settings = perDenominatorRe.ReplaceAllString(settings, " ")
 	sb, sa := settingBefore.FindStringIndex(settings), settingAfter.FindStringIndex(settings)
 	switch {
 	case sb != nil && sa == nil:

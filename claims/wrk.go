@@ -27,24 +27,34 @@ func wrkReport(lines []line, i int, ctx context) ([]measurement, int, string) {
 		v            float64
 	}
 	var figs []figure
-	time := func(v, u string) float64 {
-		n, _ := parseNumber(v)
-		return n * map[string]float64{"us": 1, "ms": 1e3, "s": 1e6, "m": 60e6, "h": 3600e6}[u]
+	// wrk's times and its binary byte prefixes, as the reader's units read them ("3.21 ms",
+	// "100.71 MiB/s"); a time of minutes or hours reads as none and is left out.
+	time := func(v, u string) (float64, bool) {
+		f, unit, ok := parseValue(v + " " + u)
+		return f, ok && unit.norm == "us"
 	}
 	j := i + 1
 	for ; j < len(lines); j++ {
 		t := lines[j].text
 		if m := wrkLatencyRe.FindStringSubmatch(t); m != nil {
-			figs = append(figs, figure{"mean_latency", "us", time(m[1], m[2])}, figure{"max_latency", "us", time(m[3], m[4])})
+			if v, ok := time(m[1], m[2]); ok {
+				figs = append(figs, figure{"mean_latency", "us", v})
+			}
+			if v, ok := time(m[3], m[4]); ok {
+				figs = append(figs, figure{"max_latency", "us", v})
+			}
 		} else if m := wrkPctRe.FindStringSubmatch(t); m != nil {
-			figs = append(figs, figure{"p" + m[1] + "_latency", "us", time(m[2], m[3])})
+			if v, ok := time(m[2], m[3]); ok {
+				figs = append(figs, figure{"p" + m[1] + "_latency", "us", v})
+			}
 		} else if m := wrkTotalRe.FindStringSubmatch(t); m != nil {
-			n, _ := parseNumber(m[2])
 			if m[1] == "Requests" {
+				n, _ := parseNumber(m[2])
 				figs = append(figs, figure{"transaction_rate", "trans/s", n})
-			} else {
-				scale := map[string]float64{"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}[m[3]]
-				figs = append(figs, figure{"throughput", "bit/s", 8 * n * scale})
+			} else if v, u, ok := parseValue(m[2] + " " + m[3] + "iB/s"); m[3] != "" && ok {
+				figs = append(figs, figure{"throughput", u.norm, v})
+			} else if n, ok := parseNumber(m[2]); m[3] == "" && ok {
+				figs = append(figs, figure{"throughput", "bit/s", 8 * n})
 			}
 		} else if !wrkOtherRe.MatchString(t) && !wrkStartRe.MatchString(t) {
 			break
