@@ -347,6 +347,12 @@ type Policy struct {
 	// it is negligible, a CI within it equivalence. 0 (results written before it existed):
 	// none.
 	MinChange float64 `json:"min_change"`
+	// MinChangeFrom says where MinChange comes from when it is not the host's default: "the
+	// scenario", "--min-change", or in virtual time the A/A it was derived from (Repeatability.Why)
+	// or that there was none (VirtualDefaultWhy).
+	MinChangeFrom string `json:"min_change_from,omitempty"`
+	// AA is the A/A in virtual time MinChange was derived from.
+	AA *Repeatability `json:"aa,omitempty"`
 }
 
 // Bounds of a policy, as a scenario may set it (scenarios' validation): what a stored result

@@ -195,6 +195,9 @@ func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 	fmt.Fprintln(w, "change = ratio of medians - 1 [95% CI], p = Mann-Whitney U; ~ = no significant change (p > alpha)")
 	if pol := r.Settings.Policy.Effective(); pol.MinChange > 0 || r.Settings.Gates != nil {
 		fmt.Fprintf(w, "gated metrics decide the run, their p adjusted together (Holm) at alpha %g; min change %g%%: smaller is negligible, a CI within it equivalent\n", pol.Alpha, 100*pol.MinChange)
+		if pol.MinChangeFrom != "" {
+			fmt.Fprintln(w, "min change from: "+pol.FloorSource())
+		}
 	}
 	if a := r.Settings.Adaptive; a != nil {
 		fmt.Fprintf(w, "adaptive runs: at most %d rounds, family-wise alpha %g spent over the looks (%s)\n", a.MaxRuns, a.FamilyAlpha, a.Design)

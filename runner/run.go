@@ -137,10 +137,13 @@ func ResolvePolicy(s *scenarios.Scenario, opt Options) results.Policy {
 	switch {
 	case opt.MinChange != nil:
 		policy.MinChange = *opt.MinChange
+		if policy.MinChangeFrom == "" { // a guest's host says where its floor comes from
+			policy.MinChangeFrom = "--min-change"
+		}
 	case s.MinChange != nil:
-		policy.MinChange = float64(*s.MinChange)
+		policy.MinChange, policy.MinChangeFrom = float64(*s.MinChange), "the scenario's min_change"
 	default:
-		policy.MinChange = results.DefaultMinChange
+		policy.MinChange, policy.MinChangeFrom = results.DefaultMinChange, ""
 	}
 	// The result records the values decided with, not 0 for "the default".
 	return policy.Effective()

@@ -104,6 +104,9 @@ func (p Plan) runGuests(ctx context.Context, builds []*results.KernelBuild) (*re
 		}
 	}
 	r, err := store(s, opt, rs, turns, busy, code)
+	if r != nil && !errors.Is(err, runner.ErrNotStored) {
+		p.keepAA(r, progress)
+	}
 	stored = r != nil && !errors.Is(err, runner.ErrNotStored) && opt.Out != "-"
 	return r, err
 }

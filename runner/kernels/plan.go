@@ -52,6 +52,8 @@ type Plan struct {
 	// VM are the guests' settings; Execute fills in the kernels, the modules the scenario
 	// needs and, where CPUs is 0, as many vCPUs as the scenario pins.
 	VM vm.Options
+	// AADir is where the scenarios' A/As in virtual time are kept ("": AADir()).
+	AADir string
 	// Deadline bounds the guests' measuring in wall time; 0: Deadline(...).
 	Deadline time.Duration
 	// Baseline is a bisection step's known-good result.

@@ -104,6 +104,12 @@ func (p Plan) guestRequest(i int, clock string) GuestRequest {
 	if scenarioIsFile(p.ScenarioArg) {
 		req.Scenario = vm.GuestDir + "/scenario.yaml"
 	}
+	// In virtual time the floor follows the instrument (results.Repeatability), unless the
+	// command line or the scenario sets one.
+	if req.VirtualTime && p.Run.MinChange == nil && p.Scenario != nil && p.Scenario.MinChange == nil {
+		pol := p.virtualFloor()
+		req.Run.Policy, req.Run.MinChange = pol, &pol.MinChange
+	}
 	if len(p.Run.Built) > 0 {
 		// The guest runs its copies in the exchange directory (guestOptions): the host's
 		// paths may be where it sees nothing.

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/runner/kernels"
 	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
@@ -39,6 +40,7 @@ func mainWith(m *testing.M, start func() (stop func())) {
 	}
 	Binary = filepath.Join(dir, "nsperf")
 	os.Setenv("NSPERF_DB", filepath.Join(dir, "history.db"))
+	os.Setenv(kernels.AADirEnv, filepath.Join(dir, "aa")) // the A/As of virtual time, as the history
 	testenv.QuickIdleGate()
 	module, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err == nil {

@@ -397,6 +397,11 @@ func TestVMKernelsAB(t *testing.T) {
 	if states["off@A"] != 5 || states["on@B"] != 5 {
 		t.Errorf("samples per merged state: %v", states)
 	}
+	// In virtual time the floor follows the instrument: the table says where it comes from,
+	// and this A/A (one image twice) is kept for the scenario's later runs.
+	if !strings.Contains(stdout, "min change from: virtual time: ") || !strings.Contains(stderr, "A/A: virtual time: an A/A of veth-bigtcp-short") {
+		t.Errorf("the floor of virtual time is not said, or the A/A not kept:\n%s\n%s", stdout, stderr)
+	}
 	for _, want := range []string{"kernel A: base", "kernel B: patched", "on@B vs on@A", "turns: 10 (1A 1B 2B 2A"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)

@@ -1,0 +1,132 @@
+package compare
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/nsperf/nsperf/results"
+)
+
+// inVirtualTime marks a result as measured in a guest in virtual time on image sha.
+func inVirtualTime(r *results.Result, sha string) *results.Result {
+	r.Environment.VM = &results.VMInfo{Accel: "tcg", Clock: "virtual", Icount: "shift=2,sleep=off,align=off", QEMU: "7.2.22", CPU: "qemu64,-cx16",
+		Image: results.KernelImage{SHA256: sha, Release: "6.12.118"}}
+	return r
+}
+
+// TestAAOfTwoBootsOfOneKernel: the A/B of one image in two guests in virtual time is an A/A:
+// each gated median of B against the same state of A is a move, and the floor is the largest
+// (clamped); two images, or the wall clock, are no A/A.
+func TestAAOfTwoBootsOfOneKernel(t *testing.T) {
+	off := []float64{2.630, 2.628, 2.633, 2.625, 2.631}
+	offB := []float64{2.622, 2.620, 2.625, 2.618, 2.623} // about -0.30%
+	on := []float64{3.148, 3.150, 3.146, 3.152, 3.149}
+	onB := []float64{3.152, 3.154, 3.150, 3.156, 3.153} // about +0.13%
+	a := inVirtualTime(result("nsp00a1", "A", "6.12.118", scenarioText, map[string][]float64{"off": off, "on": on}), "aaaa")
+	b := inVirtualTime(result("nsp00b1", "B", "6.12.118", scenarioText, map[string][]float64{"off": offB, "on": onB}), "aaaa")
+	ab, err := Kernels(a, b, "nsp0aa1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aa, ok := results.AAOf(ab)
+	if !ok {
+		t.Fatal("two guests of one image in virtual time are not read as an A/A")
+	}
+	moves := map[string]float64{}
+	for _, m := range aa.Moves {
+		moves[m.State+" "+m.Metric] = m.Change
+	}
+	if len(moves) != 2 || math.Abs(moves["off throughput"]+0.0030) > 0.0002 || math.Abs(moves["on throughput"]-0.0013) > 0.0002 {
+		t.Fatalf("moves %v, want off -0.30%% and on +0.13%%", moves)
+	}
+	if floor, ok := aa.Floor(); !ok || math.Abs(floor-0.0030) > 0.0002 {
+		t.Errorf("floor %g, want the largest move, 0.30%%", floor)
+	}
+	if why := aa.Why(); !strings.Contains(why, "A/A of pair (run nsp0aa1") || !strings.Contains(why, "at most 0.30% (tcp4 throughput off)") {
+		t.Errorf("why: %s", why)
+	}
+	if aa.Clock != "virtual icount=shift=2,sleep=off,align=off qemu=7.2.22 cpu=qemu64,-cx16" || aa.Kernel != "6.12.118" {
+		t.Errorf("clock %q, kernel %q", aa.Clock, aa.Kernel)
+	}
+
+	other := inVirtualTime(result("nsp00b2", "B", "6.12.118", scenarioText, map[string][]float64{"off": offB, "on": onB}), "bbbb")
+	if ab2, err := Kernels(a, other, "nsp0ab2", nil); err != nil {
+		t.Fatal(err)
+	} else if _, ok := results.AAOf(ab2); ok {
+		t.Error("two images read as an A/A")
+	}
+	wallA := result("nsp00a3", "A", "6.12.118", scenarioText, map[string][]float64{"off": off, "on": on})
+	wallB := result("nsp00b3", "B", "6.12.118", scenarioText, map[string][]float64{"off": offB, "on": onB})
+	if ab3, err := Kernels(wallA, wallB, "nsp0ab3", nil); err != nil {
+		t.Fatal(err)
+	} else if _, ok := results.AAOf(ab3); ok {
+		t.Error("a run on the wall clock read as an A/A")
+	}
+}
+
+// TestFloorClamps: an A/A whose medians agreed exactly still leaves a floor; a noisy one never
+// makes it coarser than the host's default.
+func TestFloorClamps(t *testing.T) {
+	for _, tc := range []struct {
+		moves []float64
+		want  float64
+	}{
+		{[]float64{0, 0}, results.MinAAFloor},
+		{[]float64{0.002, -0.004, 0.001}, 0.004},
+		{[]float64{0.09}, results.DefaultMinChange},
+	} {
+		var aa results.Repeatability
+		for _, c := range tc.moves {
+			aa.Moves = append(aa.Moves, results.Move{Workload: "tcp4", State: "off", Metric: results.Throughput, Change: c})
+		}
+		if got, ok := aa.Floor(); !ok || got != tc.want {
+			t.Errorf("moves %v: floor %g, want %g", tc.moves, got, tc.want)
+		}
+	}
+	if _, ok := (results.Repeatability{}).Floor(); ok {
+		t.Error("an A/A without moves gives a floor")
+	}
+}
+
+// TestVirtualFloorDecidesSmallChanges: the same 0.8% regression of B, measured to a few tenths
+// of a percent, is "negligible" under the host's 2% and "regressed" under a floor derived from
+// an A/A; the table says where the floor comes from.
+func TestVirtualFloorDecidesSmallChanges(t *testing.T) {
+	off := []float64{2.630, 2.628, 2.633, 2.625, 2.631, 2.629}
+	slower := make([]float64, len(off))
+	for i, v := range off {
+		slower[i] = v * 0.992
+	}
+	on := []float64{3.148, 3.150, 3.146, 3.152, 3.149, 3.151}
+	verdict := func(pol results.Policy) (string, string) {
+		a := inVirtualTime(result("nsp00a4", "A", "6.12.118", scenarioText, map[string][]float64{"off": off, "on": on}), "aaaa")
+		b := inVirtualTime(result("nsp00b4", "B", "6.12.118", scenarioText, map[string][]float64{"off": slower, "on": on}), "bbbb")
+		a.Settings.Policy = pol
+		ab, err := Kernels(a, b, "nsp0ab4", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var table bytes.Buffer
+		if err := results.Table(&table, ab); err != nil {
+			t.Fatal(err)
+		}
+		return throughputVerdicts(ab)["off@B vs off@A"], table.String()
+	}
+	if v, _ := verdict(results.Policy{Alpha: 0.05, MinChange: results.DefaultMinChange}); v != results.Negligible {
+		t.Errorf("under the host's floor: %s, want negligible", v)
+	}
+	aa := results.Repeatability{Scenario: "pair", RunID: "nsp0aa5", Runs: 6, Kernel: "6.12.118",
+		Moves: []results.Move{{Workload: "tcp4", State: "off", Metric: results.Throughput, Change: -0.0021}}}
+	floor, _ := aa.Floor()
+	v, table := verdict(results.Policy{Alpha: 0.05, MinChange: floor, MinChangeFrom: aa.Why(), AA: &aa})
+	if v != results.Regressed {
+		t.Errorf("under the A/A's floor %g: %s, want regressed", floor, v)
+	}
+	for _, want := range []string{"min change 0.21%", "min change from: virtual time: an A/A of pair (run nsp0aa5"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package kernels
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/nsperf/nsperf/internal/safefile"
+	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
+	"github.com/nsperf/nsperf/vm"
+)
+
+// A/As in virtual time: `run SCENARIO --kernel K --kernel K` measures how far two boots of one
+// kernel land apart, and later runs of that scenario on that clock take the largest move as
+// their floor (results.Repeatability). They are kept one file per scenario text, run length
+// and clock, the last one measured.
+
+// AADirEnv names the directory of A/As when set.
+const AADirEnv = "NSPERF_AA_DIR"
+
+// AADir is where A/As are kept: $NSPERF_AA_DIR, else next to the history database
+// ($XDG_DATA_HOME/nsperf/aa, else ~/.local/share/nsperf/aa).
+func AADir() string {
+	if d := os.Getenv(AADirEnv); d != "" {
+		return d
+	}
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "/root"
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "nsperf", "aa")
+}
+
+// aaFile is the A/A file of the plan's scenario: its name, and a hash of what decides how far
+// two boots land apart besides the kernel: the scenario's text, the run length the command
+// line set, and the virtual clock's options (the number of runs only narrows the medians).
+func (p Plan) aaFile() string {
+	dir := p.AADir
+	if dir == "" {
+		dir = AADir()
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s", scenarios.TextSHA256(p.Scenario.Text), p.Overrides.Duration, p.Overrides.Omit, vm.IcountOptions, vm.TCGCPUModel)
+	return filepath.Join(dir, p.Scenario.Name+"-"+hex.EncodeToString(h.Sum(nil))[:16]+".json")
+}
+
+// virtualFloor is the policy of a run in virtual time that sets no minimum change: the floor
+// of the scenario's A/A on record, else results.VirtualMinChange (saying why, an unreadable
+// A/A file included).
+func (p Plan) virtualFloor() results.Policy {
+	pol := p.Run.Policy
+	pol.MinChange, pol.MinChangeFrom = results.VirtualMinChange, results.VirtualDefaultWhy(p.Scenario.Name)
+	aa, err := readAA(p.aaFile())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		pol.MinChangeFrom += fmt.Sprintf(" (the one on record is not usable: %v)", err)
+	default:
+		if floor, ok := aa.Floor(); ok {
+			pol.MinChange, pol.MinChangeFrom, pol.AA = floor, aa.Why(), &aa
+		}
+	}
+	return pol
+}
+
+// maxAAFile bounds what is read of an A/A file.
+const maxAAFile = 1 << 20
+
+func readAA(path string) (results.Repeatability, error) {
+	var aa results.Repeatability
+	data, err := safefile.ReadRegular(path, maxAAFile)
+	if err != nil {
+		return aa, err
+	}
+	if err := json.Unmarshal(data, &aa); err != nil {
+		return aa, fmt.Errorf("%s: %w", path, err)
+	}
+	if floor, ok := aa.Floor(); ok && (floor <= 0 || floor >= 1) {
+		return aa, fmt.Errorf("%s: a floor of %g is not one a run decides with", path, floor)
+	}
+	return aa, nil
+}
+
+// writeAA replaces the A/A file at path (a temporary file renamed over it).
+func writeAA(path string, aa results.Repeatability) error {
+	data, err := json.MarshalIndent(aa, "", "  ")
+	if err != nil {
+		return err
+	}
+	t, err := safefile.Create(path, 0o644)
+	if err != nil {
+		return err
+	}
+	defer t.Abort()
+	if _, err := t.Write(append(data, '\n')); err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+// keepAA records r as the scenario's A/A when it is one (two guests of the same image and
+// modules in virtual time, complete) and says what later runs will decide with.
+func (p Plan) keepAA(r *results.Result, progress io.Writer) {
+	aa, ok := results.AAOf(r)
+	if !ok || !r.Complete {
+		return
+	}
+	err := writeAA(p.aaFile(), aa)
+	if err != nil {
+		fmt.Fprintf(progress, "WARNING: the A/A of %s was not kept for later runs: %v\n", p.Scenario.Name, err)
+		return
+	}
+	floor, _ := aa.Floor()
+	fmt.Fprintf(progress, "A/A: %s; later runs of %s in virtual time decide with min change %.2f%% (--min-change overrides)\n", aa.Why(), p.Scenario.Name, 100*floor)
+}
