@@ -18,7 +18,7 @@ TESTFUZZ  ?= 3000x
 FUZZMINIMIZE ?= 200x
 RUNFLAGS  ?=
 
-.PHONY: all build run test fuzz bench lint deps clean models models-check calibrate docs man coverage-map
+.PHONY: all build run test fuzz bench lint deps clean models models-check calibrate calibrate-patch docs man coverage-map
 
 all: build
 
@@ -50,6 +50,11 @@ test: deps
 calibrate: deps build
 	N=$${N:-20} bash scripts/calibrate.sh
 
+# A patch of known cost per packet (veth_xmit), at several sizes, as A/Bs in virtual time:
+# the smallest change decided (docs/method.md). Also the end of make bench.
+calibrate-patch: deps build
+	bash scripts/calibrate-patch.sh
+
 # Every fuzz target of every package, found by name (go test -list): a new parser's Fuzz
 # function is fuzzed without a line here.
 fuzz:
@@ -75,6 +80,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'Compare1000' -benchtime 20x -benchmem ./results/
 	$(GO) test -run '^$$' -bench 'BuildModules' -benchtime 3x ./cmd/nsperf/buildtest/
 	$(GO) test -run '^$$' -bench 'BuildWhole' -benchtime 3x ./cmd/nsperf/buildtest/
+	$(MAKE) calibrate-patch
 
 # staticcheck is a tool of go.mod (go get -tool): the version is pinned with the other modules.
 lint:

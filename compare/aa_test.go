@@ -130,3 +130,34 @@ func TestVirtualFloorDecidesSmallChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestAAShiftIgnoresRegimes: runs that fall into two regimes (a flow reordered inside the guest
+// or not) make the median of 5 jump between them: three of A's runs high and one of B's move
+// the medians by -1.2%, while the runs of both boots interleave. The A/A's move is the shift
+// of the series (Hodges-Lehmann), near 0, not the medians' ratio.
+func TestAAShiftIgnoresRegimes(t *testing.T) {
+	offA := []float64{2.40, 2.46, 2.41, 2.47, 2.46}
+	offB := []float64{2.41, 2.44, 2.42, 2.49, 2.43}
+	on := []float64{3.148, 3.150, 3.146, 3.152, 3.149}
+	a := inVirtualTime(result("nsp00a6", "A", "6.12.118", scenarioText, map[string][]float64{"off": offA, "on": on}), "aaaa")
+	b := inVirtualTime(result("nsp00b6", "B", "6.12.118", scenarioText, map[string][]float64{"off": offB, "on": on}), "aaaa")
+	ab, err := Kernels(a, b, "nsp0aa6", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aa, ok := results.AAOf(ab)
+	if !ok {
+		t.Fatal("no A/A")
+	}
+	for _, m := range aa.Moves {
+		if m.State != "off" {
+			continue
+		}
+		if math.Abs(m.MedianChange+0.0122) > 0.0005 || math.Abs(m.Change) > 0.002 {
+			t.Errorf("off: medians moved %+.2f%% (want -1.22%%), shift %+.2f%% (want within 0.2%%)", 100*m.MedianChange, 100*m.Change)
+		}
+	}
+	if floor, _ := aa.Floor(); floor > 0.002 {
+		t.Errorf("floor %g: the regimes' jump of the medians became the floor", floor)
+	}
+}

@@ -2,6 +2,8 @@ package results
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -82,8 +84,51 @@ func (r *Result) Diagnose() []string {
 				}
 			}
 		}
+		for _, s := range c.Summaries {
+			if !r.gated(s.Workload, s.Metric) {
+				continue
+			}
+			// Only a split larger than the floor: below it the regimes do not matter.
+			if n, of, d, ok := outOfOrder(c, s.Workload, s.Metric, s.State); ok && math.Abs(d) >= r.Settings.Policy.MinChange {
+				out = append(out, fmt.Sprintf("reordering: %s%s %s in %s: %d of %d samples queued segments out of order (%s: reordering or loss), their median %+.1f%% against the others'", prefix, s.Workload, s.Metric, s.State, n, of, OutOfOrderCounter, 100*d))
+			}
+		}
 	}
 	return out
+}
+
+// OutOfOrderCounter is the receiver's count of segments queued out of order (nstat's name).
+const OutOfOrderCounter = "TcpExtTCPOFOQueue"
+
+// outOfOrder splits a state's samples into those in which a namespace queued TCP segments out
+// of order and the others: how many did, of how many, and the change of their median against
+// the others'. ok false unless both kinds are there. A flow reordered inside a guest runs in
+// another regime for the rest of its sample (docs/method.md, "Virtual time: repeatability"):
+// this says which samples, not why.
+func outOfOrder(c Case, workload, metric, state string) (n, of int, change float64, ok bool) {
+	var reordered, others []float64
+	for _, s := range c.Samples {
+		if s.Workload != workload || s.State != state || s.Error != "" || s.Invalid != "" {
+			continue
+		}
+		v, has := s.Value(metric)
+		if !has {
+			continue
+		}
+		if s.Counters != nil && slices.ContainsFunc(slices.Collect(maps.Values(s.Counters.Namespaces)), func(ns map[string]uint64) bool { return ns[OutOfOrderCounter] > 0 }) {
+			reordered = append(reordered, v)
+		} else {
+			others = append(others, v)
+		}
+	}
+	if len(reordered) == 0 || len(others) == 0 {
+		return 0, 0, 0, false
+	}
+	mr, mo := Describe(reordered).Median, Describe(others).Median
+	if d := mr/mo - 1; mo != 0 && FinitePercent(d) {
+		return len(reordered), len(reordered) + len(others), d, true
+	}
+	return 0, 0, 0, false
 }
 
 // drift compares the median of a state's last k rounds with its first k (k = a third of the

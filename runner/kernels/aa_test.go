@@ -60,7 +60,7 @@ func TestVirtualFloorFollowsTheAA(t *testing.T) {
 
 	var progress bytes.Buffer
 	p.keepAA(aaResult(t), &progress)
-	if !strings.Contains(progress.String(), "later runs of pair in virtual time decide with min change 0.30%") {
+	if !strings.Contains(progress.String(), "later runs of pair in virtual time decide with min change 0.31%") {
 		t.Errorf("progress: %s", progress.String())
 	}
 	req = p.guestRequest(1, vm.ClockVirtual)
