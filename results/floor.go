@@ -79,6 +79,19 @@ func (a Repeatability) Floor() (float64, bool) {
 	return min(max(up, MinAAFloor), MaxAAFloor), true
 }
 
+// LargestFloor is the floor of several A/As of one scenario: that of the one with the largest
+// shift, and that A/A; ok false when none has a shift.
+func LargestFloor(aas []Repeatability) (Repeatability, float64, bool) {
+	var out Repeatability
+	floor, found := 0.0, false
+	for _, aa := range aas {
+		if f, ok := aa.Floor(); ok && (!found || f > floor) {
+			out, floor, found = aa, f, true
+		}
+	}
+	return out, floor, found
+}
+
 // Why says where the floor comes from, for the table's policy line: "virtual time: an A/A of
 // veth-bigtcp (run nsp1234, 2026-12-06, 10 runs, 6.12.118) shifted a gated series at most
 // 0.31% (tcp6 throughput off)".

@@ -31,3 +31,16 @@ func TestReportFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestReportTimeLeftInVirtualTime: in virtual time the time left counts the samples' own
+// seconds, not the guest's clock since the start, which runs through its idle waits (a guest
+// that waited 10 minutes of virtual time at the gate still has 3 samples of 2 s left).
+func TestReportTimeLeftInVirtualTime(t *testing.T) {
+	var b strings.Builder
+	m := &measurement{progress: &b, total: 4, done: 1, started: time.Now().Add(-10 * time.Minute)}
+	m.opt.VirtualTime = true
+	m.report("A", 1, 4, results.Sample{State: "off", Workload: "tcp4", Seconds: 2, Metrics: []results.Metric{{Name: results.Throughput, Unit: "bit/s", Value: 2.6e9}}}, nil)
+	if !strings.Contains(b.String(), "(6s of virtual time left)") {
+		t.Errorf("%q, want 6s of virtual time left", b.String())
+	}
+}

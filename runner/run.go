@@ -398,12 +398,15 @@ func requireTools(m machine.Machine, s *scenarios.Scenario, built map[string]too
 // measurement is the measuring of a whole run, across its cases: the counts behind the
 // progress lines and the run's error.
 type measurement struct {
-	ctx       context.Context
-	opt       Options
-	policy    results.Policy
-	progress  io.Writer
-	journal   *results.Journal
-	caseIndex int
+	ctx      context.Context
+	opt      Options
+	policy   results.Policy
+	progress io.Writer
+	journal  *results.Journal
+	// clientSeconds is the samples' own time so far (their clients'), for the time left in
+	// virtual time.
+	clientSeconds float64
+	caseIndex     int
 
 	// sequential is the design of an adaptive run; gates the workloads' gated metrics.
 	sequential results.Sequential
@@ -462,6 +465,13 @@ func (m *measurement) report(label string, round, rounds int, s results.Sample, 
 		}
 	}
 	perRun := time.Since(m.started) / time.Duration(m.done)
+	if m.opt.VirtualTime {
+		// The guest's clock also runs through its waits for the host and for the other guest
+		// (it jumps to its next timer when idle), which the time since the start would count:
+		// the samples' own time is what is left to measure.
+		m.clientSeconds += s.Seconds
+		perRun = time.Duration(m.clientSeconds / float64(m.done) * float64(time.Second))
+	}
 	left := (perRun * time.Duration(m.total-m.done)).Round(time.Second).String()
 	if m.opt.VirtualTime {
 		left += " of virtual time"

@@ -55,46 +55,66 @@ func (p Plan) aaFile() string {
 	return filepath.Join(dir, p.Scenario.Name+"-"+hex.EncodeToString(h.Sum(nil))[:16]+".json")
 }
 
+// keptAAs is how many A/As of one scenario, run length and clock are kept (the latest): the
+// floor is the largest shift over them, so one A/A whose boots happened to land close does not
+// set it alone, and an old one goes once enough newer ones are measured.
+const keptAAs = 5
+
 // virtualFloor is the policy of a run in virtual time that sets no minimum change: the floor
-// of the scenario's A/A on record, else results.VirtualMinChange (saying why, an unreadable
+// of the scenario's A/As on record, else results.VirtualMinChange (saying why, an unreadable
 // A/A file included).
 func (p Plan) virtualFloor() results.Policy {
 	pol := p.Run.Policy
 	pol.MinChange, pol.MinChangeFrom = results.VirtualMinChange, results.VirtualDefaultWhy(p.Scenario.Name)
-	aa, err := readAA(p.aaFile())
+	aas, err := readAAs(p.aaFile())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		pol.MinChangeFrom += fmt.Sprintf(" (the one on record is not usable: %v)", err)
 	default:
-		if floor, ok := aa.Floor(); ok {
-			pol.MinChange, pol.MinChangeFrom, pol.AA = floor, aa.Why(), &aa
+		if aa, floor, ok := results.LargestFloor(aas); ok {
+			pol.MinChange, pol.MinChangeFrom, pol.AA = floor, whyOf(aa, len(aas)), &aa
 		}
 	}
 	return pol
 }
 
+// whyOf says where the floor comes from: the A/A with the largest shift, of n on record.
+func whyOf(aa results.Repeatability, n int) string {
+	if n == 1 {
+		return aa.Why()
+	}
+	return fmt.Sprintf("%s, the largest of the %d A/As on record", aa.Why(), n)
+}
+
 // maxAAFile bounds what is read of an A/A file.
 const maxAAFile = 1 << 20
 
-func readAA(path string) (results.Repeatability, error) {
-	var aa results.Repeatability
-	data, err := safefile.ReadRegular(path, maxAAFile)
-	if err != nil {
-		return aa, err
-	}
-	if err := json.Unmarshal(data, &aa); err != nil {
-		return aa, fmt.Errorf("%s: %w", path, err)
-	}
-	if floor, ok := aa.Floor(); ok && (floor <= 0 || floor >= 1) {
-		return aa, fmt.Errorf("%s: a floor of %g is not one a run decides with", path, floor)
-	}
-	return aa, nil
+// aaFileData is an A/A file: the latest A/As, oldest first.
+type aaFileData struct {
+	AAs []results.Repeatability `json:"aas"`
 }
 
-// writeAA replaces the A/A file at path (a temporary file renamed over it).
-func writeAA(path string, aa results.Repeatability) error {
-	data, err := json.MarshalIndent(aa, "", "  ")
+func readAAs(path string) ([]results.Repeatability, error) {
+	data, err := safefile.ReadRegular(path, maxAAFile)
+	if err != nil {
+		return nil, err
+	}
+	var f aaFileData
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, aa := range f.AAs {
+		if floor, ok := aa.Floor(); ok && (floor <= 0 || floor >= 1) {
+			return nil, fmt.Errorf("%s: a floor of %g is not one a run decides with", path, floor)
+		}
+	}
+	return f.AAs, nil
+}
+
+// writeAAs replaces the A/A file at path (a temporary file renamed over it).
+func writeAAs(path string, aas []results.Repeatability) error {
+	data, err := json.MarshalIndent(aaFileData{AAs: aas}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -109,18 +129,25 @@ func writeAA(path string, aa results.Repeatability) error {
 	return t.Commit()
 }
 
-// keepAA records r as the scenario's A/A when it is one (two guests of the same image and
-// modules in virtual time, complete) and says what later runs will decide with.
+// keepAA adds r to the scenario's A/As when it is one (two guests of the same image and
+// modules in virtual time, complete), keeping the latest keptAAs, and says what later runs
+// will decide with. A file that cannot be read is replaced.
 func (p Plan) keepAA(r *results.Result, progress io.Writer) {
 	aa, ok := results.AAOf(r)
 	if !ok || !r.Complete {
 		return
 	}
-	err := writeAA(p.aaFile(), aa)
-	if err != nil {
+	path := p.aaFile()
+	aas, _ := readAAs(path)
+	aas = append(aas, aa)
+	if len(aas) > keptAAs {
+		aas = aas[len(aas)-keptAAs:]
+	}
+	if err := writeAAs(path, aas); err != nil {
 		fmt.Fprintf(progress, "WARNING: the A/A of %s was not kept for later runs: %v\n", p.Scenario.Name, err)
 		return
 	}
-	floor, _ := aa.Floor()
-	fmt.Fprintf(progress, "A/A: %s; later runs of %s in virtual time decide with min change %.2f%% (--min-change overrides)\n", aa.Why(), p.Scenario.Name, 100*floor)
+	largest, floor, _ := results.LargestFloor(aas)
+	fmt.Fprintf(progress, "A/A: %s; later runs of %s in virtual time decide with min change %g%% (%s; --min-change overrides)\n",
+		aa.Why(), p.Scenario.Name, 100*floor, whyOf(largest, len(aas)))
 }

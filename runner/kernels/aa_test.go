@@ -93,7 +93,7 @@ func TestVirtualFloorFollowsTheAA(t *testing.T) {
 		t.Errorf("the scenario's min_change was replaced by %g", *req.Run.MinChange)
 	}
 
-	if err := os.WriteFile(p.aaFile(), []byte(`{"moves": [{"change": "x"}]}`), 0o644); err != nil {
+	if err := os.WriteFile(p.aaFile(), []byte(`{"aas": [{"moves": [{"change": "x"}]}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	req = p.guestRequest(0, vm.ClockVirtual)
@@ -103,5 +103,38 @@ func TestVirtualFloorFollowsTheAA(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || filepath.Ext(entries[0].Name()) != ".json" {
 		t.Errorf("the A/A directory holds %v", entries)
+	}
+}
+
+// TestAAsKeptAndLargestTaken: each A/A of a scenario is added to those on record, the latest
+// five kept; the floor is the largest shift over them, and the table says of how many.
+func TestAAsKeptAndLargestTaken(t *testing.T) {
+	dir := t.TempDir()
+	p := Plan{Scenario: pairScenario(t), ScenarioArg: "pair", AADir: dir, VM: vm.Options{Kernels: []vm.Kernel{{Label: "A"}, {Label: "B"}}}}
+	first := aaResult(t) // shift 0.30%
+	var progress bytes.Buffer
+	p.keepAA(first, &progress)
+	// A second A/A whose boots landed closer: the first one's shift stays the floor.
+	closer := aaResult(t)
+	for i := range closer.Cases[0].Samples {
+		if s := &closer.Cases[0].Samples[i]; s.State == "off@B" {
+			s.Metrics[0].Value *= 1.002
+		}
+	}
+	closer.RunID = "nsp0aa2"
+	p.keepAA(closer, &progress)
+	req := p.guestRequest(0, vm.ClockVirtual)
+	if *req.Run.MinChange != 0.0031 || !strings.Contains(req.Run.Policy.MinChangeFrom, "(run nsp0aa1") || !strings.Contains(req.Run.Policy.MinChangeFrom, "the largest of the 2 A/As on record") {
+		t.Errorf("floor %g from %q, want the first A/A's 0.31%% of 2", *req.Run.MinChange, req.Run.Policy.MinChangeFrom)
+	}
+	for range keptAAs {
+		p.keepAA(closer, &progress)
+	}
+	aas, err := readAAs(p.aaFile())
+	if err != nil || len(aas) != keptAAs {
+		t.Fatalf("%d A/As kept (%v), want %d", len(aas), err, keptAAs)
+	}
+	if req := p.guestRequest(0, vm.ClockVirtual); *req.Run.MinChange >= 0.0031 || strings.Contains(req.Run.Policy.MinChangeFrom, "nsp0aa1") {
+		t.Errorf("the oldest A/A still sets the floor: %g from %q", *req.Run.MinChange, req.Run.Policy.MinChangeFrom)
 	}
 }
