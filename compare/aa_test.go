@@ -161,3 +161,42 @@ func TestAAShiftIgnoresRegimes(t *testing.T) {
 		t.Errorf("floor %g: the regimes' jump of the medians became the floor", floor)
 	}
 }
+
+// TestSeriesFloors: each series decides with its own floor (an A/A's shift of it): the same
+// 0.8% regression is negligible in a series whose boots land 1.4% apart and regressed in one
+// whose boots land 0.3% apart; a series without a floor of its own takes the largest.
+func TestSeriesFloors(t *testing.T) {
+	off := []float64{2.630, 2.628, 2.633, 2.625, 2.631, 2.629}
+	on := []float64{3.148, 3.150, 3.146, 3.152, 3.149, 3.151}
+	slower := func(xs []float64) []float64 {
+		out := make([]float64, len(xs))
+		for i, v := range xs {
+			out[i] = v * 0.992
+		}
+		return out
+	}
+	a := inVirtualTime(result("nsp00a7", "A", "6.12.118", scenarioText, map[string][]float64{"off": off, "on": on}), "aaaa")
+	b := inVirtualTime(result("nsp00b7", "B", "6.12.118", scenarioText, map[string][]float64{"off": slower(off), "on": slower(on)}), "bbbb")
+	a.Settings.Policy = results.Policy{Alpha: 0.05, MinChange: 0.014, Floors: []results.SeriesFloor{
+		{Workload: "tcp4", Metric: results.Throughput, State: "off", MinChange: 0.014},
+		{Workload: "tcp4", Metric: results.Throughput, State: "on", MinChange: 0.003},
+	}}
+	ab, err := Kernels(a, b, "nsp0ab7", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := throughputVerdicts(ab)
+	if v["off@B vs off@A"] != results.Negligible || v["on@B vs on@A"] != results.Regressed {
+		t.Errorf("verdicts %v: want off negligible (floor 1.4%%), on regressed (floor 0.3%%)", v)
+	}
+	back := storedAndRead(t, ab)
+	if err := back.Recompute(); err != nil {
+		t.Fatal(err)
+	}
+	if v := throughputVerdicts(back); v["on@B vs on@A"] != results.Regressed {
+		t.Errorf("after storing and recomputing: %v", v)
+	}
+	if got := (results.Policy{MinChange: 0.014, Floors: a.Settings.Policy.Floors}).MinChangeOf("tcp6", results.Throughput, "on"); got != 0.014 {
+		t.Errorf("a series without a floor: %g, want the largest", got)
+	}
+}

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -74,9 +77,48 @@ func (a Repeatability) Floor() (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	// Up to the next hundredth of a percent: the table prints it as it is.
-	up := math.Ceil(math.Abs(m.Change)*1e4-1e-9) / 1e4
-	return min(max(up, MinAAFloor), MaxAAFloor), true
+	return floorOf(m.Change), true
+}
+
+// SeriesFloors are the floors of each series of several A/As of one scenario: the largest
+// shift of the series over them, rounded up to 0.01%, within [MinAAFloor, MaxAAFloor]; sorted
+// by workload, metric and state. A series shifts by its own amount between boots (a
+// scenario's "off" state whose flow is reordered now and then by 1.4%, its "on" state by
+// 0.3%), so each is decided against its own.
+func SeriesFloors(aas []Repeatability) []SeriesFloor {
+	largest := map[SeriesFloor]float64{}
+	for _, aa := range aas {
+		for _, m := range aa.Moves {
+			key := SeriesFloor{Workload: m.Workload, Metric: m.Metric, State: m.State}
+			largest[key] = max(largest[key], math.Abs(m.Change))
+		}
+	}
+	var out []SeriesFloor
+	for key, shift := range largest {
+		key.MinChange = floorOf(shift)
+		out = append(out, key)
+	}
+	slices.SortFunc(out, func(a, b SeriesFloor) int {
+		return cmp.Or(cmp.Compare(a.Workload, b.Workload), cmp.Compare(a.Metric, b.Metric), cmp.Compare(a.State, b.State))
+	})
+	return out
+}
+
+// floorOf is the floor of a shift: rounded up to the next hundredth of a percent (the table
+// prints it as it is), within [MinAAFloor, MaxAAFloor].
+func floorOf(shift float64) float64 {
+	up := math.Ceil(math.Abs(shift)*1e4-1e-9) / 1e4
+	return min(max(up, MinAAFloor), MaxAAFloor)
+}
+
+// DescribeFloors says the floors of the series in one line: "tcp4 throughput off 0.54%, tcp4
+// throughput on 0.27%".
+func DescribeFloors(floors []SeriesFloor) string {
+	parts := make([]string, len(floors))
+	for i, f := range floors {
+		parts[i] = fmt.Sprintf("%s %s %s %g%%", f.Workload, f.Metric, f.State, 100*f.MinChange)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // LargestFloor is the floor of several A/As of one scenario: that of the one with the largest

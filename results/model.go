@@ -4,7 +4,9 @@
 package results
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -353,6 +355,29 @@ type Policy struct {
 	MinChangeFrom string `json:"min_change_from,omitempty"`
 	// AA is the A/A in virtual time MinChange was derived from.
 	AA *Repeatability `json:"aa,omitempty"`
+	// Floors are minimum changes of single series (an A/A's shift of each), which their
+	// comparisons decide with instead of MinChange (MinChangeOf); MinChange is then the largest.
+	Floors []SeriesFloor `json:"floors,omitempty"`
+}
+
+// SeriesFloor is the minimum change of one series: a workload's metric in a state (its own
+// name, not STATE@SIDE).
+type SeriesFloor struct {
+	Workload  string  `json:"workload"`
+	Metric    string  `json:"metric"`
+	State     string  `json:"state"`
+	MinChange float64 `json:"min_change"`
+}
+
+// MinChangeOf is the minimum change a comparison of a workload's metric in a state (its own
+// name) decides with: the series' floor when the policy has one, else MinChange.
+func (p Policy) MinChangeOf(workload, metric, state string) float64 {
+	for _, f := range p.Floors {
+		if f.Workload == workload && f.Metric == metric && f.State == state {
+			return f.MinChange
+		}
+	}
+	return p.MinChange
 }
 
 // Bounds of a policy, as a scenario may set it (scenarios' validation): what a stored result
@@ -370,6 +395,8 @@ func (p Policy) check() error {
 		return fmt.Errorf("alpha %g: not a significance level a run decides with (%g to below %g)", p.Alpha, MinAlpha, MaxAlpha)
 	case p.MinChange < 0 || p.MinChange >= 1:
 		return fmt.Errorf("min_change %g: not a minimum change a run decides with (0 to below 1)", p.MinChange)
+	case slices.ContainsFunc(p.Floors, func(f SeriesFloor) bool { return !(f.MinChange > 0 && f.MinChange < 1) }):
+		return errors.New("floors: a minimum change of a series is not one a run decides with (above 0, below 1)")
 	case p.CVLimit < 0 || p.CVLimit > 1:
 		return fmt.Errorf("cv_limit %g: not a CV limit a run decides with (0 to 1)", p.CVLimit)
 	}

@@ -89,7 +89,7 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string, polic
 				xs := values[st.Name]
 				sum := Summary{Workload: w, Metric: metric, Unit: units[metric], State: st.Name, SideOf: st.SideOf, Stats: Describe(xs), Centre: CentreOf(xs)}
 				if st.CompareTo != "" && st.Unavailable == "" {
-					c := Compare(values[st.CompareTo], xs, dir, policy.Alpha, policy.CVLimit, policy.MinChange)
+					c := Compare(values[st.CompareTo], xs, dir, policy.Alpha, policy.CVLimit, policy.MinChangeOf(w, metric, st.OwnState(st.Name)))
 					c.Baseline = st.CompareTo
 					for _, b := range states {
 						if b.Name == st.CompareTo {
@@ -114,6 +114,7 @@ func Summarize(samples []Sample, states []StateRecord, workloads []string, polic
 func (r *Result) DecideFamily() {
 	pol := r.Settings.Policy
 	type ref struct{ c, s int }
+	var floors []float64
 	var gated []ref
 	var ps []float64
 	for ci := range r.Cases {
@@ -127,13 +128,14 @@ func (r *Result) DecideFamily() {
 			if s.Comparison.Gated && s.Comparison.NBase > 0 && s.Comparison.NState > 0 {
 				gated = append(gated, ref{ci, si})
 				ps = append(ps, s.Comparison.P)
+				floors = append(floors, pol.MinChangeOf(s.Workload, s.Metric, s.OwnState(s.State)))
 			}
 		}
 	}
 	for i, adj := range Holm(ps) {
 		c := r.Cases[gated[i].c].Summaries[gated[i].s].Comparison
 		c.PAdjusted, c.Family = adj, len(ps)
-		c.Decide(adj, pol.Alpha, pol.CVLimit, pol.MinChange)
+		c.Decide(adj, pol.Alpha, pol.CVLimit, floors[i])
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nsperf/nsperf/history"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -25,21 +26,13 @@ import (
 // AADirEnv names the directory of A/As when set.
 const AADirEnv = "NSPERF_AA_DIR"
 
-// AADir is where A/As are kept: $NSPERF_AA_DIR, else next to the history database
-// ($XDG_DATA_HOME/nsperf/aa, else ~/.local/share/nsperf/aa).
+// AADir is where A/As are kept: $NSPERF_AA_DIR, else beside the history database's default
+// (~/.local/share/nsperf/aa).
 func AADir() string {
 	if d := os.Getenv(AADirEnv); d != "" {
 		return d
 	}
-	dir := os.Getenv("XDG_DATA_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = "/root"
-		}
-		dir = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(dir, "nsperf", "aa")
+	return filepath.Join(filepath.Dir(history.DefaultPath()), "aa")
 }
 
 // aaFile is the A/A file of the plan's scenario: its name, and a hash of what decides how far
@@ -72,19 +65,27 @@ func (p Plan) virtualFloor() results.Policy {
 	case err != nil:
 		pol.MinChangeFrom += fmt.Sprintf(" (the one on record is not usable: %v)", err)
 	default:
-		if aa, floor, ok := results.LargestFloor(aas); ok {
-			pol.MinChange, pol.MinChangeFrom, pol.AA = floor, whyOf(aa, len(aas)), &aa
+		if largest, floor, ok := results.LargestFloor(aas); ok {
+			latest := aas[len(aas)-1]
+			pol.MinChange, pol.Floors, pol.AA = floor, results.SeriesFloors(aas), &latest
+			pol.MinChangeFrom = floorsWhy(pol.Floors, largest, len(aas))
 		}
 	}
 	return pol
 }
 
-// whyOf says where the floor comes from: the A/A with the largest shift, of n on record.
-func whyOf(aa results.Repeatability, n int) string {
+// floorsWhy says where the floors come from: each series' largest shift over the n A/As on
+// record, and the A/A of the largest.
+func floorsWhy(floors []results.SeriesFloor, largest results.Repeatability, n int) string {
+	return fmt.Sprintf("%s; each series decides with its largest shift over %s: %s", largest.Why(), onRecord(n), results.DescribeFloors(floors))
+}
+
+// onRecord names the A/As on record: "the A/A on record", "the 3 A/As on record".
+func onRecord(n int) string {
 	if n == 1 {
-		return aa.Why()
+		return "the A/A on record"
 	}
-	return fmt.Sprintf("%s, the largest of the %d A/As on record", aa.Why(), n)
+	return fmt.Sprintf("the %d A/As on record", n)
 }
 
 // maxAAFile bounds what is read of an A/A file.
@@ -147,7 +148,6 @@ func (p Plan) keepAA(r *results.Result, progress io.Writer) {
 		fmt.Fprintf(progress, "WARNING: the A/A of %s was not kept for later runs: %v\n", p.Scenario.Name, err)
 		return
 	}
-	largest, floor, _ := results.LargestFloor(aas)
-	fmt.Fprintf(progress, "A/A: %s; later runs of %s in virtual time decide with min change %g%% (%s; --min-change overrides)\n",
-		aa.Why(), p.Scenario.Name, 100*floor, whyOf(largest, len(aas)))
+	fmt.Fprintf(progress, "A/A: %s; later runs of %s in virtual time decide each series with its largest shift over %s: %s (--min-change overrides)\n",
+		aa.Why(), p.Scenario.Name, onRecord(len(aas)), results.DescribeFloors(results.SeriesFloors(aas)))
 }

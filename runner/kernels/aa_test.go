@@ -60,12 +60,16 @@ func TestVirtualFloorFollowsTheAA(t *testing.T) {
 
 	var progress bytes.Buffer
 	p.keepAA(aaResult(t), &progress)
-	if !strings.Contains(progress.String(), "later runs of pair in virtual time decide with min change 0.31%") {
+	if !strings.Contains(progress.String(), "later runs of pair in virtual time decide each series with its largest shift over the A/A on record: tcp4 throughput off 0.31%, tcp4 throughput on 0.1%") {
 		t.Errorf("progress: %s", progress.String())
 	}
 	req = p.guestRequest(1, vm.ClockVirtual)
 	if req.Run.MinChange == nil || *req.Run.MinChange < 0.0029 || *req.Run.MinChange > 0.0031 || req.Run.Policy.AA == nil || !strings.Contains(req.Run.Policy.MinChangeFrom, "an A/A of pair (run nsp0aa1") {
 		t.Fatalf("after the A/A: min change %v, from %q", req.Run.MinChange, req.Run.Policy.MinChangeFrom)
+	}
+	// Each series has its own floor: "on" did not shift (the lowest floor), "off" 0.30%.
+	if pol := req.Run.Policy; pol.MinChangeOf("tcp4", results.Throughput, "on") != results.MinAAFloor || pol.MinChangeOf("tcp4", results.Throughput, "off") != 0.0031 || pol.MinChangeOf("tcp4", "cpu_sender", "off") != 0.0031 {
+		t.Errorf("series floors %+v", pol.Floors)
 	}
 
 	// The guest decides with what the host sent, and its result says where it came from.
@@ -124,7 +128,7 @@ func TestAAsKeptAndLargestTaken(t *testing.T) {
 	closer.RunID = "nsp0aa2"
 	p.keepAA(closer, &progress)
 	req := p.guestRequest(0, vm.ClockVirtual)
-	if *req.Run.MinChange != 0.0031 || !strings.Contains(req.Run.Policy.MinChangeFrom, "(run nsp0aa1") || !strings.Contains(req.Run.Policy.MinChangeFrom, "the largest of the 2 A/As on record") {
+	if *req.Run.MinChange != 0.0031 || !strings.Contains(req.Run.Policy.MinChangeFrom, "(run nsp0aa1") || !strings.Contains(req.Run.Policy.MinChangeFrom, "its largest shift over the 2 A/As on record: tcp4 throughput off 0.31%") {
 		t.Errorf("floor %g from %q, want the first A/A's 0.31%% of 2", *req.Run.MinChange, req.Run.Policy.MinChangeFrom)
 	}
 	for range keptAAs {

@@ -127,7 +127,7 @@ func TestGuestPlanIsTheHostPlan(t *testing.T) {
 		t.Errorf("scenario %q, overrides %+v (runs %d), want the host's %+v", guest.ScenarioArg, guest.Overrides, guest.Scenario.Runs, host.Overrides)
 	}
 	g, h := guest.Run, host.Run
-	if g.Policy != h.Policy || *g.MinChange != minChange || g.Idle.Limit != h.Idle.Limit || g.Label != "6.12-patched" || g.VirtualTime || !g.StatesOptional {
+	if !reflect.DeepEqual(g.Policy, h.Policy) || *g.MinChange != minChange || g.Idle.Limit != h.Idle.Limit || g.Label != "6.12-patched" || g.VirtualTime || !g.StatesOptional {
 		t.Errorf("the guest's run options %+v, the host's %+v", g, h)
 	}
 	if b := g.Built["udpgso_bench_tx"]; b.Path != vm.GuestDir+"/built-udpgso_bench_tx" || b.Provenance != "built from /src" {
