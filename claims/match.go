@@ -165,7 +165,7 @@ func outcome(c Claim, m results.Comparison) (string, string) {
 	if !c.FromZero && math.Abs(c.Change) < negligible {
 		// A claim of no change worth a verdict (96 -> 96.05 Gbit/s): equivalence (or a
 		// significant change too small to matter) reproduces it, a decided change contradicts it.
-		what = fmt.Sprintf("claimed %+.1f%% (no change beyond %g%%); measured %s: %s", 100*c.Change, 100*negligible, results.FormatChangeCI(m), m.Verdict)
+		what = fmt.Sprintf("claimed %+.1f%% (no change beyond %.4g%%); measured %s: %s", 100*c.Change, 100*negligible, results.FormatChangeCI(m), m.Verdict)
 		switch m.Verdict {
 		case results.Equivalent, results.Negligible:
 			return results.Reproduced, what

@@ -189,6 +189,10 @@ func TestSeriesFloors(t *testing.T) {
 	if v["off@B vs off@A"] != results.Negligible || v["on@B vs on@A"] != results.Regressed {
 		t.Errorf("verdicts %v: want off negligible (floor 1.4%%), on regressed (floor 0.3%%)", v)
 	}
+	var table bytes.Buffer
+	if err := results.Table(&table, ab); err != nil || !strings.Contains(table.String(), "min change of each series its own, at most 1.4%") {
+		t.Errorf("the table's policy line (%v):\n%s", err, table.String())
+	}
 	back := storedAndRead(t, ab)
 	if err := back.Recompute(); err != nil {
 		t.Fatal(err)

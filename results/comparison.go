@@ -211,9 +211,9 @@ func (c *Comparison) Decide(p, alpha, cvLimit, minChange float64) {
 	significant := p <= alpha
 	switch {
 	case significant && minChange > 0 && !c.FromZero && math.Abs(c.Change) < minChange:
-		c.Verdict, c.Note = Negligible, fmt.Sprintf("below %g%%", 100*minChange)
+		c.Verdict, c.Note = Negligible, fmt.Sprintf("below %.4g%%", 100*minChange)
 	case !significant && c.within():
-		c.Verdict, c.Note = Equivalent, fmt.Sprintf("within ±%g%%", 100*minChange)
+		c.Verdict, c.Note = Equivalent, fmt.Sprintf("within ±%.4g%%", 100*minChange)
 	case !significant && mwu.MinP(c.NBase, c.NState)*float64(max(c.Family, 1)) > alpha:
 		c.Verdict, c.Note = Undecided, c.undecidedNote(alpha)
 	case significant && c.Direction == int(NoDirection) && c.Moved():

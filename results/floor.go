@@ -116,7 +116,7 @@ func floorOf(shift float64) float64 {
 func DescribeFloors(floors []SeriesFloor) string {
 	parts := make([]string, len(floors))
 	for i, f := range floors {
-		parts[i] = fmt.Sprintf("%s %s %s %g%%", f.Workload, f.Metric, f.State, 100*f.MinChange)
+		parts[i] = fmt.Sprintf("%s %s %s %.4g%%", f.Workload, f.Metric, f.State, 100*f.MinChange)
 	}
 	return strings.Join(parts, ", ")
 }

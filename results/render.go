@@ -194,7 +194,11 @@ func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 	fmt.Fprintln(w, "median ± 95% CI (n/a: too few runs for an interval); CV = sample standard deviation / mean;")
 	fmt.Fprintln(w, "change = ratio of medians - 1 [95% CI], p = Mann-Whitney U; ~ = no significant change (p > alpha)")
 	if pol := r.Settings.Policy.Effective(); pol.MinChange > 0 || r.Settings.Gates != nil {
-		fmt.Fprintf(w, "gated metrics decide the run, their p adjusted together (Holm) at alpha %g; min change %g%%: smaller is negligible, a CI within it equivalent\n", pol.Alpha, 100*pol.MinChange)
+		floor := fmt.Sprintf("min change %.4g%%", 100*pol.MinChange)
+		if len(pol.Floors) > 0 {
+			floor = fmt.Sprintf("min change of each series its own, at most %.4g%%", 100*pol.MinChange)
+		}
+		fmt.Fprintf(w, "gated metrics decide the run, their p adjusted together (Holm) at alpha %g; %s: smaller is negligible, a CI within it equivalent\n", pol.Alpha, floor)
 		if pol.MinChangeFrom != "" {
 			fmt.Fprintln(w, "min change from: "+pol.FloorSource())
 		}
