@@ -11,11 +11,11 @@ import (
 
 // The practical floor (Policy.MinChange) follows the instrument. On a host, or a guest on the
 // wall clock, a run's figures move by a few percent between runs of the same kernel, and the
-// default floor (DefaultMinChange) is made for that. In virtual time the same kernel repeats
-// to a few tenths of a percent (docs/method.md, "Virtual time: repeatability"), so a floor of
-// 2% would call a real 1% regression negligible. There the floor is what an A/A of the
-// scenario on the same clock showed: the largest shift of a gated series between two guests
-// of one kernel, which is how far apart two boots of the same code land.
+// default floor (DefaultMinChange) is made for that. In virtual time two boots of the same
+// kernel land 0.3% to 1.4% apart, series by series (docs/method.md, "Virtual time:
+// repeatability and the floor"), so a floor of 2% would call a real 1% regression negligible
+// in a series that repeats to 0.3%. There each series' floor is what the scenario's A/As on
+// the same clock showed of it: its largest shift between two guests of one kernel.
 
 // VirtualMinChange is the floor of a run in virtual time whose scenario has no A/A on record:
 // the largest shift of a gated series in the seven A/As measured on this project's
@@ -73,7 +73,8 @@ func (a Repeatability) Largest() (Move, bool) {
 }
 
 // Floor is the minimum change a run on the A/A's clock decides with: the largest shift,
-// rounded up to 0.01%, within [MinAAFloor, MaxAAFloor]. ok false when the A/A has no shift to derive it from.
+// rounded up to 0.01%, within [MinAAFloor, MaxAAFloor]. ok false when the A/A has no shift
+// to derive it from.
 func (a Repeatability) Floor() (float64, bool) {
 	m, ok := a.Largest()
 	if !ok {
