@@ -92,9 +92,63 @@ func (r *Result) Diagnose() []string {
 			if n, of, d, ok := outOfOrder(c, s.Workload, s.Metric, s.State); ok && math.Abs(d) >= r.Settings.Policy.MinChange {
 				out = append(out, fmt.Sprintf("reordering: %s%s %s in %s: %d of %d samples queued segments out of order (%s: reordering or loss), their median %+.1f%% against the others'", prefix, s.Workload, s.Metric, s.State, n, of, OutOfOrderCounter, 100*d))
 			}
+			if line, ok := reorderedApart(c, s, r.Settings.Policy.MinChange); ok {
+				out = append(out, prefix+line)
+			}
 		}
 	}
 	return out
+}
+
+// reorderedApart warns of a decided comparison of a series that reorders: either state's
+// reordered samples differ from its others by the floor or more, and the change is no larger
+// than that difference. TCP's answer to reordering
+// moves a sample's figures by percents for the rest of it, and reordered samples can cluster
+// over consecutive rounds, so the samples are not independent and a state with more of them
+// can be decided better or worse than an identical one (docs/method.md: an A/A within one boot
+// decided +2.9% so). A real change of the state can change the rate too: this says "may".
+func reorderedApart(c Case, s Summary, floor float64) (string, bool) {
+	cmp := s.Comparison
+	if cmp == nil || (cmp.Verdict != Improved && cmp.Verdict != Regressed) {
+		return "", false
+	}
+	// The regimes can explain a change as large as their split, not a larger one.
+	split := 0.0
+	for _, state := range []string{cmp.Baseline, s.State} {
+		if _, _, d, ok := outOfOrder(c, s.Workload, s.Metric, state); ok && math.Abs(d) >= floor {
+			split = max(split, math.Abs(d))
+		}
+	}
+	if split == 0 || cmp.FromZero || math.Abs(cmp.Change) > split {
+		return "", false
+	}
+	nb, ofb := reorderedShare(c, s.Workload, s.Metric, cmp.Baseline)
+	ns, ofs := reorderedShare(c, s.Workload, s.Metric, s.State)
+	return fmt.Sprintf("reordering: %s %s %s vs %s, %s by %+.1f%%, may be a false alarm: %d of %d samples out of order against %d of %d, whose regimes lie %.1f%% apart; such samples cluster over rounds, so they are not independent",
+		s.Workload, s.Metric, s.State, cmp.Baseline, cmp.Verdict, 100*cmp.Change, ns, ofs, nb, ofb, 100*split), true
+}
+
+// reorderedShare counts a state's valid samples of a metric, and those in which a namespace
+// queued TCP segments out of order.
+func reorderedShare(c Case, workload, metric, state string) (reordered, of int) {
+	for _, s := range c.Samples {
+		if s.Workload != workload || s.State != state || s.Error != "" || s.Invalid != "" {
+			continue
+		}
+		if _, has := s.Value(metric); !has {
+			continue
+		}
+		of++
+		if reorderedSample(s) {
+			reordered++
+		}
+	}
+	return reordered, of
+}
+
+// reorderedSample: a namespace queued TCP segments out of order during the sample.
+func reorderedSample(s Sample) bool {
+	return s.Counters != nil && slices.ContainsFunc(slices.Collect(maps.Values(s.Counters.Namespaces)), func(ns map[string]uint64) bool { return ns[OutOfOrderCounter] > 0 })
 }
 
 // OutOfOrderCounter is the receiver's count of segments queued out of order (nstat's name).
@@ -115,7 +169,7 @@ func outOfOrder(c Case, workload, metric, state string) (n, of int, change float
 		if !has {
 			continue
 		}
-		if s.Counters != nil && slices.ContainsFunc(slices.Collect(maps.Values(s.Counters.Namespaces)), func(ns map[string]uint64) bool { return ns[OutOfOrderCounter] > 0 }) {
+		if reorderedSample(s) {
 			reordered = append(reordered, v)
 		} else {
 			others = append(others, v)
