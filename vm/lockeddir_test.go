@@ -91,3 +91,59 @@ func TestHiddenGuestDirOfAKilledRun(t *testing.T) {
 		t.Errorf("%s not removed: %v", killed, err)
 	}
 }
+
+// TestLockOutlivesTheTree: while a run removes its directory (renamed .removing-vm-*), the
+// lock file is there and held as long as anything else of the tree is: the tree of installed
+// modules is nested and takes a while, and its directory's time is as old as the install, so
+// a missing lock then looked like a killed run's leftover to the checks beside it.
+func TestLockOutlivesTheTree(t *testing.T) {
+	parent := t.TempDir()
+	var done atomic.Bool
+	seen := make(chan []string, 1)
+	go func() {
+		var bad []string
+		for !done.Load() {
+			dirs, _ := filepath.Glob(filepath.Join(parent, removingPrefix+"vm-*"))
+			for _, d := range dirs {
+				entries, err := os.ReadDir(d)
+				if err != nil {
+					continue
+				}
+				others := 0
+				for _, e := range entries {
+					if e.Name() != "lock" {
+						others++
+					}
+				}
+				if held, missing := runstate.LockHeld(filepath.Join(d, "lock")); others > 0 && (!held || missing) {
+					bad = append(bad, fmt.Sprintf("%s: %d entries, lock held %v, missing %v", filepath.Base(d), others, held, missing))
+				}
+			}
+		}
+		seen <- bad
+	}()
+	for i := 0; i < 10; i++ {
+		dir, lock, err := makeLockedDir(parent, "modules")
+		if err != nil {
+			done.Store(true)
+			t.Fatal(err)
+		}
+		for _, sub := range []string{"a", "lib/modules/6.12/kernel/net", "z"} {
+			p := filepath.Join(dir, sub)
+			os.MkdirAll(p, 0o755)
+			for j := 0; j < 100; j++ {
+				os.WriteFile(filepath.Join(p, fmt.Sprintf("m%03d.ko", j)), nil, 0o644)
+			}
+		}
+		if err := removeLockedDir(dir, lock); err != nil {
+			t.Error(err)
+		}
+	}
+	done.Store(true)
+	if bad := <-seen; len(bad) > 0 {
+		t.Errorf("a directory being removed was seen without its lock %d times, first %s", len(bad), bad[0])
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("left: %v", entries)
+	}
+}
