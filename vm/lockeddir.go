@@ -59,11 +59,7 @@ func makeLockedDir(parent, name string) (dir string, lock *os.File, err error) {
 	return dir, lock, nil
 }
 
-// removeLockedDir removes a directory made by makeLockedDir and then lets its lock go. The lock
-// file goes last, once the rest of the tree is gone: os.RemoveAll may take it first, and a
-// large tree (installed modules) then takes a while to go with no lock to say that a run is
-// removing it, its directory's time as old as the tree (`nsperf cleanup` and the tests' checks
-// called it left behind).
+// removeLockedDir removes a directory made by makeLockedDir and then lets its lock go.
 func removeLockedDir(dir string, lock *os.File) error {
 	defer lock.Close()
 	hidden := filepath.Join(filepath.Dir(dir), removingPrefix+filepath.Base(dir))
@@ -73,23 +69,7 @@ func removeLockedDir(dir string, lock *os.File) error {
 		}
 		return fmt.Errorf("remove the guest directory %s: %w", dir, err)
 	}
-	entries, err := os.ReadDir(hidden)
-	if err != nil {
-		return fmt.Errorf("remove the guest directory %s: %w", dir, err)
-	}
-	for _, e := range entries {
-		if e.Name() != "lock" {
-			if err := os.RemoveAll(filepath.Join(hidden, e.Name())); err != nil {
-				return fmt.Errorf("remove the guest directory %s: %w", dir, err)
-			}
-		}
-	}
-	// The directory's time is now, and the lock file goes: a look in this moment finds a
-	// directory without a lock made a moment ago, which locked() takes for a live run's.
-	if err := os.Remove(filepath.Join(hidden, "lock")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove the guest directory %s: %w", dir, err)
-	}
-	return os.Remove(hidden)
+	return os.RemoveAll(hidden)
 }
 
 // hiddenGuestDir reports whether an entry of Dir() is a run's directory on its way in or out.
