@@ -59,12 +59,20 @@ func leftoversIn(parent string) ([]Leftover, error) {
 	}
 	var out []Leftover
 	for _, l := range found {
-		if l.Dir != "" && locked(l.Dir) {
+		if l.Dir != "" && (locked(l.Dir) || gone(l.Dir) && len(l.PIDs) == 0) {
 			continue
 		}
 		out = append(out, *l)
 	}
 	return out, nil
+}
+
+// gone reports whether a directory listed a moment ago is no longer there: its run renamed it
+// to remove it (removeLockedDir) between the listing and the look at its lock, which then
+// finds neither a lock file nor a directory to date. Not a leftover.
+func gone(dir string) bool {
+	_, err := os.Lstat(dir)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // guestName is NAME when pid is a QEMU started by nsperf (-name nsperf-NAME), else "".

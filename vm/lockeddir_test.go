@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nsperf/nsperf/topo/runstate"
 )
@@ -89,5 +91,27 @@ func TestHiddenGuestDirOfAKilledRun(t *testing.T) {
 	}
 	if _, err := os.Stat(killed); !os.IsNotExist(err) {
 		t.Errorf("%s not removed: %v", killed, err)
+	}
+}
+
+// TestRenamedAwayIsNoLeftover: a directory listed and then renamed away by its run (to be
+// removed) before its lock is looked at is no leftover: it has no lock file and no time to go
+// by, and looked like a killed run's to a check beside it. One that is there, without a lock,
+// an hour old, is.
+func TestRenamedAwayIsNoLeftover(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "vm-modules-1")
+	if !gone(dir) {
+		t.Fatal("a directory that is not there is not gone")
+	}
+	os.MkdirAll(dir, 0o755)
+	if gone(dir) {
+		t.Error("a directory that is there is gone")
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(dir, old, old)
+	all, _ := leftoversIn(parent)
+	if !slices.ContainsFunc(all, func(l Leftover) bool { return l.Dir == dir }) {
+		t.Errorf("a directory without a lock an hour old: not among %v", all)
 	}
 }
