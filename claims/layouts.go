@@ -29,6 +29,7 @@ var toolLayouts = []toolLayout{
 	{"pktgen results", pktgenResult, []string{"pktgen-result.txt"}},
 	{"xdpsock statistics", xdpsockStats, []string{"xdpsock-stats-after-first.txt"}},
 	{"LKP comparison tables", lkpTable, []string{"lkp-comparison.txt", "lkp-parameters-line-no-headline.txt"}},
+	{"mmtests comparison reports", mmtestsReport, []string{"mmtests-compare-means.txt", "mmtests-compare-one-header-row.txt"}},
 	{"neper summaries", neperOutput, []string{"neper-stream-summaries.txt", "neper-rr-latency.txt"}},
 	{"flent summaries", flentSummary, []string{"flent-summaries-old-new.txt"}},
 	{"BPF selftests bench iterations", benchIterations, []string{"bpf-bench-iterations.txt"}},
