@@ -336,6 +336,8 @@ type measurement struct {
 	// section counts the headings and titles above the measurement: two of one state in
 	// one section are runs of a series, not two states.
 	section int
+	// heading is the text of the heading or title nearest above the measurement.
+	heading string
 }
 
 // context is what the text has said up to a line: the state a heading set, the conditions
@@ -348,10 +350,12 @@ type context struct {
 	named bool
 	// stateHeading is the heading that named the state.
 	stateHeading string
-	conditions   map[string]string
-	command      string
-	cmdLine      int
-	blk          block // what the generic reader keys its readings by
+	// title is the text of the latest heading or title line.
+	title      string
+	conditions map[string]string
+	command    string
+	cmdLine    int
+	blk        block // what the generic reader keys its readings by
 	// decide says which of two state names no word places is the baseline, from what the
 	// rest of the message says of them (Report.evidenceSides); nil where nothing can.
 	decide func(a, b string) (aBefore, ok bool)

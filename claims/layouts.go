@@ -27,6 +27,7 @@ var toolLayouts = []toolLayout{
 	{"iperf3 summaries and -J", iperf3Output, []string{"iperf3-udp.txt", "iperf3-parallel-sum.txt", "iperf3-bidir-roles.txt", "iperf3-summary-rows-without-header.txt"}},
 	{"iperf 2 reports", iperf2Report, []string{"iperf2-report-under-headings.txt", "iperf2-runs-one-after-another.txt"}},
 	{"pktgen results", pktgenResult, []string{"pktgen-result.txt"}},
+	{"XDP samples' summaries", xdpSampleSummary, []string{"xdp-bench-summaries-three-states.txt"}},
 	{"xdpsock statistics", xdpsockStats, []string{"xdpsock-stats-after-first.txt"}},
 	{"LKP comparison tables", lkpTable, []string{"lkp-comparison.txt", "lkp-parameters-line-no-headline.txt"}},
 	{"mmtests comparison reports", mmtestsReport, []string{"mmtests-compare-means.txt", "mmtests-compare-one-header-row.txt"}},

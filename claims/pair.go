@@ -16,6 +16,10 @@ import (
 // claim of a metric.
 func (r *Report) pair(ms []measurement, lines []line) {
 	r.sawFigures = r.sawFigures || len(ms) > 0 // a tool's results are figures, paired or not
+	ms, between := headingFactors(ms)
+	for _, lines := range between {
+		r.addUnparsed(Unparsed{Lines: lines, Reason: betweenReason(1)})
+	}
 	series, order := seriesOf(ms)
 	for _, k := range order {
 		list := series[k]

@@ -162,6 +162,7 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 			h = phrase // the end of a sentence that names its state further up
 		}
 		ctx.section++
+		ctx.title = h
 		ctx.heading(h)
 		ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
 	case isSetupLine(lines, i) && !tableHeader(lines, i, *ctx):
@@ -170,6 +171,7 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 		ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 	case isTitle(lines, i) && !tableHeader(lines, i, *ctx):
 		ctx.section++
+		ctx.title = strings.TrimSpace(strings.TrimRight(l.text, ","))
 		ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 	default:
 		return false
@@ -250,6 +252,9 @@ func allZero(v Values) bool {
 func (c context) mark(ms []measurement) []measurement {
 	for k := range ms {
 		ms[k].section = c.section
+		if ms[k].heading == "" {
+			ms[k].heading = c.title
+		}
 	}
 	return ms
 }

@@ -1,0 +1,76 @@
+package claims
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestHeadingParts(t *testing.T) {
+	for h, want := range map[string][]string{
+		"net-next (main+v1) (drop, no touch)": {"net-next", "main+v1", "drop", "no touch"},
+		"6.18-rc4 [base] [tx]:":               {"6.18-rc4", "base", "tx"},
+		"stock kernel; 4 streams":             {"stock kernel", "4 streams"},
+	} {
+		if got := headingParts(h); !reflect.DeepEqual(got, want) {
+			t.Errorf("headingParts(%q) = %q, want %q", h, got, want)
+		}
+	}
+}
+
+func TestBaselineOf(t *testing.T) {
+	for _, c := range []struct {
+		values []string
+		want   string
+	}{
+		{[]string{"main", "main+v1", "main+v2"}, "main"},
+		{[]string{"rc4+fix", "rc4"}, "rc4"},
+		{[]string{"vanilla", "patched"}, "vanilla"},
+		{[]string{"64B", "1500B"}, ""},     // sizes: no state
+		{[]string{"drop", "tx"}, ""},       // modes: no state
+		{[]string{"main"}, ""},             // one value compares nothing
+		{[]string{"base", "baseline"}, ""}, // two baselines, nothing after
+	} {
+		if got := baselineOf(c.values); got != c.want {
+			t.Errorf("baselineOf(%q) = %q, want %q", c.values, got, c.want)
+		}
+	}
+}
+
+// TestHeadingFactors: runs under headings of a state and a setting pair per setting, the
+// baseline with the last state; where neither part is told a state nothing changes.
+func TestHeadingFactors(t *testing.T) {
+	run := func(heading string, v float64, line int) measurement {
+		return measurement{tool: "xdp-bench", metric: "packet_rate", unit: "pps", values: []float64{v}, heading: heading, lines: []int{line}}
+	}
+	ms := []measurement{
+		run("t (main) (64B)", 10, 1), run("t (main) (1500B)", 5, 2),
+		run("t (main+v1) (64B)", 9, 3), run("t (main+v1) (1500B)", 4, 4),
+		run("t (main+v2) (64B)", 12, 5), run("t (main+v2) (1500B)", 6, 6),
+	}
+	out, between := headingFactors(ms)
+	if len(out) != 4 || len(between) != 2 {
+		t.Fatalf("kept %d, between %d; want 4 and 2", len(out), len(between))
+	}
+	want := map[float64]string{10: "before|64b", 5: "before|1500b", 12: "after|64b", 6: "after|1500b"}
+	for _, m := range out {
+		if got := m.state + "|" + m.conditions["setting"]; got != want[m.values[0]] {
+			t.Errorf("%v under %q: %s, want %s", m.values, m.heading, got, want[m.values[0]])
+		}
+	}
+	r := &Report{}
+	r.pair(append([]measurement{}, ms...), nil)
+	if len(r.Claims) != 2 {
+		t.Fatalf("claims %+v, want 2", r.Claims)
+	}
+	for _, c := range r.Claims {
+		if !(c.Before.Median == 10 && c.After.Median == 12 || c.Before.Median == 5 && c.After.Median == 6) {
+			t.Errorf("claim %v -> %v: not a baseline with the last state of one setting", c.Before.Median, c.After.Median)
+		}
+	}
+
+	undecided := []measurement{run("t (a) (64B)", 10, 1), run("t (a) (1500B)", 5, 2), run("t (b) (64B)", 9, 3), run("t (b) (1500B)", 4, 4)}
+	out, between = headingFactors(append([]measurement{}, undecided...))
+	if !reflect.DeepEqual(out, undecided) || len(between) != 0 {
+		t.Errorf("headings no word or extension tells a state were changed: %+v", out)
+	}
+}
