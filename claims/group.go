@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/nsperf/nsperf/patches"
 )
@@ -656,12 +657,16 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 		}
 		return false
 	}
-	for _, text := range []string{subject, added} {
+	for k, text := range []string{subject, added} {
+		sense := 1
+		if k == 0 && subjectUndoRe.MatchString(subject) {
+			sense = -1 // "drop the per-cpu cache": the state it names is the one before
+		}
 		switch a, b := namedIn(first, text), namedIn(second, text); {
 		case b && !a:
-			vote++
+			vote += sense
 		case a && !b:
-			vote--
+			vote -= sense
 		}
 	}
 
@@ -687,6 +692,17 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			vote--
 		}
 	}
+	// A phrase of one state's own in the Subject, written as the Subject writes it: what the
+	// patch brings, or what it takes away (subjectUndoRe).
+	sense := 1
+	if subjectUndoRe.MatchString(subject) {
+		sense = -1
+	}
+	if p0, p1 := subjectPhrase(runs[0].state, runs[1].state, subject), subjectPhrase(runs[1].state, runs[0].state, subject); p1 && !p0 {
+		vote += sense
+	} else if p0 && !p1 {
+		vote -= sense
+	}
 	vote += r.statedVote(median(runs[0].values), median(runs[1].values))
 	switch {
 	case vote > 0:
@@ -695,6 +711,54 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 		return runs[1], runs[0], true
 	}
 	return nil, nil, false
+}
+
+// subjectUndoRe is a Subject that takes something away or turns it off: a state it names
+// is then the one before, not the one the patch brings.
+var subjectUndoRe = regexp.MustCompile(`(?i)\b(?:revert|remov|drop|stop|avoid|disabl|don't|do not|no longer|without|get rid|kill)`)
+
+// maxStatePhraseWords is the most words a state's name has for subjectPhrase.
+const maxStatePhraseWords = 6
+
+// subjectPhrase: the Subject names the state called name by a phrase of its label, two to four
+// of its words in a row, one of them a telling word the other state's label lacks ("full page"
+// of "rx buf backed with full page" against "... with page fragments", in "Force full-page RX
+// buffers"); hyphens, underscores and slashes count as spaces. One English word of a state is
+// no evidence in a Subject (it says what the patch is about), a phrase of it is.
+func subjectPhrase(name, other, subject string) bool {
+	if subject == "" {
+		return false
+	}
+	norm := func(s string) []string {
+		return wordRe.FindAllString(strings.Map(func(r rune) rune {
+			if r == '-' || r == '_' || r == '/' {
+				return ' '
+			}
+			return unicode.ToLower(r)
+		}, s), -1)
+	}
+	words := norm(name)
+	if len(words) > maxStatePhraseWords || len(norm(other)) > maxStatePhraseWords {
+		return false // a line of text, not a state's name
+	}
+	subj := " " + strings.Join(norm(subject), " ") + " "
+	own := map[string]bool{}
+	for _, w := range telling(ownWords(name, other)) {
+		own[w] = true
+	}
+	for n := 2; n <= 4; n++ {
+		for k := 0; k+n <= len(words); k++ {
+			phrase := words[k : k+n]
+			hasOwn := false
+			for _, w := range phrase {
+				hasOwn = hasOwn || own[w]
+			}
+			if hasOwn && strings.Contains(subj, " "+strings.Join(phrase, " ")+" ") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // statedVote is what the message's stated changes say of two states' order, their medians

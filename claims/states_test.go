@@ -169,3 +169,22 @@ func TestNamedBySubject(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectPhrase: a Subject names a state by two or more words of its label in a row, one
+// of them its own, however it joins them; one shared word, or one word alone, is no phrase.
+func TestSubjectPhrase(t *testing.T) {
+	for _, c := range []struct {
+		name, other, subject string
+		want                 bool
+	}{
+		{"rx buf backed with full page", "rx buf backed with page fragments", "net: mana: Force full-page RX buffers", true},
+		{"rx buf backed with page fragments", "rx buf backed with full page", "net: mana: Force full-page RX buffers", false},
+		{"single queue lock", "per-ring locks", "r8169: take a single tx_queue lock", true},
+		{"gro on", "gro off", "net: make gro faster", false},    // a shared word with one of its own not beside it
+		{"batched", "one at a time", "veth: batched xmit", false}, // one word: what the patch is about
+	} {
+		if got := subjectPhrase(c.name, c.other, c.subject); got != c.want {
+			t.Errorf("subjectPhrase(%q, %q, %q) = %v, want %v", c.name, c.other, c.subject, got, c.want)
+		}
+	}
+}
