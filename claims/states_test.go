@@ -180,7 +180,7 @@ func TestSubjectPhrase(t *testing.T) {
 		{"rx buf backed with full page", "rx buf backed with page fragments", "net: mana: Force full-page RX buffers", true},
 		{"rx buf backed with page fragments", "rx buf backed with full page", "net: mana: Force full-page RX buffers", false},
 		{"single queue lock", "per-ring locks", "r8169: take a single tx_queue lock", true},
-		{"gro on", "gro off", "net: make gro faster", false},    // a shared word with one of its own not beside it
+		{"gro on", "gro off", "net: make gro faster", false},      // a shared word with one of its own not beside it
 		{"batched", "one at a time", "veth: batched xmit", false}, // one word: what the patch is about
 	} {
 		if got := subjectPhrase(c.name, c.other, c.subject); got != c.want {
