@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/nsperf/nsperf/patches"
 	"github.com/nsperf/nsperf/scenarios"
@@ -271,6 +272,7 @@ func Read(input string, data []byte) (*Report, error) {
 			}
 			lines = append(lines, line{p.MessageLine + i, text})
 		}
+		ruledHeadings(lines)
 		r.change = changeOf(p)
 		r.read(lines)
 	}
@@ -350,8 +352,10 @@ type context struct {
 	named bool
 	// stateHeading is the heading that named the state.
 	stateHeading string
-	// title is the text of the latest heading or title line.
+	// title is the text of the latest heading or title line; path, the headings in effect,
+	// outermost first (a bullet's heading under a banner's, an indented one under both).
 	title      string
+	path       []pathHeading
 	conditions map[string]string
 	command    string
 	cmdLine    int
@@ -536,6 +540,24 @@ func bannerHeading(l string) string {
 		return m[2] + ":"
 	}
 	return l
+}
+
+// ruleLineRe is a line of one character repeated, drawn over and under a heading.
+var ruleLineRe = regexp.MustCompile(`^\s*(?:-{4,}|={4,}|\*{4,}|#{4,}|~{4,})\s*$`)
+
+// ruledHeadings writes a heading between two rules ("=====" / "Baseline (net-next)" /
+// "=====") as every other heading is written ("Baseline (net-next):"). A line of columns
+// between rules (several spaces or a bar between its words) is a table's header, not a
+// heading, and stays.
+func ruledHeadings(lines []line) {
+	for k := 1; k+1 < len(lines); k++ {
+		t := strings.TrimSpace(lines[k].text)
+		if !ruleLineRe.MatchString(lines[k-1].text) || !ruleLineRe.MatchString(lines[k+1].text) || t == "" || len(t) > 80 ||
+			strings.HasSuffix(t, ":") || strings.ContainsAny(t, "|\t") || strings.Contains(t, "  ") || !strings.ContainsFunc(t, unicode.IsLetter) {
+			continue
+		}
+		lines[k].text = t + ":"
+	}
 }
 
 // timePRe is a line of `time -p`'s report: "real 61.20", "user 3.11", "sys 57.40" (seconds,

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -10,6 +11,78 @@ import (
 // the runs of one setting are the states' measurements of it, in the states' order. With
 // three states or more the baseline is compared with the last; those between are left as
 // further states, not paired.
+
+// pathHeading is a heading in effect, with its level: how far in its line starts, a bullet
+// half a step further.
+type pathHeading struct {
+	level int
+	text  string
+}
+
+// maxPathDepth bounds the headings in effect: a message nests a few levels.
+const maxPathDepth = 8
+
+// enterPath takes a heading (its line raw, and its text) into the path: it ends the headings
+// at its level or deeper, and nests under those above.
+func (c *context) enterPath(raw, text string) {
+	level := 2 * indentOf(raw)
+	if bulletRe.MatchString(raw) {
+		level++
+	}
+	k := len(c.path)
+	for k > 0 && c.path[k-1].level >= level {
+		k--
+	}
+	c.path = append(c.path[:k:k], pathHeading{level, text})
+	if len(c.path) > maxPathDepth {
+		c.path = c.path[len(c.path)-maxPathDepth:]
+	}
+	c.title = text
+}
+
+// bulletRe is a list item's line: its marker, then its text.
+var bulletRe = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,2}[.)])\s+(\S.*)$`)
+
+// wrappedHeading is the heading at lines[i] (its text h) with the line it continues: a
+// list item's text wrapped before its colon ("- TCP with a 192-byte buffer (the smallest
+// without" over "  a loss of rate):") is one heading, at the item's level. It returns the
+// heading's first line and its text.
+func wrappedHeading(lines []line, i int, h string) (raw, text string) {
+	if i == 0 || bulletRe.MatchString(lines[i].text) || headingRe.MatchString(lines[i-1].text) {
+		return lines[i].text, h
+	}
+	m := bulletRe.FindStringSubmatch(lines[i-1].text)
+	if m == nil || indentOf(lines[i].text) <= indentOf(lines[i-1].text) {
+		return lines[i].text, h
+	}
+	return lines[i-1].text, strings.TrimSpace(m[1]) + " " + strings.TrimSpace(h)
+}
+
+// indentOf is how far a line's text starts, a tab to the next multiple of 8.
+func indentOf(s string) int {
+	n := 0
+	for _, r := range s {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 8 - n%8
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// pathText is the headings in effect as one heading, outermost first, cut by semicolons
+// (headingParts cuts there).
+func (c context) pathText() string {
+	var texts []string
+	for _, h := range c.path {
+		texts = append(texts, strings.ReplaceAll(h.text, ";", ","))
+	}
+	return strings.Join(texts, "; ")
+}
 
 // maxHeadingParts bounds the parts a heading is cut into: a heading names a few things.
 const maxHeadingParts = 8
@@ -28,11 +101,11 @@ func headingParts(h string) []string {
 	return parts
 }
 
-// headingFactors gives the tools' measurements that no word placed (state "") under headings
-// of one or two varying parts their states and settings: the part one of whose values extends the
-// others' ("main" and "main+v2": the first the baseline, a tree with changes after it) or
-// whose values the words of the states place is the state; the other part is a setting of
-// the measurement. Measurements of states between the baseline and the last are taken out;
+// headingFactors gives the tools' measurements under headings of varying parts their
+// states and settings: the part one of whose values extends the others' ("main" and
+// "main+v2": the first the baseline, a tree with changes after it) or whose values the words
+// of the states place is the state; the other varying parts are settings of the
+// measurement. Measurements of states between the baseline and the last are taken out;
 // their lines are returned. Where no part is told a state, nothing changes: the order of
 // the headings alone is no evidence of which part is the state.
 func headingFactors(ms []measurement) (out []measurement, between [][]int) {
@@ -53,31 +126,27 @@ func headingFactors(ms []measurement) (out []measurement, between [][]int) {
 		if !ok {
 			continue
 		}
-		var states []string
-		seen := map[string]bool{}
+		var all [][]string
 		for _, k := range idx {
-			v := headingParts(ms[k].heading)[statePos]
-			if !seen[v] {
-				seen[v] = true
-				states = append(states, v)
-			}
+			all = append(all, measurementParts(ms[k].heading))
 		}
+		states := values0(all, statePos)
 		base := baselineOf(states)
-		if base == "" {
-			continue
-		}
 		last := states[len(states)-1]
 		if last == base {
 			last = states[len(states)-2]
 		}
-		for _, k := range idx {
-			parts := headingParts(ms[k].heading)
-			if condPos >= 0 {
+		for n, k := range idx {
+			if len(condPos) > 0 {
+				var setting []string
+				for _, pos := range condPos {
+					setting = append(setting, labelKey(all[n][pos]))
+				}
 				conds := copyConds(ms[k].conditions)
-				conds["setting"] = labelKey(parts[condPos])
+				conds["setting"] = strings.Join(setting, " / ")
 				ms[k].conditions = conds
 			}
-			switch parts[statePos] {
+			switch all[n][statePos] {
 			case base:
 				ms[k].state = "before"
 			case last:
@@ -96,28 +165,42 @@ func headingFactors(ms []measurement) (out []measurement, between [][]int) {
 	return out, between
 }
 
+// measurementParts are the parts of a measurement's headings: the headings in effect where
+// several are (pathText), or the parts of the one (headingParts).
+func measurementParts(heading string) []string {
+	if path := strings.Split(heading, "; "); len(path) > 1 {
+		return path
+	}
+	return headingParts(heading)
+}
+
 // headingFactorsOf finds, for the measurements idx of one key, the part of their headings
-// that is the state and the part that is a setting (-1 where the states alone vary): two
-// measurements or more, none placed by a word, each heading cut into as many parts, one or
-// two parts varying, each combination of their values once, and one part told a state by its
-// values.
-func headingFactorsOf(ms []measurement, idx []int) (statePos, condPos int, ok bool) {
+// that is the state and the parts that are settings: two measurements or more, each
+// heading cut into as many parts, each combination of values once, and one varying part
+// told a state by its values. A part the patch's own words tell (strongly: "with this
+// patch", or one value extending the others) decides over parts weaker words tell ("No TSN
+// traffic", "With TSN traffic"), and over the states the headings gave the measurements
+// as they were read; without a strong one, every measurement must have been left without a
+// state.
+func headingFactorsOf(ms []measurement, idx []int) (statePos int, condPos []int, ok bool) {
 	if len(idx) < 2 {
-		return 0, 0, false
+		return 0, nil, false
 	}
 	var all [][]string
 	combos := map[string]bool{}
+	placed := false
 	for _, k := range idx {
-		p := headingParts(ms[k].heading)
-		if ms[k].state != "" || len(p) < 2 || len(p) > maxHeadingParts || len(all) > 0 && len(p) != len(all[0]) {
-			return 0, 0, false
+		p := measurementParts(ms[k].heading)
+		if len(p) < 2 || len(p) > maxHeadingParts || len(all) > 0 && len(p) != len(all[0]) {
+			return 0, nil, false
 		}
 		combo := strings.Join(p, "\x00")
 		if combos[combo] {
-			return 0, 0, false // two runs under one heading: a series, not a combination
+			return 0, nil, false // two runs under one heading: a series, not a combination
 		}
 		combos[combo] = true
 		all = append(all, p)
+		placed = placed || ms[k].state != ""
 	}
 	var varying []int
 	for pos := range all[0] {
@@ -128,28 +211,62 @@ func headingFactorsOf(ms []measurement, idx []int) (statePos, condPos int, ok bo
 			}
 		}
 	}
-	if len(varying) == 1 {
-		// The states alone vary ("[base] [tx]", "[base+v1] [tx]", ...).
-		if baselineOf(values0(all, varying[0])) != "" {
-			return varying[0], -1, true
+	var told, strong []int
+	for _, pos := range varying {
+		v := values0(all, pos)
+		if baselineOf(v) == "" {
+			continue
 		}
-		return 0, 0, false
+		told = append(told, pos)
+		if stronglyStates(v) {
+			strong = append(strong, pos)
+		}
 	}
-	if len(varying) != 2 {
-		return 0, 0, false
+	switch {
+	case len(strong) == 1:
+		statePos = strong[0]
+	case len(strong) == 0 && len(told) == 1 && !placed:
+		statePos = told[0]
+	default:
+		return 0, nil, false
 	}
-	values := func(pos int) []string { return values0(all, pos) }
-	a, b := varying[0], varying[1]
-	if len(values(a))*len(values(b)) != len(all) {
-		return 0, 0, false // not every combination: not two factors crossed
+	for _, pos := range varying {
+		if pos != statePos {
+			condPos = append(condPos, pos)
+		}
 	}
-	switch aState, bState := baselineOf(values(a)) != "", baselineOf(values(b)) != ""; {
-	case aState && !bState:
-		return a, b, true
-	case bState && !aState:
-		return b, a, true
+	return statePos, condPos, true
+}
+
+// stronglyStates: the values are states by the patch's own words (each placed by a strong
+// word of the states, one before and one after at least) or by one extending the others.
+func stronglyStates(values []string) bool {
+	for _, v := range values {
+		extended := true
+		for _, w := range values {
+			if w != v && !extends(w, v) {
+				extended = false
+				break
+			}
+		}
+		if extended {
+			return true
+		}
 	}
-	return 0, 0, false
+	sides := map[string]bool{}
+	for _, v := range values {
+		side, strong, _ := stateOf(v)
+		if side == "" || !strong {
+			return false
+		}
+		sides[side] = true
+	}
+	return sides["before"] && sides["after"]
+}
+
+// extends: w is v with more after it, "main+v2" of "main".
+func extends(w, v string) bool {
+	return strings.HasPrefix(w, v) && len(w) > len(v) && strings.ContainsRune("+-_ ", rune(w[len(v)]))
 }
 
 // values0 are the values of the part pos of the headings, each once, in order.
@@ -175,7 +292,7 @@ func baselineOf(values []string) string {
 	for _, v := range values {
 		extended := true
 		for _, w := range values {
-			if w != v && !(strings.HasPrefix(w, v) && len(w) > len(v) && strings.ContainsRune("+-_ ", rune(w[len(v)]))) {
+			if w != v && !extends(w, v) {
 				extended = false
 				break
 			}

@@ -74,3 +74,38 @@ func TestHeadingFactors(t *testing.T) {
 		t.Errorf("headings no word or extension tells a state were changed: %+v", out)
 	}
 }
+
+// TestRuledHeadings: a line between two rules is a heading; a table's header between rules
+// (columns apart by several spaces, or bars) stays as it is.
+func TestRuledHeadings(t *testing.T) {
+	lines := []line{{1, "====="}, {2, "Baseline (net-next)"}, {3, "====="}, {4, "------"}, {5, " size    before    after"}, {6, "------"}, {7, "-----"}, {8, "| a | b |"}, {9, "-----"}}
+	ruledHeadings(lines)
+	want := []string{"=====", "Baseline (net-next):", "=====", "------", " size    before    after", "------", "-----", "| a | b |", "-----"}
+	for k, l := range lines {
+		if l.text != want[k] {
+			t.Errorf("line %d: %q, want %q", l.n, l.text, want[k])
+		}
+	}
+}
+
+// TestPathNestsByIndentation: a bullet nests under the banner above it, an indented bullet
+// under both, and a heading at a level ends the ones at that level and deeper; a list item
+// wrapped before its colon is one heading.
+func TestPathNestsByIndentation(t *testing.T) {
+	lines := []line{{1, "Before:"}, {2, "- TCP, a 4K buffer (the smallest"}, {3, "  without loss):"}, {4, "    - no load:"}, {5, "    - with load:"}, {6, "- UDP:"}, {7, "After:"}}
+	var c context
+	var got []string
+	for k, l := range lines {
+		m := headingRe.FindStringSubmatch(l.text)
+		if m == nil {
+			continue
+		}
+		c.enterPath(wrappedHeading(lines, k, m[1]))
+		got = append(got, c.pathText())
+	}
+	want := []string{"Before", "Before; TCP, a 4K buffer (the smallest without loss)", "Before; TCP, a 4K buffer (the smallest without loss); no load",
+		"Before; TCP, a 4K buffer (the smallest without loss); with load", "Before; UDP", "After"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths %q\nwant %q", got, want)
+	}
+}

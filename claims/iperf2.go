@@ -23,7 +23,11 @@ func iperf2Report(lines []line, i int, ctx context) ([]measurement, int, string)
 		return nil, i, "" // inside a report its first row declined
 	}
 	start := i
+	tool := "iperf2"
 	if iperf3HeaderRe.MatchString(lines[i].text) && i+1 < len(lines) && iperf2RowRe.MatchString(lines[i+1].text) {
+		if iperf3HeaderRe.FindStringSubmatch(lines[i].text)[1] == "Bitrate" {
+			tool = "iperf3" // iperf3's server prints these rows too, under its own header
+		}
 		i++
 	}
 	type row struct {
@@ -76,6 +80,6 @@ func iperf2Report(lines []line, i int, ctx context) ([]measurement, int, string)
 	if len(ids) > 1 && !ids["SUM"] {
 		return nil, j, "iperf 2 rows of parallel streams without their [SUM] row"
 	}
-	return []measurement{{tool: "iperf2", metric: scenarios.MetricThroughput, unit: unit.norm, values: runs, state: ctx.state,
+	return []measurement{{tool: tool, metric: scenarios.MetricThroughput, unit: unit.norm, values: runs, state: ctx.state,
 		conditions: copyConds(ctx.conditions), lines: spanLines(lines, start, j)}}, j, ""
 }

@@ -219,6 +219,9 @@ func startsIperf3JSON(rest []line) bool {
 // iperf3Output reads iperf3's output at lines[i], its text summary or its -J object; next is
 // i when there is none.
 func iperf3Output(lines []line, i int, ctx context) ([]measurement, int, string) {
+	if ms, next, why := iperf3Intervals(lines, i, ctx); next > i {
+		return ms, next, why
+	}
 	switch {
 	case iperf3SepRe.MatchString(lines[i].text):
 		return iperf3Summary(lines, i, i+1, ctx)
@@ -228,4 +231,102 @@ func iperf3Output(lines []line, i int, ctx context) ([]measurement, int, string)
 		return iperf3Summary(lines, i, i, ctx)
 	}
 	return iperf3JSONBlock(lines, i, ctx)
+}
+
+var (
+	// iperf3IntervalRowRe is a row of iperf3's report of each interval (-i), as the client or
+	// the server prints it: ID, interval, transfer, bitrate, then the client's TCP retransmits
+	// and congestion window, or UDP's datagrams, or the server's UDP jitter and loss; no
+	// sender or receiver tag (those are the summary's).
+	iperf3IntervalRowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\](?:\[[TR]X-[CS]\])?\s+(\d+\.\d+)\s*-\s*(\d+\.\d+)\s+sec\s+[\d.]+\s+[KMG]?Bytes\s+([\d.]+\s*[KMG]?bits/sec)(\s+\d+(?:\s+[\d.]+\s+[KMG]?Bytes)?|\s+[\d.]+\s+ms\s+\d+/\d+\s+\([^)]*\))?\s*$`)
+)
+
+// maxIntervalRows bounds a report of intervals: an hour's run at one per second.
+const maxIntervalRows = 4000
+
+// iperf3Intervals reads iperf3's report of each interval at lines[i] (its header, or its
+// first row): where the summary follows it, the intervals are passed over (the summary is
+// the run's figure); where it was not pasted, the intervals' bitrates are the run's series,
+// the [SUM] rows' where several streams ran, or the row of the whole run where one is among
+// them. Rows each of the whole run with nothing after
+// the bitrate are left to iperf 2's reader, whose rows they are as much as iperf3's.
+func iperf3Intervals(lines []line, i int, ctx context) ([]measurement, int, string) {
+	first := i
+	if iperf3HeaderRe.MatchString(lines[i].text) {
+		first = i + 1
+	} else if i > 0 && iperf3IntervalRowRe.MatchString(lines[i-1].text) {
+		return nil, i, "" // inside a report whose first row declined
+	}
+	type row struct {
+		id, rate, tail string
+		from, to       float64
+	}
+	var rows []row
+	j := first
+	for ; j < len(lines) && j-first < maxIntervalRows; j++ {
+		m := iperf3IntervalRowRe.FindStringSubmatch(lines[j].text)
+		if m == nil {
+			break
+		}
+		from, _ := strconv.ParseFloat(m[2], 64)
+		to, _ := strconv.ParseFloat(m[3], 64)
+		rows = append(rows, row{m[1], m[4], m[5], from, to})
+	}
+	if len(rows) == 0 {
+		return nil, i, ""
+	}
+	whole, plain := true, true
+	for _, r := range rows {
+		whole = whole && r.from == 0 && r.to == rows[0].to
+		plain = plain && r.tail == ""
+	}
+	bitrate := first > i && iperf3HeaderRe.FindStringSubmatch(lines[i].text)[1] == "Bitrate"
+	if whole && plain || plain && !bitrate {
+		// Rows each of the whole run are iperf 2's report as much as iperf3's (its reader
+		// takes them); iperf 2's intervals (under "Bandwidth", nothing after the rate) are
+		// left to the generic reader, which reads the run under the words that name its state.
+		return nil, i, ""
+	}
+	k := j
+	for k < len(lines) && strings.TrimSpace(lines[k].text) == "" && k-j < 2 {
+		k++
+	}
+	if k < len(lines) && (iperf3SepRe.MatchString(lines[k].text) || iperf3HeaderRe.MatchString(lines[k].text) || iperf3RowRe.MatchString(lines[k].text)) {
+		return nil, j, "" // the summary follows: it is the run's figure
+	}
+	// A row of the whole run among the intervals ("0.00-60.00 sec" last) is the run's figure.
+	end := 0.0
+	for _, r := range rows {
+		end = max(end, r.to)
+	}
+	var wholeRun []row
+	for _, r := range rows {
+		if r.from == 0 && r.to == end {
+			wholeRun = append(wholeRun, r)
+		}
+	}
+	if len(wholeRun) > 0 && len(wholeRun) < len(rows) {
+		rows = wholeRun
+	}
+	ids := map[string]bool{}
+	for _, r := range rows {
+		ids[r.id] = true
+	}
+	if len(ids) > 1 && !ids["SUM"] {
+		return nil, j, "iperf3 intervals of parallel streams without their [SUM] rows or the summary: not read"
+	}
+	var values []float64
+	var u unit
+	for _, r := range rows {
+		if ids["SUM"] && r.id != "SUM" {
+			continue
+		}
+		v, vu, ok := parseValue(r.rate)
+		if !ok {
+			return nil, j, "iperf3's bitrate is not a number"
+		}
+		values, u = append(values, round(v)), vu
+	}
+	return []measurement{{tool: "iperf3", metric: metricOf(u), unit: u.norm, values: values, state: ctx.state,
+		conditions: copyConds(ctx.conditions), lines: spanLines(lines, i, j)}}, j, ""
 }

@@ -24,7 +24,7 @@ const netperfClassicLayout = "netperf classic blocks"
 
 // toolLayouts are tried in order at every line; netperf's classic blocks come after them.
 var toolLayouts = []toolLayout{
-	{"iperf3 summaries and -J", iperf3Output, []string{"iperf3-udp.txt", "iperf3-parallel-sum.txt", "iperf3-bidir-roles.txt", "iperf3-summary-rows-without-header.txt"}},
+	{"iperf3 summaries, intervals and -J", iperf3Output, []string{"iperf3-interval-rows-under-bullets.txt", "iperf3-udp.txt", "iperf3-parallel-sum.txt", "iperf3-bidir-roles.txt", "iperf3-summary-rows-without-header.txt"}},
 	{"iperf 2 reports", iperf2Report, []string{"iperf2-report-under-headings.txt", "iperf2-runs-one-after-another.txt"}},
 	{"pktgen results", pktgenResult, []string{"pktgen-result.txt"}},
 	{"XDP samples' summaries", xdpSampleSummary, []string{"xdp-bench-summaries-three-states.txt"}},

@@ -162,7 +162,7 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 			h = phrase // the end of a sentence that names its state further up
 		}
 		ctx.section++
-		ctx.title = h
+		ctx.enterPath(wrappedHeading(lines, i, headingRe.FindStringSubmatch(l.text)[1]))
 		ctx.heading(h)
 		ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
 	case isSetupLine(lines, i) && !tableHeader(lines, i, *ctx):
@@ -171,7 +171,7 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 		ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 	case isTitle(lines, i) && !tableHeader(lines, i, *ctx):
 		ctx.section++
-		ctx.title = strings.TrimSpace(strings.TrimRight(l.text, ","))
+		ctx.enterPath(l.text, strings.TrimSpace(strings.TrimRight(l.text, ",")))
 		ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
 	default:
 		return false
@@ -253,7 +253,7 @@ func (c context) mark(ms []measurement) []measurement {
 	for k := range ms {
 		ms[k].section = c.section
 		if ms[k].heading == "" {
-			ms[k].heading = c.title
+			ms[k].heading = c.pathText()
 		}
 	}
 	return ms
