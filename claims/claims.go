@@ -338,8 +338,11 @@ type measurement struct {
 	// section counts the headings and titles above the measurement: two of one state in
 	// one section are runs of a series, not two states.
 	section int
-	// heading is the text of the heading or title nearest above the measurement.
+	// heading is the text of the headings in effect above the measurement (context.pathText).
 	heading string
+	// toggled is the line of the toggle that set up the measurement's state (0: none): two
+	// runs with a toggle between them are two setups, not runs of one series.
+	toggled int
 }
 
 // context is what the text has said up to a line: the state a heading set, the conditions
@@ -354,8 +357,13 @@ type context struct {
 	stateHeading string
 	// title is the text of the latest heading or title line; path, the headings in effect,
 	// outermost first (a bullet's heading under a banner's, an indented one under both).
-	title      string
-	path       []pathHeading
+	title string
+	path  []pathHeading
+	// toggled is the line of the last toggle that set the state; devices, whether the
+	// message's toggles set up more than one device (each device's runs are then compared
+	// among themselves).
+	toggled    int
+	devices    bool
 	conditions map[string]string
 	command    string
 	cmdLine    int

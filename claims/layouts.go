@@ -41,7 +41,7 @@ var toolLayouts = []toolLayout{
 }
 
 // netperfFixtures are the fixtures of netperfClassicLayout.
-var netperfFixtures = []string{"netperf-stream-classic.txt", "netperf-rr-cpu-two-blocks.txt", "netperf-crr-maerts-banners.txt", "netperf-udp-cc-one-header-state-headings.txt"}
+var netperfFixtures = []string{"netperf-stream-classic.txt", "netperf-demo-interims-toggles-two-devices.txt", "netperf-rr-cpu-two-blocks.txt", "netperf-crr-maerts-banners.txt", "netperf-udp-cc-one-header-state-headings.txt"}
 
 // proseLayout is a sentence shape that compares two figures: its pattern over a
 // paragraph's text, and its reader of one match, which says whether the match was a pair.

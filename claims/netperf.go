@@ -84,6 +84,18 @@ func bannerTest(banner string) string {
 // 10^6bits/s", UDP_STREAM's "bytes   bytes   secs  #  #  10^6bits/sec".
 var unitsRowRe = regexp.MustCompile(`^\s*bytes\s.*\bsecs\b`)
 
+var (
+	// netperfInterimRe is demo mode's (-D) line of progress: "Interim result: 37221.90
+	// 10^6bits/s over 1.015 seconds ending at 1559151699.433", the last after the ^C that
+	// stopped the run; a mail may wrap it before its timestamp (netperfInterimEndRe).
+	netperfInterimRe    = regexp.MustCompile(`^\s*(?:\^C)?Interim result:`)
+	netperfInterimEndRe = regexp.MustCompile(`^\s*\d+(?:\.\d+)?\s*$`)
+)
+
+// maxInterimLines bounds the interim results between a banner and its header: a run of an
+// hour at one a second.
+const maxInterimLines = 8000
+
 // netperfClassic reads netperf's classic output from its banner at lines[i]: the header
 // lines down to the units line, then the data rows. It returns the measurements (throughput
 // or transaction rate, and with -c/-C the CPU utilisation and service demand) and the index
@@ -96,12 +108,16 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	}
 	j := i + 1
 	unitsLine := ""
-	for ; j < len(lines) && j < i+8; j++ {
+	for header := 0; j < len(lines) && header < 7 && j-i < maxInterimLines; j++ {
+		if netperfInterimRe.MatchString(lines[j].text) || netperfInterimEndRe.MatchString(lines[j].text) && netperfInterimRe.MatchString(lines[j-1].text) {
+			continue // demo mode's (-D) interim results, the run's progress, before its header
+		}
 		if unitsRowRe.MatchString(lines[j].text) {
 			unitsLine = lines[j].text
 			j++
 			break
 		}
+		header++
 	}
 	if unitsLine == "" {
 		return nil, j, "a netperf banner without its header (cut?)"

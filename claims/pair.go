@@ -90,7 +90,7 @@ func seriesOf(ms []measurement) (map[measurementKey][]*measurement, []measuremen
 		if len(list) == 0 {
 			order = append(order, k)
 		}
-		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section && list[n-1].label == m.label {
+		if n := len(list); n > 0 && list[n-1].state == m.state && (m.state == "before" || m.state == "after") && list[n-1].section == m.section && list[n-1].label == m.label && list[n-1].toggled == m.toggled {
 			// A command run again under one state's heading ("Before:" over three runs, each
 			// with its command): the runs of one series.
 			joined := *list[n-1]

@@ -77,6 +77,7 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 	}
 	ctx.subjectNames = func(names []string) int { return namedBySubject(names, r.change.subject) }
 	repeated := headingCounts(lines)
+	ctx.devices = len(toggledDevices(lines)) > 1
 	skipTo := -1
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
@@ -255,6 +256,7 @@ func (c context) mark(ms []measurement) []measurement {
 		if ms[k].heading == "" {
 			ms[k].heading = c.pathText()
 		}
+		ms[k].toggled = c.toggled
 	}
 	return ms
 }
@@ -333,8 +335,16 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 		r.Toggles = append(r.Toggles, t)
 		if t.measured && !ctx.named {
 			// What follows a device's toggle is measured with it, unless a heading named the
-			// state of the block the toggle sets up ("Before:" above the limit it sets).
-			ctx.state = "after"
+			// state of the block the toggle sets up ("Before:" above the limit it sets); a
+			// toggle that turns its setting off ("xdp off", "gro off") sets up the baseline.
+			ctx.state, ctx.toggled = "after", l.n
+			if turnsOff(t) {
+				ctx.state = "before"
+			}
+			if ctx.devices && t.Device != "" {
+				ctx.conditions = copyConds(ctx.conditions)
+				ctx.conditions["device"] = t.Device
+			}
 		} // a sysctl or a qdisc is as often the setup of both sides: the labels decide
 		return
 	}
@@ -345,6 +355,37 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 		return
 	}
 	ctx.blk.cond = strings.Join(strings.Fields(ctx.command), " ")
+}
+
+// toggledDevices are the devices the message's toggles set up, each once.
+func toggledDevices(lines []line) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lines {
+		if !isCommand(l.text) {
+			continue
+		}
+		if t, ok := toggle(commandText(l.text), l.n); ok && t.measured && t.Device != "" {
+			out[t.Device] = true
+		}
+	}
+	return out
+}
+
+// turnsOff: every setting the toggle sets, it sets off ("ip link set dev eth0 xdp off",
+// "ethtool -K eth0 gro off").
+func turnsOff(t Toggle) bool {
+	n := 0
+	for _, values := range t.Settings {
+		for _, v := range values {
+			switch strings.ToLower(v) {
+			case "off", "none", "disable", "disabled":
+				n++
+			default:
+				return false
+			}
+		}
+	}
+	return n > 0
 }
 
 // isToggleCommand: a command that changes a setting rather than measuring (its output is
