@@ -703,6 +703,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 	} else if p0 && !p1 {
 		vote -= sense
 	}
+	vote += cueVote(runs[0].state, runs[1].state, sentences(lines))
 	vote += r.statedVote(median(runs[0].values), median(runs[1].values))
 	switch {
 	case vote > 0:
@@ -759,6 +760,62 @@ func subjectPhrase(name, other, subject string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	// beforeCueRe and afterCueRe end in a word the prose puts before a state's name to say
+	// which it is: "keep 4-bit buckets", "the current list walk", "the existing path"; "tried
+	// the 8-bit version", "the new hash table", "switching to the xarray".
+	beforeCueRe = regexp.MustCompile(`(?i)\b(?:current(?:ly)?|existing|old|keep(?:ing)?|kept|today'?s|stock|original|unpatched)\s+(?:the\s+|a\s+|an\s+|with\s+)?$`)
+	afterCueRe  = regexp.MustCompile(`(?i)\b(?:new|tried|try(?:ing)?|proposed|switch(?:ing|ed)?\s+to|mov(?:e|ing|ed)\s+to|introduc(?:e|es|ed|ing))\s+(?:the\s+|a\s+|an\s+)?$`)
+)
+
+// maxCueName is the most words of a state's name cueVote looks for in the prose.
+const maxCueName = 3
+
+// cueVote is what the prose says of two states by the words it puts just before their names
+// (beforeCueRe, afterCueRe): above 0 where name0 is the one before, below where name1 is;
+// 0 where the prose says nothing of them, or says both of one.
+func cueVote(name0, name1 string, texts []string) int {
+	clean := func(name string) string {
+		// "bitmap (Mpps)": the name without what a header adds after it in parentheses.
+		n := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), ":"))
+		if k := strings.LastIndex(n, " ("); k > 0 && strings.HasSuffix(n, ")") {
+			n = strings.TrimSpace(n[:k])
+		}
+		if len(n) < 2 || len(strings.Fields(n)) > maxCueName || !strings.ContainsFunc(n, unicode.IsLetter) || strings.HasPrefix(n, "(") {
+			return ""
+		}
+		return n
+	}
+	n0, n1 := clean(name0), clean(name1)
+	if n0 == "" || n1 == "" {
+		return 0 // one is no name: a header cut in the wrong place
+	}
+	count := func(n string) (before, after int) {
+		re := regexp.MustCompile(`(?i)(?:^|[^\w-])` + regexp.QuoteMeta(n) + `(?:$|[^\w-])`)
+		for _, t := range texts {
+			for _, m := range re.FindAllStringIndex(t, -1) {
+				prefix := t[max(0, m[0]-40):m[0]] + " " // the words just before the name
+				if beforeCueRe.MatchString(prefix) {
+					before++
+				}
+				if afterCueRe.MatchString(prefix) {
+					after++
+				}
+			}
+		}
+		return before, after
+	}
+	b0, a0 := count(n0)
+	b1, a1 := count(n1)
+	switch {
+	case (b0 > 0 || a1 > 0) && a0 == 0 && b1 == 0:
+		return 1
+	case (b1 > 0 || a0 > 0) && a1 == 0 && b0 == 0:
+		return -1
+	}
+	return 0
 }
 
 // statedVote is what the message's stated changes say of two states' order, their medians

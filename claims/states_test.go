@@ -188,3 +188,27 @@ func TestSubjectPhrase(t *testing.T) {
 		}
 	}
 }
+
+// TestCueVote: the word just before a state's name in the prose places it; both states
+// placed one way, or nothing said, is no vote.
+func TestCueVote(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		text []string
+		want int
+	}{
+		{"4-bit", "8-bit", []string{"it makes no sense to keep 4-bit buckets"}, 1},
+		{"8-bit", "4-bit", []string{"I tried the 8-bit version"}, -1},
+		{"list", "rbtree", []string{"the new rbtree is faster than the current list"}, 1},
+		{"list", "rbtree", []string{"the new list", "the new rbtree"}, 0},                             // both after
+		{"list", "rbtree", []string{"a list and an rbtree"}, 0},                                       // nothing said
+		{"bitmap (Mpps)", "linear scan (Mpps)", []string{"it replaces the existing linear scan"}, -1}, // a header's unit is no part of the name
+		{"linear", "(Mpps)", []string{"the existing linear scan"}, 0},                                 // a unit is no state: a header cut wrong
+		{"A", "B", []string{"the current A"}, 0},                                                      // one letter: too short to look for
+		{"a very long state name", "b", []string{"the current a very long state name"}, 0},            // a line, not a name
+	} {
+		if got := cueVote(c.a, c.b, c.text); got != c.want {
+			t.Errorf("cueVote(%q, %q, %q) = %d, want %d", c.a, c.b, c.text, got, c.want)
+		}
+	}
+}
