@@ -71,11 +71,47 @@ func unitAfter(toks []string, i int) (string, int) {
 	return "", 0
 }
 
+// assignmentRe is a figure a tool prints after its name and an equals sign: fio's
+// "IOPS=829k,", "BW=3239MiB/s"; ss's "rtt:0.05/0.02" is not one (a colon joins two figures).
+var assignmentRe = regexp.MustCompile(`^([A-Za-z][A-Za-z_-]*=)(\d[\d.,]*)([A-Za-z%/][\w/%]*)?([,;]?)$`)
+
+// assignedUnit is the unit a "NAME=" token before toks[k] names ("IOPS="), where it names one.
+func assignedUnit(toks []string, k int) (unit, bool) {
+	if k == 0 || !strings.HasSuffix(toks[k-1], "=") {
+		return unit{}, false
+	}
+	return lookupUnit(strings.TrimSuffix(toks[k-1], "="))
+}
+
+// splitAssignments cuts each "NAME=figure" token in two, the name (with its "=") and the
+// figure, so that the figure is read as any other: where its unit is glued to it
+// ("BW=3239MiB/s") or the name is one ("IOPS=829k"). A bare figure after a name
+// ("SentMessages=89107", "RunTime=1.000 sec") is a tool's record of its run, left whole.
+func splitAssignments(toks []string) []string {
+	var out []string
+	for _, t := range toks {
+		m := assignmentRe.FindStringSubmatch(t)
+		if m == nil {
+			out = append(out, t)
+			continue
+		}
+		_, nameUnit := lookupUnit(strings.TrimSuffix(m[1], "="))
+		_, scaled := scaleSuffix[m[3]]
+		_, glued := lookupUnit(m[3])
+		if nameUnit && (m[3] == "" || scaled) || m[3] != "" && glued {
+			out = append(out, m[1], m[2]+m[3]+m[4])
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // readFigures splits a line into its figures and its shape. A number followed by a unit
 // (or with one glued on) is a figure; a number followed by a size (bytes, MHz) is part of
 // the shape; other numbers are bare figures.
 func readFigures(s string) shaped {
-	toks := strings.Fields(s)
+	toks := splitAssignments(strings.Fields(s))
 	var out shaped
 	var shape []string
 	for i := 0; i < len(toks); i++ {
@@ -112,6 +148,19 @@ func readFigures(s string) shaped {
 			var used int
 			unitText, used = unitAfter(toks, i)
 			i += used
+		}
+		if u, ok := assignedUnit(toks, numberAt); ok {
+			// "IOPS=829k": the name before the equals sign is the figure's unit, a scale
+			// glued to the figure its multiple.
+			f, scaled := scaleSuffix[unitText]
+			if unitText == "" || scaled {
+				if !scaled {
+					f = 1
+				}
+				out.figures = append(out.figures, figure{value: n * f * u.factor, unit: u, raw: toks[i]})
+				shape = append(shape, "#"+u.norm)
+				continue
+			}
 		}
 		switch {
 		case unitText == "":

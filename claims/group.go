@@ -578,8 +578,9 @@ func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	mb, ma := b.center(), a.center()
 	// The same figure on both sides is a setting both states share ("MTU 1500" under each
 	// heading), except in a table of results or a tool's counters (perf stat's), where a row
-	// that did not move is a result.
-	if mb == ma && !strings.Contains(first.key, "|tbl|") && !strings.Contains(first.key, "|p|") || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
+	// that did not move is a result, and for a rate of packets or operations, which no
+	// setting is written in (a link's speed is: "a 100Gbit NIC" under each heading).
+	if mb == ma && !strings.Contains(first.key, "|tbl|") && !strings.Contains(first.key, "|p|") && first.unit != "trans/s" && first.unit != "pps" || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
 		return
 	}
 	metric := first.metric

@@ -136,3 +136,18 @@ func TestLongParagraphStillRead(t *testing.T) {
 		t.Errorf("claims %+v, want 10.2 -> 12.9 Gbit/s", r.Claims)
 	}
 }
+
+// TestSplitAssignments: a NAME=figure token is cut where the figure has its unit glued on or
+// the name is a unit; a bare figure after a name is a tool's record of its run, left whole.
+func TestSplitAssignments(t *testing.T) {
+	for in, want := range map[string]string{
+		"IOPS=829k, BW=3239MiB/s":              "IOPS= 829k, BW= 3239MiB/s",
+		"SentMessages=89107 RunTime=1.000 sec": "SentMessages=89107 RunTime=1.000 sec",
+		"lat=4.1us avg-latency=4.153":          "lat= 4.1us avg-latency=4.153",
+		"a=b x=":                               "a=b x=",
+	} {
+		if got := strings.Join(splitAssignments(strings.Fields(in)), " "); got != want {
+			t.Errorf("splitAssignments(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
