@@ -216,15 +216,3 @@ func hodgesLehmann(base, state []float64) (float64, bool) {
 	}
 	return math.Exp(mid) - 1, true
 }
-
-// HostFloorSource is where the default floor comes from.
-const HostFloorSource = "the default, made for the host's run-to-run noise"
-
-// FloorSource says where the policy's minimum change comes from, printable: what the run
-// recorded, else the host's default.
-func (p Policy) FloorSource() string {
-	if p.MinChangeFrom == "" {
-		return HostFloorSource
-	}
-	return Printable(p.MinChangeFrom)
-}

@@ -200,7 +200,7 @@ func TableWith(w io.Writer, r *Result, opt TableOptions) error {
 		}
 		fmt.Fprintf(w, "gated metrics decide the run, their p adjusted together (Holm) at alpha %g; %s: smaller is negligible, a CI within it equivalent\n", pol.Alpha, floor)
 		if pol.MinChangeFrom != "" {
-			fmt.Fprintln(w, "min change from: "+pol.FloorSource())
+			fmt.Fprintln(w, "min change from: "+Printable(pol.MinChangeFrom))
 		}
 	}
 	if a := r.Settings.Adaptive; a != nil {
