@@ -110,7 +110,9 @@ type Report struct {
 	// What the reader saw, for the summary: figures of a result outside quotes and inside
 	// them, and readings of each side.
 	sawFigures, quotedFigures bool
-	readings                  map[string]bool // readingKey of the claims kept
+	// toolLines are the lines a tool's grammar read (by number): output, not prose.
+	toolLines map[int]bool
+	readings  map[string]bool // readingKey of the claims kept
 	// tables are blocks that look like tables (a header without figures over rows of
 	// figures) that no table reader took: said as unread when no claim comes from them.
 	tables [][]int

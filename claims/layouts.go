@@ -37,6 +37,8 @@ var toolLayouts = []toolLayout{
 	{"netperf -k output", netperfKeyval, []string{"netperf-keyval-output.txt"}},
 	{"fio reports", fioReport, []string{"fio-status-lines.txt"}},
 	{"wrk reports", wrkReport, []string{"wrk-reports.txt"}},
+	{"ApacheBench reports", abReport, []string{"ab-reports-base-patched.txt"}},
+	{"nuttcp reports", nuttcpReport, []string{"nuttcp-run-lines.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt"}},
 }
 

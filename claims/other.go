@@ -209,9 +209,12 @@ func rowsOfFigures(block []line) bool {
 var digitRunRe = regexp.MustCompile(`\d+`)
 
 func (r *Report) proseRanges(lines []line) {
+	// A tool's output read by its grammar ends a paragraph as an empty line does: its figures
+	// are the tool's, not a sentence's.
+	prose := func(k int) bool { return strings.TrimSpace(lines[k].text) != "" && !r.toolLines[lines[k].n] }
 	for start := 0; start < len(lines); {
 		end := start
-		for end < len(lines) && strings.TrimSpace(lines[end].text) != "" {
+		for end < len(lines) && prose(end) {
 			end++
 		}
 		if end == start {

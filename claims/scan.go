@@ -85,6 +85,12 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 			if why != "" {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
 			}
+			if r.toolLines == nil {
+				r.toolLines = map[int]bool{}
+			}
+			for k := i; k < next; k++ {
+				r.toolLines[lines[k].n] = true
+			}
 			ms = keep(r, ms, ctx.mark(m))
 			ctx.named = ctx.named && len(m) == 0
 			i = next - 1
