@@ -259,7 +259,7 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return rs, nil
 	}
 	label, rest := readingLabel(lines, i, b)
-	if p, ok := linePair(label, rest, lines[i].n, i, b); ok {
+	if p, ok := linePair(label, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
 	ls := labelState(lines, i, b, label)
@@ -311,6 +311,28 @@ func readingLabel(lines []line, i int, b block) (label, rest string) {
 		label, rest = strings.TrimSpace(m[1]), m[2]
 	}
 	return label, rest
+}
+
+// wrappedTail is the rest of lines[i] with the first words of the next line where a sentence
+// wraps right after a comparison's second figure ("(36.2 Gbps vs 34.8" over "Gbps before)"):
+// the next line, no labelled line of its own, starts with the figure's unit, and the words
+// that name its state follow.
+func wrappedTail(lines []line, i int, rest string) string {
+	loc := arrowRe.FindStringIndex(rest)
+	if loc == nil || strings.TrimSpace(rest[loc[1]:]) != "" || i+1 >= len(lines) || strings.TrimSpace(lines[i+1].text) == "" {
+		return rest
+	}
+	next := strings.Fields(lines[i+1].text)
+	if label, _ := lineLabel(lines[i+1].text); label != "" {
+		return rest // a line of its own ("cycles per packet: 165 -> 142"), not the sentence's end
+	}
+	if _, unit := lookupUnit(strings.TrimRight(next[0], ".,;)")); !unit {
+		return rest
+	}
+	if len(next) > 4 {
+		next = next[:4]
+	}
+	return strings.TrimRight(rest, " ") + " " + strings.Join(next, " ")
 }
 
 // linePair is a line that compares its two states itself: an arrow, the states inline, or
@@ -749,6 +771,14 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 		after, m[5] = after*f, ""
 	}
 	ub, ua := m[3], m[5]
+	if ub == "" && ua == "" {
+		// "RPS 120K -> 135K": the word before the figures is their unit.
+		if words := strings.Fields(rest[:arrowRe.FindStringIndex(rest)[0]]); len(words) > 0 {
+			if _, ok := lookupUnit(words[len(words)-1]); ok {
+				ub = words[len(words)-1]
+			}
+		}
+	}
 	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) {
 		before, after, ub, ua = after, before, ua, ub
 	}

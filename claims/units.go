@@ -30,8 +30,8 @@ var units = map[string]unit{
 	// second", memtier's Ops/sec).
 	"requests/s": {"trans", "trans/s", 1}, "requests/sec": {"trans", "trans/s", 1}, "req/s": {"trans", "trans/s", 1}, "reqs/s": {"trans", "trans/s", 1},
 	"ops/s": {"trans", "trans/s", 1}, "ops/sec": {"trans", "trans/s", 1}, "operations/s": {"trans", "trans/s", 1},
-	// An I/O completed is one too (fio's IOPS).
-	"iops": {"trans", "trans/s", 1},
+	// An I/O completed is one too (fio's IOPS), and a query answered (QPS); RPS is requests.
+	"iops": {"trans", "trans/s", 1}, "qps": {"trans", "trans/s", 1}, "rps": {"trans", "trans/s", 1},
 	// The micro sign (U+00B5) and the Greek mu (U+03BC) look alike; authors type either.
 	"us": {"time", "us", 1}, "usec": {"time", "us", 1}, "µs": {"time", "us", 1}, "μs": {"time", "us", 1}, "µsec": {"time", "us", 1}, "μsec": {"time", "us", 1},
 	"usecs": {"time", "us", 1}, "microseconds": {"time", "us", 1},
