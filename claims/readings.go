@@ -937,8 +937,9 @@ func slashStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 }
 
 // inlineStatesRe is a line's rest that names each state before its figure: "old 41.2  new
-// 37.9", "base: 9.4 Gbps, patched: 9.8 Gbps".
-var inlineStatesRe = regexp.MustCompile(`^\s*([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*$`)
+// 37.9", "base: 9.4 Gbps, patched: 9.8 Gbps", "before 1.21, after 1.48 (Mpps)." (the unit of
+// both in parentheses after them).
+var inlineStatesRe = regexp.MustCompile(`^\s*([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:\(([A-Za-zµ%/^\d]+(?:/s(?:ec)?)?)\))?\s*\.?\s*$`)
 
 // inlineStates reads a line whose rest names two states, each before its figure, as a claim:
 // the names must place one before and one after (stateOf), or be a contrasting pair.
@@ -957,7 +958,11 @@ func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 	if !ok1 || !ok2 {
 		return [2]reading{}, false
 	}
-	u, u2, metric, ok := pairUnit(label, m[3], m[6])
+	ub, ua := m[3], m[6]
+	if ub == "" && ua == "" {
+		ub = m[7]
+	}
+	u, u2, metric, ok := pairUnit(label, ub, ua)
 	if !ok {
 		return [2]reading{}, false
 	}
