@@ -33,7 +33,7 @@ var (
 	// perSecondWords are the words "N events per ..." ends a rate with.
 	perSecondWords = map[string]bool{"second": true, "sec": true, "s": true}
 	// scaleSuffix is a k or M written on a bare number: 370k.
-	scaleSuffix = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6}
+	scaleSuffix = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 )
 
 // shape is a line with its numbers taken out and its units reduced to their kind: what a
