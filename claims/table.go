@@ -809,10 +809,12 @@ func splitFigureCells(cells []string, want int) []string {
 }
 
 // unitColumnAtEnd moves a last column of units the header does not name ("3.1   4.0   Mpps")
-// onto each row's bare figures.
+// onto each row's bare figures: one more cell than the header has names, or as many where
+// the header's first name is the labels' column ("test  net-next  v3" over "udp 64B  5.10
+// 5.62  Mpps": a column of units holds no state's figures).
 func unitColumnAtEnd(rows []tableRow, headerCells int) []tableRow {
 	for _, r := range rows {
-		if len(r.cells) != headerCells+1 || !isUnit(r.cells[len(r.cells)-1]) {
+		if len(r.cells) != headerCells+1 && len(r.cells) != headerCells || len(r.cells) < 2 || !isUnit(r.cells[len(r.cells)-1]) {
 			return rows
 		}
 	}
