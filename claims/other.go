@@ -339,11 +339,11 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 
 // shareNounRe names a measured share, whose "from X% to Y%" is two readings, not a change
 // stated twice: CPU utilisation, usage, load, loss, idle time.
-var shareNounRe = regexp.MustCompile(`(?i)\b(?:cpu|utili[sz]ation|usage|load|loss|idle|busy|occupancy)\b[^.;]{0,40}$`)
+var shareNounRe = regexp.MustCompile(`(?i)\b(?:cpu|utili[sz]ation|usage|load|loss|idle|busy|occupancy|share|softirq|overhead)\b[^.;]{0,60}$`)
 
 // ofShare: the words just before offset, in its sentence, name a measured share.
 func ofShare(text string, offset int) bool {
-	return shareNounRe.MatchString(text[max(0, offset-60):offset])
+	return shareNounRe.MatchString(text[max(0, offset-80):offset])
 }
 
 // eventsPerSecond writes "transactions per second" as the unit "transactions/s".
