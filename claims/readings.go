@@ -259,7 +259,11 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return rs, nil
 	}
 	label, rest := readingLabel(lines, i, b)
-	if p, ok := linePair(label, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
+	pairLabel := label
+	if pairLabel == "" {
+		pairLabel = unitHeadingAbove(lines, i)
+	}
+	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
 	ls := labelState(lines, i, b, label)
@@ -311,6 +315,20 @@ func readingLabel(lines []line, i int, b block) (label, rest string) {
 		label, rest = strings.TrimSpace(m[1]), m[2]
 	}
 	return label, rest
+}
+
+// unitHeadingAbove is the heading right above lines[i] where it ends in a unit ("Throughput
+// of sctp_test with 64 paths, MB/s:" over "(before) 412   (after) 588"): it names what the
+// line's bare figures measure. "" where there is none.
+func unitHeadingAbove(lines []line, i int) string {
+	if i == 0 || !headingRe.MatchString(lines[i-1].text) {
+		return ""
+	}
+	h := headingRe.FindStringSubmatch(lines[i-1].text)[1]
+	if _, ok := labelUnit(h); !ok {
+		return ""
+	}
+	return h
 }
 
 // wrappedTail is the rest of lines[i] with the first words of the next line where a sentence
@@ -938,8 +956,8 @@ func slashStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 
 // inlineStatesRe is a line's rest that names each state before its figure: "old 41.2  new
 // 37.9", "base: 9.4 Gbps, patched: 9.8 Gbps", "before 1.21, after 1.48 (Mpps)." (the unit of
-// both in parentheses after them).
-var inlineStatesRe = regexp.MustCompile(`^\s*([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:\(([A-Za-zµ%/^\d]+(?:/s(?:ec)?)?)\))?\s*\.?\s*$`)
+// both in parentheses after them), "(before) 412   (after) 588".
+var inlineStatesRe = regexp.MustCompile(`^\s*[(\[]?([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)[)\]]?\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+[(\[]?([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)[)\]]?\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:\(([A-Za-zµ%/^\d]+(?:/s(?:ec)?)?)\))?\s*\.?\s*$`)
 
 // inlineStates reads a line whose rest names two states, each before its figure, as a claim:
 // the names must place one before and one after (stateOf), or be a contrasting pair.
