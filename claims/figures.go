@@ -72,7 +72,7 @@ func unitAfter(toks []string, i int) (string, int) {
 }
 
 // assignmentRe is a figure a tool prints after its name and an equals sign: fio's
-// "IOPS=829k,", "BW=3239MiB/s"; ss's "rtt:0.05/0.02" is not one (a colon joins two figures).
+// "IOPS=1204k,", "BW=4703MiB/s"; ss's "rtt:0.05/0.02" is not one (a colon joins two figures).
 var assignmentRe = regexp.MustCompile(`^([A-Za-z][A-Za-z_-]*=)(\d[\d.,]*)([A-Za-z%/][\w/%]*)?([,;]?)$`)
 
 // assignedUnit is the unit a "NAME=" token before toks[k] names ("IOPS="), where it names one.
@@ -85,7 +85,7 @@ func assignedUnit(toks []string, k int) (unit, bool) {
 
 // splitAssignments cuts each "NAME=figure" token in two, the name (with its "=") and the
 // figure, so that the figure is read as any other: where its unit is glued to it
-// ("BW=3239MiB/s") or the name is one ("IOPS=829k"). A bare figure after a name
+// ("BW=4703MiB/s") or the name is one ("IOPS=1204k"). A bare figure after a name
 // ("SentMessages=89107", "RunTime=1.000 sec") is a tool's record of its run, left whole.
 func splitAssignments(toks []string) []string {
 	var out []string
@@ -150,7 +150,7 @@ func readFigures(s string) shaped {
 			i += used
 		}
 		if u, ok := assignedUnit(toks, numberAt); ok {
-			// "IOPS=829k": the name before the equals sign is the figure's unit, a scale
+			// "IOPS=1204k": the name before the equals sign is the figure's unit, a scale
 			// glued to the figure its multiple.
 			f, scaled := scaleSuffix[unitText]
 			if unitText == "" || scaled {

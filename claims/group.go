@@ -723,9 +723,9 @@ var subjectUndoRe = regexp.MustCompile(`(?i)\b(?:revert|remov|drop|stop|avoid|di
 const maxStatePhraseWords = 6
 
 // subjectPhrase: the Subject names the state called name by a phrase of its label, two to four
-// of its words in a row, one of them a telling word the other state's label lacks ("full page"
-// of "rx buf backed with full page" against "... with page fragments", in "Force full-page RX
-// buffers"); hyphens, underscores and slashes count as spaces. One English word of a state is
+// of its words in a row, one of them a telling word the other state's label lacks ("queue lock"
+// of "single queue lock" against "per-ring locks", in "take a single tx-queue lock
+// in the xmit path"); hyphens, underscores and slashes count as spaces. One English word of a state is
 // no evidence in a Subject (it says what the patch is about), a phrase of it is.
 func subjectPhrase(name, other, subject string) bool {
 	if subject == "" {
@@ -765,8 +765,8 @@ func subjectPhrase(name, other, subject string) bool {
 
 var (
 	// beforeCueRe and afterCueRe end in a word the prose puts before a state's name to say
-	// which it is: "keep 4-bit buckets", "the current list walk", "the existing path"; "tried
-	// the 8-bit version", "the new hash table", "switching to the xarray".
+	// which it is: "keep the list", "the current list walk", "the existing linear scan";
+	// "tried the bitmap version", "the new hash table", "switching to the xarray".
 	beforeCueRe = regexp.MustCompile(`(?i)\b(?:current(?:ly)?|existing|old|keep(?:ing)?|kept|today'?s|stock|original|unpatched)\s+(?:the\s+|a\s+|an\s+|with\s+)?$`)
 	afterCueRe  = regexp.MustCompile(`(?i)\b(?:new|tried|try(?:ing)?|proposed|switch(?:ing|ed)?\s+to|mov(?:e|ing|ed)\s+to|introduc(?:e|es|ed|ing))\s+(?:the\s+|a\s+|an\s+)?$`)
 )

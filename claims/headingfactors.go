@@ -88,8 +88,8 @@ func (c context) pathText() string {
 const maxHeadingParts = 8
 
 // headingParts cuts a heading into the things it names: the pieces between brackets,
-// parentheses, commas and semicolons ("net-next (main+v1) (drop, no touch)": net-next,
-// main+v1, drop, no touch).
+// parentheses, commas and semicolons ("6.18-rc4 [base+v1] [drop, one queue]": 6.18-rc4,
+// base+v1, drop, one queue).
 func headingParts(h string) []string {
 	h = strings.TrimSuffix(strings.TrimSpace(h), ":")
 	var parts []string
@@ -102,8 +102,8 @@ func headingParts(h string) []string {
 }
 
 // headingFactors gives the tools' measurements under headings of varying parts their
-// states and settings: the part one of whose values extends the others' ("main" and
-// "main+v2": the first the baseline, a tree with changes after it) or whose values the words
+// states and settings: the part one of whose values extends the others' ("base" and
+// "base+v2": the first the baseline, a tree with changes after it) or whose values the words
 // of the states place is the state; the other varying parts are settings of the
 // measurement. Measurements of states between the baseline and the last are taken out;
 // their lines are returned. Where no part is told a state, nothing changes: the order of
@@ -178,8 +178,8 @@ func measurementParts(heading string) []string {
 // that is the state and the parts that are settings: two measurements or more, each
 // heading cut into as many parts, each combination of values once, and one varying part
 // told a state by its values. A part the patch's own words tell (strongly: "with this
-// patch", or one value extending the others) decides over parts weaker words tell ("No TSN
-// traffic", "With TSN traffic"), and over the states the headings gave the measurements
+// patch", or one value extending the others) decides over parts weaker words tell ("without
+// background load", "with background load"), and over the states the headings gave the measurements
 // as they were read; without a strong one, every measurement must have been left without a
 // state.
 func headingFactorsOf(ms []measurement, idx []int) (statePos int, condPos []int, ok bool) {
@@ -264,7 +264,7 @@ func stronglyStates(values []string) bool {
 	return sides["before"] && sides["after"]
 }
 
-// extends: w is v with more after it, "main+v2" of "main".
+// extends: w is v with more after it, "base+v2" of "base".
 func extends(w, v string) bool {
 	return strings.HasPrefix(w, v) && len(w) > len(v) && strings.ContainsRune("+-_ ", rune(w[len(v)]))
 }
@@ -283,7 +283,7 @@ func values0(all [][]string, pos int) []string {
 }
 
 // baselineOf is the baseline among a part's values, "" where they are not told states: the
-// one value every other extends ("main" of "main+v1" and "main+v2"), or the one the words of
+// one value every other extends ("base" of "base+v1" and "base+v2"), or the one the words of
 // the states place before while one at least is placed after ("vanilla", "patched").
 func baselineOf(values []string) string {
 	if len(values) < 2 {

@@ -7,9 +7,9 @@ import (
 
 func TestHeadingParts(t *testing.T) {
 	for h, want := range map[string][]string{
-		"net-next (main+v1) (drop, no touch)": {"net-next", "main+v1", "drop", "no touch"},
-		"6.18-rc4 [base] [tx]:":               {"6.18-rc4", "base", "tx"},
-		"stock kernel; 4 streams":             {"stock kernel", "4 streams"},
+		"6.18-rc4 [base+v1] [drop, one queue]": {"6.18-rc4", "base+v1", "drop", "one queue"},
+		"6.18-rc4 [base] [tx]:":                {"6.18-rc4", "base", "tx"},
+		"stock kernel; 4 streams":              {"stock kernel", "4 streams"},
 	} {
 		if got := headingParts(h); !reflect.DeepEqual(got, want) {
 			t.Errorf("headingParts(%q) = %q, want %q", h, got, want)
@@ -22,12 +22,12 @@ func TestBaselineOf(t *testing.T) {
 		values []string
 		want   string
 	}{
-		{[]string{"main", "main+v1", "main+v2"}, "main"},
+		{[]string{"base", "base+v1", "base+v2"}, "base"},
 		{[]string{"rc4+fix", "rc4"}, "rc4"},
 		{[]string{"vanilla", "patched"}, "vanilla"},
 		{[]string{"64B", "1500B"}, ""},     // sizes: no state
 		{[]string{"drop", "tx"}, ""},       // modes: no state
-		{[]string{"main"}, ""},             // one value compares nothing
+		{[]string{"base"}, ""},             // one value compares nothing
 		{[]string{"base", "baseline"}, ""}, // two baselines, nothing after
 	} {
 		if got := baselineOf(c.values); got != c.want {
@@ -43,9 +43,9 @@ func TestHeadingFactors(t *testing.T) {
 		return measurement{tool: "xdp-bench", metric: "packet_rate", unit: "pps", values: []float64{v}, heading: heading, lines: []int{line}}
 	}
 	ms := []measurement{
-		run("t (main) (64B)", 10, 1), run("t (main) (1500B)", 5, 2),
-		run("t (main+v1) (64B)", 9, 3), run("t (main+v1) (1500B)", 4, 4),
-		run("t (main+v2) (64B)", 12, 5), run("t (main+v2) (1500B)", 6, 6),
+		run("t (base) (64B)", 10, 1), run("t (base) (1500B)", 5, 2),
+		run("t (base+v1) (64B)", 9, 3), run("t (base+v1) (1500B)", 4, 4),
+		run("t (base+v2) (64B)", 12, 5), run("t (base+v2) (1500B)", 6, 6),
 	}
 	out, between := headingFactors(ms)
 	if len(out) != 4 || len(between) != 2 {

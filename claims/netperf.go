@@ -85,8 +85,8 @@ func bannerTest(banner string) string {
 var unitsRowRe = regexp.MustCompile(`^\s*bytes\s.*\bsecs\b`)
 
 var (
-	// netperfInterimRe is demo mode's (-D) line of progress: "Interim result: 37221.90
-	// 10^6bits/s over 1.015 seconds ending at 1559151699.433", the last after the ^C that
+	// netperfInterimRe is demo mode's (-D) line of progress: "Interim result: 23890.12
+	// 10^6bits/s over 1.000 seconds ending at 1700000001.002", the last after the ^C that
 	// stopped the run; a mail may wrap it before its timestamp (netperfInterimEndRe).
 	netperfInterimRe    = regexp.MustCompile(`^\s*(?:\^C)?Interim result:`)
 	netperfInterimEndRe = regexp.MustCompile(`^\s*\d+(?:\.\d+)?\s*$`)

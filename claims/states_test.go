@@ -177,8 +177,8 @@ func TestSubjectPhrase(t *testing.T) {
 		name, other, subject string
 		want                 bool
 	}{
-		{"rx buf backed with full page", "rx buf backed with page fragments", "net: mana: Force full-page RX buffers", true},
-		{"rx buf backed with page fragments", "rx buf backed with full page", "net: mana: Force full-page RX buffers", false},
+		{"rings of whole pages", "rings of half pages", "net: foo: fill the rx rings with whole-pages", true},
+		{"rings of half pages", "rings of whole pages", "net: foo: fill the rx rings with whole-pages", false},
 		{"single queue lock", "per-ring locks", "r8169: take a single tx_queue lock", true},
 		{"gro on", "gro off", "net: make gro faster", false},      // a shared word with one of its own not beside it
 		{"batched", "one at a time", "veth: batched xmit", false}, // one word: what the patch is about
@@ -197,8 +197,8 @@ func TestCueVote(t *testing.T) {
 		text []string
 		want int
 	}{
-		{"4-bit", "8-bit", []string{"it makes no sense to keep 4-bit buckets"}, 1},
-		{"8-bit", "4-bit", []string{"I tried the 8-bit version"}, -1},
+		{"16-way", "32-way", []string{"there is no reason to keep 16-way tables"}, 1},
+		{"32-way", "16-way", []string{"I tried the 32-way version"}, -1},
 		{"list", "rbtree", []string{"the new rbtree is faster than the current list"}, 1},
 		{"list", "rbtree", []string{"the new list", "the new rbtree"}, 0},                             // both after
 		{"list", "rbtree", []string{"a list and an rbtree"}, 0},                                       // nothing said

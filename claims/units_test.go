@@ -141,7 +141,7 @@ func TestLongParagraphStillRead(t *testing.T) {
 // the name is a unit; a bare figure after a name is a tool's record of its run, left whole.
 func TestSplitAssignments(t *testing.T) {
 	for in, want := range map[string]string{
-		"IOPS=829k, BW=3239MiB/s":              "IOPS= 829k, BW= 3239MiB/s",
+		"IOPS=1204k, BW=4703MiB/s":             "IOPS= 1204k, BW= 4703MiB/s",
 		"SentMessages=89107 RunTime=1.000 sec": "SentMessages=89107 RunTime=1.000 sec",
 		"lat=4.1us avg-latency=4.153":          "lat= 4.1us avg-latency=4.153",
 		"a=b x=":                               "a=b x=",
