@@ -33,7 +33,7 @@ var (
 	// "Ops Minor Faults"), each run's figure without a change. They describe the test run,
 	// not what it measured.
 	mmtestsMonitorRe = regexp.MustCompile(`^(?:Duration|Ops)\s+\S.*?(?:\s+-?\d+(?:\.\d+)?)+\s*$`)
-	// mmtestsBenchRe is the benchmark a title names first: tbench4, netperf-udp.
+	// mmtestsBenchRe is the benchmark a title names first: netperf-udp, hackbench-process-pipes.
 	mmtestsBenchRe = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`)
 )
 
