@@ -602,6 +602,12 @@ func sharedUnit(first, second string, secondWord bool) (v1 float64, u1 unit, v2 
 		}
 		number, rest, _ := strings.Cut(s, " ")
 		v, ok := parseNumber(number)
+		if f, scaled := scaleSuffix[number[max(0, len(number)-1):]]; !ok && word && scaled && len(number) > 1 {
+			// "2.08M" after "1950000 trans/s before,": the second figure's scale written, its
+			// unit not (a first figure so is a count of something: "800k routes").
+			v, ok = parseNumber(number[:len(number)-1])
+			v *= f
+		}
 		return v, unit{}, false, ok && (rest == "" || word)
 	}
 	v1, u1, has1, ok1 := read(first, false)
