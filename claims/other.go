@@ -549,7 +549,7 @@ func (r *Report) compared(text string, m []int, lineOf func(int) int) bool {
 
 // parenStatesRe is two figures each followed by its state in parentheses: "3.62 Gbps (old) /
 // 4.05 Gbps (new)", "41.0 (base) vs 44.2 (patched)".
-var parenStatesRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)\s*(?:/|,|;|\bvs\.?|\bversus\b|\band\b|->|→)\s*(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)`)
+var parenStatesRe = regexp.MustCompile(`(?i)(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)\s*(?:/|,|;|\bvs\.?|\bversus\b|\band\b|->|→)\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)\s*\(([^()\d]{1,30})\)`)
 
 // parenStates reads a parenStatesRe match: the words in parentheses must name the two states.
 func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
@@ -561,11 +561,30 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 	}
 	v1, u1, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
 	v2, u2, ok2 := parseValue(strings.TrimPrefix(g(3), "~"))
+	if !ok1 && !ok2 {
+		// "rx pps: 1,234,567 (before) vs 1,456,789 (after)": bare figures, the unit the last
+		// word of their label.
+		if u, ok := labelUnitBefore(text, m[2]); ok {
+			n1, okn1 := parseNumber(strings.TrimPrefix(g(1), "~"))
+			n2, okn2 := parseNumber(strings.TrimPrefix(g(3), "~"))
+			v1, u1, ok1, v2, u2, ok2 = n1*u.factor, u, okn1, n2*u.factor, u, okn2
+		}
+	}
 	if !ok1 || !ok2 || u1.norm != u2.norm || u1.kind == "percent" {
 		return false
 	}
 	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), g(2)), proseReading(v2, u2, lineOf(m[6]), g(4)), s1)
 	return true
+}
+
+// labelUnitBefore is the unit a label right before offset ends in: "rx pps:" before its
+// figures.
+func labelUnitBefore(text string, offset int) (unit, bool) {
+	words := strings.Fields(text[max(0, offset-40):offset])
+	if len(words) == 0 || !strings.HasSuffix(words[len(words)-1], ":") {
+		return unit{}, false
+	}
+	return lookupUnit(strings.TrimSuffix(words[len(words)-1], ":"))
 }
 
 // stateLed reads a stateLedRe match, and says whether it was a pair: the two states' words
