@@ -384,7 +384,7 @@ func (r *Report) countChange(l line) {
 // without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause),
 // "23 Gbps without XDP but ~19 with it" (the unit given once: sharedUnit), "48.2 seconds on
 // 6.12 and 12.9 seconds with this fix" (a version among the state's words).
-var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s(?:[A-Za-z./][\w./+-]*|v?\d+\.\d+(?:\.\d+)*(?:-[\w.+-]+)?)){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+|in\s+)?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s(?:[A-Za-z./][\w./+-]*|v?\d+\.\d+(?:\.\d+)*(?:-[\w.+-]+)?)){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b|\bagainst\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+|in\s+)?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
@@ -565,8 +565,8 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 		// "rx pps: 1,234,567 (before) vs 1,456,789 (after)": bare figures, the unit the last
 		// word of their label.
 		if u, ok := labelUnitBefore(text, m[2]); ok {
-			n1, okn1 := parseNumber(strings.TrimPrefix(g(1), "~"))
-			n2, okn2 := parseNumber(strings.TrimPrefix(g(3), "~"))
+			n1, okn1 := scaledNumber(strings.TrimPrefix(g(1), "~"))
+			n2, okn2 := scaledNumber(strings.TrimPrefix(g(3), "~"))
 			v1, u1, ok1, v2, u2, ok2 = n1*u.factor, u, okn1, n2*u.factor, u, okn2
 		}
 	}
@@ -575,6 +575,19 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 	}
 	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), g(2)), proseReading(v2, u2, lineOf(m[6]), g(4)), s1)
 	return true
+}
+
+// scaledNumber reads a number, with a scale glued on or not ("112k", "1,234,567").
+func scaledNumber(s string) (float64, bool) {
+	if v, ok := parseNumber(s); ok {
+		return v, true
+	}
+	if len(s) < 2 {
+		return 0, false
+	}
+	f, scaled := scaleSuffix[s[len(s)-1:]]
+	v, ok := parseNumber(s[:len(s)-1])
+	return v * f, scaled && ok
 }
 
 // labelUnitBefore is the unit a label right before offset ends in: "rx pps:" before its
