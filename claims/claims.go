@@ -146,8 +146,9 @@ func dropSpread(l string) string {
 }
 
 // scaledFigureRe is a number with a scale glued on and its rate's unit after a space:
-// "780k pps", "2.1M pkt/s", "96K req/s".
-var scaledFigureRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)([kKM])\s+([A-Za-z][A-Za-z/]*)`)
+// "780k pps", "2.1M pkt/s", "96K req/s". One space: a wider gap is a table's, between a
+// column's figure and a column of units ("1.61M   pps").
+var scaledFigureRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)([kKM]) ([A-Za-z][A-Za-z/]*)`)
 
 // scaledFigures writes the scale of scaledFigureRe's figures into their numbers ("780000
 // pps"), for every reader to see one number and its unit; a size ("64k bytes") stays.

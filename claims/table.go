@@ -824,7 +824,7 @@ func unitColumnAtEnd(rows []tableRow, headerCells int) []tableRow {
 		cells := slices.Clone(r.cells[:len(r.cells)-1])
 		for c := range cells {
 			if f, ok := cellValue(cells[c]); ok && f.bare {
-				cells[c] += " " + unit
+				cells[c] = scaledFigures(cells[c] + " " + unit) // "1.92M" and "pps": 1920000 pps
 			}
 		}
 		out[k] = tableRow{label: r.label, cells: cells, n: r.n}
