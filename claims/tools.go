@@ -30,6 +30,11 @@ var otherTools = []struct {
 	{"redis-benchmark", regexp.MustCompile(`\bredis-benchmark\b`)},
 	{"perf (a CPU profile)", regexp.MustCompile(`\bperf\s+(?:top|record|report)\b`)},
 	{"bpftrace", regexp.MustCompile(`\bbpftrace\b`)},
+	{"nuttcp", regexp.MustCompile(`\bnuttcp\b`)},
+	{"ab (ApacheBench)", regexp.MustCompile(`(?:^|[\s$#])ab\s+-[nckt]\b`)},
+	{"mmtests", regexp.MustCompile(`\bmmtests\b`)},
+	{"fio", regexp.MustCompile(`\bfio\b`)},
+	{"tbench", regexp.MustCompile(`\btbench\b`)},
 }
 
 // toolsNamed are the programs of otherTools the text names, in the table's order.
