@@ -83,6 +83,23 @@ func assignedUnit(toks []string, k int) (unit, bool) {
 	return lookupUnit(strings.TrimSuffix(toks[k-1], "="))
 }
 
+// assignedFigure is the figure n (with unitText after it) where a "NAME=" before it names
+// its unit ("IOPS=1204k": a scale glued to the figure is its multiple).
+func assignedFigure(toks []string, numberAt int, n float64, unitText, raw string) (figure, bool) {
+	u, ok := assignedUnit(toks, numberAt)
+	if !ok {
+		return figure{}, false
+	}
+	f, scaled := scaleSuffix[unitText]
+	if unitText != "" && !scaled {
+		return figure{}, false
+	}
+	if !scaled {
+		f = 1
+	}
+	return figure{value: n * f * u.factor, unit: u, raw: raw}, true
+}
+
 // splitAssignments cuts each "NAME=figure" token in two, the name (with its "=") and the
 // figure, so that the figure is read as any other: where its unit is glued to it
 // ("BW=4703MiB/s") or the name is one ("IOPS=1204k"). A bare figure after a name
@@ -149,18 +166,10 @@ func readFigures(s string) shaped {
 			unitText, used = unitAfter(toks, i)
 			i += used
 		}
-		if u, ok := assignedUnit(toks, numberAt); ok {
-			// "IOPS=1204k": the name before the equals sign is the figure's unit, a scale
-			// glued to the figure its multiple.
-			f, scaled := scaleSuffix[unitText]
-			if unitText == "" || scaled {
-				if !scaled {
-					f = 1
-				}
-				out.figures = append(out.figures, figure{value: n * f * u.factor, unit: u, raw: toks[i]})
-				shape = append(shape, "#"+u.norm)
-				continue
-			}
+		if fig, ok := assignedFigure(toks, numberAt, n, unitText, toks[i]); ok {
+			out.figures = append(out.figures, fig)
+			shape = append(shape, "#"+fig.unit.norm)
+			continue
 		}
 		switch {
 		case unitText == "":

@@ -693,17 +693,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			vote--
 		}
 	}
-	// A phrase of one state's own in the Subject, written as the Subject writes it: what the
-	// patch brings, or what it takes away (subjectUndoRe).
-	sense := 1
-	if subjectUndoRe.MatchString(subject) {
-		sense = -1
-	}
-	if p0, p1 := subjectPhrase(runs[0].state, runs[1].state, subject), subjectPhrase(runs[1].state, runs[0].state, subject); p1 && !p0 {
-		vote += sense
-	} else if p0 && !p1 {
-		vote -= sense
-	}
+	vote += subjectPhraseVote(runs[0].state, runs[1].state, subject)
 	vote += cueVote(runs[0].state, runs[1].state, sentences(lines))
 	vote += r.statedVote(median(runs[0].values), median(runs[1].values))
 	switch {
@@ -718,6 +708,23 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 // subjectUndoRe is a Subject that takes something away or turns it off: a state it names
 // is then the one before, not the one the patch brings.
 var subjectUndoRe = regexp.MustCompile(`(?i)\b(?:revert|remov|drop|stop|avoid|disabl|don't|do not|no longer|without|get rid|kill)`)
+
+// subjectPhraseVote is what a phrase of one state's own in the Subject says of two states
+// (subjectPhrase): above 0 where name0 is the one before (the Subject names name1, what the
+// patch brings, or takes name0 away: subjectUndoRe), below where name1 is.
+func subjectPhraseVote(name0, name1, subject string) int {
+	sense := 1
+	if subjectUndoRe.MatchString(subject) {
+		sense = -1
+	}
+	switch p0, p1 := subjectPhrase(name0, name1, subject), subjectPhrase(name1, name0, subject); {
+	case p1 && !p0:
+		return sense
+	case p0 && !p1:
+		return -sense
+	}
+	return 0
+}
 
 // maxStatePhraseWords is the most words a state's name has for subjectPhrase.
 const maxStatePhraseWords = 6
