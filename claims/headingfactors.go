@@ -241,17 +241,8 @@ func headingFactorsOf(ms []measurement, idx []int) (statePos int, condPos []int,
 // stronglyStates: the values are states by the patch's own words (each placed by a strong
 // word of the states, one before and one after at least) or by one extending the others.
 func stronglyStates(values []string) bool {
-	for _, v := range values {
-		extended := true
-		for _, w := range values {
-			if w != v && !extends(w, v) {
-				extended = false
-				break
-			}
-		}
-		if extended {
-			return true
-		}
+	if extendedBase(values) != "" {
+		return true
 	}
 	sides := map[string]bool{}
 	for _, v := range values {
@@ -262,6 +253,24 @@ func stronglyStates(values []string) bool {
 		sides[side] = true
 	}
 	return sides["before"] && sides["after"]
+}
+
+// extendedBase is the one of values every other extends ("base" of "base+v1" and
+// "base+v2"), "" where none is.
+func extendedBase(values []string) string {
+	for _, v := range values {
+		all := true
+		for _, w := range values {
+			if w != v && !extends(w, v) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return v
+		}
+	}
+	return ""
 }
 
 // extends: w is v with more after it, "base+v2" of "base".
@@ -289,17 +298,8 @@ func baselineOf(values []string) string {
 	if len(values) < 2 {
 		return ""
 	}
-	for _, v := range values {
-		extended := true
-		for _, w := range values {
-			if w != v && !extends(w, v) {
-				extended = false
-				break
-			}
-		}
-		if extended {
-			return v
-		}
+	if v := extendedBase(values); v != "" {
+		return v
 	}
 	before, after := "", 0
 	for _, v := range values {
