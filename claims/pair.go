@@ -31,6 +31,9 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			}
 			continue
 		}
+		if len(list) == 2 && r.undecidedHeadings(list, lines) {
+			continue
+		}
 		for len(list) >= 2 {
 			// The first is before unless the words say otherwise: an after printed first
 			// (a heading with the series above one without it) pairs with the before that follows.
@@ -67,6 +70,57 @@ func (r *Report) pair(ms []measurement, lines []line) {
 			r.addUnparsed(Unparsed{Lines: list[0].lines, Reason: "a " + list[0].metric + " measurement without a second to compare it with"})
 		}
 	}
+}
+
+// undecidedHeadings: two measurements no word placed, each under headings of its own that
+// name no state in a few words ("host A (mlx5):", "host B (ice):"): the headings name what differs, and print
+// order is no evidence of a baseline. The rest of the message decides, as for two states no
+// word places (evidenceSides: the Subject, the diff, the prose's words before a name, a stated
+// change), and the pair is made so; else it is left unpaired with the reason, and true is
+// returned (list handled).
+func (r *Report) undecidedHeadings(list []*measurement, lines []line) bool {
+	a, b := list[0], list[1]
+	if a.state != "" || b.state != "" || a.heading == "" || b.heading == "" || a.heading == b.heading || a.toggled != 0 || b.toggled != 0 {
+		return false
+	}
+	na, nb := differingHeading(a.heading, b.heading)
+	for _, n := range []string{na, nb} {
+		if side, _, _ := stateOf(n); side != "" || len(strings.Fields(n)) > maxSetupNameWords {
+			// A state word the heading reader did not take, or a sentence over the output
+			// ("... much lower than normal"): the order decides as before.
+			return false
+		}
+	}
+	runs := []*sideRun{{side: "?", state: na, values: a.values}, {side: "?", state: nb, values: b.values}}
+	before, _, ok := r.evidenceSides(runs, lines)
+	if !ok {
+		r.addUnparsed(Unparsed{Lines: append(append([]int{}, a.lines...), b.lines...), Reason: fmt.Sprintf(
+			"two %s measurements under headings that name no state, %q and %q, and nothing that says which is the baseline: not paired", a.metric, na, nb)})
+		return true
+	}
+	if before == runs[1] {
+		a, b = b, a
+	}
+	r.addClaims(newClaim(a, b))
+	return true
+}
+
+// maxSetupNameWords is the most words a heading's name of a setup has ("host B, ice").
+const maxSetupNameWords = 5
+
+// differingHeading are the parts of two headings that differ (measurementParts), each joined.
+func differingHeading(h1, h2 string) (string, string) {
+	p1, p2 := measurementParts(h1), measurementParts(h2)
+	if len(p1) != len(p2) {
+		return h1, h2
+	}
+	var d1, d2 []string
+	for k := range p1 {
+		if p1[k] != p2[k] {
+			d1, d2 = append(d1, p1[k]), append(d2, p2[k])
+		}
+	}
+	return strings.Join(d1, ", "), strings.Join(d2, ", ")
 }
 
 // measurementKey is what a measurement is of: two of one key are its sides or its runs.
