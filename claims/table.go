@@ -811,17 +811,44 @@ func splitFigureCells(cells []string, want int) []string {
 // unitColumnAtEnd moves a last column of units the header does not name ("3.1   4.0   Mpps")
 // onto each row's bare figures: one more cell than the header has names, or as many where
 // the header's first name is the labels' column ("test  net-next  v3" over "udp 64B  5.10
-// 5.62  Mpps": a column of units holds no state's figures).
+// 5.62  Mpps": a column of units holds no state's figures). Rows whose figures carry no unit
+// (a count of retransmits, a share with its %) may leave the column empty.
 func unitColumnAtEnd(rows []tableRow, headerCells int) []tableRow {
-	for _, r := range rows {
-		if len(r.cells) != headerCells+1 && len(r.cells) != headerCells || len(r.cells) < 2 || !isUnit(r.cells[len(r.cells)-1]) {
-			return rows
+	for _, width := range []int{headerCells, headerCells - 1} {
+		if out, ok := unitColumnOf(rows, width); ok {
+			return out
 		}
+	}
+	return rows
+}
+
+// unitColumnOf moves the unit column of rows width cells wide (but the unit) onto their bare
+// figures; ok is false where the rows are not so shaped, or no row has a unit there.
+func unitColumnOf(rows []tableRow, width int) ([]tableRow, bool) {
+	if width < 1 {
+		return nil, false
+	}
+	units := 0
+	for _, r := range rows {
+		switch {
+		case len(r.cells) == width+1 && isUnit(r.cells[width]):
+			units++
+		case len(r.cells) == width:
+		default:
+			return nil, false
+		}
+	}
+	if units == 0 {
+		return nil, false
 	}
 	out := make([]tableRow, len(rows))
 	for k, r := range rows {
-		unit := r.cells[len(r.cells)-1]
-		cells := slices.Clone(r.cells[:len(r.cells)-1])
+		if len(r.cells) == width {
+			out[k] = r
+			continue
+		}
+		unit := r.cells[width]
+		cells := slices.Clone(r.cells[:width])
 		for c := range cells {
 			if f, ok := cellValue(cells[c]); ok && f.bare {
 				cells[c] = scaledFigures(cells[c] + " " + unit) // "1.92M" and "pps": 1920000 pps
@@ -829,7 +856,7 @@ func unitColumnAtEnd(rows []tableRow, headerCells int) []tableRow {
 		}
 		out[k] = tableRow{label: r.label, cells: cells, n: r.n}
 	}
-	return out
+	return out, true
 }
 
 // unitRow: a table row without a label whose every cell is a unit.
