@@ -262,6 +262,10 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	pairLabel := label
 	if pairLabel == "" {
 		pairLabel = unitHeadingAbove(lines, i)
+	} else if _, ok := labelUnit(pairLabel); !ok {
+		if u := parenUnitAbove(lines, i); u != "" {
+			pairLabel += " (" + u + ")" // "p99: 48 -> 31" under "latency percentiles (usec):"
+		}
 	}
 	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
@@ -329,6 +333,27 @@ func unitHeadingAbove(lines []line, i int) string {
 		return ""
 	}
 	return h
+}
+
+// parenUnitRe is a unit in parentheses, as a heading gives the unit of the lines under it.
+var parenUnitRe = regexp.MustCompile(`\(([A-Za-zµ%/^]+(?:/s(?:ec)?)?)\)`)
+
+// parenUnitAbove is the unit in parentheses of the heading over lines[i]'s block (the nearest
+// heading line above, no blank line between, at most a dozen lines up): "latency percentiles
+// (usec), before -> after:" over "p99: 48 -> 31". "" where there is none.
+func parenUnitAbove(lines []line, i int) string {
+	for k := i - 1; k >= 0 && i-k <= 12 && strings.TrimSpace(lines[k].text) != ""; k-- {
+		if !headingRe.MatchString(lines[k].text) {
+			continue
+		}
+		for _, m := range parenUnitRe.FindAllStringSubmatch(lines[k].text, -1) {
+			if u, ok := lookupUnit(m[1]); ok && u.norm != "" {
+				return m[1]
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // wrappedTail is the rest of lines[i] with the first words of the next line where a sentence
@@ -839,9 +864,14 @@ func pairUnit(label, first, second string) (u1, u2 unit, metric string, ok bool)
 	metric = metricOf(u1)
 	if u1.norm == "" {
 		metric = metricName(label)
+	} else if m := percentileLabelRe.FindStringSubmatch(label); m != nil && u1.kind == "time" {
+		metric = "p" + strings.ReplaceAll(m[1], ".", "") + "_latency" // "p99.9": p999_latency
 	}
 	return u1, u2, metric, true
 }
+
+// percentileLabelRe is a label that names a percentile of a latency: "p99", "P99.9", "p50:".
+var percentileLabelRe = regexp.MustCompile(`(?i)^p(\d{1,2}(?:\.\d{1,3})?)\b`)
 
 // labelUnit is the unit a label ends in: "Requests/sec", "throughput (Gbps)", "lat [us]".
 func labelUnit(label string) (unit, bool) {
