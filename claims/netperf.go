@@ -366,7 +366,8 @@ func selectorMetric(sel, test string) (metric, unit string, factor float64, ok b
 	return m.Name, m.Unit, m.Value, true
 }
 
-var selectorRe = regexp.MustCompile(`-[Oo]\s*([A-Z_0-9,]+)`)
+// selectorRe is -o/-O and its selectors, which netperf reads in either case.
+var selectorRe = regexp.MustCompile(`(?:^|\s)-[Oo]\s*([A-Za-z_0-9,]+)`)
 
 // netperfRows reads the rows a netperf -O or -o command printed (one per run: `for i in ...;
 // do netperf ... -O A,B|tail -1; done`) after lines[i]: one measurement per selector with every
@@ -377,11 +378,16 @@ func netperfRows(lines []line, i int, ctx context) ([]measurement, int) {
 	if m == nil || !strings.Contains(ctx.command, "netperf") {
 		return nil, i
 	}
-	sels := strings.Split(m[1], ",")
+	sels := strings.Split(strings.ToUpper(m[1]), ",")
 	opts := netperfOptions(ctx.command)
 	var rows [][]float64
 	var rowLines []int
 	j := i
+	if j < len(lines) && strings.Count(lines[j].text, ",") == len(sels)-1 && len(sels) > 1 && !strings.Contains(ctx.command, "-P 0") {
+		if _, ok := selectorRow(lines[j].text, sels, opts["test"]); !ok {
+			j++ // -o's header, the selectors' long names ("Mean Latency Microseconds,...")
+		}
+	}
 	for ; j < len(lines); j++ {
 		row, ok := selectorRow(lines[j].text, sels, opts["test"])
 		if !ok {
