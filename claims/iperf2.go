@@ -12,8 +12,9 @@ import (
 // brackets, START-END "sec", a size with its Bytes unit, a rate with its bits/sec unit.
 // With -i a row each interval, then the whole run's, from 0.0 to its end; with -P, a [SUM]
 // row of the streams. Unlike iperf3's rows these end at the rate, without "sender" or
-// "receiver".
-var iperf2RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\]\s+(\d+\.\d+)\s*-\s*(\d+\.\d+)\s+sec\s+[\d.]+\s+[KMG]?Bytes\s+([\d.]+\s*[KMG]?bits/sec)\s*$`)
+// "receiver", or with -e (enhanced reports) the client's Write/Err, Rtry, Cwnd/RTT and NetPwr
+// after it ("89412/0  0  1520K/120(30) us  9768421").
+var iperf2RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\]\s+(\d+\.\d+)\s*-\s*(\d+\.\d+)\s+sec\s+[\d.]+\s+[KMG]?Bytes\s+([\d.]+\s*[KMG]?bits/sec)(?:\s+\d+/\d+(?:\s+\S+){0,6})?\s*$`)
 
 // iperf2Report reads the rows of iperf 2's report at lines[i] (its header before them or
 // not) where each is of the whole run: its throughput, the [SUM] row's where streams run in
