@@ -358,10 +358,9 @@ type context struct {
 	named bool
 	// stateHeading is the heading that named the state.
 	stateHeading string
-	// title is the text of the latest heading or title line; path, the headings in effect,
-	// outermost first (a bullet's heading under a banner's, an indented one under both).
-	title string
-	path  []pathHeading
+	// path is the headings in effect, outermost first (a bullet's heading under a banner's,
+	// an indented one under both).
+	path []pathHeading
 	// toggled is the line of the last toggle that set the state; devices, whether the
 	// message's toggles set up more than one device (each device's runs are then compared
 	// among themselves).

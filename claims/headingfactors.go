@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 )
@@ -37,7 +36,6 @@ func (c *context) enterPath(raw, text string) {
 	if len(c.path) > maxPathDepth {
 		c.path = c.path[len(c.path)-maxPathDepth:]
 	}
-	c.title = text
 }
 
 // bulletRe is a list item's line: its marker, then its text.
@@ -319,7 +317,6 @@ func baselineOf(values []string) string {
 	return ""
 }
 
-// betweenReason is what the report says of a state between the baseline and the last.
-func betweenReason(n int) string {
-	return fmt.Sprintf("%d measurement(s) of a state between the baseline and the last (headings of a state and a setting): not paired", n)
-}
+// betweenReason is what the report says of a measurement of a state between the baseline and
+// the last.
+const betweenReason = "a measurement of a state between the baseline and the last (headings of a state and a setting): not paired"

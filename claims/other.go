@@ -634,11 +634,10 @@ func sharedUnit(first, second string, secondWord bool) (v1 float64, u1 unit, v2 
 		}
 		number, rest, _ := strings.Cut(s, " ")
 		v, ok := parseNumber(number)
-		if f, scaled := scaleSuffix[number[max(0, len(number)-1):]]; !ok && word && scaled && len(number) > 1 {
+		if !ok && word {
 			// "2.08M" after "1950000 trans/s before,": the second figure's scale written, its
 			// unit not (a first figure so is a count of something: "800k routes").
-			v, ok = parseNumber(number[:len(number)-1])
-			v *= f
+			v, ok = scaledNumber(number)
 		}
 		return v, unit{}, false, ok && (rest == "" || word)
 	}

@@ -18,7 +18,7 @@ func (r *Report) pair(ms []measurement, lines []line) {
 	r.sawFigures = r.sawFigures || len(ms) > 0 // a tool's results are figures, paired or not
 	ms, between := headingFactors(ms)
 	for _, lines := range between {
-		r.addUnparsed(Unparsed{Lines: lines, Reason: betweenReason(1)})
+		r.addUnparsed(Unparsed{Lines: lines, Reason: betweenReason})
 	}
 	series, order := seriesOf(ms)
 	for _, k := range order {
@@ -73,8 +73,8 @@ func (r *Report) pair(ms []measurement, lines []line) {
 }
 
 // undecidedHeadings: two measurements no word placed, each under headings of its own that
-// name no state in a few words ("host A (mlx5):", "host B (ice):"): the headings name what differs, and print
-// order is no evidence of a baseline. The rest of the message decides, as for two states no
+// name no state in a few words ("host A (mlx5):", "host B (ice):"): the headings name what
+// differs, and print order is no evidence of a baseline. The rest of the message decides, as for two states no
 // word places (evidenceSides: the Subject, the diff, the prose's words before a name, a stated
 // change), and the pair is made so; else it is left unpaired with the reason, and true is
 // returned (list handled).
