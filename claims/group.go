@@ -791,6 +791,9 @@ func cueVote(name0, name1 string, texts []string) int {
 		if k := strings.LastIndex(n, " ("); k > 0 && strings.HasSuffix(n, ")") {
 			n = strings.TrimSpace(n[:k])
 		}
+		// A byte that is no UTF-8 (a message in another charset, read raw) becomes U+FFFD,
+		// which the regexp matches such a byte with: its pattern must be valid UTF-8.
+		n = strings.ToValidUTF8(n, "\uFFFD")
 		if len(n) < 2 || len(strings.Fields(n)) > maxCueName || !strings.ContainsFunc(n, unicode.IsLetter) || strings.HasPrefix(n, "(") {
 			return ""
 		}

@@ -206,6 +206,7 @@ func TestCueVote(t *testing.T) {
 		{"linear", "(Mpps)", []string{"the existing linear scan"}, 0},                                 // a unit is no state: a header cut wrong
 		{"A", "B", []string{"the current A"}, 0},                                                      // one letter: too short to look for
 		{"a very long state name", "b", []string{"the current a very long state name"}, 0},            // a line, not a name
+		{"caf\xe9", "b\xf3\xe5 x", []string{"the current caf\xe9 and b\xf3\xe5 x"}, 1},                // names in Latin-1, read raw: no panic, still found
 	} {
 		if got := cueVote(c.a, c.b, c.text); got != c.want {
 			t.Errorf("cueVote(%q, %q, %q) = %d, want %d", c.a, c.b, c.text, got, c.want)
