@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nsperf/nsperf/internal/waitlimit"
 
@@ -168,15 +169,33 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 			orphans[id] = []string{}
 		}
 	}
+	// A lock file alone: a run killed between claiming its id and recording it, or a plan
+	// script killed by a signal its EXIT trap does not see. Left, it takes its id from every
+	// later run that draws it. Only an old one: a run locks the file it creates at once
+	// (Claim, the script's flock), and a file caught in that moment is no leftover.
+	locks, _ := filepath.Glob(filepath.Join(runstate.Dir, "nsp*.lock"))
+	for _, f := range locks {
+		id, err := ParseRunID(strings.TrimSuffix(filepath.Base(f), ".lock"))
+		if err != nil || claimed[id] || orphans[id] != nil {
+			continue
+		}
+		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > staleLockAge {
+			orphans[id] = []string{}
+		}
+	}
 	for id, nss := range orphans {
 		if runstate.Alive(id) {
 			continue // a run being built: its state file is on its way or its lock is held
 		}
 		what := "namespace without a state file"
 		if len(nss) == 0 {
-			what = "private OVS directory without a state file"
-			if _, err := os.Lstat(runstate.OVSDir(id)); err != nil {
+			switch {
+			case exists(runstate.OVSDir(id)):
+				what = "private OVS directory without a state file"
+			case exists(runstate.PinDir(id)):
 				what = "pins in bpffs without a state file"
+			default:
+				what = lockOnly
 			}
 		}
 		sort.Strings(nss)
@@ -184,6 +203,19 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
 	return out, nil
+}
+
+// staleLockAge is how old a lock file without anything else of its run must be to be a
+// leftover: far longer than a run takes between creating its lock file and locking it.
+const staleLockAge = time.Minute
+
+// lockOnly is the reason of a leftover that is a lock file and nothing else.
+const lockOnly = "lock file without a state file"
+
+// exists reports whether something is at path (not following a symlink).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // Remove deletes a leftover: what carries the run's marker and the run's own directory.
@@ -194,7 +226,11 @@ func (l Leftover) Remove() (Removal, error) {
 	if l.state != nil {
 		return Down(l.state)
 	}
-	return Down(&runstate.StateFile{RunID: l.RunID, Namespaces: l.Namespaces})
+	rm, err := Down(&runstate.StateFile{RunID: l.RunID, Namespaces: l.Namespaces})
+	if err == nil && l.Reason == lockOnly {
+		rm.Removed = append(rm.Removed, runstate.LockPath(l.RunID))
+	}
+	return rm, err
 }
 
 // OVSLeftovers lists the bridges in an existing OVS whose run is over: its lock is free and it

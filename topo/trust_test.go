@@ -3,11 +3,14 @@ package topo
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -29,9 +32,6 @@ func victimNamespace(t *testing.T, name string) (pid int) {
 	t.Cleanup(func() { sleeper.Process.Kill(); <-done })
 	return sleeper.Process.Pid
 }
-
-func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
-
 func alive(pid int) bool { return runstate.Running(pid) } // exists and is not a zombie
 
 func writeStateFile(t *testing.T, id RunID, content string) {
@@ -211,4 +211,70 @@ func removeLeftover(t *testing.T, id RunID) {
 		}
 	}
 	t.Fatalf("run %s not listed as a leftover: %+v", id, left)
+}
+
+// TestOrphanLockFile: a run's lock file with nothing else of its run (a run killed between
+// claiming its id and recording it) is a leftover once it is old, and goes; a new one (a run
+// about to lock it) and a held one (a live run) stay.
+func TestOrphanLockFile(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir)
+	if err := runstate.EnsureDir(); err != nil {
+		t.Fatal(err)
+	}
+	lockFile := func(age time.Duration) RunID {
+		for {
+			id := NewRunID()
+			f, err := os.OpenFile(runstate.LockPath(id), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
+			if errors.Is(err, fs.ErrExist) {
+				continue // another run's id
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			t.Cleanup(func() { os.Remove(runstate.LockPath(id)) })
+			then := time.Now().Add(-age)
+			if err := os.Chtimes(runstate.LockPath(id), then, then); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+	}
+	old, fresh, held := lockFile(2*staleLockAge), lockFile(0), lockFile(2*staleLockAge)
+	f, err := os.OpenFile(runstate.LockPath(held), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	left, err := FindLeftovers(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[RunID]Leftover{}
+	for _, l := range left {
+		listed[l.RunID] = l
+	}
+	if _, ok := listed[fresh]; ok {
+		t.Errorf("a new lock file (a run about to lock it) listed as a leftover")
+	}
+	if _, ok := listed[held]; ok {
+		t.Errorf("a held lock file (a live run) listed as a leftover")
+	}
+	l, ok := listed[old]
+	if !ok || l.Reason != lockOnly {
+		t.Fatalf("the old lock file of run %s: %+v, want a leftover (%s)", old, l, lockOnly)
+	}
+	rm, err := l.Remove()
+	if err != nil || !slices.Contains(rm.Removed, runstate.LockPath(old)) {
+		t.Errorf("remove: %+v %v", rm, err)
+	}
+	if exists(runstate.LockPath(old)) {
+		t.Error("the old lock file is still there")
+	}
+	if !exists(runstate.LockPath(fresh)) || !exists(runstate.LockPath(held)) {
+		t.Error("cleanup removed a new or a held lock file")
+	}
 }
