@@ -120,18 +120,31 @@ func TestListAndPlan(t *testing.T) {
 	}
 }
 
-// waitJournal waits until a journal holds at least n samples.
-func waitJournal(t *testing.T, path string, n int, within time.Duration) {
+// waitJournal waits until the journal at path of the run cmd holds at least n samples; where
+// the run ends first or the time is up, the test fails with what the run printed on stderr.
+func waitJournal(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, path string, n int, within time.Duration) {
 	t.Helper()
-	if !journalHas(path, n, within) {
-		t.Fatalf("journal %s has fewer than %d samples after %s", path, n, within)
-	}
-}
-
-// journalHas waits until the journal at path holds n samples, for at most within.
-func journalHas(path string, n int, within time.Duration) bool {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
+		if journalHas(path, n, 0) {
+			return
+		}
+		if !runstate.Running(cmd.Process.Pid) {
+			err := cmd.Wait()
+			t.Fatalf("the run ended (%v) before its journal %s held %d samples:\n%s", err, path, n, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Fatalf("journal %s has fewer than %d samples after %s; the run printed:\n%s", path, n, within, stderr.String())
+}
+
+// journalHas waits until the journal at path holds n samples, for at most within (0: looks
+// once).
+func journalHas(path string, n int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for first := true; first || time.Now().Before(deadline); first = false {
 		if r, _, err := results.ReadJournal(path); err == nil && len(r.Cases) > 0 && len(r.Cases[0].Samples) >= n {
 			return true
 		}
@@ -315,10 +328,12 @@ func TestCleanupAfterKill(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	// --concurrent: not behind another nsperf run measuring beside the test.
 	cmd := exec.Command(clitest.Binary, "run", "veth-bigtcp", "--runs", "5", "--duration", "3s", "--omit", "0s", "--concurrent", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitJournal(t, out+".journal", 1, 60*time.Second)
+	waitJournal(t, cmd, &stderr, out+".journal", 1, 60*time.Second)
 	testenv.HoldKilled(t, before, runstate.Dir) // what the killed run leaves is this test's, not a test's beside it
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -498,7 +513,7 @@ func TestOVSVswitchdKilled(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitJournal(t, out+".journal", 1, 60*time.Second)
+	waitJournal(t, cmd, &stderr, out+".journal", 1, 60*time.Second)
 	killed := false
 	for _, p := range testenv.Take(runstate.Dir).Processes { // "PID NAME", new since the test began
 		var pid int
