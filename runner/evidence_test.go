@@ -121,3 +121,35 @@ func TestSideMetricsVxlanCollapse(t *testing.T) {
 		t.Errorf("table:\n%s", table)
 	}
 }
+
+// TestTransferTime: a transfer of a fixed size is measured by how long it takes. Through a
+// token bucket, each sample's time is at least what the rate allows (a busy machine only
+// slows it), a quarter of the rate takes far longer, and the table compares the times with
+// lower as better.
+func TestTransferTime(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "netperf")
+	r, table := runScenario(t, "testdata/transfer.yaml", scenarios.Overrides{Omit: -1})
+	times := map[string][]float64{}
+	for _, s := range r.Cases[0].Samples {
+		if s.Error != "" || len(s.Metrics) == 0 || s.Metrics[0].Name != scenarios.MetricTransferTime || s.Metrics[0].Unit != "s" {
+			t.Fatalf("%s: %+v %s", s.State, s.Metrics, s.Error)
+		}
+		times[s.State] = append(times[s.State], s.Metrics[0].Value)
+	}
+	// At least the bytes beyond the bucket's burst at the rate, less 10% for the bucket's
+	// rounding: 4 MiB - 64 KiB at 64 Mbit/s is 0.516 s, at 256 Mbit/s 0.129 s.
+	floor := map[string]float64{"slow": (4<<20 - 64<<10) * 8 / 64e6 * 0.9, "fast": (4<<20 - 64<<10) * 8 / 256e6 * 0.9}
+	for state, ts := range times {
+		if len(ts) != 2 {
+			t.Errorf("%s: %d samples, want 2", state, len(ts))
+		}
+		for _, v := range ts {
+			if v < floor[state] {
+				t.Errorf("%s: a transfer took %.3f s, faster than its rate allows (%.3f s)", state, v, floor[state])
+			}
+		}
+	}
+	if !strings.Contains(table, "transfer_time") {
+		t.Errorf("the table lacks the transfer time:\n%s", table)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -14,7 +15,11 @@ type Netperf struct {
 	Test        string   `yaml:"test"` // TCP_STREAM (default), TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR
 	Client      Side     `yaml:"client"`
 	Server      Side     `yaml:"server"`
-	Duration    Duration `yaml:"duration"`     // -l (default 10s)
+	Duration    Duration `yaml:"duration"`     // -l (default 10s); with bytes, the longest a transfer may take
+	// Bytes is a transfer of a fixed size instead of a time (-l -BYTES, TCP_STREAM only): the
+	// run measures how long it takes, until the receiver has read it all (netperf's elapsed
+	// time ends at the receiver's close), as a download of a known size is timed.
+	Bytes Size `yaml:"bytes"`
 	Port        int      `yaml:"port"`         // netserver's control port (-p, default 12865)
 	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests, TCP_CRR's too
 	Response    int      `yaml:"response"`     //
@@ -41,6 +46,22 @@ const (
 // NetperfTests are the tests a netperf workload takes, the default first.
 var NetperfTests = []string{NetperfTCPStream, NetperfTCPRR, NetperfTCPCRR, NetperfUDPStream, NetperfUDPRR}
 
+// MetricTransferTime is how long a transfer of a fixed size took (netperf -l -BYTES), in
+// seconds: the bytes sent over the throughput, which netperf prints with more digits than
+// its elapsed time.
+const MetricTransferTime = "transfer_time"
+
+// DefaultTransferLimit is the longest a transfer of a fixed size may take where the scenario
+// gives no duration: the sample fails after it.
+const DefaultTransferLimit = 60 * time.Second
+
+// MaxNetperfBytes is the largest transfer netperf takes: -l is a C int.
+const MaxNetperfBytes = 1<<31 - 1
+
+// netperfTransferOutputs are the selectors a transfer of a fixed size needs: the time is the
+// bytes sent over the throughput in its units.
+var netperfTransferOutputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS", "LOCAL_BYTES_SENT", "ELAPSED_TIME"}
+
 // DefaultNetperfPort is netserver's standard control port.
 const DefaultNetperfPort = 12865
 
@@ -49,6 +70,9 @@ var netperfSelectorRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 // Gates implements ToolSpec: stream tests are for their throughput; request/response tests
 // for their transaction rate (netperf's throughput) and their P99 latency, when measured.
 func (w *Netperf) Gates() []string {
+	if w.Bytes > 0 {
+		return []string{MetricTransferTime}
+	}
 	if Transactional(w.Test) {
 		return []string{MetricThroughput, MetricP99Latency}
 	}
@@ -61,6 +85,7 @@ func (w *Netperf) Metrics() []MetricSpec {
 	out := []MetricSpec{
 		{Name: MetricThroughput, Better: HigherIsBetter, Additive: true}, // bit/s for a stream, trans/s for request/response
 		{Name: "transaction_rate", Unit: "trans/s", Better: HigherIsBetter, Additive: true},
+		{Name: MetricTransferTime, Unit: "s", Better: LowerIsBetter},
 		{Name: "local_cpu_util", Unit: "%", Better: NoDirection, CPU: true},
 		{Name: "remote_cpu_util", Unit: "%", Better: NoDirection, CPU: true},
 	}
@@ -79,8 +104,11 @@ func (w *Netperf) Processes() []string { return []string{"netperf", "netserver"}
 // Ends implements ToolSpec.
 func (w *Netperf) Ends() (client, server Side) { return w.Client, w.Server }
 
-// Length implements ToolSpec: netperf has no warm-up of its own.
+// Length implements ToolSpec: netperf has no warm-up of its own. A transfer's is its limit.
 func (w *Netperf) Length() time.Duration { return w.Duration.Std() }
+
+// LengthIsLimit reports that a transfer of a fixed size ends when it is done, within Length.
+func (w *Netperf) LengthIsLimit() bool { return w.Bytes > 0 }
 
 // PersistentRR reports whether the test is request/response over one connection (TCP_RR,
 // UDP_RR): it takes -r REQ,RESP and reports latencies by default. TCP_CRR, a connection per
@@ -99,6 +127,9 @@ func (w *Netperf) setDefaults(written func(string) bool) {
 	}
 	if !written("duration") {
 		w.Duration = Duration(DefaultDuration)
+		if w.Bytes > 0 {
+			w.Duration = Duration(DefaultTransferLimit)
+		}
 	}
 	if !written("port") {
 		w.Port = DefaultNetperfPort
@@ -109,6 +140,8 @@ func (w *Netperf) setDefaults(written func(string) bool) {
 		w.Outputs = []string{"MIN_LATENCY", "P90_LATENCY", "P99_LATENCY", "THROUGHPUT"}
 	} else if !written("outputs") && w.Test == NetperfUDPStream {
 		w.Outputs = []string{"THROUGHPUT", "THROUGHPUT_UNITS"}
+	} else if !written("outputs") && w.Bytes > 0 {
+		w.Outputs = slices.Clone(netperfTransferOutputs)
 	}
 }
 
@@ -118,6 +151,20 @@ func (w *Netperf) check(v *validator, path string) {
 	}
 	v.wholeSeconds(path+".duration", w.Duration, time.Second)
 	v.port(path+".port", w.Port)
+	if w.Bytes > 0 && w.Test != NetperfTCPStream {
+		v.add(path+".bytes", "a transfer of a fixed size is a TCP_STREAM's, not %s: leave bytes out, or make the test TCP_STREAM", w.Test)
+	}
+	if w.Bytes > MaxNetperfBytes {
+		v.add(path+".bytes", "%s: netperf transfers at most %d bytes (-l is an int)", w.Bytes, MaxNetperfBytes)
+	}
+	if w.Bytes > 0 && w.Test == NetperfTCPStream && len(w.Outputs) > 0 {
+		for _, need := range netperfTransferOutputs[:3] {
+			if !slices.Contains(w.Outputs, need) {
+				v.add(path+".outputs", "a transfer's time is its bytes over its throughput: the outputs need %s (or leave outputs out)", strings.Join(netperfTransferOutputs[:3], ", "))
+				break
+			}
+		}
+	}
 	if !Transactional(w.Test) && (w.Request != 0 || w.Response != 0) {
 		v.add(path+".request", "request and response sizes belong to request/response tests (TCP_RR, TCP_CRR, UDP_RR), not %s", w.Test)
 	}
@@ -142,7 +189,7 @@ func (w *Netperf) instance(_ int, p Placement) (ToolSpec, string) {
 }
 
 func (w *Netperf) override(o Overrides) error {
-	if o.Duration != 0 {
+	if o.Duration != 0 && w.Bytes == 0 { // a transfer's length is its bytes; its duration a limit
 		w.Duration = Duration(o.Duration)
 	}
 	return nil

@@ -37,6 +37,19 @@ func (s *Scenario) EstimatedDuration() time.Duration {
 	return total
 }
 
+// EstimateIsLimit reports whether EstimatedDuration is an upper bound: some workload's runs
+// end when their work is done (LengthIsLimit).
+func (s *Scenario) EstimateIsLimit() bool {
+	for _, c := range s.concrete() {
+		for _, w := range c.Workloads {
+			if w.LengthIsLimit() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // concrete returns the scenarios of the cases, each once.
 func (s *Scenario) concrete() []*Scenario {
 	var out []*Scenario

@@ -454,6 +454,8 @@ func TestNetperfDefaultOutputs(t *testing.T) {
 	for test, want := range map[string]string{
 		"TCP_RR": "MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT", "UDP_RR": "MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT",
 		"TCP_CRR": "MIN_LATENCY P90_LATENCY P99_LATENCY THROUGHPUT", "UDP_STREAM": "THROUGHPUT THROUGHPUT_UNITS", "TCP_STREAM": "",
+		// A transfer of a fixed size: what its time is computed from, and netperf's own.
+		"TCP_STREAM, bytes: 10mb": "THROUGHPUT THROUGHPUT_UNITS LOCAL_BYTES_SENT ELAPSED_TIME",
 	} {
 		text := strings.ReplaceAll(`name: n
 topology:
@@ -472,8 +474,12 @@ workloads:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(s.Workloads[0].Spec().(*Netperf).Outputs, " "); got != want {
+		w := s.Workloads[0].Spec().(*Netperf)
+		if got := strings.Join(w.Outputs, " "); got != want {
 			t.Errorf("%s: outputs %q, want %q", test, got, want)
+		}
+		if gates := strings.Join(w.Gates(), " "); (w.Bytes > 0) != (gates == MetricTransferTime) {
+			t.Errorf("%s: gates %q", test, gates)
 		}
 	}
 }

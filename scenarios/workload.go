@@ -124,6 +124,13 @@ func (w Workload) Length() time.Duration {
 	return 0
 }
 
+// LengthIsLimit reports whether the workload's Length is the longest a run may take rather
+// than the time it takes: a transfer of a fixed size ends when it is done.
+func (w Workload) LengthIsLimit() bool {
+	l, ok := w.Spec().(interface{ LengthIsLimit() bool })
+	return ok && l.LengthIsLimit()
+}
+
 // Side is where one end of a workload runs.
 type Side struct {
 	NS   string `yaml:"ns"`

@@ -231,8 +231,12 @@ func (rf *runFlags) load(flags *pflag.FlagSet, stderr io.Writer, p kernels.Plan)
 func (rf *runFlags) measure(ctx context.Context, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	s := p.Scenario
 	p.Run.Progress = stderr
-	fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), about %s of measuring\n",
-		s.Name, s.TotalRuns(), s.Runs, s.EstimatedDuration().Round(time.Second))
+	about := "about"
+	if s.EstimateIsLimit() {
+		about = "at most" // transfers of a fixed size end when done
+	}
+	fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), %s %s of measuring\n",
+		s.Name, s.TotalRuns(), s.Runs, about, s.EstimatedDuration().Round(time.Second))
 	if why := s.Undecidable(); why != "" {
 		fmt.Fprintln(stderr, "warning: "+why)
 	}

@@ -29,7 +29,11 @@ func ServerArgs(w *scenarios.Netperf) []string {
 // ClientArgs is the measuring netperf: test, length, the family of the server address, CPU
 // binding of both sides (-T), then the test options: sizes, socket buffers, output selectors.
 func ClientArgs(w *scenarios.Netperf) []string {
-	args := []string{Binary, "-H", w.Server.Addr, "-p", strconv.Itoa(w.Port), w.Server.Family(), "-t", w.Test, "-l", strconv.Itoa(w.Duration.Seconds())}
+	length := strconv.Itoa(w.Duration.Seconds())
+	if w.Bytes > 0 {
+		length = "-" + strconv.FormatUint(uint64(w.Bytes), 10) // a negative length is bytes: a transfer of that size
+	}
+	args := []string{Binary, "-H", w.Server.Addr, "-p", strconv.Itoa(w.Port), w.Server.Family(), "-t", w.Test, "-l", length}
 	if w.Client.CPU != nil || w.Server.CPU != nil {
 		args = append(args, "-T", cpu(w.Client.CPU)+","+cpu(w.Server.CPU))
 	}
@@ -72,12 +76,19 @@ var ErrTool = errors.New("netperf reported an error")
 // it (what `| tail -1` shows). selectors are the -O selectors the run used (nil: the classic
 // output). It recognises -k key=value output by itself.
 func Parse(out, test string, selectors []string) ([]results.Metric, string, error) {
+	values, row, err := parseValues(out, selectors)
+	if err != nil {
+		return nil, "", err
+	}
+	metrics, err := toMetrics(test, values)
+	return metrics, row, err
+}
+
+// parseValues reads netperf's output into the values of its selectors, and the row of them.
+func parseValues(out string, selectors []string) (values map[string]string, row string, err error) {
 	if !strings.Contains(out, " TEST ") {
 		return nil, "", fmt.Errorf("%w: %s", ErrTool, firstLines(out))
 	}
-	var values map[string]string
-	var row string
-	var err error
 	switch {
 	case strings.Contains(out, "THROUGHPUT="):
 		values, err = parseKeyValue(out)
@@ -86,11 +97,25 @@ func Parse(out, test string, selectors []string) ([]results.Metric, string, erro
 	default:
 		values, row, err = parseClassicStream(out)
 	}
-	if err != nil {
-		return nil, "", err
+	return values, row, err
+}
+
+// transferTime is how long a transfer of a fixed size took, in seconds: the bytes netperf
+// sent (whole sends, so a little more than asked) over its throughput. Its elapsed time has
+// two decimals, a percent of a second's transfer; the throughput has more digits.
+func transferTime(values map[string]string) (results.Metric, error) {
+	sent, err := strconv.ParseFloat(values["LOCAL_BYTES_SENT"], 64)
+	if err != nil || sent <= 0 {
+		return results.Metric{}, fmt.Errorf("netperf LOCAL_BYTES_SENT %q: want the bytes the transfer sent", values["LOCAL_BYTES_SENT"])
 	}
-	metrics, err := toMetrics(test, values)
-	return metrics, row, err
+	thr, err := toMetrics(scenarios.NetperfTCPStream, map[string]string{"THROUGHPUT": values["THROUGHPUT"], "THROUGHPUT_UNITS": values["THROUGHPUT_UNITS"]})
+	if err != nil {
+		return results.Metric{}, err
+	}
+	if thr[0].Unit != "bit/s" || thr[0].Value <= 0 {
+		return results.Metric{}, fmt.Errorf("netperf THROUGHPUT %q %q: want a positive rate in bits or bytes per second", values["THROUGHPUT"], values["THROUGHPUT_UNITS"])
+	}
+	return results.Metric{Name: scenarios.MetricTransferTime, Unit: "s", Value: sent * 8 / thr[0].Value}, nil
 }
 
 // lastLine is the last non-empty line.
@@ -193,8 +218,9 @@ func toMetrics(test string, values map[string]string) ([]results.Metric, error) 
 	for _, sel := range orderedKeys(values) {
 		raw := values[sel]
 		switch {
-		case sel == "THROUGHPUT_UNITS", sel == "ELAPSED_TIME", strings.HasSuffix(sel, "_SIZE"):
-			continue
+		case sel == "THROUGHPUT_UNITS", sel == "ELAPSED_TIME", strings.HasSuffix(sel, "_SIZE"),
+			strings.HasSuffix(sel, "_BYTES_SENT"), strings.HasSuffix(sel, "_BYTES_RECVD"), strings.HasSuffix(sel, "_BYTES_XFERD"):
+			continue // the test's parameters and counts, not its measurements
 		}
 		v, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
@@ -282,5 +308,17 @@ func (Driver) FixedPorts(scenarios.ToolSpec) []tool.Port { return nil }
 // Parse implements tool.Driver: netperf prints its errors on either stream.
 func (Driver) Parse(spec scenarios.ToolSpec, stdout, stderr []byte) ([]results.Metric, string, error) {
 	w := spec.(*scenarios.Netperf)
-	return Parse(string(stdout)+string(stderr), w.Test, w.Outputs)
+	values, row, err := parseValues(string(stdout)+string(stderr), w.Outputs)
+	if err != nil {
+		return nil, "", err
+	}
+	metrics, err := toMetrics(w.Test, values)
+	if err != nil || w.Bytes == 0 {
+		return metrics, row, err
+	}
+	t, err := transferTime(values)
+	if err != nil {
+		return nil, "", err
+	}
+	return append([]results.Metric{t}, metrics...), row, nil
 }

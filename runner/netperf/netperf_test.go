@@ -134,6 +134,43 @@ func TestParseBadOutput(t *testing.T) {
 	}
 }
 
+// TestParseTransfer: a transfer of a fixed size (-l -BYTES) is measured by its time, the bytes
+// sent over the throughput (4194304 * 8 / 202.82e6 s), ahead of the throughput; the bytes sent
+// and netperf's two-decimal elapsed time are no metrics. Without what the time needs, the
+// sample fails with why.
+func TestParseTransfer(t *testing.T) {
+	out := fixture(t, "netperf-transfer-O.txt") // 4 MiB through a 200mbit tbf
+	w := &scenarios.Netperf{Test: scenarios.NetperfTCPStream, Bytes: 4 << 20, Outputs: []string{"THROUGHPUT", "THROUGHPUT_UNITS", "LOCAL_BYTES_SENT", "ELAPSED_TIME"}}
+	ms, row, err := Driver{}.Parse(w, []byte(out), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row != "202.82     10^6bits/s  4194304  0.17" {
+		t.Errorf("row %q", row)
+	}
+	want := 4194304 * 8 / 202.82e6
+	if len(ms) != 2 || ms[0].Name != scenarios.MetricTransferTime || ms[0].Unit != "s" || ms[0].Value < want*(1-1e-9) || ms[0].Value > want*(1+1e-9) ||
+		ms[1] != mt("throughput", "bit/s", 202.82e6) {
+		t.Errorf("metrics %+v, want transfer_time %.6f s then throughput", ms, want)
+	}
+	// A time-based stream with the same selectors has no transfer time.
+	w.Bytes = 0
+	if ms, _, err := (Driver{}).Parse(w, []byte(out), nil); err != nil || len(ms) != 1 || ms[0].Name != "throughput" {
+		t.Errorf("a stream of a time: %+v %v", ms, err)
+	}
+	w.Bytes = 4 << 20
+	for name, bad := range map[string]string{
+		"no bytes sent":  strings.Replace(out, "4194304", "0", 1),
+		"a rate of none": strings.Replace(out, "202.82", "0.00", 1),
+		"transactions/s": strings.Replace(out, "10^6bits/s", "Trans/s", 1),
+		"unknown unit":   strings.Replace(out, "10^6bits/s", "furlongs/s", 1),
+	} {
+		if _, _, err := (Driver{}).Parse(w, []byte(bad), nil); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
 func TestArgs(t *testing.T) {
 	c0, c1 := 0, 1
 	w := &scenarios.Netperf{Test: scenarios.NetperfTCPRR, Client: scenarios.Side{NS: "client", CPU: &c0}, Server: scenarios.Side{NS: "server", Addr: "2001:2::2", CPU: &c1},
@@ -148,6 +185,11 @@ func TestArgs(t *testing.T) {
 	}
 	w = &scenarios.Netperf{Test: scenarios.NetperfTCPStream, Server: scenarios.Side{Addr: "198.18.0.2"}, Duration: scenarios.Duration(60 * time.Second), Port: 12866, MessageSize: 16384, SendBuffer: 1 << 20}
 	if got, want := strings.Join(ClientArgs(w), " "), "netperf -H 198.18.0.2 -p 12866 -4 -t TCP_STREAM -l 60 -- -m 16384 -s 1048576"; got != want {
+		t.Errorf("client %s\nwant   %s", got, want)
+	}
+	// A transfer of 10 MiB: a negative length is bytes.
+	tr := &scenarios.Netperf{Test: scenarios.NetperfTCPStream, Server: scenarios.Side{Addr: "198.18.0.2"}, Duration: scenarios.Duration(60 * time.Second), Port: 12865, Bytes: 10 << 20, Outputs: []string{"THROUGHPUT", "THROUGHPUT_UNITS", "LOCAL_BYTES_SENT"}}
+	if got, want := strings.Join(ClientArgs(tr), " "), "netperf -H 198.18.0.2 -p 12865 -4 -t TCP_STREAM -l -10485760 -- -O THROUGHPUT,THROUGHPUT_UNITS,LOCAL_BYTES_SENT"; got != want {
 		t.Errorf("client %s\nwant   %s", got, want)
 	}
 	if got := strings.Join(ServerArgs(w), " "); got != "netserver -D -p 12866" {
