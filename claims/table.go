@@ -31,6 +31,15 @@ type tableRow struct {
 	n     int
 }
 
+// cell is the row's cell k; "" where the row is shorter (a row cut with fewer cells than the
+// header names).
+func (r tableRow) cell(k int) string {
+	if k < 0 || k >= len(r.cells) {
+		return ""
+	}
+	return r.cells[k]
+}
+
 // splitRow splits a table line into cells: at pipes ("| a | b |", "a | b"), at tabs, or at
 // two or more spaces. A "label: value" first cell is two cells ("Before: 4.4Mpps | 6.0Mpps");
 // a first cell "n = 8" or "rx-1" is one (a row's name, its setting).
@@ -510,7 +519,7 @@ func dropStatedTail(rows []tableRow, header []string) ([]tableRow, []string) {
 	for _, r := range rows {
 		switch {
 		case len(r.cells) == width:
-		case len(r.cells) == width+1 && statedCellRe.MatchString(strings.TrimSpace(r.cells[width])):
+		case len(r.cells) == width+1 && statedCellRe.MatchString(strings.TrimSpace(r.cell(width))):
 			longer++
 		default:
 			return rows, header
@@ -1009,9 +1018,9 @@ func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx cont
 			if k >= len(r.cells) {
 				return nil
 			}
-			if _, ok := cellValue(r.cells[k]); ok {
+			if _, ok := cellValue(r.cell(k)); ok {
 				figures++
-			} else if strings.TrimSpace(r.cells[k]) != "" {
+			} else if strings.TrimSpace(r.cell(k)) != "" {
 				texts++
 			}
 		}
@@ -1027,13 +1036,13 @@ func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx cont
 	}
 	name := func(r tableRow) string {
 		if names >= 0 && runLabelRe.MatchString(strings.TrimSpace(r.label)) {
-			return r.cells[names]
+			return r.cell(names)
 		}
 		return r.label
 	}
 	base := -1
 	for k, r := range rows {
-		rv, ok := cellValue(r.cells[ratio])
+		rv, ok := cellValue(r.cell(ratio))
 		if side, _, _ := stateOf(name(r)); side == "before" && ok && math.Abs(rv.value-1) < 0.005 {
 			if base >= 0 {
 				return nil
@@ -1044,7 +1053,7 @@ func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx cont
 	if base < 0 {
 		return nil
 	}
-	fb, _ := cellValue(rows[base].cells[value])
+	fb, _ := cellValue(rows[base].cell(value))
 	if fb.value == 0 {
 		return nil
 	}
@@ -1054,9 +1063,9 @@ func baselineRatioClaims(corner string, cols []string, rows []tableRow, ctx cont
 		if k == base {
 			continue
 		}
-		fa, _ := cellValue(r.cells[value])
+		fa, _ := cellValue(r.cell(value))
 		fa = headerUnit(fa, cols[value], corner)
-		rv, ok := cellValue(r.cells[ratio])
+		rv, ok := cellValue(r.cell(ratio))
 		if !ok || math.Abs(fa.value/fb.value-rv.value) > 0.02*rv.value+0.005 {
 			return nil // a ratio the figures do not give: not relative to this baseline
 		}
@@ -1241,8 +1250,8 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		dimension, corner = metricName(parenRe.ReplaceAllString(corner, "")), ""
 	}
 	for k, col := range cols {
-		fb, ok1 := cellValue(rb.cells[k])
-		fa, ok2 := cellValue(ra.cells[k])
+		fb, ok1 := cellValue(rb.cell(k))
+		fa, ok2 := cellValue(ra.cell(k))
 		fb, fa = zeroInUnit(fb, fa), zeroInUnit(fa, fb)
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 			continue
@@ -1324,8 +1333,8 @@ func runColumnsClaim(corner string, cols []string, rb, ra *tableRow, ctx context
 	}
 	var fbs, fas []figure
 	for _, k := range runs {
-		fb, ok1 := cellValue(rb.cells[k])
-		fa, ok2 := cellValue(ra.cells[k])
+		fb, ok1 := cellValue(rb.cell(k))
+		fa, ok2 := cellValue(ra.cell(k))
 		fb, fa = headerUnit(fb, corner), headerUnit(fa, corner)
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm || len(fbs) > 0 && fb.unit.norm != fbs[0].unit.norm {
 			return Claim{}, false
@@ -1363,8 +1372,11 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 	var out []Claim
 	for k := range rows {
 		r := &rows[k]
-		fb, ok1 := cellValue(r.cells[kb])
-		fa, ok2 := cellValue(r.cells[ka])
+		if kb < 0 || ka < 0 || max(kb, ka) >= len(r.cells) {
+			continue // a row shorter than the header: no figure under one of the states
+		}
+		fb, ok1 := cellValue(r.cell(kb))
+		fa, ok2 := cellValue(r.cell(ka))
 		fb, fa = zeroInUnit(fb, fa), zeroInUnit(fa, fb)
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm || statedRowRe.MatchString(r.label) {
 			continue
@@ -1378,7 +1390,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 		var cvb, cva *float64
 		if cvCol >= 0 {
 			var cvs []float64
-			for _, part := range strings.Split(r.cells[cvCol], "/") {
+			for _, part := range strings.Split(r.cell(cvCol), "/") {
 				if v, u, ok := parseValue(part); ok && u.kind == "percent" {
 					cvs = append(cvs, round(v/100))
 				}
@@ -1513,7 +1525,7 @@ func toggleRows(rows []tableRow, ks []int, config map[int]bool) ([]tableRow, map
 	for c := range rows[0].cells {
 		bare := true
 		for _, r := range rows {
-			f, ok := cellValue(r.cells[c])
+			f, ok := cellValue(r.cell(c))
 			bare = bare && (ok && f.bare || slices.Contains(ks, c))
 			withUnits = withUnits || ok && !f.bare
 		}
@@ -1551,7 +1563,7 @@ func toggleColumns(rows []tableRow) []int {
 				off, on = -1, -1
 				break
 			}
-			v := strings.ToLower(strings.TrimSpace(r.cells[k]))
+			v := strings.ToLower(strings.TrimSpace(r.cell(k)))
 			switch {
 			case toggleOff[v]:
 				off++
@@ -1587,7 +1599,7 @@ func figureCounts(rows []tableRow, c int) (map[string]int, bool) {
 		if c >= len(r.cells) {
 			return nil, false
 		}
-		v := strings.TrimSpace(r.cells[c])
+		v := strings.TrimSpace(r.cell(c))
 		if _, ok := cellValue(v); !ok {
 			return nil, false
 		}
@@ -1814,8 +1826,8 @@ func rowPairClaims(cols []string, group string, before, after *tableRow, config 
 		if config[k] {
 			continue
 		}
-		fb, ok1 := cellValue(before.cells[k])
-		fa, ok2 := cellValue(after.cells[k])
+		fb, ok1 := cellValue(before.cell(k))
+		fa, ok2 := cellValue(after.cell(k))
 		fb, fa = headerUnit(fb, cols[k]), headerUnit(fa, cols[k])
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 			continue

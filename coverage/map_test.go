@@ -80,6 +80,10 @@ func TestShippedMapNewPaths(t *testing.T) {
 		"ip-tunnels": {{Function: "ipip_tunnel_xmit", File: "net/ipv4/ipip.c"}, {Function: "ipgre_xmit", File: "net/ipv4/ip_gre.c"},
 			{Function: "sit_tunnel_xmit", File: "net/ipv6/sit.c"}, {Function: "ip6gre_tunnel_xmit", File: "net/ipv6/ip6_gre.c"},
 			{Function: "ip6_tnl_xmit", File: "net/ipv6/ip6_tunnel.c"}},
+		// A path with delay and loss: netem's queue, loss recovery and TCP's write timer
+		// (the loss probe and the retransmission timeout).
+		"veth-netem": {{Function: "netem_enqueue", File: "net/sched/sch_netem.c"}, {Function: "tcp_enter_recovery", File: "net/ipv4/tcp_input.c"},
+			{Function: "tcp_mark_head_lost", File: "net/ipv4/tcp_input.c"}, {Function: "tcp_write_timer_handler", File: "net/ipv4/tcp_timer.c"}},
 	} {
 		s, err := scenarios.Load(scenario, scenarios.Options{})
 		if err != nil {

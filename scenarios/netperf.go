@@ -12,20 +12,20 @@ import (
 // (`netperf -H ADDR -t TEST -l SECS -T C,S -- -r REQ,RESP -O SELECTORS`). The address family
 // follows Server.Addr.
 type Netperf struct {
-	Test        string   `yaml:"test"` // TCP_STREAM (default), TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR
-	Client      Side     `yaml:"client"`
-	Server      Side     `yaml:"server"`
-	Duration    Duration `yaml:"duration"`     // -l (default 10s); with bytes, the longest a transfer may take
+	Test     string   `yaml:"test"` // TCP_STREAM (default), TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR
+	Client   Side     `yaml:"client"`
+	Server   Side     `yaml:"server"`
+	Duration Duration `yaml:"duration"` // -l (default 10s); with bytes, the longest a transfer may take
 	// Bytes is a transfer of a fixed size instead of a time (-l -BYTES, TCP_STREAM only): the
 	// run measures how long it takes, until the receiver has read it all (netperf's elapsed
 	// time ends at the receiver's close), as a download of a known size is timed.
-	Bytes Size `yaml:"bytes"`
-	Port        int      `yaml:"port"`         // netserver's control port (-p, default 12865)
-	Request     int      `yaml:"request"`      // -r REQ,RESP for request/response tests, TCP_CRR's too
-	Response    int      `yaml:"response"`     //
-	MessageSize int      `yaml:"message_size"` // -m, send size of stream tests
-	SendBuffer  int      `yaml:"send_buffer"`  // -s, local socket buffer
-	RecvBuffer  int      `yaml:"recv_buffer"`  // -S, remote socket buffer
+	Bytes       Size `yaml:"bytes"`
+	Port        int  `yaml:"port"`         // netserver's control port (-p, default 12865)
+	Request     int  `yaml:"request"`      // -r REQ,RESP for request/response tests, TCP_CRR's too
+	Response    int  `yaml:"response"`     //
+	MessageSize int  `yaml:"message_size"` // -m, send size of stream tests
+	SendBuffer  int  `yaml:"send_buffer"`  // -s, local socket buffer
+	RecvBuffer  int  `yaml:"recv_buffer"`  // -S, remote socket buffer
 	// Outputs are omni selectors (-O), e.g. [MIN_LATENCY, P90_LATENCY, P99_LATENCY,
 	// THROUGHPUT]; default: those for request/response tests, the classic block for
 	// TCP_STREAM.

@@ -24,7 +24,7 @@ func listCmd() *cobra.Command {
 				if n := len(s.Expand()); n > 1 {
 					cases = fmt.Sprintf("%d cases x ", n)
 				}
-				fmt.Fprintf(c.OutOrStdout(), "%-16s %s (%s%d runs x %d states, about %s)\n", s.Name, s.Description, cases, s.Runs, len(s.States), s.EstimatedDuration().Round(time.Minute))
+				fmt.Fprintf(c.OutOrStdout(), "%-16s %s (%s%d runs x %d states, %s)\n", s.Name, s.Description, cases, s.Runs, len(s.States), estimate(s, time.Minute))
 			}
 			return nil
 		},

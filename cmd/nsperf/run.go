@@ -227,16 +227,21 @@ func (rf *runFlags) load(flags *pflag.FlagSet, stderr io.Writer, p kernels.Plan)
 	return p, nil
 }
 
+// estimate is the measuring time of a scenario's run, rounded: "about 4m0s", or "at most
+// 23m0s" where transfers of a fixed size end when done, within their limits.
+func estimate(s *scenarios.Scenario, round time.Duration) string {
+	if s.EstimateIsLimit() {
+		return "at most " + s.EstimatedDuration().Round(round).String()
+	}
+	return "about " + s.EstimatedDuration().Round(round).String()
+}
+
 // measure says what the run will do and carries the plan out.
 func (rf *runFlags) measure(ctx context.Context, stderr io.Writer, p kernels.Plan) (*results.Result, error) {
 	s := p.Scenario
 	p.Run.Progress = stderr
-	about := "about"
-	if s.EstimateIsLimit() {
-		about = "at most" // transfers of a fixed size end when done
-	}
-	fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), %s %s of measuring\n",
-		s.Name, s.TotalRuns(), s.Runs, about, s.EstimatedDuration().Round(time.Second))
+	fmt.Fprintf(stderr, "%s: %d runs (%d per state and workload), %s of measuring\n",
+		s.Name, s.TotalRuns(), s.Runs, estimate(s, time.Second))
 	if why := s.Undecidable(); why != "" {
 		fmt.Fprintln(stderr, "warning: "+why)
 	}

@@ -31,5 +31,5 @@ func (e *Error) Is(target error) bool { return target == ErrMissing }
 
 func (e *Error) Error() string {
 	return "this kernel cannot apply the scenario: " + strings.Join(e.Reasons, "; ") +
-		" (`nsperf probe` shows what it can do; `optional: true` on a state measures the others without it)"
+		" (`nsperf probe` shows what it can do; `--kernel` measures in a guest on a kernel that has it; `optional: true` on a state measures the others without it)"
 }

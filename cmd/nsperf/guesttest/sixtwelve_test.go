@@ -210,3 +210,62 @@ func TestUDPGSOBench(t *testing.T) {
 		}
 	}
 }
+
+// TestVMNetemPath runs the shipped veth-netem in a guest on Debian's 6.12 (netem is a module
+// there; this host has none): both ends' netem read back in each state, the state's sysctl too,
+// and the path's delay in every figure. A 2 MiB transfer over a 20 ms round trip takes several
+// round trips of slow start, and a TCP_RR transaction at least one round trip: bounds set by
+// the guest's virtual clock, which no busy host moves, and far from a veth's figures without
+// the path (a millisecond, tens of microseconds).
+func TestVMNetemPath(t *testing.T) {
+	t.Parallel()
+	image, modules := clitest.DefaultKernelTest(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := clitest.Run(t, "run", "veth-netem", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
+		"--runs", "1", "--duration", "2s", "--no-history", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Environment.VM == nil || !slices.Contains(r.Environment.VM.Loaded, "sch_netem") {
+		t.Errorf("the guest did not load sch_netem: %+v", r.Environment.VM)
+	}
+	c := r.Cases[0]
+	for _, state := range []string{"rack", "no-rack"} {
+		rec := clitest.StateRecord(c, state)
+		if rec == nil || rec.Qdiscs["client/eth0"] != "netem delay 10ms loss 1%" || rec.Qdiscs["server/eth0"] != "netem delay 10ms" {
+			t.Errorf("state %s: %+v, want netem on both ends", state, rec)
+		}
+	}
+	if rec := clitest.StateRecord(c, "no-rack"); rec == nil || rec.Sysctls["client"]["net.ipv4.tcp_recovery"] != "0" {
+		t.Errorf("no-rack: %+v", rec)
+	}
+	measured := 0
+	for _, s := range c.Samples {
+		if s.Error != "" || len(s.Metrics) == 0 {
+			t.Errorf("%s/%s: %v %s", s.State, s.Workload, s.Metrics, s.Error)
+			continue
+		}
+		got := map[string]float64{}
+		for _, m := range s.Metrics {
+			got[m.Name] = m.Value
+		}
+		switch s.Workload {
+		case "get-2m":
+			if got[scenarios.MetricTransferTime] < 0.1 {
+				t.Errorf("%s: a 2 MiB transfer over a 20 ms round trip took %.3f s, want at least 0.1 s (five round trips)", s.State, got[scenarios.MetricTransferTime])
+			}
+		case "rr":
+			if got["p50_latency"] < 20000 {
+				t.Errorf("%s: TCP_RR's median transaction took %.0f us, want at least the 20 ms round trip", s.State, got["p50_latency"])
+			}
+		}
+		measured++
+	}
+	if measured != 4 {
+		t.Errorf("%d samples measured, want 4 (2 states x 2 workloads)", measured)
+	}
+}
