@@ -71,12 +71,13 @@ type wanted struct {
 	cov                        *coverage.Map
 	words                      map[string]bool
 	tools, units, tests, sizes map[string]bool
+	metrics                    map[string]bool // the claims' metrics, as tools declare them
 }
 
 // wantedBy is what a message and its series ask of a scenario.
 func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
 	w := wanted{touched: patches.Touched(series), targets: coverage.Targets(series),
-		tools: map[string]bool{}, units: map[string]bool{}, tests: map[string]bool{}, sizes: map[string]bool{}}
+		tools: map[string]bool{}, units: map[string]bool{}, tests: map[string]bool{}, sizes: map[string]bool{}, metrics: map[string]bool{}}
 	w.cov, _ = coverage.Shipped() // without a map (a broken build), the declared sources decide
 	var text strings.Builder
 	for _, p := range series {
@@ -90,6 +91,7 @@ func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
 		w.tools[c.Tool] = true
 		if c.Metric != "" {
 			w.units[c.Unit] = true
+			w.metrics[c.Metric] = true
 		}
 		if t := c.Options["test"]; t != "" {
 			w.tests[strings.ToUpper(t)] = true // netperf -t TCP_CRR
@@ -114,6 +116,7 @@ var scoredTerms = []func(s *scenarios.Scenario, w wanted) (points int, reason st
 	runsTool,     // 1: a workload runs the claims' tool
 	runsTest,     // 3: a workload runs the claims' netperf test with their sizes; 2: without
 	measuresUnit, // 2: a workload's throughput is in the claims' unit
+	gatesMetric,  // 3: a workload is for a metric of the claims' other than throughput
 }
 
 // runsPatch: the patch's functions, else its files, run in the scenario's traffic (as nsperf
@@ -180,6 +183,19 @@ func measuresUnit(s *scenarios.Scenario, w wanted) (int, string) {
 	for _, wl := range s.Workloads {
 		if u := throughputUnit(wl); w.units[u] {
 			return 2, fmt.Sprintf("its workload %s measures the claims' %s", wl.Name, u)
+		}
+	}
+	return 0, ""
+}
+
+// gatesMetric: a workload is for (gates on) a metric the claims give other than a throughput,
+// which measuresUnit weighs: a transfer's time, a percentile of latency, a rate of packets.
+func gatesMetric(s *scenarios.Scenario, w wanted) (int, string) {
+	for _, wl := range s.Workloads {
+		for _, g := range wl.Gates() {
+			if g != scenarios.MetricThroughput && w.metrics[g] {
+				return 3, fmt.Sprintf("its workload %s is for the claims' %s", wl.Name, g)
+			}
 		}
 	}
 	return 0, ""

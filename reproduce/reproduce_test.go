@@ -46,6 +46,7 @@ func TestChoose(t *testing.T) {
 		{"../patches/testdata/vxlan-bigtcp-7of9.mbox", "vxlan-bigtcp", "its traffic runs the patched vxlan_setup (measured: nsperf coverage)"},
 		{"../patches/testdata/vxlan-lowerdev-4.9-stable.mbox", "vxlan-lowerdev", "it reproduces vxlan-lowerdev-gso.md"},
 		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", "it runs netperf, the claims' tool"},
+		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", "its workload get-2m is for the claims' transfer_time"},
 	} {
 		rep, series, _ := read(t, tc.file)
 		name, why, err := Choose(rep, series, shipped)
@@ -335,10 +336,13 @@ func TestChooseWholeWordsAndTies(t *testing.T) {
 func TestScoredTerms(t *testing.T) {
 	for _, tc := range []struct {
 		file, scenario string
-		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit
+		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit, gatesMetric
 	}{
-		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2}},
-		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2}},
+		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2, 3}},
+		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2, 0}},
+		// A transfer's time in seconds, of a patch to TCP's loss recovery: the scenario whose
+		// workload is a transfer of a fixed size over a lossy path.
+		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", []int{20, 0, 0, 0, 0, 3}},
 	} {
 		rep, series, _ := read(t, tc.file)
 		s, err := scenarios.Load(tc.scenario, scenarios.Options{})
