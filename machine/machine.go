@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net/netip"
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
@@ -35,6 +36,9 @@ type Network interface {
 	Drift() ([]string, error)
 	// ClearTimeWait removes sockets left in TIME_WAIT on a port (`ss -K`).
 	ClearTimeWait(ns string, port int) (int, error)
+	// TCPInfo is the state of the busiest TCP connection in namespace ns to peer (`ss -ti`),
+	// by results.TCPInfoNames; nil where there is none.
+	TCPInfo(ns string, peer netip.Addr) (map[string]float64, error)
 	// Start runs argv in a namespace of the topology.
 	Start(ctx context.Context, ns string, argv []string) (proc.Process, error)
 	// CountBigPackets sets up the counting of packets above 64 KiB on devices ("ns/dev") and

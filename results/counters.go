@@ -20,9 +20,20 @@ type Counters struct {
 	Namespaces map[string]map[string]uint64 `json:"namespaces,omitempty"`
 	// CPUs are the pinned CPUs' softnet_stat and NET_RX/NET_TX softirqs, by CPU number.
 	CPUs map[string]CPUCounters `json:"cpus,omitempty"`
+	// TCP is the state of the run's TCP connection (tcp_info over inet_diag, `ss -ti`), the
+	// one to the server that moved the most bytes, as last seen while it was open: levels at
+	// that look, not deltas (TCPInfoNames).
+	TCP map[string]float64 `json:"tcp,omitempty"`
 	// Errors say which counters could not be read, and why.
 	Errors []string `json:"errors,omitempty"`
 }
+
+// TCPInfoNames are the fields of tcp_info a sample keeps, with their units: times in µs,
+// windows and counts of segments or bytes as the kernel reports them, the delivery rate in
+// bit/s.
+var TCPInfoNames = []string{"rtt_us", "rttvar_us", "min_rtt_us", "rto_us", "snd_cwnd", "snd_ssthresh", "snd_wnd", "rcv_space", "rcv_ssthresh",
+	"total_retrans", "lost", "reordering", "reord_seen", "dsack_dups", "delivery_rate_bps", "bytes_acked", "bytes_retrans",
+	"busy_us", "rwnd_limited_us", "sndbuf_limited_us"}
 
 // DeviceCounters are one device's statistics (`ip -s link`, `tc -s qdisc`).
 type DeviceCounters struct {
@@ -148,6 +159,9 @@ func (c Counters) Flat() map[string]float64 {
 		for name, v := range map[string]uint64{"processed": x.Processed, "dropped": x.Dropped, "time_squeeze": x.TimeSqueeze, "net_rx": x.NetRX, "net_tx": x.NetTX} {
 			out["cpu "+cpu+" "+name] = float64(v)
 		}
+	}
+	for name, v := range c.TCP {
+		out["tcp "+name] = v
 	}
 	return out
 }

@@ -125,7 +125,7 @@ func TestSideMetricsVxlanCollapse(t *testing.T) {
 // TestTransferTime: a transfer of a fixed size is measured by how long it takes. Through a
 // token bucket, each sample's time is at least what the rate allows (a busy machine only
 // slows it), a quarter of the rate takes far longer, and the table compares the times with
-// lower as better.
+// lower as better. Each sample keeps the TCP connection's state (tcp_info).
 func TestTransferTime(t *testing.T) {
 	testenv.RootTest(t, runstate.Dir, "netperf")
 	r, table := runScenario(t, "testdata/transfer.yaml", scenarios.Overrides{Omit: -1})
@@ -135,6 +135,11 @@ func TestTransferTime(t *testing.T) {
 			t.Fatalf("%s: %+v %s", s.State, s.Metrics, s.Error)
 		}
 		times[s.State] = append(times[s.State], s.Metrics[0].Value)
+		// The connection's own state, seen while it was open: a round trip, a window, bytes
+		// delivered to the peer.
+		if tcp := s.Counters.TCP; tcp["rtt_us"] <= 0 || tcp["snd_cwnd"] <= 0 || tcp["bytes_acked"] <= 0 || tcp["snd_wnd"] <= 0 {
+			t.Errorf("%s: tcp_info %v", s.State, tcp)
+		}
 	}
 	// At least the bytes beyond the bucket's burst at the rate, less 10% for the bucket's
 	// rounding: 4 MiB - 64 KiB at 64 Mbit/s is 0.516 s, at 256 Mbit/s 0.129 s.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,11 +127,12 @@ func (n *fakeNetwork) RunID() plan.RunID { return n.id }
 func (n *fakeNetwork) StateCommands(st scenarios.State) []string {
 	return []string{"# state " + st.Name}
 }
-func (n *fakeNetwork) Warnings() []string                     { return nil }
-func (n *fakeNetwork) Failed() <-chan error                   { return n.failed }
-func (n *fakeNetwork) OVS() (string, string, string)          { return "", "", "" }
-func (n *fakeNetwork) Keep() error                            { return n.m.keepFails }
-func (n *fakeNetwork) ClearTimeWait(string, int) (int, error) { return 0, nil }
+func (n *fakeNetwork) Warnings() []string                                     { return nil }
+func (n *fakeNetwork) Failed() <-chan error                                   { return n.failed }
+func (n *fakeNetwork) OVS() (string, string, string)                          { return "", "", "" }
+func (n *fakeNetwork) Keep() error                                            { return n.m.keepFails }
+func (n *fakeNetwork) ClearTimeWait(string, int) (int, error)                 { return 0, nil }
+func (n *fakeNetwork) TCPInfo(string, netip.Addr) (map[string]float64, error) { return nil, nil }
 
 func (n *fakeNetwork) Check(states []scenarios.State) error {
 	var reasons []string

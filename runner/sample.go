@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -84,9 +85,15 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 		return fail(err)
 	}
 	printed = append(slices.Clone(clients), printed...)
+	stopWatching := watchTCP(live, instances[0])
 	awaitRun(clients, perRunServers)
 	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
 	delta := live.Counters(pinned).Delta(counters)
+	if tcp, err := stopWatching(); err != nil {
+		delta.Errors = append(delta.Errors, err.Error())
+	} else {
+		delta.TCP = tcp
+	}
 	sample.Counters = &delta
 	figures, rows, output, err := parseClients(ctx, d, instances, clients, name, limit)
 	sample.Output = output
@@ -99,6 +106,58 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 		sample.Row = rows[0]
 	}
 	return sample
+}
+
+// A run's TCP connection is looked at first after firstTCPLook, then at twice the wait
+// before, up to every tcpLook: its state is kept as last seen while it was open, at most that
+// long before it closed, and a short transfer is seen too. A look is one netlink dump in the
+// client's namespace, tens of microseconds.
+const (
+	firstTCPLook = 10 * time.Millisecond
+	tcpLook      = 200 * time.Millisecond
+)
+
+// watchTCP looks at the TCP connection from the client of spec to its server while the run
+// goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over TCP; stop ends the watch and
+// returns the state last seen (nil if none was: a connection shorter than the first look), or
+// the first error.
+func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[string]float64, error)) {
+	client, server := spec.Ends()
+	peer, err := netip.ParseAddr(server.Addr)
+	if !spec.TCP() || err != nil {
+		return func() (map[string]float64, error) { return nil, nil }
+	}
+	done, ended := make(chan struct{}), make(chan struct{})
+	var last map[string]float64
+	var failed error
+	go func() {
+		defer close(ended)
+		wait := firstTCPLook
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-timer.C:
+				wait = min(2*wait, tcpLook)
+				timer.Reset(wait)
+				info, err := live.TCPInfo(client.NS, peer)
+				if err != nil {
+					failed = fmt.Errorf("tcp_info: %w", err)
+					return
+				}
+				if info != nil {
+					last = info
+				}
+			}
+		}
+	}()
+	return func() (map[string]float64, error) {
+		close(done)
+		<-ended
+		return last, failed
+	}
 }
 
 // clearFixedPorts removes the sockets the previous run left in TIME_WAIT on the ports every

@@ -95,6 +95,9 @@ func (w *Iperf3) MethodKeys() []string { return []string{"duration", "omit"} }
 // Processes implements ToolSpec: the client and the one-off server are both iperf3.
 func (w *Iperf3) Processes() []string { return []string{"iperf3"} }
 
+// TCP implements ToolSpec: a TCP test's streams (the control connection moves little).
+func (w *Iperf3) TCP() bool { return !w.UDP() }
+
 // Ends implements ToolSpec.
 func (w *Iperf3) Ends() (client, server Side) { return w.Client, w.Server }
 

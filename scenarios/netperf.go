@@ -101,6 +101,10 @@ func (w *Netperf) MethodKeys() []string { return []string{"duration"} }
 // Processes implements ToolSpec: the client and its server.
 func (w *Netperf) Processes() []string { return []string{"netperf", "netserver"} }
 
+// TCP implements ToolSpec: the TCP tests' data connection (the control connection moves
+// little).
+func (w *Netperf) TCP() bool { return strings.HasPrefix(w.Test, "TCP_") }
+
 // Ends implements ToolSpec.
 func (w *Netperf) Ends() (client, server Side) { return w.Client, w.Server }
 

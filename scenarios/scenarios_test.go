@@ -344,6 +344,7 @@ func (e *echoTool) Metrics() []MetricSpec {
 }
 func (e *echoTool) MethodKeys() []string                       { return []string{"duration"} }
 func (e *echoTool) Processes() []string                        { return []string{"echo"} }
+func (e *echoTool) TCP() bool                                  { return false }
 func (e *echoTool) instance(int, Placement) (ToolSpec, string) { c := *e; return &c, "" }
 
 // TestToolIsOneRegistration: a tool that only registers itself is a workload key, with its

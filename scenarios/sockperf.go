@@ -76,6 +76,9 @@ func (w *Sockperf) MethodKeys() []string { return []string{"duration"} }
 // Processes implements ToolSpec: the client and its server are both sockperf.
 func (w *Sockperf) Processes() []string { return []string{"sockperf"} }
 
+// TCP implements ToolSpec: sockperf --tcp.
+func (w *Sockperf) TCP() bool { return w.Protocol == "tcp" }
+
 // Ends implements ToolSpec.
 func (w *Sockperf) Ends() (client, server Side) { return w.Client, w.Server }
 

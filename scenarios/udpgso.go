@@ -65,6 +65,9 @@ func (w *UDPGSO) MethodKeys() []string { return []string{"duration"} }
 // Processes implements ToolSpec: the two programs (comm is at most 15 characters: these are).
 func (w *UDPGSO) Processes() []string { return []string{"udpgso_bench_tx", "udpgso_bench_rx"} }
 
+// TCP implements ToolSpec: UDP datagrams (the benchmark's TCP mode is not driven).
+func (w *UDPGSO) TCP() bool { return false }
+
 // Ends implements ToolSpec.
 func (w *UDPGSO) Ends() (client, server Side) { return w.Client, w.Server }
 

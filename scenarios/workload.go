@@ -53,6 +53,9 @@ type ToolSpec interface {
 	MethodKeys() []string
 	// Processes are the names (comm) of the programs the tool runs, client and server.
 	Processes() []string
+	// TCP reports whether the tool measures over TCP connections from the client to the
+	// server: then each sample keeps the state of the busiest one (results.Counters.TCP).
+	TCP() bool
 	// instance is the settings of the i-th of several clients run at once
 	// (workloads[].clients): the placement's CPUs, and ports of its own where the tool binds
 	// one per client; problem says why the tool cannot run that many ("" for none).

@@ -216,7 +216,7 @@ func TestUDPGSOBench(t *testing.T) {
 // and the path's delay in every figure. A 2 MiB transfer over a 20 ms round trip takes several
 // round trips of slow start, and a TCP_RR transaction at least one round trip: bounds set by
 // the guest's virtual clock, which no busy host moves, and far from a veth's figures without
-// the path (a millisecond, tens of microseconds).
+// the path (a millisecond, tens of microseconds); TCP's own round trip (tcp_info) is the path's.
 func TestVMNetemPath(t *testing.T) {
 	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
@@ -262,6 +262,11 @@ func TestVMNetemPath(t *testing.T) {
 			if got["p50_latency"] < 20000 {
 				t.Errorf("%s: TCP_RR's median transaction took %.0f us, want at least the 20 ms round trip", s.State, got["p50_latency"])
 			}
+		}
+		// The connection's own view of the path (tcp_info): its smallest round trip is the
+		// path's.
+		if s.Counters == nil || s.Counters.TCP["min_rtt_us"] < 20000 {
+			t.Errorf("%s/%s: tcp_info %v, want a min_rtt of at least 20 ms", s.State, s.Workload, s.Counters)
 		}
 		measured++
 	}
