@@ -65,7 +65,13 @@ var netperfBanners = []struct {
 	// Where the banner was left out, the first header row of a datagram stream: its columns
 	// of messages sent ("Okay") and lost ("Errors") are UDP_STREAM's alone.
 	{regexp.MustCompile(`^\s*Socket\s+Message\s+Elapsed\s+Messages\b`), "UDP_STREAM"},
+	// Or the first header row of a request/response test, "Local /Remote" (nettest_bsd.c's
+	// and the omni tests' classic RR output): the command names which, else netperf's TCP_RR.
+	{rrHeaderRe, "RR"},
 }
+
+// rrHeaderRe is the first header row of a request/response test's classic output.
+var rrHeaderRe = regexp.MustCompile(`^\s*Local\s+/\s*Remote\s*$`)
 
 // bannerTest is the test a classic banner names, "" where no banner of the table matches.
 func bannerTest(banner string) string {
@@ -103,7 +109,12 @@ const maxInterimLines = 8000
 func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, string) {
 	opts := netperfOptions(ctx.command)
 	test := bannerTest(lines[i].text)
-	if test == "" {
+	switch {
+	case test == "RR" && strings.Contains(opts["test"], "RR"):
+		test = opts["test"] // TCP_RR, UDP_RR, TCP_CRR as the command says
+	case test == "RR":
+		test = "TCP_RR"
+	case test == "":
 		test = opts["test"]
 	}
 	j := i + 1

@@ -16,7 +16,7 @@ var (
 	// netperfBannerRe starts netperf's classic output: "MIGRATED TCP STREAM TEST from ...",
 	// "TCP STREAM TEST to hostb" (netperf 2.2), or where the banner was left out the first
 	// header row (TCP_STREAM's, UDP_STREAM's).
-	netperfBannerRe = regexp.MustCompile(`^\s*(?:MIGRATED\s.*|.*\bTEST (?:from|to) .*|Recv\s+Send\s+Send\s*.*|Socket\s+Message\s+Elapsed\s+Messages\b.*)$`)
+	netperfBannerRe = regexp.MustCompile(`^\s*(?:MIGRATED\s.*|.*\bTEST (?:from|to) .*|Recv\s+Send\s+Send\s*.*|Socket\s+Message\s+Elapsed\s+Messages\b.*|Local\s+/\s*Remote\s*)$`)
 	// separatorRe is a rule line: "- - - -", "------", "+----+".
 	separatorRe = regexp.MustCompile(`^\s*[-=+_|* ]{3,}\s*$`)
 	// titleEndRe: a title line ends in a word, a parenthesis or a comma, not a sentence's stop.
