@@ -22,8 +22,8 @@ var (
 var sockperfModes = map[string]string{"pp": "ping-pong", "ping-pong": "ping-pong", "tp": "throughput", "throughput": "throughput", "ul": "under-load", "under-load": "under-load"}
 
 // sockperfReport reads the sockperf client report that starts at lines[i]; next is i where
-// none starts there, or where the report is too short for the driver (a summary line pasted
-// alone is the generic reader's).
+// none starts there, or where the report has neither its mean latency nor its rate (a summary
+// line pasted alone is the generic reader's).
 func sockperfReport(lines []line, i int, ctx context) ([]measurement, int, string) {
 	if !sockperfLineRe.MatchString(lines[i].text) || i > 0 && sockperfLineRe.MatchString(lines[i-1].text) {
 		return nil, i, ""
@@ -42,8 +42,9 @@ func sockperfReport(lines []line, i int, ctx context) ([]measurement, int, strin
 		break
 	}
 	report := text.String()
-	latency := strings.Contains(report, "avg-latency=")
-	metrics, _, err := sockperf.Parse(latency, []byte(report))
+	latency := strings.Contains(report, "avg-lat") // "avg-latency=", before 3.7 "avg-lat="
+	// What the message shows of the report: the whole of it, or the lines of its mean.
+	metrics, err := sockperf.ParseExcerpt(latency, []byte(report))
 	if err != nil {
 		return nil, i, ""
 	}

@@ -5,6 +5,7 @@ package sockperf
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -71,10 +72,12 @@ func (Driver) Parse(spec scenarios.ToolSpec, stdout, stderr []byte) ([]results.M
 }
 
 var (
-	ansi        = regexp.MustCompile("\x1b\\[[0-9;]*m")
-	meanRE      = regexp.MustCompile(`avg-latency=([0-9.]+) \(std-dev=([0-9.]+)\)`)
-	percentile  = regexp.MustCompile(`---> percentile ([0-9.]+) = +([0-9.]+)`)
-	extremeRE   = regexp.MustCompile(`---> <(MAX|MIN)> observation = +([0-9.]+)`)
+	ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	// Releases before 3.7 print "avg-lat=%7.3lf" (a padded figure) and their percentiles
+	// with two decimals ("percentile  99.00"); 3.7 and later "avg-latency=" and three.
+	meanRE      = regexp.MustCompile(`avg-lat(?:ency)?=\s*([0-9.]+)\s*\(std-dev=\s*([0-9.]+)\)`)
+	percentile  = regexp.MustCompile(`---> percentile\s+([0-9.]+)\s*=\s*([0-9.]+)`)
+	extremeRE   = regexp.MustCompile(`---> <(MAX|MIN)> observation\s*=\s*([0-9.]+)`)
 	rateRE      = regexp.MustCompile(`Summary: Message Rate is ([0-9.]+) \[msg/sec\]`)
 	bandwidthRE = regexp.MustCompile(`Summary: BandWidth is [0-9.]+ MBps \(([0-9.]+) Mbps\)`)
 	summaryRE   = regexp.MustCompile(`Summary: (Latency is .*|Message Rate is .*|BandWidth is .*)`)
@@ -84,12 +87,49 @@ var (
 var percentiles = map[string]string{"25.000": "p25_latency", "50.000": "p50_latency", "75.000": "p75_latency",
 	"90.000": "p90_latency", "99.000": "p99_latency", "99.900": "p999_latency", "99.990": "p9999_latency"}
 
+// threeDecimals is a percentile's label as 3.7 prints it: "99.00" is "99.000".
+func threeDecimals(label string) string {
+	v, err := strconv.ParseFloat(label, 64)
+	if err != nil {
+		return label
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
 // Parse reads what the client printed: for a latency mode, the mean and spread and the
 // percentiles of the one-way latency (µs, half the round trip as sockperf reports it); for
 // throughput, bits/s and messages per second. A mode whose figures are missing (a run cut
 // short, a server that was not there) is an error that says so.
 func Parse(latency bool, out []byte) ([]results.Metric, string, error) {
 	text := ansi.ReplaceAllString(string(out), "")
+	ms, rows, err := figures(latency, text)
+	if err != nil {
+		return nil, "", err
+	}
+	want := []string{"mean_latency", "p99_latency"}
+	if !latency {
+		want = []string{scenarios.MetricThroughput, "message_rate"}
+	}
+	for _, name := range want {
+		if !hasMetric(ms, name) {
+			return nil, "", fmt.Errorf("sockperf output has no %s (last line %q): cut short, or no server?", name, lastLine(text))
+		}
+	}
+	return ms, strings.Join(rows, "; "), nil
+}
+
+// ParseExcerpt reads what part of a client's report a message shows: the figures of its
+// lines, at least the mean latency (a latency mode) or a rate (throughput).
+func ParseExcerpt(latency bool, out []byte) ([]results.Metric, error) {
+	ms, _, err := figures(latency, ansi.ReplaceAllString(string(out), ""))
+	if err == nil && !hasMetric(ms, "mean_latency") && !hasMetric(ms, scenarios.MetricThroughput) && !hasMetric(ms, "message_rate") {
+		err = errors.New("sockperf report without its mean latency or its rate")
+	}
+	return ms, err
+}
+
+// figures are the metrics of the report's lines, and its summary lines.
+func figures(latency bool, text string) ([]results.Metric, []string, error) {
 	var ms []results.Metric
 	var rows []string
 	add := func(name, unit, raw string) error {
@@ -125,7 +165,7 @@ func Parse(latency bool, out []byte) ([]results.Metric, string, error) {
 			}
 		case percentile.MatchString(line):
 			m := percentile.FindStringSubmatch(line)
-			if name, ok := percentiles[m[1]]; ok {
+			if name, ok := percentiles[threeDecimals(m[1])]; ok {
 				err = add(name, "us", m[2])
 			}
 		case extremeRE.MatchString(line):
@@ -133,19 +173,10 @@ func Parse(latency bool, out []byte) ([]results.Metric, string, error) {
 			err = add(strings.ToLower(m[1])+"_latency", "us", m[2])
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 	}
-	want := []string{"mean_latency", "p99_latency"}
-	if !latency {
-		want = []string{scenarios.MetricThroughput, "message_rate"}
-	}
-	for _, name := range want {
-		if !hasMetric(ms, name) {
-			return nil, "", fmt.Errorf("sockperf output has no %s (last line %q): cut short, or no server?", name, lastLine(text))
-		}
-	}
-	return ms, strings.Join(rows, "; "), nil
+	return ms, rows, nil
 }
 
 func hasMetric(ms []results.Metric, name string) bool {

@@ -31,6 +31,10 @@ func TestParse(t *testing.T) {
 	}{
 		{"ping-pong-tcp.txt", true, map[string]float64{"mean_latency": 7.795, "stddev_latency": 16.970, "p50_latency": 6.980, "p99_latency": 21.782,
 			"p999_latency": 49.899, "p9999_latency": 653.746, "min_latency": 6.619, "max_latency": 2046.004, "p25_latency": 6.714, "p75_latency": 7.771, "p90_latency": 8.587}, "Latency is 7.795 usec"},
+		// An older release's (written from its format strings: "avg-lat=%7.3lf", percentiles
+		// "%6.2lf"), figures of our own.
+		{"ping-pong-older.txt", true, map[string]float64{"mean_latency": 12.247, "stddev_latency": 1.903, "p50_latency": 12.051, "p99_latency": 16.840,
+			"p999_latency": 27.318, "p9999_latency": 61.004, "min_latency": 10.902, "max_latency": 187.552}, "Latency is 12.247 usec"},
 		{"under-load-tcp.txt", true, map[string]float64{"mean_latency": 69.352, "p99_latency": 1333.647, "min_latency": 8.978}, "Latency is 69.352 usec"},
 		{"throughput-tcp.txt", false, map[string]float64{"throughput": 6809.056e6, "message_rate": 606302}, "Message Rate is 606302 [msg/sec]; BandWidth is 851.132 MBps (6809.056 Mbps)"},
 	} {
