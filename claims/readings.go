@@ -468,6 +468,10 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 			// "Requests/sec: 184233.41", "throughput (Gbps): 9.4": the label's unit
 			return []reading{mk("v", metricOf(u), u.norm, 0, sh.figures[0].value*u.factor, "#"+u.norm)}
 		}
+		if metric, unitName, factor := totalOf(b.cond); unitName != "" {
+			// "before: 1843122" under super_netperf's command: its total, labelled
+			return []reading{mk("v", metric, unitName, 0, sh.figures[0].value*factor, "#"+unitName)}
+		}
 		return []reading{mk("v", "", "", 0, sh.figures[0].value, "#")}
 	}
 	if runs, summary, summarized := runsInARow(label, trimAnnotations(rest), sideOfLabel); runs != nil {
