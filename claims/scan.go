@@ -54,6 +54,7 @@ func (r *Report) read(lines []line) {
 		// Profiles are all the message compares: their functions' shares are its result.
 		r.pairReadings(twoLineStates(all, lines), lines)
 	}
+	r.headingUnits(lines)
 	r.transferTimes(lines)
 	r.settle()
 	r.unreadTables()

@@ -1,0 +1,98 @@
+package claims
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A claim whose figures carry no unit takes the one the heading over them names, where the
+// heading starts or ends with it: "Requests per second (UDP_RR, one flow):", "Transactions/s,
+// one flow:", "Throughput of 64 streams, Gbit/s:" over "before  41230" / "after  44871".
+
+// headingUnitReach is how many lines above a claim's first the heading may be, blank lines
+// included: a heading, a blank line, the rows.
+const headingUnitReach = 2
+
+// headingUnits gives the unitless claims the unit of the heading right above them.
+func (r *Report) headingUnits(lines []line) {
+	for k := range r.Claims {
+		c := &r.Claims[k]
+		if c.Unit != "" || c.Metric != "value" || len(c.Lines) == 0 {
+			continue
+		}
+		first := slices.Min(c.Lines)
+		h := headingOver(lines, first)
+		if h == "" {
+			continue
+		}
+		u, ok := headingUnit(h)
+		if !ok || u.kind == "percent" {
+			continue
+		}
+		c.Metric, c.Unit = metricOf(u), u.norm
+		for _, v := range []*Values{&c.Before, &c.After} {
+			for i := range v.Values {
+				v.Values[i] = round(v.Values[i] * u.factor)
+			}
+			v.Median = round(v.Median * u.factor)
+		}
+	}
+}
+
+// headingOver is the heading (a line ending in a colon) at most headingUnitReach lines above
+// line number n, with only blank lines between; "" where there is none.
+func headingOver(lines []line, n int) string {
+	at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
+	for k := at - 1; k >= 0 && at-k <= headingUnitReach; k-- {
+		t := lines[k].text
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if m := headingRe.FindStringSubmatch(t); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	return ""
+}
+
+// countedVerbRe is a rate with the verb of what is counted between the noun and its time:
+// "packets received per second", "requests served/s".
+var countedVerbRe = regexp.MustCompile(`(?i)^(\S+)\s+(?:sent|received|forwarded|processed|handled|served|completed|delivered|transmitted)\s+(per\s+s\w*|/\s*s\w*)$`)
+
+// headingUnit is the unit a heading starts with (before its first parenthesis or comma) or
+// ends with (a word, or words: "per second"), or gives in parentheses.
+func headingUnit(h string) (unit, bool) {
+	head := h
+	if i := strings.IndexAny(head, "(,"); i > 0 {
+		head = head[:i]
+	}
+	head = strings.TrimSpace(head)
+	if m := countedVerbRe.FindStringSubmatch(head); m != nil {
+		head = m[1] + " " + m[2] // "datagrams sent per second": datagrams per second
+	}
+	for _, cand := range []string{head, strings.ToLower(head)} {
+		if cand == strings.ToLower(head) && !strings.Contains(head, " ") {
+			continue // a unit in one word keeps its case: MB/s is not mb/s
+		}
+		if u, ok := lookupUnit(cand); ok && u.norm != "" {
+			return u, true
+		}
+	}
+	if u, ok := labelUnit(h); ok {
+		return u, true
+	}
+	words := strings.Fields(strings.ToLower(h))
+	for n := min(4, len(words)); n >= 2; n-- { // a unit of words at the end: "transactions per second"
+		if u, ok := lookupUnit(strings.Join(words[len(words)-n:], " ")); ok && u.norm != "" {
+			return u, true
+		}
+	}
+	for _, m := range parenUnitRe.FindAllStringSubmatch(h, -1) {
+		if u, ok := lookupUnit(m[1]); ok && u.norm != "" {
+			return u, true
+		}
+	}
+	return unit{}, false
+}
