@@ -270,6 +270,13 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
+	if side, _, _ := stateOf(label); side != "" {
+		// "before 41.2   after 44.9": the first state taken for the line's label; the line
+		// names both, under the heading's unit if any
+		if p, ok := inlineStates(unitHeadingAbove(lines, i), lines[i].text, lines[i].n, i, b); ok {
+			return nil, [][2]reading{p}
+		}
+	}
 	ls := labelState(lines, i, b, label)
 	if ls.side == "" {
 		return nil, nil
@@ -321,15 +328,12 @@ func readingLabel(lines []line, i int, b block) (label, rest string) {
 	return label, rest
 }
 
-// unitHeadingAbove is the heading right above lines[i] where it ends in a unit ("Throughput
-// of sctp_test with 64 paths, MB/s:" over "(before) 412   (after) 588"): it names what the
-// line's bare figures measure. "" where there is none.
+// unitHeadingAbove is the heading right above lines[i] (a blank line between allowed) where it
+// names a unit (headingUnit: "Throughput of sctp_test with 64 paths, MB/s:" over "(before) 412
+// (after) 588"): it names what the line's bare figures measure. "" where there is none.
 func unitHeadingAbove(lines []line, i int) string {
-	if i == 0 || !headingRe.MatchString(lines[i-1].text) {
-		return ""
-	}
-	h := headingRe.FindStringSubmatch(lines[i-1].text)[1]
-	if _, ok := labelUnit(h); !ok {
+	h := headingOver(lines, lines[i].n)
+	if _, ok := headingUnit(h); !ok {
 		return ""
 	}
 	return h
@@ -858,7 +862,7 @@ func pairUnit(label, first, second string) (u1, u2 unit, metric string, ok bool)
 			return unit{}, unit{}, "", false
 		}
 		u1, u2 = unit{factor: 1}, unit{factor: 1}
-		if u, ok := labelUnit(label); ok { // "Round trip (us)": the label's unit
+		if u, ok := headingUnit(label); ok { // "Round trip (us)", "Requests per second": the label's unit
 			u1, u2 = u, u
 		}
 	}
@@ -1002,6 +1006,15 @@ func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 	}
 	s1, _, _ := stateOf(m[1])
 	s2, _, _ := stateOf(m[4])
+	if f1, f4 := firstWord(m[1]), firstWord(m[4]); (s1 == "") != (s2 == "") && contrasting(f1, f4) {
+		// "without 41.2  with 38.9": "with" is a state only against its contrast
+		other := map[string]string{"before": "after", "after": "before"}
+		if s1 == "" {
+			s1 = other[s2]
+		} else {
+			s2 = other[s1]
+		}
+	}
 	if s1 == "" || s2 == "" || s1 == s2 {
 		return [2]reading{}, false
 	}
@@ -1015,6 +1028,10 @@ func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 		ub = m[7]
 	}
 	u, u2, metric, ok := pairUnit(label, ub, ua)
+	if !ok && label == "" && ub == "" && ua == "" {
+		// "before 41.2   after 44.9" on a line of its own: both states named, no unit given
+		u, u2, metric, ok = unit{factor: 1}, unit{factor: 1}, "value", true
+	}
 	if !ok {
 		return [2]reading{}, false
 	}
