@@ -403,6 +403,9 @@ func isCommand(s string) bool {
 	if !promptRe.MatchString(strings.TrimSpace(s)) && (strings.HasSuffix(t, ":") || proseWordRe.MatchString(t)) {
 		return false // "netperf TCP_RR with the ring set to 512:" is a heading
 	}
+	if _, after, ok := strings.Cut(t, ": "); ok && !promptRe.MatchString(strings.TrimSpace(s)) && arrowRe.MatchString(after) {
+		return false // "iperf3 -c H -P 8: 37.2 Gbits/sec -> 41.9 Gbits/sec": a command labels a result
+	}
 	if w, rest, ok := strings.Cut(t, " "); ok && commandWrappers[w] && promptRe.MatchString(strings.TrimSpace(s)) && rest != "" {
 		// "# time nft -f set.nft", "$ sudo ./bench": a program run under a prompt, timed or
 		// as root, whatever the program is.
