@@ -139,6 +139,19 @@ var ansiRe = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 // "18.2 ± 0.3 us", "4.1 +/- 0.2%".
 var figureSpreadRe = regexp.MustCompile(`(\d)\s*(?:±|\+/-|\+-)\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?`)
 
+// betterNoteRe is a note of which way is better: "(higher is better)", "[lower is better]",
+// ", less is better". It says how to read the figures, and names no condition of them.
+var betterNoteRe = regexp.MustCompile(`(?i)\s*(?:[(\[]\s*(?:higher|lower|more|less|bigger|smaller)\s+is\s+better\s*[)\]]|,\s*(?:higher|lower|more|less|bigger|smaller)\s+is\s+better\b)`)
+
+// dropBetterNote takes betterNoteRe's notes out of a line (`sed -E 's/ *\((higher|lower) is
+// better\)//'`).
+func dropBetterNote(l string) string {
+	if !strings.Contains(strings.ToLower(l), "is better") {
+		return l
+	}
+	return betterNoteRe.ReplaceAllString(l, "")
+}
+
 // dropSpread takes a figure's spread out of a line, so that the unit after it is the figure's
 // and the spread is never read as a figure of its own (`sed -E 's/([0-9]) *(±|\+-) *[0-9.,]+//'`).
 func dropSpread(l string) string {
@@ -264,7 +277,7 @@ func Read(input string, data []byte) (*Report, error) {
 			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
 			// every reader here.
 			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
-			text := scaledFigures(dropSpread(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))))
+			text := scaledFigures(dropSpread(dropBetterNote(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {
