@@ -1,0 +1,83 @@
+package claims
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A latency the text gives with the statistic it is ("p99 went from 48us to 31us", "median
+// RTT: 61.2us (vanilla), 55.8us (patched)", under "average latency:") is the metric the tools
+// report of it (p99_latency, p50_latency, mean_latency, min_latency, max_latency), which
+// nsperf measures; a latency alone is not.
+
+// latencyStatRe is a statistic of a latency in words: a percentile ("p99", "P99.9", "99th
+// percentile", "99.9th"), the median, the mean, the least or the most.
+var latencyStatRe = regexp.MustCompile(`(?i)\bp(\d{2}(?:\.\d{1,2})?)\b|\b(\d{2}(?:\.\d{1,2})?)(?:th|%)(?:[ -]percentile)?\b|\b(median|mean|average|avg|min|minimum|max|maximum)\b`)
+
+// latencyStats give the time claims whose lines, or the heading right above them, name one
+// statistic of a latency the metric of that statistic, where a tool declares it.
+func (r *Report) latencyStats(lines []line) {
+	for k := range r.Claims {
+		c := &r.Claims[k]
+		if c.Unit != "us" || (c.Metric != "latency" && c.Quantity != "latency") || len(c.Lines) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(c.Lines, func(n int) bool { return otherClaimsLine(r.Claims, k, n) }) {
+			continue // another claim's figures on its lines: whose statistic a word names is not said
+		}
+		var text []string
+		for _, l := range lines {
+			if slices.Contains(c.Lines, l.n) {
+				text = append(text, figuresClause(l.text))
+			}
+		}
+		text = append(text, headingOver(lines, slices.Min(c.Lines)))
+		name := ""
+		for _, m := range latencyStatRe.FindAllStringSubmatch(strings.Join(text, " "), -1) {
+			n := statMetric(m)
+			if n == "" || name != "" && n != name {
+				name = "-" // two statistics: which is whose is not said here
+				break
+			}
+			name = n
+		}
+		if _, ok := declared()[name]; ok {
+			c.Metric, c.Quantity = name, ""
+		}
+	}
+}
+
+// statMetric is the metric of a latencyStatRe match: p99_latency, p999_latency,
+// p50_latency, mean_latency, min_latency, max_latency.
+func statMetric(m []string) string {
+	switch word := strings.ToLower(m[3]); {
+	case m[1] != "":
+		return "p" + strings.ReplaceAll(m[1], ".", "") + "_latency"
+	case m[2] != "":
+		return "p" + strings.ReplaceAll(m[2], ".", "") + "_latency"
+	case word == "median":
+		return "p50_latency"
+	case word == "mean" || word == "average" || word == "avg":
+		return "mean_latency"
+	case strings.HasPrefix(word, "min"):
+		return "min_latency"
+	case strings.HasPrefix(word, "max"):
+		return "max_latency"
+	}
+	return ""
+}
+
+// figuresClause is a line up to the end of the clause of its first figure (a full stop or a
+// semicolon after it): "48 us before and 31 us after; the 99th is unchanged" is of the mean.
+func figuresClause(text string) string {
+	s := figuresSentence(text)
+	d := strings.IndexAny(s, "0123456789")
+	if d < 0 {
+		return s
+	}
+	if end := strings.Index(s[d:], "; "); end >= 0 {
+		return s[:d+end]
+	}
+	return s
+}
