@@ -61,8 +61,12 @@ func headingOver(lines []line, n int) string {
 // "packets received per second", "requests served/s".
 var countedVerbRe = regexp.MustCompile(`(?i)^(\S+)\s+(?:sent|received|forwarded|processed|handled|served|completed|delivered|transmitted)\s+(per\s+s\w*|/\s*s\w*)$`)
 
+// inUnitRe is a unit a caption gives after "in": "rates in Mpps", "all figures in usec".
+var inUnitRe = regexp.MustCompile(`(?i)\bin\s+([A-Za-zµ%/^]+)`)
+
 // headingUnit is the unit a heading starts with (before its first parenthesis or comma) or
-// ends with (a word, or words: "per second"), or gives in parentheses.
+// ends with (a word, or words: "per second"), or gives in parentheses or after "in" as a
+// caption does.
 func headingUnit(h string) (unit, bool) {
 	head := h
 	if i := strings.IndexAny(head, "(,"); i > 0 {
@@ -91,6 +95,11 @@ func headingUnit(h string) (unit, bool) {
 	}
 	for _, m := range parenUnitRe.FindAllStringSubmatch(h, -1) {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" {
+			return u, true
+		}
+	}
+	for _, m := range inUnitRe.FindAllStringSubmatch(h, -1) { // "Results, in Mpps (3 runs each)"
+		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return u, true
 		}
 	}

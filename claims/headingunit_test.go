@@ -14,6 +14,7 @@ func TestHeadingUnit(t *testing.T) {
 		"Throughput of 64 streams, Gbit/s":       "bit/s",
 		"Goodput of the bulk flow (MB/s)":        "bit/s",
 		"Results (10 runs)":                      "",
+		"Results, in Mpps (3 runs each)":         "pps",
 		"Two flows, 20 s each":                   "",
 	} {
 		u, ok := headingUnit(h)
