@@ -64,7 +64,8 @@ var countedVerbRe = regexp.MustCompile(`(?i)^(\S+)\s+(?:sent|received|forwarded|
 // inUnitRe is a unit a caption gives after "in": "rates in Mpps", "all figures in usec".
 var inUnitRe = regexp.MustCompile(`(?i)\bin\s+([A-Za-zµ%/^]+)`)
 
-// headingUnit is the unit a heading starts with (before its first parenthesis or comma) or
+// headingUnit is the unit a heading starts with (before its first parenthesis or comma, or
+// as its first word) or
 // ends with (a word, or words: "per second"), or gives in parentheses or after "in" as a
 // caption does.
 func headingUnit(h string) (unit, bool) {
@@ -86,6 +87,13 @@ func headingUnit(h string) (unit, bool) {
 	}
 	if u, ok := labelUnit(h); ok {
 		return u, true
+	}
+	// A rate as the first word: "pps before", "Gbps with 8 queues" (not "Cycles per packet":
+	// a count, whose "per" makes it another thing).
+	if f := strings.Fields(h); len(f) >= 2 && len(f[0]) >= 2 {
+		if u, ok := lookupUnit(strings.Trim(f[0], "()[]:,")); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+			return u, true
+		}
 	}
 	words := strings.Fields(strings.ToLower(h))
 	for n := min(4, len(words)); n >= 2; n-- { // a unit of words at the end: "transactions per second"

@@ -15,6 +15,8 @@ func TestHeadingUnit(t *testing.T) {
 		"Goodput of the bulk flow (MB/s)":        "bit/s",
 		"Results (10 runs)":                      "",
 		"Results, in Mpps (3 runs each)":         "pps",
+		"pps before":                             "pps",
+		"Cycles per packet":                      "", // a count of cycles, per packet: no rate
 		"Two flows, 20 s each":                   "",
 	} {
 		u, ok := headingUnit(h)

@@ -468,7 +468,7 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		return got
 	}
 	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
-		if u, ok := labelUnit(label); ok {
+		if u, ok := headingUnit(label); ok {
 			// "Requests/sec: 184233.41", "throughput (Gbps): 9.4": the label's unit
 			return []reading{mk("v", metricOf(u), u.norm, 0, sh.figures[0].value*u.factor, "#"+u.norm)}
 		}
