@@ -891,8 +891,14 @@ func labelUnit(label string) (unit, bool) {
 	if u, ok := lookupUnit(last); ok && u.norm != "" {
 		return u, true
 	}
+	if rrTestRe.MatchString(last) {
+		return unit{kind: "trans", norm: "trans/s", factor: 1}, true // netperf's RR tests report transactions/s
+	}
 	return unit{}, false
 }
+
+// rrTestRe is a netperf request/response test's name: its figures are transactions per second.
+var rrTestRe = regexp.MustCompile(`(?i)^(?:TCP|UDP|SCTP)_(?:RR|CRR|CC)$`)
 
 // runsInARow are the figures of a line that gives one state's runs after its name: a state's
 // label, then only bare numbers, at least two, each within a factor of two of the others (runs
