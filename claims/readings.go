@@ -427,6 +427,9 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		st.side, st.state, st.key = vs, label, vkey // named by how it differs from its siblings
 	case ls != "":
 		st.side, st.state, st.key = ls, label, labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
+		if lrest != "" && slices.ContainsFunc(siblings, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(lrest)) }) {
+			st.key = "" // "HEAD+patch" beside "HEAD": what is left of it is the base it extends
+		}
 	case b.side != "":
 		st.key = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
 	default: // a list of variants: the labels are the states
