@@ -204,3 +204,27 @@ func TestOutcomeOfNoChange(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchTransferAndPercentile: a transfer's time and a latency written with its
+// statistic meet the measurements of those metrics (lower is better for both), where a
+// latency alone could not.
+func TestMatchTransferAndPercentile(t *testing.T) {
+	rep, err := Read("m", []byte("Subject: [PATCH net] tcp: x\n\nA 10 MB download over the lossy path took 3.81 s before and 2.95 s after.\n\np99 latency of TCP_RR went from 48.2 us to 39.5 us.\n"))
+	if err != nil || len(rep.Claims) != 2 {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	lower := func(change float64) *results.Comparison {
+		return &results.Comparison{Baseline: "off@A", BaselineSide: at("off@A"), Verdict: results.Improved, Change: change, ChangeLo: change - 0.02, ChangeHi: change + 0.02, Direction: -1}
+	}
+	r := &results.Result{Cases: []results.Case{{Summaries: []results.Summary{
+		{Workload: "get-2m", Metric: "transfer_time", Unit: "s", State: "rack@B", SideOf: at("rack@B"), Comparison: lower(-0.2)},
+		{Workload: "rr", Metric: "p99_latency", Unit: "us", State: "rack@B", SideOf: at("rack@B"), Comparison: lower(-0.15)},
+	}}}}
+	got := Match(rep, r, Facts{Tools: map[string]string{"get-2m": "netperf", "rr": "netperf"}})
+	want := map[string]string{"transfer_time": "get-2m", "p99_latency": "rr"}
+	for _, g := range got {
+		if g.Workload != want[g.Metric] || g.Outcome != results.Reproduced {
+			t.Errorf("%s: %+v, want reproduced by %s", g.Metric, g, want[g.Metric])
+		}
+	}
+}
