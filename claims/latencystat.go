@@ -70,14 +70,4 @@ func statMetric(m []string) string {
 
 // figuresClause is a line up to the end of the clause of its first figure (a full stop or a
 // semicolon after it): "48 us before and 31 us after; the 99th is unchanged" is of the mean.
-func figuresClause(text string) string {
-	s := figuresSentence(text)
-	d := strings.IndexAny(s, "0123456789")
-	if d < 0 {
-		return s
-	}
-	if end := strings.Index(s[d:], "; "); end >= 0 {
-		return s[:d+end]
-	}
-	return s
-}
+func figuresClause(text string) string { return upToAfterFigure(text, ". ", "; ") }

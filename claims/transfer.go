@@ -86,13 +86,20 @@ func otherClaimsLine(claims []Claim, self, n int) bool {
 
 // figuresSentence is a line up to the end of the sentence of its first figure: what a later
 // sentence on the line says is of something else.
-func figuresSentence(text string) string {
+func figuresSentence(text string) string { return upToAfterFigure(text, ". ") }
+
+// upToAfterFigure is text up to the first of ends after its first figure, all of it where
+// there is no figure or no end.
+func upToAfterFigure(text string, ends ...string) string {
 	d := strings.IndexAny(text, "0123456789")
 	if d < 0 {
 		return text
 	}
-	if end := strings.Index(text[d:], ". "); end >= 0 {
-		return text[:d+end]
+	cut := len(text)
+	for _, e := range ends {
+		if k := strings.Index(text[d:], e); k >= 0 {
+			cut = min(cut, d+k)
+		}
 	}
-	return text
+	return text[:cut]
 }

@@ -9,7 +9,6 @@ import (
 // TestTransferTimes: a time the text gives for moving a named amount of data is a transfer's
 // time in seconds, however the author writes it; a time beside a rate, or a latency, is not.
 func TestTransferTimes(t *testing.T) {
-	const head = "Subject: [PATCH net] tcp: a fix\n\n"
 	for _, c := range []struct {
 		name, body    string
 		metric        string
@@ -23,15 +22,10 @@ func TestTransferTimes(t *testing.T) {
 		{"a rate, not a size", "Copying at 900 MB/s in the background, the build took 41 s before and 35 s after.\n", "", 0, 0},
 		{"microseconds", "Each 4 KB copy took 12 us before and 9 us after.\n", "", 0, 0},
 	} {
-		r, err := Read(c.name, []byte(head+c.body+"\nSigned-off-by: A <a@example.org>\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Claims) != 1 {
-			t.Errorf("%s: %d claims, want 1: %+v", c.name, len(r.Claims), r.Claims)
+		got, ok := oneClaim(t, c.name, c.body)
+		if !ok {
 			continue
 		}
-		got := r.Claims[0]
 		if c.metric == "" {
 			if got.Metric == scenarios.MetricTransferTime || got.Unit == "s" {
 				t.Errorf("%s: read as a transfer's time: %+v", c.name, got)
@@ -42,4 +36,19 @@ func TestTransferTimes(t *testing.T) {
 			t.Errorf("%s: %s %s %v -> %v, want %s s %v -> %v", c.name, got.Metric, got.Unit, got.Before.Median, got.After.Median, c.metric, c.before, c.after)
 		}
 	}
+}
+
+// oneClaim reads a message of body under a Subject of its own and returns its one claim;
+// false (the test failed) where it has another number of them.
+func oneClaim(t *testing.T, name, body string) (Claim, bool) {
+	t.Helper()
+	r, err := Read(name, []byte("Subject: [PATCH net] tcp: a fix\n\n"+body+"\nSigned-off-by: A <a@example.org>\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 1 {
+		t.Errorf("%s: %d claims, want 1: %+v", name, len(r.Claims), r.Claims)
+		return Claim{}, false
+	}
+	return r.Claims[0], true
 }
