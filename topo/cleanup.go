@@ -143,6 +143,36 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 		}
 		out = append(out, Leftover{RunID: o.RunID, Namespaces: o.Namespaces, Reason: reason, state: o})
 	}
+	orphans, err := orphanRuns(claimed)
+	if err != nil {
+		return nil, err
+	}
+	for id, nss := range orphans {
+		if runstate.Alive(id) {
+			continue // a run being built: its state file is on its way or its lock is held
+		}
+		what := "namespace without a state file"
+		if len(nss) == 0 {
+			switch {
+			case exists(runstate.OVSDir(id)):
+				what = "private OVS directory without a state file"
+			case exists(runstate.PinDir(id)):
+				what = "pins in bpffs without a state file"
+			default:
+				what = lockOnly
+			}
+		}
+		sort.Strings(nss)
+		out = append(out, Leftover{RunID: id, Namespaces: nss, Reason: what})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
+	return out, nil
+}
+
+// orphanRuns are the runs that left something of theirs (namespaces, a private OVS directory,
+// pins, an old lock file) without a state file that claims them, by run id: the namespaces,
+// or none where the rest is what is left.
+func orphanRuns(claimed map[RunID]bool) (map[RunID][]string, error) {
 	orphans := map[RunID][]string{}
 	entries, err := os.ReadDir(runstate.NetnsDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -183,26 +213,7 @@ func FindLeftovers(all bool) ([]Leftover, error) {
 			orphans[id] = []string{}
 		}
 	}
-	for id, nss := range orphans {
-		if runstate.Alive(id) {
-			continue // a run being built: its state file is on its way or its lock is held
-		}
-		what := "namespace without a state file"
-		if len(nss) == 0 {
-			switch {
-			case exists(runstate.OVSDir(id)):
-				what = "private OVS directory without a state file"
-			case exists(runstate.PinDir(id)):
-				what = "pins in bpffs without a state file"
-			default:
-				what = lockOnly
-			}
-		}
-		sort.Strings(nss)
-		out = append(out, Leftover{RunID: id, Namespaces: nss, Reason: what})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
-	return out, nil
+	return orphans, nil
 }
 
 // staleLockAge is how old a lock file without anything else of its run must be to be a
