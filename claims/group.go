@@ -588,7 +588,9 @@ func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 		metric = "value"
 	}
 	quantity := ""
-	if first.named {
+	if spec, ok := declared()[metric]; first.named && !(ok && first.unit != "" && (spec.Unit == "" || spec.Unit == first.unit)) {
+		// a figure a name gives ("throughput=91.2 Gbps"): a metric where a tool declares
+		// that name in that unit, else what the text measures
 		metric, quantity = "", metric
 	}
 	c := Claim{Metric: metric, Quantity: quantity, Unit: first.unit, Conditions: first.conds,
