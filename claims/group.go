@@ -42,7 +42,7 @@ func (s *sideRun) center() float64 {
 func (r *Report) pairReadings(rs []reading, lines []line) {
 	var order []string
 	groups := map[string][]reading{}
-	rs = byPlaceWhereFiguresDiffer(mergeTypos(rs))
+	rs = byPlaceWhereFiguresDiffer(mergeTypos(implicitBaselines(rs)))
 	for _, x := range rs {
 		if _, ok := groups[x.key]; !ok {
 			order = append(order, x.key)
@@ -1005,4 +1005,36 @@ func (r *Report) subjectSides(runs []*sideRun) (before, after *sideRun, ok bool)
 		return before, others[k], true
 	}
 	return nil, nil, false
+}
+
+// implicitBaselines: a figure under no state's heading whose label names what is measured
+// ("throughput: 10.1 Gbps"), and the same label's figure under one state's heading later or
+// earlier ("with patch:" / "throughput: 11.2 Gbps"), are the two sides of one measurement:
+// the one no heading names is the other side. Only where that label's figure stands once
+// without a state and once with one.
+func implicitBaselines(rs []reading) []reading {
+	other := map[string]string{"before": "after", "after": "before"}
+	out := slices.Clone(rs)
+	for k := range out {
+		x := &out[k]
+		parts := strings.SplitN(x.key, "|", 5)
+		if x.side != "?" || len(parts) != 5 || parts[1] != "v" || parts[2] != "" || x.state == "" {
+			continue
+		}
+		parts[2] = labelKey(x.state)
+		named := strings.Join(parts, "|")
+		var sided []int
+		for j, y := range out {
+			if j != k && y.key == named {
+				sided = append(sided, j)
+			}
+		}
+		if len(sided) != 1 || other[out[sided[0]].side] == "" || slices.ContainsFunc(out, func(y reading) bool {
+			return y.side == "?" && y.key == x.key && y.state != x.state
+		}) {
+			continue // no one state's figure of that name, or a list of variants
+		}
+		x.key, x.side, x.state = named, other[out[sided[0]].side], ""
+	}
+	return out
 }
