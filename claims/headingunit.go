@@ -61,6 +61,9 @@ func headingOver(lines []line, n int) string {
 // "packets received per second", "requests served/s".
 var countedVerbRe = regexp.MustCompile(`(?i)^(\S+)\s+(?:sent|received|forwarded|processed|handled|served|completed|delivered|transmitted)\s+(per\s+s\w*|/\s*s\w*)$`)
 
+// directionPrefixRe is the direction a counter's name starts with: "rx_", "tx ".
+var directionPrefixRe = regexp.MustCompile(`(?i)^\s*(?:rx|tx)[_ ]`)
+
 // inUnitRe is a unit a caption gives after "in": "rates in Mpps", "all figures in usec".
 var inUnitRe = regexp.MustCompile(`(?i)\bin\s+([A-Za-zµ%/^]+)`)
 
@@ -69,6 +72,7 @@ var inUnitRe = regexp.MustCompile(`(?i)\bin\s+([A-Za-zµ%/^]+)`)
 // ends with (a word, or words: "per second"), or gives in parentheses or after "in" as a
 // caption does.
 func headingUnit(h string) (unit, bool) {
+	h = directionPrefixRe.ReplaceAllString(h, "") // "rx_packets/s" counts packets per second
 	head := h
 	if i := strings.IndexAny(head, "(,"); i > 0 {
 		head = head[:i]

@@ -16,6 +16,7 @@ func TestHeadingUnit(t *testing.T) {
 		"Results (10 runs)":                      "",
 		"Results, in Mpps (3 runs each)":         "pps",
 		"pps before":                             "pps",
+		"rx_packets/s":                           "pps",
 		"Cycles per packet":                      "", // a count of cycles, per packet: no rate
 		"Two flows, 20 s each":                   "",
 	} {

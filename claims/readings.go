@@ -270,11 +270,18 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
-	if side, _, _ := stateOf(label); side != "" {
+	if side, _, lrest := stateOf(label); side != "" {
 		// "before 41.2   after 44.9": the first state taken for the line's label; the line
 		// names both, under the heading's unit if any
 		if p, ok := inlineStates(unitHeadingAbove(lines, i), lines[i].text, lines[i].n, i, b); ok {
 			return nil, [][2]reading{p}
+		}
+		// "rx_packets/s   before: 1.82M   after: 2.11M": what is measured, then both states
+		text := strings.TrimSpace(lines[i].text)
+		if what := strings.TrimSpace(lrest); what != "" && strings.HasPrefix(text, what) {
+			if p, ok := inlineStates(what, text[len(what):], lines[i].n, i, b); ok {
+				return nil, [][2]reading{p}
+			}
 		}
 	}
 	ls := labelState(lines, i, b, label)
@@ -1033,6 +1040,13 @@ func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 		return [2]reading{}, false
 	}
 	ub, ua := m[3], m[6]
+	// A scale glued on a bare figure ("1.82M") is a factor, not a unit.
+	if f, ok := glueScales[ub]; ok {
+		v1, ub = v1*f, ""
+	}
+	if f, ok := glueScales[ua]; ok {
+		v2, ua = v2*f, ""
+	}
 	if ub == "" && ua == "" {
 		ub = m[7]
 	}
@@ -1053,6 +1067,9 @@ func inlineStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 	}
 	return [2]reading{r1, r2}, true
 }
+
+// glueScales are the scales written glued on a figure without a unit: "412k", "1.82M", "9.1G".
+var glueScales = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
 // metricName is a label as a metric name: "Cycles per byte" -> cycles_per_byte.
 func metricName(label string) string {
