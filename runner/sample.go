@@ -118,9 +118,9 @@ const (
 )
 
 // watchTCP looks at the TCP connection from the client of spec to its server while the run
-// goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over TCP; stop ends the watch and
-// returns the state last seen (nil if none was: a connection shorter than the first look), or
-// the first error.
+// goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over
+// TCP; stop ends the watch and returns the state last seen (nil if none was: a connection
+// shorter than the first look), or the first error.
 func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[string]float64, error)) {
 	client, server := spec.Ends()
 	peer, err := netip.ParseAddr(server.Addr)
