@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // A line longer than maxReadLine, or with more than maxFiguresPerLine figures, is output
@@ -328,11 +329,38 @@ func readingLabel(lines []line, i int, b block) (label, rest string) {
 	if label == "" {
 		label = nameAbove(lines, i)
 	}
-	if m := wordsThenFigureRe.FindStringSubmatch(text); label == "" && b.side != "" && m != nil && len(strings.Fields(m[1])) <= 4 {
+	if m := wordsThenFigureRe.FindStringSubmatch(text); label == "" && m != nil && len(strings.Fields(m[1])) <= 4 && (b.side != "" || namedFigureParagraph(lines, i)) {
 		// Under a state's heading, "copy mode 1.02": a name and its figure a space apart.
 		label, rest = strings.TrimSpace(m[1]), m[2]
 	}
 	return label, rest
+}
+
+// namedFigureParagraph: lines[i] is in a paragraph of its own whose every line is a short name
+// and one figure with its unit ("Throughput 10.1 Gbps", "Tail latency 48 us"): a result named
+// without a colon, which stands alone as a label's does. In prose words before a figure are a
+// sentence ("tested with 8 queues"), so outside a state's heading only such paragraphs count.
+func namedFigureParagraph(lines []line, i int) bool {
+	named := func(text string) bool {
+		m := wordsThenFigureRe.FindStringSubmatch(text)
+		return m != nil && len(strings.Fields(m[1])) <= 3 && strings.IndexFunc(m[2], unicode.IsLetter) >= 0
+	}
+	start, end := i, i
+	for start > 0 && strings.TrimSpace(lines[start-1].text) != "" {
+		start--
+	}
+	for end+1 < len(lines) && strings.TrimSpace(lines[end+1].text) != "" {
+		end++
+	}
+	if end-start >= 8 {
+		return false
+	}
+	for k := start; k <= end; k++ {
+		if !named(lines[k].text) {
+			return false
+		}
+	}
+	return true
 }
 
 // unitHeadingAbove is the heading right above lines[i] (a blank line between allowed) where it
