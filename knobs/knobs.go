@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Kind groups the attributes for ordering and reports.
@@ -16,10 +18,11 @@ type Kind int
 
 // Kinds, in the order reports list them (`nsperf probe`, inheritance).
 const (
-	Limit Kind = iota // read only: what the driver allows (tso_max_size)
-	Size              // a GSO/GRO limit a state sets
-	Link              // a link property a state sets (mtu)
-	NAPI              // how the device's NAPI polls (sysfs only: threaded, gro_flush_timeout)
+	Limit    Kind = iota // read only: what the driver allows (tso_max_size)
+	Size                 // a GSO/GRO limit a state sets
+	Link                 // a link property a state sets (mtu)
+	NAPI                 // how the device's NAPI polls (sysfs only: threaded, gro_flush_timeout)
+	Steering             // which CPUs process what the device receives (sysfs only: rps_cpus)
 )
 
 // Knob is one device attribute.
@@ -48,7 +51,16 @@ type Knob struct {
 	Inherited bool
 	// Sysfs names the file in /sys/class/net/DEV/ of an attribute that has no netlink
 	// attribute: it is read and set there, from the device's own namespace, and Netlink is "".
+	// A pattern ("queues/rx-*/rps_cpus") names one file per queue: each is set, and they
+	// must agree when read back.
 	Sysfs string
+	// CPUMask: the sysfs file holds a mask of CPUs in hexadecimal (bit N is CPU N), read in
+	// words of 32 bits separated by commas ("00000000,00000002"); a state writes it as a
+	// number (0x2, or 2).
+	CPUMask bool
+	// Kconfig names the option (without CONFIG_) a kernel needs for the knob beyond what
+	// every run needs ("RPS"), for the guests' config fragments.
+	Kconfig string
 	// BigTCP marks the limits of a GSO or GRO packet's size in bytes, which BIG TCP raises
 	// above 64 KiB: a state that sets one concerns its device's packet sizes, which the
 	// evidence then shows, and `nsperf probe` tries each at BigTCPSize.
@@ -116,6 +128,14 @@ var All = []Knob{
 		Range: fmt.Sprintf("exceeds %d nanoseconds", uint32(math.MaxUint32))},
 	{Name: "napi_defer_hard_irqs", Kind: NAPI, Sysfs: "napi_defer_hard_irqs", Max: math.MaxInt32,
 		Range: fmt.Sprintf("exceeds %d (S32_MAX)", math.MaxInt32)},
+	// Receive packet steering (Documentation/networking/scaling.rst): what a device receives
+	// through netif_rx (a veth's packets, a driver without NAPI) or its NAPI poll is queued to
+	// the backlog of a CPU of the mask, chosen by the flow's hash, instead of the CPU that
+	// received it; 0 turns it off. One CPU keeps a flow's packets in one queue: a veth
+	// whose sender transmits from two CPUs (the writer's and the one processing its ACKs)
+	// otherwise queues them on both, whose backlogs drain independently (reordering).
+	{Name: "rps_cpus", Kind: Steering, Sysfs: "queues/rx-*/rps_cpus", CPUMask: true, Kconfig: "RPS", Max: math.MaxUint32,
+		Range: "sets CPUs above 31 (a mask of CPUs 0-31: 0x2 is CPU 1)"},
 	{Name: "gso_max_size", Kind: Size, Netlink: "GSOMaxSize", Min: MinGSOSize, Max: MaxGSOSize, Range: gsoRange,
 		Bound: "tso_max_size", Inherited: true, BigTCP: true},
 	{Name: "gso_max_segs", Kind: Size, Netlink: "GSOMaxSegs", Min: 1, Max: MaxGSOSegs,
@@ -178,6 +198,38 @@ func (v Values) Widen() map[string]uint64 {
 		out[name] = uint64(x)
 	}
 	return out
+}
+
+// SysfsText is v as the knob's sysfs file takes it: decimal, or hexadecimal for a CPU mask.
+func (k Knob) SysfsText(v uint32) string {
+	if k.CPUMask {
+		return strconv.FormatUint(uint64(v), 16)
+	}
+	return strconv.FormatUint(uint64(v), 10)
+}
+
+// ParseSysfs reads the knob's value from its sysfs file's text.
+func (k Knob) ParseSysfs(text string) (uint32, error) {
+	text = strings.TrimSpace(text)
+	if !k.CPUMask {
+		v, err := strconv.ParseUint(text, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("%q is no number", text)
+		}
+		return uint32(v), nil
+	}
+	// Words of 32 bits, the most significant first: only the last may have bits set here.
+	words := strings.Split(text, ",")
+	for _, w := range words[:len(words)-1] {
+		if strings.Trim(w, "0") != "" {
+			return 0, fmt.Errorf("%q sets CPUs above 31", text)
+		}
+	}
+	v, err := strconv.ParseUint(words[len(words)-1], 16, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%q is no CPU mask", text)
+	}
+	return uint32(v), nil
 }
 
 // SysfsKnobs are the knobs read and set through sysfs, in registry order.

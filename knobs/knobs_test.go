@@ -1,6 +1,7 @@
 package knobs
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -63,7 +64,7 @@ func TestRegistry(t *testing.T) {
 		order = append(order, k.Name)
 	}
 	want := []string{"tso_max_size", "tso_max_segs", "gso_max_size", "gso_max_segs", "gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "mtu",
-		"threaded", "gro_flush_timeout", "napi_defer_hard_irqs"}
+		"threaded", "gro_flush_timeout", "napi_defer_hard_irqs", "rps_cpus"}
 	if !slices.Equal(order, want) {
 		t.Errorf("report order %v, want %v", order, want)
 	}
@@ -110,4 +111,57 @@ func TestCheckSysctl(t *testing.T) {
 	if got := SysctlValue("4096\t131072\t6291456\n"); got != "4096 131072 6291456" {
 		t.Errorf("value %q", got)
 	}
+}
+
+// TestSysfsText: a knob's value as its sysfs file writes and reads it, decimal or a CPU mask
+// in hexadecimal words of 32 bits; what no kernel writes is refused with the text.
+func TestSysfsText(t *testing.T) {
+	rps, _ := Lookup("rps_cpus")
+	threaded, _ := Lookup("threaded")
+	if got := rps.SysfsText(10); got != "a" {
+		t.Errorf("rps_cpus 10 written as %q, want a", got)
+	}
+	if got := threaded.SysfsText(10); got != "10" {
+		t.Errorf("threaded 10 written as %q", got)
+	}
+	for _, c := range []struct {
+		k    Knob
+		text string
+		want uint32
+		err  string
+	}{
+		{rps, "00000002\n", 2, ""},
+		{rps, "00000000,0000000a", 10, ""},
+		{rps, "ffffffff", 0xffffffff, ""},
+		{rps, "0", 0, ""},
+		{rps, "00000001,00000000", 0, `"00000001,00000000" sets CPUs above 31`},
+		{rps, "zz", 0, `"zz" is no CPU mask`},
+		{rps, "", 0, `"" is no CPU mask`},
+		{threaded, "1\n", 1, ""},
+		{threaded, "a", 0, `"a" is no number`},
+	} {
+		got, err := c.k.ParseSysfs(c.text)
+		if got != c.want || fmt.Sprint(err) != c.err && !(err == nil && c.err == "") {
+			t.Errorf("%s %q: %d %v, want %d %q", c.k.Name, c.text, got, err, c.want, c.err)
+		}
+	}
+}
+
+// FuzzParseSysfs: any text reads as a value or an error, and a value read writes back to
+// text that reads as the same value.
+func FuzzParseSysfs(f *testing.F) {
+	for _, s := range []string{"00000002", "0,a", "ffffffff", "1\n", "", ",,,"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, text string, mask bool) {
+		k := Knob{Name: "k", CPUMask: mask}
+		v, err := k.ParseSysfs(text)
+		if err != nil {
+			return
+		}
+		if back, err := k.ParseSysfs(k.SysfsText(v)); err != nil || back != v {
+			t.Errorf("%q read %d, written %q, read back %d %v", text, v, k.SysfsText(v), back, err)
+		}
+	})
 }

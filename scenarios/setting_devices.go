@@ -39,7 +39,19 @@ func (DeviceKnobs) MayDiffer() bool { return false }
 func (d DeviceKnobs) Targets() []string { return slices.Sorted(maps.Keys(d)) }
 
 // Kernel implements Setting.
-func (DeviceKnobs) Kernel() KernelNeeds { return KernelNeeds{} }
+func (d DeviceKnobs) Kernel() KernelNeeds {
+	var out KernelNeeds
+	for _, ref := range d.Targets() {
+		for name := range d[ref] {
+			if k, ok := knobs.Lookup(name); ok && k.Kconfig != "" && !slices.Contains(out.Options, k.Kconfig) {
+				out.Options = append(out.Options, k.Kconfig)
+				out.Why = "a state sets " + k.Name
+			}
+		}
+	}
+	slices.Sort(out.Options)
+	return out
+}
 
 // Check implements Setting: a device of the topology, each knob in the registry's range.
 func (d DeviceKnobs) Check(c *SettingCheck) {
@@ -90,8 +102,11 @@ func (d DeviceKnobs) Command(ref string, phase int, sh Shell) string {
 		for _, k := range knobs.SysfsKnobs() {
 			if v, set := ds[k.Name]; set {
 				// No iproute2 word for it: the device's file, in the namespace's own sysfs.
-				lines = append(lines, fmt.Sprintf("ip netns exec %s sh -c %s", shellq.Word(sh.NS(ns)),
-					shellq.Word(fmt.Sprintf("echo %d > /sys/class/net/%s/%s", v, dev, k.Sysfs))))
+				write := fmt.Sprintf("echo %s > /sys/class/net/%s/%s", k.SysfsText(v), dev, k.Sysfs)
+				if strings.Contains(k.Sysfs, "*") { // a file per queue: every one
+					write = fmt.Sprintf("echo %s | tee /sys/class/net/%s/%s >/dev/null", k.SysfsText(v), dev, k.Sysfs)
+				}
+				lines = append(lines, fmt.Sprintf("ip netns exec %s sh -c %s", shellq.Word(sh.NS(ns)), shellq.Word(write)))
 			}
 		}
 		return strings.Join(lines, "\n")

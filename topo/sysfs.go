@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/capability"
@@ -25,18 +24,54 @@ func (l *Live) readSysfsKnobs(ref string, a Attrs) error {
 	}
 	return netnsx.WithSysfs(sp.fd, func(sys string) error {
 		for _, k := range knobs.SysfsKnobs() {
-			data, err := os.ReadFile(filepath.Join(sys, "class", "net", dev, k.Sysfs))
+			v, err := readSysfsKnob(sys, dev, k)
 			if err != nil {
 				return fmt.Errorf("read %s of %s: %w", k.Name, ref, err)
 			}
-			v, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 32)
-			if err != nil {
-				return fmt.Errorf("read %s of %s: %q is no number", k.Name, ref, data)
-			}
-			a[k.Name] = uint32(v)
+			a[k.Name] = v
 		}
 		return nil
 	})
+}
+
+// sysfsFiles are the files of a knob of dev under the sysfs mounted at sys: one, or one per
+// queue for a pattern (queues/rx-*/rps_cpus).
+func sysfsFiles(sys, dev string, k knobs.Knob) ([]string, error) {
+	pattern := filepath.Join(sys, "class", "net", dev, k.Sysfs)
+	if !strings.Contains(k.Sysfs, "*") {
+		return []string{pattern}, nil
+	}
+	files, err := filepath.Glob(pattern)
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no %s: %w", strings.TrimPrefix(pattern, sys), os.ErrNotExist)
+	}
+	return files, err
+}
+
+// readSysfsKnob reads a knob's files; the files of a pattern must agree (a queue set apart
+// from the others is no state nsperf set).
+func readSysfsKnob(sys, dev string, k knobs.Knob) (uint32, error) {
+	files, err := sysfsFiles(sys, dev, k)
+	if err != nil {
+		return 0, err
+	}
+	var first uint32
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		v, err := k.ParseSysfs(string(data))
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", strings.TrimPrefix(f, sys), err)
+		}
+		if i == 0 {
+			first = v
+		} else if v != first {
+			return 0, fmt.Errorf("its queues differ: %s is %s, %s is %s", strings.TrimPrefix(files[0], sys), k.SysfsText(first), strings.TrimPrefix(f, sys), k.SysfsText(v))
+		}
+	}
+	return first, nil
 }
 
 // setSysfsKnob writes one sysfs knob of a device (`ip netns exec NS sh -c 'echo V >
@@ -48,9 +83,18 @@ func (l *Live) setSysfsKnob(ref string, k knobs.Knob, v uint32) error {
 		return fmt.Errorf("no namespace %s in this topology", ns)
 	}
 	err := netnsx.WithSysfs(sp.fd, func(sys string) error {
-		return os.WriteFile(filepath.Join(sys, "class", "net", dev, k.Sysfs), []byte(strconv.FormatUint(uint64(v), 10)+"\n"), 0)
+		files, err := sysfsFiles(sys, dev, k)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := os.WriteFile(f, []byte(k.SysfsText(v)+"\n"), 0); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	if errors.Is(err, unix.EOPNOTSUPP) {
+	if errors.Is(err, unix.EOPNOTSUPP) && k.Kind == knobs.NAPI {
 		return &capability.Error{Reasons: []string{fmt.Sprintf("%s %d on %s: the device has no NAPI to set it on (a veth has one with GRO or an XDP program on)", k.Name, v, ref)}}
 	}
 	return err
