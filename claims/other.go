@@ -181,6 +181,33 @@ func metricOf(u unit) string {
 // k: "20 ms" is milliseconds, not "20 m" of seconds.
 var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
 
+// namedFromToRe is a change the prose gives as two bare figures after the name of what they
+// measure, where that name gives the unit ("TCP_RR from 33k to 36k", "PPS went from 1.2M to
+// 1.5M"): a request/response test counts transactions per second, a unit word is its unit.
+// The second figure ends its clause: a unit after it is toPairRe's.
+var namedFromToRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][\w/-]*)\s+(?:(?:went|goes|improved|improves|increased|increases|rose|grew|dropped|drops|decreased|decreases|fell|moved|changed|regressed)\s+)?from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)(?:\s*[,;)]|\s*\.(?:\s|$)|\s+(?:and|with|on|in|for|when|while|after|before)\b|\s*$)`)
+
+// namedFromTo reads namedFromToRe's match when its name gives a unit.
+func (r *Report) namedFromTo(text string, m []int, lineOf func(int) int) bool {
+	name := text[m[2]:m[3]]
+	u, ok := labelUnit(name)
+	if !ok || u.kind == "percent" || ofSetting(text, m[0]) || rangeBeforeRe.MatchString(text[:m[0]]) {
+		return false
+	}
+	b, okb := parseNumber(text[m[4]:m[5]])
+	a, oka := parseNumber(text[m[8]:m[9]])
+	if !okb || !oka {
+		return false
+	}
+	b *= scaleSuffix[text[m[6]:m[7]]] + boolf(m[6] == m[7])
+	a *= scaleSuffix[text[m[10]:m[11]]] + boolf(m[10] == m[11])
+	rb := reading{metric: metricOf(u), unit: u.norm, value: round(b * u.factor), line: lineOf(m[4])}
+	ra := rb
+	ra.value, ra.line = round(a*u.factor), lineOf(m[8])
+	r.addPair([2]reading{rb, ra})
+	return true
+}
+
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
 // is a change of one quantity (its subject), not a range ("from 1 to 16 flows").
