@@ -64,6 +64,27 @@ var countedVerbRe = regexp.MustCompile(`(?i)^(\S+)\s+(?:sent|received|forwarded|
 // directionPrefixRe is the direction a counter's name starts with: "rx_", "tx ".
 var directionPrefixRe = regexp.MustCompile(`(?i)^\s*(?:rx|tx)[_ ]`)
 
+// parenListRe is a parenthesis of a heading, its items apart by commas or semicolons.
+var parenListRe = regexp.MustCompile(`\(([^()]{1,80})\)`)
+
+// parenUnit is the unit a heading gives in parentheses: "(Mpps)", or the one unit among a
+// parenthesis' items, "(Mpps, one core)", "(3 runs; usec)"; its text as written, and the unit.
+func parenUnit(h string) (string, unit, bool) {
+	for _, m := range parenListRe.FindAllStringSubmatch(h, -1) {
+		var texts []string
+		var units []unit
+		for _, item := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ';' }) {
+			if u, ok := lookupUnit(strings.TrimSpace(item)); ok && u.norm != "" {
+				texts, units = append(texts, strings.TrimSpace(item)), append(units, u)
+			}
+		}
+		if len(units) == 1 {
+			return texts[0], units[0], true
+		}
+	}
+	return "", unit{}, false
+}
+
 // inUnitRe is a unit a caption gives after "in": "rates in Mpps", "all figures in usec".
 var inUnitRe = regexp.MustCompile(`(?i)\bin\s+([A-Za-zµ%/^]+)`)
 
@@ -105,10 +126,8 @@ func headingUnit(h string) (unit, bool) {
 			return u, true
 		}
 	}
-	for _, m := range parenUnitRe.FindAllStringSubmatch(h, -1) {
-		if u, ok := lookupUnit(m[1]); ok && u.norm != "" {
-			return u, true
-		}
+	if _, u, ok := parenUnit(h); ok {
+		return u, true
 	}
 	for _, m := range inUnitRe.FindAllStringSubmatch(h, -1) { // "Results, in Mpps (3 runs each)"
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {

@@ -259,6 +259,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if rs, done := wholeLineReadings(lines, i, b); done {
 		return rs, nil
 	}
+	if ps := labelledArrows(lines, i, b); ps != nil {
+		return nil, ps
+	}
 	label, rest := readingLabel(lines, i, b)
 	pairLabel := label
 	if pairLabel == "" {
@@ -374,9 +377,6 @@ func unitHeadingAbove(lines []line, i int) string {
 	return h
 }
 
-// parenUnitRe is a unit in parentheses, as a heading gives the unit of the lines under it.
-var parenUnitRe = regexp.MustCompile(`\(([A-Za-zµ%/^]+(?:/s(?:ec)?)?)\)`)
-
 // parenUnitAbove is the unit in parentheses of the heading over lines[i]'s block (the nearest
 // heading line above, no blank line between, at most a dozen lines up): "latency percentiles
 // (usec), before -> after:" over "p99: 48 -> 31". "" where there is none.
@@ -385,12 +385,8 @@ func parenUnitAbove(lines []line, i int) string {
 		if !headingRe.MatchString(lines[k].text) {
 			continue
 		}
-		for _, m := range parenUnitRe.FindAllStringSubmatch(lines[k].text, -1) {
-			if u, ok := lookupUnit(m[1]); ok && u.norm != "" {
-				return m[1]
-			}
-		}
-		return ""
+		text, _, _ := parenUnit(lines[k].text)
+		return text
 	}
 	return ""
 }
@@ -415,6 +411,43 @@ func wrappedTail(lines []line, i int, rest string) string {
 		next = next[:4]
 	}
 	return strings.TrimRight(rest, " ") + " " + strings.Join(next, " ")
+}
+
+// labelledArrows reads a line of two or more labelled comparisons ("64B: 1.21 -> 1.47,
+// 512B: 1.10 -> 1.29", apart by any punctuation or space): each comparison ends a segment,
+// which is a line of its own, its label what it measures or a condition of it, under the
+// heading's unit. nil unless every segment is one.
+func labelledArrows(lines []line, i int, b block) [][2]reading {
+	text := strings.TrimSpace(lines[i].text)
+	arrows := arrowRe.FindAllStringIndex(text, 8)
+	if len(arrows) < 2 || strings.Trim(text[arrows[len(arrows)-1][1]:], " \t.,;") != "" {
+		return nil
+	}
+	var segments []string
+	start := 0
+	for _, a := range arrows {
+		segments = append(segments, strings.TrimLeft(text[start:a[1]], " \t,;|"))
+		start = a[1]
+	}
+	var out [][2]reading
+	for _, seg := range segments {
+		m := labelColonRe.FindStringSubmatch(seg)
+		if m == nil || len(arrowRe.FindAllStringIndex(m[2], 2)) != 1 {
+			return nil
+		}
+		label := strings.TrimSpace(m[1])
+		if _, ok := labelUnit(label); !ok {
+			if u := parenUnitAbove(lines, i); u != "" {
+				label += " (" + u + ")"
+			}
+		}
+		p, ok := linePair(label, m[2], lines[i].n, i, b)
+		if !ok {
+			return nil
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // linePair is a line that compares its two states itself: an arrow, the states inline, or
