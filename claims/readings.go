@@ -274,6 +274,15 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
 	}
+	if m := unitNameLeadRe.FindStringSubmatch(lines[i].text); label == "" && m != nil {
+		// "tput(Gbps)  base=41.2  patched=44.9": a name with its unit in parentheses, then
+		// both states with their figures
+		if _, _, ok := parenUnit(m[1]); ok {
+			if p, ok := inlineStates(m[1], m[2], lines[i].n, i, b); ok {
+				return nil, [][2]reading{p}
+			}
+		}
+	}
 	if side, _, lrest := stateOf(label); side != "" {
 		// "before 41.2   after 44.9": the first state taken for the line's label; the line
 		// names both, under the heading's unit if any
@@ -412,6 +421,10 @@ func wrappedTail(lines []line, i int, rest string) string {
 	}
 	return strings.TrimRight(rest, " ") + " " + strings.Join(next, " ")
 }
+
+// unitNameLeadRe is a line that starts with a short name whose parenthesis gives the unit
+// ("tput(Gbps)", "RR rate (trans/s)"), and the rest.
+var unitNameLeadRe = regexp.MustCompile(`^\s*([A-Za-z][\w/ .-]{0,40}?\s?\([^()]{1,30}\))\s+(\S.*)$`)
 
 // labelledArrows reads a line of two or more labelled comparisons ("64B: 1.21 -> 1.47,
 // 512B: 1.10 -> 1.29", apart by any punctuation or space): each comparison ends a segment,
@@ -1072,7 +1085,7 @@ func slashStates(label, rest string, n, i int, b block) ([2]reading, bool) {
 // inlineStatesRe is a line's rest that names each state before its figure: "old 41.2  new
 // 37.9", "base: 9.4 Gbps, patched: 9.8 Gbps", "before 1.21, after 1.48 (Mpps)." (the unit of
 // both in parentheses after them), "(before) 412   (after) 588".
-var inlineStatesRe = regexp.MustCompile(`^\s*[(\[]?([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)[)\]]?\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+[(\[]?([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)[)\]]?\s*[:=]?\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:\(([A-Za-zµ%/^\d]+(?:/s(?:ec)?)?)\))?\s*\.?\s*$`)
+var inlineStatesRe = regexp.MustCompile(`^\s*[(\[]?([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)[)\]]?(?:\s*[:=]\s*|\s+)~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*[,;]?\s+[(\[]?([A-Za-z][\w/+.-]*(?:\s[A-Za-z][\w/+.-]*)?)[)\]]?(?:\s*[:=]\s*|\s+)~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*([A-Za-zµ%/]+(?:/s(?:ec)?)?)?\s*(?:\(([A-Za-zµ%/^\d]+(?:/s(?:ec)?)?)\))?\s*\.?\s*$`)
 
 // inlineStates reads a line whose rest names two states, each before its figure, as a claim:
 // the names must place one before and one after (stateOf), or be a contrasting pair.
