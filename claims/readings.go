@@ -868,6 +868,34 @@ func vsBeforeNamedLast(connector, tail string) bool {
 	return side == "before"
 }
 
+// statedMoreRe is a change the sentence states by how much the number moved: "~9% more
+// throughput", "12% lower latency", "3% fewer cycles" (not "faster" or "better", whose
+// direction depends on the metric).
+var statedMoreRe = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s?%\s+(more|higher|less|lower|fewer)\b`)
+
+// vsAgainstStated: "X vs Y" in a sentence that states the change ("~9% more throughput
+// (34.5 vs 31.6 Gbit/s)") whose direction and size fit Y -> X and not X -> Y: the figure
+// after the change is written first.
+func vsAgainstStated(connector, text string, first, second float64) bool {
+	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") || first <= 0 || second <= 0 {
+		return false
+	}
+	m := statedMoreRe.FindStringSubmatch(text)
+	if m == nil || len(statedMoreRe.FindAllString(text, 2)) != 1 {
+		return false
+	}
+	pct, _ := strconv.ParseFloat(m[1], 64)
+	want := pct / 100
+	if w := strings.ToLower(m[2]); w == "less" || w == "lower" || w == "fewer" {
+		want = -want
+	}
+	fits := func(before, after float64) bool {
+		got := after/before - 1
+		return got*want > 0 && math.Abs(got-want) <= math.Max(0.02, math.Abs(want)/2)
+	}
+	return !fits(first, second) && fits(second, first)
+}
+
 // vsAfterFirst: a label that names its states in the order of its figures ("patched vs
 // base: 9.8 vs 9.4") names the state after the change first.
 func vsAfterFirst(label string) bool {
@@ -914,7 +942,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 			}
 		}
 	}
-	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) {
+	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsAgainstStated(connector, label+" "+rest, before, after) {
 		before, after, ub, ua = after, before, ua, ub
 	}
 	u, uAfter, metric, ok := pairUnit(label, ub, ua)
