@@ -120,10 +120,12 @@ func headingUnit(h string) (unit, bool) {
 			return u, true
 		}
 	}
-	words := strings.Fields(strings.ToLower(h))
-	for n := min(4, len(words)); n >= 2; n-- { // a unit of words at the end: "transactions per second"
-		if u, ok := lookupUnit(strings.Join(words[len(words)-n:], " ")); ok && u.norm != "" {
-			return u, true
+	for _, part := range []string{h, head} {
+		words := strings.Fields(strings.ToLower(part))
+		for n := min(4, len(words)); n >= 2; n-- { // a unit of words at the end: "transactions per second"
+			if u, ok := lookupUnit(strings.Join(words[len(words)-n:], " ")); ok && u.norm != "" {
+				return u, true
+			}
 		}
 	}
 	if _, u, ok := parenUnit(h); ok {

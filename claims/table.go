@@ -577,10 +577,17 @@ func tableShape(header []string, rows []tableRow) (corner string, cols []string,
 // and is said as a table not read (unreadTables).
 const maxTableColumns = 100
 
+// proseSentence: a line that is a sentence of prose (six words or more, ending with a full
+// stop), which heads no table: its last words would otherwise name the columns below.
+func proseSentence(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasSuffix(t, ".") && !strings.HasSuffix(t, "..") && len(strings.Fields(t)) >= 6
+}
+
 // splitTable reads the table at lines[i] with its rows cut into cells by split.
 func splitTable(lines []line, i int, ctx context, splitRow func(string) []string) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
-	if len(header) < 2 || len(header) > maxTableColumns || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" {
+	if len(header) < 2 || len(header) > maxTableColumns || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" || proseSentence(lines[i].text) {
 		return nil, i, 0
 	}
 	if stateNamed(header[0]) && len(readFigures(lines[i].text).figures) >= 2 {
