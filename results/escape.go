@@ -57,7 +57,7 @@ func (r *Result) escapeControls() []string {
 			env.Tools[name] = v
 		}
 		if v := env.VM; v != nil {
-			for _, f := range []*string{&v.QEMU, &v.Image.Path, &v.Image.Release, &v.Image.Version, &v.Modules, &v.Warning, &v.Clock, &v.Icount, &v.IdleGate, &v.CPUBringUp, &v.CPU} {
+			for _, f := range []*string{&v.QEMU, &v.Image.Path, &v.Image.Release, &v.Image.Version, &v.Modules, &v.Warning, &v.Clock, &v.Icount, &v.RTC, &v.IdleGate, &v.CPUBringUp, &v.CPU} {
 				esc(f)
 			}
 		}

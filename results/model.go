@@ -148,6 +148,10 @@ type VMInfo struct {
 	Clock string `json:"clock,omitempty"`
 	// Icount is QEMU's -icount option string as passed, for the virtual clock.
 	Icount string `json:"icount,omitempty"`
+	// RTC is QEMU's -rtc as passed, for the virtual clock: the real-time clock on the virtual
+	// clock from a date in whole seconds ("2026-12-06T10:31:07,clock=vm", vm.VirtualRTC); ""
+	// in results written before it was set, whose guests' real-time clocks ran on the host's.
+	RTC string `json:"rtc,omitempty"`
 	// IdleGate says how the guest's idle gate ran: "skipped: virtual time" where host load
 	// cannot reach the figures; "" where it ran as on a host.
 	IdleGate string `json:"idle_gate,omitempty"`

@@ -474,6 +474,9 @@ func (v *VMInfo) ClockName() string {
 // DescribeClock says what the guest's seconds are: "virtual time (icount
 // shift=2,sleep=off,align=off)" or "wall clock".
 func DescribeClock(v *VMInfo) string {
+	if v.ClockName() == "virtual" && v.RTC != "" {
+		return "virtual time (icount " + v.Icount + "; rtc " + v.RTC + ")"
+	}
 	if v.ClockName() == "virtual" {
 		return "virtual time (icount " + v.Icount + ")"
 	}

@@ -28,6 +28,15 @@ const (
 //     independent of the host).
 const IcountOptions = "shift=2,sleep=off,align=off"
 
+// VirtualRTC is how a guest in virtual time keeps its real-time clock (-rtc base=DATE,VirtualRTC):
+// on the virtual clock, from a date in whole seconds that every guest of a session shares. On
+// the host's clock (QEMU's default) the CMOS clock's update-in-progress flag, which the kernel
+// waits out when it reads the date at boot (mc146818_avoid_UIP), comes and goes with the
+// host's time: two boots of one kernel then ran a different number of instructions at that
+// wait, 10 µs apart in their boot logs, and diverged from there. With it the two boot logs are
+// the same to the last line of the boot.
+const VirtualRTC = "clock=vm"
+
 // IdleGateSkipped is environment.vm.idle_gate where the guest's command was told to skip the
 // idle gate: in virtual time, other work on the host cannot reach a figure.
 const IdleGateSkipped = "skipped: virtual time"

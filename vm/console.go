@@ -61,14 +61,18 @@ func (c *consoleLog) Close() error {
 	return errors.Join(err, c.out.Close())
 }
 
-// startConsole makes the FIFO QEMU writes the console to (-chardev pipe) and copies from it
-// into the bounded console log until stop is called, after QEMU has exited: stop drains what
-// is left and returns once the log is complete. The FIFO is opened read-write, so that it
-// never reads as ended before QEMU opens it.
-func startConsole(fifo, log string) (stop func(), err error) {
-	os.Remove(fifo)
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		return nil, fmt.Errorf("console FIFO %s: %w", fifo, err)
+// startConsole makes the FIFOs of the console's pipe (prefix.in, which nothing writes: the
+// guest gets no input; prefix.out, which QEMU writes the console to) and copies from
+// prefix.out into the bounded console log until stop is called, after QEMU has exited: stop
+// drains what is left and returns once the log is complete. prefix.out is opened read-write,
+// so that it never reads as ended before QEMU opens it.
+func startConsole(prefix, log string) (stop func(), err error) {
+	in, fifo := prefix+".in", prefix+".out"
+	for _, f := range []string{in, fifo} {
+		os.Remove(f)
+		if err := unix.Mkfifo(f, 0o600); err != nil {
+			return nil, fmt.Errorf("console FIFO %s: %w", f, err)
+		}
 	}
 	r, err := os.OpenFile(fifo, os.O_RDWR, 0)
 	if err != nil {
@@ -93,5 +97,6 @@ func startConsole(fifo, log string) (stop func(), err error) {
 		<-done
 		r.Close()
 		os.Remove(fifo)
+		os.Remove(in)
 	}, nil
 }

@@ -13,9 +13,10 @@ import (
 // line that says how much is missing between them; one that prints little leaves all of it.
 func TestConsoleLogIsBounded(t *testing.T) {
 	dir := t.TempDir()
-	fifo, log := filepath.Join(dir, "console.fifo"), filepath.Join(dir, "console.log")
+	prefix, log := filepath.Join(dir, "console"), filepath.Join(dir, "console.log")
+	fifo := prefix + ".out"
 	for _, total := range []int{1000, 20 << 20} {
-		stop, err := startConsole(fifo, log)
+		stop, err := startConsole(prefix, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,8 +38,10 @@ func TestConsoleLogIsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(fifo); !os.IsNotExist(err) {
-			t.Errorf("the FIFO is left: %v", err)
+		for _, f := range []string{fifo, prefix + ".in"} {
+			if _, err := os.Stat(f); !os.IsNotExist(err) {
+				t.Errorf("the FIFO %s is left: %v", f, err)
+			}
 		}
 		if sent.Len() <= 2*consoleKeep {
 			if !bytes.Equal(got, sent.Bytes()) {

@@ -52,6 +52,9 @@ type Config struct {
 	// Icount is -icount's value for a guest in virtual time (IcountOptions); "" for the wall
 	// clock.
 	Icount string
+	// RTCBase is the date the real-time clock of a guest in virtual time starts at (whole
+	// seconds, the same for every guest of a session): see VirtualRTC.
+	RTCBase time.Time
 }
 
 // Instance is a running QEMU process and the guest kernel it runs (package machine names what
@@ -69,6 +72,15 @@ type Instance struct {
 	pinning *results.VMPinning // set by Pin
 }
 
+// RTC is -rtc's value: "base=DATE,clock=vm" in virtual time (VirtualRTC); "" for QEMU's
+// default (the host's clock).
+func (c Config) RTC() string {
+	if c.Icount == "" || c.RTCBase.IsZero() {
+		return ""
+	}
+	return "base=" + c.RTCBase.UTC().Format("2006-01-02T15:04:05") + "," + VirtualRTC
+}
+
 // Exchange is the directory the guest shares with the host (its GuestDir).
 func (c Config) Exchange() string { return filepath.Join(c.Dir, "x") }
 
@@ -79,8 +91,14 @@ func (c Config) Gate() string { return filepath.Join(c.Dir, "gate") }
 // ConsoleLog is the guest kernel's console log.
 func (c Config) ConsoleLog() string { return filepath.Join(c.Dir, "console.log") }
 
-// consoleFIFO is where QEMU writes the console, for the host to bound it into ConsoleLog.
-func (c Config) consoleFIFO() string { return filepath.Join(c.Dir, "console.fifo") }
+// consolePipe is the prefix of the two FIFOs of the console (-chardev pipe,path=PREFIX):
+// QEMU writes the console to PREFIX.out, which the host bounds into ConsoleLog, and reads the
+// guest's input from PREFIX.in, which nothing writes. One FIFO for both (QEMU opens PATH
+// itself read-write when PATH.in and PATH.out are missing) hands QEMU back bytes it wrote, as
+// input to the guest, whenever its read of the FIFO beats the host's: characters went missing
+// from the log, and the guest took serial interrupts at moments of the host's timing, which
+// made two boots of one kernel in virtual time diverge at once.
+func (c Config) consolePipe() string { return filepath.Join(c.Dir, "console") }
 
 func (c Config) qmpSocket() string { return filepath.Join(c.Dir, "qmp.sock") }
 
@@ -103,7 +121,7 @@ func (c Config) args() []string {
 		"-initrd", c.Initrd,
 		"-append", c.KernelCommandLine(),
 		"-display", "none", "-monitor", "none", "-no-reboot", "-nic", "none",
-		"-chardev", "pipe,id=console,path="+c.consoleFIFO(),
+		"-chardev", "pipe,id=console,path="+c.consolePipe(),
 		"-serial", "chardev:console",
 		"-chardev", "stdio,id=progress,signal=off",
 		"-serial", "chardev:progress",
@@ -114,6 +132,9 @@ func (c Config) args() []string {
 	)
 	if c.Icount != "" {
 		a = append(a, "-icount", c.Icount)
+		if rtc := c.RTC(); rtc != "" {
+			a = append(a, "-rtc", rtc)
+		}
 	}
 	if c.Stopped {
 		a = append(a, "-S")
@@ -225,7 +246,7 @@ func Start(cfg Config) (*Instance, error) {
 	// Its own process group: a ^C on the terminal reaches nsperf, which stops the guest
 	// itself, and never QEMU directly in the middle of that.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stopConsole, err := startConsole(cfg.consoleFIFO(), cfg.ConsoleLog())
+	stopConsole, err := startConsole(cfg.consolePipe(), cfg.ConsoleLog())
 	if err != nil {
 		return nil, fmt.Errorf("vm %s: %w", cfg.Name, err)
 	}

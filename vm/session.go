@@ -128,13 +128,15 @@ type Session struct {
 	// busy counts the vCPU threads other nsperf runs' guests have pinned to each host CPU,
 	// read once, before this session pins its first guest (busyCPUs).
 	busy map[int]int
+	// rtcBase is where the real-time clocks of its guests in virtual time start (VirtualRTC).
+	rtcBase time.Time
 }
 
 // Boot boots every kernel: prepares its directory (lock, initramfs, binary, files) and
 // starts QEMU, choosing the accelerator with the first guest. It waits until each guest runs
 // its command.
 func Boot(ctx context.Context, opt Options) (s *Session, err error) {
-	s = &Session{opt: opt}
+	s = &Session{opt: opt, rtcBase: time.Now().UTC().Truncate(time.Second)}
 	defer func() {
 		if err != nil {
 			be := &BootError{Err: err, Consoles: map[string][]byte{}}
@@ -209,7 +211,7 @@ func (s *Session) bootGuest(i int, k Kernel, accel, clock, warning string) (*gue
 	if s.busy == nil {
 		s.busy = busyCPUs()
 	}
-	if err := g.setAccel(opt, accel, clock, s.busy); err != nil {
+	if err := g.setAccel(opt, accel, clock, s.busy, s.rtcBase); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(opt.Progress, "vm %s: booting %s (%s) with %s, %d vCPU, %d MiB, %s\n", g.cfg.Name, k.Image.Path, k.Image.Release, accel, opt.CPUs, opt.MemoryMB, results.DescribeClock(&g.info))
@@ -241,14 +243,15 @@ func sessionAccel(opt Options) (accel, warning string, err error) {
 	return "", "", fmt.Errorf("--vm-accel %q: want auto, kvm or tcg", opt.Accel)
 }
 
-// setAccel sets the guest's accelerator, its clock (the same for every guest of the session)
-// and the pinning that goes with them.
-func (g *guest) setAccel(opt Options, accel, clock string, busy map[int]int) (err error) {
-	g.cfg.Accel, g.cfg.Icount = accel, ""
+// setAccel sets the guest's accelerator, its clock (the same for every guest of the session,
+// the real-time clock's start among it) and the pinning that goes with them.
+func (g *guest) setAccel(opt Options, accel, clock string, busy map[int]int, rtcBase time.Time) (err error) {
+	g.cfg.Accel, g.cfg.Icount, g.cfg.RTCBase = accel, "", time.Time{}
 	if clock == ClockVirtual {
-		g.cfg.Icount = IcountOptions
+		g.cfg.Icount, g.cfg.RTCBase = IcountOptions, rtcBase
 	}
 	g.info.Accel, g.info.Clock, g.info.Icount, g.info.TCGThreads = accel, clock, g.cfg.Icount, g.cfg.TCGThreads()
+	g.info.RTC = g.cfg.RTC()
 	g.info.CPUBringUp, g.info.CPU = g.cfg.CPUBringUp(), g.cfg.CPUModel()
 	threads := opt.CPUs
 	if g.cfg.TCGThreads() == "single" {

@@ -550,16 +550,23 @@ func TestAccelArg(t *testing.T) {
 	}
 }
 
-// In virtual time TCG runs single-threaded with -icount's fixed options; on the wall clock
-// multi-threaded without them.
+// In virtual time TCG runs single-threaded with -icount's fixed options and the real-time
+// clock on the virtual clock; on the wall clock multi-threaded without them.
 func TestVirtualTimeArgs(t *testing.T) {
 	virtual := Config{Accel: AccelTCG, Icount: IcountOptions}
 	args := strings.Join(virtual.args(), " ")
 	if virtual.accelArg() != "tcg,thread=single" || !strings.Contains(args, "-accel tcg,thread=single") || !strings.Contains(args, "-icount shift=2,sleep=off,align=off") || virtual.TCGThreads() != "single" {
 		t.Errorf("virtual time: %s", args)
 	}
-	wall := Config{Accel: AccelTCG}
-	if args := strings.Join(wall.args(), " "); strings.Contains(args, "-icount") || !strings.Contains(args, "thread=multi") {
+	if strings.Contains(args, "-rtc") {
+		t.Errorf("virtual time without a date: %s", args)
+	}
+	virtual.RTCBase = time.Date(2026, 12, 6, 10, 31, 7, 0, time.UTC)
+	if args := strings.Join(virtual.args(), " "); !strings.Contains(args, "-rtc base=2026-12-06T10:31:07,clock=vm") {
+		t.Errorf("virtual time's real-time clock: %s", args)
+	}
+	wall := Config{Accel: AccelTCG, RTCBase: virtual.RTCBase}
+	if args := strings.Join(wall.args(), " "); strings.Contains(args, "-icount") || strings.Contains(args, "-rtc") || !strings.Contains(args, "thread=multi") {
 		t.Errorf("wall clock: %s", args)
 	}
 	if (Config{Accel: AccelKVM}).TCGThreads() != "" {

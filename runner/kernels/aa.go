@@ -44,7 +44,7 @@ func (p Plan) aaFile() string {
 		dir = AADir()
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s", scenarios.TextSHA256(p.Scenario.Text), p.Overrides.Duration, p.Overrides.Omit, vm.IcountOptions, vm.TCGCPUModel)
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%s", scenarios.TextSHA256(p.Scenario.Text), p.Overrides.Duration, p.Overrides.Omit, vm.IcountOptions, vm.TCGCPUModel, vm.VirtualRTC)
 	return filepath.Join(dir, p.Scenario.Name+"-"+hex.EncodeToString(h.Sum(nil))[:16]+".json")
 }
 
