@@ -97,9 +97,28 @@ func sentences(lines []line) []string {
 }
 
 // mergeTypos gives a label that differs from an earlier one of the same block by a typo
-// ("Rx throuhput" beside "Rx throughput") the earlier one's key.
+// ("Rx throuhput" beside "Rx throughput") the earlier one's key. Two labels that one state
+// has both ("TCP_RR" and "TCP_CRR" under one heading) are two measurements, not a typo.
 func mergeTypos(rs []reading) []reading {
-	seen := map[string][]string{} // key without its label -> label keys seen
+	seen := map[string][]string{}          // key without its label -> label keys seen
+	states := map[string]map[string]bool{} // frame|label -> the states that have it
+	for _, r := range rs {
+		if parts := strings.SplitN(r.key, "|", 5); len(parts) == 5 && parts[2] != "" {
+			at := parts[0] + "|" + parts[1] + "|" + parts[3] + "|" + parts[4] + "|" + parts[2]
+			if states[at] == nil {
+				states[at] = map[string]bool{}
+			}
+			states[at][r.side+"|"+r.state] = true
+		}
+	}
+	together := func(frame, a, b string) bool {
+		for st := range states[frame+"|"+a] {
+			if states[frame+"|"+b][st] {
+				return true
+			}
+		}
+		return false
+	}
 	for k := range rs {
 		parts := strings.SplitN(rs[k].key, "|", 5)
 		if len(parts) != 5 || parts[2] == "" {
@@ -116,7 +135,7 @@ func mergeTypos(rs []reading) []reading {
 				found = true
 				break
 			}
-			if typo(prev, parts[2]) {
+			if typo(prev, parts[2]) && !together(frame, prev, parts[2]) {
 				parts[2] = prev
 				rs[k].key = strings.Join(parts, "|")
 				found = true
