@@ -63,7 +63,9 @@ func TestShippedMapNewPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	for scenario, patched := range map[string][]Target{
-		"veth-fq":       {{Function: "fq_dequeue", File: "net/sched/sch_fq.c"}},
+		"veth-fq": {{Function: "fq_dequeue", File: "net/sched/sch_fq.c"}},
+		// The server's end steers what it receives to the server's CPU (rps_cpus).
+		"veth-bigtcp":   {{Function: "get_rps_cpu", File: "net/core/dev.c"}, {Function: "store_rps_map", File: "net/core/net-sysfs.c"}},
 		"bridge-bigtcp": {{Function: "br_forward", File: "net/bridge/br_forward.c"}, {Function: "br_handle_frame", File: "net/bridge/br_input.c"}},
 		"routed-bigtcp": {{Function: "ip_forward", File: "net/ipv4/ip_forward.c"}, {Function: "ip6_forward", File: "net/ipv6/ip6_output.c"}},
 		"geneve-bigtcp": {{Function: "geneve_xmit", File: "drivers/net/geneve.c"}},
