@@ -361,6 +361,9 @@ func namedFigureParagraph(lines []line, i int) bool {
 	for start > 0 && strings.TrimSpace(lines[start-1].text) != "" {
 		start--
 	}
+	if start < i && headingRe.MatchString(lines[start].text) {
+		start++ // the paragraph's heading ("Average latency over 10 runs:") names no figure
+	}
 	for end+1 < len(lines) && strings.TrimSpace(lines[end+1].text) != "" {
 		end++
 	}
