@@ -57,17 +57,19 @@ var byteUnits = map[string]unit{
 // pkt/s, xmit/s, err,drop/s.
 var eventRateRe = regexp.MustCompile(`^[a-z][a-z,_-]*/s(ec)?$`)
 
-// perOneRe is what a time per one thing is per: a packet, an operation, a call, an iteration.
-var perOneRe = regexp.MustCompile(`^(?:pkt|pkts|packet|packets|op|ops|operation|call|calls|iter|iteration|msg|message|req|request)$`)
+// perOneRe is what a cost per one thing is per: a packet, an operation, a call, an iteration,
+// a byte.
+var perOneRe = regexp.MustCompile(`^(?:pkt|pkts|packet|packets|op|ops|operation|call|calls|iter|iteration|msg|message|req|request|byte|frame|segment|skb)$`)
 
 // lookupUnit finds a written unit ("Gbps", "10^6bits/sec", "trans/s", "MB/s", "rx/s").
 func lookupUnit(s string) (unit, bool) {
 	if u, ok := byteUnits[s]; ok {
 		return u, true
 	}
-	// A time per packet or per operation ("35.1 ns/pkt", "1.2 us/op"): the cost of one, a time.
+	// A time or a count of cycles per packet, per operation or per byte ("35.1 ns/pkt", "1.2
+	// us/op", "1,532 cycles/pkt"): the cost of one.
 	if base, per, ok := strings.Cut(strings.ToLower(s), "/"); ok && perOneRe.MatchString(per) {
-		if u, ok := units[base]; ok && u.kind == "time" {
+		if u, ok := units[base]; ok && (u.kind == "time" || u.kind == "cycles") {
 			return u, true
 		}
 	}
