@@ -92,9 +92,10 @@ func lookupUnit(s string) (unit, bool) {
 
 // rateGrammarRe is a rate as authors spell it beyond the lists above: a scale, what is
 // counted and "per second" in any of its forms ("Gbit/sec", "Gbits/second", "KBytes/s",
-// "Mpkt/s", "Mpackets/sec", "Mbit per second", "Krps", "datagrams per second"). A capital B
+// "Mpkt/s", "Mpackets/sec", "Mbit per second", "Krps", "datagrams per second", "kmsg/s": a
+// message sent or received, sockperf's count, is a packet's rate here). A capital B
 // alone is bytes; any other spelling of the counted thing says itself.
-var rateGrammarRe = regexp.MustCompile(`^(10\^\d{1,2}|[kKmMgGtT]i?)?\s?(bits?|b|[Bb]ytes?|B|pkts?|packets?|frames?|datagrams?|p|trans|transactions?|txns?|t|req(?:uest)?s?|r|quer(?:y|ies)|q|ops|operations?)(?:\s?/\s?s(?:ec(?:ond)?)?|ps|\s+per\s+s(?:ec(?:ond)?)?)$`)
+var rateGrammarRe = regexp.MustCompile(`^(10\^\d{1,2}|[kKmMgGtT]i?)?\s?(bits?|b|[Bb]ytes?|B|pkts?|packets?|frames?|datagrams?|msgs?|messages?|p|trans|transactions?|txns?|t|req(?:uest)?s?|r|quer(?:y|ies)|q|ops|operations?)(?:\s?/\s?s(?:ec(?:ond)?)?|ps|\s+per\s+s(?:ec(?:ond)?)?)$`)
 
 // rateScales are the written scales of a rate: decimal letters, binary ones and powers of ten.
 var rateScales = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30, "ti": 1 << 40}
@@ -119,7 +120,7 @@ func rateByGrammar(s string) (unit, bool) {
 		return unit{"rate", "bit/s", 8 * scale}, true
 	case q == "b" || strings.HasPrefix(q, "bit"):
 		return unit{"rate", "bit/s", scale}, true
-	case q == "p" || strings.HasPrefix(q, "pkt") || strings.HasPrefix(q, "packet") || strings.HasPrefix(q, "frame") || strings.HasPrefix(q, "datagram"):
+	case q == "p" || strings.HasPrefix(q, "pkt") || strings.HasPrefix(q, "packet") || strings.HasPrefix(q, "frame") || strings.HasPrefix(q, "datagram") || strings.HasPrefix(q, "msg") || strings.HasPrefix(q, "message"):
 		return unit{"packets", "pps", scale}, true
 	}
 	return unit{"trans", "trans/s", scale}, true
