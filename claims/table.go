@@ -771,9 +771,12 @@ func captionUnit(lines []line, header int) string {
 // "(Gbit/s, 10 runs)".
 var footnoteRe = regexp.MustCompile(`^\s*\(\s*([A-Za-z%/]+)\s*[,;)]`)
 
-// footnoteUnit is the unit a note on the line just below a table (lines[after]) gives, ""
-// where none.
+// footnoteUnit is the unit a note on the line just below a table (lines[after]), or after one
+// blank line, gives; "" where none.
 func footnoteUnit(lines []line, after int) string {
+	if after+1 < len(lines) && strings.TrimSpace(lines[after].text) == "" {
+		after++
+	}
 	if after >= len(lines) {
 		return ""
 	}
