@@ -206,10 +206,10 @@ func TestVMRunVirtual(t *testing.T) {
 	}
 	v := r.Environment.VM
 	watch.checkPinning(t, false, v.Pinning)
-	if v.Clock != "virtual" || v.Icount != vm.IcountOptions || v.TCGThreads != "single" || v.IdleGate != vm.IdleGateSkipped || v.CPU != vm.TCGCPUModel {
+	if v.Clock != "virtual" || v.Icount != vm.IcountOptions || v.TCGThreads != "single" || v.IdleGate != vm.IdleGateSkipped || v.CPU != vm.TCGCPUModel || !strings.HasSuffix(v.RTC, ","+vm.VirtualRTC) {
 		t.Errorf("vm %+v", v)
 	}
-	for _, want := range []string{"TCG (single-threaded, CPU qemu64,-cx16)", "virtual time (icount shift=2,sleep=off,align=off)", "idle gate skipped: virtual time",
+	for _, want := range []string{"TCG (single-threaded, CPU qemu64,-cx16)", "virtual time (icount shift=2,sleep=off,align=off; rtc base=", ",clock=vm)", "idle gate skipped: virtual time",
 		"WARNING: virtual time: figures count the instructions the guest executes"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
