@@ -306,7 +306,63 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return reading{key: fmt.Sprintf("%s|%s|%s|%s|%d", b.cond, kind, keyLabel, shape, pos), metric: metric, unit: unitName, value: round(v),
 			side: ls.side, state: ls.state, line: lines[i].n, idx: i, named: kind != "v" && kind != "t"}
 	}
+	if rs := slashNamedFigures(lines, i, rest, &keyLabel, mk); rs != nil {
+		return rs, nil
+	}
 	return figureReadings(lines[i].text, label, rest, ls.fromLabel, b, &keyLabel, mk), nil
+}
+
+// slashNamesRe is a heading's names of slash-joined figures: "(p50/p99)", "(min / avg / max)".
+var slashNamesRe = regexp.MustCompile(`\(\s*([A-Za-z][\w.]*(?:\s*/\s*[A-Za-z][\w.]*){1,4})\s*\)`)
+
+// slashFiguresRe is a line's rest of two to five bare figures joined by slashes: "12.1 / 30.5".
+var slashFiguresRe = regexp.MustCompile(`^\s*~?\d[\d.,]*(?:\s*/\s*~?\d[\d.,]*){1,4}\s*$`)
+
+// latencyStatNames are the statistics a heading names a time's figures by.
+var latencyStatNames = map[string]string{"min": "min_latency", "minimum": "min_latency", "mean": "mean_latency", "avg": "mean_latency",
+	"average": "mean_latency", "max": "max_latency", "maximum": "max_latency", "median": "p50_latency"}
+
+// slashNamedFigures reads a state's line of figures joined by slashes ("before: 12.1 / 30.5")
+// under a heading that names them in the same order and gives their unit ("latency in
+// microseconds (p50/p99):"): one reading per name, keyed by it. nil where the heading names
+// other than as many as there are figures.
+func slashNamedFigures(lines []line, i int, rest string, keyLabel *string, mk func(kind, metric, unitName string, pos int, v float64, shape string) reading) []reading {
+	if !slashFiguresRe.MatchString(rest) {
+		return nil
+	}
+	h := ""
+	for k := i - 1; k >= 0 && i-k <= 8 && strings.TrimSpace(lines[k].text) != ""; k-- {
+		if headingRe.MatchString(lines[k].text) && slashNamesRe.MatchString(lines[k].text) {
+			h = strings.TrimSuffix(strings.TrimSpace(lines[k].text), ":")
+			break
+		}
+	}
+	m := slashNamesRe.FindStringSubmatch(h)
+	if m == nil {
+		return nil
+	}
+	names, figures := strings.Split(m[1], "/"), strings.Split(rest, "/")
+	u, ok := headingUnit(slashNamesRe.ReplaceAllString(h, ""))
+	if len(names) != len(figures) || !ok {
+		return nil
+	}
+	var out []reading
+	for k, f := range figures {
+		v, ok := parseNumber(strings.TrimPrefix(strings.TrimSpace(f), "~"))
+		if !ok {
+			return nil
+		}
+		name := strings.TrimSpace(names[k])
+		metric := metricOf(u)
+		if p := percentileLabelRe.FindStringSubmatch(name); p != nil && u.kind == "time" {
+			metric = "p" + strings.ReplaceAll(p[1], ".", "") + "_latency"
+		} else if stat := latencyStatNames[strings.ToLower(name)]; stat != "" && u.kind == "time" {
+			metric = stat
+		}
+		*keyLabel = labelKey(name)
+		out = append(out, mk("v", metric, u.norm, 0, v*u.factor, "#"+u.norm))
+	}
+	return out
 }
 
 // wholeLineReadings reads the lines whose shape says what they are, whatever their label:
