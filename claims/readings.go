@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -263,12 +264,15 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return nil, ps
 	}
 	label, rest := readingLabel(lines, i, b)
+	if m := gapArrowRe.FindStringSubmatch(lines[i].text); label == "" && m != nil && startsWithArrow(m[2]) {
+		label, rest = m[1], m[2] // "TCP_MAERTS    8812.4  ->  9390.1": a name, a gap, a comparison
+	}
 	pairLabel := label
 	if pairLabel == "" {
 		pairLabel = unitHeadingAbove(lines, i)
 	} else if _, ok := labelUnit(pairLabel); !ok {
-		if u := parenUnitAbove(lines, i); u != "" {
-			pairLabel += " (" + u + ")" // "p99: 48 -> 31" under "latency percentiles (usec):"
+		if u := cmp.Or(parenUnitAbove(lines, i), footnoteUnit(lines, paragraphEnd(lines, i))); u != "" {
+			pairLabel += " (" + u + ")" // "p99: 48 -> 31" under "latency percentiles (usec):", or over "(usec)"
 		}
 	}
 	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
@@ -310,6 +314,24 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return rs, nil
 	}
 	return figureReadings(lines[i].text, label, rest, ls.fromLabel, b, &keyLabel, mk), nil
+}
+
+// gapArrowRe is a line that names a comparison and gives it after a space or a gap.
+var gapArrowRe = regexp.MustCompile(`^\s*([A-Za-z][\w./+-]*(?: [A-Za-z][\w./+-]*){0,3})\s+(~?\d.*)$`)
+
+// startsWithArrow: rest is a comparison of two figures from its start ("8812.4  ->  9390.1
+// (+6.6%)"), nothing before its first figure.
+func startsWithArrow(rest string) bool {
+	loc := arrowRe.FindStringIndex(rest)
+	return loc != nil && loc[0] == 0
+}
+
+// paragraphEnd is the index of the first blank line after lines[i], or len(lines).
+func paragraphEnd(lines []line, i int) int {
+	for i < len(lines) && strings.TrimSpace(lines[i].text) != "" {
+		i++
+	}
+	return i
 }
 
 // slashNamesRe is a heading's names of slash-joined figures: "(p50/p99)", "(min / avg / max)".

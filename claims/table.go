@@ -772,7 +772,7 @@ func captionUnit(lines []line, header int) string {
 var footnoteRe = regexp.MustCompile(`^\s*\(\s*([A-Za-z%/]+)\s*[,;)]`)
 
 // footnoteUnit is the unit a note on the line just below a table (lines[after]), or after one
-// blank line, gives; "" where none.
+// blank line, gives: first in it, or the one unit among a parenthesis' items; "" where none.
 func footnoteUnit(lines []line, after int) string {
 	if after+1 < len(lines) && strings.TrimSpace(lines[after].text) == "" {
 		after++
@@ -783,6 +783,12 @@ func footnoteUnit(lines []line, after int) string {
 	if m := footnoteRe.FindStringSubmatch(lines[after].text); m != nil {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return m[1]
+		}
+	}
+	// A note that is a parenthesis and names one unit among its items: "(netperf, 10^6bits/s)".
+	if t := strings.TrimSpace(lines[after].text); strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
+		if text, u, ok := parenUnit(t); ok && u.kind != "percent" {
+			return text
 		}
 	}
 	return ""
