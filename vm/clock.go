@@ -33,7 +33,7 @@ const IcountOptions = "shift=2,sleep=off,align=off"
 // the host's clock (QEMU's default) the CMOS clock's update-in-progress flag, which the kernel
 // waits out when it reads the date at boot (mc146818_avoid_UIP), comes and goes with the
 // host's time: two boots of one kernel then ran a different number of instructions at that
-// wait, 10 µs apart in their boot logs, and diverged from there. With it the two boot logs are
+// wait, 1 to 10 µs apart in their boot logs, and diverged from there. With it the two boot logs are
 // the same to the last line of the boot.
 const VirtualRTC = "clock=vm"
 
