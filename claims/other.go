@@ -179,7 +179,7 @@ func metricOf(u unit) string {
 // 44 Gbit/s"), and the unit may be events counted per second ("from 18.2k to 19.9k
 // transactions per second"). A thousands or millions suffix is a capital K or M, or a small
 // k: "20 ms" is milliseconds, not "20 m" of seconds.
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?(?:(?:avg|average|mean|median|about|around|roughly|approx\.?)\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+to\s+(?:(?:avg|average|mean|median|about|around|roughly|approx\.?)\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
 
 // namedFromToRe is a change the prose gives as two bare figures after the name of what they
 // measure, where that name gives the unit ("TCP_RR from 33k to 36k", "PPS went from 1.2M to
