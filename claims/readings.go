@@ -950,25 +950,83 @@ func vsBeforeNamedLast(connector, tail string) bool {
 }
 
 // statedMoreRe is a change the sentence states by how much the number moved: "~9% more
-// throughput", "12% lower latency", "3% fewer cycles" (not "faster" or "better", whose
-// direction depends on the metric).
+// throughput", "12% lower latency", "3% fewer cycles".
 var statedMoreRe = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s?%\s+(more|higher|less|lower|fewer)\b`)
 
-// vsAgainstStated: "X vs Y" in a sentence that states the change ("~9% more throughput
-// (34.5 vs 31.6 Gbit/s)") whose direction and size fit Y -> X and not X -> Y: the figure
-// after the change is written first.
-func vsAgainstStated(connector, text string, first, second float64) bool {
+// statedByRe is a change stated by a verb and "by N%" ("improves TCP_RR by 6%", "reduces the
+// latency by 12%"), or by N% and a judgement ("8% faster", "a 5% improvement").
+var statedByRe = regexp.MustCompile(`(?i)\b(improv\w*|boost\w*|increas\w*|rais\w*|reduc\w*|decreas\w*|cuts?|lowers?|regress\w*)\b[^.;()%]{0,40}?\bby\s+(?:~|about\s+)?(\d+(?:\.\d+)?)\s?%|(\d+(?:\.\d+)?)\s?%\s+(better|faster|improvement|gain|speed-?up|slower|worse|regression)\b`)
+
+// statedChange is the last change lead states and its sign as a fraction, with higher telling
+// which way is better (nil: not known); ok false where it states none it can sign.
+func statedChange(lead string, higher *bool) (want float64, ok bool) {
+	if ms := statedMoreRe.FindAllStringSubmatch(lead, -1); ms != nil {
+		m := ms[len(ms)-1]
+		pct, _ := strconv.ParseFloat(m[1], 64)
+		if w := strings.ToLower(m[2]); w == "less" || w == "lower" || w == "fewer" {
+			return -pct / 100, true
+		}
+		return pct / 100, true
+	}
+	ms := statedByRe.FindAllStringSubmatch(lead, -1)
+	if ms == nil {
+		return 0, false
+	}
+	m := ms[len(ms)-1]
+	word, number := strings.ToLower(m[1]+m[4]), m[2]+m[3]
+	pct, _ := strconv.ParseFloat(number, 64)
+	switch {
+	case strings.HasPrefix(word, "increas") || strings.HasPrefix(word, "rais") || strings.HasPrefix(word, "boost"):
+		return pct / 100, true
+	case strings.HasPrefix(word, "reduc") || strings.HasPrefix(word, "decreas") || strings.HasPrefix(word, "cut") || strings.HasPrefix(word, "lower"):
+		return -pct / 100, true
+	case higher == nil:
+		return 0, false
+	}
+	better := !(strings.HasPrefix(word, "slower") || strings.HasPrefix(word, "worse") || strings.HasPrefix(word, "regress"))
+	if better == *higher {
+		return pct / 100, true
+	}
+	return -pct / 100, true
+}
+
+// higherIsBetter says which way a comparison's figures are better, by their unit or the
+// label's: a rate is better higher, a time lower; nil where no unit says.
+func higherIsBetter(label, ub, ua string) *bool {
+	for _, w := range []string{ub, ua} {
+		if u, ok := lookupUnit(w); ok && u.norm != "" {
+			return betterHigher(u)
+		}
+	}
+	if u, ok := headingUnit(label); ok {
+		return betterHigher(u)
+	}
+	return nil
+}
+
+func betterHigher(u unit) *bool {
+	switch u.kind {
+	case "rate", "packets", "trans":
+		t := true
+		return &t
+	case "time", "cycles":
+		f := false
+		return &f
+	}
+	return nil
+}
+
+// vsAgainstStated: "X vs Y" after a stated change ("~9% more throughput (34.5 vs 31.6
+// Gbit/s)", "improves TCP_RR by 6% (71k vs 67k trans/s)") whose direction and size fit Y -> X
+// and not X -> Y: the figure after the change is written first. lead is the text before the
+// comparison; the change it states last is the one that speaks of it.
+func vsAgainstStated(connector, lead string, first, second float64, higher *bool) bool {
 	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") || first <= 0 || second <= 0 {
 		return false
 	}
-	m := statedMoreRe.FindStringSubmatch(text)
-	if m == nil || len(statedMoreRe.FindAllString(text, 2)) != 1 {
+	want, ok := statedChange(lead, higher)
+	if !ok {
 		return false
-	}
-	pct, _ := strconv.ParseFloat(m[1], 64)
-	want := pct / 100
-	if w := strings.ToLower(m[2]); w == "less" || w == "lower" || w == "fewer" {
-		want = -want
 	}
 	fits := func(before, after float64) bool {
 		got := after/before - 1
@@ -1023,7 +1081,8 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 			}
 		}
 	}
-	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsAgainstStated(connector, label+" "+rest, before, after) {
+	lead := label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
+	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) {
 		before, after, ub, ua = after, before, ua, ub
 	}
 	u, uAfter, metric, ok := pairUnit(label, ub, ua)
