@@ -340,10 +340,6 @@ var slashNamesRe = regexp.MustCompile(`\(\s*([A-Za-z][\w.]*(?:\s*/\s*[A-Za-z][\w
 // slashFiguresRe is a line's rest of two to five bare figures joined by slashes: "12.1 / 30.5".
 var slashFiguresRe = regexp.MustCompile(`^\s*~?\d[\d.,]*(?:\s*/\s*~?\d[\d.,]*){1,4}\s*$`)
 
-// latencyStatNames are the statistics a heading names a time's figures by.
-var latencyStatNames = map[string]string{"min": "min_latency", "minimum": "min_latency", "mean": "mean_latency", "avg": "mean_latency",
-	"average": "mean_latency", "max": "max_latency", "maximum": "max_latency", "median": "p50_latency"}
-
 // slashNamedFigures reads a state's line of figures joined by slashes ("before: 12.1 / 30.5")
 // under a heading that names them in the same order and gives their unit ("latency in
 // microseconds (p50/p99):"): one reading per name, keyed by it. nil where the heading names
@@ -376,10 +372,8 @@ func slashNamedFigures(lines []line, i int, rest string, keyLabel *string, mk fu
 		}
 		name := strings.TrimSpace(names[k])
 		metric := metricOf(u)
-		if p := percentileLabelRe.FindStringSubmatch(name); p != nil && u.kind == "time" {
-			metric = "p" + strings.ReplaceAll(p[1], ".", "") + "_latency"
-		} else if stat := latencyStatNames[strings.ToLower(name)]; stat != "" && u.kind == "time" {
-			metric = stat
+		if sm := latencyStatRe.FindStringSubmatch(name); sm != nil && len(sm[0]) == len(name) && u.kind == "time" {
+			metric = statMetric(sm) // "p99", "min", "mean": that statistic's latency
 		}
 		*keyLabel = labelKey(name)
 		out = append(out, mk("v", metric, u.norm, 0, v*u.factor, "#"+u.norm))
