@@ -853,3 +853,33 @@ func TestNetperfBanners(t *testing.T) {
 		t.Errorf("a TCP_CRR block without its command: %+v", r.Claims)
 	}
 }
+
+// TestStatedChangeOfAnotherKind: a stated change whose sentence names the kind of figure it
+// is of ("throughput improved by 6%") is not given to the text's one claim when that claim
+// measures another kind (a CPU share from 38% to 31%); one that names none, or the same kind,
+// is.
+func TestStatedChangeOfAnotherKind(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		stated     float64 // 0: none attached
+	}{
+		{"another kind", "Subject: x\n\nBandwidth went up by 4%, and the busiest core's utilization dropped from 71% to 64%.\n", 0},
+		{"another kind, latency", "Subject: x\n\nThe p99 latency is lower by 12%; the receiver's softirq load fell from 22.5% to 20.1%.\n", 0},
+		{"the same kind", "Subject: x\n\nThroughput improved by 6%: from 10.0 Gbit/s to 10.6 Gbit/s.\n", 0.06},
+		{"no kind named", "Subject: x\n\nThis gives an improvement of about 6%: from 10.0 Gbit/s to 10.6 Gbit/s.\n", 0.06},
+	} {
+		r, err := Read(tc.name, []byte(tc.text))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(r.Claims) != 1 {
+			t.Fatalf("%s: %d claims, want 1: %+v", tc.name, len(r.Claims), r.Claims)
+		}
+		switch c := r.Claims[0]; {
+		case tc.stated == 0 && c.Stated != nil:
+			t.Errorf("%s: the claim of %s took the stated change %v", tc.name, c.Metric, *c.Stated)
+		case tc.stated != 0 && (c.Stated == nil || *c.Stated != tc.stated):
+			t.Errorf("%s: stated %v, want %v", tc.name, c.Stated, tc.stated)
+		}
+	}
+}

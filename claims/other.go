@@ -18,6 +18,37 @@ type stated struct {
 	// is a fall of 38%. times is "N times faster"'s N (0 for a percentage).
 	better bool
 	times  float64
+	// subject is the kind of figure the sentence says changed ("throughput improved by 6%":
+	// throughput), "" when its words name none; a lone claim of another kind does not take it.
+	subject string
+}
+
+// subjectKinds name the kinds of figure a stated change's subject may be, each as metricOf
+// names a reading's: the words before the change's verb in its clause.
+var subjectKinds = []struct {
+	kind string
+	re   *regexp.Regexp
+}{
+	{"throughput", regexp.MustCompile(`(?i)\b(?:throughput|bandwidth|goodput|bitrate|bit rate)\b`)},
+	{"packet_rate", regexp.MustCompile(`(?i)\b(?:pps|packet rate|packets per second|forwarding rate)\b`)},
+	{"transaction_rate", regexp.MustCompile(`(?i)\b(?:transactions?|trans/s|[A-Z]+_C?RR)\b`)},
+	{"latency", regexp.MustCompile(`(?i)\b(?:latency|latencies|rtt|round[- ]trip)\b`)},
+	{"share", regexp.MustCompile(`(?i)\b(?:cpu|softirq|utili[sz]ation|usage|load)\b`)},
+}
+
+// statedSubject is the kind of figure named by the clause before a stated change's verb at
+// offset: back to the sentence's start, a comma or a semicolon.
+func statedSubject(text string, offset int) string {
+	clause := text[:offset]
+	if i := strings.LastIndexAny(clause, ".,;:"); i >= 0 {
+		clause = clause[i+1:]
+	}
+	for _, k := range subjectKinds {
+		if k.re.MatchString(clause) {
+			return k.kind
+		}
+	}
+	return ""
 }
 
 // forClaim is the change s states of claim c: a judged change of a time (lower is better)
@@ -133,7 +164,7 @@ func (r *Report) proseChanges(par []line) {
 			continue // "increased from 8.54% to 76.35%": a reading, not the change
 		}
 		v, _ := strconv.ParseFloat(text[m[4]:m[5]], 64)
-		r.addStated(stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4]), better: judgedRe.MatchString(text[m[2]:m[3]])})
+		r.addStated(stated{change: round(sign(text[m[2]:m[3]]) * v / 100), line: lineOf(m[4]), better: judgedRe.MatchString(text[m[2]:m[3]]), subject: statedSubject(text, m[2])})
 		return
 	}
 	if m := timesRe.FindStringSubmatchIndex(text); m != nil {

@@ -231,8 +231,18 @@ func values(m *measurement) Values {
 	return Values{Values: m.values, Median: round(median(m.values)), CV: m.cv, Label: m.label}
 }
 
+// claimKind is the kind of figure a claim's unit measures, as metricOf names it ("" for a
+// unit not known).
+func claimKind(c Claim) string {
+	if u, ok := lookupUnit(c.Unit); ok {
+		return metricOf(u)
+	}
+	return ""
+}
+
 // attachStated gives each stated change to its claim: the claims of its family, else the
-// one throughput or rate claim of the text. A stated change no claim takes is said in
+// one throughput or rate claim of the text, unless the change's sentence names another kind
+// of figure ("throughput improved by 6%" is not the change of a CPU share). A stated change no claim takes is said in
 // Describes.
 func (r *Report) attachStated() {
 	for _, s := range r.stated {
@@ -242,7 +252,7 @@ func (r *Report) attachStated() {
 				targets = append(targets, i)
 			}
 		}
-		if s.family == "" && len(r.Claims) == 1 {
+		if s.family == "" && len(r.Claims) == 1 && (s.subject == "" || s.subject == claimKind(r.Claims[0])) {
 			targets = []int{0}
 		}
 		for _, i := range targets {

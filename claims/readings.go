@@ -51,6 +51,11 @@ type block struct {
 	// comparison: a heading of the other side continues it, in the block it started in
 	// (what a sub-heading of the first state set does not carry over).
 	roundSide, roundCond string
+	// lead is the text of the sentence before the comparison being read, on earlier lines
+	// or before an earlier comparison of its line, each comparison in it cut out: a change
+	// it states orients a "vs" ("improves UDP_RR by 4% (61.2k vs 58.8k trans/s)\nand
+	// TCP_STREAM by 2% (36.1 vs 35.4 Gbit/s)").
+	lead string
 }
 
 var (
@@ -274,6 +279,12 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		if u := cmp.Or(parenUnitAbove(lines, i), footnoteUnit(lines, paragraphEnd(lines, i))); u != "" {
 			pairLabel += " (" + u + ")" // "p99: 48 -> 31" under "latency percentiles (usec):", or over "(usec)"
 		}
+	}
+	if label == "" {
+		b.lead = sentenceBefore(lines, i)
+	}
+	if ps := proseComparisons(pairLabel, rest, lines[i].n, i, b); ps != nil {
+		return nil, ps
 	}
 	if p, ok := linePair(pairLabel, wrappedTail(lines, i, rest), lines[i].n, i, b); ok {
 		return nil, [][2]reading{p}
@@ -534,6 +545,50 @@ func labelledArrows(lines []line, i int, b block) [][2]reading {
 			return nil
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// sentenceBefore is the start of the sentence line i continues, from the lines before it in
+// its paragraph (at most three), with their comparisons cut out; "" when line i starts it.
+func sentenceBefore(lines []line, i int) string {
+	var parts []string
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		t := strings.TrimSpace(lines[j].text)
+		if t == "" || strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":") {
+			break
+		}
+		parts = append([]string{t}, parts...)
+	}
+	text := strings.Join(parts, " ")
+	if k := strings.LastIndex(text, ". "); k >= 0 {
+		text = text[k+2:]
+	}
+	return arrowRe.ReplaceAllString(text, "$1")
+}
+
+// proseComparisons reads a line (or what follows its label) that makes two or more comparisons, each with its
+// own figures ("improves UDP_RR by 4% (61.2k vs 58.8k trans/s) and TCP_STREAM by 2% (36.1 vs
+// 35.4 Gbit/s)"): each is read as a line of its own, the text before it (its comparisons
+// cut out) the lead that orients a "vs". nil unless every comparison is read.
+func proseComparisons(label, text string, n, i int, b block) [][2]reading {
+	arrows := arrowRe.FindAllStringIndex(text, 8)
+	if len(arrows) < 2 {
+		return nil
+	}
+	var out [][2]reading
+	sentence := b.lead
+	prev := 0
+	for _, a := range arrows {
+		sentence += " " + text[prev:a[0]]
+		seg := b
+		seg.lead = sentence
+		p, ok := linePair(label, text[a[0]:a[1]], n, i, seg)
+		if !ok {
+			return nil
+		}
+		out = append(out, p)
+		prev = a[1]
 	}
 	return out
 }
@@ -947,9 +1002,14 @@ func vsBeforeNamedLast(connector, tail string) bool {
 // throughput", "12% lower latency", "3% fewer cycles".
 var statedMoreRe = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s?%\s+(more|higher|less|lower|fewer)\b`)
 
-// statedByRe is a change stated by a verb and "by N%" ("improves TCP_RR by 6%", "reduces the
-// latency by 12%"), or by N% and a judgement ("8% faster", "a 5% improvement").
-var statedByRe = regexp.MustCompile(`(?i)\b(improv\w*|boost\w*|increas\w*|rais\w*|reduc\w*|decreas\w*|cuts?|lowers?|regress\w*)\b[^.;()%]{0,40}?\bby\s+(?:~|about\s+)?(\d+(?:\.\d+)?)\s?%|(\d+(?:\.\d+)?)\s?%\s+(better|faster|improvement|gain|speed-?up|slower|worse|regression)\b`)
+// statedByRe is a change stated by a verb or a comparative and "by N%" ("improves TCP_RR by
+// 6%", "reduces the latency by 12%", "gets faster by 7%", "goes down by 5%"), or by N% and a
+// judgement ("8% faster", "a 5% improvement").
+var statedByRe = regexp.MustCompile(`(?i)\b(improv\w*|boost\w*|increas\w*|rais\w*|reduc\w*|decreas\w*|cuts?|lowers?|regress\w*|faster|slower|better|worse|higher|up|down|drop\w*|fall\w*|fell|grow\w*|grew|ris(?:e|es|ing)|rose|shrink\w*|shrank)\b[^.;()%]{0,40}?\bby\s+(?:~|about\s+)?(\d+(?:\.\d+)?)\s?%|(\d+(?:\.\d+)?)\s?%\s+(better|faster|improvement|gain|speed-?up|slower|worse|regression)\b`)
+
+// statedByMoreRe is a further "by N%" of statedByRe's verb, after its figures in parentheses:
+// "(...) and TCP_STREAM by 2%".
+var statedByMoreRe = regexp.MustCompile(`(?i)^[\s()]*,?\s*(?:and\s+)?[^.;()%\d]{0,40}?\bby\s+(?:~|about\s+)?(\d+(?:\.\d+)?)\s?%`)
 
 // statedChange is the last change lead states and its sign as a fraction, with higher telling
 // which way is better (nil: not known); ok false where it states none it can sign.
@@ -962,17 +1022,32 @@ func statedChange(lead string, higher *bool) (want float64, ok bool) {
 		}
 		return pct / 100, true
 	}
-	ms := statedByRe.FindAllStringSubmatch(lead, -1)
+	ms := statedByRe.FindAllStringSubmatchIndex(lead, -1)
 	if ms == nil {
 		return 0, false
 	}
-	m := ms[len(ms)-1]
-	word, number := strings.ToLower(m[1]+m[4]), m[2]+m[3]
+	at := ms[len(ms)-1]
+	g := func(k int) string {
+		if at[2*k] < 0 {
+			return ""
+		}
+		return lead[at[2*k]:at[2*k+1]]
+	}
+	word, number := strings.ToLower(g(1)+g(4)), g(2)+g(3)
+	for rest := lead[at[1]:]; g(1) != ""; {
+		// "improves UDP_RR by 4% (...) and TCP_STREAM by 2%": the verb goes on to the next
+		// "by N%" of its sentence.
+		c := statedByMoreRe.FindStringSubmatchIndex(rest)
+		if c == nil {
+			break
+		}
+		number, rest = rest[c[2]:c[3]], rest[c[1]:]
+	}
 	pct, _ := strconv.ParseFloat(number, 64)
 	switch {
-	case strings.HasPrefix(word, "increas") || strings.HasPrefix(word, "rais") || strings.HasPrefix(word, "boost"):
+	case slices.ContainsFunc([]string{"increas", "rais", "boost", "higher", "up", "grow", "grew", "ris", "rose"}, func(p string) bool { return strings.HasPrefix(word, p) }):
 		return pct / 100, true
-	case strings.HasPrefix(word, "reduc") || strings.HasPrefix(word, "decreas") || strings.HasPrefix(word, "cut") || strings.HasPrefix(word, "lower"):
+	case slices.ContainsFunc([]string{"reduc", "decreas", "cut", "lower", "down", "drop", "fall", "fell", "shr"}, func(p string) bool { return strings.HasPrefix(word, p) }):
 		return -pct / 100, true
 	case higher == nil:
 		return 0, false
@@ -1075,7 +1150,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 			}
 		}
 	}
-	lead := label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
+	lead := b.lead + " " + label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
 	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) {
 		before, after, ub, ua = after, before, ua, ub
 	}
