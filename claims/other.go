@@ -80,7 +80,7 @@ func (r *Report) addStated(s stated) {
 var (
 	percentLineRe = regexp.MustCompile(`(?i)^\s*(?:percent(?:age)?\s+)?(increase|improvement|gain|decrease|reduction|change)\s*:\s*([-+]?[\d,.]+)\s*%`)
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
-	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
+	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.;%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
 	fromOrToRe    = regexp.MustCompile(`(?i)\b(?:from|to)\s*~?$`)
 	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(faster|higher|more|better)`)
 	directionRe   = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
@@ -450,12 +450,15 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
 // we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s". Between a
-// state's word and its figure no other figure, and no sentence's end. A figure may stand in
+// state's word and its figure no other figure, and no sentence's end; after the first figure
+// the words of what it counts or where it was measured ("9.5% of the flows timed out at 10k
+// connections"), though no more figures of its unit (sameUnitFigure). A figure may be a
+// share ("12% of the datagrams were dropped; after it, 0.3%"). A figure may stand in
 // parentheses ("with (5.9 Mpps) and without it (6.1 Mpps)"), and one of the two may leave its
 // unit to the other's (sharedUnit).
 // The clauses may also stand apart as cells of a row, a wide gap between them ("stream  before:
 // 2.9 Gbit/s  after: 3.4 Gbit/s").
-var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?[^.;\d]{0,20}?(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
 
 // stateColonRe is a line's two figures, each after its state's label and a colon, the two
 // apart by a space or a comma: "tcp_rr before: 41203 trans/s after: 42877 trans/s", "Old:
@@ -498,7 +501,7 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 		return false
 	}
 	vb, ub, va, ua, ok := sharedUnit(g(2), g(4), false)
-	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
+	if !ok || ub.norm != ua.norm {
 		return false
 	}
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[4]), state: g(1)}
@@ -665,27 +668,56 @@ func labelUnitBefore(text string, offset int) (unit, bool) {
 // must be a contrasting pair and the figures of one unit.
 func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
-	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(4))
+	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(5))
 	firstAfter := w1 == "after" || w1 == "with" || w1 == "w/"
-	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(5)) {
-		patched, ok := withPatchClause(w1, g(2), w2, g(5))
+	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(6)) {
+		patched, ok := withPatchClause(w1, g(2), w2, g(6))
 		if !ok {
 			return false
 		}
 		firstAfter = patched == 0
 	}
-	vb, ub, va, ua, ok := sharedUnit(g(3), g(6), false)
-	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
+	vb, ub, va, ua, ok := sharedUnit(g(3), g(7), false)
+	if !ok || ub.norm != ua.norm || sameUnitFigure(g(4), ub.norm) || continuesContrast(text[:m[0]], w1, g(2)) {
 		return false
 	}
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[6]), state: g(1) + " " + g(2)}
-	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[12]), state: g(4) + " " + g(5)}
+	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[14]), state: g(5) + " " + g(6)}
 	if firstAfter {
 		rb, ra = ra, rb
 	}
 	r.addPair([2]reading{rb, ra})
 	return true
 }
+
+// sameUnitFigure: text holds a figure of unit norm, as a clause's words after its figure do
+// when they are more of its state's figures ("before: 2.9 Gbit/s 3.1 Gbit/s, after: ..."),
+// not the conditions it was measured at ("9.5% of them at 10k messages per second").
+func sameUnitFigure(text, norm string) bool {
+	for _, f := range strings.Fields(text) {
+		if _, u, ok := parseValue(strings.Trim(f, "(),~")); ok && u.norm == norm {
+			return true
+		}
+	}
+	return false
+}
+
+// continuesContrast: a clause of the state after the change that names it by a pronoun
+// ("with it 0.4%") where its sentence before it already names the state before ("Without the
+// fix ... 9.5%, with it 0.4%"): it ends that comparison and starts no other.
+func continuesContrast(before, word, rest string) bool {
+	if word != "with" && word != "after" && word != "w/" {
+		return false
+	}
+	if r := strings.ToLower(strings.TrimSpace(rest)); r != "it" && !strings.HasPrefix(r, "it ") && !strings.HasPrefix(r, "it,") {
+		return false
+	}
+	sentence := before[strings.LastIndex(before, ". ")+1:]
+	return beforeWordRe.MatchString(sentence)
+}
+
+// beforeWordRe is a word that names the state before a change.
+var beforeWordRe = regexp.MustCompile(`(?i)\b(?:before|without)\b|\bw/o\b`)
 
 // withPatchClause: two clauses both led by "with", one naming the patch ("with this patch")
 // and the other only a setting ("with GRO HW enabled we get 36.5 Gbps, and with this patch
