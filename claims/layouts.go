@@ -59,7 +59,7 @@ type proseLayout struct {
 
 // proseLayouts are read over each paragraph in order.
 var proseLayouts = []proseLayout{
-	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt", "prose-from-to-after-a-verb-of-setup.txt", "prose-ranges-are-no-pair.txt"}},
+	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt", "prose-from-to-after-a-verb-of-setup.txt", "prose-ranges-are-no-pair.txt", "base-behaviour-from-to-then-fixed.txt"}},
 	{name: "from X to Y, the unit in the name before", re: namedFromToRe, read: (*Report).namedFromTo, fixtures: []string{"prose-from-to-unit-in-the-name.txt"}},
 	{name: "each figure before its state's words", re: valueFirstRe, read: (*Report).valueFirst, fixtures: []string{"prose-usual-path-then-with.txt", "value-first-one-state-named.txt", "value-first-version-state.txt"}},
 	{name: "clauses led by their states", re: stateLedRe, read: (*Report).stateLed, overlap: true, fixtures: []string{"state-led-clauses.txt", "prose-whereas-clauses.txt"}},
