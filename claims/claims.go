@@ -289,6 +289,7 @@ func Read(input string, data []byte) (*Report, error) {
 			lines = append(lines, line{p.MessageLine + i, text})
 		}
 		ruledHeadings(lines)
+		csvTables(lines)
 		r.change = changeOf(p)
 		r.read(lines)
 	}

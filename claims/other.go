@@ -623,7 +623,7 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 // before the first figure, between the two and after the second may name the states; the
 // figure compared against is the reference when they do not ("X versus Y" names no reference
 // and is left to the labelled readers).
-var comparedRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?([^.;:\d]{0,40}?)\s*\b(?:compared\s+(?:to|with)|as\s+(?:against|opposed\s+to)|relative\s+to)\s+(?:the\s+)?(?:(?:about|approximately|around|roughly|nearly|almost|some)\s+)?(?:(?:baseline|base|previous|old|original|unpatched|vanilla|stock|mainline|upstream)(?:'s)?\s+)?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)([^.;:(,\d\n]{0,60})`)
+var comparedRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?(?:(?-i:[kKM])\s)?[A-Za-z][A-Za-z/]*(?:\s+per\s+sec(?:ond)?\b)?)(?:\s+per\s+[a-z]+)?([^.;:\d]{0,60}?)\s*\b(?:compared\s+(?:to|with)|as\s+(?:against|opposed\s+to)|relative\s+to)\s+(?:the\s+)?(?:(?:about|approximately|around|roughly|nearly|almost|some)\s+)?(?:(?:baseline|base|previous|old|original|unpatched|vanilla|stock|mainline|upstream)(?:'s)?\s+)?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)([^.;:(,\d\n]{0,60})`)
 
 // compared reads a comparedRe match.
 func (r *Report) compared(text string, m []int, lineOf func(int) int) bool {
@@ -653,7 +653,7 @@ func (r *Report) compared(text string, m []int, lineOf func(int) int) bool {
 	case first == "":
 		first = "after" // the figure compared against is the reference
 	}
-	v1, u1, v2, u2, ok := sharedUnit(strings.TrimPrefix(g(1), "~"), strings.TrimPrefix(g(3), "~"), false)
+	v1, u1, v2, u2, ok := sharedUnit(strings.TrimPrefix(g(1), "~"), strings.TrimPrefix(g(3), "~"), true)
 	if !ok || u1.norm != u2.norm || u1.kind == "percent" {
 		return false
 	}

@@ -145,7 +145,7 @@ var valueRe = regexp.MustCompile(`([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*
 func parseValue(s string) (v float64, u unit, ok bool) {
 	m := valueRe.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil || strings.TrimSpace(s) != strings.TrimSpace(m[0]) {
-		return 0, unit{}, false
+		return spacedValue(s)
 	}
 	n, ok := parseNumber(m[1])
 	if !ok {
@@ -154,6 +154,29 @@ func parseValue(s string) (v float64, u unit, ok bool) {
 	u, ok = lookupUnit(m[2])
 	if !ok {
 		return 0, unit{}, false
+	}
+	return n * u.factor, u, true
+}
+
+// spacedValueRe is a figure whose unit is words apart from it, with a scale glued on the
+// number or not: "61.4k transactions per second", "61400 trans/s", "2.1 M packets/s".
+var spacedValueRe = regexp.MustCompile(`^((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s+([A-Za-z][A-Za-z/]*(?:\s+per\s+sec(?:ond)?|\s*/\s*s(?:ec)?)?)$`)
+
+// spacedValue reads a spacedValueRe figure: the unit a rate of what it counts.
+func spacedValue(s string) (v float64, u unit, ok bool) {
+	m := spacedValueRe.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, unit{}, false
+	}
+	n, ok := parseNumber(m[1])
+	if !ok {
+		return 0, unit{}, false
+	}
+	if u, ok = lookupUnit(m[3]); !ok || m[2] != "" && u.factor != 1 {
+		return 0, unit{}, false // "1.2k Gbit/s" is no figure of a rate's unit
+	}
+	if m[2] != "" {
+		n *= scaleSuffix[m[2]]
 	}
 	return n * u.factor, u, true
 }

@@ -32,6 +32,31 @@ func TestRatesByGrammar(t *testing.T) {
 	}
 }
 
+// TestFigureWithSpacedUnit: a figure whose unit stands a space apart, spelled out or with a
+// scale glued on the number, reads as its written-together form; a scale before a unit that
+// has its own, or words that are no unit, do not.
+func TestFigureWithSpacedUnit(t *testing.T) {
+	for _, c := range []struct {
+		written string
+		value   float64
+		norm    string
+	}{
+		{"61.4k transactions per second", 61400, "trans/s"}, {"61400 transactions per second", 61400, "trans/s"},
+		{"2.38M packets per second", 2.38e6, "pps"}, {"1.5 M frames/sec", 1.5e6, "pps"}, {"12k trans/s", 12000, "trans/s"},
+		{"9.4 Gbit/s", 9.4e9, "bit/s"}, {"35 usec", 35, "us"},
+	} {
+		v, u, ok := parseValue(c.written)
+		if !ok || u.norm != c.norm || v != c.value {
+			t.Errorf("%q: %g %+v %v, want %g %s", c.written, v, u, ok, c.value, c.norm)
+		}
+	}
+	for _, s := range []string{"1.2k Gbit/s", "57.9k", "4 queues per second", "3 of them", "12k"} {
+		if v, u, ok := parseValue(s); ok {
+			t.Errorf("%q read as %g %+v", s, v, u)
+		}
+	}
+}
+
 // TestRunsTakeTheirLabelsUnit: a state's runs in a row take the unit its label gives ("Before
 // (Gbps): 9.41 9.38 9.44"), as a single figure after such a label does.
 func TestRunsTakeTheirLabelsUnit(t *testing.T) {
