@@ -883,3 +883,30 @@ func TestStatedChangeOfAnotherKind(t *testing.T) {
 		}
 	}
 }
+
+// TestEventRatesAreNoPackets: a rate that names no thing it counts ("210k/s"), or names
+// events, after a clause that counts events other than packets (interrupts, IPIs, context
+// switches) is a rate of those events, not a packet rate; the same rate after packets, or a
+// packet rate beside it, stays one.
+func TestEventRatesAreNoPackets(t *testing.T) {
+	for _, tc := range []struct {
+		text, quantity, unit string
+	}{
+		{"The receiving CPU takes far fewer interrupts: from 210k/s to 64k/s at line rate.", "interrupts_rate", "/s"},
+		{"Rescheduling IPIs per second go from 88k/s to 12k/s.", "ipis_rate", "/s"},
+		{"It cuts the wakeups from 31k wakeups/s to 9k wakeups/s.", "wakeups_rate", "/s"},
+		{"The forwarded packets went from 210k/s to 264k/s.", "", "pps"},
+		{"The packet rate goes from 1.9 Mpps to 2.2 Mpps, though interrupts stay high.", "", "pps"},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.text+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 {
+			t.Fatalf("%q: %d claims", tc.text, len(r.Claims))
+		}
+		if c := r.Claims[0]; c.Quantity != tc.quantity && !(tc.quantity == "" && c.Metric == "packet_rate") || c.Unit != tc.unit {
+			t.Errorf("%q: metric %q quantity %q unit %q, want quantity %q unit %q", tc.text, c.Metric, c.Quantity, c.Unit, tc.quantity, tc.unit)
+		}
+	}
+}

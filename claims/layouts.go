@@ -69,6 +69,7 @@ var proseLayouts = []proseLayout{
 	{name: "a figure after to, the one it replaced after from", re: toFromRe, read: (*Report).downFrom, fixtures: []string{"prose-to-then-from.txt"}},
 	{name: "a figure compared with its reference", re: comparedRe, read: (*Report).compared, fixtures: []string{"prose-compared-to.txt", "prose-compared-state-after-reference.txt", "prose-compared-to-approximately.txt", "prose-compared-spelled-rate-unit-once.txt"}},
 	{name: "a figure, then now and the one that replaced it", re: thenNowRe, read: (*Report).thenNow, fixtures: []string{"prose-then-now.txt"}},
+	{name: "lists of figures matched by their order", re: respectivelyRe, read: (*Report).respectively, fixtures: []string{"prose-respectively-lists.txt"}},
 	{name: "figures with their states in parentheses", re: parenStatesRe, read: (*Report).parenStates, fixtures: []string{"figures-with-states-in-parentheses.txt"}},
 }
 

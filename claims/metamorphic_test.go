@@ -20,7 +20,7 @@ var statePairs = [][2]string{
 	{"Base kernel", "With series"}, {"Before the fix", "After the fix"},
 	{"Without the series", "With the series"}, {"net-next", "This change"}, {"Original", "Modified"}, {"Origin", "With patches"},
 	{"Unmodified", "Patched"}, {"master", "master + this patch"}, {"Before this change", "After this change"},
-	{"Pre-patch", "Post-patch"}, {"Prior", "After"},
+	{"Pre-patch", "Post-patch"}, {"Prior", "After"}, {"Reference", "Candidate"}, {"Pre-fix", "Post-fix"}, {"Orig", "Patched"},
 }
 
 // stateLabelRe is a line that starts with the state's name: a label or a heading, the name

@@ -405,7 +405,7 @@ var verbBeforeObjectRe = regexp.MustCompile(`(?i)^\s+(?:a|an|the|up|this|that|th
 var settingValueRe = regexp.MustCompile(`^\s*(?:of|=|is|at)?\s*\d`)
 
 func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
-	if ofSetting(text, m[0]) || rangeBeforeRe.MatchString(text[:m[0]]) {
+	if ofSetting(text, m[0]) || rangeBeforeRe.MatchString(text[:m[0]]) || inRespectively(text, m[2]) {
 		return false
 	}
 	if baseBehaviour(text[:m[0]]) {
@@ -442,10 +442,43 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	a *= scaleSuffix[g(6)] + boolf(g(6) == "")
 	n := lineOf(m[4])
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(b * ub.factor), line: n}
+	if event := eventRateMetric(text[:m[0]], g(4)+" "+g(7)); ub.kind == "packets" && event != "" {
+		rb.metric, rb.unit = event, "/s" // counted events, shown as such ("120k/s"), not packets
+	}
 	ra := rb
 	ra.value, ra.line = round(a*ua.factor), lineOf(m[10])
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// bareRateRe is a rate that names no thing it counts: "/s", "k/s", "M/sec".
+var bareRateRe = regexp.MustCompile(`^(?i:[kmg])?/s(?:ec)?$`)
+
+// eventNounRe names events that are no packets, counted per second: IPIs, interrupts, context
+// switches, wakeups, system calls, faults, cache misses.
+var eventNounRe = regexp.MustCompile(`(?i)\b(IPIs?|interrupts?|IRQs?|softirqs?|context[- ]switch(?:es)?|wake-?ups?|syscalls?|system calls?|page faults?|faults?|cache[- ]misses|misses)\b`)
+
+// eventRateMetric is the metric of a rate written with no thing counted ("from 120k/s to 35k/s")
+// or counting events, when what the clause before it counts is events that are no packets
+// ("The number of IPIs sent went from 120k/s"): "ipis_rate", not a packet rate. "" otherwise.
+func eventRateMetric(lead, units string) string {
+	bare, event := false, ""
+	for _, u := range strings.Fields(units) {
+		bare = bare || bareRateRe.MatchString(u)
+		if w, _, ok := strings.Cut(u, "/"); ok && eventNounRe.MatchString(w) {
+			event = w
+		}
+	}
+	if event == "" && bare {
+		clause := lead[max(strings.LastIndex(lead, ". "), strings.LastIndex(lead, ";"))+1:]
+		if ms := eventNounRe.FindAllString(clause, -1); ms != nil {
+			event = ms[len(ms)-1]
+		}
+	}
+	if event == "" {
+		return ""
+	}
+	return strings.Join(strings.FieldsFunc(strings.ToLower(event), func(r rune) bool { return r == ' ' || r == '-' }), "_") + "_rate"
 }
 
 // shareNounRe names a measured share, whose "from X% to Y%" is two readings, not a change

@@ -1011,9 +1011,17 @@ var statedByRe = regexp.MustCompile(`(?i)\b(improv\w*|boost\w*|increas\w*|rais\w
 // "(...) and TCP_STREAM by 2%".
 var statedByMoreRe = regexp.MustCompile(`(?i)^[\s()]*,?\s*(?:and\s+)?[^.;()%\d]{0,40}?\bby\s+(?:~|about\s+)?(\d+(?:\.\d+)?)\s?%`)
 
+// statedTimesBaseRe is a change stated as a multiple of the baseline's figure: "1.12x the
+// baseline throughput", "0.9 times the original".
+var statedTimesBaseRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(?:the\s+|that\s+of\s+the\s+)?(?:baseline|base|original|old|previous|unpatched|stock|vanilla)\b`)
+
 // statedChange is the last change lead states and its sign as a fraction, with higher telling
 // which way is better (nil: not known); ok false where it states none it can sign.
 func statedChange(lead string, higher *bool) (want float64, ok bool) {
+	if ms := statedTimesBaseRe.FindAllStringSubmatch(lead, -1); ms != nil {
+		x, _ := strconv.ParseFloat(ms[len(ms)-1][1], 64)
+		return x - 1, x > 0
+	}
 	if ms := statedMoreRe.FindAllStringSubmatch(lead, -1); ms != nil {
 		m := ms[len(ms)-1]
 		pct, _ := strconv.ParseFloat(m[1], 64)

@@ -14,8 +14,8 @@ import (
 const patchNoun = `(?:(?:this|the|my|these|that|our)\s+)?(?:patch|patches|fix|change|changes|series|patchset|commit)`
 
 var (
-	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|origin(?:al)?|old|prev|previous|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
-	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|applied|modified|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
+	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
+	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|applied|modified|candidate|(?:after|post)-(?:fix|patch|change|series)|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
 	// The base before the plus is a name, not a size ("64k+ messages" is no state); a plus
@@ -60,6 +60,25 @@ var patchOrdinalRe = regexp.MustCompile(`(?i)^(?:(?:patch(?:es)?|commit)\s*)?#?\
 // measurement remains: "with the" of "with the whole series".
 var fillerRe = regexp.MustCompile(`(?i)^[\s+,:-]*(?:(?:with|w/|and|the|this|these|my|our|a|an|of|all|applied|only)[\s+,:-]*)*$`)
 
+// nounBeforeRe is a noun phrase with its article just before a word: "the commit" in "the
+// commit before it".
+var nounBeforeRe = regexp.MustCompile(`(?i)\b(?:the|a|an|one|that)\s+[a-z][\w-]*\s+$`)
+
+// prepositionOut is re's first match in l (its submatch indexes), nil where there is none or
+// where the word is "before" or "after" between two things ("the commit before it"): a
+// preposition, no state.
+func prepositionOut(l string, re *regexp.Regexp) []int {
+	m := re.FindStringSubmatchIndex(l)
+	if m == nil {
+		return nil
+	}
+	word := strings.ToLower(l[m[2]:m[3]])
+	if (strings.HasPrefix(word, "before") || strings.HasPrefix(word, "after")) && nounBeforeRe.MatchString(l[:m[2]]) {
+		return nil
+	}
+	return m
+}
+
 // stateOf names the side a label names: "before", "after" or "" (neither, or both), whether
 // it was a patch word (strong) rather than a setting, and the label with the state's words
 // taken out (what else it says: a metric, a condition).
@@ -79,12 +98,13 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	if len(l) >= 8 && len(l) <= 40 && commitIDRe.MatchString(strings.ToLower(l)) {
 		return "before", true, "" // a bare commit id is the tree measured before
 	}
-	b, a := patchBefore.FindStringIndex(l), patchAfter.FindStringIndex(l)
+	b, a := prepositionOut(l, patchBefore), prepositionOut(l, patchAfter)
 	plus := plusAfter.MatchString(l)
-	switch lit := literalState.FindStringSubmatch(l); {
-	case lit != nil && !literalState.MatchString(l[strings.Index(l, lit[0])+len(lit[0]):]):
+	lit := prepositionOut(l, literalState)
+	switch {
+	case lit != nil && !literalState.MatchString(l[lit[1]:]):
 		// "Before the series is merged": the words before and after say it all.
-		side := strings.ToLower(strings.Fields(lit[1])[0])
+		side := strings.ToLower(strings.Fields(l[lit[2]:lit[3]])[0])
 		if side == "without" {
 			side = "before"
 		}

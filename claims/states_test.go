@@ -26,7 +26,7 @@ func TestStatePairs(t *testing.T) {
 			t.Errorf("%q names the state %s: it names none", name, side)
 		}
 	}
-	for name, want := range map[string]string{"4f1c2b7a": "before", "v6.12 + series": "after", "net + patch 2": "after", "+ whole series": "after", "patch 4": "after", "patches 1-3": "after", "whole series": "after", "all patches": "after"} {
+	for name, want := range map[string]string{"4f1c2b7a": "before", "v6.12 + series": "after", "net + patch 2": "after", "+ whole series": "after", "patch 4": "after", "patches 1-3": "after", "whole series": "after", "all patches": "after", "HEAD~1": "before", "HEAD^": "before", "before-fix": "before", "after-fix": "after", "Results before the patch": "before", "the commit before it, txonly": "", "a run after the reboot": ""} {
 		if side, _, _ := stateOf(name); side != want {
 			t.Errorf("%q: %q, want %s", name, side, want)
 		}
