@@ -278,9 +278,19 @@ func (l *Live) Do(ns string, fn func() error) error {
 	return netnsx.Do(sp.fd, fn)
 }
 
+// Fork runs start, which starts a child process, inside a scenario namespace on nsperf's
+// forking thread (netnsx.Fork: a child's Pdeathsig follows the thread that forked it).
+func (l *Live) Fork(ns string, start func() error) error {
+	sp, ok := l.spaces[ns]
+	if !ok {
+		return fmt.Errorf("no namespace %s in this topology", ns)
+	}
+	return netnsx.Fork(sp.fd, start)
+}
+
 // Start runs argv in a scenario namespace (`ip netns exec NS argv...`).
 func (l *Live) Start(ctx context.Context, ns string, argv []string) (proc.Process, error) {
-	p, err := spawn.Start(ctx, argv, func(start func() error) error { return l.Do(ns, start) })
+	p, err := spawn.Start(ctx, argv, func(start func() error) error { return l.Fork(ns, start) })
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, err // says what to install
 	}

@@ -65,7 +65,7 @@ func (l *Live) startOVS(s plan.Step) error {
 	if err := l.owner.Save(); err != nil {
 		return err
 	}
-	in, err := ovs.Start(ctx, dir, func(start func() error) error { return l.Do(s.NS, start) })
+	in, err := ovs.Start(ctx, dir, func(start func() error) error { return l.Fork(s.NS, start) })
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/digitalocean/go-qemu/qmp"
 
+	"github.com/nsperf/nsperf/internal/netnsx"
 	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/waitlimit"
@@ -250,7 +251,8 @@ func Start(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vm %s: %w", cfg.Name, err)
 	}
-	if err := cmd.Start(); err != nil {
+	// Forked on nsperf's forking thread: Pdeathsig follows the thread that forks (netnsx).
+	if err := netnsx.ForkHere(cmd.Start); err != nil {
 		stopConsole()
 		return nil, fmt.Errorf("vm %s: starting %s: %w (install qemu-system-x86)", cfg.Name, QEMUBinary(), err)
 	}
