@@ -120,17 +120,25 @@ func TestSandbox(t *testing.T) {
 // before bwrap's child asked to die with bwrap) is interrupted all the same, in a second or two,
 // not after the program's 30 s.
 func TestInterruptRepeats(t *testing.T) {
-	cmd := exec.Command("sh", "-c", `trap "" INT; sleep 1; trap "exit 3" INT; sleep 30 & wait`)
+	// "ignoring" is printed once the first trap is set: a busy machine may start sh late, and
+	// a SIGINT before the trap would end it at once, which is no test of the repeat.
+	cmd := exec.Command("sh", "-c", `trap "" INT; echo ignoring; sleep 1; trap "exit 3" INT; sleep 30 & wait`)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ignoring\n" {
+		t.Fatalf("the program did not start: %q %v", line, err)
+	}
 	start := time.Now()
-	time.Sleep(200 * time.Millisecond)
 	if err := interrupt(cmd.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 3 || time.Since(start) > 20*time.Second {
 		t.Errorf("%v after %s, want exit 3 in a few seconds", err, time.Since(start))
