@@ -6,6 +6,7 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -180,6 +181,28 @@ func scaledFigures(l string) string {
 	})
 }
 
+// durationRe is a time written in minutes and seconds, or hours and minutes, as one word:
+// "3m12s", "2m47.5s", "1h05m", "1h2m30s".
+var durationRe = regexp.MustCompile(`\b(?:(\d{1,3})h)?(\d{1,3})m(?:(\d{1,3}(?:\.\d+)?)s)?\b`)
+
+// durationFigures writes durationRe's times as seconds ("192 s"), a number and a unit every
+// reader knows; the shell's own `time` lines stay for timeP, a lone "5m" or "30s" as it is.
+func durationFigures(l string) string {
+	if !strings.ContainsAny(l, "hm") || shellTimeRe.MatchString(l) {
+		return l
+	}
+	return durationRe.ReplaceAllStringFunc(l, func(w string) string {
+		m := durationRe.FindStringSubmatch(w)
+		if m == nil || boolf(m[1] != "")+boolf(m[3] != "") == 0 { // "5m" alone: no time of this form
+			return w
+		}
+		h, _ := strconv.ParseFloat(cmp.Or(m[1], "0"), 64)
+		mi, _ := strconv.ParseFloat(cmp.Or(m[2], "0"), 64)
+		sec, _ := strconv.ParseFloat(cmp.Or(m[3], "0"), 64)
+		return strconv.FormatFloat(h*3600+mi*60+sec, 'f', -1, 64) + " s"
+	})
+}
+
 var microRe = strings.NewReplacer("\u00b5", "u", "\u03bc", "u")
 
 // maxLine bounds the line every reader looks at: a message's lines are a screen wide and an
@@ -277,7 +300,7 @@ func Read(input string, data []byte) (*Report, error) {
 			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
 			// every reader here.
 			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
-			text := scaledFigures(dropSpread(dropBetterNote(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))))
+			text := durationFigures(scaledFigures(dropSpread(dropBetterNote(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t")))))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {

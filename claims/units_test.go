@@ -177,3 +177,22 @@ func TestSplitAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationFigures: a time in minutes and seconds (or hours and minutes) written as one
+// word becomes seconds; the shell's own `time` lines, lone minutes or seconds, and words that
+// only contain such letters stay as they are.
+func TestDurationFigures(t *testing.T) {
+	for in, want := range map[string]string{
+		"took 3m12s before and 2m47s after": "took 192 s before and 167 s after",
+		"from 1m05.4s to 58.2s":             "from 65.4 s to 58.2s",
+		"the build: 1h05m, then 1h2m30s":    "the build: 3900 s, then 3750 s",
+		"real\t0m4.218s":                    "real\t0m4.218s",
+		"timeout 5m, 30s apart":             "timeout 5m, 30s apart",
+		"10ms of 3m":                        "10ms of 3m",
+		"sha 4m2s9, x3m12sy":                "sha 4m2s9, x3m12sy",
+	} {
+		if got := durationFigures(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
