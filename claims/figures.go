@@ -73,7 +73,7 @@ func unitAfter(toks []string, i int) (string, int) {
 
 // assignmentRe is a figure a tool prints after its name and an equals sign: fio's
 // "IOPS=1204k,", "BW=4703MiB/s"; ss's "rtt:0.05/0.02" is not one (a colon joins two figures).
-var assignmentRe = regexp.MustCompile(`^([A-Za-z][A-Za-z_-]*=)(\d[\d.,]*)([A-Za-z%/][\w/%]*)?([,;]?)$`)
+var assignmentRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*=)(\d[\d.,]*)([A-Za-z%/][\w/%]*)?([,;]?)$`)
 
 // assignedUnit is the unit a "NAME=" token before toks[k] names ("IOPS="), where it names one.
 func assignedUnit(toks []string, k int) (unit, bool) {
