@@ -592,9 +592,52 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 	if s1 == "after" {
 		rb, ra = ra, rb
 	}
+	if versionOf(rb.state) > 0 && patchBefore.FindStringIndex(rb.state) == nil && !strings.Contains(strings.ToLower(rb.state), "without") {
+		return false // "with v3" against "with v2 of this patch": two versions of the change, no base
+	}
+	if later, ok := laterVersion(text[m[1]:], versionOf(ra.state), ua.norm); ok {
+		ra.value, ra.state = later.value, later.state // "..., with v2: X, with v3: Y": the last version
+	}
 	r.addPair([2]reading{rb, ra})
 	return true
 }
+
+// versionRe is a version of a patch or series in a state's name: "v3", "with v2 of this patch".
+var versionRe = regexp.MustCompile(`(?i)\bv(\d{1,2})\b`)
+
+// versionOf is the version a state's name gives, 0 for none.
+func versionOf(state string) int {
+	m := versionRe.FindStringSubmatch(state)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// laterVersion is, in the rest of a sentence after a pair, the figure of unit norm labelled
+// by the latest version of the change past version: what the pair's state after is
+// superseded by.
+func laterVersion(rest string, version int, norm string) (reading, bool) {
+	if version == 0 {
+		return reading{}, false
+	}
+	if end := strings.Index(rest, ". "); end >= 0 {
+		rest = rest[:end]
+	}
+	var best reading
+	for _, m := range labelledFigureRe.FindAllStringSubmatch(rest, -1) {
+		v, u, ok := parseValue(strings.TrimPrefix(m[2], "~"))
+		if n := versionOf(m[1]); ok && u.norm == norm && n > version {
+			version, best = n, reading{value: round(v), state: strings.TrimSpace(m[1])}
+		}
+	}
+	return best, best.state != ""
+}
+
+// labelledFigureRe is a name and its figure after a colon or equals sign ("with v3: 9.87
+// Gbit/s").
+var labelledFigureRe = regexp.MustCompile(`([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // downFromRe is a figure and then the one it replaced: "costs 212 ns per packet, down from
 // 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps", "9.8

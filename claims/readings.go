@@ -244,8 +244,9 @@ var valueDashLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*(?:\s?
 var wordsThenFigureRe = regexp.MustCompile(`^\s*([A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // gapLabelRe is a name, two spaces or more, and one figure: a list aligned by its values
-// ("    zero-copy      11.37", "copy mode  1.02 Mpps").
-var gapLabelRe = regexp.MustCompile(`^\s*([A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+// ("    zero-copy      11.37", "copy mode  1.02 Mpps", "+ patches 1-2   5.77": a name may
+// start with the plus of what it adds to a base, and end in a number).
+var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60}?[\w)\]])\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
