@@ -315,6 +315,7 @@ var knownRewriteGaps = map[string]string{
 	`064-mlx5e-linear-small-skb-reply-uperf-fenced-rows.txt, columns " " apart`: "aligned with single spaces, the words of labels that line up across rows (a setting's name and its value) look like columns of their own",
 	`one-unlabelled-row-under-states.txt, columns " " apart`:                    "one row cut at single spaces: no second row to align with, and the single-space reader takes a row's first word for its label",
 	`memtier-all-stats-per-state.txt, columns " " apart`:                        "a table under each state whose header names hold spaces (Avg. Latency), cut at single spaces: the columns cannot be told from the header",
+	`plus-labelled-steps-over-a-base.txt, columns " " apart`:                    "the last step's name a single space from its figure after a plus (\"+ whole series 6.02\") is not read as a step, so the last step read is the one before it",
 	`table-under-each-state-header-units.txt, columns " " apart`:                "a table under each state whose header names hold spaces (rate (kpps)), cut at single spaces: the columns cannot be told from the header",
 }
 

@@ -602,8 +602,9 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 	return true
 }
 
-// versionRe is a version of a patch or series in a state's name: "v3", "with v2 of this patch".
-var versionRe = regexp.MustCompile(`(?i)\bv(\d{1,2})\b`)
+// versionRe is a version of a patch or series in a state's name: "v3", "with v2 of this patch";
+// not a kernel's ("v6.9", "v6.9+this").
+var versionRe = regexp.MustCompile(`(?i)\bv(\d{1,2})(?:$|[^\w.+])`)
 
 // versionOf is the version a state's name gives, 0 for none.
 func versionOf(state string) int {

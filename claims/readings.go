@@ -240,13 +240,14 @@ func withoutSummary(rest string) (runs string, summary float64, ok bool) {
 // "* 5,102,336 - baseline", "- 9.2 Gbit/s -- with the series".
 var valueDashLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+)?)\s+(?:-{1,2}|–|—)\s+([A-Za-z][^:=|]{0,60}?)\s*$`)
 
-// wordsThenFigureRe is a line of words and one figure at its end, a single space apart.
-var wordsThenFigureRe = regexp.MustCompile(`^\s*([A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+// wordsThenFigureRe is a line of words and one figure at its end, a single space apart (the
+// words may start with the plus of what they add to a base: "+ whole series 6.02").
+var wordsThenFigureRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60}?[A-Za-z)\]])\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // gapLabelRe is a name, two spaces or more, and one figure: a list aligned by its values
 // ("    zero-copy      11.37", "copy mode  1.02 Mpps", "+ patches 1-2   5.77": a name may
-// start with the plus of what it adds to a base, and end in a number).
-var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60}?[\w)\]])\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+// start with the plus of what it adds to a base, and end in a number or a range of them).
+var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60}?(?:[A-Za-z)\]]|[A-Za-z]\s\d{1,3}(?:-\d{1,3})?))\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
