@@ -316,6 +316,7 @@ var knownRewriteGaps = map[string]string{
 	`one-unlabelled-row-under-states.txt, columns " " apart`:                    "one row cut at single spaces: no second row to align with, and the single-space reader takes a row's first word for its label",
 	`memtier-all-stats-per-state.txt, columns " " apart`:                        "a table under each state whose header names hold spaces (Avg. Latency), cut at single spaces: the columns cannot be told from the header",
 	`plus-labelled-steps-over-a-base.txt, columns " " apart`:                    "the last step's name a single space from its figure after a plus (\"+ whole series 6.02\") is not read as a step, so the last step read is the one before it",
+	`table-one-labelled-row-under-states.txt, columns " " apart`:                "a table of one row cut at single spaces: no second row to align with (as one-unlabelled-row-under-states.txt)",
 	`table-under-each-state-header-units.txt, columns " " apart`:                "a table under each state whose header names hold spaces (rate (kpps)), cut at single spaces: the columns cannot be told from the header",
 }
 

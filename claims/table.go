@@ -647,7 +647,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			return claims, j, skipped
 		}
 	}
-	if len(rows) < 2 {
+	if len(rows) == 0 || len(rows) == 1 && (rows[0].label == "" || len(readFigures(strings.Join(header, "  ")).figures) > 0) {
+		// One labelled row is a table ("TCP_RR  48030  53902" under "base  patched"), under a
+		// header of names: a row of figures above it is no header.
 		return nil, i, 0
 	}
 	corner, cols, rows, ok := tableShape(header, rows)
