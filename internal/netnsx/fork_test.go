@@ -8,11 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
 	"github.com/nsperf/nsperf/internal/netnsx"
-	"github.com/nsperf/nsperf/testkit/testenv"
 )
 
 // TestForkedChildOutlivesSysfsThreads: children started with Pdeathsig through Fork, inside
@@ -21,17 +19,7 @@ import (
 // an ordinary thread instead (netnsx.Do), the runtime reuses that thread for WithSysfs and the
 // children get SIGKILL.
 func TestForkedChildOutlivesSysfsThreads(t *testing.T) {
-	testenv.RootTest(t, t.TempDir())
-	path := testenv.NewNetNS(t, "nsptest-fork")
-	target, err := netns.GetFromPath(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	var want unix.Stat_t
-	if err := unix.Stat(path, &want); err != nil {
-		t.Fatal(err)
-	}
+	target, want := newTarget(t, "nsptest-fork")
 	var children []*exec.Cmd
 	defer func() {
 		for _, c := range children {

@@ -22,21 +22,29 @@ func threadNS(t *testing.T) uint64 {
 	return st.Ino
 }
 
-// TestDoOnAFreshThread: fn runs inside the target on a thread that is not the caller's, so
-// the caller's thread never changes namespace (and a failed restore could not leave it in
-// the wrong one); a panic in fn reaches the caller; fn's error is returned as it is.
-func TestDoOnAFreshThread(t *testing.T) {
+// newTarget is a network namespace of the test's own (root only), as a handle and as the
+// inode that names it.
+func newTarget(t *testing.T, name string) (netns.NsHandle, unix.Stat_t) {
+	t.Helper()
 	testenv.RootTest(t, t.TempDir())
-	path := testenv.NewNetNS(t, "nsptest-netnsx")
+	path := testenv.NewNetNS(t, name)
 	target, err := netns.GetFromPath(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer target.Close()
+	t.Cleanup(func() { target.Close() })
 	var want unix.Stat_t
 	if err := unix.Stat(path, &want); err != nil {
 		t.Fatal(err)
 	}
+	return target, want
+}
+
+// TestDoOnAFreshThread: fn runs inside the target on a thread that is not the caller's, so
+// the caller's thread never changes namespace (and a failed restore could not leave it in
+// the wrong one); a panic in fn reaches the caller; fn's error is returned as it is.
+func TestDoOnAFreshThread(t *testing.T) {
+	target, want := newTarget(t, "nsptest-netnsx")
 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -44,7 +52,7 @@ func TestDoOnAFreshThread(t *testing.T) {
 	var fnTID int
 	var fnNS uint64
 	errMarker := os.ErrDeadlineExceeded
-	err = netnsx.Do(target, func() error {
+	err := netnsx.Do(target, func() error {
 		fnTID, fnNS = unix.Gettid(), threadNS(t)
 		return errMarker
 	})
