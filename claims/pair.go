@@ -242,8 +242,8 @@ func claimKind(c Claim) string {
 
 // attachStated gives each stated change to its claim: the claims of its family, else the
 // one throughput or rate claim of the text, unless the change's sentence names another kind
-// of figure ("throughput improved by 6%" is not the change of a CPU share). A stated change no claim takes is said in
-// Describes.
+// of figure ("throughput improved by 6%" is not the change of a CPU share). A stated change
+// no claim takes is said in Describes.
 func (r *Report) attachStated() {
 	for _, s := range r.stated {
 		var targets []int
