@@ -1191,6 +1191,21 @@ func baselineAndSubjectPick(names []string, ctx context) (before, after int, ok 
 	return -1, -1, false
 }
 
+// plusBaseIndex is the one of candidates whose name is the name of names[after] before its
+// plus ("v6.13" of "v6.13+series"), -1 for none.
+func plusBaseIndex(names []string, after int, candidates []int) int {
+	base, _, ok := strings.Cut(names[after], "+")
+	if base = strings.TrimSpace(base); !ok || base == "" {
+		return -1
+	}
+	for _, k := range candidates {
+		if strings.EqualFold(strings.TrimSpace(names[k]), base) {
+			return k
+		}
+	}
+	return -1
+}
+
 // pickStates finds the before and the after among names: words decide, or one decided and
 // one other; strong words over settings.
 func pickStates(names []string, full bool) (before, after int, ok bool) {
@@ -1225,6 +1240,10 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 		switch {
 		case before >= 0 && after >= 0:
 			return before, after, true
+		case before < 0 && after >= 0 && len(unknown) >= 2 && plusBaseIndex(names, after, unknown) >= 0:
+			// "v6.12  v6.13  v6.13+series": the name the change extends is its baseline; the
+			// others (an older kernel) are references no pair takes.
+			return plusBaseIndex(names, after, unknown), after, true
 		case wantStrong && before < 0 && after > 0 && len(unknown) == 1 && unknown[0] == 0 && len(names) >= 3:
 			// A first state no word names, then steps each named as the change's ("patch 4",
 			// "patch 6"): the first is the reference, against the last step.
