@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,11 +76,12 @@ func Start(ctx context.Context, dir string, start func(func() error) error) (*In
 	// A server that exits ends the wait at once: on a guest's virtual clock the wait has no
 	// bound of its own (internal/waitlimit).
 	server := in.daemons[0]
+	// The socket's file exists from bind(2) on, but connections are refused until listen(2):
+	// wait until one is accepted, not until the file appears.
 	if err := waitFor(ctx, func() bool {
-		_, err := os.Stat(filepath.Join(dir, "db.sock"))
-		return err == nil || isClosed(server.done)
+		return accepts(filepath.Join(dir, "db.sock")) || isClosed(server.done)
 	}); err != nil {
-		return nil, in.fail(fmt.Errorf("ovsdb-server did not create its socket: %w%s", err, in.logTail("ovsdb-server")))
+		return nil, in.fail(fmt.Errorf("ovsdb-server did not listen on its socket: %w%s", err, in.logTail("ovsdb-server")))
 	}
 	if isClosed(server.done) {
 		return nil, in.fail(fmt.Errorf("ovsdb-server exited before it created its socket: %w", <-in.died))
@@ -100,6 +102,16 @@ func Start(ctx context.Context, dir string, start func(func() error) error) (*In
 		return nil, in.fail(err)
 	}
 	return in, nil
+}
+
+// accepts reports whether a server listens on the unix socket at path.
+func accepts(path string) bool {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // cpuCountAfter is the uptime before which ovs-vswitchd must not start. Open vSwitch before
