@@ -21,11 +21,16 @@ var hardwareRoots = []string{"drivers/net/ethernet/", "drivers/net/wireless/", "
 
 // HardwareDrivers names the hardware drivers a series changes ("drivers/net/ethernet/mellanox
 // (mlx5)"), and whether every file it changes is in one: such a series' code runs only on its
-// device, and nothing of it can be measured here.
+// device, and nothing of it can be measured here. The drivers of the NICs QEMU emulates are
+// not hardware drivers here: a guest with a NIC pair runs them.
 func HardwareDrivers(touched []string) (drivers []string, all bool) {
 	seen := map[string]bool{}
 	all = len(touched) > 0
 	for _, f := range touched {
+		if emulated(f) {
+			all = false // a guest runs it on the NIC QEMU emulates (a NIC pair)
+			continue
+		}
 		root := ""
 		for _, r := range hardwareRoots {
 			if strings.HasPrefix(f, r) {
@@ -54,6 +59,16 @@ func HardwareDrivers(touched []string) (drivers []string, all bool) {
 		}
 	}
 	return drivers, all && len(drivers) > 0
+}
+
+// emulated says whether file is a driver's of a NIC QEMU emulates (scenarios.NICModels).
+func emulated(file string) bool {
+	for _, src := range scenarios.EmulatedSources() {
+		if file == src || (strings.HasSuffix(src, "/") && strings.HasPrefix(file, src)) {
+			return true
+		}
+	}
+	return false
 }
 
 // HardwareReason is what reproduce says of a series that changes only hardware drivers, or

@@ -47,6 +47,9 @@ func TestChoose(t *testing.T) {
 		{"../patches/testdata/vxlan-lowerdev-4.9-stable.mbox", "vxlan-lowerdev", "it reproduces vxlan-lowerdev-gso.md"},
 		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", "it runs netperf, the claims' tool"},
 		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", "its workload get-2m is for the claims' transfer_time"},
+		// A patch to the driver of a NIC QEMU emulates: the pair of such NICs, whose traffic
+		// runs the patched function.
+		{"testdata/virtio-net-xmit.mbox", "nic-virtio", "runs the patched start_xmit"},
 	} {
 		rep, series, _ := read(t, tc.file)
 		name, why, err := Choose(rep, series, shipped)
@@ -149,6 +152,10 @@ func TestHardwareDrivers(t *testing.T) {
 		{[]string{"arch/x86/lib/csum-partial_64.c"}, "", false},
 		{[]string{"arch/arm64/boot/dts/ti/k3-am64-main.dtsi"}, "arch/arm64/boot/dts/ti", true},
 		{[]string{"drivers/net/ethernet/freescale/fec_main.c", "Documentation/networking/x.rst"}, "drivers/net/ethernet/freescale", true},
+		// The drivers of NICs QEMU emulates run in a guest with a NIC pair.
+		{[]string{"drivers/net/ethernet/intel/e1000e/netdev.c"}, "", false},
+		{[]string{"drivers/net/ethernet/intel/e1000e/netdev.c", "drivers/net/ethernet/intel/ice/ice_main.c"}, "drivers/net/ethernet/intel", false},
+		{[]string{"drivers/net/virtio_net.c"}, "", false},
 	} {
 		drivers, all := HardwareDrivers(tc.touched)
 		if strings.Join(drivers, ",") != tc.drivers || all != tc.all {

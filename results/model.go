@@ -119,16 +119,23 @@ type SystemFact struct {
 	Advice string `json:"advice,omitempty"`
 }
 
+// EmulatedNICNote is said of a run in virtual time over emulated NICs: what of them the
+// clock does not hold.
+const EmulatedNICNote = "emulated NICs in virtual time: QEMU's main loop does part of the devices' work in host time, and host load reaches these figures (an A/A of virtio-net pairs: CV 1.4-4% on a quiet host, 16% beside other guests); measure an A/A first, on a quiet machine"
+
 // VMInfo is the QEMU guest of a run on a kernel under test.
 type VMInfo struct {
-	Accel       string      `json:"accel"` // kvm or tcg
-	CPUs        int         `json:"cpus"`
-	MemoryMB    int         `json:"memory_mb"`
-	QEMU        string      `json:"qemu"` // version
-	Image       KernelImage `json:"image"`
-	Modules     string      `json:"modules,omitempty"` // --modules DIR
-	Loaded      []string    `json:"loaded,omitempty"`  // the modules loaded, in order
-	BootSeconds float64     `json:"boot_seconds"`      // QEMU's start to nsperf's start in the guest
+	Accel    string      `json:"accel"` // kvm or tcg
+	CPUs     int         `json:"cpus"`
+	MemoryMB int         `json:"memory_mb"`
+	QEMU     string      `json:"qemu"` // version
+	Image    KernelImage `json:"image"`
+	Modules  string      `json:"modules,omitempty"` // --modules DIR
+	Loaded   []string    `json:"loaded,omitempty"`  // the modules loaded, in order
+	// NICs are the emulated NICs the machine had for the scenario's NIC pairs, as QEMU's
+	// -device values ("virtio-net-pci,netdev=nic0_0,mac=52:54:00:...").
+	NICs        []string `json:"nics,omitempty"`
+	BootSeconds float64  `json:"boot_seconds"` // QEMU's start to nsperf's start in the guest
 	// Boot is how QEMU entered the kernel: vm.BootPVH (the image's vmlinux, decompressed on
 	// the host) or "bzimage"; "" in results written before it was recorded (bzImages).
 	Boot string `json:"boot,omitempty"`

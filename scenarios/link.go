@@ -9,7 +9,7 @@ import (
 
 // Link is one link entry of a topology; exactly one kind is set. A kind is a field whose
 // type implements LinkSpec, named by its YAML key; adding a kind is adding such a field and
-// the file that defines its type (link_veth.go, link_vxlan.go, link_macvlan.go, link_ipvlan.go, link_bridge.go, link_geneve.go, link_tunnel.go, link_netkit.go), plus the file
+// the file that defines its type (link_veth.go, link_vxlan.go, link_macvlan.go, link_ipvlan.go, link_bridge.go, link_geneve.go, link_tunnel.go, link_netkit.go, link_nic.go), plus the file
 // in package topo that creates it. Open vSwitch bridges are in Topology.OVS.
 type Link struct {
 	Veth    *Veth        `yaml:"veth"`
@@ -20,6 +20,7 @@ type Link struct {
 	Geneve  *Geneve      `yaml:"geneve"`
 	Tunnel  *IPTunnel    `yaml:"tunnel"`
 	Netkit  *Netkit      `yaml:"netkit"`
+	NIC     *NICPair     `yaml:"nic"`
 }
 
 // LinkSpec is what every link kind provides, so that validation, planning, the guests'

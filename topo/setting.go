@@ -151,6 +151,9 @@ func (l *Live) Apply(st scenarios.State) (results.StateRecord, error) {
 		}
 	}
 	slices.Sort(rec.Recreated)
+	if err := l.awaitCarrier(); err != nil {
+		return results.StateRecord{}, fmt.Errorf("state %s: %w", st.Name, err)
+	}
 	return rec, nil
 }
 

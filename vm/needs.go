@@ -59,6 +59,19 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 	return required, optional
 }
 
+// NICs are the emulated NICs a scenario's links need of the guest's machine (a NIC pair's),
+// in pairs connected to each other: NICs[2k] and NICs[2k+1] share a hub. The cases of a
+// matrix share a topology's links, so the first case's are every case's.
+func NICs(s *scenarios.Scenario) [][]scenarios.EmulatedNIC {
+	var out [][]scenarios.EmulatedNIC
+	for _, l := range s.Topology.Links {
+		if e, ok := l.Spec().(scenarios.Emulated); ok {
+			out = append(out, e.EmulatedNICs())
+		}
+	}
+	return out
+}
+
 // settingNeeds are what each setting of each state of a case needs of the kernel.
 func settingNeeds(s *scenarios.Scenario) []scenarios.KernelNeeds {
 	var out []scenarios.KernelNeeds

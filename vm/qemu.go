@@ -23,6 +23,7 @@ import (
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // QEMU is the system emulator nsperf boots guests with (Debian: qemu-system-x86).
@@ -53,6 +54,8 @@ type Config struct {
 	// Icount is -icount's value for a guest in virtual time (IcountOptions); "" for the wall
 	// clock.
 	Icount string
+	// NICs are emulated NICs, each group on a hub of its own (Options.NICs).
+	NICs [][]scenarios.EmulatedNIC
 	// RTCBase is the date the real-time clock of a guest in virtual time starts at (whole
 	// seconds, the same for every guest of a session): see VirtualRTC.
 	RTCBase time.Time
@@ -131,6 +134,7 @@ func (c Config) args() []string {
 		"-virtfs", "local,path="+c.Gate()+",mount_tag="+gateTag+",security_model=none,readonly=on",
 		"-qmp", "unix:"+c.qmpSocket()+",server=on,wait=off",
 	)
+	a = append(a, c.nicArgs()...)
 	if c.Icount != "" {
 		a = append(a, "-icount", c.Icount)
 		if rtc := c.RTC(); rtc != "" {
@@ -142,6 +146,36 @@ func (c Config) args() []string {
 	}
 	return a
 }
+
+// nicArgs connect each group of NICs back to back on a hub of QEMU's own, which forwards a
+// frame from one port to the others and reaches nothing of the host: `-netdev
+// hubport,id=nicG_I,hubid=G -device MODEL,netdev=nicG_I,mac=MAC`.
+func (c Config) nicArgs() []string {
+	var a []string
+	for g, group := range c.NICs {
+		for i := range group {
+			a = append(a, "-netdev", fmt.Sprintf("hubport,id=%s,hubid=%d", nicID(g, i), g))
+		}
+	}
+	for _, dev := range c.nicDevices() {
+		a = append(a, "-device", dev)
+	}
+	return a
+}
+
+// nicDevices are the -device values of the NICs, each on its hub's port (nicArgs).
+func (c Config) nicDevices() []string {
+	var out []string
+	for g, group := range c.NICs {
+		for i, nic := range group {
+			out = append(out, fmt.Sprintf("%s,netdev=%s,mac=%s", nic.Device, nicID(g, i), nic.MAC))
+		}
+	}
+	return out
+}
+
+// nicID names NIC i of group g's hub port.
+func nicID(g, i int) string { return fmt.Sprintf("nic%d_%d", g, i) }
 
 // KernelCommandLine is the guest kernel's command line: the console, /init, a panic ends the
 // guest; and in virtual time with more than one vCPU maxcpus=1 (CPUBringUpAfterBoot).

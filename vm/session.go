@@ -15,6 +15,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/safefile"
 	"github.com/nsperf/nsperf/results"
+	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
 
@@ -65,7 +66,10 @@ type Options struct {
 	// Modules are loaded in the guest in dependency order, after BootModules: Required ones
 	// must exist, Optional ones are loaded when the tree has them.
 	Required, Optional []string
-	Progress           io.Writer
+	// NICs are emulated NICs the guest's machine has, each group on a hub of its own and
+	// connected to nothing else (a scenario's NIC pairs: NICs).
+	NICs     [][]scenarios.EmulatedNIC
+	Progress io.Writer
 	// Hide are host paths (absolute) the guest sees empty, besides Hidden: the history
 	// database, a --vm-hide.
 	Hide []string
@@ -204,7 +208,7 @@ func (s *Session) bootGuest(i int, k Kernel, accel, clock, warning string) (*gue
 	if err != nil {
 		return nil, err
 	}
-	g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: s.qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Boot: g.info.Boot, Warning: warning}
+	g.info = results.VMInfo{CPUs: opt.CPUs, MemoryMB: opt.MemoryMB, QEMU: s.qemuVersion, Image: k.Image, Modules: k.Modules, Loaded: g.info.Loaded, Boot: g.info.Boot, Warning: warning, NICs: g.cfg.nicDevices()}
 	if clock == ClockVirtual {
 		g.info.IdleGate = IdleGateSkipped
 	}
@@ -326,7 +330,7 @@ func (s *Session) prepare(i int, k Kernel, clock string) (*guest, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &guest{index: i, cfg: Config{Name: string(rune('A' + i)), Image: k.Image, CPUs: s.opt.CPUs, MemoryMB: s.opt.MemoryMB, Dir: dir, Progress: s.opt.Progress}}
+	g := &guest{index: i, cfg: Config{Name: string(rune('A' + i)), Image: k.Image, CPUs: s.opt.CPUs, MemoryMB: s.opt.MemoryMB, Dir: dir, Progress: s.opt.Progress, NICs: s.opt.NICs}}
 	if len(s.opt.Kernels) > 1 {
 		g.cfg.Prefix = "[" + g.cfg.Name + "] "
 	}

@@ -761,3 +761,44 @@ func TestTCGCPUModelAvoidsCX16Flags(t *testing.T) {
 		t.Errorf("TCG's arguments lack -cpu %s, or KVM's have one: %s", TCGCPUModel, args)
 	}
 }
+
+// TestNICArgs: a scenario's NIC pairs become QEMU NICs, each pair on a hub of its own with
+// the MAC addresses the scenario gives its ends; a scenario without them adds none.
+func TestNICArgs(t *testing.T) {
+	s, err := scenarios.Parse("pairs.yaml", []byte(`name: pairs
+topology:
+  namespaces: [a, b]
+  links:
+    - nic: {a: {ns: a, name: eth0, addrs: [198.18.0.1/24]}, b: {ns: b, name: eth0, addrs: [198.18.0.2/24]}}
+    - nic: {model: e1000e, a: {ns: a, name: eth1}, b: {ns: b, name: eth1}}
+states:
+  - name: plain
+workloads:
+  - name: tcp
+    iperf3: {client: {ns: a}, server: {ns: b, addr: 198.18.0.2}}
+`), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nic := func(ns, name string) string { return scenarios.NICMAC(scenarios.Endpoint{NS: ns, Name: name}) }
+	args := strings.Join(Config{NICs: NICs(s)}.args(), " ")
+	for _, want := range []string{
+		"-netdev hubport,id=nic0_0,hubid=0 -netdev hubport,id=nic0_1,hubid=0 -netdev hubport,id=nic1_0,hubid=1 -netdev hubport,id=nic1_1,hubid=1",
+		"-device virtio-net-pci,netdev=nic0_0,mac=" + nic("a", "eth0") + " -device virtio-net-pci,netdev=nic0_1,mac=" + nic("b", "eth0"),
+		"-device e1000e,netdev=nic1_0,mac=" + nic("a", "eth1") + " -device e1000e,netdev=nic1_1,mac=" + nic("b", "eth1"),
+	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %q:\n%s", want, args)
+		}
+	}
+	if nic("a", "eth0") == nic("b", "eth0") || !strings.HasPrefix(nic("a", "eth0"), "52:54:00:") {
+		t.Errorf("MAC addresses %s and %s", nic("a", "eth0"), nic("b", "eth0"))
+	}
+	def, err := scenarios.Load(scenarios.DefaultScenario, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := NICs(def); len(n) != 0 || strings.Contains(strings.Join(Config{NICs: n}.args(), " "), "hubport") {
+		t.Errorf("a veth scenario's guest has NICs: %v", n)
+	}
+}

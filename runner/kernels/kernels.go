@@ -325,6 +325,9 @@ func guestResult(out vm.Outcome, scenarioArg, scenarioSHA string, booted time.Du
 	case info.Accel == vm.AccelTCG:
 		r.Warnings = append(r.Warnings, "measured in a QEMU guest with TCG on the wall clock, an emulated CPU shared with the host's load: compare these figures only with runs under the same emulation (kernel A against kernel B), never with real hardware")
 	}
+	if info.Clock == vm.ClockVirtual && len(info.NICs) > 0 {
+		r.Warnings = append(r.Warnings, results.EmulatedNICNote)
+	}
 	if info.Warning != "" {
 		r.Warnings = append(r.Warnings, "vm: "+info.Warning)
 	}

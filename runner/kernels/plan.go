@@ -262,6 +262,7 @@ func (p Plan) inGuests(ctx context.Context, builds []*results.KernelBuild) (*res
 		p.VM.CPUs = vm.PinnedCPUs(p.Scenario)
 	}
 	p.VM.Required, p.VM.Optional = vm.Needs(p.Scenario)
+	p.VM.NICs = vm.NICs(p.Scenario)
 	return p.runGuests(ctx, builds)
 }
 

@@ -274,3 +274,46 @@ func TestVMNetemPath(t *testing.T) {
 		t.Errorf("%d samples measured, want 4 (2 states x 2 workloads)", measured)
 	}
 }
+
+// TestVMNICPairs: two pairs of NICs QEMU emulates (virtio-net and e1000e), each pair on a hub
+// of its own, their ends named alike in each namespace, in a guest on Debian's 6.12: the
+// guest loads both drivers, each workload's traffic crosses its own pair, and a state's MTU
+// on one pair is read back; the e1000e's workload, first in each state, waits for the link
+// its MTU change reset.
+func TestVMNICPairs(t *testing.T) {
+	t.Parallel()
+	image, modules := clitest.DefaultKernelTest(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := clitest.Run(t, "run", "../../../topo/testdata/nic-pairs.yaml", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
+		"--runs", "1", "--duration", "1s", "--omit", "0", "--no-history", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"virtio_net", "e1000e"} {
+		if r.Environment.VM == nil || !slices.Contains(r.Environment.VM.Loaded, m) {
+			t.Errorf("the guest did not load %s: %+v", m, r.Environment.VM)
+		}
+	}
+	if r.Environment.VM == nil || len(r.Environment.VM.NICs) != 4 || !slices.Contains(r.Warnings, results.EmulatedNICNote) {
+		t.Errorf("the result does not record the 4 NICs and what virtual time does not hold of them: %+v %q", r.Environment.VM, r.Warnings)
+	}
+	c := r.Cases[0]
+	if rec := clitest.StateRecord(c, "mtu-3000"); rec == nil || rec.Devices["left/eth1"]["mtu"] != 3000 || rec.Devices["left/eth0"]["mtu"] != 1500 {
+		t.Errorf("state mtu-3000: %+v", rec)
+	}
+	measured := map[string]int{}
+	for _, s := range c.Samples {
+		if v, ok := s.Value(results.Throughput); s.Error != "" || !ok || v <= 0 {
+			t.Errorf("%s/%s: %v %s", s.State, s.Workload, s.Metrics, s.Error)
+			continue
+		}
+		measured[s.Workload]++
+	}
+	if measured["virtio"] != 2 || measured["e1000e"] != 2 {
+		t.Errorf("samples measured %v, want 2 of each pair's workload", measured)
+	}
+}
