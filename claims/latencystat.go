@@ -23,6 +23,13 @@ func (r *Report) latencyStats(lines []line) {
 		if c.Unit != "us" || (c.Metric != "latency" && c.Quantity != "latency") || len(c.Lines) == 0 {
 			continue
 		}
+		if key, name := conditionStat(c.Conditions); name != "" {
+			// A table's column or row of one statistic: its cells are that statistic, whatever
+			// else the line carries.
+			c.Metric, c.Quantity = name, ""
+			delete(c.Conditions, key)
+			continue
+		}
 		if slices.ContainsFunc(c.Lines, func(n int) bool { return otherClaimsLine(r.Claims, k, n) }) {
 			continue // another claim's figures on its lines: whose statistic a word names is not said
 		}
@@ -46,6 +53,28 @@ func (r *Report) latencyStats(lines []line) {
 			c.Metric, c.Quantity = name, ""
 		}
 	}
+}
+
+// conditionStat is the one condition whose whole value names a statistic of a latency that a
+// tool declares ("P99", "50th", "median"), and that statistic's metric; "" for none.
+func conditionStat(conditions map[string]string) (key, metric string) {
+	found := 0
+	for k, v := range conditions {
+		m := latencyStatRe.FindStringSubmatch(v)
+		if m == nil || strings.TrimSpace(v) != m[0] {
+			continue
+		}
+		if name := statMetric(m); name != "" {
+			if _, ok := declared()[name]; ok {
+				key, metric = k, name
+				found++
+			}
+		}
+	}
+	if found != 1 {
+		return "", "" // two statistics: which the cells are is not said
+	}
+	return key, metric
 }
 
 // statMetric is the metric of a latencyStatRe match: p99_latency, p999_latency,

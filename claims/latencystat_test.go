@@ -1,6 +1,9 @@
 package claims
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestLatencyStats: a latency written with its statistic is that statistic's metric, however
 // the author puts it; two statistics, or another claim's figures on the line, leave it a
@@ -22,6 +25,37 @@ func TestLatencyStats(t *testing.T) {
 		}
 		if want := c.metric; got.Metric != want && !(want == "" && got.Quantity == "latency") {
 			t.Errorf("%s: metric %q (quantity %q), want %q", c.name, got.Metric, got.Quantity, want)
+		}
+	}
+}
+
+// TestLatencyStatsOfTableCells: a table's column or row that names one statistic of a latency
+// ("P99", "50th", "median") makes the claims under it that statistic's metric, though the
+// line carries other claims' figures too; a column of another condition does not.
+func TestLatencyStatsOfTableCells(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		metrics    []string
+	}{
+		{"columns", "RR latency, usec:\n\n           P50    P99    P99.9\n  without  12.1   30.5   77.0\n  with     11.8   26.0   61.3\n",
+			[]string{"p50_latency", "p99_latency", "p999_latency"}},
+		{"ordinal columns", "Latency (us)   50th   90th\nold kernel      140    310\nnew kernel      133    290\n",
+			[]string{"p50_latency", "p90_latency"}},
+		{"rows", "Round trips in usec:\n\n          unpatched   patched\n  median      38.2      35.0\n  max        412.0     380.5\n",
+			[]string{"p50_latency", "max_latency"}},
+		{"another condition", "Latency in usec:\n\n          1 flow   8 flows\n  before  20.4     95.2\n  after   19.9     80.1\n",
+			[]string{"", ""}},
+	} {
+		r, err := Read(c.name, []byte(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cl := range r.Claims {
+			got = append(got, cl.Metric)
+		}
+		if !slices.Equal(got, c.metrics) {
+			t.Errorf("%s: metrics %q, want %q", c.name, got, c.metrics)
 		}
 	}
 }
