@@ -931,6 +931,11 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 		return false
 	}
 	second := g(4)
+	if strings.HasPrefix(strings.TrimSpace(text[m[9]:]), ":") {
+		// "vanilla, 1 queue: 2.91 Mpps / patched, 1 queue: 3.30 Mpps": the figure after the
+		// separator and its words are the next line's label, not a reading of its own.
+		return false
+	}
 	if _, _, unitGiven := parseValue(strings.TrimPrefix(g(3), "~")); !unitGiven {
 		// "~19 with it": the word after the bare figure starts its state's words
 		if _, word, ok := strings.Cut(g(3), " "); ok {

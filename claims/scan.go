@@ -58,6 +58,7 @@ func (r *Report) read(lines []line) {
 	r.transferTimes(lines)
 	r.latencyStats(lines)
 	r.settle()
+	r.labelConditions()
 	r.unreadTables()
 	sortClaims(r.Claims)
 	r.attachStated()

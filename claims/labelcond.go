@@ -1,0 +1,78 @@
+package claims
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Pairs of one measurement that nothing tells apart (the same metric, unit and conditions)
+// are often told apart by their states' labels, which carry the case besides the state:
+// "vanilla, GRO off" / "patched, GRO off" and "vanilla, GRO on" / "patched, GRO on". The words
+// both labels of a pair share are its case, a condition (row) of each.
+
+// labelConditions gives the claims of each group that nothing tells apart the words their
+// two labels share, as their row condition, where those words tell every claim of the group
+// apart (a heading's words that every label carries tell none).
+func (r *Report) labelConditions() {
+	key := func(c Claim) string {
+		var b strings.Builder
+		for _, k := range slices.Sorted(maps.Keys(c.Conditions)) {
+			b.WriteString(k + "=" + c.Conditions[k] + ";")
+		}
+		return c.Metric + "|" + c.Quantity + "|" + c.Unit + "|" + b.String()
+	}
+	groups := map[string][]int{}
+	for i, c := range r.Claims {
+		groups[key(c)] = append(groups[key(c)], i)
+	}
+	for _, group := range groups {
+		if len(group) < 2 {
+			continue
+		}
+		words := map[string]bool{}
+		for _, i := range group {
+			c := r.Claims[i]
+			w := sharedLabelWords(c.Before.Label, c.After.Label)
+			if w == "" || words[w] || c.Conditions["row"] != "" {
+				words = nil
+				break
+			}
+			words[w] = true
+		}
+		if words == nil {
+			continue
+		}
+		for _, i := range group {
+			c := &r.Claims[i]
+			if c.Conditions == nil {
+				c.Conditions = map[string]string{}
+			}
+			c.Conditions["row"] = sharedLabelWords(c.Before.Label, c.After.Label)
+		}
+	}
+}
+
+// labelWordSep splits a label into its words: spaces, commas, colons, semicolons and
+// parentheses apart.
+var labelWordSep = func(r rune) bool { return strings.ContainsRune(" \t,;:()[]", r) }
+
+// sharedLabelWords are the words two labels share, in the before's order, when each also has
+// words of its own (its state's): "GRO off" of "vanilla, GRO off" and "patched, GRO off"; ""
+// when they share none or one label is the other's words and more.
+func sharedLabelWords(before, after string) string {
+	b, a := strings.FieldsFunc(before, labelWordSep), strings.FieldsFunc(after, labelWordSep)
+	var common []string
+	own := 0
+	for _, w := range b {
+		if slices.Contains(a, w) {
+			common = append(common, w)
+		} else {
+			own++
+		}
+	}
+	if own == 0 || len(common) == len(a) || len(common) == 0 {
+		return ""
+	}
+	return strings.Join(common, " ")
+}

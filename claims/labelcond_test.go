@@ -1,0 +1,40 @@
+package claims
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSharedLabelWordsAreConditions: two pairs of one metric whose states' labels carry the
+// same words besides the state ("stock, 1 queue" / "patched, 1 queue") are told apart by those
+// words, a condition of each; a lone pair gets none. The figure in such a label is no reading.
+func TestSharedLabelWordsAreConditions(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		cases      []string // the words in each claim's conditions; "" for none
+	}{
+		{"comma", "Forwarding, 64B frames:\n\nstock, 1 queue:    2.91 Mpps\npatched, 1 queue:    3.30 Mpps\nstock, 4 queues:   9.80 Mpps\npatched, 4 queues:  11.02 Mpps\n",
+			[]string{"1 queue", "4 queues"}},
+		{"setting words", "UDP rx:\nnet-next, busy poll off: 1.10 Mpps\nthis series, busy poll off: 1.21 Mpps\nnet-next, busy poll on: 1.52 Mpps\nthis series, busy poll on: 1.60 Mpps\n",
+			[]string{"busy poll off", "busy poll on"}},
+		{"parentheses", "Requests per second:\nbaseline (keepalive): 51200 rps\npatched (keepalive): 55010 rps\nbaseline (no keepalive): 20310 rps\npatched (no keepalive): 21950 rps\n",
+			[]string{"keepalive", "no keepalive"}},
+		{"one pair", "stock, 1 queue:    2.91 Mpps\npatched, 1 queue:    3.30 Mpps\n", []string{""}},
+	} {
+		r, err := Read(c.name, []byte(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cl := range r.Claims {
+			vals := slices.Sorted(maps.Values(cl.Conditions))
+			got = append(got, strings.Trim(strings.Join(vals, " "), "()"))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.cases) {
+			t.Errorf("%s: conditions %q, want %q; claims:\n%s", c.name, got, c.cases, claimsText(r))
+		}
+	}
+}
