@@ -42,8 +42,10 @@ func sockperfReport(lines []line, i int, ctx context) ([]measurement, int, strin
 		break
 	}
 	report := text.String()
-	latency := strings.Contains(report, "avg-lat") // "avg-latency=", before 3.7 "avg-lat="
-	// What the message shows of the report: the whole of it, or the lines of its mean.
+	// "avg-latency=", before 3.7 "avg-lat="; an excerpt may show only the percentiles' and
+	// the extremes' lines ("---> percentile 99.000 =", "---> <MAX> observation =").
+	latency := strings.Contains(report, "avg-lat") || strings.Contains(report, "---> percentile") || strings.Contains(report, "observation =")
+	// What the message shows of the report: the whole of it, or the lines of its latency.
 	metrics, err := sockperf.ParseExcerpt(latency, []byte(report))
 	if err != nil {
 		return nil, i, ""

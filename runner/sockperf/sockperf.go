@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,7 +76,9 @@ var (
 	ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 	// Releases before 3.7 print "avg-lat=%7.3lf" (a padded figure) and their percentiles
 	// with two decimals ("percentile  99.00"); 3.7 and later "avg-latency=" and three.
-	meanRE      = regexp.MustCompile(`avg-lat(?:ency)?=\s*([0-9.]+)\s*\(std-dev=\s*([0-9.]+)\)`)
+	// "(std-dev=1.244)" (3.7), or with more statistics after it: "(std-dev=1.244,
+	// mean-ad=0.836, ..., 99.0% ci=[5.794, 5.810])" (later versions).
+	meanRE      = regexp.MustCompile(`avg-lat(?:ency)?=\s*([0-9.]+)\s*\(std-dev=\s*([0-9.]+)[,)]`)
 	percentile  = regexp.MustCompile(`---> percentile\s+([0-9.]+)\s*=\s*([0-9.]+)`)
 	extremeRE   = regexp.MustCompile(`---> <(MAX|MIN)> observation\s*=\s*([0-9.]+)`)
 	rateRE      = regexp.MustCompile(`Summary: Message Rate is ([0-9.]+) \[msg/sec\]`)
@@ -119,11 +122,12 @@ func Parse(latency bool, out []byte) ([]results.Metric, string, error) {
 }
 
 // ParseExcerpt reads what part of a client's report a message shows: the figures of its
-// lines, at least the mean latency (a latency mode) or a rate (throughput).
+// lines, at least one latency (its mean, a percentile or an extreme: a latency mode) or a rate
+// (throughput).
 func ParseExcerpt(latency bool, out []byte) ([]results.Metric, error) {
 	ms, _, err := figures(latency, ansi.ReplaceAllString(string(out), ""))
-	if err == nil && !hasMetric(ms, "mean_latency") && !hasMetric(ms, scenarios.MetricThroughput) && !hasMetric(ms, "message_rate") {
-		err = errors.New("sockperf report without its mean latency or its rate")
+	if err == nil && !slices.ContainsFunc(ms, func(m results.Metric) bool { return m.Unit == "us" }) && !hasMetric(ms, scenarios.MetricThroughput) && !hasMetric(ms, "message_rate") {
+		err = errors.New("sockperf report without a latency or its rate")
 	}
 	return ms, err
 }

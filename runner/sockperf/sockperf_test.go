@@ -116,3 +116,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseExcerptOfPercentiles: a message may show only the percentiles' and extremes' lines
+// of a ping-pong report; they are latencies in usec as sockperf prints them, without the mean.
+func TestParseExcerptOfPercentiles(t *testing.T) {
+	ms, err := ParseExcerpt(true, []byte("sockperf: ---> <MAX> observation =  120.501\nsockperf: ---> percentile 99.000 =   22.310\nsockperf: ---> percentile 50.000 =   10.020\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range ms {
+		if m.Unit != "us" {
+			t.Errorf("%s in %q", m.Name, m.Unit)
+		}
+		got[m.Name] = m.Value
+	}
+	if got["max_latency"] != 120.501 || got["p99_latency"] != 22.31 || got["p50_latency"] != 10.02 || len(got) != 3 {
+		t.Errorf("metrics %v", got)
+	}
+	if _, err := ParseExcerpt(true, []byte("sockperf: Summary: Round trip is ok\n")); err == nil {
+		t.Error("an excerpt without a figure parsed")
+	}
+}
+
+// TestParseMeanWithMoreStatistics: later sockperf versions print more statistics after the
+// standard deviation in the mean's parentheses; the mean is read either way.
+func TestParseMeanWithMoreStatistics(t *testing.T) {
+	ms, err := ParseExcerpt(true, []byte("sockperf: ====> avg-latency=6.120 (std-dev=1.020, mean-ad=0.700, median-ad=0.810, siqr=0.600, cv=0.167, std-error=0.002, 99.0% ci=[6.115, 6.125])\n"))
+	if err != nil || !hasMetric(ms, "mean_latency") || ms[0].Value != 6.12 {
+		t.Errorf("%v %v", ms, err)
+	}
+}
