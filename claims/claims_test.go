@@ -910,3 +910,60 @@ func TestEventRatesAreNoPackets(t *testing.T) {
 		}
 	}
 }
+
+// TestStatedChangeBesideItsFigure: a change the text states in words of movement ("went up
+// by 12%", "goes down by 20%"), or as a signed percentage in parentheses right after a figure
+// ("26,877,040 pps (+11.5%)"), is the stated change of the claim whose line it is on; an
+// unsigned percentage in parentheses is no change.
+func TestStatedChangeBesideItsFigure(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		stated     []float64 // per claim; 0: none attached
+	}{
+		{"went up", "Subject: x\n\nThroughput went up by 12% (from 8.1 to 9.07 Gbit/s).\n", []float64{0.12}},
+		{"goes down", "Subject: x\n\nThe p99 latency goes down by 20%, from 50 us to 40 us.\n", []float64{-0.2}},
+		{"parentheses on the after lines", "Subject: x\n\ndrop:\n  before: 24,102,331 pps\n  after:  26,877,040 pps (+11.5%)\n\npass:\n  before: 8.91 Mpps\n  after:  9.02 Mpps (+1.2%)\n",
+			[]float64{0.115, 0.012}},
+		{"an arrow", "Subject: x\n\nrx: 3.1 -> 3.4 Mpps (+9.7%)\n", []float64{0.097}},
+		{"a share in parentheses", "Subject: x\n\nbefore: 9.1 Gbit/s\nafter: 9.6 Gbit/s (5% of a core)\n\ntx: 1.1 -> 1.2 Mpps\n", []float64{0, 0}},
+	} {
+		r, err := Read(tc.name, []byte(tc.text))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(r.Claims) != len(tc.stated) {
+			t.Errorf("%s: %d claims, want %d:\n%s", tc.name, len(r.Claims), len(tc.stated), claimsText(r))
+			continue
+		}
+		for i, c := range r.Claims {
+			switch want := tc.stated[i]; {
+			case want == 0 && c.Stated != nil:
+				t.Errorf("%s: claim %d took the stated change %v", tc.name, i+1, *c.Stated)
+			case want != 0 && (c.Stated == nil || math.Abs(*c.Stated-want) > 1e-9):
+				t.Errorf("%s: claim %d stated %v, want %v", tc.name, i+1, c.Stated, want)
+			}
+		}
+	}
+}
+
+// TestStatedWholePercentAgreesWithinAPoint: "+10%" beside figures 10.6% apart is the author's
+// rounding or cutting off, no mismatch; "+6.5%" beside them is one, and so is "+32%" beside a
+// change of 48%.
+func TestStatedWholePercentAgreesWithinAPoint(t *testing.T) {
+	for _, tc := range []struct {
+		text     string
+		mismatch bool
+	}{
+		{"Subject: x\n\nbefore: 9.75 Mpps\nafter: 10.78 Mpps (+10%)\n", false},
+		{"Subject: x\n\nbefore: 9.75 Mpps\nafter: 10.78 Mpps (+6.5%)\n", true},
+		{"Subject: x\n\nbefore: 16.6 Mpps\nafter: 24.6 Mpps (+32%)\n", true},
+	} {
+		r, err := Read("x", []byte(tc.text))
+		if err != nil || len(r.Claims) != 1 || r.Claims[0].Stated == nil {
+			t.Fatalf("%q: %v %+v", tc.text, err, r)
+		}
+		if r.Claims[0].Mismatch != tc.mismatch {
+			t.Errorf("%q: mismatch %v, want %v", tc.text, r.Claims[0].Mismatch, tc.mismatch)
+		}
+	}
+}

@@ -21,6 +21,12 @@ type stated struct {
 	// subject is the kind of figure the sentence says changed ("throughput improved by 6%":
 	// throughput), "" when its words name none; a lone claim of another kind does not take it.
 	subject string
+	// onLine: the change stands beside a figure ("9.6 Gbit/s (+5.5%)"), of the claim whose
+	// line it is on.
+	onLine bool
+	// whole: the percentage is written without decimals ("+10%"), which an author gets by
+	// rounding or by cutting off (10.6% written 10%): it agrees within a point.
+	whole bool
 }
 
 // subjectKinds name the kinds of figure a stated change's subject may be, each as metricOf
@@ -80,7 +86,10 @@ func (r *Report) addStated(s stated) {
 var (
 	percentLineRe = regexp.MustCompile(`(?i)^\s*(?:percent(?:age)?\s+)?(increase|improvement|gain|decrease|reduction|change)\s*:\s*([-+]?[\d,.]+)\s*%`)
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
-	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?)\b[^.;%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
+	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?|(?:went|goes|go|gone|moved?|moves)\s+(?:up|down))\b[^.;%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
+	// parenChangeRe is a signed percentage in parentheses right after a figure and its unit:
+	// "26,877,040 pps (+11.5%)", "3.4 Mpps (-2%)".
+	parenChangeRe = regexp.MustCompile(`\d(?:\s?[A-Za-z/]+)?\s*\(\s*([-+]\d+(?:\.\d+)?)\s?%\s*\)`)
 	fromOrToRe    = regexp.MustCompile(`(?i)\b(?:from|to)\s*~?$`)
 	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(faster|higher|more|better)`)
 	directionRe   = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
@@ -159,6 +168,12 @@ func (r *Report) proseChanges(par []line) {
 		}
 		return
 	}
+	for _, l := range par {
+		if ms := parenChangeRe.FindAllStringSubmatch(l.text, -1); len(ms) == 1 {
+			v, _ := strconv.ParseFloat(ms[0][1], 64)
+			r.addStated(stated{change: round(v / 100), line: l.n, onLine: true, whole: !strings.Contains(ms[0][1], ".")})
+		}
+	}
 	for _, m := range proseRe.FindAllStringSubmatchIndex(text, -1) {
 		if fromOrToRe.MatchString(text[m[3]:m[4]]) {
 			continue // "increased from 8.54% to 76.35%": a reading, not the change
@@ -179,7 +194,7 @@ func (r *Report) proseChanges(par []line) {
 
 func sign(word string) float64 {
 	w := strings.ToLower(word)
-	if strings.HasPrefix(w, "decrease") || strings.HasPrefix(w, "reduc") || w == "lower" || strings.HasPrefix(w, "drop") || w == "slower" || strings.HasPrefix(w, "regress") {
+	if strings.HasPrefix(w, "decrease") || strings.HasPrefix(w, "reduc") || w == "lower" || strings.HasPrefix(w, "drop") || w == "slower" || strings.HasPrefix(w, "regress") || strings.HasSuffix(w, "down") {
 		return -1
 	}
 	return 1

@@ -255,13 +255,27 @@ func (r *Report) attachStated() {
 		if s.family == "" && len(r.Claims) == 1 && (s.subject == "" || s.subject == claimKind(r.Claims[0])) {
 			targets = []int{0}
 		}
+		if s.onLine && len(targets) == 0 {
+			for i, c := range r.Claims {
+				if slices.Contains(c.Lines, s.line) {
+					targets = append(targets, i)
+				}
+			}
+			if len(targets) != 1 {
+				targets = nil // a line of several claims: whose change it is is not said
+			}
+		}
 		for _, i := range targets {
 			c := &r.Claims[i]
 			v := s.forClaim(*c)
 			c.Stated = &v
 			// Agreement to what the text wrote: half a point, or half a percent of a large
 			// change (6,144 % against 6,144.6 %).
-			c.Mismatch = !c.FromZero && math.Abs(v-c.Change) > math.Max(0.005, 0.005*math.Abs(v))
+			tolerance := math.Max(0.005, 0.005*math.Abs(v))
+			if s.whole {
+				tolerance = math.Max(tolerance, 0.01)
+			}
+			c.Mismatch = !c.FromZero && math.Abs(v-c.Change) > tolerance
 			c.Lines = append(c.Lines, s.line)
 			sort.Ints(c.Lines)
 			c.Lines = slices.Compact(c.Lines)
