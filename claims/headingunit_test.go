@@ -29,3 +29,27 @@ func TestHeadingUnit(t *testing.T) {
 		t.Errorf("MB/s: factor %v, want megabytes (8e6 bits)", u.factor)
 	}
 }
+
+// TestCaptionEndingInItsUnit: a table's caption that ends in its figures' unit ("TCP_RR
+// trans/s:", "UDP rx Mpps:") or opens with it ("Gbit/s, 5 runs each:") gives it to the
+// figures, whose first column is the rows' names ("flows"), not their metric; "per second:"
+// is no unit of its own.
+func TestCaptionEndingInItsUnit(t *testing.T) {
+	rows := "\n\nflows  base     patched\n1      25120    26050\n10     201300   214880\n"
+	for _, tc := range []struct{ caption, unit string }{
+		{"TCP_RR trans/s:", "trans/s"},
+		{"UDP rx Mpps:", "pps"},
+		{"Gbit/s, 5 runs each:", "bit/s"},
+		{"Results per second:", ""},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.caption+rows))
+		if err != nil || len(r.Claims) != 2 {
+			t.Fatalf("%s: %v %d claims", tc.caption, err, len(r.Claims))
+		}
+		for _, c := range r.Claims {
+			if c.Unit != tc.unit {
+				t.Errorf("%s: unit %q (metric %q, quantity %q), want %q", tc.caption, c.Unit, c.Metric, c.Quantity, tc.unit)
+			}
+		}
+	}
+}

@@ -766,8 +766,22 @@ func captionUnit(lines []line, header int) string {
 			return m[1]
 		}
 	}
+	for _, m := range captionEdgeUnitRe.FindAllStringSubmatch(lines[j].text, -1) {
+		word := cmp.Or(m[1], m[2])
+		if u, ok := lookupUnit(word); ok && u.norm != "" && u.kind != "percent" && !spelledTimeRe.MatchString(word) {
+			return word
+		}
+	}
 	return ""
 }
+
+// captionEdgeUnitRe is a caption that ends in its figures' unit ("TCP_RR trans/s:") or
+// opens with it ("Gbit/s, 5 runs each:").
+var captionEdgeUnitRe = regexp.MustCompile(`\s([A-Za-zµ/]+):\s*$|^\s*([A-Za-zµ/]+)\s*[,:]`)
+
+// spelledTimeRe is a time's word spelled out, which a caption ends in as the denominator of
+// a rate it does not name ("Results per second:"), not as a unit.
+var spelledTimeRe = regexp.MustCompile(`(?i)^(?:seconds?|secs?|minutes?|mins?|hours?)$`)
 
 // footnoteRe is a note under a table that opens with its figures' unit: "(Gbit/s)",
 // "(Gbit/s, 10 runs)".
