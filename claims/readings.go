@@ -672,6 +672,13 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 	}
 	sh := readFigures(trimAnnotations(statedParenRe.ReplaceAllString(commentRe.ReplaceAllString(rest, ""), "")))
 	var rs []reading
+	if vals, u, ok := runsSharingAUnit(label, trimAnnotations(rest), sideOfLabel); ok {
+		// "w/o: 11.2, 11.4, 11.1 Gbps": one state's runs, the unit written once or after each
+		for _, v := range vals {
+			rs = append(rs, mk("v", metricOf(u), u.norm, 0, v*u.factor, "#"+u.norm))
+		}
+		return rs
+	}
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
 		return nil
 	} else if len(ms) > 0 {
@@ -1260,6 +1267,65 @@ func runsInARow(label, rest string, sideOfLabel bool) (out []float64, summary fl
 		return nil, 0, false
 	}
 	return out, summary, central
+}
+
+// runListRe is a list of figures apart by commas or spaces, the unit written once after the
+// last: "11.2, 11.4, 11.1 Gbps", "11.2 11.4 11.1 Gbps".
+var runListRe = regexp.MustCompile(`^\s*((?:~?\d[\d.]*(?:\s*,\s*|\s+))+~?\d[\d.]*)\s?([A-Za-zµ/]+)\s*$`)
+
+// runsSharingAUnit reads a state's line of runs in one unit (runListRe, or each figure with
+// the same unit: "2.1 Mpps, 2.2 Mpps, 2.0 Mpps"), as runsInARow its bare runs: at least two,
+// none above twice another.
+func runsSharingAUnit(label, rest string, sideOfLabel bool) ([]float64, unit, bool) {
+	if label == "" || !sideOfLabel {
+		return nil, unit{}, false
+	}
+	var text, unitName string
+	if m := runListRe.FindStringSubmatch(rest); m != nil {
+		text, unitName = m[1], m[2]
+	} else {
+		sh := readFigures(rest)
+		if len(sh.figures) < 2 || len(sh.measured()) != len(sh.figures) {
+			return nil, unit{}, false
+		}
+		for _, f := range strings.Fields(sh.shape) {
+			if f != "#"+sh.figures[0].unit.norm {
+				return nil, unit{}, false // words between the figures: not a list of runs
+			}
+		}
+		for _, f := range sh.figures {
+			if f.unit.norm != sh.figures[0].unit.norm || f.unit.factor != sh.figures[0].unit.factor {
+				return nil, unit{}, false
+			}
+		}
+		text = rest
+	}
+	var vals []float64
+	var u unit
+	if unitName != "" {
+		var ok bool
+		if u, ok = lookupUnit(unitName); !ok || u.norm == "" || u.kind == "percent" {
+			return nil, unit{}, false
+		}
+		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' }) {
+			v, ok := parseNumber(strings.TrimPrefix(f, "~"))
+			if !ok {
+				return nil, unit{}, false
+			}
+			vals = append(vals, v)
+		}
+	} else {
+		sh := readFigures(text)
+		u = sh.figures[0].unit
+		for _, f := range sh.figures {
+			vals = append(vals, f.value/u.factor)
+		}
+	}
+	lo, hi := slices.Min(vals), slices.Max(vals)
+	if len(vals) < 2 || lo <= 0 || hi > 2*lo {
+		return nil, unit{}, false
+	}
+	return vals, u, true
 }
 
 // spreadRe is the spread written after a figure: "± 0.3", "+/- 2.1%", "+-0.05".

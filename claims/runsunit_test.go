@@ -1,0 +1,32 @@
+package claims
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestRunsSharingAUnit: a state's line of several runs whose unit is written once after the
+// last ("w/o: 11.2, 11.4, 11.1 Gbps") or after each alike ("11.2 Gbps, 11.4 Gbps, ...") is
+// one series of that state, as with the unit in the label; figures of other units on the
+// line stay apart.
+func TestRunsSharingAUnit(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{"w/o patch: 11.2, 11.4, 11.1 Gbps\nw/ patch:  12.0, 12.1, 11.9 Gbps\n", "[1.12e+10 1.14e+10 1.11e+10] -> [1.2e+10 1.21e+10 1.19e+10] bit/s"},
+		{"before: 11.2 11.4 11.1 Gbps\nafter:  12.0 12.1 11.9 Gbps\n", "[1.12e+10 1.14e+10 1.11e+10] -> [1.2e+10 1.21e+10 1.19e+10] bit/s"},
+		{"before: 2.1 Mpps, 2.2 Mpps, 2.0 Mpps\nafter: 2.4 Mpps, 2.5 Mpps, 2.4 Mpps\n", "[2.1e+06 2.2e+06 2e+06] -> [2.4e+06 2.5e+06 2.4e+06] pps"},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, c := range r.Claims {
+			got += fmt.Sprintf("%v -> %v %s;", c.Before.Values, c.After.Values, c.Unit)
+		}
+		if got != tc.want+";" {
+			t.Errorf("%q:\n got %s\nwant %s;", tc.body, got, tc.want)
+		}
+	}
+}
