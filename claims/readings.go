@@ -633,6 +633,10 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		// keyed as the same label under the other heading is (its state words out).
 		ls, testName = "", labelKey(runOrdinalRe.ReplaceAllString(lrest, ""))
 	}
+	if ls == "" && bareContrast(label, siblings) {
+		// "w/:" beside "w/o:", "with:" beside "without:": the other word of the pair, bare
+		ls = "after"
+	}
 	vs, vkey, variant := labelVariant(siblings, label, ls)
 	st.fromLabel = variant && vs != "?" || ls != ""
 	switch {
@@ -652,6 +656,19 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		st.key = testName
 	}
 	return st
+}
+
+// bareContrast says whether label is the after's word of a contrast pair alone ("w/",
+// "with") and a sibling label is the before's word of that pair alone ("w/o", "without").
+func bareContrast(label string, siblings []string) bool {
+	bare := func(s string) string { return strings.TrimSpace(parenRe.ReplaceAllString(s, "")) } // "with (Gbps)"
+	l := bare(label)
+	for _, c := range contrastPairs {
+		if strings.EqualFold(l, c[1]) && slices.ContainsFunc(siblings, func(s string) bool { return strings.EqualFold(bare(s), c[0]) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // figureReadings reads a line's figures once its state is known: perf stat's counter, figures

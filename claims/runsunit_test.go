@@ -30,3 +30,17 @@ func TestRunsSharingAUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsUnderBareContrastWords: runs under "w/o:" and "w/:", or "without:" and "with:", the
+// words of a contrast pair alone, are the two states' series.
+func TestRunsUnderBareContrastWords(t *testing.T) {
+	for _, body := range []string{"w/o: 11.2 11.4 11.1 Gbps\nw/:  12.0 12.1 11.9 Gbps\n", "without (Gbps): 11.2, 11.4, 11.1\nwith (Gbps):    12.0, 12.1, 11.9\n", "with: 12.0 12.1 11.9 Gbps\nwithout: 11.2 11.4 11.1 Gbps\n"} {
+		r, err := Read("x", []byte("Subject: x\n\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || len(r.Claims[0].Before.Values) != 3 || r.Claims[0].Before.Values[0] != 11.2e9 || r.Claims[0].After.Values[0] != 12e9 {
+			t.Errorf("%q: %s", body, claimsText(r))
+		}
+	}
+}
