@@ -53,3 +53,18 @@ func TestCaptionEndingInItsUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadColumnIsNoClaim: a table's column of the runs' spread ("stdev", "sd", "+/-")
+// beside their mean is no measurement of its own.
+func TestSpreadColumnIsNoClaim(t *testing.T) {
+	for _, spread := range []string{"stdev", "std dev", "sd", "+/-"} {
+		body := "Subject: x\n\nGbit/s, 10 runs:\n\n          mean     " + spread + "\nbefore    9.11     0.12\nafter     9.63     0.09\n"
+		r, err := Read("x", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != 9.11e9 || r.Claims[0].After.Median != 9.63e9 {
+			t.Errorf("%s: %s", spread, claimsText(r))
+		}
+	}
+}

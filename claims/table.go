@@ -1280,6 +1280,9 @@ func pickStates(names []string, full bool) (before, after int, ok bool) {
 	return -1, -1, false
 }
 
+// spreadColumnRe is a column of the runs' spread: "stdev", "std dev", "sd", "σ", "+/-".
+var spreadColumnRe = regexp.MustCompile(`(?i)^(?:std\.?\s?dev\.?|stdev|stddev|std|sd|s\.d\.|σ|\+/-|\+-|±|(?:std\.?\s)?err(?:or)?|sem)$`)
+
 func rowStateClaims(corner string, cols []string, rows []tableRow, before, after string, ctx context) []Claim {
 	var rb, ra *tableRow
 	for k := range rows {
@@ -1301,6 +1304,9 @@ func rowStateClaims(corner string, cols []string, rows []tableRow, before, after
 		dimension, corner = metricName(parenRe.ReplaceAllString(corner, "")), ""
 	}
 	for k, col := range cols {
+		if spreadColumnRe.MatchString(strings.TrimSpace(col)) {
+			continue // the spread of the runs beside it ("stdev"), not a measurement
+		}
 		fb, ok1 := cellValue(rb.cell(k))
 		fa, ok2 := cellValue(ra.cell(k))
 		fb, fa = zeroInUnit(fb, fa), zeroInUnit(fa, fb)
