@@ -1009,6 +1009,25 @@ func assignments(text string, mk func(kind, metric, unitName string, pos int, v 
 	return []reading{mk("n", metricName(name), unitName, 0, v*factor, strings.ToLower(name))}
 }
 
+// tailStatesRe is the states of "X vs Y" named in the same order after the figures: "(patched
+// vs baseline)", ", new vs old".
+var tailStatesRe = regexp.MustCompile(`(?i)^[^()]{0,20}?[(,;]\s*([A-Za-z][\w/+.-]*(?:\s+[\w/+.-]+){0,3}?)\s+(?:vs\.?|versus)\s+([A-Za-z][\w/+.-]*(?:\s+[\w/+.-]+){0,3}?)\s*(?:[).;,]|$)`)
+
+// vsStatesAfter: "X vs Y" followed by the states in the same order, the after's first
+// ("9.61 vs 9.12 Gbit/s (patched vs baseline)"): X is the after's figure.
+func vsStatesAfter(connector, tail string) bool {
+	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") {
+		return false
+	}
+	m := tailStatesRe.FindStringSubmatch(tail)
+	if m == nil {
+		return false
+	}
+	a, _, _ := stateOf(m[1])
+	b, _, _ := stateOf(m[2])
+	return a == "after" && b == "before"
+}
+
 // vsBeforeNamedLast: "X vs Y" followed by the name of the state before ("9.8 Gbps vs 9.2
 // Gbps on net-next", "... vs 9.2 without the patch"): Y is the before's figure, X the after's.
 // Arrows say their direction themselves.
@@ -1185,7 +1204,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 		}
 	}
 	lead := b.lead + " " + label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
-	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) {
+	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsStatesAfter(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) {
 		before, after, ub, ua = after, before, ua, ub
 	}
 	u, uAfter, metric, ok := pairUnit(label, ub, ua)

@@ -44,3 +44,26 @@ func TestRunsUnderBareContrastWords(t *testing.T) {
 		}
 	}
 }
+
+// TestVsWithItsStatesAfter: "X vs Y" whose states follow in the same order, the after's
+// first ("(patched vs baseline)", ", new vs old"), has X as the after's figure; in the
+// before's order, or with no states named, X stays the before's.
+func TestVsWithItsStatesAfter(t *testing.T) {
+	for _, tc := range []struct {
+		body          string
+		before, after float64
+	}{
+		{"TCP_STREAM: 9.61 vs 9.12 Gbit/s (patched vs baseline)\n", 9.12e9, 9.61e9},
+		{"rx: 3.9 vs 3.2 Mpps, new vs old.\n", 3.2e6, 3.9e6},
+		{"TCP_STREAM: 9.12 vs 9.61 Gbit/s (baseline vs patched)\n", 9.12e9, 9.61e9},
+		{"TCP_STREAM: 9.61 vs 9.12 Gbit/s (two runs each)\n", 9.61e9, 9.12e9},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after {
+			t.Errorf("%q: %s", tc.body, claimsText(r))
+		}
+	}
+}
