@@ -432,8 +432,20 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 		}
 		return text[m[2*k]:m[2*k+1]]
 	}
+	if _, scale := scaleSuffix[g(7)]; scale && g(6) == "" {
+		m[12], m[13], m[14], m[15] = m[14], m[15], -1, -1 // "to 40.4k.": the k is a scale, not a unit
+	}
+	if _, scale := scaleSuffix[g(4)]; scale && g(3) == "" {
+		m[6], m[7], m[8], m[9] = m[8], m[9], -1, -1
+	}
 	ub, okb := lookupUnit(g(4))
 	ua, oka := lookupUnit(eventsPerSecond(g(7)))
+	if g(4) == "" && g(7) == "" {
+		// "The TCP_CRR rate went from 42.1k to 40.4k": the words before name the count
+		if name := proseRateUnit(text[:m[0]]); name != "" {
+			ua, oka = lookupUnit(name)
+		}
+	}
 	if g(4) != "" && !okb {
 		return false
 	}
@@ -464,6 +476,26 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	ra.value, ra.line = round(a*ua.factor), lineOf(m[10])
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// Words that name what bare figures count per second, where the figures carry no unit:
+// transactions (an RR test's), packets.
+var (
+	transWordsRe  = regexp.MustCompile(`\b(?:[A-Z]+_C?RR|C?RR|[Tt]ransactions?|trans/s|TPS)\b`)
+	packetWordsRe = regexp.MustCompile(`(?i)\b(?:pps|packets? per second|packet rate|forwarding rate)\b`)
+)
+
+// proseRateUnit is the unit of the bare figures after text, when its words name one count
+// per second (transWordsRe, packetWordsRe): "trans/s" or "pps"; "" otherwise.
+func proseRateUnit(text string) string {
+	trans, packets := transWordsRe.MatchString(text), packetWordsRe.MatchString(text)
+	switch {
+	case trans && !packets:
+		return "trans/s"
+	case packets && !trans:
+		return "pps"
+	}
+	return ""
 }
 
 // bareRateRe is a rate that names no thing it counts: "/s", "k/s", "M/sec".

@@ -1203,6 +1203,10 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 			}
 		}
 	}
+	if ub == "" && ua == "" && label == "" {
+		// "The RR test shows a 4% regression (42.1k -> 40.4k)": the sentence names the count
+		ub = proseRateUnit(b.lead + " " + rest[:arrowRe.FindStringIndex(rest)[0]])
+	}
 	lead := b.lead + " " + label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
 	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsStatesAfter(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) {
 		before, after, ub, ua = after, before, ua, ub

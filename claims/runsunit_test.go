@@ -67,3 +67,28 @@ func TestVsWithItsStatesAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestRateUnitFromTheProse: bare figures ("42.1k -> 40.4k", "from 1.91M to 2.2M") take a
+// rate's unit from the words before them that name what is counted (an RR test,
+// transactions, requests; packets per second); words that name no count, or several, give
+// none.
+func TestRateUnitFromTheProse(t *testing.T) {
+	for _, tc := range []struct{ body, unit string }{
+		{"The RR test shows a 4% regression (42.1k -> 40.4k), which is in the noise.\n", "trans/s"},
+		{"The TCP_CRR rate went from 42.1k to 40.4k.\n", "trans/s"},
+		{"Forwarded packets per second go from 1.91M to 2.2M.\n", "pps"},
+		{"The number of requests served went from 120k to 131k per run.\n", ""},
+		{"It went from 42.1k to 40.4k.\n", ""},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.unit == "" && len(r.Claims) > 0 && r.Claims[0].Unit != "":
+			t.Errorf("%q: %s", tc.body, claimsText(r))
+		case tc.unit != "" && (len(r.Claims) != 1 || r.Claims[0].Unit != tc.unit):
+			t.Errorf("%q: %s, want %s", tc.body, claimsText(r), tc.unit)
+		}
+	}
+}
