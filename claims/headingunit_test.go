@@ -68,3 +68,21 @@ func TestSpreadColumnIsNoClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitRowUnderTheStates: a second header row that gives each state's column its unit,
+// under a corner cell left empty or none, in a table cut by pipes or by spaces.
+func TestUnitRowUnderTheStates(t *testing.T) {
+	for _, body := range []string{
+		"                  |  baseline  |  patched\n                  |  Mpps      |  Mpps\n------------------|------------|----------\nXDP_DROP          |  24.1      |  26.9\nXDP_TX            |  11.2      |  12.0\n",
+		"action    |  baseline  |  patched\n          |  Mpps      |  Mpps\nXDP_DROP  |  24.1      |  26.9\nXDP_TX    |  11.2      |  12.0\n",
+		"action      baseline    patched\n            Mpps        Mpps\nXDP_DROP    24.1        26.9\nXDP_TX      11.2        12.0\n",
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 2 || r.Claims[0].Unit != "pps" || r.Claims[0].Before.Median != 24.1e6 || r.Claims[1].After.Median != 12e6 {
+			t.Errorf("%q: %s", body, claimsText(r))
+		}
+	}
+}

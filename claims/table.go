@@ -621,6 +621,12 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			continue
 		}
 		cells := splitRow(t)
+		if units, ok := unitRow(tableRow{cells: cells}); ok && len(rows) == 0 && (len(units) == len(header)-1 || len(units) == len(header)) {
+			// A second header row of units under the states' names, the corner's cell empty or
+			// none ("          |  Mpps  |  Mpps"): tableShape joins them to the names.
+			rows = append(rows, tableRow{cells: units, n: lines[j].n})
+			continue
+		}
 		if len(cells) < len(header) {
 			cells = splitFigureCells(cells, len(header))
 		}
