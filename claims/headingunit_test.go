@@ -86,3 +86,20 @@ func TestUnitRowUnderTheStates(t *testing.T) {
 		}
 	}
 }
+
+// TestGluedPercentIsAShare: a column named with the percent sign glued to it ("cpu%") holds
+// shares, whatever unit a note under the table gives the other columns.
+func TestGluedPercentIsAShare(t *testing.T) {
+	body := "Subject: x\n\n                 before            after\n               tput   cpu%      tput   cpu%\n1 stream       9.1    45        9.5    41\n8 streams     38.0   180       41.2   172\n(Gbit/s)\n"
+	r, err := Read("x", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	units := map[string]int{}
+	for _, c := range r.Claims {
+		units[c.Unit]++
+	}
+	if len(r.Claims) != 4 || units["bit/s"] != 2 || units["%"] != 2 {
+		t.Errorf("units %v:\n%s", units, claimsText(r))
+	}
+}

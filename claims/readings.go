@@ -1269,6 +1269,12 @@ func labelUnit(label string) (unit, bool) {
 	if u, ok := lookupUnit(last); ok && u.norm != "" {
 		return u, true
 	}
+	if len(last) > 1 && strings.HasSuffix(last, "%") {
+		// "cpu%", "util%": a share, its name glued to the sign
+		if u, ok := lookupUnit("%"); ok {
+			return u, true
+		}
+	}
 	if rrTestRe.MatchString(last) {
 		return unit{kind: "trans", norm: "trans/s", factor: 1}, true // netperf's RR tests report transactions/s
 	}
