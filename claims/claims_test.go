@@ -922,6 +922,8 @@ func TestStatedChangeBesideItsFigure(t *testing.T) {
 	}{
 		{"went up", "Subject: x\n\nThroughput went up by 12% (from 8.1 to 9.07 Gbit/s).\n", []float64{0.12}},
 		{"goes down", "Subject: x\n\nThe p99 latency goes down by 20%, from 50 us to 40 us.\n", []float64{-0.2}},
+		{"grows", "Subject: x\n\nThe throughput of one flow grows by ~15%,\nfrom 3.2 to 3.7 Gbps.\n", []float64{0.15}},
+		{"falls", "Subject: x\n\nThe forwarding rate falls by 5% (from 2.0 to 1.9 Mpps).\n", []float64{-0.05}},
 		{"parentheses on the after lines", "Subject: x\n\ndrop:\n  before: 24,102,331 pps\n  after:  26,877,040 pps (+11.5%)\n\npass:\n  before: 8.91 Mpps\n  after:  9.02 Mpps (+1.2%)\n",
 			[]float64{0.115, 0.012}},
 		{"an arrow", "Subject: x\n\nrx: 3.1 -> 3.4 Mpps (+9.7%)\n", []float64{0.097}},

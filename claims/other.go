@@ -86,7 +86,7 @@ func (r *Report) addStated(s stated) {
 var (
 	percentLineRe = regexp.MustCompile(`(?i)^\s*(?:percent(?:age)?\s+)?(increase|improvement|gain|decrease|reduction|change)\s*:\s*([-+]?[\d,.]+)\s*%`)
 	perFamilyRe   = regexp.MustCompile(`([-+]?\d+(?:\.\d+)?)\s?%\s+for\s+(IPv4|IPv6)`)
-	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?|(?:went|goes|go|gone|moved?|moves)\s+(?:up|down))\b[^.;%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
+	proseRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|gain|boost(?:s|ed)?|decrease[sd]?|reduce[sd]?|reduction|lower|drop(?:s|ped)?|slower|regress(?:es|ed|ion)?|(?:went|goes|go|gone|moved?|moves)\s+(?:up|down)|grows?|grew|rises?|rose|climb(?:s|ed)?|jump(?:s|ed)?|falls?|fell|shrinks?|shrank|dips?|dipped)\b[^.;%]{0,40}?([-+]?\d+(?:\.\d+)?)\s?%`)
 	// parenChangeRe is a signed percentage in parentheses right after a figure and its unit:
 	// "26,877,040 pps (+11.5%)", "3.4 Mpps (-2%)".
 	parenChangeRe = regexp.MustCompile(`\d(?:\s?[A-Za-z/]+)?\s*\(\s*([-+]\d+(?:\.\d+)?)\s?%\s*\)`)
@@ -194,7 +194,8 @@ func (r *Report) proseChanges(par []line) {
 
 func sign(word string) float64 {
 	w := strings.ToLower(word)
-	if strings.HasPrefix(w, "decrease") || strings.HasPrefix(w, "reduc") || w == "lower" || strings.HasPrefix(w, "drop") || w == "slower" || strings.HasPrefix(w, "regress") || strings.HasSuffix(w, "down") {
+	if strings.HasPrefix(w, "decrease") || strings.HasPrefix(w, "reduc") || w == "lower" || strings.HasPrefix(w, "drop") || w == "slower" || strings.HasPrefix(w, "regress") || strings.HasSuffix(w, "down") ||
+		strings.HasPrefix(w, "fall") || w == "fell" || strings.HasPrefix(w, "shr") || strings.HasPrefix(w, "dip") {
 		return -1
 	}
 	return 1
@@ -579,7 +580,8 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
-// we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s". Between a
+// we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s", "Prior to this
+// patch: ~2.1Mpps. With this patch: ~2.6Mpps." (prior to is before). Between a
 // state's word and its figure no other figure, and no sentence's end; after the first figure
 // the words of what it counts or where it was measured ("9.5% of the flows timed out at 10k
 // connections"), though no more figures of its unit (sameUnitFigure). A figure may be a
@@ -588,7 +590,7 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // unit to the other's (sharedUnit).
 // The clauses may also stand apart as cells of a row, a wide gap between them ("stream  before:
 // 2.9 Gbit/s  after: 3.4 Gbit/s").
-var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|prior\s+to|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
 
 // stateColonRe is a line's two figures, each after its state's label and a colon, the two
 // apart by a space or a comma: "tcp_rr before: 41203 trans/s after: 42877 trans/s", "Old:
@@ -842,7 +844,14 @@ func labelUnitBefore(text string, offset int) (unit, bool) {
 // must be a contrasting pair and the figures of one unit.
 func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
-	w1, w2 := strings.ToLower(g(1)), strings.ToLower(g(5))
+	// "Prior to this patch: ~2.1Mpps. With this patch: ~2.6Mpps.": prior to is before
+	priorTo := func(w string) string {
+		if strings.HasPrefix(w, "prior") {
+			return "before"
+		}
+		return w
+	}
+	w1, w2 := priorTo(strings.ToLower(g(1))), priorTo(strings.ToLower(g(5)))
 	firstAfter := w1 == "after" || w1 == "with" || w1 == "w/"
 	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(6)) {
 		patched, ok := withPatchClause(w1, g(2), w2, g(6))

@@ -92,3 +92,42 @@ func TestRateUnitFromTheProse(t *testing.T) {
 		}
 	}
 }
+
+// TestPriorToLeadsTheBefore: "prior to" the change leads the before's clause as "before"
+// does, first or second on the line.
+func TestPriorToLeadsTheBefore(t *testing.T) {
+	for _, body := range []string{
+		"Prior to this patch: ~2.1Mpps. With this patch: ~2.6Mpps.\n",
+		"Prior to the fix we saw 2.1 Mpps, after it 2.6 Mpps.\n",
+		"With the patch: 2.6 Mpps; prior to it: 2.1 Mpps.\n",
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != 2.1e6 || r.Claims[0].After.Median != 2.6e6 {
+			t.Errorf("%q: %s", body, claimsText(r))
+		}
+	}
+}
+
+// TestRunsDownWithoutLabels: rows without labels under the states' names, each column's
+// figures alike, are one measurement's runs, one claim; rows far apart stay claims of their
+// own.
+func TestRunsDownWithoutLabels(t *testing.T) {
+	for _, tc := range []struct {
+		body   string
+		claims int
+	}{
+		{"I get the following numbers (Mpps, higher is better):\n\n  baseline  patched\n  4.51      4.89\n  4.49      4.93\n  4.55      4.90\n", 1},
+		{"Numbers (Mpps):\n\n  baseline  patched\n  4.51      4.89\n  0.80      0.81\n", 2},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != tc.claims || tc.claims == 1 && (len(r.Claims[0].Before.Values) != 3 || r.Claims[0].After.Median != 4.9e6) {
+			t.Errorf("%q: %s", tc.body, claimsText(r))
+		}
+	}
+}

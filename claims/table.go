@@ -2,6 +2,7 @@ package claims
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -950,6 +951,7 @@ func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string
 // tableClaims pairs the states of a table: its rows when their labels name states, else
 // its columns.
 func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
+	rows = numberUnlabelledRuns(rows)
 	labels, valueCols, cvCol := stateCandidates(cols, rows)
 	if runsDown(rows) {
 		// Runs down the rows and states across ("run1", "run2", "avg" under "base  patched"):
@@ -1361,6 +1363,34 @@ var runColumnRe = regexp.MustCompile(`(?i)^(?:(?:run|test|trial|iter(?:ation)?|t
 
 // summaryColumnRe names a column that sums a series up: its average or median.
 var summaryColumnRe = regexp.MustCompile(`(?i)^(?:avg|average|mean|median)\.?$`)
+
+// numberUnlabelledRuns names rows that have no label "run1", "run2", ... where there are two
+// or more, none labelled, and each column's figures are alike (none above twice another):
+// the runs of one measurement written down the states' columns ("4.51  4.89", "4.49  4.93"
+// under "baseline  patched"). Other rows are returned as they are.
+func numberUnlabelledRuns(rows []tableRow) []tableRow {
+	if len(rows) < 2 || slices.ContainsFunc(rows, func(r tableRow) bool { return strings.TrimSpace(r.label) != "" || len(r.cells) != len(rows[0].cells) }) {
+		return rows
+	}
+	for c := range rows[0].cells {
+		var vals []float64
+		for _, r := range rows {
+			f, ok := cellValue(r.cell(c))
+			if !ok || f.value <= 0 {
+				return rows
+			}
+			vals = append(vals, f.value)
+		}
+		if slices.Max(vals) > 2*slices.Min(vals) {
+			return rows
+		}
+	}
+	out := slices.Clone(rows)
+	for k := range out {
+		out[k].label = fmt.Sprintf("run%d", k+1)
+	}
+	return out
+}
 
 // runsDown: the rows' labels number runs, two or more, with at most their summaries
 // ("run1", "run2", "avg").
