@@ -2,6 +2,7 @@ package claims
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -14,7 +15,7 @@ import (
 // labelConditions gives the claims of each group that nothing tells apart the words their
 // two labels share, as their row condition, where those words tell every claim of the group
 // apart (a heading's words that every label carries tell none).
-func (r *Report) labelConditions() {
+func (r *Report) labelConditions(lines []line) {
 	key := func(c Claim) string {
 		var b strings.Builder
 		for _, k := range slices.Sorted(maps.Keys(c.Conditions)) {
@@ -28,6 +29,9 @@ func (r *Report) labelConditions() {
 	}
 	for _, group := range groups {
 		if len(group) < 2 {
+			continue
+		}
+		if r.lineLabelConditions(group, lines) {
 			continue
 		}
 		words := map[string]bool{}
@@ -76,3 +80,39 @@ func sharedLabelWords(before, after string) string {
 	}
 	return strings.Join(common, " ")
 }
+
+// lineLabelConditions gives each claim of a group, all of them on one line each ("2) TCP_RR:
+// 30211 -> 31888 trans/s"), its line's label as its row condition, where the labels tell every
+// claim of the group apart and name no state; it says whether it did.
+func (r *Report) lineLabelConditions(group []int, lines []line) bool {
+	labels := map[string]bool{}
+	var got []string
+	for _, i := range group {
+		c := r.Claims[i]
+		if len(c.Lines) != 1 || c.Conditions["row"] != "" {
+			return false
+		}
+		k := slices.IndexFunc(lines, func(l line) bool { return l.n == c.Lines[0] })
+		if k < 0 {
+			return false
+		}
+		label, _ := lineLabel(lines[k].text)
+		label = strings.TrimSpace(listMarkerRe.ReplaceAllString(label, ""))
+		if side, _, _ := stateOf(label); label == "" || side != "" || labels[label] {
+			return false
+		}
+		labels[label] = true
+		got = append(got, label)
+	}
+	for k, i := range group {
+		c := &r.Claims[i]
+		if c.Conditions == nil {
+			c.Conditions = map[string]string{}
+		}
+		c.Conditions["row"] = got[k]
+	}
+	return true
+}
+
+// listMarkerRe is a list item's marker before a label: "2)", "3.", "-", "*".
+var listMarkerRe = regexp.MustCompile(`^\s*(?:\d{1,2}[.)]|[-*•])\s+`)

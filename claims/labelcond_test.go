@@ -38,3 +38,30 @@ func TestSharedLabelWordsAreConditions(t *testing.T) {
 		}
 	}
 }
+
+// TestLineLabelsTellClaimsApart: claims of one measurement, each on a line of its own, take
+// their lines' labels as conditions ("64B:", "2) TCP_RR:", "8 queues:"), list markers off;
+// labels that name states, or repeat, give none.
+func TestLineLabelsTellClaimsApart(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		rows       []string
+	}{
+		{"sizes", "UDP forwarding:\n64B: 2.91 Mpps -> 3.30 Mpps\n1500B: 0.81 Mpps -> 0.82 Mpps\n", []string{"64B", "1500B"}},
+		{"numbered", "1) TCP_STREAM: 9.11 -> 9.62 Gbit/s\n2) TCP_RR: 30211 -> 31888 trans/s\n3) UDP_RR: 33001 -> 33120 trans/s\n", []string{"", "TCP_RR", "UDP_RR"}},
+		{"queues", "8 queues: before 5.1 Mpps, after 5.9 Mpps\n2 queues: before 1.4 Mpps, after 1.5 Mpps\n", []string{"8 queues", "2 queues"}},
+		{"repeated", "rx: 2.91 Mpps -> 3.30 Mpps\nrx: 0.81 Mpps -> 0.82 Mpps\n", []string{"", ""}},
+	} {
+		r, err := Read(c.name, []byte("Subject: x\n\n"+c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cl := range r.Claims {
+			got = append(got, cl.Conditions["row"])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.rows) {
+			t.Errorf("%s: rows %q, want %q:\n%s", c.name, got, c.rows, claimsText(r))
+		}
+	}
+}

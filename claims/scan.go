@@ -58,7 +58,7 @@ func (r *Report) read(lines []line) {
 	r.transferTimes(lines)
 	r.latencyStats(lines)
 	r.settle()
-	r.labelConditions()
+	r.labelConditions(lines)
 	r.unreadTables()
 	sortClaims(r.Claims)
 	r.attachStated()
