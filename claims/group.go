@@ -626,10 +626,38 @@ func sideLabel(state string) string {
 	return state
 }
 
+// A Subject that turns something on, or off.
+var (
+	enablingRe  = regexp.MustCompile(`(?i)\b(?:enable[sd]?|add(?:s|ed)?|use[sd]?|turn(?:s|ed)? on|switch(?:es|ed)? to|default(?:s)? to|set(?:s)? by default)\b`)
+	disablingRe = regexp.MustCompile(`(?i)\b(?:disable[sd]?|remove[sd]?|drop(?:s|ped)?|turn(?:s|ed)? off|revert(?:s|ed)?|avoid(?:s|ed)?|stop(?:s|ped)? using)\b`)
+	// settingStateRe is a state named as a setting's value: "busy_poll=50", "gro_flush_timeout
+	// 0", "rx-usecs: 8".
+	settingStateRe = regexp.MustCompile(`^\s*([A-Za-z][\w.-]*)\s*(?:=|:|\s)\s*([\w.-]+)\s*$`)
+)
+
+// settingOffOn says whether two states are one setting at two values, one of them its zero
+// ("0", "off", "none", "disabled") and the other not; zeroFirst: the first is the zero.
+func settingOffOn(a, b string) (zeroFirst, ok bool) {
+	ma, mb := settingStateRe.FindStringSubmatch(a), settingStateRe.FindStringSubmatch(b)
+	if ma == nil || mb == nil || !strings.EqualFold(ma[1], mb[1]) {
+		return false, false
+	}
+	zero := func(v string) bool {
+		switch strings.ToLower(v) {
+		case "0", "off", "none", "disabled", "no", "false":
+			return true
+		}
+		return false
+	}
+	za, zb := zero(ma[2]), zero(mb[2])
+	return za, za != zb
+}
+
 // evidenceSides decides two states no word names by what else the message says of them: the
 // Subject and the diff's added lines name the own words of the state after (the removed lines
 // the before's), and a change the text states agrees with one order of the two only. Each
-// is a vote; print order is none. Without a majority it abstains.
+// is a vote; print order is none. Without a majority it abstains. One
+// setting at zero and not, under a Subject that turns it on or off, is decided by the verb.
 func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
 	if len(runs) != 2 || runs[0].side != "?" || runs[1].side != "?" {
 		return nil, nil, false
@@ -641,6 +669,16 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			if versionLess(a, b) {
 				return runs[0], runs[1], true
 			}
+			return runs[1], runs[0], true
+		}
+	}
+	if zeroFirst, ok := settingOffOn(runs[0].state, runs[1].state); ok {
+		// "busy_poll=0" and "busy_poll=50" under "enable busy polling by default": the
+		// setting's zero is the state the Subject's verb turns on from, or off to.
+		switch on, off := enablingRe.MatchString(r.change.subject), disablingRe.MatchString(r.change.subject); {
+		case on && !off && zeroFirst, off && !on && !zeroFirst:
+			return runs[0], runs[1], true
+		case on && !off, off && !on:
 			return runs[1], runs[0], true
 		}
 	}

@@ -65,3 +65,29 @@ func TestLineLabelsTellClaimsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingZeroAgainstTheSubjectsVerb: two states that are one setting at zero and not
+// ("busy_poll=0", "busy_poll=50") are ordered by the Subject's verb: enabling it, the zero is
+// the baseline; disabling it, the zero is the change; a Subject of neither leaves them.
+func TestSettingZeroAgainstTheSubjectsVerb(t *testing.T) {
+	for _, tc := range []struct {
+		subject       string
+		before, after float64 // 0: no claim
+	}{
+		{"net: enable busy polling by default on veth", 21.3, 15.8},
+		{"net: disable busy polling on veth by default", 15.8, 21.3},
+		{"net: busy polling on veth", 0, 0},
+	} {
+		body := "Subject: [PATCH] " + tc.subject + "\n\nbusy_poll=0:   21.3 us\nbusy_poll=50:  15.8 us\n"
+		r, err := Read("x", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.before == 0 && len(r.Claims) != 0:
+			t.Errorf("%s: %s", tc.subject, claimsText(r))
+		case tc.before != 0 && (len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after):
+			t.Errorf("%s: %s", tc.subject, claimsText(r))
+		}
+	}
+}
