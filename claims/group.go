@@ -635,6 +635,23 @@ var (
 	settingStateRe = regexp.MustCompile(`^\s*([A-Za-z][\w.-]*)\s*(?:=|:|\s)\s*([\w.-]+)\s*$`)
 )
 
+// settingVerbSides orders two states that are one setting at zero and not ("busy_poll=0"
+// and "busy_poll=50" under "enable busy polling by default"): the setting's zero is the state
+// the Subject's verb turns it on from, or off to.
+func (r *Report) settingVerbSides(runs []*sideRun) (before, after *sideRun, ok bool) {
+	zeroFirst, ok := settingOffOn(runs[0].state, runs[1].state)
+	if !ok {
+		return nil, nil, false
+	}
+	switch on, off := enablingRe.MatchString(r.change.subject), disablingRe.MatchString(r.change.subject); {
+	case on && !off && zeroFirst, off && !on && !zeroFirst:
+		return runs[0], runs[1], true
+	case on && !off, off && !on:
+		return runs[1], runs[0], true
+	}
+	return nil, nil, false
+}
+
 // settingOffOn says whether two states are one setting at two values, one of them its zero
 // ("0", "off", "none", "disabled") and the other not; zeroFirst: the first is the zero.
 func settingOffOn(a, b string) (zeroFirst, ok bool) {
@@ -672,15 +689,8 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			return runs[1], runs[0], true
 		}
 	}
-	if zeroFirst, ok := settingOffOn(runs[0].state, runs[1].state); ok {
-		// "busy_poll=0" and "busy_poll=50" under "enable busy polling by default": the
-		// setting's zero is the state the Subject's verb turns on from, or off to.
-		switch on, off := enablingRe.MatchString(r.change.subject), disablingRe.MatchString(r.change.subject); {
-		case on && !off && zeroFirst, off && !on && !zeroFirst:
-			return runs[0], runs[1], true
-		case on && !off, off && !on:
-			return runs[1], runs[0], true
-		}
+	if before, after, ok := r.settingVerbSides(runs); ok {
+		return before, after, true
 	}
 	if len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0 {
 		return nil, nil, false // states that are not both named by words of their own

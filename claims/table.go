@@ -622,9 +622,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			continue
 		}
 		cells := splitRow(t)
-		if units, ok := unitRow(tableRow{cells: cells}); ok && len(rows) == 0 && (len(units) == len(header)-1 || len(units) == len(header)) {
-			// A second header row of units under the states' names, the corner's cell empty or
-			// none ("          |  Mpps  |  Mpps"): tableShape joins them to the names.
+		if units, ok := headerUnitRow(header, cells); ok && len(rows) == 0 {
 			rows = append(rows, tableRow{cells: units, n: lines[j].n})
 			continue
 		}
@@ -668,6 +666,14 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// headerUnitRow: cells are a second header row of units under the states' names, the
+// corner's cell empty or none ("          |  Mpps  |  Mpps"), which tableShape joins to the
+// names.
+func headerUnitRow(header, cells []string) ([]string, bool) {
+	units, ok := unitRow(tableRow{cells: cells})
+	return units, ok && (len(units) == len(header)-1 || len(units) == len(header))
 }
 
 // groupHeadingAt: lines[k] names the table's rows under it, a heading with a colon ("alloc:"
