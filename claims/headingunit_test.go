@@ -87,9 +87,13 @@ func TestUnitRowUnderTheStates(t *testing.T) {
 	}
 }
 
-// TestGluedPercentIsAShare: a column named with the percent sign glued to it ("cpu%") holds
-// shares, whatever unit a note under the table gives the other columns.
+// TestGluedPercentIsAShare: a column named with the percent sign glued to it ("cpu%", mpstat's
+// "%soft") holds shares, whatever unit a note under the table gives the other columns.
 func TestGluedPercentIsAShare(t *testing.T) {
+	mpstat := "Subject: x\n\nmpstat -P 1 1:\n\n             %usr   %sys   %soft   %idle\nbefore       0.2    1.1    61.3    37.4\nafter        0.1    1.0    44.9    54.0\n"
+	if r, err := Read("x", []byte(mpstat)); err != nil || len(r.Claims) != 4 || r.Claims[2].Unit != "%" || r.Claims[2].Before.Median != 61.3 {
+		t.Errorf("mpstat's columns: %v %s", err, claimsText(r))
+	}
 	body := "Subject: x\n\n                 before            after\n               tput   cpu%      tput   cpu%\n1 stream       9.1    45        9.5    41\n8 streams     38.0   180       41.2   172\n(Gbit/s)\n"
 	r, err := Read("x", []byte(body))
 	if err != nil {

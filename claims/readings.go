@@ -1269,8 +1269,8 @@ func labelUnit(label string) (unit, bool) {
 	if u, ok := lookupUnit(last); ok && u.norm != "" {
 		return u, true
 	}
-	if len(last) > 1 && strings.HasSuffix(last, "%") {
-		// "cpu%", "util%": a share, its name glued to the sign
+	if len(last) > 1 && (strings.HasSuffix(last, "%") || strings.HasPrefix(last, "%")) {
+		// "cpu%", "util%", mpstat's "%soft": a share, its name glued to the sign
 		if u, ok := lookupUnit("%"); ok {
 			return u, true
 		}
