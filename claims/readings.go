@@ -1060,6 +1060,9 @@ var statedByMoreRe = regexp.MustCompile(`(?i)^[\s()]*,?\s*(?:and\s+)?[^.;()%\d]{
 // baseline throughput", "0.9 times the original".
 var statedTimesBaseRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(?:the\s+|that\s+of\s+the\s+)?(?:baseline|base|original|old|previous|unpatched|stock|vanilla)\b`)
 
+// signedPercentRe is a percentage written with its sign: "+4.1%", "-3 %".
+var signedPercentRe = regexp.MustCompile(`(?:^|[\s(:,])([-+]\d+(?:\.\d+)?)\s?%`)
+
 // statedChange is the last change lead states and its sign as a fraction, with higher telling
 // which way is better (nil: not known); ok false where it states none it can sign.
 func statedChange(lead string, higher *bool) (want float64, ok bool) {
@@ -1077,6 +1080,11 @@ func statedChange(lead string, higher *bool) (want float64, ok bool) {
 	}
 	ms := statedByRe.FindAllStringSubmatchIndex(lead, -1)
 	if ms == nil {
+		// "throughput: +4.1% (9.71 Gbps vs 9.33 Gbps)": a signed percentage before the figures
+		if ss := signedPercentRe.FindAllStringSubmatch(lead, -1); ss != nil {
+			pct, _ := strconv.ParseFloat(ss[len(ss)-1][1], 64)
+			return pct / 100, true
+		}
 		return 0, false
 	}
 	at := ms[len(ms)-1]

@@ -131,3 +131,23 @@ func TestRunsDownWithoutLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestVsAfterASignedChange: "X vs Y" after a signed percentage ("throughput: +4.1% (9.71
+// Gbps vs 9.33 Gbps)") is ordered so that the change is the one stated.
+func TestVsAfterASignedChange(t *testing.T) {
+	for _, tc := range []struct {
+		body          string
+		before, after float64
+	}{
+		{"throughput: +4.1% (9.71 Gbps vs 9.33 Gbps)\n", 9.33e9, 9.71e9},
+		{"rx rate: -3.9% (9.33 Mpps vs 9.71 Mpps)\n", 9.71e6, 9.33e6},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after {
+			t.Errorf("%q: %s", tc.body, claimsText(r))
+		}
+	}
+}
