@@ -1060,6 +1060,15 @@ var statedByMoreRe = regexp.MustCompile(`(?i)^[\s()]*,?\s*(?:and\s+)?[^.;()%\d]{
 // baseline throughput", "0.9 times the original".
 var statedTimesBaseRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(?:the\s+|that\s+of\s+the\s+)?(?:baseline|base|original|old|previous|unpatched|stock|vanilla)\b`)
 
+// tailChange is the signed percentage right after a pair's figures ("9.71 vs 9.33 Gbps
+// (+4.1%)"), as a lead statedChange reads; "" where there is none.
+func tailChange(tail string) string {
+	if m := signedPercentRe.FindStringIndex(tail); m != nil && m[0] <= 12 {
+		return tail[:m[1]]
+	}
+	return ""
+}
+
 // signedPercentRe is a percentage written with its sign: "+4.1%", "-3 %".
 var signedPercentRe = regexp.MustCompile(`(?:^|[\s(:,])([-+]\d+(?:\.\d+)?)\s?%`)
 
@@ -1216,7 +1225,8 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 		ub = proseRateUnit(b.lead + " " + rest[:arrowRe.FindStringIndex(rest)[0]])
 	}
 	lead := b.lead + " " + label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
-	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsStatesAfter(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) {
+	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsStatesAfter(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) ||
+		vsAgainstStated(connector, tailChange(tail), before, after, nil) {
 		before, after, ub, ua = after, before, ua, ub
 	}
 	u, uAfter, metric, ok := pairUnit(label, ub, ua)

@@ -151,3 +151,24 @@ func TestVsAfterASignedChange(t *testing.T) {
 		}
 	}
 }
+
+// TestVsBeforeASignedChange: "X vs Y" followed by a signed percentage ("9.71 Gbps vs 9.33
+// Gbps (+4.1%)") is ordered so that the change is the one stated.
+func TestVsBeforeASignedChange(t *testing.T) {
+	for _, tc := range []struct {
+		body          string
+		before, after float64
+	}{
+		{"throughput: 9.71 Gbps vs 9.33 Gbps (+4.1%)\n", 9.33e9, 9.71e9},
+		{"throughput 9.33 vs 9.71 Gbps (-3.9%)\n", 9.71e9, 9.33e9},
+		{"throughput 9.33 vs 9.71 Gbps (+4.1%)\n", 9.33e9, 9.71e9},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after || r.Claims[0].Mismatch {
+			t.Errorf("%q: %s", tc.body, claimsText(r))
+		}
+	}
+}
