@@ -81,23 +81,31 @@ func sharedLabelWords(before, after string) string {
 	return strings.Join(common, " ")
 }
 
-// lineLabelConditions gives each claim of a group, all of them on one line each ("2) TCP_RR:
-// 30211 -> 31888 trans/s"), its line's label as its row condition, where the labels tell every
-// claim of the group apart and name no state; it says whether it did.
+// lineLabelConditions gives each claim of a group whose lines all carry one label ("2)
+// TCP_RR: 30211 -> 31888 trans/s"; "TX: 14.2 Mpps" under one state's heading and "TX: 16.0
+// Mpps" under the other's) that label as its row condition, where the labels tell every claim
+// of the group apart and name no state; it says whether it did.
 func (r *Report) lineLabelConditions(group []int, lines []line) bool {
 	labels := map[string]bool{}
 	var got []string
 	for _, i := range group {
 		c := r.Claims[i]
-		if len(c.Lines) != 1 || c.Conditions["row"] != "" {
+		if c.Conditions["row"] != "" {
 			return false
 		}
-		k := slices.IndexFunc(lines, func(l line) bool { return l.n == c.Lines[0] })
-		if k < 0 {
-			return false
+		label := ""
+		for k, n := range c.Lines {
+			at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
+			if at < 0 {
+				return false
+			}
+			l, _ := lineLabel(lines[at].text)
+			l = strings.TrimSpace(listMarkerRe.ReplaceAllString(l, ""))
+			if k > 0 && !strings.EqualFold(l, label) {
+				return false // lines of other labels: the states' own, or another's
+			}
+			label = l
 		}
-		label, _ := lineLabel(lines[k].text)
-		label = strings.TrimSpace(listMarkerRe.ReplaceAllString(label, ""))
 		if side, _, _ := stateOf(label); label == "" || side != "" || labels[label] {
 			return false
 		}

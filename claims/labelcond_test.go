@@ -51,6 +51,7 @@ func TestLineLabelsTellClaimsApart(t *testing.T) {
 		{"numbered", "1) TCP_STREAM: 9.11 -> 9.62 Gbit/s\n2) TCP_RR: 30211 -> 31888 trans/s\n3) UDP_RR: 33001 -> 33120 trans/s\n", []string{"", "TCP_RR", "UDP_RR"}},
 		{"queues", "8 queues: before 5.1 Mpps, after 5.9 Mpps\n2 queues: before 1.4 Mpps, after 1.5 Mpps\n", []string{"8 queues", "2 queues"}},
 		{"repeated", "rx: 2.91 Mpps -> 3.30 Mpps\nrx: 0.81 Mpps -> 0.82 Mpps\n", []string{"", ""}},
+		{"under the states' headings", "Baseline\n  TX: 14.2 Mpps\n  RX: 13.9 Mpps\nWith patch\n  TX: 16.0 Mpps\n  RX: 15.1 Mpps\n", []string{"TX", "RX"}},
 	} {
 		r, err := Read(c.name, []byte("Subject: x\n\n"+c.body))
 		if err != nil {
