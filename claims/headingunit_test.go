@@ -107,3 +107,12 @@ func TestGluedPercentIsAShare(t *testing.T) {
 		t.Errorf("units %v:\n%s", units, claimsText(r))
 	}
 }
+
+// TestOneRowWithItsUnitAfter: one row of bare figures under the states' names with the unit
+// written once after them ("1.92    2.15  Mpps") is the states' figures in that unit.
+func TestOneRowWithItsUnitAfter(t *testing.T) {
+	r, err := Read("x", []byte("Subject: x\n\nSame test on arm64:\n  before  after\n  1.92    2.15  Mpps\n"))
+	if err != nil || len(r.Claims) != 1 || r.Claims[0].Unit != "pps" || r.Claims[0].Before.Median != 1.92e6 || r.Claims[0].After.Median != 2.15e6 {
+		t.Errorf("%v %s", err, claimsText(r))
+	}
+}

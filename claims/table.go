@@ -626,13 +626,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			rows = append(rows, tableRow{cells: units, n: lines[j].n})
 			continue
 		}
-		if len(cells) < len(header) {
-			cells = splitFigureCells(cells, len(header))
-		}
-		if len(cells) > len(header)+1 {
-			cells = joinLabelCells(cells)
-		}
-		cells = padStatedChange(cells, header)
+		cells = padStatedChange(fitCells(trailingUnitOnFigures(header, cells), len(header)), header)
 		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
 			break
 		}
@@ -666,6 +660,36 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// fitCells cuts a row's figures apart where fewer cells than the header's came of it, or joins
+// its label's words where more did.
+func fitCells(cells []string, header int) []string {
+	if len(cells) < header {
+		return splitFigureCells(cells, header)
+	}
+	if len(cells) > header+1 {
+		return joinLabelCells(cells)
+	}
+	return cells
+}
+
+// trailingUnitOnFigures gives a row of bare figures, one under each of the header's names,
+// the unit written once after them ("1.92    2.15  Mpps" under "before  after"), each figure.
+func trailingUnitOnFigures(header, cells []string) []string {
+	n := len(cells) - 1
+	if n < 1 || n != len(header) || !isUnit(cells[n]) {
+		return cells
+	}
+	out := make([]string, n)
+	for k, c := range cells[:n] {
+		f := readFigures(c)
+		if len(f.figures) != 1 || len(f.measured()) != 0 {
+			return cells
+		}
+		out[k] = c + " " + cells[n]
+	}
+	return out
 }
 
 // headerUnitRow: cells are a second header row of units under the states' names, the
