@@ -3,6 +3,7 @@ package claims
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -31,7 +32,12 @@ func (r *Report) latencyStats(lines []line) {
 			continue
 		}
 		if slices.ContainsFunc(c.Lines, func(n int) bool { return otherClaimsLine(r.Claims, k, n) }) {
-			continue // another claim's figures on its lines: whose statistic a word names is not said
+			// Another claim's figures on its lines: only the word right before each of its own
+			// figures says whose statistic it is ("avg 182.3 us, p99 301 us").
+			if name := statBeforeFigures(*c, lines); name != "" {
+				c.Metric, c.Quantity = name, ""
+			}
+			continue
 		}
 		var text []string
 		for _, l := range lines {
@@ -75,6 +81,51 @@ func conditionStat(conditions map[string]string) (key, metric string) {
 		return "", "" // two statistics: which the cells are is not said
 	}
 	return key, metric
+}
+
+// statBeforeFigures is the metric of the statistic named by the word right before each of a
+// claim's two figures on its lines ("p99 301 us" and "p99 240 us"), the same for both and one
+// a tool declares; "" otherwise, and on a line of an assignment, whose name is what it
+// measures (a function's average time is no request's latency).
+func statBeforeFigures(c Claim, lines []line) string {
+	name := ""
+	for _, v := range []Values{c.Before, c.After} {
+		if len(v.Values) != 1 {
+			return ""
+		}
+		figure := strconv.FormatFloat(v.Values[0], 'f', -1, 64)
+		found := ""
+		for _, l := range lines {
+			if !slices.Contains(c.Lines, l.n) {
+				continue
+			}
+			if strings.Contains(l.text, "=") {
+				return "" // "poll = 8078553.0 us / 190999.0 hits = AVG 42.3 us": the name is the measure
+			}
+			i := strings.Index(l.text, figure)
+			if i < 0 || i+len(figure) < len(l.text) && l.text[i+len(figure)] >= '0' && l.text[i+len(figure)] <= '9' {
+				continue
+			}
+			words := strings.Fields(strings.TrimRight(l.text[:i], " =:"))
+			if len(words) == 0 {
+				return ""
+			}
+			m := latencyStatRe.FindStringSubmatch(words[len(words)-1])
+			if m == nil || m[0] != strings.Trim(words[len(words)-1], ",;:(") {
+				return ""
+			}
+			found = statMetric(m)
+			break
+		}
+		if found == "" || name != "" && found != name {
+			return ""
+		}
+		name = found
+	}
+	if _, ok := declared()[name]; !ok {
+		return ""
+	}
+	return name
 }
 
 // statMetric is the metric of a latencyStatRe match: p99_latency, p999_latency,

@@ -59,3 +59,29 @@ func TestLatencyStatsOfTableCells(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyStatsBeforeEachFigure: a line of two statistics, each named right before its
+// figure ("avg 182.3 us, p99 301 us"), gives each claim its own.
+func TestLatencyStatsBeforeEachFigure(t *testing.T) {
+	r, err := Read("x", []byte("Subject: x\n\nupstream:         avg 182.3 us, p99 301 us\nupstream+patch:   avg 166.0 us, p99 240 us\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range r.Claims {
+		got = append(got, c.Metric)
+	}
+	if !slices.Equal(got, []string{"mean_latency", "p99_latency"}) {
+		t.Errorf("metrics %q:\n%s", got, claimsText(r))
+	}
+	// A function's average time, computed on an assignment's line, is no request's latency.
+	r, err = Read("x", []byte("Subject: x\n\nold: napi_poll = 9120.5 us / 211 calls = avg 43.2 us\nnew: napi_poll = 8010.0 us / 230 calls = avg 34.8 us\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Claims {
+		if c.Metric == "mean_latency" {
+			t.Errorf("an assignment's average as a latency:\n%s", claimsText(r))
+		}
+	}
+}
