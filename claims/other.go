@@ -597,7 +597,7 @@ var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|w
 // 3.2Mpps, new: 4.1Mpps", "v6.6: 10.1 Gbps, v6.6+series: 11.9 Gbps", "before=9.41Gbps
 // after=9.87Gbps" (a tool's key=value). A label is a few words
 // (a version's digits among them); sidesOf decides which state each names.
-var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
 // stateNamedRe is a line's two figures, each right after its state's name without a colon,
 // the two apart by a comma, "and", "while", "where" or "vs": "baseline 28.1 Gbits/sec, with the patch

@@ -172,3 +172,20 @@ func TestVsBeforeASignedChange(t *testing.T) {
 		}
 	}
 }
+
+// TestStatesInALineWithThousands: two states' labelled figures on one line, written with
+// thousands separators and a stated change after them, are the pair.
+func TestStatesInALineWithThousands(t *testing.T) {
+	for _, body := range []string{
+		"Baseline: 1,211,343 pps; patched: 1,377,929 pps (+13.7%)\n",
+		"Baseline: 1,211,343 pps, patched: 1,377,929 pps (+13.7%)\n",
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != 1211343 || r.Claims[0].After.Median != 1377929 {
+			t.Errorf("%q: %s", body, claimsText(r))
+		}
+	}
+}
