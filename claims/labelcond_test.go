@@ -92,3 +92,27 @@ func TestSettingZeroAgainstTheSubjectsVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadingsTellClaimsApart: claims of one measurement whose lines stand under a line of
+// their own, indented less ("- veth, 1 queue", "TCP_STREAM"), take its words as conditions.
+func TestHeadingsTellClaimsApart(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		rows       []string
+	}{
+		{"bullets", "- veth, 1 queue\n  - before: 2.91 Mpps\n  - after: 3.30 Mpps\n- veth, 4 queues\n  - before: 9.80 Mpps\n  - after: 11.02 Mpps\n", []string{"veth, 1 queue", "veth, 4 queues"}},
+		{"tests", "TCP_STREAM\n  base     9.11 Gbit/s\n  patched  9.62 Gbit/s\nTCP_MAERTS\n  base     9.01 Gbit/s\n  patched  9.40 Gbit/s\n", []string{"TCP_STREAM", "TCP_MAERTS"}},
+	} {
+		r, err := Read(c.name, []byte("Subject: x\n\n"+c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cl := range r.Claims {
+			got = append(got, cl.Conditions["row"])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.rows) {
+			t.Errorf("%s: rows %q, want %q:\n%s", c.name, got, c.rows, claimsText(r))
+		}
+	}
+}
