@@ -2,6 +2,7 @@ package claims
 
 import (
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ func (r *Report) labelConditions(lines []line) {
 		if len(group) < 2 {
 			continue
 		}
-		if r.lineLabelConditions(group, lines) || r.headingConditions(group, lines) {
+		if r.lineLabelConditions(group, lines) || r.headingConditions(group, lines) || r.parenConditions(group, lines) {
 			continue
 		}
 		words := map[string]bool{}
@@ -156,4 +157,60 @@ func (r *Report) headingConditions(group []int, lines []line) bool {
 		c.Conditions["row"] = got[k]
 	}
 	return true
+}
+
+// parenConditions gives each claim of a group the words in parentheses right after its
+// figure on each of its lines ("3.21 Mpps (64B), 0.81 Mpps (1518B)" under each state), the
+// same on both sides, as its row condition, where they tell every claim apart; it says whether
+// it did.
+func (r *Report) parenConditions(group []int, lines []line) bool {
+	seen := map[string]bool{}
+	var got []string
+	for _, i := range group {
+		c := r.Claims[i]
+		if c.Conditions["row"] != "" || len(c.Before.Values) != 1 || len(c.After.Values) != 1 {
+			return false
+		}
+		name := ""
+		for k, v := range []Values{c.Before, c.After} {
+			p := parenAfterFigure(v.Values[0], c.Unit, c.Lines, lines)
+			if p == "" || k > 0 && p != name {
+				return false
+			}
+			name = p
+		}
+		if side, _, _ := stateOf(name); side != "" || seen[name] {
+			return false
+		}
+		seen[name] = true
+		got = append(got, name)
+	}
+	for k, i := range group {
+		c := &r.Claims[i]
+		if c.Conditions == nil {
+			c.Conditions = map[string]string{}
+		}
+		c.Conditions["row"] = got[k]
+	}
+	return true
+}
+
+// figureParenRe is a figure, its unit, then words in parentheses: "0.81 Mpps (1518B)".
+var figureParenRe = regexp.MustCompile(`(\d[\d.,]*)\s?[A-Za-zµ/%]*\s*\(([^()]{1,30})\)`)
+
+// parenAfterFigure is the parenthesis right after the figure of value (in the claim's unit,
+// as written or scaled by its unit) on one of the claim's lines; "" where there is none.
+func parenAfterFigure(value float64, unitNorm string, claimLines []int, lines []line) string {
+	for _, l := range lines {
+		if !slices.Contains(claimLines, l.n) {
+			continue
+		}
+		for _, m := range figureParenRe.FindAllStringSubmatch(l.text, -1) {
+			v, u, ok := parseValue(strings.TrimSpace(strings.TrimSuffix(m[0], "("+m[2]+")")))
+			if ok && u.norm == unitNorm && math.Abs(v-value) <= 1e-9*math.Max(1, math.Abs(value)) {
+				return strings.TrimSpace(m[2])
+			}
+		}
+	}
+	return ""
 }

@@ -94,7 +94,8 @@ func TestSettingZeroAgainstTheSubjectsVerb(t *testing.T) {
 }
 
 // TestHeadingsTellClaimsApart: claims of one measurement whose lines stand under a line of
-// their own, indented less ("- veth, 1 queue", "TCP_STREAM"), take its words as conditions.
+// their own, indented less ("- veth, 1 queue", "TCP_STREAM"), take its words as conditions;
+// figures each followed by its case in parentheses ("3.21 Mpps (64B)") take that case.
 func TestHeadingsTellClaimsApart(t *testing.T) {
 	for _, c := range []struct {
 		name, body string
@@ -102,6 +103,7 @@ func TestHeadingsTellClaimsApart(t *testing.T) {
 	}{
 		{"bullets", "- veth, 1 queue\n  - before: 2.91 Mpps\n  - after: 3.30 Mpps\n- veth, 4 queues\n  - before: 9.80 Mpps\n  - after: 11.02 Mpps\n", []string{"veth, 1 queue", "veth, 4 queues"}},
 		{"tests", "TCP_STREAM\n  base     9.11 Gbit/s\n  patched  9.62 Gbit/s\nTCP_MAERTS\n  base     9.01 Gbit/s\n  patched  9.40 Gbit/s\n", []string{"TCP_STREAM", "TCP_MAERTS"}},
+		{"parentheses after each figure", "Before: 3.21 Mpps (64B), 0.81 Mpps (1518B)\nAfter:  3.88 Mpps (64B), 0.81 Mpps (1518B)\n", []string{"64B", "1518B"}},
 	} {
 		r, err := Read(c.name, []byte("Subject: x\n\n"+c.body))
 		if err != nil {
