@@ -13,9 +13,10 @@ import (
 // "vanilla, GRO off" / "patched, GRO off" and "vanilla, GRO on" / "patched, GRO on". The words
 // both labels of a pair share are its case, a condition (row) of each.
 
-// labelConditions gives the claims of each group that nothing tells apart the words their
-// two labels share, as their row condition, where those words tell every claim of the group
-// apart (a heading's words that every label carries tell none).
+// labelConditions gives the claims of each group that nothing tells apart a row condition
+// that does: the label all of a claim's lines carry, the heading over them, the case in
+// parentheses after its figures, or the words its two labels share (a heading's words that
+// every label carries tell none), the first that tells every claim of the group apart.
 func (r *Report) labelConditions(lines []line) {
 	key := func(c Claim) string {
 		var b strings.Builder
@@ -32,30 +33,43 @@ func (r *Report) labelConditions(lines []line) {
 		if len(group) < 2 {
 			continue
 		}
-		if r.lineLabelConditions(group, lines) || r.headingConditions(group, lines) || r.parenConditions(group, lines) {
-			continue
-		}
-		words := map[string]bool{}
-		for _, i := range group {
-			c := r.Claims[i]
-			w := sharedLabelWords(c.Before.Label, c.After.Label)
-			if w == "" || words[w] || c.Conditions["row"] != "" {
-				words = nil
-				break
-			}
-			words[w] = true
-		}
-		if words == nil {
-			continue
-		}
-		for _, i := range group {
-			c := &r.Claims[i]
-			if c.Conditions == nil {
-				c.Conditions = map[string]string{}
-			}
-			c.Conditions["row"] = sharedLabelWords(c.Before.Label, c.After.Label)
-		}
+		_ = r.rowsBy(group, func(c Claim) string { return lineLabelOf(c, lines) }) ||
+			r.rowsBy(group, func(c Claim) string { return headingOf(c, lines) }) ||
+			r.rowsBy(group, func(c Claim) string { return parenOf(c, lines) }) ||
+			r.rowsBy(group, func(c Claim) string { return sharedLabelWords(c.Before.Label, c.After.Label) })
 	}
+}
+
+// rowsBy gives each claim of group the name named gives it as its row condition, where every
+// claim has one, none has a row already and the names tell them all apart; it says whether it
+// did.
+func (r *Report) rowsBy(group []int, named func(Claim) string) bool {
+	seen := map[string]bool{}
+	names := make([]string, len(group))
+	for k, i := range group {
+		c := r.Claims[i]
+		names[k] = named(c)
+		if names[k] == "" || seen[names[k]] || c.Conditions["row"] != "" {
+			return false
+		}
+		seen[names[k]] = true
+	}
+	for k, i := range group {
+		c := &r.Claims[i]
+		if c.Conditions == nil {
+			c.Conditions = map[string]string{}
+		}
+		c.Conditions["row"] = names[k]
+	}
+	return true
+}
+
+// notAState is name, or "" where it names a state (a state's words tell no case).
+func notAState(name string) string {
+	if side, _, _ := stateOf(name); side != "" {
+		return ""
+	}
+	return name
 }
 
 // labelWordSep splits a label into its words: spaces, commas, colons, semicolons and
@@ -82,117 +96,63 @@ func sharedLabelWords(before, after string) string {
 	return strings.Join(common, " ")
 }
 
-// lineLabelConditions gives each claim of a group whose lines all carry one label ("2)
-// TCP_RR: 30211 -> 31888 trans/s"; "TX: 14.2 Mpps" under one state's heading and "TX: 16.0
-// Mpps" under the other's) that label as its row condition, where the labels tell every claim
-// of the group apart and name no state; it says whether it did.
-func (r *Report) lineLabelConditions(group []int, lines []line) bool {
-	labels := map[string]bool{}
-	var got []string
-	for _, i := range group {
-		c := r.Claims[i]
-		if c.Conditions["row"] != "" {
-			return false
+// lineLabelOf is the one label all of a claim's lines carry ("2) TCP_RR: 30211 -> 31888
+// trans/s"; "TX: 14.2 Mpps" under one state's heading and "TX: 16.0 Mpps" under the other's),
+// list markers off; "" where they carry none, several, or a state's.
+func lineLabelOf(c Claim, lines []line) string {
+	label := ""
+	for k, n := range c.Lines {
+		at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
+		if at < 0 {
+			return ""
 		}
-		label := ""
-		for k, n := range c.Lines {
-			at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
-			if at < 0 {
-				return false
-			}
-			l, _ := lineLabel(lines[at].text)
-			l = strings.TrimSpace(listMarkerRe.ReplaceAllString(l, ""))
-			if k > 0 && !strings.EqualFold(l, label) {
-				return false // lines of other labels: the states' own, or another's
-			}
-			label = l
+		l, _ := lineLabel(lines[at].text)
+		l = strings.TrimSpace(listMarkerRe.ReplaceAllString(l, ""))
+		if k > 0 && !strings.EqualFold(l, label) {
+			return "" // lines of other labels: the states' own, or another's
 		}
-		if side, _, _ := stateOf(label); label == "" || side != "" || labels[label] {
-			return false
-		}
-		labels[label] = true
-		got = append(got, label)
+		label = l
 	}
-	for k, i := range group {
-		c := &r.Claims[i]
-		if c.Conditions == nil {
-			c.Conditions = map[string]string{}
-		}
-		c.Conditions["row"] = got[k]
-	}
-	return true
+	return notAState(label)
 }
 
 // listMarkerRe is a list item's marker before a label: "2)", "3.", "-", "*".
 var listMarkerRe = regexp.MustCompile(`^\s*(?:\d{1,2}[.)]|[-*•])\s+`)
 
-// headingConditions gives each claim of a group whose lines stand together under a line of
-// their own (a heading or a bullet without figures, indented less: "- veth, 1 queue" over
-// "  - before: 2.91 Mpps" / "  - after: 3.30 Mpps") that line's words as its row condition,
-// where they tell every claim of the group apart and name no state; it says whether it did.
-func (r *Report) headingConditions(group []int, lines []line) bool {
-	seen := map[string]bool{}
-	var got []string
-	for _, i := range group {
-		c := r.Claims[i]
-		first, last := slices.Min(c.Lines), slices.Max(c.Lines)
-		at := slices.IndexFunc(lines, func(l line) bool { return l.n == first })
-		if c.Conditions["row"] != "" || at < 1 || last-first > 3 {
-			return false
-		}
-		above := lines[at-1].text
-		name := strings.TrimSuffix(strings.TrimSpace(listMarkerRe.ReplaceAllString(above, "")), ":")
-		if side, _, _ := stateOf(name); name == "" || side != "" || seen[name] || len(strings.Fields(name)) > 6 ||
-			len(readFigures(above).measured()) > 0 || indent(above) >= indent(lines[at].text) {
-			return false
-		}
-		seen[name] = true
-		got = append(got, name)
+// headingOf is the line a claim's lines stand together under, indented less (a heading or a
+// bullet without measured figures: "- veth, 1 queue" over "  - before: 2.91 Mpps" / "  -
+// after: 3.30 Mpps"), its list marker and colon off; "" where there is none or it names a
+// state.
+func headingOf(c Claim, lines []line) string {
+	first, last := slices.Min(c.Lines), slices.Max(c.Lines)
+	at := slices.IndexFunc(lines, func(l line) bool { return l.n == first })
+	if at < 1 || last-first > 3 {
+		return ""
 	}
-	for k, i := range group {
-		c := &r.Claims[i]
-		if c.Conditions == nil {
-			c.Conditions = map[string]string{}
-		}
-		c.Conditions["row"] = got[k]
+	above := lines[at-1].text
+	name := strings.TrimSuffix(strings.TrimSpace(listMarkerRe.ReplaceAllString(above, "")), ":")
+	if len(strings.Fields(name)) > 6 || len(readFigures(above).measured()) > 0 || indent(above) >= indent(lines[at].text) {
+		return ""
 	}
-	return true
+	return notAState(name)
 }
 
-// parenConditions gives each claim of a group the words in parentheses right after its
-// figure on each of its lines ("3.21 Mpps (64B), 0.81 Mpps (1518B)" under each state), the
-// same on both sides, as its row condition, where they tell every claim apart; it says whether
-// it did.
-func (r *Report) parenConditions(group []int, lines []line) bool {
-	seen := map[string]bool{}
-	var got []string
-	for _, i := range group {
-		c := r.Claims[i]
-		if c.Conditions["row"] != "" || len(c.Before.Values) != 1 || len(c.After.Values) != 1 {
-			return false
-		}
-		name := ""
-		for k, v := range []Values{c.Before, c.After} {
-			p := parenAfterFigure(v.Values[0], c.Unit, c.Lines, lines)
-			if p == "" || k > 0 && p != name {
-				return false
-			}
-			name = p
-		}
-		if side, _, _ := stateOf(name); side != "" || seen[name] {
-			return false
-		}
-		seen[name] = true
-		got = append(got, name)
+// parenOf is the case in parentheses right after each of a claim's two figures, the same on
+// both sides ("3.21 Mpps (64B)" under one state and "3.88 Mpps (64B)" under the other); ""
+// where there is none, or it names a state.
+func parenOf(c Claim, lines []line) string {
+	if len(c.Before.Values) != 1 || len(c.After.Values) != 1 {
+		return ""
 	}
-	for k, i := range group {
-		c := &r.Claims[i]
-		if c.Conditions == nil {
-			c.Conditions = map[string]string{}
+	name := ""
+	for k, v := range []Values{c.Before, c.After} {
+		p := parenAfterFigure(v.Values[0], c.Unit, c.Lines, lines)
+		if p == "" || k > 0 && p != name {
+			return ""
 		}
-		c.Conditions["row"] = got[k]
+		name = p
 	}
-	return true
+	return notAState(name)
 }
 
 // figureParenRe is a figure, its unit, then words in parentheses: "0.81 Mpps (1518B)".

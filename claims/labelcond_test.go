@@ -53,17 +53,24 @@ func TestLineLabelsTellClaimsApart(t *testing.T) {
 		{"repeated", "rx: 2.91 Mpps -> 3.30 Mpps\nrx: 0.81 Mpps -> 0.82 Mpps\n", []string{"", ""}},
 		{"under the states' headings", "Baseline\n  TX: 14.2 Mpps\n  RX: 13.9 Mpps\nWith patch\n  TX: 16.0 Mpps\n  RX: 15.1 Mpps\n", []string{"TX", "RX"}},
 	} {
-		r, err := Read(c.name, []byte("Subject: x\n\n"+c.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, cl := range r.Claims {
-			got = append(got, cl.Conditions["row"])
-		}
-		if fmt.Sprint(got) != fmt.Sprint(c.rows) {
-			t.Errorf("%s: rows %q, want %q:\n%s", c.name, got, c.rows, claimsText(r))
-		}
+		checkRows(t, c.name, c.body, c.rows)
+	}
+}
+
+// checkRows reads body under a Subject and checks each claim's row condition, in order ("" for
+// none).
+func checkRows(t *testing.T, name, body string, rows []string) {
+	t.Helper()
+	r, err := Read(name, []byte("Subject: x\n\n"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cl := range r.Claims {
+		got = append(got, cl.Conditions["row"])
+	}
+	if fmt.Sprint(got) != fmt.Sprint(rows) {
+		t.Errorf("%s: rows %q, want %q:\n%s", name, got, rows, claimsText(r))
 	}
 }
 
@@ -105,16 +112,6 @@ func TestHeadingsTellClaimsApart(t *testing.T) {
 		{"tests", "TCP_STREAM\n  base     9.11 Gbit/s\n  patched  9.62 Gbit/s\nTCP_MAERTS\n  base     9.01 Gbit/s\n  patched  9.40 Gbit/s\n", []string{"TCP_STREAM", "TCP_MAERTS"}},
 		{"parentheses after each figure", "Before: 3.21 Mpps (64B), 0.81 Mpps (1518B)\nAfter:  3.88 Mpps (64B), 0.81 Mpps (1518B)\n", []string{"64B", "1518B"}},
 	} {
-		r, err := Read(c.name, []byte("Subject: x\n\n"+c.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, cl := range r.Claims {
-			got = append(got, cl.Conditions["row"])
-		}
-		if fmt.Sprint(got) != fmt.Sprint(c.rows) {
-			t.Errorf("%s: rows %q, want %q:\n%s", c.name, got, c.rows, claimsText(r))
-		}
+		checkRows(t, c.name, c.body, c.rows)
 	}
 }
