@@ -196,6 +196,12 @@ func lineLabel(text string) (label, rest string) {
 	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[2]), m[1]
 	}
+	if m := parameterLabelRe.FindStringSubmatch(text); m != nil && !runLabelRe.MatchString(m[1]+m[2]) {
+		return m[1] + m[2], m[3]
+	}
+	if m := parameterUnitLabelRe.FindStringSubmatch(text); m != nil && !runLabelRe.MatchString(m[1]) {
+		return m[1], m[2]
+	}
 	if m := percentileRowRe.FindStringSubmatch(text); m != nil {
 		return "p" + trimZeros(m[1]), m[2]
 	}
@@ -248,6 +254,19 @@ var wordsThenFigureRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60
 // ("    zero-copy      11.37", "copy mode  1.02 Mpps", "+ patches 1-2   5.77": a name may
 // start with the plus of what it adds to a base, and end in a number or a range of them).
 var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60}?(?:[A-Za-z)\]]|[A-Za-z]\s\d{1,3}(?:-\d{1,3})?))\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+
+// parameterLabelRe is a row named by the value of the parameter it varies, then one figure: a
+// case of a sweep, not a run ("txq=4  7.02 Mpps", "2 queues   17.1 Gbit/s", "64B  3.1 Mpps",
+// "q8  11.4"). The name is an assignment (a space or more parts it from its figure), a count
+// with its noun or unit, or a word with its number glued on; two spaces or more part those
+// from their figure, as a list aligned by its values does. A run's number ("run2",
+// "#3") is no parameter: its caller checks runLabelRe.
+var parameterLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(?:([A-Za-z][\w.-]{0,20}=[\w.,/-]{1,12})\s+|(\d[\d.,]{0,8}\s?[A-Za-z][A-Za-z_-]{0,15}|[A-Za-z]{1,12}\d{1,5})\s{2,})(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+
+// parameterUnitLabelRe is such a count or numbered word a single space from a figure with its
+// unit ("2 queues 17.1 Gbit/s", a list aligned with single spaces): the unit ends the figure,
+// so the space cannot be inside a name.
+var parameterUnitLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(\d[\d.,]{0,8}\s?[A-Za-z][A-Za-z_-]{0,15}|[A-Za-z]{1,12}\d{1,5})\s(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s*$`)
 
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
