@@ -987,7 +987,11 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 		return false
 	}
 	second := g(4)
-	if strings.HasPrefix(strings.TrimSpace(text[m[9]:]), ":") {
+	if end := lineEndWithin(m[8], m[9], lineOf); end < m[9] {
+		// The state's words end with their line: the words after the line break start the
+		// next line ("... 24.9 Gbit/s after" over "UDP: 1.2 Mpps before, ...").
+		second = strings.TrimSpace(text[m[8]:end])
+	} else if strings.HasPrefix(strings.TrimSpace(text[m[9]:]), ":") {
 		// "vanilla, 1 queue: 2.91 Mpps / patched, 1 queue: 3.30 Mpps": the figure after the
 		// separator and its words are the next line's label, not a reading of its own.
 		return false
@@ -1025,6 +1029,17 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 	}
 	r.addInOrder(proseReading(vb, ub, lineOf(m[2]), g(2)), proseReading(va, ua, lineOf(m[6]), second), sb)
 	return true
+}
+
+// lineEndWithin is the offset in [from, to) of a paragraph's text where a line after from's
+// starts, or to when the span is on one line.
+func lineEndWithin(from, to int, lineOf func(int) int) int {
+	for k := from; k < to; k++ {
+		if lineOf(k) != lineOf(from) {
+			return k
+		}
+	}
+	return to
 }
 
 // withWords lead the name of a state that has something the other lacks.

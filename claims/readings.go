@@ -98,6 +98,11 @@ var (
 // between: a label when its words name a state ("- base      8.42 Mpps").
 var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,3})\s+(~?\d.*)$`)
 
+// stateAfterFigureRe is a line of one figure with its unit, then the name of its state ("21.3
+// Gbit/s without the patch", "1.91 Mpps (baseline)", "4.2 us - patched"): the figure first,
+// as some authors list the results of each state, one a line.
+var stateAfterFigureRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s+(?:[-–—:]\s+)?\(?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,4})\)?\.?\s*$`)
+
 // trailingNoteRe is a note in parentheses or brackets at the end of a line.
 var trailingNoteRe = regexp.MustCompile(`\s*[(\[][^()\[\]]*[)\]]\s*$`)
 
@@ -184,17 +189,22 @@ func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
 func lineLabel(text string) (label, rest string) {
+	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil {
+		// before the label at a dash: "4.2 us - baseline" is a figure and its name, not a
+		// label "4.2 us"
+		return strings.TrimSpace(m[2]), m[1]
+	}
 	if m := labelMatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
 		return strings.TrimSpace(m[1]), m[2]
 	}
 	if m := stateLeadRe.FindStringSubmatch(text); m != nil && stateNamed(m[1]) {
 		return m[1], m[2]
 	}
+	if m := stateAfterFigureRe.FindStringSubmatch(text); m != nil && stateNamed(m[2]) {
+		return m[2], m[1]
+	}
 	if m := gapLabelRe.FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[1]), m[2]
-	}
-	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil {
-		return strings.TrimSpace(m[2]), m[1]
 	}
 	if m := parameterLabelRe.FindStringSubmatch(text); m != nil && !runLabelRe.MatchString(m[1]+m[2]) {
 		return m[1] + m[2], m[3]

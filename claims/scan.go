@@ -293,6 +293,27 @@ func (r *Report) settle() {
 		kept = append(kept, c)
 	}
 	r.Claims = kept
+	r.dropReadNotes()
+}
+
+// dropReadNotes takes back the notes of lines "not read" that a claim reads after all: one
+// reader gave up on the lines (two labels that name no state, "TCP:" and "UDP:") and another
+// paired their figures (each line's "21.3 Gbit/s before, 24.9 Gbit/s after").
+func (r *Report) dropReadNotes() {
+	read := map[int]bool{}
+	for _, c := range r.Claims {
+		for _, n := range c.Lines {
+			read[n] = true
+		}
+	}
+	kept := r.Unparsed[:0]
+	for _, u := range r.Unparsed {
+		if len(u.Lines) > 0 && !slices.ContainsFunc(u.Lines, func(n int) bool { return !read[n] }) {
+			continue
+		}
+		kept = append(kept, u)
+	}
+	r.Unparsed = kept
 }
 
 // unnumbered says why a claim has a figure, or a change between its figures, that is no
