@@ -39,6 +39,7 @@ var toolLayouts = []toolLayout{
 	{"wrk reports", wrkReport, []string{"wrk-reports.txt"}},
 	{"ApacheBench reports", abReport, []string{"ab-reports-base-patched.txt"}},
 	{"nuttcp reports", nuttcpReport, []string{"nuttcp-run-lines.txt"}},
+	{"ntttcp totals", ntttcpTotals, []string{"ntttcp-totals-before-after.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt", "sockperf-percentile-lines-only.txt"}},
 }
 

@@ -31,6 +31,7 @@ var otherTools = []struct {
 	{"perf (a CPU profile)", regexp.MustCompile(`\bperf\s+(?:top|record|report)\b`)},
 	{"bpftrace", regexp.MustCompile(`\bbpftrace\b`)},
 	{"nuttcp", regexp.MustCompile(`\bnuttcp\b`)},
+	{"ntttcp", regexp.MustCompile(`\bntttcp\b`)},
 	{"ab (ApacheBench)", regexp.MustCompile(`(?:^|[\s$#])ab\s+-[nckt]\b`)},
 	{"mmtests", regexp.MustCompile(`\bmmtests\b`)},
 	{"fio", regexp.MustCompile(`\bfio\b`)},
