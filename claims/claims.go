@@ -252,6 +252,11 @@ func keep[T any](r *Report, list, figures []T) []T {
 
 // addUnparsed keeps a block not read, up to maxUnparsed, and counts the rest.
 func (r *Report) addUnparsed(u Unparsed) {
+	for _, had := range r.Unparsed {
+		if had.Reason == u.Reason && slices.Equal(had.Lines, u.Lines) {
+			return // the same lines given up on for the same reason (a table's two columns)
+		}
+	}
 	if len(r.Unparsed) >= maxUnparsed {
 		r.droppedUnparsed++
 		return

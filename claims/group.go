@@ -643,13 +643,39 @@ func (r *Report) settingVerbSides(runs []*sideRun) (before, after *sideRun, ok b
 	if !ok {
 		return nil, nil, false
 	}
-	switch on, off := enablingRe.MatchString(r.change.subject), disablingRe.MatchString(r.change.subject); {
+	on, off := enablingRe.MatchString(r.change.subject), disablingRe.MatchString(r.change.subject)
+	if !on && !off && (booleanSetting(runs[0].state, runs[1].state) || r.bringsSetting(settingStateRe.FindStringSubmatch(runs[0].state)[1])) {
+		// no verb: a setting switched off and on is a contrast, its off the baseline, as is
+		// one the patch adds
+		on = true
+	}
+	switch {
 	case on && !off && zeroFirst, off && !on && !zeroFirst:
 		return runs[0], runs[1], true
 	case on && !off, off && !on:
 		return runs[1], runs[0], true
 	}
 	return nil, nil, false
+}
+
+// bringsSetting: the patch adds the setting that two states show at zero and not, so that
+// switched on it is the patch's: its diff adds lines with the setting's name, and removes none
+// (net.core.rx_batch_defer: "rx_batch_defer").
+func (r *Report) bringsSetting(name string) bool {
+	leaf := name[strings.LastIndexAny(name, "./")+1:]
+	return len(leaf) >= 4 && strings.Contains(r.change.added, leaf) && !strings.Contains(r.change.removed, leaf)
+}
+
+// booleanSetting: a setting's two values are its off and its on ("=0" and "=1", "off" and
+// "on"), a contrast as "without" and "with" are, not two of its values ("busy_poll=50").
+func booleanSetting(a, b string) bool {
+	value := func(s string) string { return strings.ToLower(settingStateRe.FindStringSubmatch(s)[2]) }
+	pair := value(a) + "/" + value(b)
+	switch pair {
+	case "0/1", "1/0", "off/on", "on/off", "false/true", "true/false", "no/yes", "yes/no", "disabled/enabled", "enabled/disabled":
+		return true
+	}
+	return false
 }
 
 // settingOffOn says whether two states are one setting at two values, one of them its zero

@@ -66,6 +66,7 @@ func (r *Report) latencyStats(lines []line) {
 func conditionStat(conditions map[string]string) (key, metric string) {
 	found := 0
 	for k, v := range conditions {
+		v = strings.TrimSpace(latencyNameRe.ReplaceAllString(v, " ")) // "p99 latency" is the p99
 		m := latencyStatRe.FindStringSubmatch(v)
 		if m == nil || strings.TrimSpace(v) != m[0] {
 			continue
@@ -82,6 +83,10 @@ func conditionStat(conditions map[string]string) (key, metric string) {
 	}
 	return key, metric
 }
+
+// latencyNameRe is the word of a column's or a row's name that says it is a latency, beside
+// the statistic: "p99 latency", "avg lat", "RTT median".
+var latencyNameRe = regexp.MustCompile(`(?i)\b(?:latency|lat|rtt)\b`)
 
 // statBeforeFigures is the metric of the statistic named by the word right before each of a
 // claim's two figures on its lines ("p99 301 us" and "p99 240 us"), the same for both and one

@@ -909,7 +909,7 @@ func (r *Report) pipeBlockTable(lines []line, i int, b block) ([]reading, int) {
 // name. next is past the table; nothing where the block names no state or the lines are
 // no such table.
 func (r *Report) stateBlockTable(lines []line, i int, b block) ([]reading, int) {
-	if b.side == "" || b.side == "?" || i+1 >= len(lines) {
+	if b.side == "" || i+1 >= len(lines) {
 		return nil, i
 	}
 	// A row is its label (a run's number, a case's name) and its figures with units, in the
@@ -982,7 +982,7 @@ func (r *Report) stateBlockTable(lines []line, i int, b block) ([]reading, int) 
 // the first cell of a row its name and the header's first its corner: each figure a reading
 // of its column and row, for the same table under the other state's heading.
 func (r *Report) stateHeadedTable(lines []line, i int, b block) ([]reading, int) {
-	if b.side == "" || b.side == "?" || i+2 >= len(lines) || len(readFigures(lines[i].text).figures) > 0 || strings.HasSuffix(strings.TrimSpace(lines[i].text), ":") {
+	if b.side == "" || i+2 >= len(lines) || len(readFigures(lines[i].text).figures) > 0 || strings.HasSuffix(strings.TrimSpace(lines[i].text), ":") {
 		return nil, i
 	}
 	header := splitRow(strings.TrimSpace(lines[i].text))
