@@ -100,6 +100,34 @@ func TestSettingZeroAgainstTheSubjectsVerb(t *testing.T) {
 	}
 }
 
+// TestSettingZeroAgainstTheDiffOrItsOnOff: without a verb, a setting at zero is the baseline
+// where its other value is its on (=1, on), or where the patch's diff adds the setting; at
+// zero and 50 with neither, the states stay undecided.
+func TestSettingZeroAgainstTheDiffOrItsOnOff(t *testing.T) {
+	diff := "---\n net/core/dev.c | 1 +\n\ndiff --git a/net/core/dev.c b/net/core/dev.c\n--- a/net/core/dev.c\n+++ b/net/core/dev.c\n@@ -1,2 +1,3 @@\n int a;\n+int rx_poll_budget;\n int b;\n"
+	for _, tc := range []struct {
+		name, states, diff string
+		before, after      float64 // 0: no claim
+	}{
+		{"off and on", "rx_poll_budget=0:   21.3 us\nrx_poll_budget=1:   15.8 us\n", "", 21.3, 15.8},
+		{"on printed first", "rx_poll_budget=on:   15.8 us\nrx_poll_budget=off:  21.3 us\n", "", 21.3, 15.8},
+		{"two values, the diff adds the setting", "rx_poll_budget=64:  15.8 us\nrx_poll_budget=0:   21.3 us\n", diff, 21.3, 15.8},
+		{"two values, no diff", "rx_poll_budget=0:   21.3 us\nrx_poll_budget=64:  15.8 us\n", "", 0, 0},
+	} {
+		body := "Subject: [PATCH] net: veth: poll in the receive path\n\n" + tc.states + "\nSigned-off-by: A <a@example.org>\n" + tc.diff
+		r, err := Read("x", []byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.before == 0 && len(r.Claims) != 0:
+			t.Errorf("%s: %s", tc.name, claimsText(r))
+		case tc.before != 0 && (len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after):
+			t.Errorf("%s: %s", tc.name, claimsText(r))
+		}
+	}
+}
+
 // TestHeadingsTellClaimsApart: claims of one measurement whose lines stand under a line of
 // their own, indented less ("- veth, 1 queue", "TCP_STREAM"), take its words as conditions;
 // figures each followed by its case in parentheses ("3.21 Mpps (64B)") take that case.
