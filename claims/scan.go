@@ -377,6 +377,11 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 				ctx.conditions["device"] = t.Device
 			}
 		} // a sysctl or a qdisc is as often the setup of both sides: the labels decide
+		if name, value, ok := oneSetting(t); ok && !ctx.named && (ctx.blk.side == "" || ctx.blk.side == "?") {
+			// The lines below, until a heading, are of the setting's value: a state for the
+			// rest of the message to decide ("sysctl x=0" over one block, "x=1" over the next)
+			ctx.blk.side, ctx.blk.state = "?", name+"="+value
+		}
 		return
 	}
 	if strings.Contains(ctx.command, "ethtool -k") && offloadsOff(lines[i+1:]) {
@@ -386,6 +391,18 @@ func (r *Report) command(ctx *context, lines []line, i int) {
 		return
 	}
 	ctx.blk.cond = strings.Join(strings.Fields(ctx.command), " ")
+}
+
+// oneSetting is the setting a toggle sets and its value, where it sets one.
+func oneSetting(t Toggle) (name, value string, ok bool) {
+	n := 0
+	for _, values := range t.Settings {
+		for k, v := range values {
+			name, value = k, v
+			n++
+		}
+	}
+	return name, value, n == 1
 }
 
 // toggledDevices are the devices the message's toggles set up, each once.
