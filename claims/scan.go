@@ -636,8 +636,14 @@ func isTitle(lines []line, i int) bool {
 	if strings.HasPrefix(t, "[") || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
 		return false
 	}
-	if cells := splitRow(t); len(cells) >= 2 && i+1 < len(lines) && len(splitRow(lines[i+1].text)) == len(cells) {
-		return false // a table's header row
+	if i+1 < len(lines) && underlineRe.MatchString(lines[i+1].text) && len(splitRow(t)) == 1 {
+		return true // a heading underlined, as in reStructuredText and Markdown's setext
+	}
+	if cells := splitRow(t); len(cells) >= 2 && i+1 < len(lines) {
+		below := splitRow(lines[i+1].text)
+		if len(below) == len(cells) || len(below) == len(cells)+1 && len(readFigures(lines[i+1].text).measured()) == len(cells) {
+			return false // a table's header row, with its corner cell or without it
+		}
 	}
 	if i+1 < len(lines) && nameAbove(lines, i+1) != "" {
 		return false // the name of the figure indented under it
@@ -664,6 +670,9 @@ func isTitle(lines []line, i int) bool {
 	}
 	return false
 }
+
+// underlineRe is a line of = or - under a heading.
+var underlineRe = regexp.MustCompile(`^\s*(?:={3,}|-{3,})\s*$`)
 
 var numberedRe = regexp.MustCompile(`^\s*\d+\)\s`)
 
@@ -1003,6 +1012,14 @@ func (r *Report) stateHeadedTable(lines []line, i int, b block) ([]reading, int)
 		return nil, i
 	}
 	header := splitRow(strings.TrimSpace(lines[i].text))
+	note := ""
+	if n := len(header); n > 2 && parenNoteRe.MatchString(header[n-1]) {
+		// "min  avg  max  (usec per packet)": the unit of every column, no column; what
+		// each figure is of ("per packet") is no part of its unit
+		if _, ok := labelUnit(perThingRe.ReplaceAllString(header[n-1], "")); ok {
+			note, header = perThingRe.ReplaceAllString(header[n-1], ""), header[:n-1]
+		}
+	}
 	if len(header) < 2 || len(header) > maxTableColumns {
 		return nil, i
 	}
@@ -1010,12 +1027,16 @@ func (r *Report) stateHeadedTable(lines []line, i int, b block) ([]reading, int)
 	for j < len(lines) && separatorRe.MatchString(lines[j].text) {
 		j++ // a rule under the header
 	}
+	if j < len(lines) && len(splitRow(strings.TrimSpace(lines[j].text))) == len(header)+1 && indent(lines[i].text) > indent(lines[j].text) {
+		// the header indented over the figures, without the corner over the rows' names
+		header = append([]string{""}, header...)
+	}
 	var out []reading
 	for start := j; j < len(lines) && j-start <= maxAlignedRows; j++ {
 		if separatorRe.MatchString(lines[j].text) {
 			continue
 		}
-		got, ok := headedRow(lines[j], header, b)
+		got, ok := headedRow(lines[j], header, note, b)
 		if !ok {
 			break
 		}
@@ -1029,7 +1050,7 @@ func (r *Report) stateHeadedTable(lines []line, i int, b block) ([]reading, int)
 
 // headedRow reads one row of a stateHeadedTable: its name, then a figure or an empty cell
 // under each column.
-func headedRow(l line, header []string, b block) ([]reading, bool) {
+func headedRow(l line, header []string, unitNote string, b block) ([]reading, bool) {
 	cells := splitRow(strings.TrimSpace(l.text))
 	if len(cells) != len(header) {
 		return nil, false
@@ -1044,7 +1065,7 @@ func headedRow(l line, header []string, b block) ([]reading, bool) {
 		if !ok {
 			return nil, false
 		}
-		f = headerUnit(f, header[k+1])
+		f = headerUnit(f, header[k+1], unitNote)
 		conds := map[string]string{"column": header[k+1], "row": name}
 		metric := metricOf(f.unit)
 		if f.unit.norm == "" {
@@ -1055,6 +1076,12 @@ func headedRow(l line, header []string, b block) ([]reading, bool) {
 	}
 	return out, len(out) > 0
 }
+
+// perThingRe is what a unit is of, after it: " per packet", " per op".
+var perThingRe = regexp.MustCompile(`\s+per\s+[a-z]+\b`)
+
+// parenNoteRe is a cell that is only a note in parentheses: "(usec per packet)".
+var parenNoteRe = regexp.MustCompile(`^\([^()]{1,40}\)$`)
 
 // emptyCellRe is a table cell that holds no figure: a dash or three, N/A.
 var emptyCellRe = regexp.MustCompile(`^(?:-{1,3}|N/A|n/a)$`)
