@@ -20,7 +20,7 @@ var (
 	// separatorRe is a rule line: "- - - -", "------", "+----+".
 	separatorRe = regexp.MustCompile(`^\s*[-=+_|* ]{3,}\s*$`)
 	// titleEndRe: a title line ends in a word, a parenthesis or a comma, not a sentence's stop.
-	titleEndRe = regexp.MustCompile(`[\w)\],+]$`)
+	titleEndRe = regexp.MustCompile(`[\w)\],+>]$`)
 )
 
 // toolOutput is the first tool layout (toolLayouts) that reads the output starting at
@@ -182,8 +182,12 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 		ctx.blk.roundSide, ctx.blk.side, ctx.blk.state = "", "", ""
 	case isTitle(lines, i) && !tableHeader(lines, i, *ctx):
 		ctx.section++
-		ctx.enterPath(l.text, strings.TrimSpace(strings.TrimRight(l.text, ",")))
-		ctx.blk = enterHeading(ctx.blk, strings.TrimSpace(strings.TrimRight(l.text, ",")), lines, i, repeated)
+		title := titleName(lines, i) // "[ nft + bpf ]", "<patched>": the name inside
+		if title == "" {
+			title = strings.TrimSpace(strings.TrimRight(l.text, ","))
+		}
+		ctx.enterPath(l.text, title)
+		ctx.blk = enterHeading(ctx.blk, title, lines, i, repeated)
 	default:
 		return false
 	}
@@ -594,6 +598,12 @@ func statesFollow(lines []line, i int) bool {
 			}
 			continue // a heading of a condition ("64 byte frames:"): the states may be named below it
 		}
+		if title := titleName(lines, j); title != "" {
+			if side, _, _ := stateOf(title); side != "" {
+				return true
+			}
+			continue
+		}
 		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
 			// The list's labels name their states where one of them does ("reference:"
 			// over "with patch 3:") or they differ as variants of one name.
@@ -633,7 +643,7 @@ func isTitle(lines []line, i int) bool {
 	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 && !countsOfThings(t) {
 		return false
 	}
-	if strings.HasPrefix(t, "[") || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
+	if strings.HasPrefix(t, "[") && !bracketedTitleRe.MatchString(t) || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
 		return false
 	}
 	if i+1 < len(lines) && underlineRe.MatchString(lines[i+1].text) && len(splitRow(t)) == 1 {
@@ -670,6 +680,22 @@ func isTitle(lines []line, i int) bool {
 	}
 	return false
 }
+
+// titleName is the name of a title in brackets ("[ patched ]") or underlined at lines[j], or "".
+func titleName(lines []line, j int) string {
+	t := strings.TrimSpace(lines[j].text)
+	if m := bracketedTitleRe.FindStringSubmatch(t); m != nil {
+		return strings.TrimSpace(m[1] + m[2])
+	}
+	if j+1 < len(lines) && underlineRe.MatchString(lines[j+1].text) && len(splitRow(t)) == 1 && len(readFigures(t).figures) == 0 {
+		return t
+	}
+	return ""
+}
+
+// bracketedTitleRe is a title in brackets, alone on its line: "[ baseline ]", "<with the
+// series>" (not a tool's tag over figures, "[SUM]  0.00-10.00 sec ...").
+var bracketedTitleRe = regexp.MustCompile(`^(?:\[([^\[\]\d][^\[\]]{0,60})\]|<([^<>\d][^<>]{0,60})>)$`)
 
 // underlineRe is a line of = or - under a heading.
 var underlineRe = regexp.MustCompile(`^\s*(?:={3,}|-{3,})\s*$`)
