@@ -189,7 +189,12 @@ func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
 func lineLabel(text string) (label, rest string) {
-	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil {
+	if m := ordinalDashRe.FindStringSubmatch(text); m != nil && len(readFigures(m[1]).figures) > 0 {
+		// "1 - baseline   9.24 Gbit/s": a list numbered with dashes; the number is the
+		// item's, the figure comes after its name
+		text = m[1]
+	}
+	if m := valueDashLabelRe.FindStringSubmatch(text); m != nil && len(readFigures(m[2]).figures) == 0 {
 		// before the label at a dash: "4.2 us - baseline" is a figure and its name, not a
 		// label "4.2 us"
 		return strings.TrimSpace(m[2]), m[1]
@@ -252,6 +257,10 @@ func withoutSummary(rest string) (runs string, summary float64, ok bool) {
 	return rest, 0, false
 }
 
+// ordinalDashRe is an item of a list numbered with a dash after each number: "1 - baseline
+// 9.24 Gbit/s", "2 – with the series: 9.81".
+var ordinalDashRe = regexp.MustCompile(`^\s*\d{1,2}\s+[-–]\s+([A-Za-z].*)$`)
+
 // valueDashLabelRe is a list item that gives its figure first and its name after a dash:
 // "* 5,102,336 - baseline", "- 9.2 Gbit/s -- with the series".
 var valueDashLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+)?)\s+(?:-{1,2}|–|—)\s+([A-Za-z][^:=|]{0,60}?)\s*$`)
@@ -262,8 +271,9 @@ var wordsThenFigureRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60
 
 // gapLabelRe is a name, two spaces or more, and one figure: a list aligned by its values
 // ("    zero-copy      11.37", "copy mode  1.02 Mpps", "+ patches 1-2   5.77": a name may
-// start with the plus of what it adds to a base, and end in a number or a range of them).
-var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60}?(?:[A-Za-z)\]]|[A-Za-z]\s\d{1,3}(?:-\d{1,3})?))\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+// start with the plus of what it adds to a base, end in a number or a range of them, and hold
+// a release's number, "v6.12 (no patch)", "6.12-rc3", "6.1.55": a bare "9.12" is a figure).
+var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?(?:v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?\b|[A-Za-z])(?:[^\d:=|]|v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?\b|\d+\.\d+(?:\.\d+|-rc\d+)\b){0,60}?(?:[A-Za-z)\]]|[A-Za-z]\s\d{1,3}(?:-\d{1,3})?))\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // parameterLabelRe is a row named by the value of the parameter it varies, then one figure: a
 // case of a sweep, not a run ("txq=4  7.02 Mpps", "2 queues   17.1 Gbit/s", "64B  3.1 Mpps",

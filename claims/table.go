@@ -622,6 +622,11 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			continue
 		}
 		cells := splitRow(t)
+		if n := len(cells); n > len(header) && n > 2 && strings.HasPrefix(cells[n-1], "(") && strings.HasSuffix(cells[n-1], ")") && statNoteRe.MatchString(cells[n-1]) {
+			// "patched  19.8  23.1  31.0   (-5.1%, p=0.003)": the author's note of the row's
+			// statistics after its cells, no column
+			cells = cells[:n-1]
+		}
 		if units, ok := headerUnitRow(header, cells); ok && len(rows) == 0 {
 			rows = append(rows, tableRow{cells: units, n: lines[j].n})
 			continue
@@ -1442,9 +1447,10 @@ func runsDown(rows []tableRow) bool {
 // of one measurement (with or without an average column): one claim, each side its runs.
 func runColumnsClaim(corner string, cols []string, rb, ra *tableRow, ctx context) (Claim, bool) {
 	var runs []int
+	runCorner := runCornerRe.MatchString(strings.TrimSpace(trailingNoteRe.ReplaceAllString(corner, "")))
 	for k, col := range cols {
 		switch {
-		case runColumnRe.MatchString(col):
+		case runColumnRe.MatchString(col), runCorner && runLabelRe.MatchString(col):
 			runs = append(runs, k)
 		case summaryColumnRe.MatchString(col) || changeColumnRe.MatchString(col):
 		default:
@@ -1492,6 +1498,9 @@ func headerUnit(f figure, names ...string) figure {
 
 func colStateClaims(corner string, cols []string, rows []tableRow, before, after string, cvCol int, ctx context) []Claim {
 	kb, ka := indexOf(cols, before), indexOf(cols, after)
+	if c, ok := runRowsClaim(corner, cols, rows, kb, ka, ctx); ok {
+		return []Claim{c}
+	}
 	var out []Claim
 	for k := range rows {
 		r := &rows[k]
@@ -1531,6 +1540,36 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 		}
 	}
 	return out
+}
+
+// runCornerRe is a table's corner that says its rows are runs: "run", "#", "iteration".
+var runCornerRe = regexp.MustCompile(`(?i)^(?:runs?|#|iter(?:ation)?s?|trials?|tries|try|round)$`)
+
+// runRowsClaim is the one claim of a table whose corner says each row is a run ("run" over
+// rows 1, 2, 3 under the states' columns): each state's column is its series.
+func runRowsClaim(corner string, cols []string, rows []tableRow, kb, ka int, ctx context) (Claim, bool) {
+	if !runCornerRe.MatchString(strings.TrimSpace(trailingNoteRe.ReplaceAllString(corner, ""))) || kb < 0 || ka < 0 || len(rows) < 2 {
+		return Claim{}, false
+	}
+	var fbs, fas []figure
+	for k := range rows {
+		r := &rows[k]
+		if max(kb, ka) >= len(r.cells) || !runLabelRe.MatchString(strings.TrimSpace(r.label)) {
+			return Claim{}, false
+		}
+		fb, ok1 := cellValue(r.cell(kb))
+		fa, ok2 := cellValue(r.cell(ka))
+		if !ok1 || !ok2 {
+			return Claim{}, false
+		}
+		fb, fa = headerUnit(fb, cols[kb], corner, cols[ka]), headerUnit(fa, cols[ka], corner, cols[kb])
+		if len(fbs) > 0 && (fb.unit.norm != fbs[0].unit.norm || fa.unit.norm != fas[0].unit.norm) || fb.unit.norm != fa.unit.norm {
+			return Claim{}, false
+		}
+		fbs, fas = append(fbs, fb), append(fas, fa)
+	}
+	rb, ra := &tableRow{label: cols[kb], n: rows[0].n}, &tableRow{label: cols[ka], n: rows[len(rows)-1].n}
+	return tableSeriesClaim(corner, fbs, fas, rb, ra, copyConds(ctx.conditions), nil, nil)
 }
 
 func tableClaim(corner string, fb, fa figure, rb, ra *tableRow, conds map[string]string, cvb, cva *float64) (Claim, bool) {
