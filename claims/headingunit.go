@@ -18,17 +18,29 @@ const headingUnitReach = 2
 func (r *Report) headingUnits(lines []line) {
 	for k := range r.Claims {
 		c := &r.Claims[k]
-		if c.Unit != "" || c.Metric != "value" || len(c.Lines) == 0 {
+		// A claim named by a label with a figure in it ("64B", "8 queues") has that case for
+		// its metric's name, not what it measures: the heading's unit says that.
+		caseNamed := strings.ContainsAny(c.Metric, "0123456789")
+		if c.Unit != "" || c.Metric != "value" && !caseNamed || len(c.Lines) == 0 {
 			continue
 		}
 		first := slices.Min(c.Lines)
 		h := headingOver(lines, first)
+		if h == "" {
+			h = headingOverRows(lines, first)
+		}
 		if h == "" {
 			continue
 		}
 		u, ok := headingUnit(h)
 		if !ok || u.kind == "percent" {
 			continue
+		}
+		if caseNamed {
+			c.Conditions = copyConds(c.Conditions)
+			if _, ok := c.Conditions["row"]; !ok {
+				c.Conditions["row"] = c.Metric
+			}
 		}
 		c.Metric, c.Unit = metricOf(u), u.norm
 		for _, v := range []*Values{&c.Before, &c.After} {
@@ -53,6 +65,26 @@ func headingOver(lines []line, n int) string {
 			return m[1]
 		}
 		return ""
+	}
+	return ""
+}
+
+// maxRowsUnderHeading bounds how far up headingOverRows looks: a block of rows.
+const maxRowsUnderHeading = 40
+
+// headingOverRows is the heading over the block of rows line n is in: the lines above it up
+// to the heading all hold figures, with no blank line between ("Mpps, higher is better:" over
+// "64B: 11.2 -> 13.0" and "512B: 7.9 -> 8.4"); "" where there is none.
+func headingOverRows(lines []line, n int) string {
+	at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
+	for k := at - 1; k >= 0 && at-k <= maxRowsUnderHeading; k-- {
+		t := lines[k].text
+		if m := headingRe.FindStringSubmatch(t); m != nil {
+			return m[1]
+		}
+		if strings.TrimSpace(t) == "" || len(readFigures(t).figures) == 0 {
+			return ""
+		}
 	}
 	return ""
 }

@@ -14,8 +14,8 @@ import (
 const patchNoun = `(?:(?:this|the|my|these|that|our)\s+)?(?:patch|patches|fix|change|changes|series|patchset|commit)`
 
 var (
-	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
-	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|applied|modified|candidate|(?:after|post)-(?:fix|patch|change|series)|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
+	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|previously|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
+	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|now|applied|modified|candidate|(?:after|post)-(?:fix|patch|change|series)|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied)(?:$|[^\w-])`)
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
 	// The base before the plus is a name, not a size ("64k+ messages" is no state); a plus
