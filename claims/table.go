@@ -1592,6 +1592,9 @@ func tableSeriesClaim(corner string, fbs, fas []figure, rb, ra *tableRow, conds 
 	if zero(fbs) && zero(fas) {
 		return Claim{}, false // zero on both sides is no comparison
 	}
+	if settingColumn(corner, fbs, fas) {
+		return Claim{}, false
+	}
 	fb, fa := fbs[0], fas[0]
 	metric := metricOf(fb.unit)
 	if fb.bare {
@@ -1601,6 +1604,25 @@ func tableSeriesClaim(corner string, fbs, fas []figure, rb, ra *tableRow, conds 
 	ma := measurement{metric: metric, unit: fa.unit.norm, values: values(fas), cv: cva, label: ra.label, conditions: conds, lines: []int{ra.n}}
 	return newClaim(&mb, &ma), true
 }
+
+// settingColumn: a column named as a setting of the test (flows, threads, queues), its cells
+// whole numbers without a unit, the same under both states ("flows" 1 and 1 beside "Gbit/s"
+// 21.4 and 23.0): what the test was, not a measurement of it. (A measurement may well be the
+// same under both: a rate at the line's limit.)
+func settingColumn(name string, fbs, fas []figure) bool {
+	if len(fbs) != len(fas) || !settingColumnRe.MatchString(strings.TrimSpace(name)) {
+		return false
+	}
+	for k := range fbs {
+		if !fbs[k].bare || !fas[k].bare || fbs[k].value != fas[k].value || fbs[k].value != math.Trunc(fbs[k].value) {
+			return false
+		}
+	}
+	return true
+}
+
+// settingColumnRe names a column of the test's settings: how many of what it ran.
+var settingColumnRe = regexp.MustCompile(`(?i)^(?:#\s*)?(?:flows?|threads?|n?threads|streams?|queues?|cpus?|cores?|connections?|conns?|clients?|jobs?|procs?|processes|sessions?|instances?|parallel)$`)
 
 func indexOf(s []string, v string) int {
 	for k, x := range s {
