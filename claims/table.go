@@ -242,7 +242,7 @@ func trailingFigureColumns(lines []line, i int) int {
 // figureToken: a word that is one figure, with its unit glued or none ("21.4", "3.0%", "+1.7%").
 func figureToken(w string) bool {
 	sh := readFigures(w)
-	return len(sh.figures) == 1 && strings.Trim(sh.shape, "# ") == ""
+	return len(sh.figures) == 1 && strings.Trim(sh.shape, "#% ") == ""
 }
 
 // sizeName: a column's name that is a value of what the columns vary: "64", "1500B", "64/8"
@@ -1599,6 +1599,9 @@ func tableSeriesClaim(corner string, fbs, fas []figure, rb, ra *tableRow, conds 
 	metric := metricOf(fb.unit)
 	if fb.bare {
 		metric = metricName(corner)
+		if dimensionCornerRe.MatchString(strings.TrimSpace(corner)) || settingColumnRe.MatchString(strings.TrimSpace(corner)) {
+			metric = "value" // "test" over the rows' names says what the rows are, not the figures
+		}
 	}
 	mb := measurement{metric: metric, unit: fb.unit.norm, values: values(fbs), cv: cvb, label: rb.label, conditions: conds, lines: []int{rb.n}}
 	ma := measurement{metric: metric, unit: fa.unit.norm, values: values(fas), cv: cva, label: ra.label, conditions: conds, lines: []int{ra.n}}
@@ -1620,6 +1623,10 @@ func settingColumn(name string, fbs, fas []figure) bool {
 	}
 	return true
 }
+
+// dimensionCornerRe is a table's corner that names what its rows are: the tests, the cases,
+// the sizes.
+var dimensionCornerRe = regexp.MustCompile(`(?i)^(?:tests?|cases?|benchmarks?|workloads?|scenarios?|configs?|configurations?|setups?|modes?|types?|names?|sizes?|(?:msg|message|packet|pkt|frame)[ _-]?sizes?)$`)
 
 // settingColumnRe names a column of the test's settings: how many of what it ran.
 var settingColumnRe = regexp.MustCompile(`(?i)^(?:#\s*)?(?:flows?|threads?|n?threads|streams?|queues?|cpus?|cores?|connections?|conns?|clients?|jobs?|procs?|processes|sessions?|instances?|parallel)$`)
