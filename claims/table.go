@@ -790,7 +790,7 @@ func headerBody(header []string, text string, splitRow func(string) []string) bo
 
 // captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)",
 // "64KB writes, Gbit/s:", "numbers are Mpps".
-var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\bare\s+|\(|,\s*(?:in\s+)?)([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
+var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\bare\s+|\(|,\s+(?:in\s+)?)([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
 
 // captionUnit is the unit the line just above a table's header rows (an empty line between or
 // not, rules and upper header rows not counted) says its figures are in, "" where it says none.

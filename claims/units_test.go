@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,29 @@ func TestDurationFigures(t *testing.T) {
 		if got := durationFigures(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestCaptionEventListIsNoUnit: a caption listing perf's events with commas
+// ("-e instructions,cycles,branch-misses") names the rows, not the unit of every row: only
+// the cycles row is in cycles (the families' scorer compares figures, not units).
+func TestCaptionEventListIsNoUnit(t *testing.T) {
+	text, err := os.ReadFile("testdata/families/event-list-caption-not-unit.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read("x", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"instructions": "", "cycles": "cycles", "branch-misses": ""}
+	for _, c := range r.Claims {
+		if u, ok := want[c.Conditions["row"]]; !ok || c.Unit != u {
+			t.Errorf("row %q: unit %q, want %q", c.Conditions["row"], c.Unit, u)
+		}
+		delete(want, c.Conditions["row"])
+	}
+	if len(want) > 0 {
+		t.Errorf("rows not read: %v\n%s", want, claimsText(r))
 	}
 }
