@@ -590,7 +590,7 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // unit to the other's (sharedUnit).
 // The clauses may also stand apart as cells of a row, a wide gap between them ("stream  before:
 // 2.9 Gbit/s  after: 3.4 Gbit/s").
-var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(before|prior\s+to|after|without|with|w/o|w/)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|without|with|w/o|w/|previously|now)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\bwhere\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(?:(?:it|we|this|that|they|the\s+\w+)\s+)?(before|prior\s+to|after|without|with|w/o|w/|previously|now)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
 
 // stateColonRe is a line's two figures, each after its state's label and a colon, the two
 // apart by a space or a comma: "tcp_rr before: 41203 trans/s after: 42877 trans/s", "Old:
@@ -855,10 +855,15 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	firstAfter := w1 == "after" || w1 == "with" || w1 == "w/"
 	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(6)) {
 		patched, ok := withPatchClause(w1, g(2), w2, g(6))
-		if !ok {
+		if ok {
+			firstAfter = patched == 0
+		} else if s1, s2, ok := opposedClauses(w1+" "+g(2), w2+" "+g(6)); ok {
+			// "with this change ... 23.1 Gbit/s where it previously ... 19.8 Gbit/s": each
+			// clause's words name its side, one of them the patch
+			firstAfter = s1 == "after" && s2 == "before"
+		} else {
 			return false
 		}
-		firstAfter = patched == 0
 	}
 	vb, ub, va, ua, ok := sharedUnit(g(3), g(7), false)
 	if !ok || ub.norm != ua.norm || sameUnitFigure(g(4), ub.norm) || continuesContrast(text[:m[0]], w1, g(2)) {
@@ -871,6 +876,14 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	}
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// opposedClauses: two clauses' words name opposite sides, at least one of them by the patch's
+// words (not a setting's): their sides.
+func opposedClauses(a, b string) (sa, sb string, ok bool) {
+	sa, strongA, _ := stateOf(a)
+	sb, strongB, _ := stateOf(b)
+	return sa, sb, sa != "" && sb != "" && sa != sb && (strongA || strongB)
 }
 
 // sameUnitFigure: text holds a figure of unit norm, as a clause's words after its figure do

@@ -39,7 +39,7 @@ var (
 // contrastPairs are the words that name two states by their contrast, the before's first: a
 // name with one of them beside the same name with the other ("without X" / "with X", "w/o X" /
 // "w/ X", "no X" / "with X"). TestContrastPairs holds each pair to pairing.
-var contrastPairs = [][2]string{{"without", "with"}, {"w/o", "w/"}, {"before", "after"}, {"no", "with"}}
+var contrastPairs = [][2]string{{"without", "with"}, {"w/o", "w/"}, {"before", "after"}, {"no", "with"}, {"previously", "now"}}
 
 // contrasting: a and b are the two words of a contrast pair, in either order ("with it"
 // after "without the patch": the first word of each side's name).
