@@ -59,6 +59,7 @@ func (r *Report) read(lines []line) {
 	r.latencyStats(lines)
 	r.settle()
 	r.labelConditions(lines)
+	r.runSeries(lines)
 	r.unreadTables()
 	sortClaims(r.Claims)
 	r.attachStated()
