@@ -211,6 +211,9 @@ func lineLabel(text string) (label, rest string) {
 	if m := gapLabelRe.FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[1]), m[2]
 	}
+	if m := releaseLabelRe.FindStringSubmatch(text); m != nil {
+		return m[1], m[2]
+	}
 	if m := parameterLabelRe.FindStringSubmatch(text); m != nil && !runLabelRe.MatchString(m[1]+m[2]) {
 		return m[1] + m[2], m[3]
 	}
@@ -287,6 +290,10 @@ var parameterLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(?:([A-Za-z][\w.-]
 // unit ("2 queues 17.1 Gbit/s", a list aligned with single spaces): the unit ends the figure,
 // so the space cannot be inside a name.
 var parameterUnitLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(\d[\d.,]{0,8}\s?[A-Za-z][A-Za-z_-]{0,15}|[A-Za-z]{1,12}\d{1,5})\s(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s*$`)
+
+// releaseLabelRe is a kernel's release naming its line's figure with its unit:
+// "6.12.0-rc3   21.4 Gbit/s", "6.12.0-rc3+  23.0 Gbit/s" (a tree with changes).
+var releaseLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(\d+\.\d+(?:\.\d+)?(?:-rc\d+)?(?:[-+][\w.+-]*)?)\s+(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s*$`)
 
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
@@ -1334,6 +1341,10 @@ func labelUnit(label string) (unit, bool) {
 	}
 	if rrTestRe.MatchString(last) {
 		return unit{kind: "trans", norm: "trans/s", factor: 1}, true // netperf's RR tests report transactions/s
+	}
+	if first := strings.Trim(f[0], "()[]:"); len(f) > 1 && rrTestRe.MatchString(first) && !latencyStatRe.MatchString(label) && !latencyNameRe.MatchString(label) {
+		// "tcp_rr 1 byte", "UDP_RR 64B": the test's name, then its case
+		return unit{kind: "trans", norm: "trans/s", factor: 1}, true
 	}
 	return unit{}, false
 }
