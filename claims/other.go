@@ -744,6 +744,25 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 	return true
 }
 
+// insteadOfFirstRe is a sentence that opens with the figure replaced, then gives the one that
+// replaced it: "Instead of mostly firing at 16ms, the timer now mostly fires at 8ms", "Rather
+// than 3.1 Mpps, a queue now forwards 3.6 Mpps".
+var insteadOfFirstRe = regexp.MustCompile(`(?i)(?:^|[.;]\s+|\n)(?:instead\s+of|rather\s+than)\s+(?:[a-z]+\s+){0,4}?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s*,\s*([^.;\d]{0,100}?)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
+
+// insteadOfFirst reads an insteadOfFirstRe match: the first figure is the before.
+func (r *Report) insteadOfFirst(text string, m []int, lineOf func(int) int) bool {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	vb, ub, ok1 := parseValue(strings.TrimPrefix(g(1), "~"))
+	va, ua, ok2 := parseValue(strings.TrimPrefix(g(3), "~"))
+	if !ok1 || !ok2 || ub.norm != ua.norm || ua.kind == "percent" {
+		return false
+	}
+	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[2])}
+	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[6])}
+	r.addPair([2]reading{rb, ra})
+	return true
+}
+
 // comparedRe is a figure compared with the one it is measured against: "reaches 21.7 Gbit/s
 // compared to 18.9 Gbit/s on the old kernel", "142 ns, as against 171 ns before". The words
 // before the first figure, between the two and after the second may name the states; the
