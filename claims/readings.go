@@ -693,6 +693,10 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		if lrest != "" && slices.ContainsFunc(siblings, func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(lrest)) }) {
 			st.key = "" // "HEAD+patch" beside "HEAD": what is left of it is the base it extends
 		}
+	case releasesApart(label, siblings):
+		// "6.13.0-rc2+" beside "6.13.0-rc2" under a heading that names the patch: the
+		// releases are the states, for the releases to decide
+		st.side, st.state = "?", label
 	case b.side != "":
 		st.key = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
 	default: // a list of variants: the labels are the states
@@ -702,6 +706,18 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		st.key = testName
 	}
 	return st
+}
+
+// releasesApart: label is a kernel's release and a sibling label another one, or the same
+// with changes on it (a trailing "+").
+func releasesApart(label string, siblings []string) bool {
+	if _, ok := kernelVersion(strings.TrimSuffix(label, "+")); !ok {
+		return false
+	}
+	return slices.ContainsFunc(siblings, func(s string) bool {
+		_, ok := kernelVersion(strings.TrimSuffix(s, "+"))
+		return ok && s != label
+	})
 }
 
 // bareContrast says whether label is the after's word of a contrast pair alone ("w/",

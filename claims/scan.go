@@ -610,8 +610,8 @@ func statesFollow(lines []line, i int) bool {
 			// over "with patch 3:") or they differ as variants of one name.
 			siblings := siblingLabels(lines, j)
 			for _, sib := range siblings {
-				if side, _, _ := stateOf(sib); side != "" {
-					return true
+				if side, _, _ := stateOf(sib); side != "" || releaseSide(sib) != "" {
+					return true // a state's name, or a release that names one ("6.13.0-rc2+")
 				}
 				if _, _, ok := labelVariant(siblings, sib, ""); ok {
 					return true
