@@ -40,6 +40,7 @@ var toolLayouts = []toolLayout{
 	{"ApacheBench reports", abReport, []string{"ab-reports-base-patched.txt"}},
 	{"nuttcp reports", nuttcpReport, []string{"nuttcp-run-lines.txt"}},
 	{"ntttcp totals", ntttcpTotals, []string{"ntttcp-totals-before-after.txt"}},
+	{"uperf summary lines", uperfSummary, []string{"uperf-summary-lines.txt"}},
 	{"sockperf reports", sockperfReport, []string{"sockperf-full-reports.txt", "sockperf-summary.txt", "sockperf-percentile-lines-only.txt"}},
 }
 
