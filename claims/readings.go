@@ -237,6 +237,21 @@ var percentileRowRe = regexp.MustCompile(`^\s*(\d{1,3}(?:\.\d+)?)%\s+(~?\d[\d.,]
 // this series, throughput 12.4Mbps".
 var stateCommaRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?([^,:\d]{2,40}),\s+([A-Za-z][\w /-]{0,30}?)\s+(~?\d[\d.,]*\s?[A-Za-zµ%/]*)\s*$`)
 
+// arrowSpreads is a line that compares two figures with an arrow, each followed by its spread
+// in parentheses ("21.4 (σ 0.3) -> 23.0 (σ 0.2) Gbps"), without the spreads, as every reader
+// sees it (the spread is a note of its figure); any other line as it is. It comes before
+// scaledFigures, which writes "124.9k" out when its unit follows it.
+func arrowSpreads(text string) string {
+	if spread := spreadNoteRe.ReplaceAllString(text, ""); spread != text && arrowRe.MatchString(spread) {
+		return spread
+	}
+	return text
+}
+
+// spreadNoteRe is a figure's spread in parentheses after it: "(σ 0.3)", "(stdev 0.4k)", "(±
+// 1.2%)", "(sd=0.02)".
+var spreadNoteRe = regexp.MustCompile(`(?i)\s*\((?:σ|sd|stdev|std|std-dev|stddev|±|\+-|\+/-)\s*[=:]?\s*~?\d[\d.,]*\s?[a-zµ%/]*\)`)
+
 // trimZeros writes a percentile without its trailing zeros: "99.900" is "99.9", "50.000" "50".
 func trimZeros(s string) string {
 	if strings.Contains(s, ".") {

@@ -115,6 +115,9 @@ func cellValue(cell string) (figure, bool) {
 			cell = m[1] // "9356.22 (not stable)": the figure; the words are a remark on it
 		}
 	}
+	if spread := cellSpreadRe.ReplaceAllString(cell, ""); spread != cell && kiloCellRe.MatchString(spread) {
+		cell = spread // "41.2k ± 0.4k": the figure in thousands, its spread after it
+	}
 	if m := kiloCellRe.FindStringSubmatch(cell); m != nil {
 		// "175k" alone in a value cell is a count in thousands (IOPS beside "7.7M"); in a
 		// sentence or a row's name, "64k" is a size.
@@ -128,6 +131,9 @@ func cellValue(cell string) (figure, bool) {
 	}
 	return sh.figures[0], true
 }
+
+// cellSpreadRe is a spread after a cell's figure, in the figure's own thousands: "± 0.4k".
+var cellSpreadRe = regexp.MustCompile(`\s*(?:±|\+-|\+/-)\s*\d[\d.]*[kK]?\s*$`)
 
 // kiloCellRe is a cell of a number and a k for thousands.
 var kiloCellRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kK])$`)
