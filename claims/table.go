@@ -1542,6 +1542,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 		fb, fa = headerUnit(fb, cols[kb], r.label, corner, cols[ka]), headerUnit(fa, cols[ka], r.label, corner, cols[kb])
 		rb, ra := &tableRow{label: before, n: r.n}, &tableRow{label: after, n: r.n}
 		if c, ok := tableClaim(corner, fb, fa, rb, ra, conds, cvb, cva); ok {
+			statedInColumn(&c, cols, r)
 			out = append(out, c)
 		}
 	}
@@ -1612,6 +1613,27 @@ func tableSeriesClaim(corner string, fbs, fas []figure, rb, ra *tableRow, conds 
 	mb := measurement{metric: metric, unit: fb.unit.norm, values: values(fbs), cv: cvb, label: rb.label, conditions: conds, lines: []int{rb.n}}
 	ma := measurement{metric: metric, unit: fa.unit.norm, values: values(fas), cv: cva, label: ra.label, conditions: conds, lines: []int{ra.n}}
 	return newClaim(&mb, &ma), true
+}
+
+// statedInColumn gives a claim of a table's row the change its change column states ("delta"
+// or "%" over "+7.5%"), where the row has one: the text's own figure for it, checked against the
+// figures (half a point apart, or a whole percentage's point, is a mismatch).
+func statedInColumn(c *Claim, cols []string, r *tableRow) {
+	k := slices.IndexFunc(cols, func(col string) bool { return changeColumnRe.MatchString(col) })
+	if k < 0 || k >= len(r.cells) {
+		return
+	}
+	v, u, ok := parseValue(strings.TrimSpace(r.cell(k)))
+	if !ok || u.kind != "percent" {
+		return
+	}
+	stated := round(v / 100)
+	c.Stated = &stated
+	tolerance := 0.005
+	if !strings.Contains(r.cell(k), ".") {
+		tolerance = 0.01 // a whole percentage
+	}
+	c.Mismatch = !c.FromZero && math.Abs(stated-c.Change) > tolerance
 }
 
 // settingColumn: a column named as a setting of the test (flows, threads, queues), its cells

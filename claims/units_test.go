@@ -221,3 +221,29 @@ func TestCaptionEventListIsNoUnit(t *testing.T) {
 		t.Errorf("rows not read: %v\n%s", want, claimsText(r))
 	}
 }
+
+// TestStatedInChangeColumn: a table's change column ("delta", "change") states each row's
+// change; the claim carries it, and a stated change the figures do not give is a mismatch.
+func TestStatedInChangeColumn(t *testing.T) {
+	for _, tc := range []struct {
+		table    string
+		stated   []float64
+		mismatch []bool
+	}{
+		{"test base patched delta\nudp_64 812340 901200 +10.9%\nudp_1400 401877 412003 +2.5%\n", []float64{0.109, 0.025}, []bool{false, false}},
+		{"test        base    patched  change\nTCP_STREAM  21.4    23.0     +9.5%\nTCP_RR      41203   43988    +6.8%\n", []float64{0.095, 0.068}, []bool{true, false}},
+	} {
+		r, err := Read("x", []byte("Subject: [PATCH] net: x\n\n"+tc.table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != len(tc.stated) {
+			t.Fatalf("%d claims, want %d:\n%s", len(r.Claims), len(tc.stated), claimsText(r))
+		}
+		for k, c := range r.Claims {
+			if c.Stated == nil || *c.Stated != tc.stated[k] || c.Mismatch != tc.mismatch[k] {
+				t.Errorf("claim %d: stated %v mismatch %v, want %v %v", k, c.Stated, c.Mismatch, tc.stated[k], tc.mismatch[k])
+			}
+		}
+	}
+}
