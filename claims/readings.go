@@ -248,6 +248,27 @@ func arrowSpreads(text string) string {
 	return text
 }
 
+// statWordFigureRe is a statistic's name and the figure it names: "mean 21.4", "median=21.5",
+// "stdev: 0.3", "p99 48".
+var statWordFigureRe = regexp.MustCompile(`(?i)\b(mean|avg|average|median|min|max|stdev|std-?dev|std|sd|p\d{2}(?:\.\d{1,3})?)\s*[=:]?\s*~?[-+]?\d`)
+
+// spreadStatRe names a spread: the figure it names is no measurement of the state.
+var spreadStatRe = regexp.MustCompile(`(?i)^(?:stdev|std-?dev|std|sd)$`)
+
+// statisticNames are the statistics' names before each of a line's n figures ("mean 21.4
+// Gbit/s, median 21.5 Gbit/s, stdev 0.3 Gbit/s"), nil unless every figure has one.
+func statisticNames(rest string, n int) []string {
+	ms := statWordFigureRe.FindAllStringSubmatch(rest, -1)
+	if len(ms) != n || n < 2 {
+		return nil
+	}
+	names := make([]string, n)
+	for k, m := range ms {
+		names[k] = m[1]
+	}
+	return names
+}
+
 // spreadNoteRe is a figure's spread in parentheses after it: "(σ 0.3)", "(stdev 0.4k)", "(±
 // 1.2%)", "(sd=0.02)".
 var spreadNoteRe = regexp.MustCompile(`(?i)\s*\((?:σ|sd|stdev|std|std-dev|stddev|±|\+-|\+/-)\s*[=:]?\s*~?\d[\d.,]*\s?[a-zµ%/]*\)`)
@@ -776,8 +797,17 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
 		return nil
 	} else if len(ms) > 0 {
+		names := statisticNames(rest, len(ms))
 		for k, f := range ms {
-			rs = append(rs, mk("v", metricOf(f.unit), f.unit.norm, k, f.value, sh.shape))
+			if names != nil && spreadStatRe.MatchString(names[k]) {
+				continue // "stdev 0.3 Gbit/s": the spread of the state's figures, not one of them
+			}
+			r := mk("v", metricOf(f.unit), f.unit.norm, k, f.value, sh.shape)
+			if names != nil {
+				r.conds = copyConds(r.conds)
+				r.conds["statistic"] = strings.ToLower(names[k])
+			}
+			rs = append(rs, r)
 		}
 		return rs
 	}
