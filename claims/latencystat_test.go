@@ -85,3 +85,32 @@ func TestLatencyStatsBeforeEachFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyStatInItsClause: on a line with another claim, the statistic named in the clause
+// that holds a latency's figures is its metric ("... and cuts p99 latency (from 52 us to 46
+// us)"); a clause that names none, or two, leaves it a latency.
+func TestLatencyStatInItsClause(t *testing.T) {
+	for _, c := range []struct{ name, body, metric string }{
+		{"p99 in its clause", "TCP_RR goes from 41.2k to 44.0k transactions per second and p99 latency drops (from 52 us to 46 us).\n", "p99_latency"},
+		{"the median after a comma", "Throughput rises from 9.1 to 9.8 Gbit/s, the median RTT from 61 us to 55 us.\n", "p50_latency"},
+		{"none in its clause", "The p99 of TCP_RR goes from 41.2k to 44.0k transactions per second and latency from 52 us to 46 us.\n", ""},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, cl := range r.Claims {
+			if cl.Unit != "us" {
+				continue
+			}
+			found = true
+			if cl.Metric != c.metric && !(c.metric == "" && cl.Quantity == "latency") {
+				t.Errorf("%s: metric %q (quantity %q), want %q", c.name, cl.Metric, cl.Quantity, c.metric)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no latency claim:\n%s", c.name, claimsText(r))
+		}
+	}
+}
