@@ -318,6 +318,7 @@ func Read(input string, data []byte) (*Report, error) {
 		}
 		ruledHeadings(lines)
 		csvTables(lines)
+		pipeRows(lines)
 		r.change = changeOf(p)
 		r.read(lines)
 	}

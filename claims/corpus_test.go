@@ -260,7 +260,9 @@ func TestCorpus(t *testing.T) {
 
 // knownGaps are the families the reader does not read yet, each with why: the test keeps
 // them failing, so that one read whole is noticed and taken out.
-var knownGaps = map[string]string{}
+var knownGaps = map[string]string{
+	"aligned-rows-named-with-releases.txt": "two figures of one unit within a factor of two on an aligned row without a header are read as one state's runs; only the sentence above (\"rxdrop, then txonly\") says they are two cases",
+}
 
 // TestFamilies: fixtures written for this test, one or more per family of layouts that real
 // messages use (testdata/families, answers in the corpus's format in expected.json; no line of

@@ -329,13 +329,32 @@ func rowsOfFigures(block []line) bool {
 	return 2*rows > len(block)
 }
 
+// alignedRow: a line of a table aligned by spaces, two figures with their units or more, each
+// after a gap of two spaces or more ("ice, v6.12   18.4 Mpps   4.1 Mpps"): no sentence, and a
+// paragraph's sentences end at it (its rows joined into one text read as prose had paired one
+// row's last figure with the next row's first).
+func alignedRow(text string) bool {
+	gaps := 0
+	for _, f := range alignedCellRe.FindAllString(strings.TrimSpace(text), -1) {
+		if len(readFigures(f).measured()) == 1 {
+			gaps++
+		}
+	}
+	return gaps >= 2
+}
+
+// alignedCellRe is a cell of a row aligned by spaces: what follows a gap of two or more.
+var alignedCellRe = regexp.MustCompile(`\s{2,}\S+(?:\s\S+)?`)
+
 // digitRunRe is a run of digits: a figure or part of one.
 var digitRunRe = regexp.MustCompile(`\d+`)
 
 func (r *Report) proseRanges(lines []line) {
 	// A tool's output read by its grammar ends a paragraph as an empty line does: its figures
 	// are the tool's, not a sentence's.
-	prose := func(k int) bool { return strings.TrimSpace(lines[k].text) != "" && !r.toolLines[lines[k].n] }
+	prose := func(k int) bool {
+		return strings.TrimSpace(lines[k].text) != "" && !r.toolLines[lines[k].n] && !alignedRow(lines[k].text)
+	}
 	for start := 0; start < len(lines); {
 		end := start
 		for end < len(lines) && prose(end) {

@@ -214,6 +214,10 @@ func lineLabel(text string) (label, rest string) {
 	if m := releaseLabelRe.FindStringSubmatch(text); m != nil {
 		return m[1], m[2]
 	}
+	if m := rowNameRe.FindStringSubmatch(text); m != nil && len(readFigures(m[1]).measured()) == 0 && len(readFigures(m[2]).measured()) >= 2 {
+		// "ice, v6.12 + series   21.9 Mpps   4.1 Mpps": a row's name, a gap, its figures
+		return strings.TrimSpace(m[1]), m[2]
+	}
 	if m := parameterLabelRe.FindStringSubmatch(text); m != nil && !runLabelRe.MatchString(m[1]+m[2]) {
 		return m[1] + m[2], m[3]
 	}
@@ -330,6 +334,10 @@ var parameterUnitLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(\d[\d.,]{0,8}
 // releaseLabelRe is a kernel's release naming its line's figure with its unit:
 // "6.12.0-rc3   21.4 Gbit/s", "6.12.0-rc3+  23.0 Gbit/s" (a tree with changes).
 var releaseLabelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(\d+\.\d+(?:\.\d+)?(?:-rc\d+)?(?:[-+][\w.+-]*)?)\s+(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s*$`)
+
+// rowNameRe is a row of a table aligned by spaces: its name (words, a release's number among
+// them), two spaces or more, then only its figures, each with its unit, apart by wide gaps.
+var rowNameRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?([A-Za-z][^\t]{0,60}?\S)\s{2,}((?:~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*(?:\s{2,}|\s*$)){2,})$`)
 
 // labelMatch is a line's label and rest: at a colon where it has one, else at a dash, an
 // equals sign or a tab.
