@@ -86,17 +86,23 @@ func TestSettingZeroAgainstTheSubjectsVerb(t *testing.T) {
 		{"net: disable busy polling on veth by default", 15.8, 21.3},
 		{"net: busy polling on veth", 0, 0},
 	} {
-		body := "Subject: [PATCH] " + tc.subject + "\n\nbusy_poll=0:   21.3 us\nbusy_poll=50:  15.8 us\n"
-		r, err := Read("x", []byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case tc.before == 0 && len(r.Claims) != 0:
-			t.Errorf("%s: %s", tc.subject, claimsText(r))
-		case tc.before != 0 && (len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after):
-			t.Errorf("%s: %s", tc.subject, claimsText(r))
-		}
+		checkOrder(t, tc.subject, "Subject: [PATCH] "+tc.subject+"\n\nbusy_poll=0:   21.3 us\nbusy_poll=50:  15.8 us\n", tc.before, tc.after)
+	}
+}
+
+// checkOrder reads body and checks its one claim goes from before to after, or that it has no
+// claim where before is 0.
+func checkOrder(t *testing.T, name, body string, before, after float64) {
+	t.Helper()
+	r, err := Read("x", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case before == 0 && len(r.Claims) != 0:
+		t.Errorf("%s: %s", name, claimsText(r))
+	case before != 0 && (len(r.Claims) != 1 || r.Claims[0].Before.Median != before || r.Claims[0].After.Median != after):
+		t.Errorf("%s: %s", name, claimsText(r))
 	}
 }
 
@@ -115,16 +121,7 @@ func TestSettingZeroAgainstTheDiffOrItsOnOff(t *testing.T) {
 		{"two values, no diff", "rx_poll_budget=0:   21.3 us\nrx_poll_budget=64:  15.8 us\n", "", 0, 0},
 	} {
 		body := "Subject: [PATCH] net: veth: poll in the receive path\n\n" + tc.states + "\nSigned-off-by: A <a@example.org>\n" + tc.diff
-		r, err := Read("x", []byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case tc.before == 0 && len(r.Claims) != 0:
-			t.Errorf("%s: %s", tc.name, claimsText(r))
-		case tc.before != 0 && (len(r.Claims) != 1 || r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after):
-			t.Errorf("%s: %s", tc.name, claimsText(r))
-		}
+		checkOrder(t, tc.name, body, tc.before, tc.after)
 	}
 }
 

@@ -16,15 +16,15 @@ import (
 // a case each. A run's name is its row's label, or, for figures without a unit, the label the
 // claim was named by ("run_1").
 func (r *Report) runSeries(lines []line) {
-	runOf := func(c Claim) string { return runOf(c, lines) }
-	if !slices.ContainsFunc(r.Claims, func(c Claim) bool { return runOf(c) != "" }) {
+	run := func(c Claim) string { return runOf(c, lines) }
+	if !slices.ContainsFunc(r.Claims, func(c Claim) bool { return run(c) != "" }) {
 		return
 	}
 	var out []Claim
 	for i := 0; i < len(r.Claims); {
 		j := i + 1
-		if runOf(r.Claims[i]) != "" {
-			for j < len(r.Claims) && runOf(r.Claims[j]) != "" && sameButRun(r.Claims[i], r.Claims[j]) && nextRun(r.Claims[j-1], r.Claims[j], runOf) {
+		if run(r.Claims[i]) != "" {
+			for j < len(r.Claims) && run(r.Claims[j]) != "" && sameButRun(r.Claims[i], r.Claims[j]) && nextRun(r.Claims[j-1], r.Claims[j], run) {
 				j++
 			}
 		}
@@ -33,7 +33,7 @@ func (r *Report) runSeries(lines []line) {
 			i++
 			continue
 		}
-		out = append(out, joinRuns(r.Claims[i:j], runOf(r.Claims[i])))
+		out = append(out, joinRuns(r.Claims[i:j], run(r.Claims[i])))
 		i = j
 	}
 	r.Claims = out
@@ -65,9 +65,9 @@ var runLeadRe = regexp.MustCompile(`(?i)^\s*((?:run|trial|iter(?:ation)?|try)\s*
 
 // nextRun: b is the run after a's: its number higher, its lines right after a's (a run's
 // numbers starting again, or an empty line between, start another series).
-func nextRun(a, b Claim, runOf func(Claim) string) bool {
+func nextRun(a, b Claim, run func(Claim) string) bool {
 	number := func(c Claim) int {
-		n, _ := strconv.Atoi(digitRunRe.FindString(runOf(c)))
+		n, _ := strconv.Atoi(digitRunRe.FindString(run(c)))
 		return n
 	}
 	return number(b) > number(a) && slices.Min(b.Lines)-slices.Max(a.Lines) == 1
