@@ -34,9 +34,10 @@ func TestStatePairs(t *testing.T) {
 }
 
 // TestOtherToolsAreNotDriven: no program the message names as one nsperf cannot drive is run
-// by a tool of the registry (udpgso_bench_tx is udpgso's).
+// by a tool of the registry (udpgso_bench_tx is udpgso's), and none is a tool of the registry
+// by name (pktgen, which runs no program of its own).
 func TestOtherToolsAreNotDriven(t *testing.T) {
-	for _, p := range scenarios.ToolProcesses() {
+	for _, p := range append(scenarios.ToolProcesses(), scenarios.ToolNames()...) {
 		for _, o := range otherTools {
 			if o.re.MatchString(p) || o.re.MatchString(p+" -c") {
 				t.Errorf("%s, which a tool of nsperf runs, is listed as a program nsperf does not drive (%s)", p, o.name)

@@ -292,8 +292,8 @@ func complexity(s *scenarios.Scenario) int {
 }
 
 // throughputUnit is the unit of a workload's throughput: a request/response test's
-// transactions per second, a TCP stream's bits per second, a UDP stream's datagrams per
-// second (its gate).
+// transactions per second, a TCP stream's bits per second, a UDP stream's datagrams and a
+// packet generator's frames per second (their gates).
 func throughputUnit(w scenarios.Workload) string {
 	switch spec := w.Spec().(type) {
 	case *scenarios.Netperf:
@@ -306,6 +306,8 @@ func throughputUnit(w scenarios.Workload) string {
 			return "pps"
 		}
 		return "bit/s"
+	case *scenarios.Pktgen:
+		return "pps"
 	}
 	return "" // a latency tool's messages are not a throughput a claim gives
 }

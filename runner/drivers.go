@@ -7,6 +7,7 @@ import (
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/runner/iperf3"
 	"github.com/nsperf/nsperf/runner/netperf"
+	"github.com/nsperf/nsperf/runner/pktgen"
 	"github.com/nsperf/nsperf/runner/sockperf"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/runner/udpgso"
@@ -18,6 +19,7 @@ import (
 var drivers = map[string]tool.Driver{
 	"iperf3":   iperf3.Driver{},
 	"netperf":  netperf.Driver{},
+	"pktgen":   pktgen.Driver{},
 	"sockperf": sockperf.Driver{},
 	"udpgso":   udpgso.Driver{},
 }

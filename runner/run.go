@@ -374,6 +374,11 @@ func requireTools(m machine.Machine, s *scenarios.Scenario, built map[string]too
 			}
 			seen[w.Tool()] = true
 			d := driver(w)
+			if k, ok := d.(tool.InKernel); ok {
+				if err := k.Available(); err != nil {
+					missing = append(missing, err.Error())
+				}
+			}
 			for _, p := range d.Programs() {
 				if p.Source != "" {
 					if built[p.Name].Path == "" {

@@ -22,7 +22,7 @@ func (m *measurement) sample(live machine.Network, servers map[string]proc.Proce
 	died := func() (tool.Server, proc.Process, bool) {
 		for _, spec := range instances {
 			srv := d.Server(spec)
-			if shared := servers[srv.Key]; !srv.PerRun && proc.Exited(shared) && m.ctx.Err() == nil {
+			if shared := servers[srv.Key]; !srv.PerRun && !srv.None() && proc.Exited(shared) && m.ctx.Err() == nil {
 				return srv, shared, true
 			}
 		}
@@ -345,7 +345,7 @@ func (m *measurement) startSharedServers(live machine.Network, s *scenarios.Scen
 	for _, w := range s.Workloads {
 		for _, spec := range w.Instances() {
 			srv := driver(w).Server(spec)
-			if srv.PerRun || servers[srv.Key] != nil {
+			if srv.PerRun || srv.None() || servers[srv.Key] != nil {
 				continue
 			}
 			p, err := live.Start(m.ctx, srv.NS, withBuilt(srv.Argv, m.opt.Built))

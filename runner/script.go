@@ -136,7 +136,7 @@ func sharedServers(b *strings.Builder, s *scenarios.Scenario, id plan.RunID) {
 	for _, w := range s.Workloads {
 		for _, spec := range w.Instances() {
 			srv := driver(w).Server(spec)
-			if srv.PerRun || started[srv.Key] {
+			if srv.PerRun || srv.None() || started[srv.Key] {
 				continue
 			}
 			started[srv.Key] = true

@@ -62,6 +62,12 @@ type ToolSpec interface {
 	instance(i int, p Placement) (spec ToolSpec, problem string)
 }
 
+// KernelTool is a tool that is part of the kernel (pktgen): the modules it needs, which a
+// guest loads, and no program of its own to install or watch.
+type KernelTool interface {
+	Modules() []KernelModule
+}
+
 // toolMakers make each tool's empty settings, by YAML key: the registry of tools.
 var toolMakers = map[string]func() ToolSpec{}
 

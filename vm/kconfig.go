@@ -24,7 +24,7 @@ import (
 // link kinds' modules come from the kinds themselves (LinkSpec.Modules); this table holds the
 // rest: OVS, the runner's, the counting table's and the guest's boot; the qdiscs' come from
 // scenarios.QdiscKinds.
-var moduleOptions = withQdiscKinds(withLinkKinds(map[string][]string{
+var moduleOptions = withKernelTools(withQdiscKinds(withLinkKinds(map[string][]string{
 	"bridge":       {"BRIDGE"},
 	"tun":          {"TUN"},
 	"openvswitch":  {"OPENVSWITCH", "NF_CONNTRACK", "NF_NAT", "NET_NSH"},
@@ -33,7 +33,7 @@ var moduleOptions = withQdiscKinds(withLinkKinds(map[string][]string{
 	"virtio_pci":   {"VIRTIO_PCI"},
 	"9pnet_virtio": {"NET_9P_VIRTIO", "NET_9P"},
 	"9p":           {"9P_FS"},
-}))
+})))
 
 // optionsOf are the options that build a module: moduleOptions', or a congestion control's
 // own (tcp_bbr: TCP_CONG_BBR).
@@ -54,6 +54,19 @@ func withQdiscKinds(table map[string][]string) map[string][]string {
 	for _, k := range scenarios.QdiscKinds {
 		if k.Module != "" {
 			table[k.Module] = []string{k.Kconfig}
+		}
+	}
+	return table
+}
+
+// withKernelTools adds the modules of every tool that is the kernel's own (pktgen) and their
+// options to table.
+func withKernelTools(table map[string][]string) map[string][]string {
+	for _, spec := range scenarios.ToolKindSpecs() {
+		if k, ok := spec.(scenarios.KernelTool); ok {
+			for _, m := range k.Modules() {
+				table[m.Name] = m.Options
+			}
 		}
 	}
 	return table

@@ -28,6 +28,14 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 				add(&required, m.Name)
 			}
 		}
+		// A tool that is the kernel's own (pktgen) is its module.
+		for _, w := range c.Scenario.Workloads {
+			if k, ok := w.Spec().(scenarios.KernelTool); ok {
+				for _, m := range k.Modules() {
+					add(&required, m.Name)
+				}
+			}
+		}
 		if t.OVS != nil {
 			add(&required, "veth") // a bridge's ports to namespaces are veth pairs
 			if t.OVS.Datapath == scenarios.DatapathSystem {

@@ -136,7 +136,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(coverageCmd(), listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd(), buildCmd(), claimsCmd(), reproduceCmd(), docsCmd())
+	root.AddCommand(coverageCmd(), listCmd(), validateCmd(), planCmd(), runCmd(), upCmd(), downCmd(), cleanupCmd(), probeCmd(), checkCmd(), kconfigCmd(), reportCmd(), compareCmd(), historyCmd(), guestCmd(), buildCmd(), claimsCmd(), reproduceCmd(), docsCmd(), pktgenCmd())
 	for _, c := range root.Commands() {
 		if c.Args == nil {
 			continue

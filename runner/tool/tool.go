@@ -29,6 +29,16 @@ type Driver interface {
 	Parse(spec scenarios.ToolSpec, stdout, stderr []byte) ([]results.Metric, string, error)
 }
 
+// InKernel is a driver whose tool is the kernel's own (pktgen): Available says why the
+// running kernel lacks it, nil when it has it.
+type InKernel interface {
+	Available() error
+}
+
+// Server.None reports a tool without a server (pktgen's packets go to an address nothing
+// answers on): none is started or waited for.
+func (s Server) None() bool { return len(s.Argv) == 0 }
+
 // Program is one program a tool needs.
 type Program struct {
 	Name    string // e.g. "netserver"
