@@ -14,7 +14,6 @@ var otherTools = []struct {
 	name string
 	re   *regexp.Regexp
 }{
-	{"xdp-bench", regexp.MustCompile(`\bxdp[-_]bench\b`)},
 	{"xdpsock", regexp.MustCompile(`\bxdpsock\b`)},
 	{"xdp_redirect (samples/bpf)", regexp.MustCompile(`\bxdp_redirect\w*`)},
 	{"trafgen", regexp.MustCompile(`\b(?:trafgen|xdp-trafficgen)\b`)},

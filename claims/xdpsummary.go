@@ -58,7 +58,13 @@ func xdpSampleSummary(lines []line, i int, ctx context) ([]measurement, int, str
 		}
 		conditions := copyConds(ctx.conditions)
 		conditions["direction"] = direction
-		out = append(out, measurement{tool: "xdp-bench", metric: scenarios.MetricPacketRate, unit: "pps", values: []float64{v}, state: ctx.state,
+		// What its program received is xdp-bench's own rate, as nsperf's pktgen workloads
+		// with xdp_bench measure it; what it redirected or sent is a packet rate.
+		metric := scenarios.MetricPacketRate
+		if direction == "rx" {
+			metric = scenarios.MetricXDPRxRate
+		}
+		out = append(out, measurement{tool: "xdp-bench", metric: metric, unit: "pps", values: []float64{v}, state: ctx.state,
 			label: m[1], conditions: conditions, lines: spanLines(lines, i+k, i+k+1)})
 	}
 	return out, j, ""

@@ -20,9 +20,9 @@ import (
 const MapVersion = 1
 
 // Schedule is each scenario's schedule while it is traced: one run of a second per state and
-// workload, nothing omitted. Every path a state's traffic takes is taken many times in a
-// second, and the trace of every call is costly.
-var Schedule = scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: 0}
+// workload (or the shortest its tool measures in), nothing omitted. Every path a state's
+// traffic takes is taken many times in a second, and the trace of every call is costly.
+var Schedule = scenarios.Overrides{Runs: 1, Duration: time.Second, Omit: 0, ToolMinimum: true}
 
 // Map is which kernel functions each shipped scenario's traffic runs through, measured by
 // `nsperf coverage` (make coverage-map) in a guest: each scenario's states run once with the

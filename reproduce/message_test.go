@@ -36,8 +36,8 @@ func TestRead(t *testing.T) {
 		{mlx5, "m cannot be reproduced here: it changes only drivers/net/ethernet/mellanox"},
 		{"From: a <a@b>\nSubject: [PATCH 0/2] tcp: faster\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n\n net/ipv4/tcp_output.c | 33 ++++++----\n 1 file changed, 20 insertions(+), 13 deletions(-)\n", "it lists changed files (a diffstat) but carries no diff"},
 		{"From: a <a@b>\nSubject: Re: tcp: faster\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n", "m cannot be reproduced here: it carries no diff and shows no setting it changes"},
-		{"From: a <a@b>\nSubject: xdp: faster\n\nMeasured with xdp-bench redirect.\n\nip link set dev eth0 gso_max_size 185000\n\nBefore: 12.1% CPU in skb_release_data\nAfter: 9.8% CPU in skb_release_data\n",
-			"nsperf measures none of what it claims (share); it was measured with xdp-bench"},
+		{"From: a <a@b>\nSubject: xdp: faster\n\nMeasured with xdpsock.\n\nip link set dev eth0 gso_max_size 185000\n\nBefore: 12.1% CPU in skb_release_data\nAfter: 9.8% CPU in skb_release_data\n",
+			"nsperf measures none of what it claims (share); it was measured with xdpsock"},
 	} {
 		var said strings.Builder
 		m, err := Read("m", []byte(tc.mail), &said)

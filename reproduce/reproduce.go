@@ -98,9 +98,9 @@ func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
 			w.sizes[c.Options["sizes"]] = true // -r REQ,RESP; "": netperf's default
 		}
 	}
-	for _, tool := range scenarios.ToolNames() {
-		if regexp.MustCompile(`\b` + tool + `\b`).MatchString(text.String()) {
-			w.tools[tool] = true // "Regular netperf TCP_STREAM" in the prose
+	for _, tool := range append(scenarios.ToolNames(), scenarios.ToolProcesses()...) {
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(tool) + `\b`).MatchString(text.String()) {
+			w.tools[tool] = true // "Regular netperf TCP_STREAM" in the prose; "xdp-bench on the peer"
 		}
 	}
 	return w
@@ -145,14 +145,31 @@ func sharesWords(s *scenarios.Scenario, w wanted) (int, string) {
 	return shared, fmt.Sprintf("it reproduces %s, whose name shares %d word(s) with the message", s.Reference, shared)
 }
 
-// runsTool: a workload runs the claims' tool.
+// runsTool: a workload runs the claims' tool, or a program of the claims' name (xdp-bench,
+// a pktgen workload's receiver).
 func runsTool(s *scenarios.Scenario, w wanted) (int, string) {
 	for _, wl := range s.Workloads {
 		if w.tools[wl.Tool()] {
 			return 1, "it runs " + wl.Tool() + ", the claims' tool"
 		}
 	}
+	for _, wl := range s.Workloads {
+		for _, p := range runsPrograms(wl) {
+			if w.tools[p] {
+				return 1, "it runs " + p + ", the claims' tool"
+			}
+		}
+	}
 	return 0, ""
+}
+
+// runsPrograms are the programs a workload runs besides its tool's own name, as its tool says
+// (scenarios.ProgramsRun: xdp-bench for a pktgen workload with a receiver).
+func runsPrograms(wl scenarios.Workload) []string {
+	if p, ok := wl.Spec().(scenarios.ProgramsRun); ok {
+		return p.ProgramsRun()
+	}
+	return nil
 }
 
 // runsTest: a workload runs the claims' netperf test, better still with their sizes

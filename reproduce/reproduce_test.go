@@ -53,6 +53,9 @@ func TestChoose(t *testing.T) {
 		// A packet rate of pktgen's into a veth peer with XDP: the scenario that drives pktgen,
 		// though veth-xdp's traffic runs the patched veth_xmit too.
 		{"testdata/veth-xmit-pktgen.mbox", "veth-pktgen", "it runs pktgen, the claims' tool"},
+		// xdp-bench's summary of a patch to veth's XDP receive: the scenario whose receiver is
+		// xdp-bench and whose workload is for its rate.
+		{"testdata/veth-xdp-rcv-xdp-bench.mbox", "veth-xdp-bench", "its workload xdp-drop is for the claims' xdp_rx_rate"},
 	} {
 		rep, series, _ := read(t, tc.file)
 		name, why, err := Choose(rep, series, shipped)
@@ -187,10 +190,11 @@ func TestLacks(t *testing.T) {
 		want []string
 		not  []string
 	}{
-		{"veth: faster\n\nBetween both hosts, with xdp-bench on eth1:\nBefore: 3.6 Mpps\nAfter: 3.8 Mpps\n",
-			[]string{"measured with xdp-bench, which nsperf does not drive (it drives iperf3, netperf", "between two hosts", "on the NIC eth1"}, nil},
-		// pktgen is driven (veth-pktgen): a message measured with it lacks only its NIC.
-		{"veth: faster\n\nwith pktgen on eth1:\nBefore: 3.6 Mpps\nAfter: 3.8 Mpps\n", []string{"on the NIC eth1"}, []string{"pktgen"}},
+		{"veth: faster\n\nBetween both hosts, with trafgen on eth1:\nBefore: 3.6 Mpps\nAfter: 3.8 Mpps\n",
+			[]string{"measured with trafgen, which nsperf does not drive (it drives iperf3, netperf", "between two hosts", "on the NIC eth1"}, nil},
+		// pktgen and xdp-bench are driven (veth-pktgen, veth-xdp-bench): a message measured
+		// with them lacks only its NIC.
+		{"veth: faster\n\nwith pktgen on eth1 and xdp-bench:\nBefore: 3.6 Mpps\nAfter: 3.8 Mpps\n", []string{"on the NIC eth1"}, []string{"pktgen", "xdp-bench"}},
 		{"tcp: x\n\n  ./neper/tcp_rr -c -H 10.0.0.1\n  perf top shows 0.76% -> 0.61%\n", []string{"neper, perf (a CPU profile)"}, nil},
 		{"veth: x\n\niperf3 -c 10.0.0.1 gives 10 Gbit/s, ensuring nothing\n", nil, []string{"iperf3,", "ensuring"}},
 	} {

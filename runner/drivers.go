@@ -33,22 +33,29 @@ func driver(w scenarios.Workload) tool.Driver {
 	return d
 }
 
-// serverName names a server for messages: its program.
-func serverName(s tool.Server) string { return filepath.Base(s.Argv[0]) }
+// serverName names a server for messages: its program, not the taskset that pins it.
+func serverName(s tool.Server) string {
+	argv := s.Argv
+	if len(argv) > 3 && argv[0] == "taskset" && argv[1] == "-c" {
+		argv = argv[3:]
+	}
+	return filepath.Base(argv[0])
+}
 
 // Programs returns every program of every tool, with how to ask each for its version, for
 // `nsperf probe`.
 func Programs() []envinfo.Tool {
 	var out []envinfo.Tool
 	for _, name := range scenarios.ToolNames() {
-		out = append(out, versionedPrograms(drivers[name])...)
+		out = append(out, versionedPrograms(drivers[name].Programs()...)...)
 	}
 	return out
 }
 
-func versionedPrograms(d tool.Driver) []envinfo.Tool {
+// versionedPrograms are the programs whose version can be asked, with how.
+func versionedPrograms(ps ...tool.Program) []envinfo.Tool {
 	var out []envinfo.Tool
-	for _, p := range d.Programs() {
+	for _, p := range ps {
 		if p.Version != nil {
 			out = append(out, envinfo.Tool{Name: p.Name, Argv: p.Version, Parse: p.ParseVersion})
 		}

@@ -265,6 +265,7 @@ func (p *fakeProcess) Err() error                          { return p.err }
 func (p *fakeProcess) Stdout() []byte                      { return []byte(p.stdout) }
 func (p *fakeProcess) Stderr() string                      { return p.stderr }
 func (p *fakeProcess) Stop()                               { p.exit() }
+func (p *fakeProcess) Interrupt(time.Duration)             { p.exit() }
 func (p *fakeProcess) Listening(int) bool                  { return p.listening }
 func (p *fakeProcess) Usage() (time.Duration, int64, bool) { return 0, 0, false }
 

@@ -366,20 +366,28 @@ func withBuilt(argv []string, built map[string]tool.Built) []string {
 func requireTools(m machine.Machine, s *scenarios.Scenario, built map[string]tool.Built) ([]envinfo.Tool, error) {
 	var missing []string
 	var versioned []envinfo.Tool
-	seen := map[string]bool{}
+	seen, seenProgram := map[string]bool{}, map[string]bool{}
 	for _, c := range s.Expand() {
 		for _, w := range c.Scenario.Workloads {
-			if seen[w.Tool()] {
-				continue
-			}
-			seen[w.Tool()] = true
 			d := driver(w)
-			if k, ok := d.(tool.InKernel); ok {
-				if err := k.Available(); err != nil {
-					missing = append(missing, err.Error())
+			programs := d.Programs()
+			if sp, ok := d.(tool.SpecPrograms); ok {
+				programs = sp.ProgramsOf(w.Spec())
+			}
+			if !seen[w.Tool()] {
+				seen[w.Tool()] = true
+				if k, ok := d.(tool.InKernel); ok {
+					if err := k.Available(); err != nil {
+						missing = append(missing, err.Error())
+					}
 				}
 			}
-			for _, p := range d.Programs() {
+			for _, p := range programs {
+				if seenProgram[p.Name] {
+					continue
+				}
+				seenProgram[p.Name] = true
+				versioned = append(versioned, versionedPrograms(p)...)
 				if p.Source != "" {
 					if built[p.Name].Path == "" {
 						missing = append(missing, fmt.Sprintf("%s is built from a kernel source tree's %s, and none was built for this run (nsperf run builds it from the base's tree)", p.Name, p.Source))
@@ -390,7 +398,6 @@ func requireTools(m machine.Machine, s *scenarios.Scenario, built map[string]too
 					missing = append(missing, missingProgram(p))
 				}
 			}
-			versioned = append(versioned, versionedPrograms(d)...)
 		}
 	}
 	if len(missing) > 0 {

@@ -68,8 +68,12 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	if err := clearFixedPorts(live, d, instances); err != nil {
 		return fail(err)
 	}
-	perRunServers, err := m.startPerRunServers(live, d, instances, name)
-	defer stopAll(perRunServers)
+	if err := m.prepare(live, d, instances, name); err != nil {
+		return fail(err)
+	}
+	servers, err := m.startPerRunServers(live, d, instances, name)
+	defer stopServers(servers)
+	perRunServers := processes(servers)
 	printed = perRunServers
 	if err != nil {
 		return fail(err)
@@ -86,7 +90,7 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	}
 	printed = append(slices.Clone(clients), printed...)
 	stopWatching := watchTCP(live, instances[0])
-	awaitRun(clients, perRunServers)
+	awaitRun(clients, servers)
 	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
 	delta := live.Counters(pinned).Delta(counters)
 	if tcp, err := stopWatching(); err != nil {
@@ -97,6 +101,11 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	sample.Counters = &delta
 	figures, rows, output, err := parseClients(ctx, d, instances, clients, name, limit)
 	sample.Output = output
+	if err == nil {
+		var measured string
+		figures, measured, err = parseServers(d, instances, figures, servers)
+		sample.Output += measured
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -173,12 +182,61 @@ func clearFixedPorts(live machine.Network, d tool.Driver, instances []scenarios.
 	return nil
 }
 
-// startPerRunServers starts the one-off servers of a run (iperf3's: one test each) and waits
-// until each listens. It returns those it started, also on an error: the caller stops them
-// (stopAll) once it has read what they printed.
-func (m *measurement) startPerRunServers(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, name string) ([]proc.Process, error) {
-	var servers []proc.Process
+// prepare runs each client's preparing command (tool.Preparer) to its end in the client's
+// namespace; one that fails fails the run, with what it printed.
+func (m *measurement) prepare(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, name string) error {
+	pr, ok := d.(tool.Preparer)
+	if !ok {
+		return nil
+	}
 	for _, spec := range instances {
+		argv := pr.Prepare(spec)
+		if argv == nil {
+			continue
+		}
+		p, err := live.Start(m.ctx, clientNS(spec), withBuilt(argv, m.opt.Built))
+		if err != nil {
+			return err
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(m.opt.ServerTimeout):
+			p.Stop()
+			return fmt.Errorf("%s: preparing (%s) did not end after %s", name, strings.Join(argv, " "), m.opt.ServerTimeout)
+		case <-m.ctx.Done():
+			p.Stop()
+			return m.ctx.Err()
+		}
+		if err := p.Err(); err != nil {
+			return fmt.Errorf("%s: preparing (%s): %w: %s", name, strings.Join(argv, " "), err, strings.TrimSpace(p.Stderr()))
+		}
+	}
+	return nil
+}
+
+// runServer is a one-off server of a run, with what its tool says of it and the client it
+// serves (an index of the run's instances).
+type runServer struct {
+	proc.Process
+	srv      tool.Server
+	instance int
+}
+
+// processes are the servers' processes.
+func processes(servers []runServer) []proc.Process {
+	out := make([]proc.Process, len(servers))
+	for i, s := range servers {
+		out[i] = s.Process
+	}
+	return out
+}
+
+// startPerRunServers starts the one-off servers of a run (iperf3's: one test each) and waits
+// until each listens, or says it is ready. It returns those it started, also on an error: the
+// caller stops them (stopServers) once it has read what they printed.
+func (m *measurement) startPerRunServers(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, name string) ([]runServer, error) {
+	var servers []runServer
+	for i, spec := range instances {
 		srv := d.Server(spec)
 		if !srv.PerRun {
 			continue
@@ -187,19 +245,55 @@ func (m *measurement) startPerRunServers(live machine.Network, d tool.Driver, in
 		if err != nil {
 			return servers, err
 		}
-		servers = append(servers, server)
-		if err := proc.WaitListening(m.ctx, server, srv.Port, m.opt.ServerTimeout); err != nil {
+		servers = append(servers, runServer{server, srv, i})
+		if srv.Ready != nil {
+			err = proc.WaitOutput(m.ctx, server, srv.Ready, m.opt.ServerTimeout)
+		} else {
+			err = proc.WaitListening(m.ctx, server, srv.Port, m.opt.ServerTimeout)
+		}
+		if err != nil {
 			return servers, fmt.Errorf("%s server: %w", name, err)
 		}
 	}
 	return servers, nil
 }
 
-// stopAll stops processes, the last started first.
-func stopAll(ps []proc.Process) {
-	for i := len(ps) - 1; i >= 0; i-- {
-		ps[i].Stop()
+// stopServers stops a run's one-off servers, the last started first: with SIGINT those that
+// must undo what they set up (tool.Server.Interrupt), else killed.
+func stopServers(servers []runServer) {
+	for i := len(servers) - 1; i >= 0; i-- {
+		if servers[i].srv.Interrupt {
+			servers[i].Interrupt(tool.ServerGrace)
+		} else {
+			servers[i].Stop()
+		}
 	}
+}
+
+// parseServers adds to each client's figures what its one-off server measured, for a tool
+// whose server measures too (tool.ServerParser): the servers are stopped first, so that each
+// has printed all it will. output is what they printed, kept with the sample beside the
+// clients'.
+func parseServers(d tool.Driver, instances []scenarios.ToolSpec, figures [][]results.Metric, servers []runServer) (_ [][]results.Metric, output string, _ error) {
+	sp, ok := d.(tool.ServerParser)
+	if !ok || len(servers) == 0 {
+		return figures, "", nil
+	}
+	stopServers(servers)
+	for _, s := range servers {
+		output += string(s.Stdout())
+		more, err := sp.ParseServer(instances[s.instance], figures[s.instance], s.Stdout(), s.Stderr())
+		if err != nil {
+			return nil, output, fmt.Errorf("%s: %w", serverName(s.srv), err)
+		}
+		for _, mt := range more {
+			if err := mt.CheckValue(); err != nil {
+				return nil, output, fmt.Errorf("%s output: %w", serverName(s.srv), err)
+			}
+		}
+		figures[s.instance] = append(figures[s.instance], more...)
+	}
+	return figures, output, nil
 }
 
 // pinnedCPUsOfRun are the CPUs a run's ends, every client's and server's, are pinned to,
@@ -235,11 +329,14 @@ func (m *measurement) startClients(ctx context.Context, cancel context.CancelFun
 }
 
 // awaitRun waits for a run's clients to end, then up to a second for each one-off server.
-func awaitRun(clients, perRunServers []proc.Process) {
+func awaitRun(clients []proc.Process, servers []runServer) {
 	for _, c := range clients {
 		<-c.Done()
 	}
-	for _, server := range perRunServers { // a one-off server ends with its test
+	for _, server := range servers { // a one-off server ends with its test, unless it is interrupted
+		if server.srv.Interrupt {
+			continue
+		}
 		select {
 		case <-server.Done():
 		case <-time.After(time.Second):

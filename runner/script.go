@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsperf/nsperf/internal/shellq"
+	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
 	"github.com/nsperf/nsperf/topo/plan"
 )
@@ -106,11 +107,32 @@ func workloadFunction(b *strings.Builder, index int, w scenarios.Workload, id pl
 	}
 	// Only this run's own jobs are waited for: the case's servers are jobs of the shell too.
 	var jobs []string
+	if pr, ok := d.(tool.Preparer); ok {
+		for _, spec := range instances {
+			if argv := pr.Prepare(spec); argv != nil {
+				fmt.Fprintf(b, "\tip netns exec %s %s 9>&-\n", shellq.Word(id.Namespace(clientNS(spec))), shellQuote(argv))
+			}
+		}
+	}
+	var interrupted []int
 	for i, spec := range instances {
-		if srv := d.Server(spec); srv.PerRun {
-			ns := shellq.Word(id.Namespace(srv.NS))
+		srv := d.Server(spec)
+		if !srv.PerRun {
+			continue
+		}
+		ns := shellq.Word(id.Namespace(srv.NS))
+		if srv.Ready != nil {
+			// A server that binds no port says when it is ready (xdp-bench once its program
+			// is attached); it runs until interrupted, and prints what it measured then.
+			fmt.Fprintf(b, "\tout%d=$(mktemp)\n\tip netns exec %s %s >\"$out%d\" 2>&1 9>&- &\n\tserver%d=$!\n", i, ns, shellQuote(srv.Argv), i, i)
+			fmt.Fprintf(b, "\tuntil grep -qE %s \"$out%d\"; do sleep 0.1; done\n", shellq.Word(srv.Ready.String()), i)
+		} else {
 			fmt.Fprintf(b, "\tip netns exec %s %s >/dev/null 9>&- &\n\tserver%d=$!\n", ns, shellQuote(srv.Argv), i)
 			fmt.Fprintf(b, "\tlistening %s %d\n", ns, srv.Port)
+		}
+		if srv.Interrupt {
+			interrupted = append(interrupted, i)
+		} else {
 			jobs = append(jobs, fmt.Sprintf("$server%d", i))
 		}
 	}
@@ -124,6 +146,12 @@ func workloadFunction(b *strings.Builder, index int, w scenarios.Workload, id pl
 	}
 	if len(jobs) > 0 {
 		fmt.Fprintf(b, "\twait %s\n", strings.Join(jobs, " "))
+	}
+	for _, i := range interrupted {
+		fmt.Fprintf(b, "\tkill -INT $server%d; wait $server%d\n", i, i)
+		if srv := d.Server(instances[i]); srv.Ready != nil {
+			fmt.Fprintf(b, "\tcat \"$out%d\"; rm -f \"$out%d\"\n", i, i)
+		}
 	}
 	b.WriteString("}\n")
 	return fn

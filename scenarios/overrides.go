@@ -16,7 +16,11 @@ type Overrides struct {
 	OVSDB    string        // "": keep; unix:PATH: use that existing OVS instead of a private one
 	Runs     int           // 0: keep
 	Duration time.Duration // 0: keep
-	Omit     time.Duration // <0: keep
+	// ToolMinimum raises Duration to the shortest run a workload's tool can measure in
+	// (pktgen's with xdp-bench: MinXDPBenchDuration) instead of refusing it: the coverage
+	// map's one short run of everything.
+	ToolMinimum bool
+	Omit        time.Duration // <0: keep
 }
 
 // SetRuns reads --runs: a number of runs per state and workload, auto (adaptive), or ""

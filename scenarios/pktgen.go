@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"time"
@@ -30,6 +32,12 @@ type Pktgen struct {
 	Mode string `yaml:"mode"`
 	// Port is the UDP destination port (udp_dst_min and _max; default 9, discard).
 	Port int `yaml:"port"`
+	// XDPBench is xdp-bench's command (drop, pass or tx) run on ServerDevice while the
+	// generator sends: its XDP program, attached in native mode, counts what arrives
+	// (xdp_rx_rate); "" for none.
+	XDPBench string `yaml:"xdp_bench"`
+	// ServerDevice is the server's device the frames arrive on, where xdp-bench attaches.
+	ServerDevice string `yaml:"server_device"`
 }
 
 func init() { registerTool("pktgen", func() ToolSpec { return new(Pktgen) }) }
@@ -45,6 +53,14 @@ const (
 // PktgenModes are the xmit_mode values nsperf drives, the default first.
 var PktgenModes = []string{PktgenStartXmit, PktgenQueueXmit}
 
+// XDPBenchCommands are the xdp-bench commands a pktgen workload's receiver may run: its
+// program drops every frame, passes it to the stack, or sends it back out (XDP_TX).
+var XDPBenchCommands = []string{"drop", "pass", "tx"}
+
+// MinXDPBenchDuration is the shortest run with xdp-bench: its rate is the median of the
+// seconds the generator ran through, the first and the last (partial) left out.
+const MinXDPBenchDuration = 3 * time.Second
+
 // pktgen's frame sizes: below an Ethernet, IPv4 and UDP header it raises the size silently
 // (pktgen.c: 14 + 20 + 8); above 64 KiB no device takes the frame.
 const (
@@ -56,11 +72,20 @@ const (
 // (NET_XMIT_DROP, a full queue), which pktgen counts apart from those sent.
 const MetricXmitErrors = "xmit_errors"
 
+// MetricXDPRxRate is xdp-bench's rate: the frames its XDP program received per second.
+const MetricXDPRxRate = "xdp_rx_rate"
+
 // PktgenModule is the kernel module that has the generator.
 var PktgenModule = KernelModule{"pktgen", []string{"NET_PKTGEN"}}
 
-// Gates implements ToolSpec: the packets sent per second.
-func (w *Pktgen) Gates() []string { return []string{MetricPacketRate} }
+// Gates implements ToolSpec: the packets sent per second, and with xdp-bench the packets its
+// program received.
+func (w *Pktgen) Gates() []string {
+	if w.XDPBench != "" {
+		return []string{MetricPacketRate, MetricXDPRxRate}
+	}
+	return []string{MetricPacketRate}
+}
 
 // Metrics implements ToolSpec: the packets the device accepted per second, and those it
 // refused (no direction: fewer refused because fewer were offered is not better).
@@ -68,15 +93,24 @@ func (w *Pktgen) Metrics() []MetricSpec {
 	return []MetricSpec{
 		{Name: MetricPacketRate, Unit: "pps", Better: HigherIsBetter, Additive: true},
 		{Name: MetricXmitErrors, Unit: "pps", Better: NoDirection, Additive: true},
+		{Name: MetricXDPRxRate, Unit: "pps", Better: HigherIsBetter, Additive: true},
 	}
 }
 
 // MethodKeys implements ToolSpec.
 func (w *Pktgen) MethodKeys() []string { return []string{"duration"} }
 
-// Processes implements ToolSpec: the sender is a kernel thread (kpktgend_N) that lives as
-// long as the module, driven by nsperf itself; no program of its own runs.
-func (w *Pktgen) Processes() []string { return nil }
+// Processes implements ToolSpec: the receiver, xdp-bench. The sender is a kernel thread
+// (kpktgend_N) that lives as long as the module, driven by nsperf itself.
+func (w *Pktgen) Processes() []string { return []string{"xdp-bench"} }
+
+// ProgramsRun implements ProgramsRun: xdp-bench when it receives.
+func (w *Pktgen) ProgramsRun() []string {
+	if w.XDPBench != "" {
+		return []string{"xdp-bench"}
+	}
+	return nil
+}
 
 // TCP implements ToolSpec.
 func (w *Pktgen) TCP() bool { return false }
@@ -87,8 +121,15 @@ func (w *Pktgen) Ends() (client, server Side) { return w.Client, w.Server }
 // Length implements ToolSpec.
 func (w *Pktgen) Length() time.Duration { return w.Duration.Std() }
 
-// Modules are what the tool needs of the kernel: a guest loads them.
-func (w *Pktgen) Modules() []KernelModule { return []KernelModule{PktgenModule} }
+// Kernel implements KernelTool: the generator's module, and for xdp-bench the bpf() system
+// call, the JIT and BPF programs on tracepoints (its counters of errors and redirects).
+func (w *Pktgen) Kernel() KernelNeeds {
+	needs := KernelNeeds{Modules: []KernelModule{PktgenModule}}
+	if w.XDPBench != "" {
+		needs.Options, needs.Why = []string{"BPF_SYSCALL", "BPF_JIT", "BPF_EVENTS"}, "a workload runs xdp-bench (XDP programs, and BPF programs on XDP's tracepoints)"
+	}
+	return needs
+}
 
 // Thread is the CPU whose pktgen thread sends.
 func (w *Pktgen) Thread() int {
@@ -127,19 +168,51 @@ func (w *Pktgen) check(v *validator, path string) {
 	}
 	if w.Device == "" {
 		v.add(path+".device", "missing: name the client's device the packets leave by (e.g. eth0)")
+	} else {
+		deviceIn(v, path+".device", w.Client.NS, w.Device)
+	}
+	if w.XDPBench == "" {
+		if w.ServerDevice != "" {
+			v.add(path+".server_device", "%q: a server's device is where xdp-bench attaches: set xdp_bench too (%s)", w.ServerDevice, orList(XDPBenchCommands))
+		}
 		return
 	}
+	if !slices.Contains(XDPBenchCommands, w.XDPBench) {
+		v.add(path+".xdp_bench", "%q: want %s", w.XDPBench, orList(XDPBenchCommands))
+	}
+	if w.Duration.Std() < MinXDPBenchDuration {
+		v.add(path+".duration", "%s: with xdp_bench, want at least %s (its rate is the median of the seconds the generator ran through, the first and last left out)", w.Duration, MinXDPBenchDuration)
+	}
+	if w.ServerDevice == "" {
+		v.add(path+".server_device", "missing: name the server's device the frames arrive on, where xdp-bench attaches (e.g. eth0)")
+		return
+	}
+	deviceIn(v, path+".server_device", w.Server.NS, w.ServerDevice)
+	// A device has one XDP program: xdp-bench's cannot attach where a state's setting of
+	// the XDP phase attaches one.
+	ref := w.Server.NS + "/" + w.ServerDevice
+	for _, st := range v.s.States {
+		for _, key := range slices.Sorted(maps.Keys(st.Settings)) {
+			if set := st.Settings[key]; set != nil && slices.Contains(set.Phases(), PhaseXDP) && slices.Contains(set.Targets(), ref) {
+				v.add(path+".server_device", "%s: state %s attaches an XDP program there (%s), and a device has one: xdp-bench's cannot attach beside it (measure xdp-bench in a scenario of its own)", ref, st.Name, key)
+			}
+		}
+	}
+}
+
+// deviceIn checks that namespace ns has the device.
+func deviceIn(v *validator, path, ns, dev string) {
 	var names []string
 	for _, d := range v.s.Devices() {
-		if d.NS == w.Client.NS {
-			if d.Name == w.Device {
+		if d.NS == ns {
+			if d.Name == dev {
 				return
 			}
 			names = append(names, d.Name)
 		}
 	}
 	if len(names) > 0 {
-		v.add(path+".device", "%q: namespace %s has no such device (it has %s)", w.Device, w.Client.NS, orList(names))
+		v.add(path, "%q: namespace %s has no such device (it has %s)", dev, ns, orList(names))
 	}
 }
 
@@ -155,8 +228,16 @@ func (w *Pktgen) instance(i int, p Placement) (ToolSpec, string) {
 }
 
 func (w *Pktgen) override(o Overrides) error {
-	if o.Duration != 0 {
-		w.Duration = Duration(o.Duration)
+	if o.Duration == 0 {
+		return nil
 	}
+	d := o.Duration
+	if w.XDPBench != "" && d < MinXDPBenchDuration {
+		if !o.ToolMinimum {
+			return fmt.Errorf("--duration %s: a pktgen workload with xdp_bench runs at least %s (its rate is the median of the seconds the generator ran through, the first and last left out)", d, MinXDPBenchDuration)
+		}
+		d = MinXDPBenchDuration
+	}
+	w.Duration = Duration(d)
 	return nil
 }

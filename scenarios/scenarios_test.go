@@ -290,8 +290,7 @@ func TestToolsDeclare(t *testing.T) {
 	seen := map[string]MetricSpec{}
 	for _, name := range ToolNames() {
 		spec := ToolKindSpecs()[name]
-		_, inKernel := spec.(KernelTool) // a kernel thread sends: no program runs
-		if spec == nil || len(spec.Metrics()) == 0 || (len(spec.Processes()) == 0 && !inKernel) || len(spec.MethodKeys()) == 0 {
+		if spec == nil || len(spec.Metrics()) == 0 || len(spec.Processes()) == 0 || len(spec.MethodKeys()) == 0 {
 			t.Fatalf("tool %s declares too little: %v", name, spec)
 		}
 		for _, m := range spec.Metrics() {

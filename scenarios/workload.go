@@ -62,10 +62,18 @@ type ToolSpec interface {
 	instance(i int, p Placement) (spec ToolSpec, problem string)
 }
 
-// KernelTool is a tool that is part of the kernel (pktgen): the modules it needs, which a
-// guest loads, and no program of its own to install or watch.
+// KernelTool is a tool that is part of the kernel, or whose programs need some of it
+// (pktgen, and xdp-bench's BPF programs): its modules, which a guest loads, and the options a
+// kernel under test needs besides.
 type KernelTool interface {
-	Modules() []KernelModule
+	Kernel() KernelNeeds
+}
+
+// ProgramsRun is a tool whose workloads run programs of other names than the tool's, by
+// their settings (pktgen's receiver, xdp-bench): what a message that names them was
+// measured with.
+type ProgramsRun interface {
+	ProgramsRun() []string
 }
 
 // toolMakers make each tool's empty settings, by YAML key: the registry of tools.

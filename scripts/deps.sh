@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh: install what nsperf needs on a Debian 12 machine, only when it is missing.
 # Idempotent: a second run installs nothing and touches no apt source.
-#   git, iperf3, netperf (Debian's non-free component), sockperf, openvswitch-switch, ethtool, iproute2,
+#   git, iperf3, netperf (Debian's non-free component), sockperf, xdp-tools, openvswitch-switch, ethtool, iproute2,
 #   postgresql, whose server the history tests start for themselves, and
 #   chromium-headless-shell, in which the HTML report tests render their pages, and
 #   qemu-system-x86, qemu-user and busybox-static for runs on a kernel under test (--kernel), and
@@ -18,6 +18,9 @@ need iperf3 iperf3
 need netperf netperf
 need netserver netperf
 need sockperf sockperf
+# A pktgen workload's receiver (xdp_bench:) counts the frames with xdp-tools' xdp-bench, in a
+# guest on the kernel under test (this host's kernel lacks a tracepoint its programs need).
+need xdp-bench xdp-tools
 need ethtool ethtool
 need ip iproute2
 # Patches are checked against git apply (the differential test) and --source trees are read

@@ -64,7 +64,7 @@ func withQdiscKinds(table map[string][]string) map[string][]string {
 func withKernelTools(table map[string][]string) map[string][]string {
 	for _, spec := range scenarios.ToolKindSpecs() {
 		if k, ok := spec.(scenarios.KernelTool); ok {
-			for _, m := range k.Modules() {
+			for _, m := range k.Kernel().Modules {
 				table[m.Name] = m.Options
 			}
 		}
@@ -177,6 +177,12 @@ func Fragment(ss []*scenarios.Scenario, guest bool) []Option {
 		for _, c := range s.Expand() {
 			for _, need := range settingNeeds(c.Scenario) {
 				add(need.Why, false, need.Options...) // a state's settings' besides modules (XDP's bpf())
+			}
+			for _, w := range c.Scenario.Workloads {
+				if k, ok := w.Spec().(scenarios.KernelTool); ok {
+					need := k.Kernel()
+					add(need.Why, false, need.Options...) // a tool's besides its modules (xdp-bench's BPF)
+				}
 			}
 		}
 	}

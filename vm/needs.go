@@ -31,7 +31,7 @@ func Needs(s *scenarios.Scenario) (required, optional []string) {
 		// A tool that is the kernel's own (pktgen) is its module.
 		for _, w := range c.Scenario.Workloads {
 			if k, ok := w.Spec().(scenarios.KernelTool); ok {
-				for _, m := range k.Modules() {
+				for _, m := range k.Kernel().Modules {
 					add(&required, m.Name)
 				}
 			}

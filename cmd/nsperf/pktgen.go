@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsperf/nsperf/runner/pktgen"
+	"github.com/nsperf/nsperf/runner/pktgen/sender"
 )
 
 // pktgenCmd is a pktgen workload's client: the runner starts it in the client's namespace,
@@ -26,7 +27,7 @@ func pktgenCmd() *cobra.Command {
 			}
 			ctx, stop := signalled()
 			defer stop()
-			return pktgen.Send(ctx, o, c.OutOrStdout())
+			return sender.Send(ctx, o, c.OutOrStdout())
 		},
 	}
 	fs := c.Flags()
@@ -38,5 +39,6 @@ func pktgenCmd() *cobra.Command {
 	fs.IntVar(&o.Port, "port", 9, "the UDP destination port")
 	fs.StringVar(&o.Mode, "mode", "start_xmit", "xmit_mode: start_xmit or queue_xmit")
 	fs.IntVar(&o.Seconds, "seconds", 10, "how long it sends")
+	fs.BoolVar(&o.ResolveOnly, "resolve-only", false, "only find the destination's MAC (leaving it in the neighbour table), print it and end")
 	return c
 }

@@ -83,6 +83,7 @@ func (f *reproduceFlags) reproduce(c *cobra.Command, file string, runArgs []stri
 	}
 	set := f.set
 	set.Progress = c.ErrOrStderr()
+	set.DurationGiven = c.Flags().Changed("duration")
 	p, err := measuring.Plan(c.Context(), msg, base, set, func(p kernels.Plan) (kernels.Plan, error) { return rf.load(fs, c.ErrOrStderr(), p) })
 	if err != nil {
 		return err

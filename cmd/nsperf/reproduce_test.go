@@ -134,8 +134,8 @@ func TestReproduceNothingToMeasure(t *testing.T) {
 		{"diffstat", "From: a <a@b>\nSubject: [PATCH 0/2] tcp: faster\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n\n net/ipv4/tcp_output.c | 33 ++++++----\n 1 file changed, 20 insertions(+), 13 deletions(-)\n",
 			"a diffstat"},
 		{"nodiff", "From: a <a@b>\nSubject: Re: tcp: faster\n\nBefore: 10 Gbps\nAfter: 12 Gbps\n", "shows no setting it changes"},
-		{"share", "From: a <a@b>\nSubject: xdp: faster\n\nMeasured with xdp-bench redirect.\n\nip link set dev eth0 gso_max_size 185000\n\nBefore: 12.1% CPU in skb_release_data\nAfter: 9.8% CPU in skb_release_data\n",
-			"nsperf measures none of what it claims (share); it was measured with xdp-bench, which nsperf does not drive (it drives iperf3, netperf, pktgen, sockperf, udpgso)"},
+		{"share", "From: a <a@b>\nSubject: xdp: faster\n\nMeasured with xdpsock.\n\nip link set dev eth0 gso_max_size 185000\n\nBefore: 12.1% CPU in skb_release_data\nAfter: 9.8% CPU in skb_release_data\n",
+			"nsperf measures none of what it claims (share); it was measured with xdpsock, which nsperf does not drive (it drives iperf3, netperf, pktgen, sockperf, udpgso)"},
 	} {
 		file := filepath.Join(dir, tc.name+".mbox")
 		if err := os.WriteFile(file, []byte(tc.mail), 0o644); err != nil {

@@ -38,7 +38,7 @@ var layers = [][]string{
 	{"topo", "vm", "history", "testkit/testenv"}, // and every tool's driver, runner/TOOL (toolDrivers)
 	// claims reads tool output with the drivers' own readers (one model of each tool);
 	// kbuild builds kernels and programs and knows nothing of how a run uses them.
-	{"claims", "kbuild", "cleanup"},
+	{"claims", "kbuild", "cleanup", "runner/pktgen/sender"},
 	{"reproduce", "runner", "htmlreport", "machine/host"},
 	{"runner/kernels", "render"},
 	{"reproduce/measuring"},

@@ -7,6 +7,7 @@ package proc
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -24,6 +25,10 @@ type Process interface {
 	Stderr() string
 	// Stop kills it if it still runs and waits for it.
 	Stop()
+	// Interrupt asks it to end (SIGINT), as a user's ^C would, and waits for it up to grace,
+	// then kills it: a program that must undo what it set up (detach an XDP program) and print
+	// its summary.
+	Interrupt(grace time.Duration)
 	// Listening reports whether it has a TCP socket listening on port, or a UDP socket bound
 	// to it (a UDP server's readiness).
 	Listening(port int) bool
@@ -57,6 +62,29 @@ func WaitListening(ctx context.Context, p Process, port int, timeout time.Durati
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("server not listening on port %d after %s", port, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// WaitOutput waits until what p printed (stdout, then stderr) matches ready, for at most
+// timeout or until ctx ends: the readiness of a server that binds no port (xdp-bench, once its
+// program is attached).
+func WaitOutput(ctx context.Context, p Process, ready *regexp.Regexp, timeout time.Duration) error {
+	deadline := time.Now().Add(waitlimit.Of(timeout))
+	for {
+		if ready.Match(p.Stdout()) || ready.MatchString(p.Stderr()) {
+			return nil
+		}
+		if Exited(p) {
+			return fmt.Errorf("server exited before it was ready: %v: %s", p.Err(), strings.TrimSpace(p.Stderr()))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server not ready after %s (no line matching %s)", timeout, ready)
 		}
 		select {
 		case <-ctx.Done():

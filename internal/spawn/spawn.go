@@ -76,6 +76,21 @@ func (p *Exec) Stop() {
 	<-p.done
 }
 
+// Interrupt implements proc.Process.
+func (p *Exec) Interrupt(grace time.Duration) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		p.Stop()
+	}
+}
+
 // Usage implements proc.Process, from the rusage of the reaped child.
 func (p *Exec) Usage() (time.Duration, int64, bool) {
 	select {

@@ -28,6 +28,9 @@ type Settings struct {
 	// Runs (as run's --runs), Duration and Omit are the schedule of each state.
 	Runs           string
 	Duration, Omit time.Duration
+	// DurationGiven: the user chose Duration; otherwise a tool that measures only in longer
+	// runs (pktgen with xdp-bench) takes its shortest (scenarios.Overrides.ToolMinimum).
+	DurationGiven bool
 	// Out is the result file; "": nsperf-results/SCENARIO-reproduce-TIME.json.
 	Out string
 	// Source and Fuzz are a patch's base and the fuzz its hunks may apply with.
@@ -65,6 +68,7 @@ func Plan(ctx context.Context, m *reproduce.Message, base kernels.Plan, set Sett
 		return kernels.Plan{}, inputerr.Error{Err: err}
 	}
 	p.Overrides.Duration, p.Overrides.Omit = set.Duration, set.Omit
+	p.Overrides.ToolMinimum = !set.DurationGiven
 	if len(m.Touched()) > 0 {
 		var build kbuild.BuildRequest // with the settings of run's flags after -- (--config)
 		if p.Patch != nil {

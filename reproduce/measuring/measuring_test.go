@@ -78,7 +78,8 @@ func TestPlanWhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scenarios.Overrides{Runs: 5, Duration: 2 * time.Second, Omit: 0}
+	// reproduce's own short duration gives way to a tool's shortest (pktgen with xdp-bench).
+	want := scenarios.Overrides{Runs: 5, Duration: 2 * time.Second, Omit: 0, ToolMinimum: true}
 	if p.ScenarioArg != "big-tcp-rr" || p.Scenario.Name != "big-tcp-rr" || p.Overrides != want || p.Scenario.Runs != 5 || p.Run.Out != out || !p.Run.Concurrent {
 		t.Errorf("scenario %q, overrides %+v, out %q, concurrent %v", p.ScenarioArg, p.Overrides, p.Run.Out, p.Run.Concurrent)
 	}
@@ -116,6 +117,12 @@ func TestPlanWhere(t *testing.T) {
 	given.Kernels = kernels.Request{Kernels: []string{"/boot/vmlinuz-test"}}
 	if p, err := Plan(context.Background(), m, given, set, load); err != nil || !reflect.DeepEqual(p.Kernels.Kernels, given.Kernels.Kernels) || p.VM.Accel != "" || w.probed != 0 {
 		t.Errorf("--kernel after --: %+v %q %v, probed %d", p.Kernels, p.VM.Accel, err, w.probed)
+	}
+	// A duration the user gave is kept: a tool that cannot measure in it refuses it.
+	given2 := set
+	given2.DurationGiven = true
+	if p, err := Plan(context.Background(), m, base, given2, load); err != nil || p.Overrides.ToolMinimum {
+		t.Errorf("--duration given: %+v %v", p.Overrides, err)
 	}
 	// A schedule that is not one is the caller's mistake.
 	bad := set

@@ -1,15 +1,17 @@
 // Package pktgen drives the kernel's packet generator (net/core/pktgen.c) through
 // /proc/net/pktgen, as the kernel's samples/pktgen scripts do with echo: which thread sends
 // out of which device, the packets' size and destination, then start and stop. The commands
-// and the reading of the device's results are pure (this file); writing them is send.go,
-// which `nsperf pktgen` runs in the client's namespace.
+// and the reading of the device's results are pure (this package); writing them is package
+// sender, which `nsperf pktgen` runs in the client's namespace.
 package pktgen
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +37,9 @@ type Options struct {
 	Port      int    // the UDP destination port
 	Mode      string // xmit_mode
 	Seconds   int    // how long it runs
+	// ResolveOnly: find the destination's MAC (which leaves it in the neighbour table), print
+	// it and end, without sending.
+	ResolveOnly bool
 }
 
 // FromSpec is the options of a workload's generator.
@@ -102,16 +107,51 @@ func (o Options) Check() error {
 	return nil
 }
 
-// Driver drives pktgen: no server, and nsperf itself as the client, which configures the
-// generator in the client's namespace and prints the device's file after the run.
+// Driver drives pktgen: nsperf itself as the client, which configures the generator in the
+// client's namespace and prints the device's file after the run; no server, or xdp-bench on
+// the server's device when the workload asks for it.
 type Driver struct{}
 
-// Programs implements tool.Driver: pktgen is the kernel's; nsperf drives it.
-func (Driver) Programs() []tool.Program { return nil }
+// xdpBench is the program of a workload's receiver (Debian's xdp-tools).
+var xdpBench = tool.Program{Name: "xdp-bench", Binary: "xdp-bench", Package: "xdp-tools",
+	Version: []string{"xdp-bench", "drop", "--version"}, ParseVersion: parseXDPBenchVersion}
+
+// parseXDPBenchVersion reads "xdp-bench version 1.3.1 using libbpf version 1.1.2".
+func parseXDPBenchVersion(out string) string {
+	if m := regexp.MustCompile(`xdp-bench version (\S+)`).FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Programs implements tool.Driver: pktgen is the kernel's, which nsperf drives; a receiver is
+// xdp-bench.
+func (Driver) Programs() []tool.Program { return []tool.Program{xdpBench} }
+
+// ProgramsOf implements tool.SpecPrograms: xdp-bench only for a workload that runs it.
+func (Driver) ProgramsOf(spec scenarios.ToolSpec) []tool.Program {
+	if spec.(*scenarios.Pktgen).XDPBench != "" {
+		return []tool.Program{xdpBench}
+	}
+	return nil
+}
+
+// xdpBenchReady is what xdp-bench prints on stderr once its program is attached ("Dropping
+// packets on eth0 (ifindex 2; driver veth)"; xdp-bench/xdp_basic.c); an ERE for the exported
+// script's grep too.
+var xdpBenchReady = regexp.MustCompile(`packets on [^ ]+ \(ifindex [0-9]+`)
 
 // Server implements tool.Driver: none (the packets go to the server's address; nothing
-// there answers them).
-func (Driver) Server(scenarios.ToolSpec) tool.Server { return tool.Server{} }
+// there answers them), or xdp-bench on the server's device (`xdp-bench drop eth0 -i 1`:
+// native mode, a line a second), stopped with SIGINT so that it detaches its program.
+func (Driver) Server(spec scenarios.ToolSpec) tool.Server {
+	w := spec.(*scenarios.Pktgen)
+	if w.XDPBench == "" {
+		return tool.Server{}
+	}
+	argv := tool.Taskset(w.Server.CPU, []string{xdpBench.Binary, w.XDPBench, w.ServerDevice, "-i", "1"})
+	return tool.Server{NS: w.Server.NS, Argv: argv, PerRun: true, Ready: xdpBenchReady, Interrupt: true}
+}
 
 // Client implements tool.Driver: this nsperf binary's pktgen subcommand.
 func (Driver) Client(spec scenarios.ToolSpec) []string {
@@ -125,6 +165,17 @@ func self() string {
 		return "nsperf"
 	}
 	return exe
+}
+
+// Prepare implements tool.Preparer: with xdp-bench on the server's device, the destination's
+// MAC is resolved before its program is attached, as that program drops or reflects ARP too;
+// the neighbour table keeps the entry for the run (it is not used again, so it stays).
+func (Driver) Prepare(spec scenarios.ToolSpec) []string {
+	w := spec.(*scenarios.Pktgen)
+	if w.XDPBench == "" {
+		return nil
+	}
+	return append([]string{self(), Command, "--resolve-only"}, FromSpec(w).Args()...)
 }
 
 // FixedPorts implements tool.Driver: it binds none.
@@ -175,6 +226,18 @@ func Parse(out string) ([]results.Metric, string, error) {
 	return nil, "", fmt.Errorf("pktgen printed no result (Result: OK: ...)")
 }
 
+// ErrNoPktgen is a kernel without the generator: no /proc/net/pktgen.
+var ErrNoPktgen = errors.New("this kernel has no pktgen (" + Dir + " is absent: CONFIG_NET_PKTGEN, module pktgen); run with --kernel, whose guest loads it")
+
+// ResultLine is the Result line of one of pktgen's files, "" when it has none: what it says
+// of its last command or run.
+func ResultLine(text string) string {
+	if m := failedRE.FindString(text); m != "" {
+		return m
+	}
+	return ""
+}
+
 // Available implements tool.InKernel: the generator's directory in this namespace's proc,
 // which the module makes in every namespace.
 func (Driver) Available() error {
@@ -182,4 +245,51 @@ func (Driver) Available() error {
 		return ErrNoPktgen
 	}
 	return nil
+}
+
+// xdpBenchRateRE is xdp-bench's line of each interval (lib/util/xdp_sample.c, stats_print: a
+// prefix, then columns "%'10llu rx/s" and "... err/s" or "err,drop/s"), its numbers with the
+// locale's thousands separators or none.
+var xdpBenchRateRE = regexp.MustCompile(`^\S+\s+([0-9][0-9,]*) rx/s\s+([0-9][0-9,]*) err(?:,drop)?/s`)
+
+// ParseServer implements tool.ServerParser: xdp-bench's receive rate, the median of its
+// seconds while the frames came, the first and the last second with frames left out (each
+// only partly within the generator's run).
+func (Driver) ParseServer(_ scenarios.ToolSpec, _ []results.Metric, stdout []byte, _ string) ([]results.Metric, error) {
+	rate, err := ParseXDPBench(string(stdout))
+	if err != nil {
+		return nil, err
+	}
+	return []results.Metric{{Name: scenarios.MetricXDPRxRate, Unit: "pps", Value: rate}}, nil
+}
+
+// ParseXDPBench is the median of xdp-bench's per-second receive rates over the seconds with
+// frames, less the first and the last.
+func ParseXDPBench(out string) (float64, error) {
+	var first, rates []float64
+	seen := 0
+	for _, line := range strings.Split(out, "\n") {
+		m := xdpBenchRateRE.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		seen++
+		v, err := strconv.ParseUint(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("xdp-bench's rate %q: %w", m[1], err)
+		}
+		if v > 0 {
+			first = append(first, float64(v))
+		}
+	}
+	if len(first) < 3 {
+		return 0, fmt.Errorf("xdp-bench printed %d second(s) with frames (of %d lines of rates), want 3 or more: the first and last are partial", len(first), seen)
+	}
+	rates = slices.Clone(first[1 : len(first)-1])
+	slices.Sort(rates)
+	n := len(rates)
+	if n%2 == 1 {
+		return rates[n/2], nil
+	}
+	return (rates[n/2-1] + rates[n/2]) / 2, nil
 }

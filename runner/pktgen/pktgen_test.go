@@ -116,3 +116,71 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseXDPBench: xdp-bench's lines of each second, as it printed them in a guest on
+// Debian's 6.12 (xdp-tools 1.3.1, drop and tx): the median of the seconds with frames, the
+// first (partial: the generator started within it) and the last left out; thousands
+// separators (its locale's) are read; too few seconds are an error that says why.
+func TestParseXDPBench(t *testing.T) {
+	for file, want := range map[string]float64{"testdata/xdp-bench-drop.txt": (66463 + 66480) / 2.0, "testdata/xdp-bench-tx.txt": 61507.5} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseXDPBench(string(text))
+		if err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", file, got, err, want)
+		}
+	}
+	separated := "Summary    1,204,311 rx/s    0 err/s\nSummary    3,512,090 rx/s    0 err/s\nSummary    3,498,877 rx/s    0 err/s\nSummary    3,501,002 rx/s    0 err/s\nSummary      402,113 rx/s    0 err/s\n"
+	if got, err := ParseXDPBench(separated); err != nil || got != 3501002 {
+		t.Errorf("separators: %v %v", got, err)
+	}
+	if _, err := ParseXDPBench("Summary 0 rx/s 0 err/s\nSummary 12 rx/s 0 err/s\nSummary 13 rx/s 0 err/s\n"); err == nil || !strings.Contains(err.Error(), "2 second(s) with frames (of 3 lines") {
+		t.Errorf("two seconds: %v", err)
+	}
+}
+
+// TestReceiver: with xdp_bench, the workload's server is xdp-bench on the server's device
+// (ready when it says its program is attached, stopped with SIGINT so that it detaches it),
+// the destination's MAC is resolved before it starts, and only then is xdp-bench a program
+// the workload needs; without, there is no server and nothing to prepare.
+func TestReceiver(t *testing.T) {
+	w := &scenarios.Pktgen{Client: scenarios.Side{NS: "client"}, Server: scenarios.Side{NS: "server", Addr: "198.18.0.2"},
+		Device: "eth0", Duration: scenarios.Duration(4e9), FrameSize: 60, Mode: scenarios.PktgenStartXmit, Port: 9}
+	d := Driver{}
+	if !d.Server(w).None() || d.Prepare(w) != nil || len(d.ProgramsOf(w)) != 0 {
+		t.Errorf("without xdp_bench: server %+v, prepare %q, programs %v", d.Server(w), d.Prepare(w), d.ProgramsOf(w))
+	}
+	w.XDPBench, w.ServerDevice = "drop", "veth1"
+	srv := d.Server(w)
+	if strings.Join(srv.Argv, " ") != "xdp-bench drop veth1 -i 1" || srv.NS != "server" || !srv.PerRun || !srv.Interrupt ||
+		!srv.Ready.MatchString("Dropping packets on veth1 (ifindex 2; driver veth)") {
+		t.Errorf("server %+v", srv)
+	}
+	if prep := d.Prepare(w); len(prep) < 3 || prep[1] != Command || prep[2] != "--resolve-only" {
+		t.Errorf("prepare %q", prep)
+	}
+	if ps := d.ProgramsOf(w); len(ps) != 1 || ps[0].Package != "xdp-tools" || ps[0].ParseVersion("xdp-bench version 1.3.1 using libbpf version 1.1.2") != "1.3.1" {
+		t.Errorf("programs %+v", ps)
+	}
+	ms, err := d.ParseServer(w, nil, []byte("Summary 10 rx/s 0 err/s\nSummary 20 rx/s 0 err/s\nSummary 30 rx/s 0 err/s\n"), "")
+	if err != nil || len(ms) != 1 || ms[0].Name != scenarios.MetricXDPRxRate || ms[0].Value != 20 {
+		t.Errorf("server's metrics %v %v", ms, err)
+	}
+}
+
+// FuzzParseXDPBench: no output of xdp-bench panics the reader, and a rate it reads is a
+// number.
+func FuzzParseXDPBench(f *testing.F) {
+	for _, file := range []string{"testdata/xdp-bench-drop.txt", "testdata/xdp-bench-tx.txt"} {
+		if text, err := os.ReadFile(file); err == nil {
+			f.Add(string(text))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if v, err := ParseXDPBench(text); err == nil && (math.IsNaN(v) || math.IsInf(v, 0) || v <= 0) {
+			t.Fatalf("%q: %v", text, v)
+		}
+	})
+}

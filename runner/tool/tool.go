@@ -6,7 +6,9 @@
 package tool
 
 import (
+	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/scenarios"
@@ -39,6 +41,29 @@ type InKernel interface {
 // answers on): none is started or waited for.
 func (s Server) None() bool { return len(s.Argv) == 0 }
 
+// Preparer is a driver with a command to run in the client's namespace before each run's
+// servers start, to completion (pktgen resolves its destination's MAC before xdp-bench's
+// program, which drops every frame, ARP's too, is attached).
+type Preparer interface {
+	Prepare(spec scenarios.ToolSpec) []string
+}
+
+// ServerGrace is how long an interrupted server (Server.Interrupt) may take to end.
+const ServerGrace = 10 * time.Second
+
+// SpecPrograms is a driver whose workloads need only some of its programs: ProgramsOf are
+// those one workload runs (pktgen's receiver, xdp-bench, only when it is asked for).
+type SpecPrograms interface {
+	ProgramsOf(spec scenarios.ToolSpec) []Program
+}
+
+// ServerParser is a driver whose one-off server measures too (xdp-bench counting what the
+// generator sent): ParseServer reads the server's output after it ended, given the client's
+// metrics, into more metrics.
+type ServerParser interface {
+	ParseServer(spec scenarios.ToolSpec, client []results.Metric, stdout []byte, stderr string) ([]results.Metric, error)
+}
+
 // Program is one program a tool needs.
 type Program struct {
 	Name    string // e.g. "netserver"
@@ -64,11 +89,18 @@ type Built struct {
 	Provenance string `json:"provenance"`
 }
 
-// Server is a tool's server: argv in a namespace, ready when it listens on Port.
+// Server is a tool's server: argv in a namespace, ready when it listens on Port, or when its
+// output matches Ready.
 type Server struct {
 	NS   string
 	Argv []string
 	Port int
+	// Ready, when set, is the line a server that binds no port prints once it is ready
+	// (xdp-bench's "Dropping packets on eth0 ..."); Port is then not waited for.
+	Ready *regexp.Regexp
+	// Interrupt: the server is stopped with SIGINT, to undo what it set up and print its
+	// summary, and killed only if it has not ended after ServerGrace.
+	Interrupt bool
 	// PerRun: a one-off server, started before each run and gone after it (iperf3 -s -1).
 	// Otherwise the server lives through a case and serves every workload with the same Key
 	// (netserver, one per namespace and control port).

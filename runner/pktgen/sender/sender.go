@@ -1,4 +1,8 @@
-package pktgen
+// Package sender runs the kernel's packet generator in this process's network namespace:
+// the writes to /proc/net/pktgen that package pktgen plans (pktgen.Options.Setup), the
+// destination's MAC from the neighbour table, start and stop. It touches the kernel; `nsperf
+// pktgen` (cmd/nsperf) is its only caller, started by the runner in the client's namespace.
+package sender
 
 import (
 	"context"
@@ -13,22 +17,21 @@ import (
 	"time"
 
 	"github.com/vishvananda/netlink"
-)
 
-// ErrNoPktgen is a kernel without the generator: no /proc/net/pktgen.
-var ErrNoPktgen = errors.New("this kernel has no pktgen (" + Dir + " is absent: CONFIG_NET_PKTGEN, module pktgen); run with --kernel, whose guest loads it")
+	"github.com/nsperf/nsperf/runner/pktgen"
+)
 
 // Send runs the generator in this process's network namespace for o.Seconds (or until ctx
 // ends) and prints the device's file, its result in it, to w. The thread loses the device
 // on every way out.
-func Send(ctx context.Context, o Options, w io.Writer) error {
+func Send(ctx context.Context, o pktgen.Options, w io.Writer) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
-	if _, err := os.Stat(Dir); errors.Is(err, fs.ErrNotExist) {
-		return ErrNoPktgen
+	if _, err := os.Stat(pktgen.Dir); errors.Is(err, fs.ErrNotExist) {
+		return pktgen.ErrNoPktgen
 	}
-	thread := filepath.Join(Dir, ThreadFile(o.Thread))
+	thread := filepath.Join(pktgen.Dir, pktgen.ThreadFile(o.Thread))
 	if _, err := os.Stat(thread); err != nil {
 		return fmt.Errorf("pktgen has no thread for CPU %d (%s): %w", o.Thread, thread, err)
 	}
@@ -39,7 +42,11 @@ func Send(ctx context.Context, o Options, w io.Writer) error {
 			return err
 		}
 	}
-	defer write(Write{ThreadFile(o.Thread), "rem_device_all"}) //nolint:errcheck // the namespace's end removes it too
+	if o.ResolveOnly {
+		_, err := fmt.Fprintln(w, mac)
+		return err
+	}
+	defer write(pktgen.Write{File: pktgen.ThreadFile(o.Thread), Line: "rem_device_all"}) //nolint:errcheck // the namespace's end removes it too
 	for _, c := range o.Setup(mac) {
 		if err := write(c); err != nil {
 			return err
@@ -50,9 +57,9 @@ func Send(ctx context.Context, o Options, w io.Writer) error {
 
 // run starts every thread of the namespace (pgctrl's start, which returns only when they
 // stop), stops them after the run's seconds or when ctx ends, and prints the device's file.
-func run(ctx context.Context, o Options, w io.Writer) error {
+func run(ctx context.Context, o pktgen.Options, w io.Writer) error {
 	started := make(chan error, 1)
-	go func() { started <- write(Write{"pgctrl", "start"}) }()
+	go func() { started <- write(pktgen.Write{File: "pgctrl", Line: "start"}) }()
 	timer := time.NewTimer(time.Duration(o.Seconds) * time.Second)
 	defer timer.Stop()
 	select {
@@ -64,7 +71,7 @@ func run(ctx context.Context, o Options, w io.Writer) error {
 	case <-ctx.Done():
 	case <-timer.C:
 	}
-	if err := write(Write{"pgctrl", "stop"}); err != nil {
+	if err := write(pktgen.Write{File: "pgctrl", Line: "stop"}); err != nil {
 		return err
 	}
 	if err := <-started; err != nil {
@@ -73,7 +80,7 @@ func run(ctx context.Context, o Options, w io.Writer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	text, err := os.ReadFile(filepath.Join(Dir, o.Device))
+	text, err := os.ReadFile(filepath.Join(pktgen.Dir, o.Device))
 	if err != nil {
 		return fmt.Errorf("pktgen's result: %w", err)
 	}
@@ -83,8 +90,8 @@ func run(ctx context.Context, o Options, w io.Writer) error {
 
 // write writes one command to one of pktgen's files in one write(2), as echo does; pktgen
 // answers a bad one with EINVAL and says why in the file's Result line.
-func write(c Write) error {
-	path := filepath.Join(Dir, c.File)
+func write(c pktgen.Write) error {
+	path := filepath.Join(pktgen.Dir, c.File)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("pktgen: %w", err)
@@ -109,14 +116,11 @@ func resultNote(file string) string {
 
 // resultOf is the Result line of one of pktgen's files, "" when it has none.
 func resultOf(file string) string {
-	text, err := os.ReadFile(filepath.Join(Dir, file))
+	text, err := os.ReadFile(filepath.Join(pktgen.Dir, file))
 	if err != nil {
 		return ""
 	}
-	if m := failedRE.FindSubmatch(text); m != nil {
-		return string(m[0])
-	}
-	return ""
+	return pktgen.ResultLine(string(text))
 }
 
 // resolveMAC finds the MAC of dst on dev, as the stack would: one UDP datagram to it makes
