@@ -48,6 +48,18 @@ func TestRead(t *testing.T) {
 			t.Errorf("%.30q: the claims were not said", tc.mail)
 		}
 	}
+	// A timer's firing time, read from a fresh message (a TCP loss probe's, "instead of
+	// mostly firing at 240ms on a 20ms path, the probe now mostly fires at 42ms"): the pair
+	// is read and shown, and reproduce says why it is not measured: no tool times a timer.
+	data, err := os.ReadFile("testdata/tlp-timer-ms.mbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	if m, err := Read("tlp-timer-ms.mbox", data, &said); m != nil || !errors.Is(err, capability.ErrMissing) ||
+		!strings.Contains(err.Error(), "nsperf measures none of what it claims (latency)") || !strings.Contains(said.String(), "240000 us  42000 us") {
+		t.Errorf("a timer's firing time: %v\n%s", err, said.String())
+	}
 }
 
 // readMessage reads a message that can be measured.
