@@ -1121,7 +1121,43 @@ func assignments(text string, mk func(kind, metric, unitName string, pos int, v 
 			unitName, factor = u.norm, u.factor
 		}
 	}
-	return []reading{mk("n", metricName(name), unitName, 0, v*factor, strings.ToLower(name))}
+	metric := metricName(name)
+	if u, ok := unitOnceAtEnd(text); ok && unitName == "" {
+		unitName, factor = u.norm, u.factor
+		metric = statisticOf(name, u, metric)
+	}
+	return []reading{mk("n", metric, unitName, 0, v*factor, strings.ToLower(name))}
+}
+
+// statisticOf is the metric of a statistic named alone in a line whose unit says what it is
+// of ("avg=21.4 ... (Gbit/s)" is a throughput, "avg=412 ... [us]" a mean latency); metric
+// for another name.
+func statisticOf(name string, u unit, metric string) string {
+	word := strings.ToLower(name)
+	switch {
+	case u.kind == "time" && (word == "avg" || word == "mean" || word == "average"):
+		return "mean_latency"
+	case u.kind == "time" && word == "median":
+		return "p50_latency"
+	case u.kind != "time" && u.kind != "percent" && (word == "avg" || word == "mean" || word == "average" || word == "median"):
+		return metricOf(u)
+	}
+	return metric
+}
+
+// assignmentsEndRe is a line of several name=value statistics whose unit is written once,
+// at its end, bare or in brackets: "avg=21.4 min=20.9 max=21.8 (Gbit/s)", "avg=412 p99=955
+// [us]", "... max=21.8 Gbit/s".
+var assignmentsEndRe = regexp.MustCompile(`=\s*[-+]?\d+(?:\.\d+)?[\s,;]+[A-Za-z][\w.-]*\s?=\s*[-+]?\d+(?:\.\d+)?\s*[(\[]?([A-Za-zµ/%]+)[)\]]?\s*$`)
+
+// unitOnceAtEnd is the unit a line of name=value statistics writes once at its end, for
+// every figure of it that has none of its own.
+func unitOnceAtEnd(text string) (unit, bool) {
+	m := assignmentsEndRe.FindStringSubmatch(strings.TrimRight(text, " \t\r\n."))
+	if m == nil {
+		return unit{}, false
+	}
+	return lookupUnit(m[1])
 }
 
 // tailStatesRe is the states of "X vs Y" named in the same order after the figures: "(patched
