@@ -273,6 +273,33 @@ func statisticNames(rest string, n int) []string {
 	return names
 }
 
+// statUnitAtEndRe is a line's unit alone after its last figure, at the line's end.
+var statUnitAtEndRe = regexp.MustCompile(`\d\s+[(\[]?([A-Za-zµ/%]+)[)\]]?\s*$`)
+
+// statisticsUnitAtEnd reads a line of named statistics whose unit is written once, after the
+// last figure at the line's end ("mean 36.82  median 36.90  stdev 0.41  Gbit/s"): each
+// figure's statistic, and that unit; ok only when every figure is named, there are two at
+// least, and none but the last carries a unit of its own.
+func statisticsUnitAtEnd(rest string, sh shaped) (names []string, u unit, ok bool) {
+	n := len(sh.figures)
+	if names = statisticNames(rest, n); names == nil {
+		return nil, unit{}, false
+	}
+	for _, f := range sh.figures[:n-1] {
+		if !f.bare {
+			return nil, unit{}, false
+		}
+	}
+	m := statUnitAtEndRe.FindStringSubmatch(strings.TrimRight(rest, " \t\r."))
+	if m == nil {
+		return nil, unit{}, false
+	}
+	if u, ok = lookupUnit(m[1]); !ok || u.kind == "percent" {
+		return nil, unit{}, false
+	}
+	return names, u, true
+}
+
 // spreadNoteRe is a figure's spread in parentheses after it: "(σ 0.3)", "(stdev 0.4k)", "(±
 // 1.2%)", "(sd=0.02)".
 var spreadNoteRe = regexp.MustCompile(`(?i)\s*\((?:σ|sd|stdev|std|std-dev|stddev|±|\+-|\+/-)\s*[=:]?\s*~?\d[\d.,]*\s?[a-zµ%/]*\)`)
@@ -799,6 +826,24 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		// "w/o: 11.2, 11.4, 11.1 Gbps": one state's runs, the unit written once or after each
 		for _, v := range vals {
 			rs = append(rs, mk("v", metricOf(u), u.norm, 0, v*u.factor, "#"+u.norm))
+		}
+		return rs
+	}
+	if names, u, ok := statisticsUnitAtEnd(rest, sh); ok {
+		// "mean 36.82  median 36.90  stdev 0.41  Gbit/s": every statistic in the unit written
+		// once at the end, the spread none of the state's figures
+		for k, f := range sh.figures {
+			if spreadStatRe.MatchString(names[k]) {
+				continue
+			}
+			v := f.value
+			if f.bare {
+				v *= u.factor
+			}
+			r := mk("v", metricOf(u), u.norm, k, v, sh.shape)
+			r.conds = copyConds(r.conds)
+			r.conds["statistic"] = strings.ToLower(names[k])
+			rs = append(rs, r)
 		}
 		return rs
 	}
