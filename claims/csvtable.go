@@ -24,8 +24,13 @@ func csvTables(lines []line) {
 		j := i
 		var rows [][]string
 		for ; j < len(lines); j++ {
-			f := csvFields(lines[j].text)
-			if f == nil || len(rows) > 0 && len(f) != len(rows[0]) {
+			var f []string
+			if len(rows) == 0 {
+				f = csvFields(lines[j].text, false)
+			} else if f = csvFields(lines[j].text, true); len(f) != len(rows[0]) {
+				break // under a header, a comma parts fields when the row has the header's count
+			}
+			if f == nil {
 				break
 			}
 			rows = append(rows, f)
@@ -44,10 +49,13 @@ func csvTables(lines []line) {
 var thousandsRe = regexp.MustCompile(`\d,\d{3}(?:[^\d,]|$)`)
 
 // csvFields is a line's fields when it is a CSV record of two or more, nil when it is not one.
-func csvFields(text string) []string {
+// underHeader: the line follows a CSV header, whose count of fields decides whether a comma
+// between digits parts fields ("8,112.7,121.9" under "flows,base,patched") or groups a
+// number's thousands.
+func csvFields(text string, underHeader bool) []string {
 	t := strings.TrimSpace(text)
 	if !strings.Contains(t, ",") || strings.Contains(t, "  ") || strings.Contains(t, ": ") || strings.ContainsAny(t, "\t|") ||
-		strings.HasPrefix(t, "$") || strings.HasPrefix(t, "#") || thousandsRe.MatchString(t) {
+		strings.HasPrefix(t, "$") || strings.HasPrefix(t, "#") || (!underHeader && thousandsRe.MatchString(t)) {
 		return nil
 	}
 	r := csv.NewReader(strings.NewReader(t))

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"os"
 	"slices"
 	"testing"
 )
@@ -43,5 +44,33 @@ func TestCSVTables(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
 		}
+	}
+}
+
+// TestCSVParameterRowsCaptionUnit: under a CSV header, a row with the header's count of fields
+// is a row, though a comma between its digits would otherwise group thousands ("8,112.7,121.9"
+// under "flows,base,patched"); and the unit a caption of two lines says on its first ("in
+// Gbit/s") is the figures' (the family's scorer compares figures only).
+func TestCSVParameterRowsCaptionUnit(t *testing.T) {
+	data, err := os.ReadFile("testdata/families/csv-parameter-rows-caption-unit-above.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read("x", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 3 {
+		t.Fatalf("claims:\n%s", claimsText(r))
+	}
+	for _, c := range r.Claims {
+		if c.Metric != "throughput" || c.Unit != "bit/s" {
+			t.Errorf("claims:\n%s", claimsText(r))
+			break
+		}
+	}
+	// A line alone with a thousands comma stays a figure, not two fields.
+	if f := csvFields("TCP_RR,12,345 tps", false); f != nil {
+		t.Errorf("a thousands comma parted fields: %q", f)
 	}
 }

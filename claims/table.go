@@ -820,8 +820,22 @@ func captionUnit(lines []line, header int) string {
 			return word
 		}
 	}
+	// A caption of several lines: the unit "in" which its figures are, said on a line of the
+	// same paragraph above ("Aggregate throughput in Gbit/s of N flows (netperf, / 30 s
+	// each), as our harness writes it:").
+	for k := j - 1; k >= 0 && k >= j-2 && strings.TrimSpace(lines[k].text) != ""; k-- {
+		for _, m := range captionInUnitRe.FindAllStringSubmatch(lines[k].text, -1) {
+			if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" && u.kind != "time" {
+				return m[1]
+			}
+		}
+	}
 	return ""
 }
+
+// captionInUnitRe is a caption's "in UNIT" on a line of it above the last: a rate's unit only
+// ("throughput in Gbit/s"), as a time there is more often the test's ("for 30 s").
+var captionInUnitRe = regexp.MustCompile(`\bin\s+([A-Za-zµ/]+)(?:[\s,.:;)]|$)`)
 
 // captionEdgeUnitRe is a caption that ends in its figures' unit ("TCP_RR trans/s:") or
 // opens with it ("Gbit/s, 5 runs each:").
