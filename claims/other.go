@@ -834,8 +834,7 @@ var parenStatesRe = regexp.MustCompile(`(?i)(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d
 // parenStates reads a parenStatesRe match: the words in parentheses must name the two states.
 func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
-	s1, _, _ := stateOf(g(2))
-	s2, _, _ := stateOf(g(4))
+	s1, s2 := parenState(g(2)), parenState(g(4))
 	if s1 == "" || s2 == "" || s1 == s2 {
 		return false
 	}
@@ -844,7 +843,11 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 	if !ok1 && !ok2 {
 		// "rx pps: 1,234,567 (before) vs 1,456,789 (after)": bare figures, the unit the last
 		// word of their label.
-		if u, ok := labelUnitBefore(text, m[2]); ok {
+		u, ok := labelUnitBefore(text, m[2])
+		if !ok {
+			u, ok = unitAfterPair(text[m[1]:]) // "9.41 (base), 9.87 (patch) Gbps"
+		}
+		if ok {
 			n1, okn1 := scaledNumber(strings.TrimPrefix(g(1), "~"))
 			n2, okn2 := scaledNumber(strings.TrimPrefix(g(3), "~"))
 			v1, u1, ok1, v2, u2, ok2 = n1*u.factor, u, okn1, n2*u.factor, u, okn2
@@ -855,6 +858,19 @@ func (r *Report) parenStates(text string, m []int, lineOf func(int) int) bool {
 	}
 	r.addInOrder(proseReading(v1, u1, lineOf(m[2]), g(2)), proseReading(v2, u2, lineOf(m[6]), g(4)), s1)
 	return true
+}
+
+// parenState is the state a figure's parentheses name: a state's words, or the patch's noun
+// alone ("9.87 (patch)", "(series)"), which beside a figure can only be the state with it.
+func parenState(words string) string {
+	if side, _, _ := stateOf(words); side != "" {
+		return side
+	}
+	switch strings.ToLower(strings.TrimSpace(words)) {
+	case "patch", "series", "patchset", "fix", "change":
+		return "after"
+	}
+	return ""
 }
 
 // scaledNumber reads a number, with a scale glued on or not ("112k", "1,234,567").
@@ -870,14 +886,34 @@ func scaledNumber(s string) (float64, bool) {
 	return v * f, scaled && ok
 }
 
-// labelUnitBefore is the unit a label right before offset ends in: "rx pps:" before its
-// figures.
+// unitAfterPairRe is a unit written once right after a pair's last parenthesis.
+var unitAfterPairRe = regexp.MustCompile(`^\s*([A-Za-zµ][A-Za-zµ/]*)(?:[\s.,;:)]|$)`)
+
+// unitAfterPair is the unit that opens rest, the text after a pair of bare figures.
+func unitAfterPair(rest string) (unit, bool) {
+	m := unitAfterPairRe.FindStringSubmatch(rest)
+	if m == nil {
+		return unit{}, false
+	}
+	u, ok := lookupUnit(m[1])
+	return u, ok && u.norm != ""
+}
+
+// labelUnitBefore is the unit a label right before offset ends in: "rx pps:" or "tput
+// (Gbps):" before its figures.
 func labelUnitBefore(text string, offset int) (unit, bool) {
 	words := strings.Fields(text[max(0, offset-40):offset])
 	if len(words) == 0 || !strings.HasSuffix(words[len(words)-1], ":") {
 		return unit{}, false
 	}
-	return lookupUnit(strings.TrimSuffix(words[len(words)-1], ":"))
+	last := strings.TrimSuffix(words[len(words)-1], ":")
+	if inner, ok := strings.CutPrefix(last, "("); ok {
+		if inner, ok = strings.CutSuffix(inner, ")"); !ok {
+			return unit{}, false
+		}
+		last = inner
+	}
+	return lookupUnit(last)
 }
 
 // stateLed reads a stateLedRe match, and says whether it was a pair: the two states' words
