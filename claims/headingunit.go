@@ -163,6 +163,15 @@ func headingUnit(h string) (unit, bool) {
 	if _, u, ok := parenUnit(h); ok {
 		return u, true
 	}
+	// A rate of words first, then what it is of: "Packets per second through cake with 1024
+	// flows", "transactions per second, 8 threads".
+	if words := strings.Fields(strings.ToLower(strings.NewReplacer(",", " ", ":", " ").Replace(h))); len(words) > 3 {
+		for n := 4; n >= 3; n-- {
+			if u, ok := lookupUnit(strings.Join(words[:n], " ")); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+				return u, true
+			}
+		}
+	}
 	for _, m := range inUnitRe.FindAllStringSubmatch(h, -1) { // "Results, in Mpps (3 runs each)"
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return u, true

@@ -1489,6 +1489,12 @@ func labelUnit(label string) (unit, bool) {
 			return u, true
 		}
 	}
+	if m := unitFirstNoteRe.FindStringSubmatch(label); m != nil {
+		// "Mpps (64B)", "Gbit/s, 8 queues": a rate's unit, then the case its figures are of
+		if u, ok := lookupUnit(m[1]); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+			return u, true
+		}
+	}
 	if rrTestRe.MatchString(last) {
 		return unit{kind: "trans", norm: "trans/s", factor: 1}, true // netperf's RR tests report transactions/s
 	}
@@ -1498,6 +1504,10 @@ func labelUnit(label string) (unit, bool) {
 	}
 	return unit{}, false
 }
+
+// unitFirstNoteRe is a label that is a unit, then a note of its case in parentheses or after
+// a comma: "Mpps (64B)", "Gbit/s, 8 queues".
+var unitFirstNoteRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z/]*)\s*(?:\([^()]{1,30}\)|,\s*[^,]{1,30})\s*$`)
 
 // rrTestRe is a netperf request/response test's name: its figures are transactions per second.
 var rrTestRe = regexp.MustCompile(`(?i)^(?:TCP|UDP|SCTP)_(?:RR|CRR|CC)$`)

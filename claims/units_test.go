@@ -247,3 +247,26 @@ func TestStatedInChangeColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitFirstThenItsCase: a column named by its unit and then its case ("Mpps (64B)") and a
+// label that opens with a rate in words ("Packets per second through cake ...") give their
+// figures that rate (unit-first-then-its-case.txt; the family's scorer compares figures only).
+func TestUnitFirstThenItsCase(t *testing.T) {
+	data, err := os.ReadFile("testdata/families/unit-first-then-its-case.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read("x", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 3 {
+		t.Fatalf("claims:\n%s", claimsText(r))
+	}
+	for _, c := range r.Claims {
+		if c.Metric != "packet_rate" || c.Unit != "pps" {
+			t.Errorf("claims:\n%s", claimsText(r))
+			break
+		}
+	}
+}
