@@ -1768,17 +1768,41 @@ var superNetperfRe = regexp.MustCompile(`\bsuper_netperf(?:\.sh)?\b`)
 // response, connect/close (TCP_RR, TCP_CRR, TCP_CC).
 var requestResponseRe = regexp.MustCompile(`-t\s*\S*_(?:RR|CRR|CC)\b`)
 
-// totalOf is what a bare number under a command is: super_netperf's total throughput, or a
-// number of unknown kind.
+// totalOf is what a bare number under a command is: super_netperf's total throughput,
+// netperf's result (its default output's last column, or -v 0's one number: TCP_STREAM's
+// unless -t names another test), or a number of unknown kind.
 func totalOf(cond string) (metric, unitName string, factor float64) {
-	if !superNetperfRe.MatchString(cond) {
-		return "", "", 1
+	if !superNetperfRe.MatchString(cond) && (!netperfCmdRe.MatchString(cond) || netperfSelectorsRe.MatchString(cond)) {
+		return "", "", 1 // -o/-O choose what it prints
 	}
 	if requestResponseRe.MatchString(cond) {
 		return "transaction_rate", "trans/s", 1
 	}
-	return "throughput", "bit/s", 1e6
+	if m := netperfTestRe.FindStringSubmatch(cond); m != nil && !streamTestRe.MatchString(m[1]) {
+		return "", "", 1 // a test of another kind (UDP_STREAM is a stream; SCTP_STREAM too)
+	}
+	switch m := netperfFormatRe.FindStringSubmatch(cond); {
+	case m == nil || m[1] == "m":
+		return "throughput", "bit/s", 1e6 // netperf's default: 10^6bits/s
+	case m[1] == "g":
+		return "throughput", "bit/s", 1e9
+	case m[1] == "k":
+		return "throughput", "bit/s", 1e3
+	}
+	return "", "", 1 // -f G/M/K: bytes, which nsperf reports as bits; not guessed
 }
+
+var (
+	// netperfCmdRe is netperf's own command (super_netperf is superNetperfRe's).
+	netperfCmdRe = regexp.MustCompile(`(?:^|[\s/$#])netperf\s+-`)
+	// netperfSelectorsRe: -o or -O, the output selectors, which make the line another shape.
+	netperfSelectorsRe = regexp.MustCompile(`\s-[oO](?:\s|$)`)
+	// netperfTestRe is the test netperf's -t names; streamTestRe a test of bits per second.
+	netperfTestRe = regexp.MustCompile(`-t\s*(\S+)`)
+	streamTestRe  = regexp.MustCompile(`(?i)_(?:STREAM|MAERTS|SENDFILE)$`)
+	// netperfFormatRe is -f, the units of a stream's throughput: g, m (default), k bits.
+	netperfFormatRe = regexp.MustCompile(`\s-f\s*([gmkGMK])\b`)
+)
 
 // namedReadings reads a line without a label that a tool printed: a counter (nstat's "Name
 // value rate"), a bare total under a command (super_netperf's). keyLabel is set to the

@@ -270,3 +270,35 @@ func TestUnitFirstThenItsCase(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelledUnderNetperfCommand: a state's one bare number under the netperf command that
+// printed it is that test's figure: a stream's in 10^6bits/s (or -f g's 10^9), a
+// request/response test's in transactions/s; with -o (selectors) or a byte format (-f M) the
+// number's kind is not guessed.
+func TestLabelledUnderNetperfCommand(t *testing.T) {
+	data, err := os.ReadFile("testdata/families/labelled-results-under-netperf-command.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read("x", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 2 || r.Claims[0].Metric != "throughput" || r.Claims[0].Before.Median != 37221.45e6 ||
+		r.Claims[1].Metric != "transaction_rate" || r.Claims[1].Unit != "trans/s" {
+		t.Errorf("claims:\n%s", claimsText(r))
+	}
+	for cmd, want := range map[string]float64{"netperf -f g -H 10.0.0.2": 37.5e9, "netperf -o THROUGHPUT -H 10.0.0.2": 0, "netperf -f M -H 10.0.0.2": 0} {
+		r, err := Read("x", []byte("Subject: x\n\n$ "+cmd+"\n  before:  37.5\n  after:   39.0\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0.0
+		if len(r.Claims) == 1 && r.Claims[0].Unit == "bit/s" {
+			got = r.Claims[0].Before.Median
+		}
+		if got != want {
+			t.Errorf("%s: %v, want %v:\n%s", cmd, got, want, claimsText(r))
+		}
+	}
+}
