@@ -718,9 +718,10 @@ var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(
 // dropped to 21 us from 25 us". downFrom reads it.
 var toFromRe = regexp.MustCompile(`(?i)\bto\s+(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+from\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:[\s).,;]|$)`)
 
-// thenNowRe is a figure and, after a comma, "now" and the figure that replaced it: "took
-// 12.3s, now it takes 8.1s", "Previously we got ~700 Mbit/s, now ~940 Mbit/s".
-var thenNowRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?[,;]\s*(?:and\s+|but\s+)?now\b[^.;\d]{0,30}?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)`)
+// thenNowRe is a figure and, after a comma or "and is", "now" and the figure that replaced
+// it: "took 12.3s, now it takes 8.1s", "Previously we got ~700 Mbit/s, now ~940 Mbit/s", "was
+// 290 Mbit/s and is now 940 Mbit/s".
+var thenNowRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)[^.;\d]{0,20}?(?:[,;]\s*(?:and\s+|but\s+)?|\s(?:and|but)\s+(?:(?:it|this|that|they)\s+)?(?:is|are|has\s+been|have\s+been)\s+)now\b[^.;\d]{0,30}?(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)`)
 
 // nowConditionRe is a condition named after "now": what follows is another setting's figure.
 var nowConditionRe = regexp.MustCompile(`(?i)\bnow\b.*\b(?:with|using|for|on|in|when)\b`)
