@@ -1512,6 +1512,11 @@ var unitFirstNoteRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z/]*)\s*(?:\([^()]{
 // rrTestRe is a netperf request/response test's name: its figures are transactions per second.
 var rrTestRe = regexp.MustCompile(`(?i)^(?:TCP|UDP|SCTP)_(?:RR|CRR|CC)$`)
 
+// slashedRunsRe is a row of bare numbers parted by slashes with spaces around them, three
+// or more: one state's runs ("41,827 / 41,930 / 41,702"); two are left to the readers of a
+// pair ("3.62 / 4.05").
+var slashedRunsRe = regexp.MustCompile(`^\s*\d[\d,]*(?:\.\d+)?(?:\s+/\s+\d[\d,]*(?:\.\d+)?){2,}\s*$`)
+
 // runsInARow are the figures of a line that gives one state's runs after its name: a state's
 // label, then only bare numbers, at least two, each within a factor of two of the others (runs
 // of one measurement, not the figures of several sizes or tests).
@@ -1522,6 +1527,9 @@ var rrTestRe = regexp.MustCompile(`(?i)^(?:TCP|UDP|SCTP)_(?:RR|CRR|CC)$`)
 // A row that ends with its runs' summary ("avg: 157.9") may spread wider, as long as the
 // summary lies among the runs: the author says they are runs of one measurement.
 func runsInARow(label, rest string, sideOfLabel bool) (out []float64, summary float64, summarized bool) {
+	if slashedRunsRe.MatchString(rest) {
+		rest = strings.ReplaceAll(rest, "/", " ") // "41,827 / 41,930 / 41,702": the runs parted by slashes
+	}
 	runs, summary, summarized := withoutSummary(rest)
 	sh := readFigures(runs)
 	if label == "" || !sideOfLabel || len(sh.figures) < 2 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != "" {
