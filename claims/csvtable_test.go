@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"os"
 	"slices"
 	"testing"
 )
@@ -52,23 +51,7 @@ func TestCSVTables(t *testing.T) {
 // under "flows,base,patched"); and the unit a caption of two lines says on its first ("in
 // Gbit/s") is the figures' (the family's scorer compares figures only).
 func TestCSVParameterRowsCaptionUnit(t *testing.T) {
-	data, err := os.ReadFile("testdata/families/csv-parameter-rows-caption-unit-above.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Read("x", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Claims) != 3 {
-		t.Fatalf("claims:\n%s", claimsText(r))
-	}
-	for _, c := range r.Claims {
-		if c.Metric != "throughput" || c.Unit != "bit/s" {
-			t.Errorf("claims:\n%s", claimsText(r))
-			break
-		}
-	}
+	wantEach(t, familyClaims(t, "csv-parameter-rows-caption-unit-above.txt"), 3, "throughput", "bit/s")
 	// A line alone with a thousands comma stays a figure, not two fields.
 	if f := csvFields("TCP_RR,12,345 tps", false); f != nil {
 		t.Errorf("a thousands comma parted fields: %q", f)

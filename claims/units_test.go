@@ -252,21 +252,34 @@ func TestStatedInChangeColumn(t *testing.T) {
 // label that opens with a rate in words ("Packets per second through cake ...") give their
 // figures that rate (unit-first-then-its-case.txt; the family's scorer compares figures only).
 func TestUnitFirstThenItsCase(t *testing.T) {
-	data, err := os.ReadFile("testdata/families/unit-first-then-its-case.txt")
+	wantEach(t, familyClaims(t, "unit-first-then-its-case.txt"), 3, "packet_rate", "pps")
+}
+
+// familyClaims are the claims read from a family's fixture.
+func familyClaims(t *testing.T, file string) *Report {
+	t.Helper()
+	data, err := os.ReadFile("testdata/families/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Read("x", data)
+	r, err := Read(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Claims) != 3 {
-		t.Fatalf("claims:\n%s", claimsText(r))
+	return r
+}
+
+// wantEach fails unless r has n claims, each of metric in unit (a family whose scorer
+// compares the figures only).
+func wantEach(t *testing.T, r *Report, n int, metric, unit string) {
+	t.Helper()
+	if len(r.Claims) != n {
+		t.Fatalf("%d claims, want %d:\n%s", len(r.Claims), n, claimsText(r))
 	}
 	for _, c := range r.Claims {
-		if c.Metric != "packet_rate" || c.Unit != "pps" {
-			t.Errorf("claims:\n%s", claimsText(r))
-			break
+		if c.Metric != metric || c.Unit != unit {
+			t.Errorf("want each of %s in %s; claims:\n%s", metric, unit, claimsText(r))
+			return
 		}
 	}
 }

@@ -220,16 +220,7 @@ func TestUDPGSOBench(t *testing.T) {
 func TestVMNetemPath(t *testing.T) {
 	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
-	out := filepath.Join(t.TempDir(), "r.json")
-	_, stderr, code := clitest.Run(t, "run", "veth-netem", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--runs", "1", "--duration", "2s", "--no-history", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runInGuest(t, image, modules, "veth-netem", "--duration", "2s")
 	if r.Environment.VM == nil || !slices.Contains(r.Environment.VM.Loaded, "sch_netem") {
 		t.Errorf("the guest did not load sch_netem: %+v", r.Environment.VM)
 	}
@@ -283,16 +274,7 @@ func TestVMNetemPath(t *testing.T) {
 func TestVMNICPairs(t *testing.T) {
 	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
-	out := filepath.Join(t.TempDir(), "r.json")
-	_, stderr, code := clitest.Run(t, "run", "../../../topo/testdata/nic-pairs.yaml", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--runs", "1", "--duration", "1s", "--omit", "0", "--no-history", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runInGuest(t, image, modules, "../../../topo/testdata/nic-pairs.yaml", "--duration", "1s", "--omit", "0")
 	for _, m := range []string{"virtio_net", "e1000e"} {
 		if r.Environment.VM == nil || !slices.Contains(r.Environment.VM.Loaded, m) {
 			t.Errorf("the guest did not load %s: %+v", m, r.Environment.VM)
@@ -331,16 +313,7 @@ func TestVMPktgen(t *testing.T) {
 	if code != 4 || !strings.Contains(stderr, "this kernel has no pktgen") || !strings.Contains(stderr, "--kernel") || strings.Contains(stderr, "building") {
 		t.Errorf("on the host: exit %d\n%s", code, stderr)
 	}
-	out := filepath.Join(t.TempDir(), "r.json")
-	_, stderr, code = clitest.Run(t, "run", "veth-pktgen", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--runs", "1", "--duration", "2s", "--no-history", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runInGuest(t, image, modules, "veth-pktgen", "--duration", "2s")
 	if r.Environment.VM == nil || !slices.Contains(r.Environment.VM.Loaded, "pktgen") {
 		t.Errorf("the guest did not load pktgen: %+v", r.Environment.VM)
 	}
@@ -383,16 +356,7 @@ func TestVMXDPBench(t *testing.T) {
 	t.Parallel()
 	image, modules := clitest.DefaultKernelTest(t)
 	testenv.RequireTool(t, "xdp-bench")
-	out := filepath.Join(t.TempDir(), "r.json")
-	_, stderr, code := clitest.Run(t, "run", "veth-xdp-bench", "--kernel", image, "--modules", modules, "--vm-accel", "tcg",
-		"--runs", "1", "--duration", "3s", "--no-history", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	r, _, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runInGuest(t, image, modules, "veth-xdp-bench", "--duration", "3s")
 	if v := r.Environment.Tools["xdp-bench"]; v == "" {
 		t.Errorf("xdp-bench's version not recorded: %v", r.Environment.Tools)
 	}
@@ -409,4 +373,21 @@ func TestVMXDPBench(t *testing.T) {
 	if measured != 2 {
 		t.Errorf("%d samples measured, want 2 (drop and tx)", measured)
 	}
+}
+
+// runInGuest runs a scenario once in a guest on the kernel image (TCG, one run of each state
+// and workload, extra flags after), and returns its result; a failed run fails the test.
+func runInGuest(t *testing.T, image, modules, scenario string, extra ...string) *results.Result {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"run", scenario, "--kernel", image, "--modules", modules, "--vm-accel", "tcg", "--runs", "1", "--no-history", "--out", out}, extra...)
+	_, stderr, code := clitest.Run(t, args...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s", scenario, code, stderr)
+	}
+	r, _, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
