@@ -273,6 +273,26 @@ func statisticNames(rest string, n int) []string {
 	return names
 }
 
+// statisticsReadings are a line's named statistics in the unit written once at its end
+// ("mean 36.82  median 36.90  stdev 0.41  Gbit/s"), the spread none of the state's figures.
+func statisticsReadings(names []string, u unit, sh shaped, mk func(kind, metric, unitName string, pos int, v float64, shape string) reading) []reading {
+	var rs []reading
+	for k, f := range sh.figures {
+		if spreadStatRe.MatchString(names[k]) {
+			continue
+		}
+		v := f.value
+		if f.bare {
+			v *= u.factor
+		}
+		r := mk("v", metricOf(u), u.norm, k, v, sh.shape)
+		r.conds = copyConds(r.conds)
+		r.conds["statistic"] = strings.ToLower(names[k])
+		rs = append(rs, r)
+	}
+	return rs
+}
+
 // statUnitAtEndRe is a line's unit alone after its last figure, at the line's end.
 var statUnitAtEndRe = regexp.MustCompile(`\d\s+[(\[]?([A-Za-zµ/%]+)[)\]]?\s*$`)
 
@@ -830,22 +850,7 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		return rs
 	}
 	if names, u, ok := statisticsUnitAtEnd(rest, sh); ok {
-		// "mean 36.82  median 36.90  stdev 0.41  Gbit/s": every statistic in the unit written
-		// once at the end, the spread none of the state's figures
-		for k, f := range sh.figures {
-			if spreadStatRe.MatchString(names[k]) {
-				continue
-			}
-			v := f.value
-			if f.bare {
-				v *= u.factor
-			}
-			r := mk("v", metricOf(u), u.norm, k, v, sh.shape)
-			r.conds = copyConds(r.conds)
-			r.conds["statistic"] = strings.ToLower(names[k])
-			rs = append(rs, r)
-		}
-		return rs
+		return statisticsReadings(names, u, sh, mk)
 	}
 	if ms := sh.measured(); len(ms) > maxFiguresPerLine {
 		return nil
