@@ -305,7 +305,7 @@ func Read(input string, data []byte) (*Report, error) {
 			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
 			// every reader here.
 			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
-			text := durationFigures(scaledFigures(arrowSpreads(dropSpread(dropBetterNote(decimalComma(bannerHeading(strings.TrimRight(pastePrefix(l), " \t"))))))))
+			text := durationFigures(scaledFigures(arrowSpreads(dropSpread(dropBetterNote(decimalComma(bannerHeading(markdownBold(strings.TrimRight(pastePrefix(l), " \t")))))))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {

@@ -1,6 +1,9 @@
 package claims
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // pipeRows rewrites each block of rows cut by pipes that has no header row (every row holds a
 // figure with its unit: "| net-next | 3.21 Mpps | 1.12 Mpps |" over "| patched | 3.94 Mpps |
@@ -43,3 +46,47 @@ func pipeCells(text string) []string {
 	}
 	return cells
 }
+
+// markdownBoldRe is a span in markdown's bold ("**TCP_RR**", "__patched__"): its markers are
+// no part of a label or a figure. A "**" between digits is a power ("2**20"), not markup.
+var markdownBoldRe = regexp.MustCompile(`(\*\*)([^*\s](?:[^*\n]*[^*\s])?)(\*\*)|(__)([^_\s](?:[^_\n]*[^_\s])?)(__)`)
+
+// markdownBold takes the bold markers out of a line: in a row aligned by spaces each marker
+// becomes as many spaces, so that its columns stay where they are; elsewhere it goes.
+func markdownBold(text string) string {
+	if !strings.Contains(text, "**") && !strings.Contains(text, "__") {
+		return text
+	}
+	aligned := strings.Contains(text, "  ")
+	pad := ""
+	if aligned {
+		pad = "  "
+	}
+	var b strings.Builder
+	last, from := 0, 0
+	for from < len(text) {
+		m := markdownBoldRe.FindStringSubmatchIndex(text[from:])
+		if m == nil {
+			break
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += from
+			}
+		}
+		if (m[0] > 0 && isDigit(text[m[0]-1])) || (m[1] < len(text) && isDigit(text[m[1]])) {
+			from = m[0] + 2 // a power's "**": the next marker may open a span
+			continue
+		}
+		inner := m[4:6] // the span of "**x**", or of "__x__"
+		if m[4] < 0 {
+			inner = m[10:12]
+		}
+		b.WriteString(text[last:m[0]] + pad + text[inner[0]:inner[1]] + pad)
+		last, from = m[1], m[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
