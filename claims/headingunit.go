@@ -73,14 +73,21 @@ func headingOver(lines []line, n int) string {
 const maxRowsUnderHeading = 40
 
 // headingOverRows is the heading over the block of rows line n is in: the lines above it up
-// to the heading all hold figures, with no blank line between ("Mpps, higher is better:" over
-// "64B: 11.2 -> 13.0" and "512B: 7.9 -> 8.4"); "" where there is none.
+// to the heading all hold figures, with no blank line between but one right under the heading
+// ("Mpps, higher is better:" over "64B: 11.2 -> 13.0" and "512B: 7.9 -> 8.4"); "" where there
+// is none.
 func headingOverRows(lines []line, n int) string {
 	at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
 	for k := at - 1; k >= 0 && at-k <= maxRowsUnderHeading; k-- {
 		t := lines[k].text
 		if m := headingRe.FindStringSubmatch(t); m != nil {
 			return m[1]
+		}
+		if strings.TrimSpace(t) == "" && k > 0 {
+			// one blank line between the heading and its block of rows
+			if m := headingRe.FindStringSubmatch(lines[k-1].text); m != nil {
+				return m[1]
+			}
 		}
 		if strings.TrimSpace(t) == "" || len(readFigures(t).figures) == 0 {
 			return ""
@@ -162,6 +169,16 @@ func headingUnit(h string) (unit, bool) {
 	}
 	if _, u, ok := parenUnit(h); ok {
 		return u, true
+	}
+	// A unit as one of the heading's parts between commas: "tc filter lookup cost, ns per
+	// packet (lower is better):".
+	if strings.Contains(h, ",") {
+		for _, part := range strings.Split(parenRe.ReplaceAllString(h, " "), ",") {
+			p := strings.Replace(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(part), ":")), " per ", "/", 1)
+			if u, ok := lookupUnit(p); ok && u.norm != "" && u.kind != "percent" {
+				return u, true
+			}
+		}
 	}
 	// A rate of words first, then what it is of: "Packets per second through cake with 1024
 	// flows", "transactions per second, 8 threads".

@@ -315,3 +315,19 @@ func TestLabelledUnderNetperfCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadingUnitAmongItsParts: a heading whose unit is one of its parts between commas, a
+// blank line above its rows, gives every row that unit (heading-unit-among-its-parts.txt;
+// the family's scorer compares figures only).
+func TestHeadingUnitAmongItsParts(t *testing.T) {
+	r := familyClaims(t, "heading-unit-among-its-parts.txt")
+	if len(r.Claims) != 3 {
+		t.Fatalf("claims:\n%s", claimsText(r))
+	}
+	for _, c := range r.Claims {
+		if c.Unit != "us" {
+			t.Errorf("want each in us; claims:\n%s", claimsText(r))
+			break
+		}
+	}
+}
