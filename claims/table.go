@@ -846,8 +846,9 @@ var captionEdgeUnitRe = regexp.MustCompile(`\s([A-Za-zµ/]+):\s*$|^\s*([A-Za-zµ
 var spelledTimeRe = regexp.MustCompile(`(?i)^(?:seconds?|secs?|minutes?|mins?|hours?)$`)
 
 // footnoteRe is a note under a table that opens with its figures' unit: "(Gbit/s)",
-// "(Gbit/s, 10 runs)".
-var footnoteRe = regexp.MustCompile(`^\s*\(\s*([A-Za-z%/]+)\s*[,;)]`)
+// "(Gbit/s, 10 runs)", "(Gbit/s for the streams, transactions/s for RR)": the columns without
+// a unit of their own take it.
+var footnoteRe = regexp.MustCompile(`^\s*\(\s*([A-Za-z%/]+)\s*(?:[,;)]|\s+(?:for|of|in|on)\s)`)
 
 // footnoteUnit is the unit a note on the line just below a table (lines[after]), or after one
 // blank line, gives: first in it, or the one unit among a parenthesis' items; "" where none.

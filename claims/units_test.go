@@ -331,3 +331,17 @@ func TestHeadingUnitAmongItsParts(t *testing.T) {
 		}
 	}
 }
+
+// TestFootnoteUnitsByKind: a note under a table that opens with a unit and says what it is
+// for gives it to the columns without one of their own (footnote-units-by-kind.txt; the
+// family's scorer compares figures only).
+func TestFootnoteUnitsByKind(t *testing.T) {
+	r := familyClaims(t, "footnote-units-by-kind.txt")
+	units := []string{}
+	for _, c := range r.Claims {
+		units = append(units, c.Unit)
+	}
+	if strings.Join(units, " ") != "bit/s bit/s trans/s" {
+		t.Errorf("units %v; claims:\n%s", units, claimsText(r))
+	}
+}
