@@ -820,6 +820,12 @@ func captionUnit(lines []line, header int) string {
 			return word
 		}
 	}
+	// A caption that names one request/response test and no unit ("64 netperf TCP_RR flows:"):
+	// the test's transactions per second.
+	if tests := rrTestWordRe.FindAllString(lines[j].text, -1); len(tests) > 0 && !slices.ContainsFunc(tests, func(t string) bool { return !strings.EqualFold(t, tests[0]) }) &&
+		!streamTestWordRe.MatchString(lines[j].text) {
+		return "trans/s"
+	}
 	// A caption of several lines: the unit "in" which its figures are, said on a line of the
 	// same paragraph above ("Aggregate throughput in Gbit/s of N flows (netperf, / 30 s
 	// each), as our harness writes it:").
@@ -832,6 +838,13 @@ func captionUnit(lines []line, header int) string {
 	}
 	return ""
 }
+
+// rrTestWordRe and streamTestWordRe are netperf's request/response tests and its streams,
+// named in a caption.
+var (
+	rrTestWordRe     = regexp.MustCompile(`(?i)\b(?:TCP|UDP|SCTP)_(?:RR|CRR|CC)\b`)
+	streamTestWordRe = regexp.MustCompile(`(?i)\b(?:TCP|UDP|SCTP)_(?:STREAM|MAERTS|SENDFILE)\b`)
+)
 
 // captionInUnitRe is a caption's "in UNIT" on a line of it above the last: a rate's unit only
 // ("throughput in Gbit/s"), as a time there is more often the test's ("for 30 s").

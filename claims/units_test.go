@@ -345,3 +345,20 @@ func TestFootnoteUnitsByKind(t *testing.T) {
 		t.Errorf("units %v; claims:\n%s", units, claimsText(r))
 	}
 }
+
+// TestCaptionNamesAnRRTest: a table's caption that names one request/response test and no
+// unit makes its bare figures transactions per second; one that names a stream too gives no
+// unit (caption-names-an-rr-test.txt; the family's scorer compares figures only).
+func TestCaptionNamesAnRRTest(t *testing.T) {
+	wantEach(t, familyClaims(t, "caption-names-an-rr-test.txt"), 2, "transaction_rate", "trans/s")
+	both := "Subject: x\n\nTCP_RR and TCP_STREAM flows, their sum:\n\n        before     after\nmean    1.21M      1.38M\n"
+	r, err := Read("x", []byte(both))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Claims {
+		if c.Unit == "trans/s" {
+			t.Errorf("a caption of an RR test and a stream gave transactions/s:\n%s", claimsText(r))
+		}
+	}
+}
