@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsperf/nsperf/internal/proc"
 	"github.com/nsperf/nsperf/internal/procstat"
+	"github.com/nsperf/nsperf/internal/waitlimit"
 	"github.com/nsperf/nsperf/machine"
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/tool"
@@ -200,7 +201,7 @@ func (m *measurement) prepare(live machine.Network, d tool.Driver, instances []s
 		}
 		select {
 		case <-p.Done():
-		case <-time.After(m.opt.ServerTimeout):
+		case <-time.After(waitlimit.Of(m.opt.ServerTimeout)): // a server's wait, as long on a slowed clock
 			p.Stop()
 			return fmt.Errorf("%s: preparing (%s) did not end after %s", name, strings.Join(argv, " "), m.opt.ServerTimeout)
 		case <-m.ctx.Done():
