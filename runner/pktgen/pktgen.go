@@ -231,12 +231,7 @@ var ErrNoPktgen = errors.New("this kernel has no pktgen (" + Dir + " is absent: 
 
 // ResultLine is the Result line of one of pktgen's files, "" when it has none: what it says
 // of its last command or run.
-func ResultLine(text string) string {
-	if m := failedRE.FindString(text); m != "" {
-		return m
-	}
-	return ""
-}
+func ResultLine(text string) string { return failedRE.FindString(text) }
 
 // Available implements tool.InKernel: the generator's directory in this namespace's proc,
 // which the module makes in every namespace.
