@@ -11,8 +11,11 @@ import (
 // counterRef is the counter nsperf records for a claim about a count, and the end of the
 // workload whose namespace counts it.
 type counterRef struct {
-	name string // nstat's name
+	name string // nstat's name, or a field of results.Counters.TCP
 	end  string // "server", "client", or "" for either
+	// tcp: the name is of the run's connection's state (results.TCPInfoNames), a level
+	// compared as it is, not a count per second.
+	tcp bool
 }
 
 // countWords map what a message says it counted to the counter a namespace keeps: ACKs are
@@ -22,10 +25,10 @@ var countWords = []struct {
 	re  *regexp.Regexp
 	ref counterRef
 }{
-	{regexp.MustCompile(`(?i)backlog.?drop`), counterRef{"TcpExtTCPBacklogDrop", "server"}},
-	{regexp.MustCompile(`(?i)(^|[^a-z])acks?([^a-z]|$)|acknowledg`), counterRef{"TcpOutSegs", "server"}},
-	{regexp.MustCompile(`(?i)retransmi`), counterRef{"TcpRetransSegs", "client"}},
-	{regexp.MustCompile(`(?i)(^|[^a-z])segments?_?(in|received)`), counterRef{"TcpInSegs", "server"}},
+	{regexp.MustCompile(`(?i)backlog.?drop`), counterRef{name: "TcpExtTCPBacklogDrop", end: "server"}},
+	{regexp.MustCompile(`(?i)(^|[^a-z])acks?([^a-z]|$)|acknowledg`), counterRef{name: "TcpOutSegs", end: "server"}},
+	{regexp.MustCompile(`(?i)retransmi`), counterRef{name: "TcpRetransSegs", end: "client"}},
+	{regexp.MustCompile(`(?i)(^|[^a-z])segments?_?(in|received)`), counterRef{name: "TcpInSegs", end: "server"}},
 }
 
 // nstatNameRe is a counter named as nstat names it: TcpInSegs, TcpExtTCPBacklogDrop.
@@ -35,6 +38,9 @@ var nstatNameRe = regexp.MustCompile(`^(Ip|Ip6|Icmp|Icmp6|Tcp|TcpExt|IpExt|Udp|U
 func counterOf(c Claim) (counterRef, bool) {
 	if c.Metric != "" || c.Quantity == "" {
 		return counterRef{}, false
+	}
+	if c.Quantity == results.HandshakeWindow {
+		return counterRef{name: c.Quantity, end: "client", tcp: true}, true
 	}
 	if nstatNameRe.MatchString(c.Quantity) {
 		return counterRef{name: c.Quantity}, true
@@ -57,8 +63,12 @@ func pickCounter(c Claim, ref counterRef, r *results.Result, facts Facts, toggle
 		return results.Case{}, nil, results.Comparison{}, "", why
 	}
 	ns := facts.Ends[s.Workload][ref.end]
-	base, key := perSecond(cs.Samples, s.Workload, s.Comparison.Baseline, ns, ref.name)
-	state, _ := perSecond(cs.Samples, s.Workload, s.State, ns, ref.name)
+	read := perSecond
+	if ref.tcp {
+		read = connectionLevel
+	}
+	base, key := read(cs.Samples, s.Workload, s.Comparison.Baseline, ns, ref.name)
+	state, _ := read(cs.Samples, s.Workload, s.State, ns, ref.name)
 	if len(base) == 0 || len(state) == 0 {
 		return results.Case{}, nil, results.Comparison{}, "", fmt.Sprintf("the run recorded no %s to compare", ref.name)
 	}
@@ -91,6 +101,22 @@ func perSecond(samples []results.Sample, workload, state, ns, name string) ([]fl
 		out = append(out, v/sm.Seconds)
 	}
 	return out, key
+}
+
+// connectionLevel is a field of the run's TCP connection's state (results.Counters.TCP) in
+// each sample of a workload in a state that recorded it, and its name as recorded; ns is not
+// needed: the connection is the client's.
+func connectionLevel(samples []results.Sample, workload, state, _, name string) ([]float64, string) {
+	var out []float64
+	for _, sm := range samples {
+		if sm.Workload != workload || sm.State != state || sm.Error != "" || sm.Counters == nil {
+			continue
+		}
+		if v, ok := sm.Counters.TCP[name]; ok {
+			out = append(out, v)
+		}
+	}
+	return out, "tcp " + name
 }
 
 // Measurable says whether nsperf can set a claim beside a measurement: a metric a tool

@@ -200,6 +200,9 @@ func counterCheck(check results.ClaimCheck, c Claim, ref counterRef, r *results.
 		return check
 	}
 	check.Metric = key + " per second"
+	if ref.tcp {
+		check.Metric = key // a level of the connection, as it was
+	}
 	check.Case, check.Workload, check.State, check.Baseline = cs.Label, s.Workload, s.State, s.Comparison.Baseline
 	check.Measured = &m
 	check.Outcome, check.Reason = counterOutcome(c, m)

@@ -228,3 +228,36 @@ func TestMatchTransferAndPercentile(t *testing.T) {
 		}
 	}
 }
+
+// TestHandshakeWindowClaim: a claim about the window of a handshake's last ACK meets the
+// client's connection's handshake window, compared as a level between the states its
+// workload's throughput was compared in: a larger window is reproduced, the same window is
+// not decided.
+func TestHandshakeWindowClaim(t *testing.T) {
+	rep, err := Read("m", []byte("Subject: tcp: honour initrwnd\n\nThe window of the handshake's third ACK grows from 65536 to 175232 bytes.\n"))
+	if err != nil || len(rep.Claims) != 1 {
+		t.Fatalf("%v %+v", err, rep.Claims)
+	}
+	for _, c := range []struct {
+		name      string
+		after     float64
+		outcome   string
+		increased bool
+	}{{"larger", 92672, results.Reproduced, true}, {"the same", 65152, results.Undecided, false}} {
+		var samples []results.Sample
+		for range 5 {
+			for state, w := range map[string]float64{"reverted@A": 65152, "base@B": c.after} {
+				samples = append(samples, results.Sample{Workload: "tcp", State: state, Seconds: 2,
+					Counters: &results.Counters{TCP: map[string]float64{"rtt_us": 40, results.HandshakeWindow: w}}})
+			}
+		}
+		cmp := &results.Comparison{Baseline: "reverted@A", Verdict: results.Improved, Change: 0.1, ChangeLo: 0.05, ChangeHi: 0.15, Direction: 1}
+		r := &results.Result{Cases: []results.Case{{Samples: samples, Summaries: []results.Summary{
+			{Workload: "tcp", Metric: "throughput", State: "base@B", Comparison: cmp}}}}}
+		got := Match(rep, r, Facts{Ends: map[string]map[string]string{"tcp": {"client": "client", "server": "server"}}})
+		g := got[0]
+		if g.Outcome != c.outcome || g.Metric != "tcp "+results.HandshakeWindow || g.Measured == nil || (g.Measured.Change > 0.3) != c.increased {
+			t.Errorf("%s: %+v %+v", c.name, g, g.Measured)
+		}
+	}
+}

@@ -41,6 +41,9 @@ func (r *Report) Text(w io.Writer) error {
 			metric := c.Metric
 			if metric == "" {
 				metric = c.Quantity + " (nsperf measures none)"
+				if Measurable(c) {
+					metric = c.Quantity + " (a side metric)" // a counter or the connection's state
+				}
 				if c.Unit == "" {
 					metric = c.Quantity + " (no unit)"
 				}

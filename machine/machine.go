@@ -36,9 +36,12 @@ type Network interface {
 	Drift() ([]string, error)
 	// ClearTimeWait removes sockets left in TIME_WAIT on a port (`ss -K`).
 	ClearTimeWait(ns string, port int) (int, error)
-	// TCPInfo is the state of the busiest TCP connection in namespace ns to peer (`ss -ti`),
-	// by results.TCPInfoNames; nil where there is none.
-	TCPInfo(ns string, peer netip.Addr) (map[string]float64, error)
+	// TCPInfo is the state of the busiest TCP connection in namespace ns to peer (`ss -ti`);
+	// nil where there is none.
+	TCPInfo(ns string, peer netip.Addr) (*TCPConnection, error)
+	// CaptureHandshakes starts watching the handshakes of the TCP connections from namespace
+	// ns to peer, for the window each client announced in its last ACK.
+	CaptureHandshakes(ns string, peer netip.Addr) (HandshakeCapture, error)
 	// Start runs argv in a namespace of the topology.
 	Start(ctx context.Context, ns string, argv []string) (proc.Process, error)
 	// CountBigPackets sets up the counting of packets above 64 KiB on devices ("ns/dev") and
@@ -56,6 +59,25 @@ type Network interface {
 	// and the caller tears it down); Teardown removes it.
 	Keep() error
 	Teardown() error
+}
+
+// TCPConnection is one TCP connection as tcp_info shows it: its ports, the bytes it has moved
+// both ways, and its state by the names of results.TCPInfoNames.
+type TCPConnection struct {
+	LocalPort, RemotePort uint16
+	Moved                 uint64
+	Info                  map[string]float64
+}
+
+// HandshakeCapture watches handshakes (Network.CaptureHandshakes).
+type HandshakeCapture interface {
+	// Window is the window, in bytes, that the client announced in the last ACK of the
+	// handshake of the connection between the ports; Latest of the latest handshake seen to
+	// the remote port.
+	Window(local, remote uint16) (uint32, bool)
+	Latest(remote uint16) (uint32, bool)
+	// Close stops watching; its error is what stopped the capture early, if anything did.
+	Close() error
 }
 
 // Machine is what a run needs of the host around its topologies: building them, the

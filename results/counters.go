@@ -30,10 +30,17 @@ type Counters struct {
 
 // TCPInfoNames are the fields of tcp_info a sample keeps, with their units: times in µs,
 // windows and counts of segments or bytes as the kernel reports them, the delivery rate in
-// bit/s.
+// bit/s; HandshakeWindow beside them.
 var TCPInfoNames = []string{"rtt_us", "rttvar_us", "min_rtt_us", "rto_us", "snd_cwnd", "snd_ssthresh", "snd_wnd", "rcv_space", "rcv_ssthresh",
 	"total_retrans", "lost", "reordering", "reord_seen", "dsack_dups", "delivery_rate_bps", "bytes_acked", "bytes_retrans",
-	"busy_us", "rwnd_limited_us", "sndbuf_limited_us"}
+	"busy_us", "rwnd_limited_us", "sndbuf_limited_us", HandshakeWindow}
+
+// HandshakeWindow is the receive window, in bytes, that the client announced in the last ACK
+// of its connection's handshake (scaled by the window scale of its SYN): the window a server
+// may fill in its first flight, which tcp_info does not keep. It is captured from the
+// client's namespace (`tcpdump 'tcp[tcpflags] == tcp-ack'` after the SYNs); a connection per
+// transaction (TCP_CRR) is represented by the latest handshake to the same server port.
+const HandshakeWindow = "handshake_window"
 
 // DeviceCounters are one device's statistics (`ip -s link`, `tc -s qdisc`).
 type DeviceCounters struct {

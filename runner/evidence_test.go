@@ -158,3 +158,35 @@ func TestTransferTime(t *testing.T) {
 		t.Errorf("the table lacks the transfer time:\n%s", table)
 	}
 }
+
+// TestHandshakeWindow: every TCP sample records the window its client announced at the end of
+// its handshake: the kernel's initial window (tens of KiB) as built, a few segments with the
+// client's route at initrwnd 4 (the kernel rounds that to its window scale and the MSS it
+// counts, 6144 bytes on 6.18; at most 8 segments is asserted), for a bulk upload (whose control connection, to the same
+// port, is not the one kept), a request/response test and a connection per transaction.
+func TestHandshakeWindow(t *testing.T) {
+	testenv.RootTest(t, runstate.Dir, "iperf3", "netperf")
+	r, table := runScenario(t, "testdata/handshake.yaml", scenarios.Overrides{Omit: -1})
+	const segment = 1500 // at most, at the veth's MTU
+	seen := 0
+	for _, c := range r.Cases {
+		for _, s := range c.Samples {
+			if s.Error != "" || s.Counters == nil {
+				t.Fatalf("%s %s: %s %+v", s.Workload, s.State, s.Error, s.Counters)
+			}
+			w, ok := s.Counters.TCP[results.HandshakeWindow]
+			switch {
+			case !ok:
+				t.Errorf("%s %s: no handshake window in %v (errors %v)", s.Workload, s.State, s.Counters.TCP, s.Counters.Errors)
+			case s.State == "built" && w < 16*segment:
+				t.Errorf("%s built: a handshake window of %v bytes, want the kernel's initial window", s.Workload, w)
+			case s.State == "initrwnd-4" && (w <= 0 || w > 8*segment):
+				t.Errorf("%s initrwnd-4: a handshake window of %v bytes, want a few segments", s.Workload, w)
+			}
+			seen++
+		}
+	}
+	if seen != 6 {
+		t.Errorf("%d samples, want 6:\n%s", seen, table)
+	}
+}

@@ -132,7 +132,10 @@ func (n *fakeNetwork) Failed() <-chan error                                   { 
 func (n *fakeNetwork) OVS() (string, string, string)                          { return "", "", "" }
 func (n *fakeNetwork) Keep() error                                            { return n.m.keepFails }
 func (n *fakeNetwork) ClearTimeWait(string, int) (int, error)                 { return 0, nil }
-func (n *fakeNetwork) TCPInfo(string, netip.Addr) (map[string]float64, error) { return nil, nil }
+func (n *fakeNetwork) TCPInfo(string, netip.Addr) (*machine.TCPConnection, error) { return nil, nil }
+func (n *fakeNetwork) CaptureHandshakes(string, netip.Addr) (machine.HandshakeCapture, error) {
+	return nil, nil
+}
 
 func (n *fakeNetwork) Check(states []scenarios.State) error {
 	var reasons []string

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -85,20 +87,21 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	pinned := pinnedCPUsOfRun(instances)
 	counters := live.Counters(pinned)
 	before := m.opt.Machine.CPUTimes()
+	stopWatching := watchTCP(live, instances[0])
 	clients, err := m.startClients(ctx, cancel, live, d, instances)
 	if err != nil {
+		stopWatching()
 		return fail(err)
 	}
 	printed = append(slices.Clone(clients), printed...)
-	stopWatching := watchTCP(live, instances[0])
 	awaitRun(clients, servers)
 	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
 	delta := live.Counters(pinned).Delta(counters)
-	if tcp, err := stopWatching(); err != nil {
+	tcp, err := stopWatching()
+	if err != nil {
 		delta.Errors = append(delta.Errors, err.Error())
-	} else {
-		delta.TCP = tcp
 	}
+	delta.TCP = tcp
 	sample.Counters = &delta
 	figures, rows, output, err := parseClients(ctx, d, instances, clients, name, limit)
 	sample.Output = output
@@ -127,19 +130,33 @@ const (
 	tcpLook      = 200 * time.Millisecond
 )
 
-// watchTCP looks at the TCP connection from the client of spec to its server while the run
-// goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over
-// TCP; stop ends the watch and returns the state last seen (nil if none was: a connection
-// shorter than the first look), or the first error.
+// handshakeWindowMoved is how many bytes the run's connection has moved when the look that
+// finds its handshake ends the capture: more than a tool's control connection (iperf3's, to
+// the same port) moves, so that the data connection's is the one kept. A capture that never
+// ends early stops by itself after topo.MaxHandshakes or at the run's end.
+const handshakeWindowMoved = 64 << 10
+
+// watchTCP starts watching the TCP connection from the client of spec to its server while the
+// run goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over
+// TCP, and captures the handshakes until it has that connection's (results.HandshakeWindow).
+// Start it before the clients; stop ends the watch and returns the state last seen (nil if
+// none was: a connection shorter than the first look), with what failed.
 func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[string]float64, error)) {
 	client, server := spec.Ends()
 	peer, err := netip.ParseAddr(server.Addr)
 	if !spec.TCP() || err != nil {
 		return func() (map[string]float64, error) { return nil, nil }
 	}
+	capture, failed := live.CaptureHandshakes(client.NS, peer)
 	done, ended := make(chan struct{}), make(chan struct{})
-	var last map[string]float64
-	var failed error
+	var last *machine.TCPConnection
+	window, windowSeen := uint32(0), false
+	closeCapture := func() {
+		if capture != nil {
+			failed = errors.Join(failed, capture.Close())
+			capture = nil
+		}
+	}
 	go func() {
 		defer close(ended)
 		wait := firstTCPLook
@@ -154,11 +171,17 @@ func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[s
 				timer.Reset(wait)
 				info, err := live.TCPInfo(client.NS, peer)
 				if err != nil {
-					failed = fmt.Errorf("tcp_info: %w", err)
+					failed = errors.Join(failed, fmt.Errorf("tcp_info: %w", err))
 					return
 				}
-				if info != nil {
-					last = info
+				if info == nil {
+					continue
+				}
+				last = info
+				if capture != nil && info.Moved >= handshakeWindowMoved {
+					if window, windowSeen = capture.Window(info.LocalPort, info.RemotePort); windowSeen {
+						closeCapture()
+					}
 				}
 			}
 		}
@@ -166,7 +189,20 @@ func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[s
 	return func() (map[string]float64, error) {
 		close(done)
 		<-ended
-		return last, failed
+		if last != nil && capture != nil && !windowSeen {
+			if window, windowSeen = capture.Window(last.LocalPort, last.RemotePort); !windowSeen {
+				window, windowSeen = capture.Latest(last.RemotePort)
+			}
+		}
+		closeCapture()
+		if last == nil {
+			return nil, failed
+		}
+		out := maps.Clone(last.Info)
+		if windowSeen {
+			out[results.HandshakeWindow] = float64(window)
+		}
+		return out, failed
 	}
 }
 

@@ -4,19 +4,20 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/nsperf/nsperf/machine"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
 
-// TCPInfo is the state of the TCP connection in namespace ns to peer that has moved the most
-// bytes (tcp_info over inet_diag: `ip netns exec NS ss -tin dst PEER`), by the names of
+// TCPInfo is the TCP connection in namespace ns to peer that has moved the most bytes
+// (tcp_info over inet_diag: `ip netns exec NS ss -tin dst PEER`), its state by the names of
 // results.TCPInfoNames; nil where there is none.
-func (l *Live) TCPInfo(ns string, peer netip.Addr) (map[string]float64, error) {
+func (l *Live) TCPInfo(ns string, peer netip.Addr) (*machine.TCPConnection, error) {
 	family := uint8(unix.AF_INET)
 	if peer.Is6() {
 		family = unix.AF_INET6
 	}
-	var best *netlink.TCPInfo
+	var best *netlink.InetDiagTCPInfoResp
 	err := l.Do(ns, func() error {
 		// The package function opens its netlink socket in the calling thread's namespace,
 		// which Do has switched to.
@@ -32,8 +33,8 @@ func (l *Live) TCPInfo(ns string, peer netip.Addr) (map[string]float64, error) {
 			if !ok || dst.Unmap() != peer.Unmap() {
 				continue
 			}
-			if best == nil || moved(s.TCPInfo) > moved(best) {
-				best = s.TCPInfo
+			if best == nil || moved(s.TCPInfo) > moved(best.TCPInfo) {
+				best = s
 			}
 		}
 		return nil
@@ -44,7 +45,8 @@ func (l *Live) TCPInfo(ns string, peer netip.Addr) (map[string]float64, error) {
 	if best == nil {
 		return nil, nil
 	}
-	return tcpInfoFields(best), nil
+	id := best.InetDiagMsg.ID
+	return &machine.TCPConnection{LocalPort: id.SourcePort, RemotePort: id.DestinationPort, Moved: moved(best.TCPInfo), Info: tcpInfoFields(best.TCPInfo)}, nil
 }
 
 // moved is the bytes a connection has sent and received.

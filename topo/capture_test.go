@@ -1,0 +1,135 @@
+package topo
+
+import (
+	"net"
+	"net/netip"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nsperf/nsperf/scenarios"
+	"golang.org/x/sys/unix"
+)
+
+const handshakePair = `name: t
+topology:
+  namespaces: [client, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24, "2001:db8::1/64"]}
+        b: {ns: server, name: eth0, addrs: [198.18.0.2/24, "2001:db8::2/64"]}
+states:
+  - name: built
+workloads:
+  - name: tcp
+    iperf3:
+      client: {ns: client}
+      server: {ns: server, addr: 198.18.0.2}
+`
+
+// TestCaptureHandshakes: the window the capture reads from the client's last ACK is the one
+// the server's socket took from it (tcp_info's snd_wnd right after accept, before any data),
+// for IPv4 and IPv6 and for a client whose receive buffer is small, default or large; a
+// smaller buffer announces a smaller window.
+func TestCaptureHandshakes(t *testing.T) {
+	s, err := scenarios.Parse("t.yaml", []byte(handshakePair), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := buildRoot(t, s)
+	for _, server := range []string{"198.18.0.2", "2001:db8::2"} {
+		peer := netip.MustParseAddr(server)
+		var ln net.Listener
+		if err := l.Do("server", func() (err error) {
+			ln, err = net.Listen("tcp", net.JoinHostPort(server, "0"))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		remote := uint16(ln.Addr().(*net.TCPAddr).Port)
+		capture, err := l.CaptureHandshakes("client", peer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows := map[int]uint32{}
+		for _, rcvbuf := range []int{4096, 0, 4 << 20} {
+			local, serverSaw := connectOnce(t, l, ln, rcvbuf)
+			got, ok := waitWindow(capture, local, remote)
+			if !ok {
+				t.Fatalf("%s rcvbuf %d: no handshake captured for port %d", server, rcvbuf, local)
+			}
+			if got != serverSaw {
+				t.Errorf("%s rcvbuf %d: the capture read a window of %d, the server's socket took %d", server, rcvbuf, got, serverSaw)
+			}
+			windows[rcvbuf] = got
+		}
+		t.Logf("%s: windows by receive buffer %v", server, windows)
+		if !(windows[4096] < windows[0] && windows[0] < windows[4<<20]) {
+			t.Errorf("%s: windows by receive buffer %v: want them in the buffers' order", server, windows)
+		}
+		if err := capture.Close(); err != nil {
+			t.Error(err)
+		}
+		ln.Close()
+	}
+}
+
+// connectOnce connects from the client's namespace to ln with a receive buffer of rcvbuf
+// bytes (0: the default), and returns the client's port and the window the accepted socket
+// holds as the peer's (tcp_info snd_wnd) before any data moved.
+func connectOnce(t *testing.T, l *Live, ln net.Listener, rcvbuf int) (uint16, uint32) {
+	t.Helper()
+	dialer := net.Dialer{Timeout: time.Minute, Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			if rcvbuf > 0 {
+				serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	var conn net.Conn
+	if err := l.Do("client", func() (err error) {
+		conn, err = dialer.Dial("tcp", ln.Addr().String())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	accepted, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer accepted.Close()
+	raw, err := accepted.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info *unix.TCPInfo
+	var ierr error
+	if err := raw.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil || ierr != nil {
+		t.Fatal(err, ierr)
+	}
+	_, port, _ := net.SplitHostPort(conn.LocalAddr().String())
+	p, _ := strconv.Atoi(port)
+	return uint16(p), info.Snd_wnd
+}
+
+// waitWindow waits for the capture to have read the handshake: its packets are read as they
+// come, after the connection is up.
+func waitWindow(c interface {
+	Window(local, remote uint16) (uint32, bool)
+}, local, remote uint16) (uint32, bool) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if w, ok := c.Window(local, remote); ok {
+			return w, true
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return 0, false
+}
