@@ -72,6 +72,7 @@ type wanted struct {
 	words                      map[string]bool
 	tools, units, tests, sizes map[string]bool
 	metrics                    map[string]bool // the claims' metrics, as tools declare them
+	text                       string          // the subjects, messages and files, lower case
 }
 
 // wantedBy is what a message and its series ask of a scenario.
@@ -86,7 +87,7 @@ func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
 			text.WriteString(strings.ToLower(t) + " ")
 		}
 	}
-	w.words = wordsOf(text.String())
+	w.words, w.text = wordsOf(text.String()), text.String()
 	for _, c := range rep.Claims {
 		w.tools[c.Tool] = true
 		if c.Metric != "" {
@@ -117,6 +118,7 @@ var scoredTerms = []func(s *scenarios.Scenario, w wanted) (points int, reason st
 	runsTest,     // 3: a workload runs the claims' netperf test with their sizes; 2: without
 	measuresUnit, // 2: a workload's throughput is in the claims' unit
 	gatesMetric,  // 3: a workload is for a metric of the claims' other than throughput
+	setsNamed,    // 2: a state sets what the message names (a route's initrwnd, a sysctl)
 }
 
 // runsPatch: the patch's functions, else its files, run in the scenario's traffic (as nsperf
@@ -212,6 +214,20 @@ func gatesMetric(s *scenarios.Scenario, w wanted) (int, string) {
 		for _, g := range wl.Gates() {
 			if g != scenarios.MetricThroughput && w.metrics[g] {
 				return 3, fmt.Sprintf("its workload %s is for the claims' %s", wl.Name, g)
+			}
+		}
+	}
+	return 0, ""
+}
+
+// setsNamed: a state sets something the message names by its own name (scenarios.Named:
+// `initrwnd 64` on a route, tcp_rmem, gso_max_size, fq): what the message measured depends on
+// it, so a scenario that sets it can show the change.
+func setsNamed(s *scenarios.Scenario, w wanted) (int, string) {
+	for _, st := range s.States {
+		for _, name := range scenarios.StateNames(st) {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(strings.ToLower(name)) + `\b`).MatchString(w.text) {
+				return 2, fmt.Sprintf("its state %s sets %s, which the message names", st.Name, name)
 			}
 		}
 	}

@@ -56,6 +56,9 @@ func TestChoose(t *testing.T) {
 		// xdp-bench's summary of a patch to veth's XDP receive: the scenario whose receiver is
 		// xdp-bench and whose workload is for its rate.
 		{"testdata/veth-xdp-rcv-xdp-bench.mbox", "veth-xdp-bench", "its workload xdp-drop is for the claims' xdp_rx_rate"},
+		// The window of a handshake's last ACK with the client's route at initrwnd 64, of a
+		// patch every TCP scenario runs: the one whose state sets the route's initrwnd.
+		{"testdata/initrwnd-handshake-window.mbox", "veth-initcwnd", "its state initcwnd-64 sets initrwnd, which the message names"},
 	} {
 		rep, series, _ := read(t, tc.file)
 		name, why, err := Choose(rep, series, shipped)
@@ -357,16 +360,19 @@ func TestChooseWholeWordsAndTies(t *testing.T) {
 func TestScoredTerms(t *testing.T) {
 	for _, tc := range []struct {
 		file, scenario string
-		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit, gatesMetric
+		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit, gatesMetric, setsNamed
 	}{
-		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2, 3}},
-		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2, 0}},
+		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2, 3, 2}},
+		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2, 0, 2}},
 		// A transfer's time in seconds, of a patch to TCP's loss recovery: the scenario whose
 		// workload is a transfer of a fixed size over a lossy path.
-		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", []int{20, 0, 0, 0, 0, 3}},
+		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", []int{20, 0, 0, 0, 0, 3, 0}},
 		// A packet rate of pktgen's, of a patch to veth_xmit: the generator's frames are in pps,
 		// the rate its workload is for.
-		{"testdata/veth-xmit-pktgen.mbox", "veth-pktgen", []int{20, 0, 1, 0, 2, 3}},
+		{"testdata/veth-xmit-pktgen.mbox", "veth-pktgen", []int{20, 0, 1, 0, 2, 3, 0}},
+		// A handshake's window with the client's route at initrwnd 64, of a patch to
+		// tcp_select_initial_window: the scenario whose state sets initrwnd.
+		{"testdata/initrwnd-handshake-window.mbox", "veth-initcwnd", []int{20, 0, 0, 0, 0, 0, 2}},
 	} {
 		rep, series, _ := read(t, tc.file)
 		s, err := scenarios.Load(tc.scenario, scenarios.Options{})

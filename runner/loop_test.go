@@ -127,11 +127,11 @@ func (n *fakeNetwork) RunID() plan.RunID { return n.id }
 func (n *fakeNetwork) StateCommands(st scenarios.State) []string {
 	return []string{"# state " + st.Name}
 }
-func (n *fakeNetwork) Warnings() []string                                     { return nil }
-func (n *fakeNetwork) Failed() <-chan error                                   { return n.failed }
-func (n *fakeNetwork) OVS() (string, string, string)                          { return "", "", "" }
-func (n *fakeNetwork) Keep() error                                            { return n.m.keepFails }
-func (n *fakeNetwork) ClearTimeWait(string, int) (int, error)                 { return 0, nil }
+func (n *fakeNetwork) Warnings() []string                                         { return nil }
+func (n *fakeNetwork) Failed() <-chan error                                       { return n.failed }
+func (n *fakeNetwork) OVS() (string, string, string)                              { return "", "", "" }
+func (n *fakeNetwork) Keep() error                                                { return n.m.keepFails }
+func (n *fakeNetwork) ClearTimeWait(string, int) (int, error)                     { return 0, nil }
 func (n *fakeNetwork) TCPInfo(string, netip.Addr) (*machine.TCPConnection, error) { return nil, nil }
 func (n *fakeNetwork) CaptureHandshakes(string, netip.Addr) (machine.HandshakeCapture, error) {
 	return nil, nil

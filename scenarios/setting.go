@@ -210,6 +210,23 @@ func (v *validator) checkSettings(path string, st State, t *topologyIndex) {
 	}
 }
 
+// Named is a setting kind whose value names what it sets, as a message writes those names:
+// a route's initrwnd, a sysctl's tcp_rmem (its last part), a device's gso_max_size, a
+// qdisc's fq. reproduce prefers a scenario whose states set what a message names.
+type Named interface{ Names() []string }
+
+// StateNames are the names of what a state's settings set (Named), sorted.
+func StateNames(st State) []string {
+	var out []string
+	for _, key := range SettingKeys() {
+		if n, ok := st.Settings[key].(Named); ok {
+			out = append(out, n.Names()...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Toggler is a setting kind whose value says what it toggles in the words reproduce matches
 // a message's toggles with: "sysctl net.ipv4.tcp_autocorking", "qdisc fq", "offloads off".
 type Toggler interface{ Toggles() []string }

@@ -23,6 +23,17 @@ func init() { registerSetting(func() Setting { return DeviceKnobs{} }) }
 // Key implements Setting.
 func (DeviceKnobs) Key() string { return "devices" }
 
+// Names implements Named: the knobs it sets (gso_max_size, mtu).
+func (d DeviceKnobs) Names() []string {
+	var out []string
+	for _, set := range d {
+		for name := range set {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Scope implements Setting.
 func (DeviceKnobs) Scope() Scope { return DeviceScope }
 

@@ -75,6 +75,15 @@ func (q Qdiscs) Kernel() KernelNeeds {
 	return out
 }
 
+// Names implements Named: the kinds of qdisc it attaches (fq, netem, tbf).
+func (q Qdiscs) Names() []string {
+	var out []string
+	for _, ref := range q.Targets() {
+		out = append(out, q[ref].Kind().Name)
+	}
+	return out
+}
+
 // Toggles implements Toggler: "qdisc KIND" for each it attaches.
 func (q Qdiscs) Toggles() []string {
 	var out []string

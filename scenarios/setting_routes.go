@@ -76,6 +76,22 @@ func init() { registerSetting(func() Setting { return RouteAttrs{} }) }
 // Key implements Setting.
 func (RouteAttrs) Key() string { return "routes" }
 
+// Names implements Named: the attributes it gives a route (initcwnd, initrwnd, quickack,
+// congctl).
+func (r RouteAttrs) Names() []string {
+	var out []string
+	for _, routes := range r {
+		for _, set := range routes {
+			for i, a := range set.Args() {
+				if i%2 == 0 {
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // Scope implements Setting.
 func (RouteAttrs) Scope() Scope { return NamespaceScope }
 

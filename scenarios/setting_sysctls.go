@@ -84,6 +84,17 @@ func SysctlCommand(fullNS string, set map[string]string) string {
 	return shellq.Join(args)
 }
 
+// Names implements Named: each sysctl's last part (tcp_rmem of net.ipv4.tcp_rmem).
+func (s Sysctls) Names() []string {
+	var out []string
+	for _, set := range s {
+		for name := range set {
+			out = append(out, name[strings.LastIndexAny(name, "./")+1:])
+		}
+	}
+	return out
+}
+
 // Toggles implements Toggler: "sysctl NAME" for each it sets.
 func (s Sysctls) Toggles() []string {
 	var out []string
