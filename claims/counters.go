@@ -39,7 +39,7 @@ func counterOf(c Claim) (counterRef, bool) {
 	if c.Metric != "" || c.Quantity == "" {
 		return counterRef{}, false
 	}
-	if c.Quantity == results.HandshakeWindow {
+	if c.Quantity == results.HandshakeWindow || c.Quantity == results.RetransmitWait {
 		return counterRef{name: c.Quantity, end: "client", tcp: true}, true
 	}
 	if nstatNameRe.MatchString(c.Quantity) {

@@ -57,6 +57,7 @@ func (r *Report) read(lines []line) {
 	r.headingUnits(lines)
 	r.transferTimes(lines)
 	r.handshakeWindows(lines)
+	r.timerWaits(lines)
 	r.latencyStats(lines)
 	r.settle()
 	r.labelConditions(lines)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"net/netip"
+	"time"
 
 	"github.com/nsperf/nsperf/internal/envinfo"
 	"github.com/nsperf/nsperf/internal/proc"
@@ -39,9 +40,10 @@ type Network interface {
 	// TCPInfo is the state of the busiest TCP connection in namespace ns to peer (`ss -ti`);
 	// nil where there is none.
 	TCPInfo(ns string, peer netip.Addr) (*TCPConnection, error)
-	// CaptureHandshakes starts watching the handshakes of the TCP connections from namespace
-	// ns to peer, for the window each client announced in its last ACK.
-	CaptureHandshakes(ns string, peer netip.Addr) (HandshakeCapture, error)
+	// CaptureTCP starts watching the TCP connections from namespace ns to peer: their
+	// handshakes, for the window each client announced in its last ACK, and with every, each
+	// segment, for the waits of the client's retransmissions.
+	CaptureTCP(ns string, peer netip.Addr, every bool) (TCPCapture, error)
 	// Start runs argv in a namespace of the topology.
 	Start(ctx context.Context, ns string, argv []string) (proc.Process, error)
 	// CountBigPackets sets up the counting of packets above 64 KiB on devices ("ns/dev") and
@@ -61,21 +63,26 @@ type Network interface {
 	Teardown() error
 }
 
-// TCPConnection is one TCP connection as tcp_info shows it: its ports, the bytes it has moved
-// both ways, and its state by the names of results.TCPInfoNames.
+// TCPConnection is one TCP connection as tcp_info shows it: its ports, what it has moved, and
+// its state by the names of results.TCPInfoNames.
 type TCPConnection struct {
 	LocalPort, RemotePort uint16
-	Moved                 uint64
+	Moved                 uint64 // bytes, both ways
+	DataSegments          uint64 // segments with data, both ways
 	Info                  map[string]float64
 }
 
-// HandshakeCapture watches handshakes (Network.CaptureHandshakes).
-type HandshakeCapture interface {
+// TCPCapture watches TCP connections (Network.CaptureTCP).
+type TCPCapture interface {
 	// Window is the window, in bytes, that the client announced in the last ACK of the
 	// handshake of the connection between the ports; Latest of the latest handshake seen to
 	// the remote port.
 	Window(local, remote uint16) (uint32, bool)
 	Latest(remote uint16) (uint32, bool)
+	// Waits are how long each of the client's retransmissions on the connection between the
+	// ports waited since its timers were last armed (a timer's time to fire); none
+	// where not every segment was captured.
+	Waits(local, remote uint16) []time.Duration
 	// Close stops watching; its error is what stopped the capture early, if anything did.
 	Close() error
 }

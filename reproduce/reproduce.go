@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -73,12 +74,14 @@ type wanted struct {
 	tools, units, tests, sizes map[string]bool
 	metrics                    map[string]bool // the claims' metrics, as tools declare them
 	text                       string          // the subjects, messages and files, lower case
+	quantities                 map[string]bool // what the claims measure where no tool's metric is
 }
 
 // wantedBy is what a message and its series ask of a scenario.
 func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
 	w := wanted{touched: patches.Touched(series), targets: coverage.Targets(series),
-		tools: map[string]bool{}, units: map[string]bool{}, tests: map[string]bool{}, sizes: map[string]bool{}, metrics: map[string]bool{}}
+		tools: map[string]bool{}, units: map[string]bool{}, tests: map[string]bool{}, sizes: map[string]bool{}, metrics: map[string]bool{},
+		quantities: map[string]bool{}}
 	w.cov, _ = coverage.Shipped() // without a map (a broken build), the declared sources decide
 	var text strings.Builder
 	for _, p := range series {
@@ -93,6 +96,8 @@ func wantedBy(rep *claims.Report, series []patches.Patch) wanted {
 		if c.Metric != "" {
 			w.units[c.Unit] = true
 			w.metrics[c.Metric] = true
+		} else if c.Quantity != "" {
+			w.quantities[c.Quantity] = true
 		}
 		if t := c.Options["test"]; t != "" {
 			w.tests[strings.ToUpper(t)] = true // netperf -t TCP_CRR
@@ -119,6 +124,7 @@ var scoredTerms = []func(s *scenarios.Scenario, w wanted) (points int, reason st
 	measuresUnit, // 2: a workload's throughput is in the claims' unit
 	gatesMetric,  // 3: a workload is for a metric of the claims' other than throughput
 	setsNamed,    // 2: a state sets what the message names (a route's initrwnd, a sysctl)
+	records,      // 3: a workload records the claims' side metric (a retransmission's wait)
 }
 
 // runsPatch: the patch's functions, else its files, run in the scenario's traffic (as nsperf
@@ -228,6 +234,20 @@ func setsNamed(s *scenarios.Scenario, w wanted) (int, string) {
 		for _, name := range scenarios.StateNames(st) {
 			if regexp.MustCompile(`\b` + regexp.QuoteMeta(strings.ToLower(name)) + `\b`).MatchString(w.text) {
 				return 2, fmt.Sprintf("its state %s sets %s, which the message names", st.Name, name)
+			}
+		}
+	}
+	return 0, ""
+}
+
+// records: a workload's runs record a side metric of its connection the claims give
+// (scenarios.Scenario.Records: the waits of retransmissions where a state drops packets past
+// the client's device, a handshake's window).
+func records(s *scenarios.Scenario, w wanted) (int, string) {
+	for _, wl := range s.Workloads {
+		for _, q := range slices.Sorted(maps.Keys(w.quantities)) {
+			if s.Records(wl, q) {
+				return 3, fmt.Sprintf("its workload %s records the claims' %s", wl.Name, q)
 			}
 		}
 	}

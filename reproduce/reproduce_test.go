@@ -59,6 +59,9 @@ func TestChoose(t *testing.T) {
 		// The window of a handshake's last ACK with the client's route at initrwnd 64, of a
 		// patch every TCP scenario runs: the one whose state sets the route's initrwnd.
 		{"testdata/initrwnd-handshake-window.mbox", "veth-initcwnd", "its state initcwnd-64 sets initrwnd, which the message names"},
+		// A loss probe's firing time, of a patch every TCP scenario runs: the scenario whose
+		// runs record what each retransmission waited (packets lost past the client's device).
+		{"testdata/tlp-timer-ms.mbox", "routed-netem", "its workload rr records the claims' retransmit_wait_us"},
 	} {
 		rep, series, _ := read(t, tc.file)
 		name, why, err := Choose(rep, series, shipped)
@@ -360,19 +363,19 @@ func TestChooseWholeWordsAndTies(t *testing.T) {
 func TestScoredTerms(t *testing.T) {
 	for _, tc := range []struct {
 		file, scenario string
-		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit, gatesMetric, setsNamed
+		want           []int // points of runsPatch, sharesWords, runsTool, runsTest, measuresUnit, gatesMetric, setsNamed, records
 	}{
-		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2, 3, 2}},
-		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2, 0, 2}},
+		{"../claims/testdata/big-tcp-merge.txt", "big-tcp-rr", []int{0, 2, 1, 3, 2, 3, 2, 0}},
+		{"../patches/testdata/ovs-internal-port-tso-v2.mbox", "ovs-internal-tso", []int{20, 4, 1, 0, 2, 0, 2, 0}},
 		// A transfer's time in seconds, of a patch to TCP's loss recovery: the scenario whose
 		// workload is a transfer of a fixed size over a lossy path.
-		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", []int{20, 0, 0, 0, 0, 3, 0}},
+		{"testdata/tcp-recovery-transfer.mbox", "veth-netem", []int{20, 0, 0, 0, 0, 3, 0, 0}},
 		// A packet rate of pktgen's, of a patch to veth_xmit: the generator's frames are in pps,
 		// the rate its workload is for.
-		{"testdata/veth-xmit-pktgen.mbox", "veth-pktgen", []int{20, 0, 1, 0, 2, 3, 0}},
+		{"testdata/veth-xmit-pktgen.mbox", "veth-pktgen", []int{20, 0, 1, 0, 2, 3, 0, 0}},
 		// A handshake's window with the client's route at initrwnd 64, of a patch to
 		// tcp_select_initial_window: the scenario whose state sets initrwnd.
-		{"testdata/initrwnd-handshake-window.mbox", "veth-initcwnd", []int{20, 0, 0, 0, 0, 0, 2}},
+		{"testdata/initrwnd-handshake-window.mbox", "veth-initcwnd", []int{20, 0, 0, 0, 0, 0, 2, 3}},
 	} {
 		rep, series, _ := read(t, tc.file)
 		s, err := scenarios.Load(tc.scenario, scenarios.Options{})

@@ -273,6 +273,14 @@ func binomial(n, k int) float64 {
 	return r
 }
 
+// SortedMedian is the median of sorted values (of none: NaN).
+func SortedMedian(sorted []float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return median(sorted)
+}
+
 func median(sorted []float64) float64 {
 	n := len(sorted)
 	if n%2 == 1 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/nsperf/nsperf/scenarios"
 )
 
 // BigPacket is the size above which an IP packet counts as big, "above 64 KiB": longer than
@@ -30,17 +32,29 @@ type Counters struct {
 
 // TCPInfoNames are the fields of tcp_info a sample keeps, with their units: times in µs,
 // windows and counts of segments or bytes as the kernel reports them, the delivery rate in
-// bit/s; HandshakeWindow beside them.
+// bit/s; HandshakeWindow, RetransmitsSeen and RetransmitWait beside them.
 var TCPInfoNames = []string{"rtt_us", "rttvar_us", "min_rtt_us", "rto_us", "snd_cwnd", "snd_ssthresh", "snd_wnd", "rcv_space", "rcv_ssthresh",
 	"total_retrans", "lost", "reordering", "reord_seen", "dsack_dups", "delivery_rate_bps", "bytes_acked", "bytes_retrans",
-	"busy_us", "rwnd_limited_us", "sndbuf_limited_us", HandshakeWindow}
+	"busy_us", "rwnd_limited_us", "sndbuf_limited_us", HandshakeWindow, RetransmitsSeen, RetransmitWait}
 
 // HandshakeWindow is the receive window, in bytes, that the client announced in the last ACK
 // of its connection's handshake (scaled by the window scale of its SYN): the window a server
 // may fill in its first flight, which tcp_info does not keep. It is captured from the
 // client's namespace (`tcpdump 'tcp[tcpflags] == tcp-ack'` after the SYNs); a connection per
 // transaction (TCP_CRR) is represented by the latest handshake to the same server port.
-const HandshakeWindow = "handshake_window"
+const HandshakeWindow = scenarios.SideHandshakeWindow
+
+// RetransmitsSeen and RetransmitWait are the client's retransmissions on the run's connection
+// as a capture of each of its segments saw them, where a state drops packets past the client's
+// device (scenarios.Scenario.CapturesRetransmits): how many, and the median of how long each
+// waited, in µs, since the last event that arms TCP's retransmission timers: the client's
+// last data segment, or the last segment in that acknowledged new data (tcptrace.Tracker.Waits).
+// A loss probe (TLP) or a retransmission timeout waits its timer's time to fire; a fast
+// retransmission the time since the data or the ACK before the duplicates that set it off.
+const (
+	RetransmitsSeen = scenarios.SideRetransmitsSeen
+	RetransmitWait  = scenarios.SideRetransmitWait
+)
 
 // DeviceCounters are one device's statistics (`ip -s link`, `tc -s qdisc`).
 type DeviceCounters struct {

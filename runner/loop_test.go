@@ -133,7 +133,7 @@ func (n *fakeNetwork) OVS() (string, string, string)                            
 func (n *fakeNetwork) Keep() error                                                { return n.m.keepFails }
 func (n *fakeNetwork) ClearTimeWait(string, int) (int, error)                     { return 0, nil }
 func (n *fakeNetwork) TCPInfo(string, netip.Addr) (*machine.TCPConnection, error) { return nil, nil }
-func (n *fakeNetwork) CaptureHandshakes(string, netip.Addr) (machine.HandshakeCapture, error) {
+func (n *fakeNetwork) CaptureTCP(string, netip.Addr, bool) (machine.TCPCapture, error) {
 	return nil, nil
 }
 

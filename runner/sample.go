@@ -87,7 +87,7 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	pinned := pinnedCPUsOfRun(instances)
 	counters := live.Counters(pinned)
 	before := m.opt.Machine.CPUTimes()
-	stopWatching := watchTCP(live, instances[0])
+	stopWatching := watchTCP(live, instances[0], m.everySegment != nil && m.everySegment(instances[0]))
 	clients, err := m.startClients(ctx, cancel, live, d, instances)
 	if err != nil {
 		stopWatching()
@@ -131,23 +131,24 @@ const (
 )
 
 // handshakeWindowMoved is how many bytes the run's connection has moved when the look that
-// finds its handshake ends the capture: more than a tool's control connection (iperf3's, to
-// the same port) moves, so that the data connection's is the one kept. A capture that never
-// ends early stops by itself after topo.MaxHandshakes or at the run's end.
+// finds its handshake ends a capture of handshakes: more than a tool's control connection
+// (iperf3's, to the same port) moves, so that the data connection's is the one kept. A
+// capture that never ends early stops by itself after topo.MaxHandshakes or at the run's end.
 const handshakeWindowMoved = 64 << 10
 
 // watchTCP starts watching the TCP connection from the client of spec to its server while the
 // run goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over
-// TCP, and captures the handshakes until it has that connection's (results.HandshakeWindow).
-// Start it before the clients; stop ends the watch and returns the state last seen (nil if
-// none was: a connection shorter than the first look), with what failed.
-func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[string]float64, error)) {
+// TCP, and captures its handshake (results.HandshakeWindow); with every, each of its segments
+// to the end, for the waits of its retransmissions (results.RetransmitWait). Start it before
+// the clients; stop ends the watch and returns the state last seen (nil if none was: a
+// connection shorter than the first look), with what failed.
+func watchTCP(live machine.Network, spec scenarios.ToolSpec, every bool) (stop func() (map[string]float64, error)) {
 	client, server := spec.Ends()
 	peer, err := netip.ParseAddr(server.Addr)
 	if !spec.TCP() || err != nil {
 		return func() (map[string]float64, error) { return nil, nil }
 	}
-	capture, failed := live.CaptureHandshakes(client.NS, peer)
+	capture, failed := live.CaptureTCP(client.NS, peer, every)
 	done, ended := make(chan struct{}), make(chan struct{})
 	var last *machine.TCPConnection
 	window, windowSeen := uint32(0), false
@@ -174,12 +175,12 @@ func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[s
 					failed = errors.Join(failed, fmt.Errorf("tcp_info: %w", err))
 					return
 				}
-				if info == nil {
+				if info == nil || !sameOrBusier(info, last) {
 					continue
 				}
 				last = info
-				if capture != nil && info.Moved >= handshakeWindowMoved {
-					if window, windowSeen = capture.Window(info.LocalPort, info.RemotePort); windowSeen {
+				if capture != nil && !windowSeen && info.Moved >= handshakeWindowMoved {
+					if window, windowSeen = capture.Window(info.LocalPort, info.RemotePort); windowSeen && !every {
 						closeCapture()
 					}
 				}
@@ -189,21 +190,51 @@ func watchTCP(live machine.Network, spec scenarios.ToolSpec) (stop func() (map[s
 	return func() (map[string]float64, error) {
 		close(done)
 		<-ended
-		if last != nil && capture != nil && !windowSeen {
-			if window, windowSeen = capture.Window(last.LocalPort, last.RemotePort); !windowSeen {
-				window, windowSeen = capture.Latest(last.RemotePort)
-			}
-		}
-		closeCapture()
 		if last == nil {
+			closeCapture()
 			return nil, failed
 		}
 		out := maps.Clone(last.Info)
+		if capture != nil {
+			if !windowSeen {
+				if window, windowSeen = capture.Window(last.LocalPort, last.RemotePort); !windowSeen {
+					window, windowSeen = capture.Latest(last.RemotePort)
+				}
+			}
+			if every {
+				maps.Copy(out, retransmitWaits(capture.Waits(last.LocalPort, last.RemotePort)))
+			}
+		}
+		closeCapture()
 		if windowSeen {
 			out[results.HandshakeWindow] = float64(window)
 		}
 		return out, failed
 	}
+}
+
+// sameOrBusier says whether a look's connection replaces the one seen before: the same one,
+// or one that carried as many data segments. When the run's connection closes, a tool's
+// control connection may be the only one left to see for a look or two (netperf's, which
+// sends the results after the test): its state is not the run's.
+func sameOrBusier(info, before *machine.TCPConnection) bool {
+	return before == nil || info.LocalPort == before.LocalPort && info.RemotePort == before.RemotePort ||
+		info.DataSegments >= before.DataSegments
+}
+
+// retransmitWaits are a connection's retransmissions as side metrics: how many there were,
+// and the median of their waits in µs where there was one.
+func retransmitWaits(waits []time.Duration) map[string]float64 {
+	out := map[string]float64{results.RetransmitsSeen: float64(len(waits))}
+	if len(waits) > 0 {
+		us := make([]float64, len(waits))
+		for i, w := range waits {
+			us[i] = float64(w.Microseconds())
+		}
+		slices.Sort(us)
+		out[results.RetransmitWait] = results.SortedMedian(us)
+	}
+	return out
 }
 
 // clearFixedPorts removes the sockets the previous run left in TIME_WAIT on the ports every

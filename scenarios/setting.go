@@ -227,6 +227,10 @@ func StateNames(st State) []string {
 	return slices.Compact(out)
 }
 
+// Dropper is a setting kind whose value may drop packets on purpose (netem's loss): the
+// devices ("ns/dev") it drops them on.
+type Dropper interface{ DropsOn() []string }
+
 // Toggler is a setting kind whose value says what it toggles in the words reproduce matches
 // a message's toggles with: "sysctl net.ipv4.tcp_autocorking", "qdisc fq", "offloads off".
 type Toggler interface{ Toggles() []string }

@@ -75,6 +75,17 @@ func (q Qdiscs) Kernel() KernelNeeds {
 	return out
 }
 
+// DropsOn implements Dropper: the devices with a netem that loses packets.
+func (q Qdiscs) DropsOn() []string {
+	var out []string
+	for _, ref := range q.Targets() {
+		if n := q[ref].Netem; n != nil && n.Loss > 0 {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
 // Names implements Named: the kinds of qdisc it attaches (fq, netem, tbf).
 func (q Qdiscs) Names() []string {
 	var out []string

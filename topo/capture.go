@@ -5,37 +5,39 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/nsperf/nsperf/machine"
-	"github.com/nsperf/nsperf/topo/handshake"
+	"github.com/nsperf/nsperf/topo/tcptrace"
 	"golang.org/x/sys/unix"
 )
 
-// MaxHandshakes is how many complete handshakes a capture keeps before it stops on its own: a
-// tool that opens a connection per transaction (TCP_CRR) would otherwise be captured for its
-// whole run.
+// MaxHandshakes is how many complete handshakes a capture of handshakes keeps before it stops
+// on its own: a tool that opens a connection per transaction (TCP_CRR) would otherwise be
+// captured for its whole run.
 const MaxHandshakes = 64
 
-// HandshakeCapture watches the handshakes of connections from a namespace to a peer
-// (CaptureHandshakes).
-type HandshakeCapture struct {
+// TCPCapture watches the TCP connections from a namespace to a peer (CaptureTCP).
+type TCPCapture struct {
 	file    *os.File
+	every   bool
 	mu      sync.Mutex
-	tracker *handshake.Tracker
+	tracker *tcptrace.Tracker
 	ended   chan struct{}
 	err     error
 	close   sync.Once
 }
 
-// CaptureHandshakes starts a capture, in namespace ns, of the handshakes of TCP connections to
-// peer (`tcpdump -i any -s 128` with handshake.Filter's program): an AF_PACKET socket of the
-// namespace, of which the kernel passes only SYNs and bare ACKs, read until Close or until it
-// has MaxHandshakes complete handshakes.
-func (l *Live) CaptureHandshakes(ns string, peer netip.Addr) (machine.HandshakeCapture, error) {
-	prog, err := handshake.Filter()
+// CaptureTCP starts a capture, in namespace ns, of the TCP connections to peer (`tcpdump -i any
+// -s 128 -j adapter_unsynced` with tcptrace.Filter's program): an AF_PACKET socket of the
+// namespace, whose packets carry the kernel's time of each. Without every, the kernel passes
+// it only SYNs and bare ACKs, and it stops by itself after MaxHandshakes complete
+// handshakes; with every, each segment, for the waits of retransmissions, until Close.
+func (l *Live) CaptureTCP(ns string, peer netip.Addr, every bool) (machine.TCPCapture, error) {
+	prog, err := tcptrace.Filter(every)
 	if err != nil {
-		return nil, fmt.Errorf("handshake capture: %w", err)
+		return nil, fmt.Errorf("tcp capture: %w", err)
 	}
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
@@ -49,14 +51,20 @@ func (l *Live) CaptureHandshakes(ns string, peer netip.Addr) (machine.HandshakeC
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("handshake capture in %s: packet socket: %w", ns, err)
+		return nil, fmt.Errorf("tcp capture in %s: packet socket: %w", ns, err)
 	}
 	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: unsafe.SliceData(filter)}
 	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &fprog); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("handshake capture in %s: attach filter: %w", ns, err)
+		return nil, fmt.Errorf("tcp capture in %s: attach filter: %w", ns, err)
 	}
-	c := &HandshakeCapture{file: os.NewFile(uintptr(fd), "handshake-capture"), tracker: handshake.NewTracker(peer), ended: make(chan struct{})}
+	// The kernel's time of each packet (SCM_TIMESTAMPNS): as it left or arrived, not when
+	// this process came round to read it.
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("tcp capture in %s: timestamps: %w", ns, err)
+	}
+	c := &TCPCapture{file: os.NewFile(uintptr(fd), "tcp-capture"), every: every, tracker: tcptrace.NewTracker(peer), ended: make(chan struct{})}
 	go c.read()
 	return c, nil
 }
@@ -64,36 +72,37 @@ func (l *Live) CaptureHandshakes(ns string, peer netip.Addr) (machine.HandshakeC
 // htons is a 16-bit value in network order, as a packet socket's protocol is given.
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
-// read reads packets until the socket is closed or enough handshakes are complete.
-func (c *HandshakeCapture) read() {
+// read reads packets until the socket is closed, or, capturing handshakes, until enough are
+// complete.
+func (c *TCPCapture) read() {
 	defer close(c.ended)
 	raw, err := c.file.SyscallConn()
 	if err != nil {
 		c.err = err
 		return
 	}
-	buf := make([]byte, handshake.Snap)
+	buf, oob := make([]byte, tcptrace.Snap), make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))
 	for {
-		var n int
+		var n, oobn int
 		var from unix.Sockaddr
 		var rerr error
 		err := raw.Read(func(fd uintptr) bool {
-			n, from, rerr = unix.Recvfrom(int(fd), buf, 0)
+			n, oobn, _, from, rerr = unix.Recvmsg(int(fd), buf, oob, 0)
 			return rerr != unix.EAGAIN
 		})
 		if err != nil {
-			return // closed (the poller says so, whatever the last recvfrom said)
+			return // closed (the poller says so, whatever the last recvmsg said)
 		}
 		if rerr != nil {
-			c.err = fmt.Errorf("handshake capture: %w", rerr)
+			c.err = fmt.Errorf("tcp capture: %w", rerr)
 			return
 		}
 		ll, ok := from.(*unix.SockaddrLinklayer)
 		c.mu.Lock()
 		if ok {
-			c.tracker.Add(buf[:n], ll.Pkttype == unix.PACKET_OUTGOING)
+			c.tracker.Add(buf[:n], ll.Pkttype == unix.PACKET_OUTGOING, packetTime(oob[:oobn]))
 		}
-		full := len(c.tracker.Complete()) >= MaxHandshakes
+		full := !c.every && len(c.tracker.Complete()) >= MaxHandshakes
 		c.mu.Unlock()
 		if full {
 			c.file.Close()
@@ -102,24 +111,47 @@ func (c *HandshakeCapture) read() {
 	}
 }
 
+// packetTime is the kernel's time of a packet from its control message (SCM_TIMESTAMPNS),
+// the time now where there is none.
+func packetTime(oob []byte) time.Time {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err == nil {
+		for _, m := range msgs {
+			if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
+				ts := *(*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
+				return time.Unix(ts.Unix())
+			}
+		}
+	}
+	return time.Now()
+}
+
 // Window is the window the handshake of the connection from local port local to the peer's
-// port remote announced (handshake.Tracker.Window).
-func (c *HandshakeCapture) Window(local, remote uint16) (uint32, bool) {
+// port remote announced (tcptrace.Tracker.Window).
+func (c *TCPCapture) Window(local, remote uint16) (uint32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.tracker.Window(local, remote)
 }
 
 // Latest is the window of the latest handshake seen to the peer's port remote
-// (handshake.Tracker.Latest).
-func (c *HandshakeCapture) Latest(remote uint16) (uint32, bool) {
+// (tcptrace.Tracker.Latest).
+func (c *TCPCapture) Latest(remote uint16) (uint32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.tracker.Latest(remote)
 }
 
+// Waits are the waits of the client's retransmissions on the connection between the ports
+// (tcptrace.Tracker.Waits); none without every.
+func (c *TCPCapture) Waits(local, remote uint16) []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.tracker.Waits(local, remote)...)
+}
+
 // Close stops the capture and returns the error that stopped it early, if any.
-func (c *HandshakeCapture) Close() error {
+func (c *TCPCapture) Close() error {
 	c.close.Do(func() { c.file.Close() })
 	<-c.ended
 	return c.err

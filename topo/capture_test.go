@@ -3,6 +3,7 @@ package topo
 import (
 	"net"
 	"net/netip"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"testing"
@@ -48,7 +49,7 @@ func TestCaptureHandshakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		remote := uint16(ln.Addr().(*net.TCPAddr).Port)
-		capture, err := l.CaptureHandshakes("client", peer)
+		capture, err := l.CaptureTCP("client", peer, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,4 +133,125 @@ func waitWindow(c interface {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return 0, false
+}
+
+const lossyRoute = `name: t
+topology:
+  namespaces: [client, router, server]
+  links:
+    - veth:
+        a: {ns: client, name: eth0, addrs: [198.18.0.1/24]}
+        b: {ns: router, name: r0, addrs: [198.18.0.254/24]}
+    - veth:
+        a: {ns: router, name: r1, addrs: [198.19.0.254/24]}
+        b: {ns: server, name: eth0, addrs: [198.19.0.2/24]}
+  routes:
+    - {ns: client, to: 198.19.0.0/24, via: 198.18.0.254}
+    - {ns: server, to: 198.18.0.0/24, via: 198.19.0.254}
+  sysctls:
+    router: {net.ipv4.ip_forward: 1}
+states:
+  - name: built
+workloads:
+  - name: tcp
+    iperf3:
+      client: {ns: client}
+      server: {ns: server, addr: 198.19.0.2}
+`
+
+// dropOneInTen is a classic BPF program for a tc classifier in direct-action mode (`tc filter
+// add dev DEV egress bpf da bytecode ...`): an IPv4 TCP segment with a payload is dropped
+// (TC_ACT_SHOT) at random one time in ten, anything else passes.
+const dropOneInTen = "11,40 0 0 12,21 0 7 2048,48 0 0 23,21 0 5 6,40 0 0 16,37 0 3 52,32 0 0 4294963256,148 0 0 10,21 1 0 0,6 0 0 0,6 0 0 2"
+
+// TestCaptureRetransmitWaits: a request/response exchange through a router that drops one
+// request in ten past the client's device: every retransmission the client's kernel counts
+// (tcp_info's total_retrans) is one the capture saw, and each waited for a timer (the loss
+// probe's or the retransmission timeout's, both at least the minimum RTO of 200 ms with one
+// packet in flight), not for an ACK.
+func TestCaptureRetransmitWaits(t *testing.T) {
+	s, err := scenarios.Parse("t.yaml", []byte(lossyRoute), scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := buildRoot(t, s)
+	if out, err := exec.Command("tc", "-n", l.Namespace("router"), "qdisc", "add", "dev", "r1", "clsact").CombinedOutput(); err != nil {
+		t.Fatalf("tc qdisc add clsact: %v: %s", err, out)
+	}
+	if out, err := exec.Command("tc", "-n", l.Namespace("router"), "filter", "add", "dev", "r1", "egress", "bpf", "da", "bytecode", dropOneInTen).CombinedOutput(); err != nil {
+		t.Fatalf("tc filter add: %v: %s", err, out)
+	}
+	var ln net.Listener
+	if err := l.Do("server", func() (err error) {
+		ln, err = net.Listen("tcp", "198.19.0.2:0")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 1)
+		for {
+			if _, err := c.Read(b); err != nil {
+				return
+			}
+			if _, err := c.Write(b); err != nil {
+				return
+			}
+		}
+	}()
+	capture, err := l.CaptureTCP("client", netip.MustParseAddr("198.19.0.2"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer capture.Close()
+	var conn net.Conn
+	if err := l.Do("client", func() (err error) {
+		conn, err = net.Dial("tcp", ln.Addr().String())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b := make([]byte, 1)
+	for range 100 {
+		if _, err := conn.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Read(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := conn.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info *unix.TCPInfo
+	var ierr error
+	if err := raw.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil || ierr != nil {
+		t.Fatal(err, ierr)
+	}
+	_, port, _ := net.SplitHostPort(conn.LocalAddr().String())
+	p, _ := strconv.Atoi(port)
+	remote := uint16(ln.Addr().(*net.TCPAddr).Port)
+	var waits []time.Duration
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if waits = capture.Waits(uint16(p), remote); len(waits) >= int(info.Total_retrans) {
+			break
+		}
+	}
+	t.Logf("total_retrans %d, waits %v", info.Total_retrans, waits)
+	if info.Total_retrans == 0 || len(waits) != int(info.Total_retrans) {
+		t.Errorf("the kernel counts %d retransmissions, the capture saw %d: %v", info.Total_retrans, len(waits), waits)
+	}
+	for _, w := range waits {
+		if w < 100*time.Millisecond || w > 30*time.Second {
+			t.Errorf("a retransmission waited %v, want a timer's wait (at least the 200 ms minimum RTO)", w)
+		}
+	}
 }

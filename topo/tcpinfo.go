@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TCPInfo is the TCP connection in namespace ns to peer that has moved the most bytes
-// (tcp_info over inet_diag: `ip netns exec NS ss -tin dst PEER`), its state by the names of
+// TCPInfo is the busiest TCP connection in namespace ns to peer (busier), from tcp_info over
+// inet_diag (`ip netns exec NS ss -tin dst PEER`), its state by the names of
 // results.TCPInfoNames; nil where there is none.
 func (l *Live) TCPInfo(ns string, peer netip.Addr) (*machine.TCPConnection, error) {
 	family := uint8(unix.AF_INET)
@@ -33,7 +33,7 @@ func (l *Live) TCPInfo(ns string, peer netip.Addr) (*machine.TCPConnection, erro
 			if !ok || dst.Unmap() != peer.Unmap() {
 				continue
 			}
-			if best == nil || moved(s.TCPInfo) > moved(best.TCPInfo) {
+			if best == nil || busier(s.TCPInfo, best.TCPInfo) {
 				best = s
 			}
 		}
@@ -46,8 +46,22 @@ func (l *Live) TCPInfo(ns string, peer netip.Addr) (*machine.TCPConnection, erro
 		return nil, nil
 	}
 	id := best.InetDiagMsg.ID
-	return &machine.TCPConnection{LocalPort: id.SourcePort, RemotePort: id.DestinationPort, Moved: moved(best.TCPInfo), Info: tcpInfoFields(best.TCPInfo)}, nil
+	return &machine.TCPConnection{LocalPort: id.SourcePort, RemotePort: id.DestinationPort, Moved: moved(best.TCPInfo), DataSegments: dataSegments(best.TCPInfo), Info: tcpInfoFields(best.TCPInfo)}, nil
 }
+
+// busier says whether connection a is busier than b: it carried more data segments, or as
+// many and more bytes. A tool's control connection (netperf's, iperf3's) carries a few
+// messages of hundreds of bytes; a request/response test's data connection a segment of a
+// byte or so each way per transaction: by bytes, the control connection would be taken.
+func busier(a, b *netlink.TCPInfo) bool {
+	if sa, sb := dataSegments(a), dataSegments(b); sa != sb {
+		return sa > sb
+	}
+	return moved(a) > moved(b)
+}
+
+// dataSegments are the segments with data a connection has sent and received.
+func dataSegments(i *netlink.TCPInfo) uint64 { return uint64(i.Data_segs_in) + uint64(i.Data_segs_out) }
 
 // moved is the bytes a connection has sent and received.
 func moved(i *netlink.TCPInfo) uint64 { return i.Bytes_acked + i.Bytes_received }

@@ -30,7 +30,7 @@ const module = "github.com/nsperf/nsperf/"
 // run that measures them; the command line.
 var layers = [][]string{
 	{"internal/waitlimit", "internal/inputerr", "internal/exitcode", "kconfig", "scripts/testlanes"},
-	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "topo/handshake", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/sandbox", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
+	{"internal/capability", "internal/csvtext", "internal/golden", "internal/envinfo", "internal/mwu", "internal/netnsx", "internal/netstat", "topo/tcptrace", "internal/proc", "patches", "internal/procstat", "internal/safefile", "internal/sandbox", "internal/shellq", "internal/version", "topo/ovs/vswitchd"},
 	{"knobs", "internal/syscheck", "internal/spawn"},
 	{"scenarios"},
 	{"results", "topo/plan"},

@@ -266,6 +266,51 @@ func TestVMNetemPath(t *testing.T) {
 	}
 }
 
+// TestVMRoutedNetem runs the shipped routed-netem in a guest on Debian's 6.12: the router's
+// netem and the client's sysctl read back, and every lost request's retransmission seen by the
+// capture in the client's namespace, each waiting for a timer. With one packet in flight a
+// loss probe waits two round trips plus the minimum RTO (200 ms), a retransmission timeout at
+// least that minimum: at least 150 ms either way, in the guest's virtual time, which no busy
+// host moves; the capture saw at least every retransmission tcp_info counted at its last look.
+func TestVMRoutedNetem(t *testing.T) {
+	t.Parallel()
+	image, modules := clitest.DefaultKernelTest(t)
+	r := runInGuest(t, image, modules, "routed-netem", "--duration", "6s")
+	c := r.Cases[0]
+	for _, state := range []string{"tlp", "no-tlp"} {
+		rec := clitest.StateRecord(c, state)
+		if rec == nil || rec.Qdiscs["router/r1"] != "netem delay 10ms loss 2%" || rec.Qdiscs["router/r0"] != "netem delay 10ms" {
+			t.Errorf("state %s: %+v, want netem on both of the router's ends", state, rec)
+		}
+	}
+	if rec := clitest.StateRecord(c, "no-tlp"); rec == nil || rec.Sysctls["client"]["net.ipv4.tcp_early_retrans"] != "0" {
+		t.Errorf("no-tlp: %+v", rec)
+	}
+	seen := 0.0
+	for _, s := range c.Samples {
+		if s.Error != "" || s.Counters == nil {
+			t.Errorf("%s: %s %+v", s.State, s.Error, s.Counters)
+			continue
+		}
+		tcp := s.Counters.TCP
+		n, ok := tcp[results.RetransmitsSeen]
+		if !ok || tcp[results.HandshakeWindow] <= 0 || tcp["min_rtt_us"] < 20000 {
+			t.Errorf("%s: tcp %v (errors %v), want retransmissions counted, a handshake window and the path's round trip", s.State, tcp, s.Counters.Errors)
+			continue
+		}
+		if n < tcp["total_retrans"] {
+			t.Errorf("%s: the capture saw %v retransmissions, tcp_info counted %v", s.State, n, tcp["total_retrans"])
+		}
+		if wait, ok := tcp[results.RetransmitWait]; n > 0 && (!ok || wait < 150000 || wait > 5e6) {
+			t.Errorf("%s: %v retransmissions waited %v us (median), want a timer's wait, 150 ms to 5 s", s.State, n, wait)
+		}
+		seen += n
+	}
+	if seen == 0 {
+		t.Errorf("no retransmission in %d samples of 2%% loss", len(c.Samples))
+	}
+}
+
 // TestVMNICPairs: two pairs of NICs QEMU emulates (virtio-net and e1000e), each pair on a hub
 // of its own, their ends named alike in each namespace, in a guest on Debian's 6.12: the
 // guest loads both drivers, each workload's traffic crosses its own pair, and the state's MTU

@@ -1,9 +1,11 @@
-package handshake
+package tcptrace
 
 import (
 	"net"
 	"net/netip"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
@@ -18,6 +20,7 @@ var (
 // seg describes a segment to build.
 type seg struct {
 	src, dst      netip.AddrPort
+	seq, ackNum   uint32
 	syn, ack, psh bool
 	fin           bool
 	window        uint16
@@ -30,7 +33,7 @@ type seg struct {
 // packet serialises s as an IP packet (`scapy`'s IP()/TCP()), network header first.
 func packet(t testing.TB, s seg) []byte {
 	t.Helper()
-	tcp := &layers.TCP{SrcPort: layers.TCPPort(s.src.Port()), DstPort: layers.TCPPort(s.dst.Port()), SYN: s.syn, ACK: s.ack, PSH: s.psh, FIN: s.fin, Window: s.window, Seq: 1000, Ack: 2000}
+	tcp := &layers.TCP{SrcPort: layers.TCPPort(s.src.Port()), DstPort: layers.TCPPort(s.dst.Port()), SYN: s.syn, ACK: s.ack, PSH: s.psh, FIN: s.fin, Window: s.window, Seq: s.seq, Ack: s.ackNum}
 	tcp.Options = append(tcp.Options, layers.TCPOption{OptionType: layers.TCPOptionKindMSS, OptionLength: 4, OptionData: []byte{0x05, 0xb4}})
 	if s.scale >= 0 {
 		tcp.Options = append(tcp.Options, layers.TCPOption{OptionType: layers.TCPOptionKindNop, OptionLength: 1},
@@ -72,7 +75,7 @@ func ap(a netip.Addr, port uint16) netip.AddrPort { return netip.AddrPortFrom(a,
 // ACKs of both families, Snap bytes of each, and nothing else: no data segment (with ACK
 // alone, as a bulk transfer's are), no FIN, no UDP.
 func TestFilter(t *testing.T) {
-	prog, err := Filter()
+	prog, err := Filter(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +128,7 @@ func TestTracker(t *testing.T) {
 		client, server netip.Addr
 	}{{"ipv4", client4, server4}, {"ipv6", client6, server6}} {
 		tr := NewTracker(family.server)
-		add := func(s seg, out bool) { tr.Add(packet(t, s), out) }
+		add := func(s seg, out bool) { tr.Add(packet(t, s), out, time.Time{}) }
 		c1, c2, c3, s := ap(family.client, 40001), ap(family.client, 40002), ap(family.client, 40003), ap(family.server, 5201)
 		other := ap(netip.MustParseAddr(map[bool]string{true: "198.18.0.9", false: "2001:db8::9"}[family.client.Is4()]), 5201)
 
@@ -173,16 +176,16 @@ func TestTracker(t *testing.T) {
 func TestTrackerBounded(t *testing.T) {
 	tr := NewTracker(server4)
 	for port := range MaxPending + 100 {
-		tr.Add(packet(t, seg{src: ap(client4, uint16(10000+port)), dst: ap(server4, 80), syn: true, scale: 7}), true)
+		tr.Add(packet(t, seg{src: ap(client4, uint16(10000+port)), dst: ap(server4, 80), syn: true, scale: 7}), true, time.Time{})
 	}
 	if len(tr.open) != MaxPending {
 		t.Errorf("%d pending handshakes, want %d", len(tr.open), MaxPending)
 	}
 	p := packet(t, seg{src: ap(client4, 1), dst: ap(server4, 80), syn: true, scale: 7})
 	for n := range len(p) {
-		tr.Add(p[:n], true)
+		tr.Add(p[:n], true, time.Time{})
 	}
-	tr.Add(packet(t, seg{src: ap(client4, 2), dst: ap(server4, 80), syn: true, scale: 7, ipv4Fragment: true}), true)
+	tr.Add(packet(t, seg{src: ap(client4, 2), dst: ap(server4, 80), syn: true, scale: 7, ipv4Fragment: true}), true, time.Time{})
 }
 
 // FuzzTrackerAdd: any bytes, in either direction, leave the tracker consistent: every complete
@@ -193,13 +196,110 @@ func FuzzTrackerAdd(f *testing.F) {
 	f.Add(packet(f, seg{src: ap(client4, 40000), dst: ap(server4, 5201), ack: true, window: 65535, scale: -1}), true)
 	f.Fuzz(func(t *testing.T, data []byte, outgoing bool) {
 		tr := NewTracker(server4)
-		tr.Add(packet(t, seg{src: ap(client4, 40000), dst: ap(server4, 5201), syn: true, scale: 14}), true)
-		tr.Add(packet(t, seg{src: ap(server4, 5201), dst: ap(client4, 40000), syn: true, ack: true, scale: 3}), false)
-		tr.Add(data, outgoing)
+		at := time.Unix(1000, 0)
+		tr.Add(packet(t, seg{src: ap(client4, 40000), dst: ap(server4, 5201), syn: true, scale: 14}), true, at)
+		tr.Add(packet(t, seg{src: ap(server4, 5201), dst: ap(client4, 40000), syn: true, ack: true, scale: 3}), false, at.Add(time.Millisecond))
+		tr.Add(packet(t, seg{src: ap(client4, 40000), dst: ap(server4, 5201), ack: true, seq: 1, payload: 100, scale: -1}), true, at.Add(2*time.Millisecond))
+		tr.Add(data, outgoing, at.Add(time.Second))
 		for _, d := range tr.Complete() {
 			if w, ok := tr.Window(d.Conn.Local.Port(), d.Conn.Remote.Port()); !ok || w > 65535<<14 {
 				t.Errorf("window %d %v of %+v", w, ok, d)
 			}
 		}
+		for _, w := range tr.Waits(40000, 5201) {
+			if w < 0 || w > time.Second {
+				t.Errorf("a wait of %v, outside the packets' times", w)
+			}
+		}
 	})
+}
+
+// TestFilterEvery: capturing every segment passes each TCP segment of both families, data
+// with ACK alone included, and still nothing else.
+func TestFilterEvery(t *testing.T) {
+	prog, err := Filter(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ins []bpf.Instruction
+	for _, r := range prog {
+		ins = append(ins, r.Disassemble())
+	}
+	vm, err := bpf.NewVM(ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]netip.Addr{{client4, server4}, {client6, server6}} {
+		c, s := ap(pair[0], 40000), ap(pair[1], 5201)
+		for _, tc := range []struct {
+			name string
+			seg  seg
+			want int
+		}{
+			{"data", seg{src: c, dst: s, ack: true, scale: -1, payload: 1448}, Snap},
+			{"fin", seg{src: c, dst: s, ack: true, fin: true, scale: -1}, Snap},
+			{"syn", seg{src: c, dst: s, syn: true, scale: 7}, Snap},
+			{"udp", seg{src: c, dst: s, udp: true, scale: -1, payload: 20}, 0},
+		} {
+			if got, err := vm.Run(packet(t, tc.seg)); err != nil || got != tc.want {
+				t.Errorf("%v %s: the filter keeps %d bytes (%v), want %d", pair[0], tc.name, got, err, tc.want)
+			}
+		}
+	}
+}
+
+// TestWaits: a retransmission waits from the last event that arms TCP's retransmission
+// timers: a loss probe after silence since the last data sent, a retransmission after a
+// duplicate ACK since the data before it, a timeout after a peer's own retransmission and the
+// client's bare ACK of it since the last data sent; new data and another connection's packets
+// are no retransmission; sequence numbers that wrap still order the data; a SYN sent again is
+// a retransmission, as the kernel counts it.
+func TestWaits(t *testing.T) {
+	tr := NewTracker(server4)
+	c, s, other := ap(client4, 40000), ap(server4, 5201), ap(client4, 40001)
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	var start uint32 = 0xffffff00 // the data wraps round 2^32
+	out := func(seq uint32, n, ms int) {
+		tr.Add(packet(t, seg{src: c, dst: s, ack: true, seq: seq, payload: n, scale: -1}), true, at(ms))
+	}
+	in := func(ack uint32, n, ms int) {
+		tr.Add(packet(t, seg{src: s, dst: c, ack: true, seq: 7, ackNum: ack, payload: n, scale: -1}), false, at(ms))
+	}
+
+	out(start, 100, 0)                                                                            // new
+	in(start+100, 0, 20)                                                                          // its ACK
+	out(start+100, 200, 21)                                                                       // new, across the wrap
+	out(start+100, 200, 261)                                                                      // a loss probe after 240 ms of silence
+	in(start+300, 0, 281)                                                                         // new data acknowledged
+	out(start+300, 100, 282)                                                                      // new
+	in(start+300, 0, 300)                                                                         // a duplicate ACK, which arms nothing
+	out(start+300, 100, 301)                                                                      // a fast retransmission, 19 ms after the data before
+	in(start+300, 1, 350)                                                                         // the peer's own retransmission
+	tr.Add(packet(t, seg{src: c, dst: s, ack: true, seq: start + 400, scale: -1}), true, at(351)) // the client's bare ACK of it
+	out(start+300, 100, 560)                                                                      // the timeout, 259 ms after the last data sent
+	tr.Add(packet(t, seg{src: other, dst: s, ack: true, seq: 5, payload: 10, scale: -1}), true, at(400))
+	tr.Add(packet(t, seg{src: other, dst: s, ack: true, seq: 5, payload: 10, scale: -1}), true, at(500))
+
+	// A SYN lost and sent again after the initial timeout, then its data.
+	syn := ap(client4, 40003)
+	tr.Add(packet(t, seg{src: syn, dst: s, syn: true, seq: 77, scale: 7}), true, at(0))
+	tr.Add(packet(t, seg{src: syn, dst: s, syn: true, seq: 77, scale: 7}), true, at(1000))
+	tr.Add(packet(t, seg{src: s, dst: syn, syn: true, ack: true, ackNum: 78, scale: 7}), false, at(1020))
+	tr.Add(packet(t, seg{src: syn, dst: s, ack: true, seq: 78, payload: 1, scale: -1}), true, at(1021))
+	if w := tr.Waits(40003, 5201); !slices.Equal(w, []time.Duration{time.Second}) {
+		t.Errorf("a SYN sent again: waits %v, want [1s]", w)
+	}
+
+	got := tr.Waits(40000, 5201)
+	want := []time.Duration{240 * time.Millisecond, 19 * time.Millisecond, 259 * time.Millisecond}
+	if !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %v", got, want)
+	}
+	if w := tr.Waits(40001, 5201); len(w) != 1 || w[0] != 100*time.Millisecond {
+		t.Errorf("the other connection's waits %v, want [100ms]", w)
+	}
+	if w := tr.Waits(40002, 5201); w != nil {
+		t.Errorf("waits of a connection never seen: %v", w)
+	}
 }

@@ -1,13 +1,16 @@
-// Package handshake finds the receive window a TCP client announced in the last ACK of its
-// handshake (the third packet: `tcpdump -n 'tcp[tcpflags] & tcp-syn != 0 or tcp[tcpflags] ==
-// tcp-ack'` in the client's namespace shows it as "win N", scaled by the client's SYN's
-// window scale). tcp_info has no field for it: a connection's windows move as soon as data
-// flows. The capture itself (an AF_PACKET socket in the namespace) is topo's; what it keeps
-// and how its packets are read is here, without privileges.
-package handshake
+// Package tcptrace reads what a capture of a namespace's TCP segments shows of its
+// connections to a peer, without privileges: the receive window a client announced in the
+// last ACK of its handshake (the third packet: `tcpdump -n 'tcp[tcpflags] & tcp-syn != 0 or
+// tcp[tcpflags] == tcp-ack'` in the client's namespace shows it as "win N", scaled by the
+// client's SYN's window scale), which tcp_info does not keep; and, when every segment is
+// captured, how long each of the client's retransmissions waited since its timers were last
+// armed: a loss probe's or a retransmission timeout's time to fire. The capture
+// itself (an AF_PACKET socket in the namespace) is topo's.
+package tcptrace
 
 import (
 	"net/netip"
+	"time"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
@@ -24,11 +27,25 @@ const (
 )
 
 // Filter is the capture's classic BPF program for a packet socket of type SOCK_DGRAM (the
-// packet starts at its network header): IPv4 or IPv6 TCP segments with SYN set, or with ACK
-// alone and no payload, Snap bytes of each; nothing of any other packet reaches the socket, so
-// that a bulk transfer's data segments cost the capture nothing. IPv6 extension headers are
-// not followed (the namespaces' own traffic has none).
-func Filter() ([]bpf.RawInstruction, error) {
+// packet starts at its network header), Snap bytes of each packet it passes: with every,
+// every IPv4 or IPv6 TCP segment; else only those with SYN set, or with ACK alone and no
+// payload, so that a bulk transfer's data segments cost a capture of handshakes nothing. IPv6
+// extension headers are not followed (the namespaces' own traffic has none).
+func Filter(every bool) ([]bpf.RawInstruction, error) {
+	if every {
+		return bpf.Assemble([]bpf.Instruction{
+			/* 0 */ bpf.LoadAbsolute{Off: 0, Size: 1},
+			/* 1 */ bpf.ALUOpConstant{Op: bpf.ALUOpShiftRight, Val: 4},
+			/* 2 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 6, SkipTrue: 3},
+			/* 3 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 4, SkipTrue: 5},
+			/* 4 */ bpf.LoadAbsolute{Off: 9, Size: 1}, // IPv4's protocol
+			/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 6, SkipTrue: 2, SkipFalse: 3},
+			/* 6 */ bpf.LoadAbsolute{Off: 6, Size: 1}, // IPv6's next header
+			/* 7 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 1},
+			/* 8 */ bpf.RetConstant{Val: Snap},
+			/* 9 */ bpf.RetConstant{Val: 0},
+		})
+	}
 	const accept, reject = 28, 29 // the two returns at the end; a jump's skip is to - (from + 1)
 	prog := []bpf.Instruction{
 		/* 0 */ bpf.LoadAbsolute{Off: 0, Size: 1}, // version and header length
@@ -89,11 +106,30 @@ type pending struct {
 // does not grow it further.
 const MaxPending = 1024
 
-// Tracker follows the handshakes of connections from a namespace to one peer address.
+// flow is what the retransmissions of one connection need: the end of the highest data the
+// client sent and the highest acknowledgement it got (sequence space), when a retransmission
+// timer was last armed, and the waits of the retransmissions so far.
+type flow struct {
+	sent, acked      bool
+	highest, ackHigh uint32
+	armed            time.Time
+	waits            []time.Duration
+}
+
+// MaxFlows bounds the connections a Tracker follows for retransmissions; MaxWaits the waits
+// it keeps of each.
+const (
+	MaxFlows = 1024
+	MaxWaits = 4096
+)
+
+// Tracker follows the handshakes of connections from a namespace to one peer address, and
+// their retransmissions where it is given every segment.
 type Tracker struct {
-	peer netip.Addr
-	open map[Conn]*pending
-	done []Done
+	peer  netip.Addr
+	open  map[Conn]*pending
+	done  []Done
+	flows map[Conn]*flow
 
 	// The decoders are kept to decode each packet in place (gopacket's DecodingLayer).
 	ip4 layers.IPv4
@@ -103,7 +139,7 @@ type Tracker struct {
 
 // NewTracker follows connections to peer.
 func NewTracker(peer netip.Addr) *Tracker {
-	return &Tracker{peer: peer.Unmap(), open: map[Conn]*pending{}}
+	return &Tracker{peer: peer.Unmap(), open: map[Conn]*pending{}, flows: map[Conn]*flow{}}
 }
 
 // Complete are the handshakes seen to their end, in the order their last ACKs left.
@@ -132,24 +168,43 @@ func (t *Tracker) Latest(remote uint16) (uint32, bool) {
 	return 0, false
 }
 
-// segment is what a handshake needs of one TCP segment.
+// Waits are how long each of the client's retransmissions on the connection between the
+// ports waited, in the order they left, since the events that arm TCP's retransmission timers
+// (tcp_rearm_rto, tcp_schedule_loss_probe): the client's last data segment, new or sent again,
+// or the last segment in that acknowledged new data, whichever came later. A loss probe or a
+// retransmission timeout waits its timer's time; a fast retransmission, the time since the
+// data or the ACK before the duplicate ones that set it off. A peer's own retransmission
+// that comes in, or a bare ACK the client sends, arms nothing.
+func (t *Tracker) Waits(local, remote uint16) []time.Duration {
+	for c, f := range t.flows {
+		if c.Local.Port() == local && c.Remote.Port() == remote {
+			return f.waits
+		}
+	}
+	return nil
+}
+
+// segment is what the tracker needs of one TCP segment.
 type segment struct {
 	src, dst     netip.AddrPort
+	seq, ackNum  uint32
 	syn, ack     bool
+	fin          bool
 	onlyACK      bool // ACK alone, without payload
 	window       uint16
 	scale        int // the window scale option's shift, -1 without one
 	payloadBytes int
 }
 
-// Add reads one captured packet, from its network header on (at most Snap bytes of it);
-// outgoing says whether it left the namespace. Anything but a TCP segment between the
-// namespace and the peer is ignored.
-func (t *Tracker) Add(packet []byte, outgoing bool) {
+// Add reads one captured packet, from its network header on (at most Snap bytes of it), seen
+// at time at; outgoing says whether it left the namespace. Anything but a TCP segment between
+// the namespace and the peer is ignored.
+func (t *Tracker) Add(packet []byte, outgoing bool, at time.Time) {
 	s, ok := t.decode(packet)
 	if !ok {
 		return
 	}
+	t.retransmissions(s, outgoing, at)
 	switch {
 	case outgoing && s.dst.Addr() == t.peer && s.syn && !s.ack:
 		c := Conn{Local: s.src, Remote: s.dst}
@@ -174,6 +229,53 @@ func (t *Tracker) Add(packet []byte, outgoing bool) {
 		}
 		t.done = append(t.done, Done{Conn: c, Window: window})
 		delete(t.open, c)
+	}
+}
+
+// retransmissions follows a segment of a connection to the peer: an outgoing one with data, a
+// SYN or a FIN that starts below the end of the highest sent before is a retransmission, and waited
+// since its timers were last armed (Waits); sequence numbers compare as RFC 1982 serial
+// numbers, so that they may wrap.
+func (t *Tracker) retransmissions(s segment, outgoing bool, at time.Time) {
+	c := Conn{Local: s.src, Remote: s.dst}
+	if !outgoing {
+		c = Conn{Local: s.dst, Remote: s.src}
+	}
+	if c.Remote.Addr() != t.peer {
+		return
+	}
+	f := t.flows[c]
+	if f == nil {
+		if len(t.flows) >= MaxFlows {
+			return
+		}
+		f = &flow{}
+		t.flows[c] = f
+	}
+	// A SYN and a FIN take a sequence number each, as a byte of data does: the kernel
+	// retransmits them on the same timers and counts them among its retransmissions.
+	length := max(s.payloadBytes, 0)
+	if s.syn {
+		length++
+	}
+	if s.fin {
+		length++
+	}
+	switch {
+	case outgoing && length > 0:
+		end := s.seq + uint32(length)
+		if f.sent && int32(s.seq-f.highest) < 0 && !f.armed.IsZero() && len(f.waits) < MaxWaits {
+			f.waits = append(f.waits, max(at.Sub(f.armed), 0))
+		}
+		if !f.sent || int32(end-f.highest) > 0 {
+			f.highest = end
+		}
+		f.sent, f.armed = true, at
+	case !outgoing && s.ack && (!f.acked || int32(s.ackNum-f.ackHigh) > 0):
+		f.acked, f.ackHigh = true, s.ackNum
+		if f.sent {
+			f.armed = at
+		}
 	}
 }
 
@@ -209,7 +311,7 @@ func (t *Tracker) decode(packet []byte) (segment, bool) {
 	}
 	s := segment{
 		src: netip.AddrPortFrom(src.Unmap(), uint16(t.tcp.SrcPort)), dst: netip.AddrPortFrom(dst.Unmap(), uint16(t.tcp.DstPort)),
-		syn: t.tcp.SYN, ack: t.tcp.ACK, window: t.tcp.Window, scale: -1,
+		seq: t.tcp.Seq, ackNum: t.tcp.Ack, syn: t.tcp.SYN, fin: t.tcp.FIN, ack: t.tcp.ACK, window: t.tcp.Window, scale: -1,
 		payloadBytes: ipPayloadLen - int(t.tcp.DataOffset)*4,
 	}
 	s.onlyACK = s.ack && !s.syn && !t.tcp.FIN && !t.tcp.RST && !t.tcp.PSH && !t.tcp.URG && s.payloadBytes == 0
