@@ -23,16 +23,7 @@ func TestHandshakeWindows(t *testing.T) {
 		{"no handshake", "The receive window of a bulk flow grows from 65536 to 6291456 bytes.\n", 0, 0},
 		{"a scale, not a size", "The window scale in the SYN went from 7 to 9.\n", 0, 0},
 	} {
-		r, err := Read(c.name, []byte("Subject: [PATCH net] tcp: a fix\n\n"+c.body+"\nSigned-off-by: A <a@example.org>\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var windows []Claim
-		for _, cl := range r.Claims {
-			if cl.Quantity == results.HandshakeWindow {
-				windows = append(windows, cl)
-			}
-		}
+		windows, all := claimsOf(t, c.name, c.body, results.HandshakeWindow)
 		if c.before == 0 {
 			if len(windows) > 0 {
 				t.Errorf("%s: read as a handshake's window: %+v", c.name, windows)
@@ -40,7 +31,7 @@ func TestHandshakeWindows(t *testing.T) {
 			continue
 		}
 		if len(windows) != 1 {
-			t.Errorf("%s: %d handshake windows, want 1: %+v", c.name, len(windows), r.Claims)
+			t.Errorf("%s: %d handshake windows, want 1: %+v", c.name, len(windows), all)
 			continue
 		}
 		got := windows[0]
@@ -48,4 +39,20 @@ func TestHandshakeWindows(t *testing.T) {
 			t.Errorf("%s: %s %s %v -> %v, want bytes %v -> %v", c.name, got.Quantity, got.Unit, got.Before.Median, got.After.Median, c.before, c.after)
 		}
 	}
+}
+
+// claimsOf reads a message of body under a Subject of its own and returns its claims of
+// quantity, and all of them.
+func claimsOf(t *testing.T, name, body, quantity string) (of, all []Claim) {
+	t.Helper()
+	r, err := Read(name, []byte("Subject: [PATCH net] tcp: a fix\n\n"+body+"\nSigned-off-by: A <a@example.org>\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Claims {
+		if c.Quantity == quantity {
+			of = append(of, c)
+		}
+	}
+	return of, r.Claims
 }

@@ -20,16 +20,7 @@ func TestTimerWaits(t *testing.T) {
 		{"a latency", "The p99 latency went from 260 ms to 62 ms because the probe fires earlier.\n", 0, 0},
 		{"a delayed ACK", "The delayed ACK timer fires after 40 ms before the patch and after 4 ms with it.\n", 0, 0},
 	} {
-		r, err := Read(c.name, []byte("Subject: [PATCH net] tcp: a fix\n\n"+c.body+"\nSigned-off-by: A <a@example.org>\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var waits []Claim
-		for _, cl := range r.Claims {
-			if cl.Quantity == results.RetransmitWait {
-				waits = append(waits, cl)
-			}
-		}
+		waits, all := claimsOf(t, c.name, c.body, results.RetransmitWait)
 		if c.before == 0 {
 			if len(waits) > 0 {
 				t.Errorf("%s: read as a retransmission's wait: %+v", c.name, waits)
@@ -37,7 +28,7 @@ func TestTimerWaits(t *testing.T) {
 			continue
 		}
 		if len(waits) != 1 {
-			t.Errorf("%s: %d retransmission waits, want 1: %+v", c.name, len(waits), r.Claims)
+			t.Errorf("%s: %d retransmission waits, want 1: %+v", c.name, len(waits), all)
 			continue
 		}
 		got := waits[0]

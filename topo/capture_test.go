@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/netip"
 	"os/exec"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -106,7 +105,13 @@ func connectOnce(t *testing.T, l *Live, ln net.Listener, rcvbuf int) (uint16, ui
 		t.Fatal(err)
 	}
 	defer accepted.Close()
-	raw, err := accepted.(*net.TCPConn).SyscallConn()
+	return localPort(conn), tcpInfoOf(t, accepted).Snd_wnd
+}
+
+// tcpInfoOf is a connection's tcp_info (getsockopt TCP_INFO).
+func tcpInfoOf(t *testing.T, c net.Conn) *unix.TCPInfo {
+	t.Helper()
+	raw, err := c.(*net.TCPConn).SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +120,11 @@ func connectOnce(t *testing.T, l *Live, ln net.Listener, rcvbuf int) (uint16, ui
 	if err := raw.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil || ierr != nil {
 		t.Fatal(err, ierr)
 	}
-	_, port, _ := net.SplitHostPort(conn.LocalAddr().String())
-	p, _ := strconv.Atoi(port)
-	return uint16(p), info.Snd_wnd
+	return info
 }
+
+// localPort is a connection's own port.
+func localPort(c net.Conn) uint16 { return uint16(c.LocalAddr().(*net.TCPAddr).Port) }
 
 // waitWindow waits for the capture to have read the handshake: its packets are read as they
 // come, after the connection is up.
@@ -227,21 +233,11 @@ func TestCaptureRetransmitWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := conn.(*net.TCPConn).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var info *unix.TCPInfo
-	var ierr error
-	if err := raw.Control(func(fd uintptr) { info, ierr = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil || ierr != nil {
-		t.Fatal(err, ierr)
-	}
-	_, port, _ := net.SplitHostPort(conn.LocalAddr().String())
-	p, _ := strconv.Atoi(port)
+	info, p := tcpInfoOf(t, conn), localPort(conn)
 	remote := uint16(ln.Addr().(*net.TCPAddr).Port)
 	var waits []time.Duration
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if waits = capture.Waits(uint16(p), remote); len(waits) >= int(info.Total_retrans) {
+		if waits = capture.Waits(p, remote); len(waits) >= int(info.Total_retrans) {
 			break
 		}
 	}

@@ -71,11 +71,10 @@ func packet(t testing.TB, s seg) []byte {
 
 func ap(a netip.Addr, port uint16) netip.AddrPort { return netip.AddrPortFrom(a, port) }
 
-// TestFilter: the kernel's program, run in x/net/bpf's machine, passes the SYNs and the bare
-// ACKs of both families, Snap bytes of each, and nothing else: no data segment (with ACK
-// alone, as a bulk transfer's are), no FIN, no UDP.
-func TestFilter(t *testing.T) {
-	prog, err := Filter(false)
+// filterVM runs Filter(every)'s program in x/net/bpf's machine.
+func filterVM(t *testing.T, every bool) *bpf.VM {
+	t.Helper()
+	prog, err := Filter(every)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +86,14 @@ func TestFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return vm
+}
+
+// TestFilter: the kernel's program, run in x/net/bpf's machine, passes the SYNs and the bare
+// ACKs of both families, Snap bytes of each, and nothing else: no data segment (with ACK
+// alone, as a bulk transfer's are), no FIN, no UDP.
+func TestFilter(t *testing.T) {
+	vm := filterVM(t, false)
 	for _, family := range []struct {
 		name           string
 		client, server netip.Addr
@@ -217,18 +224,7 @@ func FuzzTrackerAdd(f *testing.F) {
 // TestFilterEvery: capturing every segment passes each TCP segment of both families, data
 // with ACK alone included, and still nothing else.
 func TestFilterEvery(t *testing.T) {
-	prog, err := Filter(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ins []bpf.Instruction
-	for _, r := range prog {
-		ins = append(ins, r.Disassemble())
-	}
-	vm, err := bpf.NewVM(ins)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vm := filterVM(t, true)
 	for _, pair := range [][2]netip.Addr{{client4, server4}, {client6, server6}} {
 		c, s := ap(pair[0], 40000), ap(pair[1], 5201)
 		for _, tc := range []struct {
