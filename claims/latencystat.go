@@ -90,7 +90,8 @@ func conditionStat(conditions map[string]string) (key, metric string) {
 var latencyNameRe = regexp.MustCompile(`(?i)\b(?:latency|lat|rtt)\b`)
 
 // statBeforeFigures is the metric of the statistic named by the word right before each of a
-// claim's two figures on its lines ("p99 301 us" and "p99 240 us"), the same for both and one
+// claim's two figures on its lines ("p99 301 us" and "p99 240 us"), or before the word of a
+// latency there ("p99 latency 301 us", "avg RTT 41 us"), the same for both and one
 // a tool declares; "" otherwise, and on a line of an assignment, whose name is what it
 // measures (a function's average time is no request's latency).
 func statBeforeFigures(c Claim, lines []line) string {
@@ -113,6 +114,9 @@ func statBeforeFigures(c Claim, lines []line) string {
 				continue
 			}
 			words := strings.Fields(strings.TrimRight(l.text[:i], " =:"))
+			if len(words) > 1 && latencyNameRe.FindString(words[len(words)-1]) == strings.Trim(words[len(words)-1], ",;:(") {
+				words = words[:len(words)-1] // "p99 latency 410 usec": the statistic before the word of a latency
+			}
 			if len(words) == 0 {
 				return ""
 			}

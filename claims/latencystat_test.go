@@ -61,7 +61,8 @@ func TestLatencyStatsOfTableCells(t *testing.T) {
 }
 
 // TestLatencyStatsBeforeEachFigure: a line of two statistics, each named right before its
-// figure ("avg 182.3 us, p99 301 us"), gives each claim its own.
+// figure ("avg 182.3 us, p99 301 us") or before the word of a latency there ("p99 latency 410
+// usec"), gives each claim its own.
 func TestLatencyStatsBeforeEachFigure(t *testing.T) {
 	r, err := Read("x", []byte("Subject: x\n\nupstream:         avg 182.3 us, p99 301 us\nupstream+patch:   avg 166.0 us, p99 240 us\n"))
 	if err != nil {
@@ -73,6 +74,24 @@ func TestLatencyStatsBeforeEachFigure(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"mean_latency", "p99_latency"}) {
 		t.Errorf("metrics %q:\n%s", got, claimsText(r))
+	}
+	// The word of a latency between the statistic and the figure, on lines with another
+	// claim's figures: "p99 latency 410 usec", "avg RTT 61.2 us".
+	for body, want := range map[string][]string{
+		"Before the patch: 1.52M trans/s, p99 latency 410 usec\nAfter the patch:  1.61M trans/s, p99 latency 388 usec\n": {"transaction_rate", "p99_latency"},
+		"Baseline: 233k req/s, avg RTT 61.2 us\nPatched:  241k req/s, avg RTT 58.9 us\n":                                 {"transaction_rate", "mean_latency"},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = nil
+		for _, c := range r.Claims {
+			got = append(got, c.Metric)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("metrics %q, want %q:\n%s", got, want, claimsText(r))
+		}
 	}
 	// A function's average time, computed on an assignment's line, is no request's latency.
 	r, err = Read("x", []byte("Subject: x\n\nold: napi_poll = 9120.5 us / 211 calls = avg 43.2 us\nnew: napi_poll = 8010.0 us / 230 calls = avg 34.8 us\n"))
