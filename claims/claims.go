@@ -181,6 +181,19 @@ func scaledFigures(l string) string {
 	})
 }
 
+// dotLeaderRe is a run of dots that leads the eye from a label to its figure, as in a table of
+// contents: "old kernel ...... 12.4 Gbps", "Throughput.........: 9.1", "rx . . . . 3.2 Mpps".
+var dotLeaderRe = regexp.MustCompile(`([A-Za-z)\]%])\s*(?:\.\s?){3,}:?\s*([~+-]?\d)`)
+
+// dotLeaders writes a label's dot leader as the colon every reader knows ("old kernel: 12.4
+// Gbps").
+func dotLeaders(l string) string {
+	if !strings.Contains(l, "..") && !strings.Contains(l, ". .") {
+		return l
+	}
+	return dotLeaderRe.ReplaceAllString(l, "${1}: ${2}")
+}
+
 // durationRe is a time written in minutes and seconds, or hours and minutes, as one word:
 // "3m12s", "2m47.5s", "1h05m", "1h2m30s".
 var durationRe = regexp.MustCompile(`\b(?:(\d{1,3})h)?(\d{1,3})m(?:(\d{1,3}(?:\.\d+)?)s)?\b`)
@@ -305,7 +318,7 @@ func Read(input string, data []byte) (*Report, error) {
 			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
 			// every reader here.
 			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
-			text := durationFigures(scaledFigures(arrowSpreads(dropSpread(dropBetterNote(decimalComma(bannerHeading(markdownBold(strings.TrimRight(pastePrefix(l), " \t")))))))))
+			text := durationFigures(scaledFigures(arrowSpreads(dropSpread(dropBetterNote(decimalComma(bannerHeading(dotLeaders(markdownBold(strings.TrimRight(pastePrefix(l), " \t"))))))))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {
