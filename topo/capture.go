@@ -15,8 +15,14 @@ import (
 
 // MaxHandshakes is how many complete handshakes a capture of handshakes keeps before it stops
 // on its own: a tool that opens a connection per transaction (TCP_CRR) would otherwise be
-// captured for its whole run.
-const MaxHandshakes = 64
+// captured for its whole run. HandshakeTail is how many packets it reads after the last
+// handshake it completed before it stops: the connections' data has begun by then, and a
+// receiver's every bare ACK would reach the capture until the first look (a request/response
+// test of 80 KB messages sends hundreds in 10 ms, enough to move its p99 latency).
+const (
+	MaxHandshakes = 64
+	HandshakeTail = 64
+)
 
 // TCPCapture watches the TCP connections from a namespace to a peer (CaptureTCP).
 type TCPCapture struct {
@@ -31,9 +37,10 @@ type TCPCapture struct {
 
 // CaptureTCP starts a capture, in namespace ns, of the TCP connections to peer (`tcpdump -i any
 // -s 128 -j adapter_unsynced` with tcptrace.Filter's program): an AF_PACKET socket of the
-// namespace, whose packets carry the kernel's time of each. Without every, the kernel passes
-// it only SYNs and bare ACKs, and it stops by itself after MaxHandshakes complete
-// handshakes; with every, each segment, for the waits of retransmissions, until Close.
+// namespace. Without every, the kernel passes it only SYNs and bare ACKs, and it stops by
+// itself after MaxHandshakes complete handshakes or HandshakeTail packets after the last; with
+// every, each segment with the kernel's time of it, for the waits of retransmissions, until
+// Close.
 func (l *Live) CaptureTCP(ns string, peer netip.Addr, every bool) (machine.TCPCapture, error) {
 	prog, err := tcptrace.Filter(every)
 	if err != nil {
@@ -59,10 +66,13 @@ func (l *Live) CaptureTCP(ns string, peer netip.Addr, every bool) (machine.TCPCa
 		return nil, fmt.Errorf("tcp capture in %s: attach filter: %w", ns, err)
 	}
 	// The kernel's time of each packet (SCM_TIMESTAMPNS): as it left or arrived, not when
-	// this process came round to read it.
-	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("tcp capture in %s: timestamps: %w", ns, err)
+	// this process came round to read it. Only the waits need it: it makes the kernel time
+	// every packet of the machine while the socket is open.
+	if every {
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+			unix.Close(fd)
+			return nil, fmt.Errorf("tcp capture in %s: timestamps: %w", ns, err)
+		}
 	}
 	c := &TCPCapture{file: os.NewFile(uintptr(fd), "tcp-capture"), every: every, tracker: tcptrace.NewTracker(peer), ended: make(chan struct{})}
 	go c.read()
@@ -82,6 +92,7 @@ func (c *TCPCapture) read() {
 		return
 	}
 	buf, oob := make([]byte, tcptrace.Snap), make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))
+	completed, since := 0, 0 // handshakes complete, and packets read after the last of them
 	for {
 		var n, oobn int
 		var from unix.Sockaddr
@@ -102,7 +113,12 @@ func (c *TCPCapture) read() {
 		if ok {
 			c.tracker.Add(buf[:n], ll.Pkttype == unix.PACKET_OUTGOING, packetTime(oob[:oobn]))
 		}
-		full := !c.every && len(c.tracker.Complete()) >= MaxHandshakes
+		if n := len(c.tracker.Complete()); n > completed {
+			completed, since = n, 0
+		} else if completed > 0 {
+			since++
+		}
+		full := !c.every && (completed >= MaxHandshakes || since >= HandshakeTail)
 		c.mu.Unlock()
 		if full {
 			c.file.Close()
