@@ -10,7 +10,7 @@ import (
 // A time the text gives for a retransmission's timer to fire ("the loss probe now mostly fires
 // at 42 ms", "TLP timeout: 240 ms -> 42 ms", "the RTO fired after 1.2 s, now after 300 ms") is
 // what a retransmission waits for it: results.RetransmitWait, in µs, which a run records where
-// packets are lost past the client's device (scenarios.Scenario.CapturesRetransmits); not a
+// packets are lost past the client's device (scenarios.Scenario.CanRecord); not a
 // latency. A timer that retransmits nothing (a delayed ACK's, keepalive, a zero window's
 // probe) is not one.
 var (

@@ -95,6 +95,19 @@ func notMeasurable(rep *claims.Report, series []patches.Patch) string {
 // Touched are the source files the message's series changes.
 func (m *Message) Touched() []string { return patches.Touched(m.Series) }
 
+// SideRecords are the side metrics of a TCP connection the claims give that a run records
+// only when asked (scenarios.SideRecords: a capture of the connection's packets).
+func (m *Message) SideRecords() []string {
+	var out []string
+	for _, c := range m.Claims.Claims {
+		if slices.Contains(scenarios.SideRecords(), c.Quantity) {
+			out = append(out, c.Quantity)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Explain is what a failed run of the message's plan means: an input its patch's build
 // cannot use (a file its base lacks, a hunk that does not apply) is a patch that cannot be
 // reproduced here, said with the tree it was posted for and the shipped scenario (name) that

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,21 @@ func readMessage(t *testing.T, file string) *Message {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestSideRecords: a message's claims of a handshake's window or a timer's wait ask the run
+// to capture them (scenarios.Overrides.RecordClaimed); claims of throughput ask nothing, so
+// that no capture costs their packets.
+func TestSideRecords(t *testing.T) {
+	for file, want := range map[string][]string{
+		"testdata/initrwnd-handshake-window.mbox":           {results.HandshakeWindow},
+		"testdata/tlp-timer-ms.mbox":                        {results.RetransmitWait},
+		"../patches/testdata/ovs-internal-port-tso-v2.mbox": nil,
+	} {
+		if got := readMessage(t, file).SideRecords(); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", file, got, want)
+		}
+	}
 }
 
 // TestExplain: an input a patch's build cannot use is a patch not reproducible here, with the

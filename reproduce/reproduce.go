@@ -240,14 +240,14 @@ func setsNamed(s *scenarios.Scenario, w wanted) (int, string) {
 	return 0, ""
 }
 
-// records: a workload's runs record a side metric of its connection the claims give
-// (scenarios.Scenario.Records: the waits of retransmissions where a state drops packets past
-// the client's device, a handshake's window).
+// records: a workload's runs can record a side metric of its connection the claims give
+// (scenarios.Scenario.CanRecord: the waits of retransmissions where a state drops packets
+// past the client's device, a handshake's window); the run asks for it (SideRecords).
 func records(s *scenarios.Scenario, w wanted) (int, string) {
 	for _, wl := range s.Workloads {
 		for _, q := range slices.Sorted(maps.Keys(w.quantities)) {
-			if s.Records(wl, q) {
-				return 3, fmt.Sprintf("its workload %s records the claims' %s", wl.Name, q)
+			if ok, _ := s.CanRecord(wl, q); ok {
+				return 3, fmt.Sprintf("its workload %s can record the claims' %s", wl.Name, q)
 			}
 		}
 	}

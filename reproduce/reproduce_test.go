@@ -61,7 +61,7 @@ func TestChoose(t *testing.T) {
 		{"testdata/initrwnd-handshake-window.mbox", "veth-initcwnd", "its state initcwnd-64 sets initrwnd, which the message names"},
 		// A loss probe's firing time, of a patch every TCP scenario runs: the scenario whose
 		// runs record what each retransmission waited (packets lost past the client's device).
-		{"testdata/tlp-timer-ms.mbox", "routed-netem", "its workload rr records the claims' retransmit_wait_us"},
+		{"testdata/tlp-timer-ms.mbox", "routed-netem", "its workload rr can record the claims' retransmit_wait_us"},
 	} {
 		rep, series, _ := read(t, tc.file)
 		name, why, err := Choose(rep, series, shipped)

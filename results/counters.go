@@ -46,7 +46,7 @@ const HandshakeWindow = scenarios.SideHandshakeWindow
 
 // RetransmitsSeen and RetransmitWait are the client's retransmissions on the run's connection
 // as a capture of each of its segments saw them, where a state drops packets past the client's
-// device (scenarios.Scenario.CapturesRetransmits): how many, and the median of how long each
+// device (scenarios.Scenario.CanRecord): how many, and the median of how long each
 // waited, in µs, since the last event that arms TCP's retransmission timers: the client's
 // last data segment, or the last segment in that acknowledged new data (tcptrace.Tracker.Waits).
 // A loss probe (TLP) or a retransmission timeout waits its timer's time to fire; a fast

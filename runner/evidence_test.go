@@ -159,8 +159,9 @@ func TestTransferTime(t *testing.T) {
 	}
 }
 
-// TestHandshakeWindow: every TCP sample records the window its client announced at the end of
-// its handshake: the kernel's initial window (tens of KiB) as built, a few segments with the
+// TestHandshakeWindow: every TCP sample of a workload that asks (record:) records the window
+// its client announced at the end of its handshake, and one that does not ask captures
+// nothing (no window): the kernel's initial window (tens of KiB) as built, a few segments with the
 // client's route at initrwnd 4 (the kernel rounds that to its window scale and the MSS it
 // counts, 6144 bytes on 6.18; at most 8 segments is asserted), for a bulk upload (whose control connection, to the same
 // port, is not the one kept), a request/response test and a connection per transaction.
@@ -176,6 +177,11 @@ func TestHandshakeWindow(t *testing.T) {
 			}
 			w, ok := s.Counters.TCP[results.HandshakeWindow]
 			switch {
+			case s.Workload == "unrecorded":
+				if ok || len(s.Counters.TCP) == 0 {
+					t.Errorf("unrecorded %s: tcp %v, want tcp_info's fields without a handshake window", s.State, s.Counters.TCP)
+				}
+				continue
 			case !ok:
 				t.Errorf("%s %s: no handshake window in %v (errors %v)", s.Workload, s.State, s.Counters.TCP, s.Counters.Errors)
 			case s.State == "built" && w < 16*segment:

@@ -430,15 +430,14 @@ type measurement struct {
 	firstSample                  time.Time // when the first tool run began
 	// stillBusy: the last round began on CPUs busy with other work after the idle gate's limit.
 	stillBusy bool
-	// everySegment says whether a run of a tool spec captures each segment of its TCP
-	// connection for the waits of its retransmissions (Scenario.CapturesRetransmits: in
-	// every state alike).
-	everySegment func(scenarios.ToolSpec) bool
+	// captures says what a workload's runs capture of its TCP connection (Scenario.Captures:
+	// what its record: list asks, in every state alike).
+	captures func(scenarios.Workload) (handshake, every bool)
 }
 
 func newMeasurement(ctx context.Context, s *scenarios.Scenario, opt Options, policy results.Policy, journal *results.Journal, r *results.Result, cases int) *measurement {
 	m := &measurement{ctx: ctx, opt: opt, policy: policy, progress: opt.Progress, journal: journal, total: s.TotalRuns(), started: time.Now(), gates: r.Settings.Gates,
-		everySegment: s.CapturesRetransmits}
+		captures: s.Captures}
 	if s.Adaptive {
 		// Every look tests at its share of alpha; the result's comparisons are decided at it.
 		m.sequential = results.NewSequential(s.MaxRuns, policy.Alpha, cases)

@@ -34,7 +34,11 @@ func (m *measurement) sample(live machine.Network, servers map[string]proc.Proce
 	if srv, shared, ok := died(); ok {
 		return results.Sample{}, serverDied(srv, shared)
 	}
-	sample := m.run(live, d, instances, results.Sample{Round: round, State: state, Workload: w.Name, Tool: w.Tool()})
+	var capture tcpCapture
+	if m.captures != nil {
+		capture.handshake, capture.every = m.captures(w)
+	}
+	sample := m.run(live, d, instances, capture, results.Sample{Round: round, State: state, Workload: w.Name, Tool: w.Tool()})
 	if srv, shared, ok := died(); ok && sample.Error != "" {
 		return sample, serverDied(srv, shared)
 	}
@@ -48,7 +52,7 @@ func (m *measurement) sample(live machine.Network, servers map[string]proc.Proce
 // fixed ports cleared of TIME_WAIT, the one-off servers started and listening, then the
 // clients, bounded by the run's length and the slack. A failure of any client is the run's,
 // recorded in the sample with the time it took and what clients and servers printed.
-func (m *measurement) run(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, sample results.Sample) results.Sample {
+func (m *measurement) run(live machine.Network, d tool.Driver, instances []scenarios.ToolSpec, capture tcpCapture, sample results.Sample) results.Sample {
 	name := sample.Tool
 	sample.Argv, sample.Start = d.Client(instances[0]), time.Now().UTC()
 	if len(instances) > 1 {
@@ -87,7 +91,7 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	pinned := pinnedCPUsOfRun(instances)
 	counters := live.Counters(pinned)
 	before := m.opt.Machine.CPUTimes()
-	stopWatching := watchTCP(live, instances[0], m.everySegment != nil && m.everySegment(instances[0]))
+	stopWatching := watchTCP(live, instances[0], capture)
 	clients, err := m.startClients(ctx, cancel, live, d, instances)
 	if err != nil {
 		stopWatching()
@@ -136,19 +140,27 @@ const (
 // capture that never ends early stops by itself after topo.MaxHandshakes or at the run's end.
 const handshakeWindowMoved = 64 << 10
 
+// tcpCapture is what a run captures of its TCP connection, as its workload's record: list
+// asks (scenarios.Scenario.Captures): its handshakes for the window of the last ACK; with
+// every, each of its segments to the end, for the waits of its retransmissions.
+type tcpCapture struct{ handshake, every bool }
+
 // watchTCP starts watching the TCP connection from the client of spec to its server while the
 // run goes on (`ss -ti`, as often as firstTCPLook and tcpLook say), when the tool measures over
-// TCP, and captures its handshake (results.HandshakeWindow); with every, each of its segments
-// to the end, for the waits of its retransmissions (results.RetransmitWait). Start it before
-// the clients; stop ends the watch and returns the state last seen (nil if none was: a
+// TCP, and captures what want says (results.HandshakeWindow, results.RetransmitWait). Start it
+// before the clients; stop ends the watch and returns the state last seen (nil if none was: a
 // connection shorter than the first look), with what failed.
-func watchTCP(live machine.Network, spec scenarios.ToolSpec, every bool) (stop func() (map[string]float64, error)) {
+func watchTCP(live machine.Network, spec scenarios.ToolSpec, want tcpCapture) (stop func() (map[string]float64, error)) {
 	client, server := spec.Ends()
 	peer, err := netip.ParseAddr(server.Addr)
 	if !spec.TCP() || err != nil {
 		return func() (map[string]float64, error) { return nil, nil }
 	}
-	capture, failed := live.CaptureTCP(client.NS, peer, every)
+	var capture machine.TCPCapture
+	var failed error
+	if want.handshake || want.every {
+		capture, failed = live.CaptureTCP(client.NS, peer, want.every)
+	}
 	done, ended := make(chan struct{}), make(chan struct{})
 	var last *machine.TCPConnection
 	window, windowSeen := uint32(0), false
@@ -180,7 +192,7 @@ func watchTCP(live machine.Network, spec scenarios.ToolSpec, every bool) (stop f
 				}
 				last = info
 				if capture != nil && !windowSeen && info.Moved >= handshakeWindowMoved {
-					if window, windowSeen = capture.Window(info.LocalPort, info.RemotePort); windowSeen && !every {
+					if window, windowSeen = capture.Window(info.LocalPort, info.RemotePort); windowSeen && !want.every {
 						closeCapture()
 					}
 				}
@@ -201,7 +213,7 @@ func watchTCP(live machine.Network, spec scenarios.ToolSpec, every bool) (stop f
 					window, windowSeen = capture.Latest(last.RemotePort)
 				}
 			}
-			if every {
+			if want.every {
 				maps.Copy(out, retransmitWaits(capture.Waits(last.LocalPort, last.RemotePort)))
 			}
 		}

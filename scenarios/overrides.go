@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,11 @@ type Overrides struct {
 	// map's one short run of everything.
 	ToolMinimum bool
 	Omit        time.Duration // <0: keep
+	// Record (--record) adds side metrics of a TCP connection to every workload that can
+	// record them (Scenario.CanRecord): a name none can record is refused. RecordClaimed does
+	// the same where a workload can and is silent where none can: reproduce's, for the side
+	// metrics its claims give.
+	Record, RecordClaimed []string
 }
 
 // SetRuns reads --runs: a number of runs per state and workload, auto (adaptive), or ""
@@ -96,12 +102,38 @@ func (o Overrides) Apply(s *Scenario) error {
 		case o.Runs != 0:
 			c.Runs, c.Adaptive, c.MaxRuns = o.Runs, false, 0
 		}
+		if err := o.record(c); err != nil {
+			return err
+		}
 		for _, w := range c.Workloads {
 			if spec := w.Spec(); spec != nil {
 				if err := spec.override(o); err != nil {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// record adds the side metrics of Record and RecordClaimed to the workloads of s that can
+// record them.
+func (o Overrides) record(s *Scenario) error {
+	for _, name := range slices.Concat(o.Record, o.RecordClaimed) {
+		strict := slices.Contains(o.Record, name)
+		var why []string
+		for i, w := range s.Workloads {
+			ok, reason := s.CanRecord(w, name)
+			if !ok {
+				why = append(why, reason)
+				continue
+			}
+			if !slices.Contains(w.Record, name) {
+				s.Workloads[i].Record = append(slices.Clone(w.Record), name)
+			}
+		}
+		if strict && len(why) == len(s.Workloads) {
+			return fmt.Errorf("--record %s: no workload of %s can record it: %s", name, s.Name, strings.Join(slices.Compact(why), "; "))
 		}
 	}
 	return nil

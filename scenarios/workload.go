@@ -26,6 +26,10 @@ type Workload struct {
 	// The others are reported with their verdicts but never fail a run unless an
 	// expectation names them.
 	Gate []string `yaml:"gate"`
+	// Record names side metrics of the workload's TCP connection that need a capture of its
+	// packets (SideRecords): the handshake's window, the waits of retransmissions. Not
+	// recorded unless asked: a capture costs every packet of the client's namespace.
+	Record []string `yaml:"record"`
 }
 
 // ToolSpec is what every tool's settings provide, so that the loader, validation and the
@@ -185,6 +189,7 @@ func (v *validator) workloads(namespaces map[string]bool, devices map[string]*de
 			}
 			specs[0].check(v, tpath)
 			v.clients(path, w, opt)
+			v.record(path, w)
 			for j, g := range w.Gate {
 				if !metricNameRE.MatchString(g) {
 					v.add(fmt.Sprintf("%s.gate[%d]", path, j), "%q is not a metric name (e.g. throughput, p99_latency)", g)

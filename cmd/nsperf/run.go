@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -106,6 +107,7 @@ func (rf *runFlags) add(f *pflag.FlagSet) {
 	f.IntVar(&rf.ov.MaxRuns, "max-runs", 0, "with --runs auto: at most this many rounds (default: the scenario's max_runs, else 20)")
 	f.StringVar(&rf.ov.OVSDB, "ovsdb", "", "use the existing OVS at unix:PATH instead of a private instance")
 	f.DurationVar(&rf.ov.Duration, "duration", 0, "measured time of each run, e.g. 15s (default: the scenario's)")
+	f.StringSliceVar(&rf.ov.Record, "record", nil, "also record side metrics of each TCP workload's connection from a capture of its packets: "+strings.Join(scenarios.SideRecords(), ", ")+" (a capture costs every packet of the client's namespace: off unless asked, or the scenario's record:)")
 	f.DurationVar(&rf.ov.Omit, "omit", 0, "time at the start of each run left out, e.g. 5s (default: the scenario's)")
 	f.StringVar(&rf.opt.Out, "out", "", "result file (default: nsperf-results/SCENARIO-RUNID.json); - writes the result JSON to stdout and the table to stderr")
 	f.BoolVar(&rf.opt.Concurrent, "concurrent", false, "measure even while another nsperf run measures on this machine (with a warning in the result) instead of waiting for it")

@@ -69,6 +69,7 @@ func Plan(ctx context.Context, m *reproduce.Message, base kernels.Plan, set Sett
 	}
 	p.Overrides.Duration, p.Overrides.Omit = set.Duration, set.Omit
 	p.Overrides.ToolMinimum = !set.DurationGiven
+	p.Overrides.RecordClaimed = m.SideRecords() // a capture runs only for claims that need it
 	if len(m.Touched()) > 0 {
 		var build kbuild.BuildRequest // with the settings of run's flags after -- (--config)
 		if p.Patch != nil {

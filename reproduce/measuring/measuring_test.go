@@ -80,7 +80,7 @@ func TestPlanWhere(t *testing.T) {
 	}
 	// reproduce's own short duration gives way to a tool's shortest (pktgen with xdp-bench).
 	want := scenarios.Overrides{Runs: 5, Duration: 2 * time.Second, Omit: 0, ToolMinimum: true}
-	if p.ScenarioArg != "big-tcp-rr" || p.Scenario.Name != "big-tcp-rr" || p.Overrides != want || p.Scenario.Runs != 5 || p.Run.Out != out || !p.Run.Concurrent {
+	if p.ScenarioArg != "big-tcp-rr" || p.Scenario.Name != "big-tcp-rr" || !reflect.DeepEqual(p.Overrides, want) || p.Scenario.Runs != 5 || p.Run.Out != out || !p.Run.Concurrent {
 		t.Errorf("scenario %q, overrides %+v, out %q, concurrent %v", p.ScenarioArg, p.Overrides, p.Run.Out, p.Run.Concurrent)
 	}
 	if !reflect.DeepEqual(p.Kernels.Kernels, []string{"/cache/vmlinuz-6.12"}) || !reflect.DeepEqual(p.Kernels.Modules, []string{"/cache/modules-6.12"}) || p.VM.Accel != vm.AccelTCG || p.Patch != nil {

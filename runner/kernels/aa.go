@@ -45,6 +45,10 @@ func (p Plan) aaFile() string {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%s", scenarios.TextSHA256(p.Scenario.Text), p.Overrides.Duration, p.Overrides.Omit, vm.IcountOptions, vm.TCGCPUModel, vm.VirtualRTC)
+	// A capture the run was asked for costs every packet: an A/A with it is another instrument.
+	if len(p.Overrides.Record)+len(p.Overrides.RecordClaimed) > 0 {
+		fmt.Fprintf(h, "\x00%q\x00%q", p.Overrides.Record, p.Overrides.RecordClaimed)
+	}
 	return filepath.Join(dir, p.Scenario.Name+"-"+hex.EncodeToString(h.Sum(nil))[:16]+".json")
 }
 
