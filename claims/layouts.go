@@ -68,7 +68,7 @@ var proseLayouts = []proseLayout{
 	{name: "figures labelled by their states in a line", re: stateColonRe, read: (*Report).stateColon, overlap: true, fixtures: []string{"state-colon-figures-in-a-line.txt", "labels-of-two-states-in-a-line.txt"}},
 	{name: "figures after their states' names in a line", re: stateNamedRe, read: (*Report).stateNamed, overlap: true, fixtures: []string{"figures-after-state-names-in-a-line.txt", "version-named-states-in-a-sentence.txt"}},
 	{name: "a figure and the one it replaced", re: downFromRe, read: (*Report).downFrom, fixtures: []string{"prose-down-from.txt", "prose-instead-of.txt"}},
-	{name: "the figure replaced first, after instead of", re: insteadOfFirstRe, read: (*Report).insteadOfFirst, fixtures: []string{"prose-instead-of-first.txt"}},
+	{name: "the figure replaced first, after instead of", re: insteadOfFirstRe, read: (*Report).insteadOfFirst, fixtures: []string{"prose-instead-of-first.txt", "prose-instead-of-first-clause-wrapped.txt"}},
 	{name: "a figure after to, the one it replaced after from", re: toFromRe, read: (*Report).downFrom, fixtures: []string{"prose-to-then-from.txt"}},
 	{name: "a figure compared with its reference", re: comparedRe, read: (*Report).compared, fixtures: []string{"prose-compared-to.txt", "prose-compared-state-after-reference.txt", "prose-compared-to-approximately.txt", "prose-compared-spelled-rate-unit-once.txt"}},
 	{name: "a figure, then now and the one that replaced it", re: thenNowRe, read: (*Report).thenNow, fixtures: []string{"prose-then-now.txt"}},

@@ -767,9 +767,10 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 // insteadOfFirstRe is a sentence that opens with the figure replaced, then gives the one that
 // replaced it: "Instead of mostly firing at 16ms, the timer now mostly fires at 8ms", "Rather
 // than 3.1 Mpps, a queue now forwards 3.6 Mpps". A condition may follow the figure replaced,
-// with a figure of its own ("... at 16ms on a 20 ms path, ..."): it is no side of the pair.
+// led by a preposition, with a figure of its own and wrapped onto the next line ("... at 16ms
+// on a 20 ms path, ...", "... at 240 ms after the last send, ..."): it is no side of the pair.
 // The sentence may open after a colon ("... a lost request: instead of ...").
-var insteadOfFirstRe = regexp.MustCompile(`(?i)(?:^|[.;:]\s+|\n)(?:instead\s+of|rather\s+than)\s+(?:[a-z]+\s+){0,4}?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+(?:in|on|over|with|at|for|under|across|through|behind)\s+[^.;,\n]{1,40}?)?\s*,\s*([^.;\d]{0,100}?)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
+var insteadOfFirstRe = regexp.MustCompile(`(?i)(?:^|[.;:]\s+|\n)(?:instead\s+of|rather\s+than)\s+(?:[a-z]+\s+){0,4}?(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+(?:in|on|over|with|at|for|under|across|through|behind|after|before|since|from|of|per|when|while|during|between|until|past)\s+[^.;,]{1,60}?)?\s*,\s*([^.;\d]{0,100}?)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)`)
 
 // insteadOfFirst reads an insteadOfFirstRe match: the first figure is the before.
 func (r *Report) insteadOfFirst(text string, m []int, lineOf func(int) int) bool {
