@@ -637,7 +637,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			rows = append(rows, tableRow{cells: units, n: lines[j].n})
 			continue
 		}
-		cells = padStatedChange(fitCells(trailingUnitOnFigures(header, cells), len(header)), header)
+		cells = padStatedChange(fitCells(unitOfLastFigure(header, trailingUnitOnFigures(header, cells)), len(header)), header)
 		if len(cells) < 3 && !(len(cells) == 2 && len(header) <= 2) {
 			break
 		}
@@ -701,6 +701,61 @@ func trailingUnitOnFigures(header, cells []string) []string {
 		out[k] = c + " " + cells[n]
 	}
 	return out
+}
+
+// leadingNumberRe is a cell's figure before its unit: "23.9 Gbit/s", "~41Gbps".
+var leadingNumberRe = regexp.MustCompile(`^~?[-+]?\d[\d,]*(?:\.\d+)?\s*`)
+
+// unitOfLastFigure gives a row's bare figures the unit written once, on its last figure
+// ("tcp_stream  21.3   23.9 Gbit/s"): the figures right before it bare numbers, the cell
+// before them the row's label, and the header names a state over each of the figures (a
+// bare number beside a rate is otherwise a condition: a count of queues, a size). A signed
+// percentage is a stated change, not the row's unit: one after the figures is passed over.
+func unitOfLastFigure(header, cells []string) []string {
+	n := len(cells) - 1
+	for n > 0 && percentCell(cells[n]) {
+		n-- // "64  1.20  1.50 Mpps  +25%": the stated change after the figures
+	}
+	if n < 2 {
+		return cells
+	}
+	last := readFigures(cells[n])
+	if len(last.figures) != 1 || len(last.measured()) != 1 || last.figures[0].unit.kind == "percent" || last.figures[0].unit.kind == "" {
+		return cells
+	}
+	unitText := strings.TrimSpace(cells[n][len(leadingNumberRe.FindString(strings.TrimSpace(cells[n]))):])
+	if unitText == "" {
+		return cells
+	}
+	out := slices.Clone(cells)
+	k := n - 1
+	for ; k >= 1; k-- {
+		f := readFigures(cells[k])
+		if len(f.figures) != 1 || len(f.measured()) != 0 || !leadingNumberRe.MatchString(strings.TrimSpace(cells[k])) || strings.TrimSpace(leadingNumberRe.ReplaceAllString(strings.TrimSpace(cells[k]), "")) != "" {
+			break
+		}
+		out[k] = strings.TrimSpace(cells[k]) + " " + unitText
+	}
+	if k == n-1 || len(readFigures(strings.Join(cells[:k+1], " ")).measured()) > 0 {
+		return cells // no bare figure before the last, or a measurement among the label's cells
+	}
+	states := 0
+	for _, h := range header {
+		if stateNamed(h) {
+			states++
+		}
+	}
+	if states < n-k {
+		return cells
+	}
+	return out
+}
+
+// percentCell: a cell is one signed percentage, a stated change ("+25%", "(-5.1%)"), not a
+// share ("97%").
+func percentCell(cell string) bool {
+	f, t := readFigures(cell), strings.Trim(strings.TrimSpace(cell), "()")
+	return len(f.figures) == 1 && f.figures[0].unit.kind == "percent" && len(strings.Fields(cell)) == 1 && strings.ContainsAny(t[:1], "+-−")
 }
 
 // headerUnitRow: cells are a second header row of units under the states' names, the
