@@ -603,7 +603,9 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	var rows []tableRow
 	group := "" // the heading of a group of rows inside the table ("alloc:" over "fast:", "slow:")
 	isRow := func(k int) bool {
-		return k < len(lines) && len(rows) > 0 && len(splitRow(lines[k].text)) == len(rows[0].cells)+1 && len(readFigures(lines[k].text).figures) > 0
+		// A line in parentheses under the table is its note ("(Mpps, 7 runs of 20 s)"), never a row.
+		note := k < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[k].text), "(") && strings.HasSuffix(strings.TrimSpace(lines[k].text), ")")
+		return k < len(lines) && !note && len(rows) > 0 && len(splitRow(lines[k].text)) == len(rows[0].cells)+1 && len(readFigures(lines[k].text).figures) > 0
 	}
 	groupHeading := func(k int) bool { return groupHeadingAt(lines, k, splitRow) }
 	j := i + 1
@@ -1084,14 +1086,14 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return tableClaims(corner, tcols, trows, ctx)
 		}
 	}
-	if out := longTableClaims(cols, rows, ctx); out != nil {
+	if out := longTableClaims(corner, cols, rows, ctx); out != nil {
 		return out
 	}
 	if repeatsAName(cols) {
 		// A state's name over two or more columns ("vanilla  vanilla  busypoll  busypoll"
 		// over a row of flows): a long table written across, read as one down the rows.
 		if tcols, trows, ok := transposed(cols, rows); ok {
-			if out := longTableClaims(tcols, trows, ctx); out != nil {
+			if out := longTableClaims(corner, tcols, trows, ctx); out != nil {
 				return out
 			}
 		}
@@ -2023,22 +2025,23 @@ func settingColumns(cols []string) map[int]bool {
 // in the label's last part or in a cell; the rows of one test (the other cells that are not
 // figures) pair their before and after, column by column. nil where the states do not come
 // back row after row.
-func longTableClaims(cols []string, rows []tableRow, ctx context) []Claim {
-	if out := longTableWith(cols, rows, settingColumns(cols), ctx); out != nil {
+func longTableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
+	if out := longTableWith(corner, cols, rows, settingColumns(cols), ctx); out != nil {
 		return out
 	}
 	if settingColumns(cols) == nil {
 		// No name says which columns are measured: the figures the rows repeat left of
 		// those they do not are the tests' settings ("flows" 15, 30 under each state).
 		if config := repeatedColumns(rows); config != nil {
-			return longTableWith(cols, rows, config, ctx)
+			return longTableWith(corner, cols, rows, config, ctx)
 		}
 	}
 	return nil
 }
 
-// longTableWith is longTableClaims with the setting columns config.
-func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx context) []Claim {
+// longTableWith is longTableClaims with the setting columns config; a bare figure takes its
+// column's unit, else the corner's (a caption's or a note's: cornerWithUnit).
+func longTableWith(corner string, cols []string, rows []tableRow, config map[int]bool, ctx context) []Claim {
 	type sides struct {
 		before, after, other *tableRow
 		more                 []*tableRow // a third state and on, no word naming them either
@@ -2108,7 +2111,7 @@ func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx cont
 			continue // two or more states no word decides
 		}
 		if g.before != nil && g.after != nil {
-			out = append(out, rowPairClaims(cols, group, g.before, g.after, config, ctx)...)
+			out = append(out, rowPairClaims(corner, cols, group, g.before, g.after, config, ctx)...)
 		}
 	}
 	return out
@@ -2116,7 +2119,7 @@ func longTableWith(cols []string, rows []tableRow, config map[int]bool, ctx cont
 
 // rowPairClaims are the claims of a long table's two rows of one test, the state before and
 // after, a claim for each column of figures (the setting columns of config left out).
-func rowPairClaims(cols []string, group string, before, after *tableRow, config map[int]bool, ctx context) []Claim {
+func rowPairClaims(corner string, cols []string, group string, before, after *tableRow, config map[int]bool, ctx context) []Claim {
 	var out []Claim
 	_, sb, _ := rowState(*before, config)
 	_, sa, _ := rowState(*after, config)
@@ -2130,7 +2133,7 @@ func rowPairClaims(cols []string, group string, before, after *tableRow, config 
 		}
 		fb, ok1 := cellValue(before.cell(k))
 		fa, ok2 := cellValue(after.cell(k))
-		fb, fa = headerUnit(fb, cols[k]), headerUnit(fa, cols[k])
+		fb, fa = headerUnit(fb, cols[k], corner), headerUnit(fa, cols[k], corner)
 		if !ok1 || !ok2 || fb.unit.norm != fa.unit.norm {
 			continue
 		}
