@@ -27,8 +27,10 @@ fi
 mkdir -p "$logs"
 
 # Each lane's go test -timeout: at least twice the lane's time on a fresh machine of CI's kind
-# (2 vCPUs, every cache empty), which the table at the end shows against it.
-declare -A limit=([host]=50m [builds]=75m [guests]=60m)
+# (2 vCPUs, every cache empty), which the table at the end shows against it. The guests lane
+# took 31 minutes warm with other work beside it (docs/development.md): 70 minutes, within
+# CI's 90.
+declare -A limit=([host]=50m [builds]=75m [guests]=70m)
 
 # The reader of go test -json: a lane's output as plain go test prints it, and each test's time.
 tl="$logs/testlanes"
