@@ -770,6 +770,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 		}
 	}
 	vote += subjectPhraseVote(runs[0].state, runs[1].state, subject)
+	vote += subjectVerbVote(own0, own1, subject)
 	vote += cueVote(runs[0].state, runs[1].state, sentences(lines))
 	vote += r.statedVote(median(runs[0].values), median(runs[1].values))
 	switch {
@@ -800,6 +801,37 @@ func subjectPhraseVote(name0, name1, subject string) int {
 		return -sense
 	}
 	return 0
+}
+
+// subjectAdoptRe and subjectDropRe are a Subject's verb of what the patch brings in ("use
+// rcu for ...", "switch the hash to siphash", "enable GRO by default") or takes away ("drop
+// the spinlock", "stop using kmalloc"), with the word right after it (an article passed).
+var (
+	subjectAdoptRe = regexp.MustCompile(`(?i)\b(?:use|uses|using|prefer|adopt|enable|introduce|switch(?:es)?\s+(?:\S+\s+){0,5}?to|convert(?:s)?\s+(?:\S+\s+){0,5}?to|move(?:s)?\s+(?:\S+\s+){0,5}?to)\s+(?:an?\s+|the\s+)?([\w-]+)`)
+	subjectDropRe  = regexp.MustCompile(`(?i)\b(?:drop|remove|avoid|disable|stop\s+using|get\s+rid\s+of)\s+(?:an?\s+|the\s+)?([\w-]+)`)
+)
+
+// subjectVerbVote is what a Subject's verb says of two states whose own words are own0 and
+// own1: the one whose word the patch brings in is after, the one whose word it takes away is
+// before (above 0: the first is before). One word is evidence here, where the verb says
+// which side it is on; elsewhere in a Subject it only says what the patch is about.
+func subjectVerbVote(own0, own1 []string, subject string) int {
+	vote := 0
+	for _, v := range []struct {
+		re    *regexp.Regexp
+		sense int
+	}{{subjectAdoptRe, 1}, {subjectDropRe, -1}} {
+		for _, m := range v.re.FindAllStringSubmatch(subject, -1) {
+			w := strings.ToLower(m[1])
+			switch in0, in1 := slices.Contains(own0, w), slices.Contains(own1, w); {
+			case in1 && !in0:
+				vote += v.sense
+			case in0 && !in1:
+				vote -= v.sense
+			}
+		}
+	}
+	return vote
 }
 
 // maxStatePhraseWords is the most words a state's name has for subjectPhrase.

@@ -570,6 +570,17 @@ func readingLabel(lines []line, i int, b block) (label, rest string) {
 	return label, rest
 }
 
+// listLabel is the label of lines[k] as a list of results gives it: before a colon or a gap
+// (lineLabel), or a short name a single space from its figure in a paragraph of such lines
+// (namedFigureParagraph: "seqcount 14.62 Mpps" over "spinlock 12.90 Mpps").
+func listLabel(lines []line, k int) (label, rest string) {
+	label, rest = lineLabel(lines[k].text)
+	if m := wordsThenFigureRe.FindStringSubmatch(lines[k].text); label == "" && m != nil && len(strings.Fields(m[1])) <= 4 && namedFigureParagraph(lines, k) {
+		label, rest = strings.TrimSpace(m[1]), m[2]
+	}
+	return label, rest
+}
+
 // namedFigureParagraph: lines[i] is in a paragraph of its own whose every line is a short name
 // and one figure with its unit ("Throughput 10.1 Gbps", "Tail latency 48 us"): a result named
 // without a colon, which stands alone as a label's does. In prose words before a figure are a
@@ -967,7 +978,7 @@ const maxSiblings = 12
 // the states of one measurement.
 func siblingLabels(lines []line, i int) []string {
 	labelled := func(k int) string {
-		label, rest := lineLabel(lines[k].text)
+		label, rest := listLabel(lines, k)
 		if label == "" || len(readFigures(rest).figures) == 0 {
 			return ""
 		}

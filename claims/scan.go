@@ -566,7 +566,7 @@ var perfStatBannerRe = regexp.MustCompile(`^\s*Performance\s+counter\s+stats\s+f
 func variantPair(lines []line, j int) bool {
 	var labels, shapes []string
 	for k := j; k < len(lines) && strings.TrimSpace(lines[k].text) != ""; k++ {
-		label, rest := lineLabel(lines[k].text)
+		label, rest := listLabel(lines, k)
 		sh := readFigures(rest)
 		ms := sh.measured()
 		if label == "" || len(ms) != 1 || len(sh.figures) != 1 {
@@ -607,7 +607,7 @@ func statesFollow(lines []line, i int) bool {
 			}
 			continue
 		}
-		if label, rest := lineLabel(t); label != "" && len(readFigures(rest).figures) > 0 {
+		if label, rest := listLabel(lines, j); label != "" && len(readFigures(rest).figures) > 0 {
 			// The list's labels name their states where one of them does ("reference:"
 			// over "with patch 3:") or they differ as variants of one name.
 			siblings := siblingLabels(lines, j)
