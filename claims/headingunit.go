@@ -52,8 +52,9 @@ func (r *Report) headingUnits(lines []line) {
 	}
 }
 
-// headingOver is the heading (a line ending in a colon) at most headingUnitReach lines above
-// line number n, with only blank lines between; "" where there is none.
+// headingOver is the heading (a line ending in a colon, or one over lines indented under it)
+// at most headingUnitReach lines above line number n, with only blank lines between; "" where
+// there is none.
 func headingOver(lines []line, n int) string {
 	at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
 	for k := at - 1; k >= 0 && at-k <= headingUnitReach; k-- {
@@ -64,9 +65,19 @@ func headingOver(lines []line, n int) string {
 		if m := headingRe.FindStringSubmatch(t); m != nil {
 			return m[1]
 		}
+		if indentedHeading(lines, k) {
+			return strings.TrimSpace(t)
+		}
 		return ""
 	}
 	return ""
+}
+
+// indentedHeading: lines[k] is a heading without its colon, a short line without a
+// measurement over lines indented deeper ("TCP_RR (trans/s)" over "  without: 41002").
+func indentedHeading(lines []line, k int) bool {
+	return k+1 < len(lines) && strings.TrimSpace(lines[k+1].text) != "" && len(strings.Fields(lines[k].text)) <= 6 &&
+		len(readFigures(lines[k].text).measured()) == 0 && indent(lines[k+1].text) > indent(lines[k].text)
 }
 
 // maxRowsUnderHeading bounds how far up headingOverRows looks: a block of rows.

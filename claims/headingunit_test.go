@@ -1,6 +1,10 @@
 package claims
 
-import "testing"
+import (
+	"os"
+	"slices"
+	"testing"
+)
 
 // TestHeadingUnit: the unit a heading over bare figures names, at its start (before a
 // parenthesis or a comma), at its end (a word or words), or in parentheses; none where it
@@ -114,5 +118,32 @@ func TestOneRowWithItsUnitAfter(t *testing.T) {
 	r, err := Read("x", []byte("Subject: x\n\nSame test on arm64:\n  before  after\n  1.92    2.15  Mpps\n"))
 	if err != nil || len(r.Claims) != 1 || r.Claims[0].Unit != "pps" || r.Claims[0].Before.Median != 1.92e6 || r.Claims[0].After.Median != 2.15e6 {
 		t.Errorf("%v %s", err, claimsText(r))
+	}
+}
+
+// TestUnitsFromAroundTheFigures: bare figures take the unit the text gives them elsewhere: a
+// heading without a colon over rows indented under it, a note in parentheses under a long
+// table, the one unit a row writes on its last figure.
+func TestUnitsFromAroundTheFigures(t *testing.T) {
+	for file, want := range map[string][]string{
+		"heading-without-colon-unit-over-indented-rows.txt": {"trans/s"},
+		"long-table-unit-in-note.txt":                       {"pps", "pps"},
+		"table-unit-on-last-figure.txt":                     {"trans/s", "bit/s", "bit/s"},
+	} {
+		data, err := os.ReadFile("testdata/families/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Read(file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range r.Claims {
+			got = append(got, c.Unit)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: units %q, want %q", file, got, want)
+		}
 	}
 }

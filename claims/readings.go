@@ -624,10 +624,11 @@ func unitHeadingAbove(lines []line, i int) string {
 
 // parenUnitAbove is the unit in parentheses of the heading over lines[i]'s block (the nearest
 // heading line above, no blank line between, at most a dozen lines up): "latency percentiles
-// (usec), before -> after:" over "p99: 48 -> 31". "" where there is none.
+// (usec), before -> after:" over "p99: 48 -> 31", or one without a colon over lines indented
+// under it. "" where there is none.
 func parenUnitAbove(lines []line, i int) string {
 	for k := i - 1; k >= 0 && i-k <= 12 && strings.TrimSpace(lines[k].text) != ""; k-- {
-		if !headingRe.MatchString(lines[k].text) {
+		if !headingRe.MatchString(lines[k].text) && !indentedHeading(lines, k) {
 			continue
 		}
 		text, _, _ := parenUnit(lines[k].text)
