@@ -137,8 +137,8 @@ func unitFigures(s string) int {
 }
 
 // statNoteRe is what a note of statistics has: a change in percent, a p-value, a sample
-// count, a spread.
-var statNoteRe = regexp.MustCompile(`(?i)%|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b`)
+// count ("n=5", "3 runs", "median of 10"), a spread.
+var statNoteRe = regexp.MustCompile(`(?i)%|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b|\b\d+\s+(?:runs?|iterations?|samples?|trials?|rounds?)\b|\b(?:avg|average|mean|median|best)\s+of\s+\d+`)
 
 // runOrdinalRe is a run's number in a label ("run #2", "#3", "iteration 4"): runs of one
 // state are one series, so the number is no part of the key.

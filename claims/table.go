@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"sort"
 	"strings"
 )
@@ -1079,7 +1080,7 @@ func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string
 func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
 	rows = numberUnlabelledRuns(rows)
 	labels, valueCols, cvCol := stateCandidates(cols, rows)
-	if runsDown(rows) {
+	if runsDown(corner, rows) {
 		// Runs down the rows and states across ("run1", "run2", "avg" under "base  patched"):
 		// the table read the other way round, each state a series of runs.
 		if tcols, trows, ok := transposed(cols, rows); ok {
@@ -1519,13 +1520,17 @@ func numberUnlabelledRuns(rows []tableRow) []tableRow {
 }
 
 // runsDown: the rows' labels number runs, two or more, with at most their summaries
-// ("run1", "run2", "avg").
-func runsDown(rows []tableRow) bool {
+// ("run1", "run2", "avg"); under a corner that says the rows are runs ("run", "#"), bare
+// numbers 1, 2, 3 in order do too.
+func runsDown(corner string, rows []tableRow) bool {
 	runs := 0
+	runCorner := runCornerRe.MatchString(strings.TrimSpace(trailingNoteRe.ReplaceAllString(corner, "")))
 	for _, r := range rows {
 		switch l := strings.TrimSpace(r.label); {
 		case runColumnRe.MatchString(l):
 			runs++
+		case runCorner && l == strconv.Itoa(runs+1) && !slices.ContainsFunc(r.cells, func(c string) bool { _, ok := cellValue(c); return !ok }):
+			runs++ // a numbered row of figures only: a row with words is a numbered variant
 		case summaryColumnRe.MatchString(l):
 		default:
 			return false
