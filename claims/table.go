@@ -6,8 +6,8 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 )
 
