@@ -1,6 +1,9 @@
 package claims
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // The layouts the reader knows by their own shape, one entry each: a tool's output read by
 // its grammar, or a sentence that compares two figures. An entry names the layout, gives
@@ -55,8 +58,28 @@ type proseLayout struct {
 	read func(r *Report, text string, m []int, lineOf func(int) int) bool
 	// overlap: a match that is no pair gives way to one that starts inside it, after its
 	// first group ("with 800k routes, without this patch ... 410ns": the next state word on).
-	overlap  bool
-	fixtures []string
+	overlap bool
+	// parameters: the pattern is matched over the text with the figures of the test's
+	// parameters masked (maskParameters: "a 64 byte flood", "on 8 queues"), so that a
+	// clause's words may name its test between the state's word and its figure.
+	parameters bool
+	fixtures   []string
+}
+
+// parameterFigureRe is a figure of a test's parameter: a size or a count before its noun.
+var parameterFigureRe = regexp.MustCompile(`(?i)\b\d+(?:[-\s]?(?:bytes?|B|KB|KiB|k)|\s(?:queues?|flows?|streams?|cores?|CPUs?|threads?|connections?|sockets?|clients?))(?:[\s,)]|$)`)
+
+// maskParameters is text with the digits of its parameters' figures (parameterFigureRe) as
+// '#', the same length, so that offsets into it are offsets into text.
+func maskParameters(text string) string {
+	return parameterFigureRe.ReplaceAllStringFunc(text, func(f string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return '#'
+			}
+			return r
+		}, f)
+	})
 }
 
 // proseLayouts are read over each paragraph in order.
@@ -64,7 +87,7 @@ var proseLayouts = []proseLayout{
 	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt", "prose-from-to-after-a-verb-of-setup.txt", "prose-ranges-are-no-pair.txt", "base-behaviour-from-to-then-fixed.txt"}},
 	{name: "from X to Y, the unit in the name before", re: namedFromToRe, read: (*Report).namedFromTo, fixtures: []string{"prose-from-to-unit-in-the-name.txt"}},
 	{name: "each figure before its state's words", re: valueFirstRe, read: (*Report).valueFirst, fixtures: []string{"prose-usual-path-then-with.txt", "value-first-one-state-named.txt", "value-first-version-state.txt"}},
-	{name: "clauses led by their states", re: stateLedRe, read: (*Report).stateLed, overlap: true, fixtures: []string{"state-led-clauses.txt", "prose-whereas-clauses.txt"}},
+	{name: "clauses led by their states", re: stateLedRe, read: (*Report).stateLed, overlap: true, parameters: true, fixtures: []string{"state-led-clauses.txt", "prose-whereas-clauses.txt", "state-led-clauses-parameters-and-it.txt"}},
 	{name: "figures labelled by their states in a line", re: stateColonRe, read: (*Report).stateColon, overlap: true, fixtures: []string{"state-colon-figures-in-a-line.txt", "labels-of-two-states-in-a-line.txt"}},
 	{name: "figures after their states' names in a line", re: stateNamedRe, read: (*Report).stateNamed, overlap: true, fixtures: []string{"figures-after-state-names-in-a-line.txt", "version-named-states-in-a-sentence.txt"}},
 	{name: "a figure and the one it replaced", re: downFromRe, read: (*Report).downFrom, fixtures: []string{"prose-down-from.txt", "prose-instead-of.txt"}},
@@ -81,14 +104,18 @@ var layoutOff = map[string]bool{}
 
 // readProse reads a paragraph's text with one prose layout.
 func (r *Report) readProse(l proseLayout, text string, lineOf func(int) int) {
+	match := text
+	if l.parameters {
+		match = maskParameters(text)
+	}
 	if !l.overlap {
-		for _, m := range l.re.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range l.re.FindAllStringSubmatchIndex(match, -1) {
 			l.read(r, text, m, lineOf)
 		}
 		return
 	}
 	for pos := 0; pos < len(text); {
-		m := l.re.FindStringSubmatchIndex(text[pos:])
+		m := l.re.FindStringSubmatchIndex(match[pos:])
 		if m == nil {
 			return
 		}

@@ -1055,12 +1055,16 @@ var patchNounLeadRe = regexp.MustCompile(`^` + patchNoun + `\b`)
 // crossContrast: "before this change ...; with it, ..." and "without the patch ...; after
 // it, ...": a before word and an after word of the other pair, where the "with" or "after"
 // clause names the change ("it", "this patch", "the series").
+// itLeadRe is a clause's words that open with "it", the patch the other clause named ("with
+// it, the flood reaches ...", "after it 3.4 Gbit/s").
+var itLeadRe = regexp.MustCompile(`^it\b`)
+
 func crossContrast(w1, rest1, w2, rest2 string) bool {
 	beforeWords := map[string]bool{"before": true, "without": true, "w/o": true}
 	afterWords := map[string]bool{"after": true, "with": true, "w/": true}
 	names := func(rest string) bool {
 		rest = strings.ToLower(strings.TrimSpace(rest))
-		return rest == "it" || strings.HasPrefix(rest, "it ") || patchNounLeadRe.MatchString(rest)
+		return itLeadRe.MatchString(rest) || patchNounLeadRe.MatchString(rest)
 	}
 	switch {
 	case beforeWords[w1] && afterWords[w2]:
