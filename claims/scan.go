@@ -60,6 +60,7 @@ func (r *Report) read(lines []line) {
 	r.timerWaits(lines)
 	r.latencyStats(lines)
 	r.settle()
+	r.commandTools(lines)
 	r.labelConditions(lines)
 	r.runSeries(lines)
 	r.unreadTables()

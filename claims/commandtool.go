@@ -1,0 +1,92 @@
+package claims
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/nsperf/nsperf/scenarios"
+)
+
+// commandToolReach is how many lines above a claim's first the command that printed its
+// figures may be: the command, perhaps a heading or a state's name, then the figures.
+const commandToolReach = 12
+
+// commandTools gives a claim no tool's grammar read (a labelled line, a table, prose) the
+// tool of the command right above its figures, where that command runs a tool of the registry
+// (scenarios.ToolNames, super_netperf as netperf): "$ netperf -H 10.0.0.2 -t TCP_RR" over
+// "before: 41002 tps" is netperf's TCP_RR. The nearest command decides; one of another program
+// (ip, ethtool, a script) leaves the claim's tool unknown. A heading that names a tool is no
+// command ("netperf TCP_RR results:"): its words may name the tool of a comparison, or not.
+func (r *Report) commandTools(lines []line) {
+	index := map[int]int{}
+	for k, l := range lines {
+		index[l.n] = k
+	}
+	for k := range r.Claims {
+		c := &r.Claims[k]
+		if c.Tool != "" || len(c.Lines) == 0 {
+			continue
+		}
+		at, ok := index[slices.Min(c.Lines)]
+		if !ok {
+			continue
+		}
+		for j := at - 1; j >= 0 && at-j <= commandToolReach; j-- {
+			if !isCommand(lines[j].text) {
+				continue
+			}
+			cmd := commandText(lines[j].text)
+			if strings.HasSuffix(cmd, "&") {
+				break // a load run in the background: what follows is measured by something else
+			}
+			if tool := registryTool(cmd); tool != "" {
+				c.Tool, c.Command = tool, cmd
+				if tool == "netperf" {
+					c.Options = copyConds(c.Options)
+					for key, v := range netperfOptions(cmd) {
+						if _, set := c.Options[key]; !set {
+							c.Options[key] = v
+						}
+					}
+				}
+			}
+			break
+		}
+	}
+}
+
+// cpuListRe is a wrapper's value: a CPU, a list or a range of them, a node ("2", "0-3,8").
+var cpuListRe = regexp.MustCompile(`^[\d,-]+$`)
+
+// registryTool is the tool of the registry a command runs ("" for another program), past the
+// wrappers that run it (sudo, taskset -c 2, ip netns exec NS).
+func registryTool(cmd string) string {
+	f := strings.Fields(cmd)
+	for len(f) > 0 {
+		switch {
+		case commandWrappers[f[0]]:
+			f = f[1:]
+			for len(f) > 0 && (strings.HasPrefix(f[0], "-") || cpuListRe.MatchString(f[0])) {
+				f = f[1:] // the wrapper's options and their values ("taskset -c 2")
+			}
+			continue
+		case len(f) > 3 && f[0] == "ip" && f[1] == "netns" && f[2] == "exec":
+			f = f[4:]
+			continue
+		}
+		break
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	program := strings.TrimPrefix(f[0], "./")
+	program = program[strings.LastIndexByte(program, '/')+1:]
+	if program == "super_netperf" {
+		return "netperf"
+	}
+	if slices.Contains(scenarios.ToolNames(), program) {
+		return program
+	}
+	return ""
+}
