@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"os"
 	"slices"
 	"testing"
 )
@@ -130,14 +129,7 @@ func TestUnitsFromAroundTheFigures(t *testing.T) {
 		"long-table-unit-in-note.txt":                       {"pps", "pps"},
 		"table-unit-on-last-figure.txt":                     {"trans/s", "bit/s", "bit/s"},
 	} {
-		data, err := os.ReadFile("testdata/families/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Read(file, data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := familyClaims(t, file)
 		var got []string
 		for _, c := range r.Claims {
 			got = append(got, c.Unit)
