@@ -733,11 +733,11 @@ func unitOfLastFigure(header, cells []string) []string {
 	out := slices.Clone(cells)
 	k := n - 1
 	for ; k >= 1; k-- {
-		f := readFigures(cells[k])
-		if len(f.figures) != 1 || len(f.measured()) != 0 || !leadingNumberRe.MatchString(strings.TrimSpace(cells[k])) || strings.TrimSpace(leadingNumberRe.ReplaceAllString(strings.TrimSpace(cells[k]), "")) != "" {
-			break
+		c := strings.TrimSpace(cells[k])
+		if c == "" || leadingNumberRe.FindString(c) != c {
+			break // not a bare number
 		}
-		out[k] = strings.TrimSpace(cells[k]) + " " + unitText
+		out[k] = c + " " + unitText
 	}
 	if k == n-1 || len(readFigures(strings.Join(cells[:k+1], " ")).measured()) > 0 {
 		return cells // no bare figure before the last, or a measurement among the label's cells
@@ -758,7 +758,8 @@ func unitOfLastFigure(header, cells []string) []string {
 // share ("97%").
 func percentCell(cell string) bool {
 	f, t := readFigures(cell), strings.Trim(strings.TrimSpace(cell), "()")
-	return len(f.figures) == 1 && f.figures[0].unit.kind == "percent" && len(strings.Fields(cell)) == 1 && strings.ContainsAny(t[:1], "+-−")
+	signed := strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "−")
+	return len(f.figures) == 1 && f.figures[0].unit.kind == "percent" && len(strings.Fields(cell)) == 1 && signed
 }
 
 // headerUnitRow: cells are a second header row of units under the states' names, the
