@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsperf/nsperf/topo/runstate"
 )
 
 // A run's directory beside the guests (a guest's, or a run's scratch directory) is named vm-*
@@ -42,6 +44,8 @@ func makeLockedDir(parent, name string) (dir string, lock *os.File, err error) {
 		// lock is held (runstate.LockHeld) holds it shared for a moment, which must not fail
 		// the run.
 		if err = unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+			lock.Close()
+		} else if err = runstate.WriteLineage(lock); err != nil {
 			lock.Close()
 		}
 	}

@@ -115,3 +115,21 @@ func TestRenamedAwayIsNoLeftover(t *testing.T) {
 		t.Errorf("a directory without a lock an hour old: not among %v", all)
 	}
 }
+
+// TestLockedDirRecordsItsMaker: a guest's lock file says which process made it (this one, and
+// its ancestors), so that once the run is killed, a test beside it, or a reader, can tell whose
+// leftover it is.
+func TestLockedDirRecordsItsMaker(t *testing.T) {
+	dir, lock, err := makeLockedDir(t.TempDir(), "modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeLockedDir(dir, lock)
+	made := runstate.ReadLineage(filepath.Join(dir, "lock"))
+	if len(made) == 0 || made[0].PID != os.Getpid() || !made.Includes(runstate.OwnLineage()[0]) {
+		t.Errorf("the lock records %v, want this process first", made)
+	}
+	if held, missing := runstate.LockHeld(filepath.Join(dir, "lock")); !held || missing {
+		t.Errorf("writing the record let the lock go (held %v, missing %v)", held, missing)
+	}
+}

@@ -72,3 +72,7 @@ func (p PID) CPUTime() time.Duration {
 	st, _ := strconv.ParseInt(p.field(15), 10, 64)
 	return time.Duration(ut+st) * time.Second / userHZ
 }
+
+// StartTime is when the process started, in clock ticks after boot (field 22): with the id,
+// it names one process, where an id alone is reused within minutes.
+func (p PID) StartTime() uint64 { n, _ := strconv.ParseUint(p.field(22), 10, 64); return n }

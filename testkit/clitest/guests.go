@@ -47,24 +47,46 @@ func DefaultKernelTest(t *testing.T) (image, modules string) {
 func NothingLeft(t *testing.T) {
 	t.Helper()
 	before := testenv.Take(runstate.Dir)
-	t.Cleanup(func() {
-		testenv.CheckClean(t, before, runstate.Dir)
-		NoGuestLeft(t)
-	})
+	NoGuestLeft(t)
+	t.Cleanup(func() { testenv.CheckClean(t, before, runstate.Dir) })
 }
 
-// NoGuestLeft checks that no QEMU process and no guest directory outlived the command: of the
-// guests whose session no longer holds their lock (vm.Leftovers); a guest of another nsperf
-// run beside the test holds its own, and is not the test's, nor is a killed run's guest that
-// another test makes on purpose (testenv.HoldFixture).
+// NoGuestLeft checks at the end of the test that no guest it made from now on outlived its
+// command: no QEMU process and no guest directory (vm.Leftovers) that was not there when it
+// was called and is not another's (testenv.GuestOfOthers: a guest of another nsperf run beside
+// the test holds its own lock; a killed run's guest that another test makes on purpose is
+// held by that test; what other nsperf work on the machine left records who made it).
 func NoGuestLeft(t testing.TB) {
+	t.Helper()
+	before := guestNames()
+	t.Cleanup(func() { guestsLeftSince(t, before) })
+}
+
+// guestNames are the names of the guests and guest directories there now, alive or not.
+func guestNames() map[string]bool {
+	names := map[string]bool{}
+	all, _ := vm.Leftovers()
+	for _, l := range all {
+		names[l.Name] = true
+	}
+	dirs, _ := filepath.Glob(filepath.Join(vm.Dir(), "vm-*"))
+	for _, d := range dirs {
+		names[filepath.Base(d)] = true
+	}
+	return names
+}
+
+// guestsLeftSince reports the guests and guest directories left that were not in before and
+// are not another's.
+func guestsLeftSince(t testing.TB, before map[string]bool) {
 	t.Helper()
 	all, err := vm.Leftovers()
 	var guests []vm.Leftover
 	for _, l := range all {
-		if !testenv.Fixture(l.Name) {
-			guests = append(guests, l)
+		if before[l.Name] || l.Dir != "" && testenv.GuestOfOthers(l.Dir) || l.Dir == "" && testenv.Fixture(l.Name) {
+			continue
 		}
+		guests = append(guests, l)
 	}
 	if err != nil || len(guests) > 0 {
 		t.Errorf("guests left behind: %v %v", guests, err)
@@ -72,11 +94,13 @@ func NoGuestLeft(t testing.TB) {
 	dirs, _ := filepath.Glob(filepath.Join(vm.Dir(), "vm-*"))
 	var left []string
 	for _, d := range dirs {
-		held, missing := runstate.LockHeld(filepath.Join(d, "lock"))
+		if before[filepath.Base(d)] {
+			continue
+		}
 		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
 			continue // renamed away since the listing: its run is removing it
 		}
-		if (!held || missing) && !testenv.Fixture(filepath.Base(d)) {
+		if !testenv.GuestOfOthers(d) {
 			left = append(left, d)
 		}
 	}

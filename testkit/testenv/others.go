@@ -18,43 +18,64 @@ import (
 
 // A test looks only at what it made: another nsperf run beside it (a user's run, a build, a
 // guest of an A/B) holds its run's lock, or its guest's, for as long as it lives, and what it
-// made is not the test's to judge. What a test's own runs left behind belongs to runs that
-// have ended, whose locks nobody holds. These say whether a leftover belongs to a live run.
+// made is not the test's to judge. Nor is what other nsperf work on the machine left when it
+// was killed: a run's state file and a guest's lock record the lineage of the process that
+// made them (runstate.Lineage), and a leftover whose lineage does not hold this test process
+// is another's. What a test's own runs left behind belongs to runs that have ended, whose
+// locks nobody holds, made by this process or its children. These say whether a leftover is
+// another's.
 
 var (
 	runIDRe = regexp.MustCompile(`nsp[0-9a-f]{4}`)
 	guestRe = regexp.MustCompile(`nsperf-(vm-[A-Za-z0-9]+)`)
 )
 
-// liveRunIn reports whether s names a run (nspXXXX) that is alive now, or one that another
-// test is about to kill on purpose (HoldKilled).
-func liveRunIn(s string) bool {
+// self is this test process, as a lineage names it.
+var self = sync.OnceValue(func() runstate.Proc {
+	if l := runstate.OwnLineage(); len(l) > 0 {
+		return l[0]
+	}
+	return runstate.Proc{PID: os.Getpid()}
+})
+
+// madeByOthers reports whether a lineage is known and is not of this process or its children.
+// An unknown one (an nsperf before lineages, a kill before the record) counts as this test's.
+func madeByOthers(l runstate.Lineage) bool { return len(l) > 0 && !l.Includes(self()) }
+
+// othersRunIn reports whether s names a run (nspXXXX) that is alive now, one that another
+// test is about to kill on purpose (HoldKilled), or one another process made.
+func othersRunIn(s string) bool {
 	for _, id := range runIDRe.FindAllString(s, -1) {
 		if runstate.Alive(plan.RunID(id)) || Fixture(id) {
+			return true
+		}
+		if f, err := runstate.Read(plan.RunID(id)); err == nil && madeByOthers(f.MadeBy) {
 			return true
 		}
 	}
 	return false
 }
 
-// liveGuest reports whether dir is a guest directory whose session holds its lock.
-func liveGuest(dir string) bool {
-	held, missing := runstate.LockHeld(filepath.Join(dir, "lock"))
-	return held && !missing
+// GuestOfOthers reports whether dir is a guest directory (vm-X) of another: its session holds
+// its lock, another test makes it on purpose (HoldFixture), or another process made it.
+func GuestOfOthers(dir string) bool {
+	lock := filepath.Join(dir, "lock")
+	held, missing := runstate.LockHeld(lock)
+	return held && !missing || Fixture(filepath.Base(dir)) || madeByOthers(runstate.ReadLineage(lock))
 }
 
 // ofOthers reports whether a leftover of kind what belongs to a run or guest alive now.
 func ofOthers(what, item, stateDir string) bool {
 	switch what {
 	case "network namespaces", "links in the root namespace":
-		return liveRunIn(item)
+		return othersRunIn(item)
 	case "pins in bpffs":
-		return liveRunIn(filepath.Base(item))
+		return othersRunIn(filepath.Base(item))
 	case "state files":
 		if strings.HasPrefix(filepath.Base(item), "vm-") {
-			return liveGuest(item) || Fixture(filepath.Base(item))
+			return GuestOfOthers(item)
 		}
-		return liveRunIn(filepath.Base(item))
+		return othersRunIn(filepath.Base(item))
 	case "processes":
 		pid, _, _ := strings.Cut(item, " ")
 		return processOfOthers(pid, stateDir)
@@ -73,10 +94,10 @@ func processOfOthers(pid, stateDir string) bool {
 	if postgresOfOthers(pid) {
 		return true
 	}
-	if m := guestRe.FindStringSubmatch(line); m != nil && (liveGuest(filepath.Join(stateDir, "vm", m[1])) || Fixture(m[1])) {
+	if m := guestRe.FindStringSubmatch(line); m != nil && GuestOfOthers(filepath.Join(stateDir, "vm", m[1])) {
 		return true
 	}
-	if liveRunIn(line) {
+	if othersRunIn(line) {
 		return true
 	}
 	var st syscall.Stat_t
@@ -86,7 +107,7 @@ func processOfOthers(pid, stateDir string) bool {
 	entries, _ := os.ReadDir("/run/netns")
 	for _, e := range entries {
 		var ns syscall.Stat_t
-		if syscall.Stat(filepath.Join("/run/netns", e.Name()), &ns) == nil && ns.Ino == st.Ino && liveRunIn(e.Name()) {
+		if syscall.Stat(filepath.Join("/run/netns", e.Name()), &ns) == nil && ns.Ino == st.Ino && othersRunIn(e.Name()) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsperf/nsperf/internal/procstat"
 	"github.com/nsperf/nsperf/topo/plan"
 	"github.com/nsperf/nsperf/topo/runstate"
 )
@@ -43,6 +45,62 @@ func TestLeftoversOfLiveRunsAreOthers(t *testing.T) {
 	if ofOthers("state files", state, runstate.Dir) {
 		t.Errorf("%s of an ended run is not the test's", state)
 	}
+}
+
+// TestLeftoversMadeByOthers: what other nsperf work on the machine left when it was killed (a
+// run's state file, a guest's directory, their locks not held) is not this test's: its record
+// of who made it names processes that are not this one nor its children. What this process
+// made, or what records no maker, is.
+func TestLeftoversMadeByOthers(t *testing.T) {
+	RequireRoot(t)
+	other := runstate.Lineage{{PID: 1, Start: startOf(t, 1)}}
+	mine := runstate.OwnLineage()
+	var id plan.RunID
+	for {
+		id = plan.RunID(fmt.Sprintf("nsp%04x", rand.IntN(1<<16)))
+		if _, err := os.Lstat(runstate.LockPath(id)); os.IsNotExist(err) {
+			break
+		}
+	}
+	state := runstate.Path(id)
+	t.Cleanup(func() { os.Remove(state) })
+	guest := filepath.Join(runstate.Dir, "vm", fmt.Sprintf("vm-lineagetest%04x", rand.IntN(1<<16)))
+	if err := os.MkdirAll(guest, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(guest) })
+	for _, c := range []struct {
+		name   string
+		madeBy runstate.Lineage
+		others bool
+	}{
+		{"another process's", other, true},
+		{"this process's", mine, false},
+		{"unknown maker's", nil, false},
+	} {
+		data, _ := json.Marshal(runstate.StateFile{RunID: id, Scenario: "test", MadeBy: c.madeBy})
+		os.WriteFile(state, data, 0o600)
+		lock, _ := json.Marshal(map[string]any{"made_by": c.madeBy})
+		os.WriteFile(filepath.Join(guest, "lock"), lock, 0o600)
+		for what, item := range map[string]string{"state files": state, "network namespaces": string(id) + "-client", "guest directory": guest} {
+			kind := what
+			if what == "guest directory" {
+				kind = "state files"
+			}
+			if got := ofOthers(kind, item, runstate.Dir); got != c.others {
+				t.Errorf("%s %s of a killed run, %s: counted as another's %v, want %v", what, item, c.name, got, c.others)
+			}
+		}
+	}
+}
+
+// startOf is a process's start time, as a lineage records it.
+func startOf(t *testing.T, pid int) uint64 {
+	st, ok := procstat.ReadPID(pid)
+	if !ok {
+		t.Fatalf("no process %d", pid)
+	}
+	return st.StartTime()
 }
 
 // TestPostgresOfOthers: a PostgreSQL process whose data directory another test process made

@@ -39,6 +39,10 @@ func TestStateFileWriteReplacesSymlink(t *testing.T) {
 	if st, err := os.Lstat(runstate.Path(o.RunID)); err != nil || !st.Mode().IsRegular() {
 		t.Errorf("state file is not a regular file: %v", err)
 	}
+	// Who made the run, for a test beside it to tell its own leftovers from others'.
+	if read, err := runstate.Read(o.RunID); err != nil || len(read.MadeBy) == 0 || read.MadeBy[0].PID != os.Getpid() {
+		t.Errorf("the state file does not record this process as the run's maker: %+v %v", read, err)
+	}
 }
 
 // BenchmarkProcessSweep is the teardown's one pass over /proc that finds the processes in a

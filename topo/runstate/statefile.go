@@ -54,13 +54,14 @@ const maxStateFile = 64 << 10
 // the file says.
 type StateFile struct {
 	RunID      plan.RunID `json:"run_id"`
-	PID        int        `json:"pid"`             // the nsperf process that made the run; information only
-	Kept       bool       `json:"kept"`            // left up on purpose (`nsperf up`, `run --keep`)
-	Scenario   string     `json:"scenario"`        // name
-	Created    time.Time  `json:"created"`         //
-	Namespaces []string   `json:"namespaces"`      // full names, recorded before each is created
-	Dirs       []string   `json:"dirs,omitempty"`  // the private OVS directory (always OVSDir(RunID))
-	OVSDB      string     `json:"ovsdb,omitempty"` // an existing OVS the run added bridges to
+	PID        int        `json:"pid"`               // the nsperf process that made the run; information only
+	Kept       bool       `json:"kept"`              // left up on purpose (`nsperf up`, `run --keep`)
+	Scenario   string     `json:"scenario"`          // name
+	Created    time.Time  `json:"created"`           //
+	Namespaces []string   `json:"namespaces"`        // full names, recorded before each is created
+	Dirs       []string   `json:"dirs,omitempty"`    // the private OVS directory (always OVSDir(RunID))
+	OVSDB      string     `json:"ovsdb,omitempty"`   // an existing OVS the run added bridges to
+	MadeBy     Lineage    `json:"made_by,omitempty"` // the nsperf process and its ancestors
 
 	lock *os.File // held from the claim until the run's teardown ends
 }
@@ -118,7 +119,7 @@ func Claim(id plan.RunID, scenario string, kept bool, namespaces ...string) (*St
 		lock.Close()
 		return nil, fmt.Errorf("run id %s: %w", id, fs.ErrExist)
 	}
-	o := &StateFile{RunID: id, PID: os.Getpid(), Kept: kept, Scenario: scenario, Created: time.Now().UTC(), Namespaces: namespaces, lock: lock}
+	o := &StateFile{RunID: id, PID: os.Getpid(), Kept: kept, Scenario: scenario, Created: time.Now().UTC(), Namespaces: namespaces, MadeBy: OwnLineage(), lock: lock}
 	if err := o.Save(); err != nil {
 		o.Release()
 		return nil, err

@@ -494,7 +494,7 @@ func TestVMInterrupt(t *testing.T) {
 func TestVMBadInput(t *testing.T) {
 	t.Parallel()
 	image, modules := testenv.TestKernel(t)
-	defer clitest.NoGuestLeft(t)
+	clitest.NoGuestLeft(t)
 	tmp := t.TempDir()
 	text := filepath.Join(tmp, "notes.txt")
 	os.WriteFile(text, []byte("not a kernel\n"), 0o644)
