@@ -181,6 +181,50 @@ func scaledFigures(l string) string {
 	})
 }
 
+// perSecondRe is a figure's unit, a count written out per second: "152k transactions per
+// second", "3.1M packets per sec". A label before its figure ("Requests per second:", as ab
+// prints it) and a tool's own "bits/sec" stay for their grammars.
+var perSecondRe = regexp.MustCompile(`(?i)(\d[kmg]?\s*)([a-z]+)\s+per\s+sec(?:ond)?\b`)
+
+// perSecondUnits writes perSecondRe's units as the rate every reader knows ("transactions/s"),
+// where that is a unit; other words before "per second" stay.
+func perSecondUnits(l string) string {
+	if !strings.Contains(strings.ToLower(l), " per sec") {
+		return l
+	}
+	return perSecondRe.ReplaceAllStringFunc(l, func(s string) string {
+		m := perSecondRe.FindStringSubmatch(s)
+		if u, ok := lookupUnit(m[2] + "/s"); !ok || u.norm == "" {
+			return s
+		}
+		return m[1] + m[2] + "/s"
+	})
+}
+
+// scientificFigureRe is a number in scientific notation followed by its unit, as tools that
+// print with %e or %g write it ("2.39e+09 bits/sec", "1.5E6 pps", "4.2e-05 s").
+var scientificFigureRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)[eE]([+-]?\d{1,2}) ?([A-Za-z][A-Za-z/]*)`)
+
+// scientificFigures writes scientificFigureRe's figures as plain numbers ("2390000000
+// bits/sec"), as scaledFigures does a scale, when what follows is a unit; a bare one (a JSON
+// value, a table cell) stays.
+func scientificFigures(l string) string {
+	if !strings.ContainsAny(l, "eE") {
+		return l
+	}
+	return scientificFigureRe.ReplaceAllStringFunc(l, func(s string) string {
+		m := scientificFigureRe.FindStringSubmatch(s)
+		if _, ok := lookupUnit(m[3]); !ok {
+			return s
+		}
+		v, err := strconv.ParseFloat(m[1]+"e"+m[2], 64)
+		if err != nil {
+			return s
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64) + " " + m[3]
+	})
+}
+
 // dotLeaderRe is a run of dots that leads the eye from a label to its figure, as in a table of
 // contents: "old kernel ...... 12.4 Gbps", "Throughput.........: 9.1", "rx . . . . 3.2 Mpps".
 var dotLeaderRe = regexp.MustCompile(`([A-Za-z)\]%])\s*(?:\.\s?){3,}:?\s*([~+-]?\d)`)
@@ -318,7 +362,7 @@ func Read(input string, data []byte) (*Report, error) {
 			// The micro sign and the Greek mu (authors type either) are the u of us and usec to
 			// every reader here.
 			l = microRe.Replace(strings.ReplaceAll(l, "\u00a0", " "))
-			text := durationFigures(scaledFigures(arrowSpreads(dropSpread(dropBetterNote(decimalComma(bannerHeading(dotLeaders(markdownBold(strings.TrimRight(pastePrefix(l), " \t"))))))))))
+			text := durationFigures(scientificFigures(scaledFigures(perSecondUnits(arrowSpreads(dropSpread(dropBetterNote(decimalComma(bannerHeading(dotLeaders(markdownBold(strings.TrimRight(pastePrefix(l), " \t"))))))))))))
 			if n := len(lines); n > 0 {
 				if timed := timeP(text, lines[n-1].text); timed != text {
 					if !strings.HasPrefix(strings.TrimSpace(timed), timeLineRe(text).FindStringSubmatch(text)[2]) {

@@ -128,6 +128,8 @@ func TestUnitsFromAroundTheFigures(t *testing.T) {
 		"heading-without-colon-unit-over-indented-rows.txt": {"trans/s"},
 		"long-table-unit-in-note.txt":                       {"pps", "pps"},
 		"table-unit-on-last-figure.txt":                     {"trans/s", "bit/s", "bit/s"},
+		"unit-with-scale-in-brackets.txt":                   {"pps", "pps"},
+		"scientific-notation-with-unit.txt":                 {"bit/s"},
 	} {
 		r := familyClaims(t, file)
 		var got []string

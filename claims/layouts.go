@@ -2,7 +2,6 @@ package claims
 
 import (
 	"regexp"
-	"strings"
 )
 
 // The layouts the reader knows by their own shape, one entry each: a tool's output read by
@@ -71,15 +70,21 @@ var parameterFigureRe = regexp.MustCompile(`(?i)\b\d+(?:[-\s]?(?:bytes?|B|KB|KiB
 
 // maskParameters is text with the digits of its parameters' figures (parameterFigureRe) as
 // '#', the same length, so that offsets into it are offsets into text.
+// A figure with a scale followed by what it counts per second ("318k transactions per
+// second") is a rate, not a size.
 func maskParameters(text string) string {
-	return parameterFigureRe.ReplaceAllStringFunc(text, func(f string) string {
-		return strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return '#'
+	out := []byte(text)
+	for _, loc := range parameterFigureRe.FindAllStringIndex(text, -1) {
+		if perSecondAfterRe.MatchString(text[loc[1]-1:]) {
+			continue
+		}
+		for k := loc[0]; k < loc[1]; k++ {
+			if out[k] >= '0' && out[k] <= '9' {
+				out[k] = '#'
 			}
-			return r
-		}, f)
-	})
+		}
+	}
+	return string(out)
 }
 
 // proseLayouts are read over each paragraph in order.

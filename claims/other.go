@@ -281,8 +281,9 @@ func (r *Report) baseThenFixed(text string, m []int, lineOf func(int) int) bool 
 // namedFromToRe is a change the prose gives as two bare figures after the name of what they
 // measure, where that name gives the unit ("TCP_RR from 33k to 36k", "PPS went from 1.2M to
 // 1.5M"): a request/response test counts transactions per second, a unit word is its unit.
-// The second figure ends its clause: a unit after it is toPairRe's.
-var namedFromToRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][\w/-]*)\s+(?:(?:went|goes|improved|improves|increased|increases|rose|grew|dropped|drops|decreased|decreases|fell|moved|changed|regressed)\s+)?from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)(?:\s*[,;)]|\s*\.(?:\s|$)|\s+(?:and|with|on|in|for|when|while|after|before)\b|\s*$)`)
+// The second figure ends its clause, or a change in parentheses follows it ("from 48213 to
+// 51027 (+5.8%)"): a unit after it is toPairRe's.
+var namedFromToRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][\w/-]*)\s+(?:(?:went|goes|improved|improves|increased|increases|rose|grew|dropped|drops|decreased|decreases|fell|moved|changed|regressed)\s+)?from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)(?:\s*[,;)]|\s+\([^()\d]{0,20}[-+]?\d|\s*\.(?:\s|$)|\s+(?:and|with|on|in|for|when|while|after|before)\b|\s*$)`)
 
 // namedFromTo reads namedFromToRe's match when its name gives a unit.
 func (r *Report) namedFromTo(text string, m []int, lineOf func(int) int) bool {
@@ -600,7 +601,8 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
 // we get 11 Gbit/s, with it 13 Gbit/s", "Before: 2.9 Gbit/s. After: 3.4 Gbit/s", "Prior to this
-// patch: ~2.1Mpps. With this patch: ~2.6Mpps." (prior to is before). Between a
+// patch: ~2.1Mpps. With this patch: ~2.6Mpps." (prior to is before; "applying it brings it to
+// 171k" is with it). Between a
 // state's word and its figure no other figure, and no sentence's end; after the first figure
 // the words of what it counts or where it was measured ("9.5% of the flows timed out at 10k
 // connections"), though no more figures of its unit (sameUnitFigure). A figure may be a
@@ -609,7 +611,7 @@ var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*
 // unit to the other's (sharedUnit).
 // The clauses may also stand apart as cells of a row, a wide gap between them ("stream  before:
 // 2.9 Gbit/s  after: 3.4 Gbit/s").
-var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|without|with|w/o|w/|previously|now)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\bwhere\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(?:(?:it|we|this|that|they|the\s+\w+)\s+)?(before|prior\s+to|after|without|with|w/o|w/|previously|now)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
+var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|without|with|w/o|w/|previously|now|applying)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)\)?([^.;]{0,100}?)(?:[;,.]|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhilst\b|\bwhere\b|\t|[ \t]{2,})\s*(?:and\s+|but\s+|while\s+|whereas\s+|whilst\s+)?(?:(?:it|we|this|that|they|the\s+\w+)\s+)?(before|prior\s+to|after|without|with|w/o|w/|previously|now|applying)([^.;:\d(]{0,80}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
 
 // stateColonRe is a line's two figures, each after its state's label and a colon, the two
 // apart by a space or a comma: "tcp_rr before: 41203 trans/s after: 42877 trans/s", "Old:
@@ -927,6 +929,9 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 		if strings.HasPrefix(w, "prior") {
 			return "before"
 		}
+		if w == "applying" { // "applying it brings it to 171k trans/s"
+			return "with"
+		}
 		return w
 	}
 	w1, w2 := priorTo(strings.ToLower(g(1))), priorTo(strings.ToLower(g(5)))
@@ -943,7 +948,14 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 			return false
 		}
 	}
-	vb, ub, va, ua, ok := sharedUnit(g(3), g(7), false)
+	first, second := perSecondAfter(g(3), g(4)), perSecondAfter(g(7), text[m[15]:])
+	vb, ub, va, ua, ok := sharedUnit(first, second, false)
+	if !ok {
+		// "152000 trans/s; applying it brings it to 171k.": the second figure's scale written,
+		// its unit left to the first's, when the two are of one size (not "with 64k buffers")
+		vb, ub, va, ua, ok = sharedUnit(first, second, true)
+		ok = ok && va > vb/4 && va < vb*4
+	}
 	if !ok || ub.norm != ua.norm || sameUnitFigure(g(4), ub.norm) || continuesContrast(text[:m[0]], w1, g(2)) {
 		return false
 	}
@@ -954,6 +966,29 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	}
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// perSecondAfterRe is "per second" after a figure, maybe after its count word, maybe wrapped
+// onto the next line (perSecondUnits reads it within a line): " transactions per\nsecond".
+var perSecondAfterRe = regexp.MustCompile(`(?i)^\s*(?:([a-z]+)\s+)?per\s+sec(?:ond)?\b`)
+
+// perSecondAfter is a figure and the count word after it ("318k", "transactions per second") as
+// the rate it is ("318000 transactions/s"); the figure as it is otherwise.
+func perSecondAfter(figure, after string) string {
+	m := perSecondAfterRe.FindStringSubmatch(after)
+	f := strings.Fields(figure)
+	if m == nil || len(f) == 0 {
+		return figure
+	}
+	number, word := f[0], m[1]
+	if len(f) > 1 {
+		word = f[len(f)-1]
+	}
+	v, ok := scaledNumber(number)
+	if u, known := lookupUnit(word + "/s"); !ok || !known || u.norm == "" || len(f) > 1 && m[1] != "" {
+		return figure
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + " " + word + "/s"
 }
 
 // opposedClauses: two clauses' words name opposite sides, at least one of them by the patch's

@@ -56,6 +56,11 @@ type block struct {
 	// it states orients a "vs" ("improves UDP_RR by 4% (61.2k vs 58.8k trans/s)\nand
 	// TCP_STREAM by 2% (36.1 vs 35.4 Gbit/s)").
 	lead string
+	// then is the side of the paragraph after this one, where a heading names both states in
+	// order ("before and after the patch:" over two paragraphs of the same labels); thenState
+	// its word. armed: this paragraph has figures, so the next one is the other state's.
+	then, thenState string
+	armed           bool
 }
 
 var (
@@ -1500,6 +1505,12 @@ func labelUnit(label string) (unit, bool) {
 	if u, ok := lookupUnit(last); ok && u.norm != "" {
 		return u, true
 	}
+	if len(f) > 1 && scaleNoteRe.MatchString(f[len(f)-1]) {
+		// "rx pps (M)", "bits/s [G]": the unit, then its scale in brackets
+		if u, ok := lookupUnit(strings.Trim(f[len(f)-1], "()[]") + strings.Trim(f[len(f)-2], "()[]:")); ok && u.norm != "" {
+			return u, true
+		}
+	}
 	if len(last) > 1 && (strings.HasSuffix(last, "%") || strings.HasPrefix(last, "%")) {
 		// "cpu%", "util%", mpstat's "%soft": a share, its name glued to the sign
 		if u, ok := lookupUnit("%"); ok {
@@ -1521,6 +1532,9 @@ func labelUnit(label string) (unit, bool) {
 	}
 	return unit{}, false
 }
+
+// scaleNoteRe is a scale alone in brackets, the scale of the unit before it: "(M)", "[K]".
+var scaleNoteRe = regexp.MustCompile(`^[(\[][kKMG][)\]]:?$`)
 
 // unitFirstNoteRe is a label that is a unit, then a note of its case in parentheses or after
 // a comma: "Mpps (64B)", "Gbit/s, 8 queues".

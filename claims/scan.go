@@ -110,6 +110,10 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 		}
 		switch {
 		case strings.TrimSpace(l.text) == "" || separatorRe.MatchString(l.text) && !strings.Contains(l.text, "|"):
+			if ctx.blk.then != "" && ctx.blk.armed {
+				// the second of the paragraphs a heading named in order
+				ctx.blk.side, ctx.blk.state, ctx.blk.then, ctx.blk.armed = ctx.blk.then, ctx.blk.thenState, "", false
+			}
 		case unameRe.MatchString(l.text):
 			if side := releaseSide(unameRe.FindStringSubmatch(l.text)[1]); side != "" {
 				ctx.blk.side, ctx.blk.state = side, unameRe.FindStringSubmatch(l.text)[1]
@@ -131,7 +135,9 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 			// perf stat's banner over its counters: no heading of a state or a condition
 		case r.structure(lines, i, &ctx, repeated):
 		default:
+			read := len(rs)
 			i = r.generic(lines, i, ctx, &ms, &rs, &skipTo)
+			ctx.blk.armed = ctx.blk.armed || len(rs) > read
 			if side, state, ok := stateLine(lines, i); ok {
 				// "Pre-patch: l2fwd: 14.1 Mpps" over perf stat's counters: the lines below
 				// without a state of their own are of this one.
@@ -173,8 +179,12 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 	switch {
 	case headingRe.MatchString(l.text):
 		h := headingRe.FindStringSubmatch(l.text)[1]
-		if phrase := sentenceState(lines, i); phrase != "" {
-			h = phrase // the end of a sentence that names its state further up
+		if whole, ok := wrappedSentence(lines, i); ok && inOrder(whole) {
+			h = whole // "..., 20 s, before and after the" over "patch:": the sentence is the heading
+		} else if !inOrder(h) {
+			if phrase := sentenceState(lines, i); phrase != "" {
+				h = phrase // the end of a sentence that names its state further up
+			}
 		}
 		ctx.section++
 		ctx.enterPath(wrappedHeading(lines, i, headingRe.FindStringSubmatch(l.text)[1]))
@@ -237,6 +247,23 @@ func labelOf(text string) string {
 // sentenceStateRe is a phrase that names the patch's state inside a sentence: "before this
 // patch", "after the change", "without this series", "with the fix applied".
 var sentenceStateRe = regexp.MustCompile(`(?i)\b(?:before|after|without|with)\s+(?:this|the)\s+(?:patch|change|series|patchset|fix|commit)\b`)
+
+// wrappedSentence is the whole sentence a heading line ends, when that line is a sentence's
+// last words wrapped from the line above: it starts with a small letter, and the line above is
+// a line of prose cut at the mail's width (50 characters or more, ending in neither a stop nor
+// a colon). Where the sentence names both states in order, what the line says alone ("patch:")
+// is not what it names.
+func wrappedSentence(lines []line, i int) (string, bool) {
+	own := strings.TrimSpace(lines[i].text)
+	if i == 0 || own == "" || !unicode.IsLower(rune(own[0])) {
+		return "", false
+	}
+	above := strings.TrimSpace(lines[i-1].text)
+	if len(above) < 50 || strings.ContainsAny(above[len(above)-1:], ".:;!?") || headingRe.MatchString(lines[i-1].text) {
+		return "", false
+	}
+	return above + " " + headingRe.FindStringSubmatch(lines[i].text)[1], true
+}
 
 // sentenceState is the state phrase of the sentence whose end is the heading at lines[i] ("...,
 // before this patch, attaching a program makes the ping" / "lose packets, as shown below:",
@@ -499,11 +526,43 @@ func settingPart(h string) string {
 	return ""
 }
 
+// statesInOrderRe is a heading that names both states in the order of what follows:
+// "before and after the patch", "without and with the series", "w/o vs w/".
+var statesInOrderRe = regexp.MustCompile(`(?i)(?:^|[^\w/])(before|after|without|with|w/o|w/)\s*(?:and|&|/|vs\.?|versus|then)\s*(before|after|without|with|w/o|w/)(?:$|[^\w/])`)
+
+// statesInOrder reads statesInOrderRe's two words, a contrasting pair.
+func statesInOrder(h string) (first, second string, ok bool) {
+	m := statesInOrderRe.FindStringSubmatch(h)
+	if m == nil || !contrasting(m[1], m[2]) {
+		return "", "", false
+	}
+	return strings.ToLower(m[1]), strings.ToLower(m[2]), true
+}
+
+// inOrder: h names both states in order (statesInOrder).
+func inOrder(h string) bool {
+	_, _, ok := statesInOrder(h)
+	return ok
+}
+
+// sideOfWord is the side a contrast word names: before for "before", "without", "w/o".
+func sideOfWord(w string) string {
+	if w == "before" || w == "without" || w == "w/o" {
+		return "before"
+	}
+	return "after"
+}
+
 // enterHeading is the block a heading starts. A heading that names a state sets it (and a
 // setting beside it the block); one that names none is a condition when its text comes back
 // (a sub-heading of each state) or when the figures below it name their states themselves,
 // and otherwise a state no word decides ("unpached:", "Multi buffer (MTU 9000):").
 func enterHeading(cur block, h string, lines []line, i int, repeated map[string][]int) block {
+	if first, second, ok := statesInOrder(h); ok && !statesFollow(lines, i) {
+		// "before and after the patch:" over a paragraph of each, in that order
+		cur.side, cur.state, cur.then, cur.thenState, cur.armed = sideOfWord(first), first, sideOfWord(second), second, false
+		return cur
+	}
 	side, strong, _ := stateOf(h)
 	if side != "" && !strong && strings.Contains(h, ",") && statesFollow(lines, i) {
 		// "Larger packets, no page cross, 1024 bytes": a setting among the words of a

@@ -86,11 +86,22 @@ func prepositionOut(l string, re *regexp.Regexp) []int {
 // taken out (what else it says: a metric, a condition).
 func stateOf(label string) (side string, strong bool, rest string) {
 	side, strong, rest = stateOfWords(label)
-	if side != "" && (patchOrdinalRe.MatchString(strings.TrimSpace(rest)) || fillerRe.MatchString(rest)) {
+	if side != "" && (patchOrdinalRe.MatchString(strings.TrimSpace(rest)) || fillerRe.MatchString(rest) || releaseOnly(rest)) {
 		rest = ""
 	}
 	return side, strong, rest
 }
+
+// releaseOnly: what is left of a label is the release of the tree it names ("stock 6.12",
+// "baseline v6.13-rc2+"), part of the state's name, no condition of a measurement.
+func releaseOnly(rest string) bool {
+	_, ok := kernelVersion(strings.TrimSuffix(strings.TrimSpace(rest), "+"))
+	return ok
+}
+
+// patchNounAloneRe is a label that is only the noun of what the message brings: "patch",
+// "series", "fix" (the other state being the base).
+var patchNounAloneRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:patch|patches|patchset|series|fix)\s*:?$`)
 
 func stateOfWords(label string) (side string, strong bool, rest string) {
 	l := strings.TrimSpace(label)
@@ -99,6 +110,9 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	}
 	if len(l) >= 8 && len(l) <= 40 && commitIDRe.MatchString(strings.ToLower(l)) {
 		return "before", true, "" // a bare commit id is the tree measured before
+	}
+	if patchNounAloneRe.MatchString(l) {
+		return "after", true, "" // "patch:" under "base:": the tree with the patch
 	}
 	b, a := prepositionOut(l, patchBefore), prepositionOut(l, patchAfter)
 	plus := plusAfter.MatchString(l)

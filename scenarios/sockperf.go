@@ -64,7 +64,7 @@ func (w *Sockperf) Metrics() []MetricSpec {
 		{Name: MetricThroughput, Unit: "bit/s", Better: HigherIsBetter, Additive: true},
 		{Name: "message_rate", Unit: "msg/s", Better: HigherIsBetter, Additive: true},
 	}
-	for _, l := range []string{"min", "max", "mean", "stddev", "p25", "p50", "p75", "p90", "p99", "p999", "p9999"} {
+	for _, l := range []string{"min", "max", "mean", "stddev", "p25", "p50", "p75", "p90", "p99", "p999", "p9999", "p99999"} {
 		out = append(out, MetricSpec{Name: l + "_latency", Unit: "us", Better: LowerIsBetter})
 	}
 	return out

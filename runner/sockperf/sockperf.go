@@ -88,7 +88,7 @@ var (
 
 // percentiles are the ones nsperf records, by sockperf's label.
 var percentiles = map[string]string{"25.000": "p25_latency", "50.000": "p50_latency", "75.000": "p75_latency",
-	"90.000": "p90_latency", "99.000": "p99_latency", "99.900": "p999_latency", "99.990": "p9999_latency"}
+	"90.000": "p90_latency", "99.000": "p99_latency", "99.900": "p999_latency", "99.990": "p9999_latency", "99.999": "p99999_latency"}
 
 // threeDecimals is a percentile's label as 3.7 prints it: "99.00" is "99.000".
 func threeDecimals(label string) string {
