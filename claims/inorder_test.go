@@ -37,3 +37,20 @@ func TestHeadingNamesBothStatesInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestOneTreeExtendsAnother: among three trees no word places, the one that is another with
+// something glued on by a plus is that one's patched state, across or down the table.
+func TestOneTreeExtendsAnother(t *testing.T) {
+	for name, table := range map[string]string{
+		"across": "             v6.11   v6.12-rc3   v6.12-rc3+p\nudp_rr       51220   50871       54013\n",
+		"down":   "kernel         udp_rr\nv6.11          51220\nv6.12-rc3      50871\nv6.12-rc3+p    54013\n",
+	} {
+		r, err := Read(name, []byte("Subject: [PATCH net-next] udp: cache the route of a connected socket\n\nUDP_RR, trans/s:\n\n"+table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Before.Median != 50871 || r.Claims[0].After.Median != 54013 {
+			t.Errorf("%s: claims %+v, want 50871 -> 54013 (v6.12-rc3 against v6.12-rc3+p)", name, r.Claims)
+		}
+	}
+}

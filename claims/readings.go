@@ -1055,8 +1055,13 @@ func strongSibling(siblings []string) bool {
 var extensionWords = map[string]bool{"with": true, "+": true, "and": true, "plus": true, "w/": true}
 
 // extendsBase: words are base's words and then what a state adds to them ("stock driver" and
-// "stock driver with batching", "6.1 rc2" and "6.1 rc2 + patch").
+// "stock driver with batching", "6.1 rc2" and "6.1 rc2 + patch", "6.13-rc1" and "6.13-rc1+p").
 func extendsBase(base, words []string) bool {
+	if n := len(base); n > 0 && len(words) == n && slices.Equal(words[:n-1], base[:n-1]) {
+		// "v6.13-rc1+p" beside "v6.13-rc1": the last word with something glued on by a plus
+		last := words[n-1]
+		return strings.HasPrefix(last, base[n-1]+"+") && len(last) > len(base[n-1])+1
+	}
 	if len(base) == 0 || len(words) <= len(base) || !slices.Equal(words[:len(base)], base) {
 		return false
 	}

@@ -1122,6 +1122,15 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
 		}
 	}
+	// Among three or more states, the one that is another with something added ("v6.13-rc1+p"
+	// under "v6.13-rc1", beside "v6.12"): the base before, the extended one after, the rest
+	// references no pair takes.
+	if b, a, ok := extendedPair(labels); ok {
+		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
+	}
+	if b, a, ok := extendedPair(valueCols); ok {
+		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
+	}
 	if out := baselineRatioClaims(corner, cols, rows, ctx); out != nil {
 		return out
 	}
@@ -1265,6 +1274,29 @@ func negatedStem(name string) string {
 		}
 	}
 	return ""
+}
+
+// extendedPair: exactly one of names is another of them with something added (extendsBase);
+// no word of any of them places it.
+func extendedPair(names []string) (before, after int, ok bool) {
+	if len(names) < 3 {
+		return -1, -1, false // two: pickStates' scorer knows "+"
+	}
+	before, after = -1, -1
+	for a, n := range names {
+		if side, _, _ := stateOf(n); side != "" {
+			return -1, -1, false
+		}
+		for b, base := range names {
+			if a != b && extendsBase(strings.Fields(base), strings.Fields(n)) {
+				if after >= 0 {
+					return -1, -1, false
+				}
+				before, after = b, a
+			}
+		}
+	}
+	return before, after, after >= 0
 }
 
 // negatedPair finds, among three or more state names no word places, one that negates a
@@ -1933,6 +1965,17 @@ func extendedBy(label string, labels map[string]bool) bool {
 	return false
 }
 
+// extendsOne: label is another of labels with something added to it (extendsBase).
+func extendsOne(label string, labels map[string]bool) bool {
+	words := strings.Fields(label)
+	for other := range labels {
+		if other != label && extendsBase(strings.Fields(other), words) {
+			return true
+		}
+	}
+	return false
+}
+
 // longRowSide is the side of a long table's row and the test it is of (its group); between:
 // a step between all toggles off and all on, kept out of the pair.
 func longRowSide(r tableRow, config map[int]bool, labels map[string]bool) (side, group string, between bool) {
@@ -1947,6 +1990,10 @@ func longRowSide(r tableRow, config map[int]bool, labels map[string]bool) (side,
 		// test is named by the other cells
 		_, _, group = rowState(tableRow{cells: r.cells}, config)
 		side = "before"
+	case side == "" && extendsOne(label, labels):
+		// "v6.13-rc1+p" beside "v6.13-rc1": what is added to a base, whatever its word
+		_, _, group = rowState(tableRow{cells: r.cells}, config)
+		side = "after"
 	case side == "" && label != "":
 		// A state no word names ("busypoll" below "vanilla"): its test's other row may
 		// decide it; the test is named by the other cells.
