@@ -73,11 +73,14 @@ func headingOver(lines []line, n int) string {
 	return ""
 }
 
-// indentedHeading: lines[k] is a heading without its colon, a short line without a
-// measurement over lines indented deeper ("TCP_RR (trans/s)" over "  without: 41002").
+// indentedHeading: lines[k] is a heading without its colon over lines indented deeper
+// ("TCP_RR (trans/s)" over "  without: 41002"): short and without a measurement outside its
+// parentheses, where a caption lists the test's settings and the unit ("Results (veth, MTU
+// 1500, Gbit/s)": no figure of 1500 Gbit/s).
 func indentedHeading(lines []line, k int) bool {
-	return k+1 < len(lines) && strings.TrimSpace(lines[k+1].text) != "" && len(strings.Fields(lines[k].text)) <= 6 &&
-		len(readFigures(lines[k].text).measured()) == 0 && indent(lines[k+1].text) > indent(lines[k].text)
+	outside := parenRe.ReplaceAllString(lines[k].text, " ")
+	return k+1 < len(lines) && strings.TrimSpace(lines[k+1].text) != "" && len(strings.Fields(outside)) <= 6 &&
+		len(readFigures(outside).measured()) == 0 && indent(lines[k+1].text) > indent(lines[k].text)
 }
 
 // maxRowsUnderHeading bounds how far up headingOverRows looks: a block of rows.

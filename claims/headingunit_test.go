@@ -130,6 +130,8 @@ func TestUnitsFromAroundTheFigures(t *testing.T) {
 		"table-unit-on-last-figure.txt":                     {"trans/s", "bit/s", "bit/s"},
 		"unit-with-scale-in-brackets.txt":                   {"pps", "pps"},
 		"scientific-notation-with-unit.txt":                 {"bit/s"},
+		"caption-setting-and-unit-in-parens-no-colon.txt":   {"bit/s", "bit/s"},
+		"rows-with-plus-digits-states-across.txt":           {"bit/s", "bit/s", "bit/s"},
 	} {
 		r := familyClaims(t, file)
 		var got []string

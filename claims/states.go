@@ -22,9 +22,9 @@ var (
 	// recycling", "stock driver + batching".
 	// The base before the plus is a name, not a size ("64k+ messages" is no state); a plus
 	// written without spaces adds a patch by its noun, "this", a version of the series or the
-	// patches' numbers ("net-next+patch", "6.8-rc1+series", "base+this", "mainline+v2",
-	// "base+1-5").
-	plusAfter     = regexp.MustCompile(`(?i)(?:^|[\s(])[A-Za-z][\w.-]*\s*\+\s+\S|\s\+\s*[A-Za-z]|^\s*\+\s*\w|[\w.-]\+(?:this\b|v\d+\b|\d{1,3}(?:-\d{1,3})?\b|(?:this\s+)?(?:patch(?:es|set)?|series|fix|changes?|commits?)\b)`)
+	// patches' numbers after a name ("net-next+patch", "6.8-rc1+series", "base+this",
+	// "mainline+v2", "base+1-5"; "l3+4", a hash policy, is no state).
+	plusAfter     = regexp.MustCompile(`(?i)(?:^|[\s(])[A-Za-z][\w.-]*\s*\+\s+\S|\s\+\s*[A-Za-z]|^\s*\+\s*\w|[A-Za-z]\+\d{1,3}(?:-\d{1,3})?\b|[\w.-]\+(?:this\b|v\d+\b|(?:this\s+)?(?:patch(?:es|set)?|series|fix|changes?|commits?)\b)`)
 	settingBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(disabled|disable|without|plain|normal|regular|default|skb-mode|skb|generic|xdp_skb|non-[\w-]+|no\s+\w+)(?:$|[^\w-])`)
 	settingAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(enabled|enable|native-mode|native|drv|xdp_drv)(?:$|[^\w-])`)
 	// "on" and "off" name a setting only as its last word ("MPWQE off", "BIG TCP on"), not

@@ -879,6 +879,13 @@ func captionUnit(lines []line, header int) string {
 			return word
 		}
 	}
+	// A caption that opens with a rate's unit, words after it ("Gbit/s through a bond of two
+	// ports, by xmit_hash_policy:", "Mpps forwarded, 64B:").
+	if m := captionLeadRateRe.FindStringSubmatch(lines[j].text); m != nil {
+		if u, ok := lookupUnit(m[1]); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+			return m[1]
+		}
+	}
 	// A caption that names one request/response test and no unit ("64 netperf TCP_RR flows:"):
 	// the test's transactions per second.
 	if tests := rrTestWordRe.FindAllString(lines[j].text, -1); len(tests) > 0 && !slices.ContainsFunc(tests, func(t string) bool { return !strings.EqualFold(t, tests[0]) }) &&
@@ -912,6 +919,10 @@ var captionInUnitRe = regexp.MustCompile(`\bin\s+([A-Za-zµ/]+)(?:[\s,.:;)]|$)`)
 // captionEdgeUnitRe is a caption that ends in its figures' unit ("TCP_RR trans/s:") or
 // opens with it ("Gbit/s, 5 runs each:").
 var captionEdgeUnitRe = regexp.MustCompile(`\s([A-Za-zµ/]+):\s*$|^\s*([A-Za-zµ/]+)\s*[,:]`)
+
+// captionLeadRateRe is a caption's first word followed by more words: a rate's unit there is
+// the figures' ("Gbit/s through a bond ...").
+var captionLeadRateRe = regexp.MustCompile(`^\s*([A-Za-zµ/]+)\s+[a-z]`)
 
 // spelledTimeRe is a time's word spelled out, which a caption ends in as the denominator of
 // a rate it does not name ("Results per second:"), not as a unit.
