@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -52,5 +53,18 @@ func TestOneTreeExtendsAnother(t *testing.T) {
 		if len(r.Claims) != 1 || r.Claims[0].Before.Median != 50871 || r.Claims[0].After.Median != 54013 {
 			t.Errorf("%s: claims %+v, want 50871 -> 54013 (v6.12-rc3 against v6.12-rc3+p)", name, r.Claims)
 		}
+	}
+}
+
+// TestRowLabelWithWideSpace: a row's name with a wide space inside it ("udp_tx  64B"), all of
+// it within the first column of the header, is one label: the cases stay apart.
+func TestRowLabelWithWideSpace(t *testing.T) {
+	r := familyClaims(t, "row-label-with-wide-space.txt")
+	var rows []string
+	for _, c := range r.Claims {
+		rows = append(rows, c.Conditions["row"])
+	}
+	if want := []string{"udp_tx 64B", "udp_tx 1400B", "tcp_rr 100 flows"}; !slices.Equal(rows, want) {
+		t.Errorf("rows %q, want %q", rows, want)
 	}
 }

@@ -630,7 +630,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 			group = strings.TrimSuffix(strings.TrimSpace(t), ":")
 			continue
 		}
-		cells := splitRow(t)
+		cells := labelWithinFirstColumn(lines[i].text, t, splitRow(t), len(header))
 		if n := len(cells); n > len(header) && n > 2 && strings.HasPrefix(cells[n-1], "(") && strings.HasSuffix(cells[n-1], ")") && statNoteRe.MatchString(cells[n-1]) {
 			// "patched  19.8  23.1  31.0   (-5.1%, p=0.003)": the author's note of the row's
 			// statistics after its cells, no column
@@ -674,6 +674,44 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 		return nil, i, 0
 	}
 	return out, j, skipped
+}
+
+// labelWithinFirstColumn joins the first cells of a row that has more cells than its header
+// where they all end before the header's second name starts: a label with a wide space inside
+// it ("tcp_stream  1 flow" under "Test", its figures under "Before" and "After"). Only where
+// the header is the line above as written (its names over the label column and over each of
+// the row's other cells), without tabs, whose widths the text does not show.
+func labelWithinFirstColumn(header, row string, cells []string, n int) []string {
+	if len(cells) != n+1 || n < 2 || strings.ContainsAny(header+row, "|\t") {
+		return cells
+	}
+	names := splitRow(header)
+	hs, ok := cellSpans(header, names)
+	rs, ok2 := cellSpans(row, cells)
+	if len(names) != n || !ok || !ok2 || hs[0][0]-rs[0][0] > 2 || rs[0][0]-hs[0][0] > 2 || rs[1][1] > hs[1][0] {
+		return cells // no name over the labels, or the second cell reaches the second column
+	}
+	for k := 1; k < n; k++ {
+		if rs[k+1][1] < hs[k][0]-2 || rs[k+1][0] > hs[k][1]+2 {
+			return cells // a cell not under its name
+		}
+	}
+	return append([]string{cells[0] + " " + cells[1]}, cells[2:]...)
+}
+
+// cellSpans are where each cell stands in its line, start and end, in order.
+func cellSpans(line string, cells []string) ([][2]int, bool) {
+	spans := make([][2]int, len(cells))
+	end := 0
+	for k, c := range cells {
+		at := strings.Index(line[end:], c)
+		if at < 0 {
+			return nil, false
+		}
+		spans[k] = [2]int{end + at, end + at + len(c)}
+		end = spans[k][1]
+	}
+	return spans, true
 }
 
 // fitCells cuts a row's figures apart where fewer cells than the header's came of it, or joins
