@@ -1591,6 +1591,9 @@ func runsInARow(label, rest string, sideOfLabel bool) (out []float64, summary fl
 // last: "11.2, 11.4, 11.1 Gbps", "11.2 11.4 11.1 Gbps".
 var runListRe = regexp.MustCompile(`^\s*((?:~?\d[\d.]*(?:\s*,\s*|\s+))+~?\d[\d.]*)\s?([A-Za-zµ/]+)\s*$`)
 
+// groupedNumberRe is one number with its thousands apart by commas ("312,442"), no list of runs.
+var groupedNumberRe = regexp.MustCompile(`^\s*~?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*$`)
+
 // runsSharingAUnit reads a state's line of runs in one unit (runListRe, or each figure with
 // the same unit: "2.1 Mpps, 2.2 Mpps, 2.0 Mpps"), as runsInARow its bare runs: at least two,
 // none above twice another.
@@ -1599,7 +1602,7 @@ func runsSharingAUnit(label, rest string, sideOfLabel bool) ([]float64, unit, bo
 		return nil, unit{}, false
 	}
 	var text, unitName string
-	if m := runListRe.FindStringSubmatch(rest); m != nil {
+	if m := runListRe.FindStringSubmatch(rest); m != nil && !groupedNumberRe.MatchString(m[1]) {
 		text, unitName = m[1], m[2]
 	} else {
 		sh := readFigures(rest)
