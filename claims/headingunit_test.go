@@ -132,6 +132,8 @@ func TestUnitsFromAroundTheFigures(t *testing.T) {
 		"scientific-notation-with-unit.txt":                 {"bit/s"},
 		"caption-setting-and-unit-in-parens-no-colon.txt":   {"bit/s", "bit/s"},
 		"rows-with-plus-digits-states-across.txt":           {"bit/s", "bit/s", "bit/s"},
+		"table-unit-in-a-sentence-below.txt":                {"pps", "pps", "pps"},
+		"one-row-table-unit-in-a-sentence-below.txt":        {"bit/s"},
 	} {
 		r := familyClaims(t, file)
 		var got []string

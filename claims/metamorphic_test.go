@@ -317,6 +317,7 @@ var knownRewriteGaps = map[string]string{
 	`memtier-all-stats-per-state.txt, columns " " apart`:                        "a table under each state whose header names hold spaces (Avg. Latency), cut at single spaces: the columns cannot be told from the header",
 	`plus-labelled-steps-over-a-base.txt, columns " " apart`:                    "the last step's name a single space from its figure after a plus (\"+ whole series 6.02\") is not read as a step, so the last step read is the one before it",
 	`table-one-labelled-row-under-states.txt, columns " " apart`:                "a table of one row cut at single spaces: no second row to align with (as one-unlabelled-row-under-states.txt)",
+	`one-row-table-unit-in-a-sentence-below.txt, columns " " apart`:             "one unlabelled row cut at single spaces (as one-unlabelled-row-under-states.txt)",
 	`table-under-each-state-header-units.txt, columns " " apart`:                "a table under each state whose header names hold spaces (rate (kpps)), cut at single spaces: the columns cannot be told from the header",
 	// The generator cuts rows at wide gaps from their first cell: a header without the corner
 	// over the rows' names, ending in a note of the unit, cuts into as many cells as a row, and

@@ -656,7 +656,7 @@ func splitTable(lines []line, i int, ctx context, splitRow func(string) []string
 	}
 	if len(rows) == 1 && rows[0].label == "" {
 		// One row of figures without a label under the states' names: the whole table.
-		if claims := unlabelledRowClaims(header, rows[0], ctx, lines, i); claims != nil {
+		if claims := unlabelledRowClaims(header, rows[0], ctx, lines, i, j); claims != nil {
 			return claims, j, skipped
 		}
 	}
@@ -860,10 +860,11 @@ func unlabelledRow(header, cells []string) bool {
 }
 
 // unlabelledRowClaims reads a table of one unlabelled row under the states' names: the
-// states' figures, the unit from the caption above where the cells carry none.
-func unlabelledRowClaims(header []string, row tableRow, ctx context, lines []line, headerAt int) []Claim {
+// states' figures, the unit from the caption above, or a note below (lines[end]), where the
+// cells carry none.
+func unlabelledRowClaims(header []string, row tableRow, ctx context, lines []line, headerAt, end int) []Claim {
 	corner := ""
-	if u := captionUnit(lines, headerAt); u != "" {
+	if u := cmp.Or(captionUnit(lines, headerAt), footnoteUnit(lines, end)); u != "" {
 		corner = "(" + u + ")"
 	}
 	return tableClaims(corner, header, []tableRow{row}, ctx)
@@ -971,6 +972,10 @@ var spelledTimeRe = regexp.MustCompile(`(?i)^(?:seconds?|secs?|minutes?|mins?|ho
 // a unit of their own take it.
 var footnoteRe = regexp.MustCompile(`^\s*\(\s*([A-Za-z%/]+)\s*(?:[,;)]|\s+(?:for|of|in|on)\s)`)
 
+// footnoteSentenceRe is a note under a table that is a short sentence saying its figures'
+// unit: "in Mbit/s.", "All numbers are in Mpps.", "Units: us".
+var footnoteSentenceRe = regexp.MustCompile(`(?i)^\s*(?:all\s+)?(?:(?:the\s+)?(?:numbers|figures|values|results|rates)\s+)?(?:are\s+)?(?:in|units?:)\s*([A-Za-zµ/^0-9]+?)\s*\.?\s*$`)
+
 // footnoteUnit is the unit a note on the line just below a table (lines[after]), or after one
 // blank line, gives: first in it, or the one unit among a parenthesis' items; "" where none.
 func footnoteUnit(lines []line, after int) string {
@@ -981,6 +986,12 @@ func footnoteUnit(lines []line, after int) string {
 		return ""
 	}
 	if m := footnoteRe.FindStringSubmatch(lines[after].text); m != nil {
+		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
+			return m[1]
+		}
+	}
+	// A short sentence that says the unit: "in Mbit/s.", "All numbers in Mpps.", "Units: us".
+	if m := footnoteSentenceRe.FindStringSubmatch(lines[after].text); m != nil {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return m[1]
 		}
