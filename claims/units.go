@@ -93,9 +93,10 @@ func lookupUnit(s string) (unit, bool) {
 // rateGrammarRe is a rate as authors spell it beyond the lists above: a scale, what is
 // counted and "per second" in any of its forms ("Gbit/sec", "Gbits/second", "KBytes/s",
 // "Mpkt/s", "Mpackets/sec", "Mbit per second", "Krps", "datagrams per second", "kmsg/s": a
-// message sent or received, sockperf's count, is a packet's rate here). A capital B
+// message sent or received, sockperf's count, is a packet's rate here; a connection, set up
+// and torn down as TCP_CRR's transaction is, a transaction's). A capital B
 // alone is bytes; any other spelling of the counted thing says itself.
-var rateGrammarRe = regexp.MustCompile(`^(10\^\d{1,2}|[kKmMgGtT]i?)?\s?(bits?|b|[Bb]ytes?|B|pkts?|packets?|frames?|datagrams?|msgs?|messages?|p|trans|transactions?|txns?|t|req(?:uest)?s?|r|quer(?:y|ies)|q|ops|operations?)(?:\s?/\s?s(?:ec(?:ond)?)?|ps|\s+per\s+s(?:ec(?:ond)?)?)$`)
+var rateGrammarRe = regexp.MustCompile(`^(10\^\d{1,2}|[kKmMgGtT]i?)?\s?(bits?|b|[Bb]ytes?|B|pkts?|packets?|frames?|datagrams?|msgs?|messages?|p|trans|transactions?|txns?|t|req(?:uest)?s?|r|quer(?:y|ies)|q|ops|operations?|conns?|connections?)(?:\s?/\s?s(?:ec(?:ond)?)?|ps|\s+per\s+s(?:ec(?:ond)?)?)$`)
 
 // rateScales are the written scales of a rate: decimal letters, binary ones and powers of ten.
 var rateScales = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30, "ti": 1 << 40}
