@@ -492,6 +492,27 @@ func paragraphEnd(lines []line, i int) int {
 // slashNamesRe is a heading's names of slash-joined figures: "(p50/p99)", "(min / avg / max)".
 var slashNamesRe = regexp.MustCompile(`\(\s*([A-Za-z][\w.]*(?:\s*/\s*[A-Za-z][\w.]*){1,4})\s*\)`)
 
+// slashLeadNamesRe is a heading that opens with the names its figures are joined by slashes
+// in, without parentheses: "p50/p99/p999 latency (us)". Each name has two characters or more
+// ("Gbit/s" and "w/o" are no names).
+var slashLeadNamesRe = regexp.MustCompile(`^\s*([A-Za-z][\w.]+(?:\s*/\s*[A-Za-z][\w.]+){1,4})\s`)
+
+// slashNames are the names a heading joins by slashes (slashNamesRe, slashLeadNamesRe); nil
+// where it joins none, or where what it joins is a unit.
+func slashNames(h string) []string {
+	m := slashNamesRe.FindStringSubmatch(h)
+	if m == nil {
+		m = slashLeadNamesRe.FindStringSubmatch(h)
+	}
+	if m == nil {
+		return nil
+	}
+	if _, unit := lookupUnit(strings.ReplaceAll(m[1], " ", "")); unit {
+		return nil
+	}
+	return strings.Split(m[1], "/")
+}
+
 // slashFiguresRe is a line's rest of two to five bare figures joined by slashes: "12.1 / 30.5".
 var slashFiguresRe = regexp.MustCompile(`^\s*~?\d[\d.,]*(?:\s*/\s*~?\d[\d.,]*){1,4}\s*$`)
 
@@ -503,19 +524,20 @@ func slashNamedFigures(lines []line, i int, rest string, keyLabel *string, mk fu
 	if !slashFiguresRe.MatchString(rest) {
 		return nil
 	}
-	h := ""
+	h, names := "", []string(nil)
 	for k := i - 1; k >= 0 && i-k <= 8 && strings.TrimSpace(lines[k].text) != ""; k-- {
-		if headingRe.MatchString(lines[k].text) && slashNamesRe.MatchString(lines[k].text) {
-			h = strings.TrimSuffix(strings.TrimSpace(lines[k].text), ":")
-			break
+		if headingRe.MatchString(lines[k].text) {
+			if names = slashNames(strings.TrimSuffix(strings.TrimSpace(lines[k].text), ":")); names != nil {
+				h = strings.TrimSuffix(strings.TrimSpace(lines[k].text), ":")
+				break
+			}
 		}
 	}
-	m := slashNamesRe.FindStringSubmatch(h)
-	if m == nil {
+	if names == nil {
 		return nil
 	}
-	names, figures := strings.Split(m[1], "/"), strings.Split(rest, "/")
-	u, ok := headingUnit(slashNamesRe.ReplaceAllString(h, ""))
+	figures := strings.Split(rest, "/")
+	u, ok := headingUnit(slashLeadNamesRe.ReplaceAllString(slashNamesRe.ReplaceAllString(h, ""), ""))
 	if len(names) != len(figures) || !ok {
 		return nil
 	}
