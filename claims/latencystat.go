@@ -15,7 +15,7 @@ import (
 
 // latencyStatRe is a statistic of a latency in words: a percentile ("p99", "P99.9", "99th
 // percentile", "99.9th"), the median, the mean, the least or the most.
-var latencyStatRe = regexp.MustCompile(`(?i)\bp(\d{2}(?:\.\d{1,2})?)\b|\b(\d{2}(?:\.\d{1,2})?)(?:th|%)(?:[ -]percentile)?\b|\b(median|mean|average|avg|min|minimum|max|maximum)\b`)
+var latencyStatRe = regexp.MustCompile(`(?i)\bp(\d{2}(?:\.\d{1,3})?|9{3,5})\b|\b(\d{2}(?:\.\d{1,3})?)(?:th|%)(?:[ -]percentile)?\b|\b(median|mean|average|avg|min|minimum|max|maximum)\b`)
 
 // latencyStats give the time claims whose lines, or the heading right above them, name one
 // statistic of a latency the metric of that statistic, where a tool declares it.

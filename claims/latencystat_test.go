@@ -13,6 +13,8 @@ func TestLatencyStats(t *testing.T) {
 		{"a sentence", "p99 latency went from 48us to 31us.\n", "p99_latency"},
 		{"a heading", "99th percentile:\n  before: 48 us\n  after:  31 us\n", "p99_latency"},
 		{"three nines", "P99.9 RTT: 210 us -> 160 us\n", "p999_latency"},
+		{"three nines run together", "p999 RTT: 210 us -> 160 us\n", "p999_latency"},
+		{"five nines", "99.999th percentile:\n  before: 480 us\n  after:  310 us\n", "p99999_latency"},
 		{"the median", "Median RTT: 61.2us (vanilla), 55.8us (patched)\n", "p50_latency"},
 		{"the mean", "average latency 18.4 usec before, 17.1 usec after\n", "mean_latency"},
 		{"none said", "Latency: 48 us before, 31 us after.\n", ""},
