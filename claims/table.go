@@ -1182,49 +1182,41 @@ func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []C
 			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
 		}
 	}
-	// Among three or more states, the one that is another with something added ("v6.13-rc1+p"
-	// under "v6.13-rc1", beside "v6.12"): the base before, the extended one after, the rest
-	// references no pair takes.
-	if b, a, ok := extendedPair(labels); ok {
-		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
-	}
-	if b, a, ok := extendedPair(valueCols); ok {
-		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
-	}
 	if out := baselineRatioClaims(corner, cols, rows, ctx); out != nil {
 		return out
 	}
-	// A feature's state without it and with it among other states ("NoPacing",
-	// "CUBIC-fqcodel", "FirstBurstPacing"): the negated one is before, the one naming the feature after; the
-	// others are references no pair takes.
-	if b, a, ok := negatedPair(labels); ok {
-		return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
-	}
-	if b, a, ok := negatedPair(valueCols); ok {
-		return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
-	}
-	// Two states no word places, decided by the rest of the message (the Subject's "use Y
-	// instead of X", the diff's names, a stated change).
-	if ctx.decide == nil {
-		return nil
-	}
-	if len(labels) == 2 {
-		if first, ok := ctx.decide(labels[0], labels[1]); ok {
-			if first {
-				return rowStateClaims(corner, cols, rows, labels[0], labels[1], ctx)
-			}
-			return rowStateClaims(corner, cols, rows, labels[1], labels[0], ctx)
+	// Among three or more states no word places: the one that is another with something
+	// added ("v6.13-rc1+p" under "v6.13-rc1", beside "v6.12") against its base; a feature's
+	// state without it and with it ("NoPacing", "CUBIC-fqcodel", "FirstBurstPacing"), the
+	// negated one before. The others are references no pair takes. Then two states no word
+	// places, decided by the rest of the message (the Subject's "use Y instead of X", the
+	// diff's names, a stated change).
+	for _, pair := range []func([]string) (int, int, bool){extendedPair, negatedPair, decidedPair(ctx)} {
+		if b, a, ok := pair(labels); ok {
+			return rowStateClaims(corner, cols, rows, labels[b], labels[a], ctx)
 		}
-	}
-	if len(valueCols) == 2 {
-		if first, ok := ctx.decide(valueCols[0], valueCols[1]); ok {
-			if first {
-				return colStateClaims(corner, cols, rows, valueCols[0], valueCols[1], cvCol, ctx)
-			}
-			return colStateClaims(corner, cols, rows, valueCols[1], valueCols[0], cvCol, ctx)
+		if b, a, ok := pair(valueCols); ok {
+			return colStateClaims(corner, cols, rows, valueCols[b], valueCols[a], cvCol, ctx)
 		}
 	}
 	return nil
+}
+
+// decidedPair orders two states no word places by the rest of the message (context.decide).
+func decidedPair(ctx context) func([]string) (int, int, bool) {
+	return func(names []string) (before, after int, ok bool) {
+		if ctx.decide == nil || len(names) != 2 {
+			return -1, -1, false
+		}
+		first, ok := ctx.decide(names[0], names[1])
+		if !ok {
+			return -1, -1, false
+		}
+		if first {
+			return 0, 1, true
+		}
+		return 1, 0, true
+	}
 }
 
 // ratioColumnRe names a column of each row's figure relative to the baseline's: "speedup",
