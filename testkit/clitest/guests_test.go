@@ -55,8 +55,8 @@ func TestNoGuestLeftSparesOthers(t *testing.T) {
 	}
 	var own bytes.Buffer
 	runstate.WriteLineage(&own)
-	init, _ := procstat.ReadPID(1)
-	others, _ := json.Marshal(map[string]any{"made_by": runstate.Lineage{{PID: 1, Start: init.StartTime()}}})
+	initProc, _ := procstat.ReadPID(1)
+	others, _ := json.Marshal(map[string]any{"made_by": runstate.Lineage{{PID: 1, Start: initProc.StartTime()}}})
 
 	earlier := newGuest(nil)
 	before := guestNames()
