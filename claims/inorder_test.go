@@ -68,3 +68,26 @@ func TestRowLabelWithWideSpace(t *testing.T) {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
 }
+
+// TestHeadingOverTwoBareFigures: under a heading that names both states in order, a paragraph
+// of two lines of one figure each is the two states' figures, in that order; three such lines
+// are no pair (runs of one state, or cases no word tells apart).
+func TestHeadingOverTwoBareFigures(t *testing.T) {
+	for _, tc := range []struct {
+		text          string
+		before, after float64
+		claims        int
+	}{
+		{"Goodput before and after the change:\n  812 Mbit/s\n  877 Mbit/s\n", 812e6, 877e6, 1},
+		{"With and without the change:\n\n  877 Mbit/s\n  812 Mbit/s\n", 812e6, 877e6, 1},
+		{"Before and after:\n  812 Mbit/s\n  877 Mbit/s\n  845 Mbit/s\n", 0, 0, 0},
+	} {
+		r, err := Read("bare", []byte("Subject: [PATCH net] tcp: keep the lost retransmit's timestamp\n\n"+tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != tc.claims || tc.claims == 1 && (r.Claims[0].Before.Median != tc.before || r.Claims[0].After.Median != tc.after) {
+			t.Errorf("%q: claims %+v, want %d (%v -> %v)", tc.text, r.Claims, tc.claims, tc.before, tc.after)
+		}
+	}
+}

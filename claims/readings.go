@@ -61,6 +61,9 @@ type block struct {
 	// its word. armed: this paragraph has figures, so the next one is the other state's.
 	then, thenState string
 	armed           bool
+	// thenAt is the line (its number) where the other state starts when the heading's
+	// paragraph is two bare figures, one line each (bareFigurePair); 0 for none.
+	thenAt int
 }
 
 var (

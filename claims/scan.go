@@ -89,6 +89,10 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 	skipTo := -1
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
+		if ctx.blk.then != "" && ctx.blk.thenAt == l.n {
+			// the second of the two figures a heading named in order
+			ctx.blk.side, ctx.blk.state, ctx.blk.then, ctx.blk.thenAt = ctx.blk.then, ctx.blk.thenState, "", 0
+		}
 		if m, next, why := toolOutput(lines, i, ctx); next > i {
 			if why != "" {
 				r.addUnparsed(Unparsed{Lines: spanLines(lines, i, next), Reason: why})
@@ -530,6 +534,25 @@ func settingPart(h string) string {
 // "before and after the patch", "without and with the series", "w/o vs w/".
 var statesInOrderRe = regexp.MustCompile(`(?i)(?:^|[^\w/])(before|after|without|with|w/o|w/)\s*(?:and|&|/|vs\.?|versus|then)\s*(before|after|without|with|w/o|w/)(?:$|[^\w/])`)
 
+// bareFigurePair is the number of the second line of the paragraph that starts at lines[k]
+// (after one blank line) where that paragraph is two lines, each one figure with its unit and
+// nothing else ("  9.1 Gbit/s" over "  9.5 Gbit/s"); 0 otherwise.
+func bareFigurePair(lines []line, k int) int {
+	if k < len(lines) && strings.TrimSpace(lines[k].text) == "" {
+		k++
+	}
+	if k+1 >= len(lines) || k+2 < len(lines) && strings.TrimSpace(lines[k+2].text) != "" {
+		return 0
+	}
+	for _, l := range lines[k : k+2] {
+		sh := readFigures(l.text)
+		if len(sh.figures) != 1 || len(sh.measured()) != 1 || strings.Trim(strings.ReplaceAll(sh.shape, "#", ""), " ") != sh.figures[0].unit.norm {
+			return 0
+		}
+	}
+	return lines[k+1].n
+}
+
 // statesInOrder reads statesInOrderRe's two words, a contrasting pair.
 func statesInOrder(h string) (first, second string, ok bool) {
 	m := statesInOrderRe.FindStringSubmatch(h)
@@ -561,6 +584,7 @@ func enterHeading(cur block, h string, lines []line, i int, repeated map[string]
 	if first, second, ok := statesInOrder(h); ok && !statesFollow(lines, i) {
 		// "before and after the patch:" over a paragraph of each, in that order
 		cur.side, cur.state, cur.then, cur.thenState, cur.armed = sideOfWord(first), first, sideOfWord(second), second, false
+		cur.thenAt = bareFigurePair(lines, i+1)
 		return cur
 	}
 	side, strong, _ := stateOf(h)
