@@ -568,14 +568,6 @@ func inOrder(h string) bool {
 	return ok
 }
 
-// sideOfWord is the side a contrast word names: before for "before", "without", "w/o".
-func sideOfWord(w string) string {
-	if w == "before" || w == "without" || w == "w/o" {
-		return "before"
-	}
-	return "after"
-}
-
 // enterHeading is the block a heading starts. A heading that names a state sets it (and a
 // setting beside it the block); one that names none is a condition when its text comes back
 // (a sub-heading of each state) or when the figures below it name their states themselves,
@@ -583,7 +575,7 @@ func sideOfWord(w string) string {
 func enterHeading(cur block, h string, lines []line, i int, repeated map[string][]int) block {
 	if first, second, ok := statesInOrder(h); ok && !statesFollow(lines, i) {
 		// "before and after the patch:" over a paragraph of each, in that order
-		cur.side, cur.state, cur.then, cur.thenState, cur.armed = sideOfWord(first), first, sideOfWord(second), second, false
+		cur.side, cur.state, cur.then, cur.thenState, cur.armed = contrastSide(first), first, contrastSide(second), second, false
 		cur.thenAt = bareFigurePair(lines, i+1)
 		return cur
 	}
