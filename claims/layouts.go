@@ -102,6 +102,7 @@ var proseLayouts = []proseLayout{
 	{name: "a figure, then now and the one that replaced it", re: thenNowRe, read: (*Report).thenNow, fixtures: []string{"prose-then-now.txt"}},
 	{name: "lists of figures matched by their order", re: respectivelyRe, read: (*Report).respectively, fixtures: []string{"prose-respectively-lists.txt"}},
 	{name: "figures with their states in parentheses", re: parenStatesRe, read: (*Report).parenStates, fixtures: []string{"figures-with-states-in-parentheses.txt"}},
+	{name: "two clauses, each naming its side among its words", re: clauseSidesRe, read: (*Report).clauseSides, overlap: true, parameters: true, fixtures: []string{"clauses-naming-their-sides.txt"}},
 }
 
 // layoutOff switches layouts off by name: for TestLayoutsReadTheirFixtures only.

@@ -596,7 +596,7 @@ func (r *Report) countChange(l line) {
 // without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause),
 // "23 Gbps without XDP but ~19 with it" (the unit given once: sharedUnit), "48.2 seconds on
 // 6.12 and 12.9 seconds with this fix" (a version among the state's words).
-var valueFirstRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s(?:[A-Za-z./][\w./+-]*|v?\d+\.\d+(?:\.\d+)*(?:-[\w.+-]+)?)){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b|\bagainst\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+|in\s+)?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+var valueFirstRe = regexp.MustCompile(`(?i)(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s(?:[A-Za-z./][\w./+-]*|v?\d+\.\d+(?:\.\d+)*(?:-[\w.+-]+)?)){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b|\bagainst\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+|in\s+)?(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch

@@ -1,0 +1,110 @@
+package claims
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A sentence of two clauses, one figure each, where each clause names its side somewhere in
+// its words rather than at its start: "the stream ran at X prior to this change and at Y with
+// it", "currently the thread forwards X; with the lookup skipped it forwards Y", "the current
+// code needs X, whereas the new one needs Y". The readers of fixed shapes (stateLed,
+// valueFirst) take the state's words only where they lead or follow the figure; this one is
+// the fallback for what they leave: it reads a sentence no other layout took a pair from.
+
+// clauseFigure is a figure with its unit (grouped thousands allowed: "1,402,377 trans/s").
+const clauseFigure = `~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[A-Za-zµ][A-Za-zµ/]*`
+
+// clauseSidesRe is two figures in one sentence, apart by a clause's separator: group 1 the
+// first figure, 2 the words after it, 3 the separator, 4 the words before the second figure,
+// 5 the second figure. Neither clause holds another number, nor a sentence's end.
+var clauseSidesRe = regexp.MustCompile(`(?i)(` + clauseFigure + `)([^.;!?\d]{0,80}?)\s*(;|,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b)([^.;!?\d]{0,100}?)(` + clauseFigure + `)`)
+
+// The words of a clause that name its side. They are the words of prose, not of a label
+// (stateOf's): "new" or "old" in a sentence name a thing ("new connections"), not a tree.
+var (
+	clauseBeforeRe = regexp.MustCompile(`(?i)\b(?:(?:prior\s+to|before|without)(?:\s+(?:applying\s+)?` + patchNoun + `|\s+(?:it|this|that)\b)|prior\s+to|before|w/o|currently|current\s+(?:code|kernel|tree|driver|implementation|version)|today|at\s+present|used\s+to|previously|baseline|unpatched|un-patched|vanilla|stock|mainline|upstream|net-next|bpf-next|original(?:ly)?)\b`)
+	clauseAfterRe  = regexp.MustCompile(`(?i)\b(?:after|with\s+(?:it|this|that|these|my|our)\b|with\s+the\s+(?:patch|patches|fix|change|changes|series|patchset|commit)|w/\s*(?:it|the|this)|applying|now|patched|this\s+(?:patch|change|series|fix|patchset|commit))\b`)
+	// clauseWithLeadRe is a clause that opens with what it adds ("with the lookup skipped,
+	// ..."), past the joining words: the other state, against a clause naming the base.
+	clauseWithLeadRe = regexp.MustCompile(`(?i)^(?:(?:and|but|while|whereas|whilst)\s+)?(?:with|w/|using)\s`)
+)
+
+// clauseSide is the side a clause's words name: "before", "after" or "" (neither, or both),
+// and the words that named it.
+func clauseSide(words string) (side, named string) {
+	// A side's words may hold the other's ("prior to this change"): each counts only when the
+	// words left without it name no other side.
+	without := func(loc []int) string { return words[:loc[0]] + " " + words[loc[1]:] }
+	b, a := clauseBeforeRe.FindStringIndex(words), clauseAfterRe.FindStringIndex(words)
+	onlyB := b != nil && !clauseAfterRe.MatchString(without(b))
+	onlyA := a != nil && !clauseBeforeRe.MatchString(without(a))
+	switch {
+	case onlyB && !onlyA:
+		return "before", words[b[0]:b[1]]
+	case onlyA && !onlyB:
+		return "after", words[a[0]:a[1]]
+	}
+	return "", ""
+}
+
+// sentenceStartBefore is the offset in text where the sentence holding offset starts: after the
+// last ". ", "; ", ": ", "! " or "? " before it (at most 160 bytes back).
+func sentenceStartBefore(text string, offset int) int {
+	from := max(0, offset-160)
+	start := from
+	for k := from; k+1 < offset; k++ {
+		if strings.ContainsRune(".;:!?", rune(text[k])) && text[k+1] == ' ' {
+			start = k + 2
+		}
+	}
+	return start
+}
+
+// sentenceEndAfter is the offset in text where the sentence holding offset ends: at the next
+// ". ", ";", "(" or the text's end (at most 100 bytes on).
+func sentenceEndAfter(text string, offset int) int {
+	to := min(len(text), offset+100)
+	for k := offset; k < to; k++ {
+		switch text[k] {
+		case ';', '(':
+			return k
+		case '.':
+			if k+1 == len(text) || text[k+1] == ' ' {
+				return k
+			}
+		}
+	}
+	return to
+}
+
+// clauseSides reads a clauseSidesRe match, and says whether it was a pair: each clause names
+// one side (or one names the base and the other opens with what it adds), the two figures
+// are of one unit, and no other layout read a pair from these lines.
+func (r *Report) clauseSides(text string, m []int, lineOf func(int) int) bool {
+	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	lineB, lineA := lineOf(m[2]), lineOf(m[10])
+	for _, c := range r.Claims {
+		if slices.Contains(c.Lines, lineB) || slices.Contains(c.Lines, lineA) {
+			return false
+		}
+	}
+	vb, ub, okB := parseValue(strings.TrimPrefix(g(1), "~"))
+	va, ua, okA := parseValue(strings.TrimPrefix(g(5), "~"))
+	if !okB || !okA || ub.norm != ua.norm || ub.norm == "" || ub.kind == "percent" {
+		return false
+	}
+	first := text[sentenceStartBefore(text, m[2]):m[2]] + " " + g(2)
+	second := g(4) + " " + text[m[11]:sentenceEndAfter(text, m[11])]
+	s1, named1 := clauseSide(first)
+	s2, named2 := clauseSide(second)
+	switch {
+	case s1 == "before" && s2 == "" && clauseWithLeadRe.MatchString(g(4)):
+		s2, named2 = "after", strings.Fields(g(4))[0]+" ..."
+	case s1 == "" || s2 == "" || s1 == s2:
+		return false
+	}
+	r.addInOrder(proseReading(vb, ub, lineB, named1), proseReading(va, ua, lineA, named2), s1)
+	return true
+}

@@ -1,0 +1,45 @@
+package claims
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestClausesNamingTheirSides: a sentence whose two clauses each name their side somewhere in
+// their words is one pair, whichever words another author would choose and in either order;
+// clauses that name no side, or the same one, or differ only in a setting, are no pair.
+func TestClausesNamingTheirSides(t *testing.T) {
+	pair := func(b, a float64) string { return fmt.Sprintf("%g -> %g", b, a) }
+	for _, c := range []struct {
+		sentence string
+		want     string // "" for no pair
+	}{
+		{"The stream ran at 9.1 Gbit/s prior to this change and at 9.9 Gbit/s with it.", pair(9.1e9, 9.9e9)},
+		{"The stream ran at 9.9 Gbit/s with this series, but at 9.1 Gbit/s before it.", pair(9.1e9, 9.9e9)},
+		{"Today one core forwards 2.2 Mpps; with the cache in place it forwards 2.6 Mpps.", pair(2.2e6, 2.6e6)},
+		{"At present a core forwards 2.2 Mpps, and after the series 2.6 Mpps.", pair(2.2e6, 2.6e6)},
+		{"The current driver needs 31.5 usec per request, while the patched one needs 28.0 usec.", pair(31.5, 28)},
+		{"The flood used to reach 812,004 pps, the box now reaches 1,020,118 pps.", pair(812004, 1020118)},
+		{"The mainline kernel sustains 14.2 Gbps, and the same box sustains 15.0 Gbps with my patch applied.", pair(14.2e9, 15e9)},
+		// no side, the same side, or a setting that both clauses share
+		{"One flow reaches 9.1 Gbit/s and four flows reach 9.9 Gbit/s.", ""},
+		{"The stream ran at 9.1 Gbit/s with one queue and at 9.9 Gbit/s with four.", ""},
+		{"Before the change tcp4 ran at 9.1 Gbit/s and before it tcp6 at 8.7 Gbit/s.", ""},
+		{"Prior to this change a flow ran at 9.1 Gbit/s and a second one at 9.9 Mpps.", ""},
+	} {
+		text := "Subject: [PATCH net-next] net: a change\n\n" + c.sentence + "\n"
+		r, err := Read("message.txt", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(r.Claims) == 1 {
+			got = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
+		} else if len(r.Claims) > 1 {
+			got = fmt.Sprintf("%d claims", len(r.Claims))
+		}
+		if got != c.want {
+			t.Errorf("%q: %q, want %q", c.sentence, got, c.want)
+		}
+	}
+}
