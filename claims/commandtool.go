@@ -33,10 +33,16 @@ func (r *Report) commandTools(lines []line) {
 			continue
 		}
 		for j := at - 1; j >= 0 && at-j <= commandToolReach; j-- {
-			if !isCommand(lines[j].text) {
+			if perfStatBannerRe.MatchString(lines[j].text) {
+				break // "Performance counter stats for './super_netperf ...'": perf's counters
+			}
+			cmd := quotedCommand(lines[j].text)
+			if isCommand(lines[j].text) {
+				cmd = commandText(lines[j].text)
+			}
+			if cmd == "" {
 				continue
 			}
-			cmd := commandText(lines[j].text)
 			if strings.HasSuffix(cmd, "&") {
 				break // a load run in the background: what follows is measured by something else
 			}
@@ -55,6 +61,47 @@ func (r *Report) commandTools(lines []line) {
 		}
 	}
 }
+
+// quotedCommand is the command a sentence quotes ("Measured with super_netperf 200 -t TCP_RR
+// on loopback:"): a tool of the registry and the options after it, each option's value and a
+// count right after the program; "" where the sentence names no tool, or names one without
+// an option ("netperf TCP_RR results:", which names a test, not how it was run).
+func quotedCommand(text string) string {
+	f := strings.Fields(text)
+	at := slices.IndexFunc(f, func(w string) bool { return registryTool(strings.Trim(w, "`'\"(")) != "" })
+	if at < 0 {
+		return ""
+	}
+	cmd, options := []string{strings.Trim(f[at], "`'\"(")}, 0
+words:
+	for k, raw := range f[at+1:] {
+		w := strings.TrimRight(raw, "`'\"),:;")
+		prev := cmd[len(cmd)-1]
+		switch {
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			options++
+		case strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && prev != "--":
+			// the option's value ("-t TCP_RR", "-H 10.0.0.2")
+		case k == 0 && cpuListRe.MatchString(w):
+			// super_netperf's count of instances
+		case k == 0 && subcommandRe.MatchString(w) && at+2 < len(f) && strings.HasPrefix(f[at+2], "-"):
+			// the program's subcommand before its options ("sockperf pp -i ...")
+		default:
+			break words
+		}
+		cmd = append(cmd, w)
+		if w != raw {
+			break // the sentence goes on after the punctuation
+		}
+	}
+	if options == 0 {
+		return ""
+	}
+	return strings.Join(cmd, " ")
+}
+
+// subcommandRe is a word a program takes as its subcommand: "pp", "ping-pong", "redirect".
+var subcommandRe = regexp.MustCompile(`^[a-z][a-z-]*$`)
 
 // cpuListRe is a wrapper's value: a CPU, a list or a range of them, a node ("2", "0-3,8").
 var cpuListRe = regexp.MustCompile(`^[\d,-]+$`)

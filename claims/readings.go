@@ -1838,7 +1838,7 @@ var superNetperfRe = regexp.MustCompile(`\bsuper_netperf(?:\.sh)?\b`)
 
 // requestResponseRe is a netperf test of transactions: request/response, connect/request/
 // response, connect/close (TCP_RR, TCP_CRR, TCP_CC).
-var requestResponseRe = regexp.MustCompile(`-t\s*\S*_(?:RR|CRR|CC)\b`)
+var requestResponseRe = regexp.MustCompile(`(?i)-t\s*\S*_(?:RR|CRR|CC)\b`)
 
 // totalOf is what a bare number under a command is: super_netperf's total throughput,
 // netperf's result (its default output's last column, or -v 0's one number: TCP_STREAM's
