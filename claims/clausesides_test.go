@@ -43,3 +43,39 @@ func TestClausesNamingTheirSides(t *testing.T) {
 		}
 	}
 }
+
+// TestRegressionFixThreeStates: a fix's three states, the tree before and after the change
+// that regressed (named by its id, as a commit, or as the regression) and this fix, compare
+// the tree after the regression with the fix, in any order and under either word for the fix;
+// two states of another change alone stay its comparison.
+func TestRegressionFixThreeStates(t *testing.T) {
+	pair := func(b, a float64) string { return fmt.Sprintf("%g -> %g", b, a) }
+	for _, c := range []struct {
+		rows []string
+		want string
+	}{
+		{[]string{"before 9c1d2e3f4a:  5.62 Mpps", "after 9c1d2e3f4a:  4.31 Mpps", "with this fix:  5.58 Mpps"}, pair(4.31e6, 5.58e6)},
+		{[]string{"with this fix:  5.58 Mpps", "before commit 9c1d2e3f4a:  5.62 Mpps", "after commit 9c1d2e3f4a:  4.31 Mpps"}, pair(4.31e6, 5.58e6)},
+		{[]string{"pre-regression:  5.62 Mpps", "post-regression:  4.31 Mpps", "patched:  5.58 Mpps"}, pair(4.31e6, 5.58e6)},
+		{[]string{"before the regression:  5.62 Mpps", "after the regression:  4.31 Mpps", "+ this fix:  5.58 Mpps"}, pair(4.31e6, 5.58e6)},
+		{[]string{"before 9c1d2e3f4a:  5.62 Mpps", "after 9c1d2e3f4a:  4.31 Mpps"}, pair(5.62e6, 4.31e6)},
+	} {
+		text := "Subject: [PATCH net] net: fix a regression\n\nForwarding rate:\n\n"
+		for _, row := range c.rows {
+			text += "  " + row + "\n"
+		}
+		r, err := Read("message.txt", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(r.Claims) == 1 {
+			got = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
+		} else if len(r.Claims) > 1 {
+			got = fmt.Sprintf("%d claims", len(r.Claims))
+		}
+		if got != c.want {
+			t.Errorf("%q: %q, want %q", c.rows, got, c.want)
+		}
+	}
+}

@@ -538,6 +538,9 @@ func subsetGroups(runs []*sideRun, rest func(string) []string) (groups [][]*side
 
 // chooseSides picks the before and the after of a key's states.
 func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
+	if before, after, ok = anotherChangesSides(runs); ok {
+		return before, after, ok
+	}
 	var bs, as, us []*sideRun
 	for _, s := range runs {
 		switch s.side {
@@ -572,6 +575,45 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// Another change's states: "before"/"after" followed by something that is not this message's
+// change ("after 0123abcd", "after the regression", "before commit X"), as a fix for a
+// regression names the tree before it broke and after, then "with this fix".
+var (
+	anotherChangeRe = regexp.MustCompile(`(?i)^\s*(before|after|pre|post)[\s-]+(\S.*?)\s*:?\s*$`)
+	thisChangeRe    = regexp.MustCompile(`(?i)^(?:it|this|` + patchNoun + `)\b`)
+	// namesThisChangeRe is a state that names this message's change.
+	namesThisChangeRe = regexp.MustCompile(`(?i)\b(?:(?:this|my|our)\s+(?:patch|patches|fix|change|series|patchset|commit)|patched|fixed)\b|\+\s*(?:this|the\s+fix|fix\b)`)
+)
+
+// anotherChangesSides decides three or more states of which two are the trees before and
+// after another change (the regression a fix repairs) and one names this change: the
+// baseline is the tree after the other change, as it is now, against this change's state;
+// the tree before the other change is an extra the claim does not compare.
+func anotherChangesSides(runs []*sideRun) (before, after *sideRun, ok bool) {
+	if len(runs) < 3 {
+		return nil, nil, false
+	}
+	var current, fixed *sideRun
+	for _, s := range runs {
+		m := anotherChangeRe.FindStringSubmatch(s.state)
+		switch {
+		case m != nil && (!thisChangeRe.MatchString(m[2]) || commitOnly(m[2])):
+			if w := strings.ToLower(m[1]); w == "after" || w == "post" {
+				if current != nil {
+					return nil, nil, false
+				}
+				current = s
+			}
+		case namesThisChangeRe.MatchString(s.state):
+			if fixed != nil {
+				return nil, nil, false
+			}
+			fixed = s
+		}
+	}
+	return current, fixed, current != nil && fixed != nil
 }
 
 func (r *Report) addReadingClaim(first reading, b, a *sideRun) {

@@ -86,7 +86,7 @@ func prepositionOut(l string, re *regexp.Regexp) []int {
 // taken out (what else it says: a metric, a condition).
 func stateOf(label string) (side string, strong bool, rest string) {
 	side, strong, rest = stateOfWords(label)
-	if side != "" && (patchOrdinalRe.MatchString(strings.TrimSpace(rest)) || fillerRe.MatchString(rest) || releaseOnly(rest)) {
+	if side != "" && (patchOrdinalRe.MatchString(strings.TrimSpace(rest)) || fillerRe.MatchString(rest) || releaseOnly(rest) || commitOnly(rest)) {
 		rest = ""
 	}
 	return side, strong, rest
@@ -97,6 +97,14 @@ func stateOf(label string) (side string, strong bool, rest string) {
 func releaseOnly(rest string) bool {
 	_, ok := kernelVersion(strings.TrimSuffix(strings.TrimSpace(rest), "+"))
 	return ok
+}
+
+// commitOnly: what is left of a label is a commit, by its id ("before 1a2b3c4d", "after commit
+// 1a2b3c4d"): the tree the state is, no condition of a measurement.
+func commitOnly(rest string) bool {
+	r := strings.ToLower(strings.TrimSpace(strings.Trim(strings.TrimSpace(rest), ":()")))
+	r = strings.TrimSpace(strings.TrimPrefix(r, "commit"))
+	return len(r) >= 7 && len(r) <= 40 && commitIDRe.MatchString(r)
 }
 
 // patchNounAloneRe is a label that is only the noun of what the message brings: "patch",
