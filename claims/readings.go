@@ -474,8 +474,9 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	return figureReadings(lines[i].text, label, rest, ls.fromLabel, b, &keyLabel, mk), nil
 }
 
-// gapArrowRe is a line that names a comparison and gives it after a space or a gap.
-var gapArrowRe = regexp.MustCompile(`^\s*([A-Za-z][\w./+-]*(?: [A-Za-z][\w./+-]*){0,3})\s+(~?\d.*)$`)
+// gapArrowRe is a line that names a comparison and gives it after a space or a gap; a word of
+// the name may be a note in parentheses ("CPU (softirq)    61.2% => 55.0%").
+var gapArrowRe = regexp.MustCompile(`^\s*([A-Za-z][\w./+-]*(?: (?:[A-Za-z][\w./+-]*|\([A-Za-z][\w ,./+-]{0,24}\))){0,3})\s+(~?\d.*)$`)
 
 // startsWithArrow: rest is a comparison of two figures from its start ("8812.4  ->  9390.1
 // (+6.6%)"), nothing before its first figure.

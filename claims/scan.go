@@ -838,8 +838,8 @@ func subHeading(lines []line, i int, h string, repeated map[string][]int) bool {
 func toolTable(lines []line, i int) int {
 	t := strings.TrimSpace(lines[i].text)
 	cells := splitCellsRe.Split(t, -1)
-	if len(cells) < 3 || len(readFigures(t).figures) > 0 || strings.HasPrefix(t, "[") || strings.HasSuffix(t, ":") {
-		return i
+	if len(cells) < 3 || len(readFigures(t).figures) > 0 || strings.HasPrefix(t, "[") || strings.HasSuffix(t, ":") || arrowRe.MatchString(t) {
+		return i // an arrow between figures ("IPIs/s  182k  =>  41k") compares them: no header
 	}
 	j := i + 1
 	for j < len(lines) && strings.TrimSpace(lines[j].text) == "" {
@@ -1047,6 +1047,9 @@ func (r *Report) stateBlockTable(lines []line, i int, b block) ([]reading, int) 
 	// columns' order, however many spaces apart.
 	row := func(k int) (label string, figs []figure, ok bool) {
 		t := strings.TrimSpace(lines[k].text)
+		if arrowRe.MatchString(t) {
+			return "", nil, false // two figures compared: both states on one line, no state's row
+		}
 		f := strings.Fields(t)
 		run := len(f) > 1 && runLabelRe.MatchString(f[0])
 		if run {
@@ -1069,7 +1072,7 @@ func (r *Report) stateBlockTable(lines []line, i int, b block) ([]reading, int) 
 	j := i + 1
 	_, first, ok := row(min(i+1, len(lines)-1))
 	switch {
-	case len(readFigures(lines[i].text).figures) == 0 && !strings.HasSuffix(strings.TrimSpace(lines[i].text), ":") && ok:
+	case len(readFigures(lines[i].text).figures) == 0 && !strings.HasSuffix(strings.TrimSpace(lines[i].text), ":") && !arrowRe.MatchString(lines[i].text) && ok:
 		if len(header) != len(first) {
 			header = strings.Fields(lines[i].text) // names a single space apart
 		}
@@ -1194,7 +1197,7 @@ var emptyCellRe = regexp.MustCompile(`^(?:-{1,3}|N/A|n/a)$`)
 // tableLike: lines[i] is a header row (two or more cells, no figures) over two or more rows of
 // two or more figures each; their input lines, or nil.
 func tableLike(lines []line, i int) []int {
-	if len(splitRow(lines[i].text)) < 2 || len(readFigures(lines[i].text).figures) > 0 || i > 0 && strings.TrimSpace(lines[i-1].text) != "" {
+	if len(splitRow(lines[i].text)) < 2 || len(readFigures(lines[i].text).figures) > 0 || arrowRe.MatchString(lines[i].text) || i > 0 && strings.TrimSpace(lines[i-1].text) != "" {
 		return nil
 	}
 	var rows []int

@@ -157,6 +157,11 @@ var cellRemarkRe = regexp.MustCompile(`^(~?[-+]?\d[\d.,]*\s*[A-Za-zµ%/]*)\s*\((
 // other dimension is a claim. A table whose states no word names is left to the other
 // readers.
 func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped int) {
+	if arrowRe.MatchString(lines[i].text) {
+		// "IPIs/s   182k  =>  41k": a line that compares two figures is a reading, no
+		// header, though its figures look like sizes ("182k") and so not like figures
+		return nil, i, 0
+	}
 	if claims, next, skipped := splitTable(lines, i, ctx, splitRow); next > i {
 		return claims, next, skipped
 	}
