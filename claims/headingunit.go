@@ -29,10 +29,10 @@ func (r *Report) headingUnits(lines []line) {
 		if h == "" {
 			h = headingOverRows(lines, first)
 		}
-		if h == "" {
-			continue
-		}
 		u, ok := headingUnit(h)
+		if h == "" || !ok {
+			u, ok = noteUnitBelow(lines, slices.Max(c.Lines))
+		}
 		if !ok || u.kind == "percent" {
 			continue
 		}
@@ -207,6 +207,40 @@ func headingUnit(h string) (unit, bool) {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return u, true
 		}
+	}
+	return unit{}, false
+}
+
+// noteUnitBelow is the unit a short note under the block of a claim's lines opens with, a
+// blank line between: "Transactions per second; higher is better.", "All figures are in
+// Mpps." (the note's first clause is the unit, nothing else). Every claim of the block (the
+// lines down to the blank one) takes the same note.
+func noteUnitBelow(lines []line, n int) (unit, bool) {
+	at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
+	if at < 0 {
+		return unit{}, false
+	}
+	end := at + 1
+	for end < len(lines) && end-at <= maxAlignedRows && strings.TrimSpace(lines[end].text) != "" {
+		end++
+	}
+	for k := end; k < len(lines) && k-end < headingUnitReach; k++ {
+		t := strings.TrimSpace(lines[k].text)
+		if t == "" {
+			continue
+		}
+		if m := footnoteSentenceRe.FindStringSubmatch(t); m != nil {
+			return lookupUnit(m[1])
+		}
+		clause, _, _ := strings.Cut(t, ";")
+		clause = strings.TrimRight(strings.TrimSpace(strings.SplitN(clause, ",", 2)[0]), ".")
+		if len(strings.Fields(clause)) > 4 {
+			return unit{}, false
+		}
+		if u, ok := lookupUnit(strings.ToLower(clause)); ok && u.norm != "" && u.kind != "percent" {
+			return u, true
+		}
+		return unit{}, false
 	}
 	return unit{}, false
 }

@@ -134,6 +134,8 @@ func TestUnitsFromAroundTheFigures(t *testing.T) {
 		"rows-with-plus-digits-states-across.txt":           {"bit/s", "bit/s", "bit/s"},
 		"table-unit-in-a-sentence-below.txt":                {"pps", "pps", "pps"},
 		"one-row-table-unit-in-a-sentence-below.txt":        {"bit/s"},
+		"numbered-runs-each-comparing.txt":                  {"trans/s"},
+		"command-quoted-in-a-sentence.txt":                  {"trans/s"},
 	} {
 		r := familyClaims(t, file)
 		var got []string

@@ -116,8 +116,8 @@ func lineLabelOf(c Claim, lines []line) string {
 	return notAState(label)
 }
 
-// listMarkerRe is a list item's marker before a label: "2)", "3.", "-", "*".
-var listMarkerRe = regexp.MustCompile(`^\s*(?:\d{1,2}[.)]|[-*•])\s+`)
+// listMarkerRe is a list item's marker before a label: "2)", "3.", "2 -", "-", "*".
+var listMarkerRe = regexp.MustCompile(`^\s*(?:\d{1,2}[.)]|\d{1,2}\s+-|[-*•])\s+`)
 
 // headingOf is the line a claim's lines stand together under, indented less (a heading or a
 // bullet without measured figures: "- veth, 1 queue" over "  - before: 2.91 Mpps" / "  -

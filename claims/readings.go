@@ -197,6 +197,11 @@ func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 // "" and the whole line where it has none. A state's name followed by a figure is a label
 // without a colon ("- patched  9.31 Mpps").
 func lineLabel(text string) (label, rest string) {
+	if m := runNumberLeadRe.FindStringSubmatch(text); m != nil && len(readFigures(m[2]).figures) > 0 {
+		// "#3 before 61230 after 64912": a run's number labels what its line compares, as
+		// "run 3:" would
+		return "run " + strings.TrimPrefix(m[1], "#"), m[2]
+	}
 	if m := ordinalDashRe.FindStringSubmatch(text); m != nil && len(readFigures(m[1]).figures) > 0 {
 		// "1 - baseline   9.24 Gbit/s": a list numbered with dashes; the number is the
 		// item's, the figure comes after its name
@@ -354,6 +359,9 @@ func withoutSummary(rest string) (runs string, summary float64, ok bool) {
 	}
 	return rest, 0, false
 }
+
+// runNumberLeadRe is a line that starts with a run's number: "#3 ...", "#3: ...".
+var runNumberLeadRe = regexp.MustCompile(`^\s*(#\d{1,3}):?\s+(\S.*)$`)
 
 // ordinalDashRe is an item of a list numbered with a dash after each number: "1 - baseline
 // 9.24 Gbit/s", "2 – with the series: 9.81".
@@ -1557,8 +1565,8 @@ func labelUnit(label string) (unit, bool) {
 	if rrTestRe.MatchString(last) {
 		return unit{kind: "trans", norm: "trans/s", factor: 1}, true // netperf's RR tests report transactions/s
 	}
-	if first := strings.Trim(f[0], "()[]:"); len(f) > 1 && rrTestRe.MatchString(first) && !latencyStatRe.MatchString(label) && !latencyNameRe.MatchString(label) {
-		// "tcp_rr 1 byte", "UDP_RR 64B": the test's name, then its case
+	if first := strings.Trim(f[0], "()[]:,"); len(f) > 1 && rrTestRe.MatchString(first) && !latencyStatRe.MatchString(label) && !latencyNameRe.MatchString(label) {
+		// "tcp_rr 1 byte", "UDP_RR 64B", "udp_rr, 1 flow": the test's name, then its case
 		return unit{kind: "trans", norm: "trans/s", factor: 1}, true
 	}
 	return unit{}, false

@@ -202,7 +202,7 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 		ctx.section++
 		title := titleName(lines, i) // "[ nft + bpf ]", "<patched>": the name inside
 		if title == "" {
-			title = strings.TrimSpace(strings.TrimRight(l.text, ","))
+			title = strings.TrimSpace(numberedRe.ReplaceAllString(strings.TrimRight(l.text, ","), ""))
 		}
 		ctx.enterPath(l.text, title)
 		ctx.blk = enterHeading(ctx.blk, title, lines, i, repeated)
@@ -719,7 +719,7 @@ func outdented(lines []line, i int) bool {
 
 func isTitle(lines []line, i int) bool {
 	t := strings.TrimSpace(lines[i].text)
-	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 && !countsOfThings(t) {
+	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 && !countsOfThings(numberedRe.ReplaceAllString(t, "")) {
 		return false
 	}
 	if strings.HasPrefix(t, "[") && !bracketedTitleRe.MatchString(t) || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
@@ -779,7 +779,8 @@ var bracketedTitleRe = regexp.MustCompile(`^(?:\[([^\[\]\d][^\[\]]{0,60})\]|<([^
 // underlineRe is a line of = or - under a heading.
 var underlineRe = regexp.MustCompile(`^\s*(?:={3,}|-{3,})\s*$`)
 
-var numberedRe = regexp.MustCompile(`^\s*\d+\)\s`)
+// numberedRe is a list's number before a title: "2) ", "2 - " (not "2. ", a decimal's look).
+var numberedRe = regexp.MustCompile(`^\s*\d+(?:\)|\s+-)\s`)
 
 // countsOfThings: every number of a title counts the word after it ("tests with 512 Rx
 // buffers", "64 byte packets, 8 queues"): a setting the title names, not a figure measured.

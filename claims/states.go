@@ -59,8 +59,9 @@ func contrasting(a, b string) bool {
 var patchOrdinalRe = regexp.MustCompile(`(?i)^(?:(?:patch(?:es)?|commit)\s*)?#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?(?:\s+(?:only|applied))?$`)
 
 // fillerRe is what is left of a label when its state's words are taken out and nothing of a
-// measurement remains: "with the" of "with the whole series".
-var fillerRe = regexp.MustCompile(`(?i)^[\s+,:-]*(?:(?:with|w/|and|the|this|these|my|our|a|an|of|all|applied|only)[\s+,:-]*)*$`)
+// measurement remains: "with the" of "with the whole series", "kernel" of "baseline kernel"
+// (what the state is of: the kernel, its tree, its build).
+var fillerRe = regexp.MustCompile(`(?i)^[\s+,:-]*(?:(?:with|w/|and|the|this|these|my|our|a|an|of|all|applied|only|kernels?|trees?|builds?|code)[\s+,:-]*)*$`)
 
 // nounBeforeRe is a noun phrase with its article just before a word: "the commit" in "the
 // commit before it".
