@@ -78,13 +78,13 @@ words:
 		w := strings.TrimRight(raw, "`'\"),:;")
 		prev := cmd[len(cmd)-1]
 		switch {
-		case strings.HasPrefix(w, "-") && len(w) > 1:
+		case optionWordRe.MatchString(w):
 			options++
 		case strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && prev != "--":
 			// the option's value ("-t TCP_RR", "-H 10.0.0.2")
 		case k == 0 && cpuListRe.MatchString(w):
 			// super_netperf's count of instances
-		case k == 0 && subcommandRe.MatchString(w) && at+2 < len(f) && strings.HasPrefix(f[at+2], "-"):
+		case k == 0 && subcommandRe.MatchString(w) && at+2 < len(f) && optionWordRe.MatchString(f[at+2]):
 			// the program's subcommand before its options ("sockperf pp -i ...")
 		default:
 			break words
@@ -99,6 +99,9 @@ words:
 	}
 	return strings.Join(cmd, " ")
 }
+
+// optionWordRe is a command's option: "-t", "--msg-size", "-4" (not an arrow, "->").
+var optionWordRe = regexp.MustCompile(`^--?[A-Za-z0-9]`)
 
 // subcommandRe is a word a program takes as its subcommand: "pp", "ping-pong", "redirect".
 var subcommandRe = regexp.MustCompile(`^[a-z][a-z-]*$`)

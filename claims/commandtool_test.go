@@ -47,6 +47,7 @@ func TestQuotedCommand(t *testing.T) {
 		{"with netperf -t TCP_STREAM, 60 s each", "netperf -t TCP_STREAM"},
 		{"netperf TCP_RR results:", ""},
 		{"The iperf3 numbers below are of one stream.", ""},
+		{"pktgen -> veth -> AF_PACKET consumer, 1 core each:", ""},
 	} {
 		if got := quotedCommand(c.sentence); got != c.want {
 			t.Errorf("%q: %q, want %q", c.sentence, got, c.want)

@@ -103,8 +103,9 @@ var (
 // own (returned as a pair); a labelled line, a tool's output line or a counter gives
 // readings of b's state (or of the state its label names).
 // stateLeadRe is a line that starts with a few words and goes on with a figure, no colon
-// between: a label when its words name a state ("- base      8.42 Mpps").
-var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,3})\s+(~?\d.*)$`)
+// between: a label when its words name a state ("- base      8.42 Mpps"); a word may be the
+// patches of a series a step has ("v6.13-rc1 + 1-2/2   2.36 Mpps").
+var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w+./-]*(?:\s(?:[A-Za-z+][\w+./-]*|\d{1,2}(?:-\d{1,2})?/\d{1,2})){0,3})\s+(~?\d.*)$`)
 
 // stateAfterFigureRe is a line of one figure with its unit, then the name of its state ("21.3
 // Gbit/s without the patch", "1.91 Mpps (baseline)", "4.2 us - patched"): the figure first,
@@ -215,7 +216,9 @@ func lineLabel(text string) (label, rest string) {
 	if m := labelMatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
 		return strings.TrimSpace(m[1]), m[2]
 	}
-	if m := stateLeadRe.FindStringSubmatch(text); m != nil && stateNamed(m[1]) {
+	if m := stateLeadRe.FindStringSubmatch(text); m != nil && (stateNamed(m[1]) || releaseOnly(m[1])) {
+		// a release names a tree as a state does ("v6.13-rc1   1.98 Mpps" over
+		// "v6.13-rc1 + series   2.36 Mpps")
 		return m[1], m[2]
 	}
 	if m := stateAfterFigureRe.FindStringSubmatch(text); m != nil && stateNamed(m[2]) {
@@ -424,6 +427,11 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		return nil, ps
 	}
 	label, rest := readingLabel(lines, i, b)
+	if label == "" {
+		// the sentence the line continues, whose words may name a state (a name before a
+		// gap, below, may be its verb: "the patched kernel" over "sends 4.87 vs 4.02 Gbit/s")
+		b.lead = sentenceBefore(lines, i)
+	}
 	if m := gapArrowRe.FindStringSubmatch(lines[i].text); label == "" && m != nil && startsWithArrow(m[2]) {
 		label, rest = m[1], m[2] // "TCP_MAERTS    8812.4  ->  9390.1": a name, a gap, a comparison
 	}
@@ -434,9 +442,6 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 		if u := cmp.Or(parenUnitAbove(lines, i), footnoteUnit(lines, paragraphEnd(lines, i))); u != "" {
 			pairLabel += " (" + u + ")" // "p99: 48 -> 31" under "latency percentiles (usec):", or over "(usec)"
 		}
-	}
-	if label == "" {
-		b.lead = sentenceBefore(lines, i)
 	}
 	if ps := proseComparisons(pairLabel, rest, lines[i].n, i, b); ps != nil {
 		return nil, ps
@@ -679,7 +684,7 @@ func parenUnitAbove(lines []line, i int) string {
 // wrappedTail is the rest of lines[i] with the first words of the next line where a sentence
 // wraps right after a comparison's second figure ("(36.2 Gbps vs 34.8" over "Gbps before)"):
 // the next line, no labelled line of its own, starts with the figure's unit, and the words
-// that name its state follow.
+// that name its state follow, or it starts with those words and ends the sentence.
 func wrappedTail(lines []line, i int, rest string) string {
 	loc := arrowRe.FindStringIndex(rest)
 	if loc == nil || strings.TrimSpace(rest[loc[1]:]) != "" || i+1 >= len(lines) || strings.TrimSpace(lines[i+1].text) == "" {
@@ -690,6 +695,13 @@ func wrappedTail(lines []line, i int, rest string) string {
 		return rest // a line of its own ("cycles per packet: 165 -> 142"), not the sentence's end
 	}
 	if _, unit := lookupUnit(strings.TrimRight(next[0], ".,;)")); !unit {
+		// "... 1.41 Mpps vs 1.12 Mpps" over "on net-next.": the sentence ends with the words
+		// that name a figure's state
+		end, _, _ := strings.Cut(strings.TrimSpace(lines[i+1].text), ".")
+		end, _, _ = strings.Cut(end, ",")
+		if side, _, _ := stateOf(end); side != "" && len(strings.Fields(end)) <= 5 {
+			return strings.TrimRight(rest, " ") + " " + end
+		}
 		return rest
 	}
 	if len(next) > 4 {
@@ -1431,6 +1443,20 @@ func vsAgainstStated(connector, lead string, first, second float64, higher *bool
 	return !fits(first, second) && fits(second, first)
 }
 
+// leadAfterRe is a sentence's words before "X vs Y" that name the state after the change as
+// what X is of: "The patched kernel forwards", "With this series we get".
+var leadAfterRe = regexp.MustCompile(`(?i)\b(?:patched|with\s+(?:this|the|my|our)\s+(?:patch|patches|series|change|changes|fix|patchset)|this\s+(?:patch|series|change|fix|patchset))\b`)
+
+// vsAfterNamedBefore: "X vs Y" after words of its sentence that name the state after the
+// change, and none that name the one before, in that sentence or after Y: X is the after's.
+func vsAfterNamedBefore(connector, lead, tail string) bool {
+	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") {
+		return false
+	}
+	sentence := lead[strings.LastIndex(lead, ". ")+1:]
+	return leadAfterRe.MatchString(sentence) && !clauseBeforeRe.MatchString(sentence) && !leadAfterRe.MatchString(tail)
+}
+
 // vsAfterFirst: a label that names its states in the order of its figures ("patched vs
 // base: 9.8 vs 9.4") names the state after the change first.
 func vsAfterFirst(label string) bool {
@@ -1482,7 +1508,7 @@ func arrowPair(label, rest string, n, i int, b block) ([2]reading, bool) {
 		ub = proseRateUnit(b.lead + " " + rest[:arrowRe.FindStringIndex(rest)[0]])
 	}
 	lead := b.lead + " " + label + " " + rest[:arrowRe.FindStringIndex(rest)[0]]
-	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsStatesAfter(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) ||
+	if vsAfterFirst(label) || vsBeforeNamedLast(connector, tail) || vsAfterNamedBefore(connector, lead, tail) || vsStatesAfter(connector, tail) || vsAgainstStated(connector, lead, before, after, higherIsBetter(label, ub, ua)) ||
 		vsAgainstStated(connector, tailChange(tail), before, after, nil) {
 		before, after, ub, ua = after, before, ua, ub
 	}
