@@ -484,7 +484,59 @@ func lineReadings(lines []line, i int, b block) (rs []reading, pairs [][2]readin
 	if rs := slashNamedFigures(lines, i, rest, &keyLabel, mk); rs != nil {
 		return rs, nil
 	}
+	if rs := namedItemFigures(rest, mk); rs != nil {
+		return rs, nil
+	}
 	return figureReadings(lines[i].text, label, rest, ls.fromLabel, b, &keyLabel, mk), nil
+}
+
+// spacedItemRe is one item of a list of named figures: a name, then its figure, then maybe
+// its unit ("throughput 178.2 Gbps", "cycles/byte 0.91", "retrans 1203"); namedItemRe is
+// the same with a colon after the name.
+var spacedItemRe = regexp.MustCompile(`^([A-Za-z][\w/.%-]*(?:\s[A-Za-z][\w/.%-]*){0,3})\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?([A-Za-zµ/%][A-Za-zµ/%]*)?$`)
+
+// namedItemFigures reads a state's line that lists its figures by name, apart by commas or
+// semicolons, at least one of them without a unit ("Before: throughput 178.2 Gbps,
+// cycles/byte 0.91"): a reading of each, keyed by its name; nil where an item is not one
+// name and one figure, or two items share a name.
+func namedItemFigures(rest string, mk func(kind, metric, unitName string, pos int, v float64, shape string) reading) []reading {
+	items := strings.FieldsFunc(strings.TrimRight(strings.TrimSpace(rest), "."), func(r rune) bool { return r == ',' || r == ';' })
+	if len(items) < 2 || len(items) > maxFiguresPerLine {
+		return nil
+	}
+	var rs []reading
+	bare, seen := 0, map[string]bool{}
+	for k, item := range items {
+		m := spacedItemRe.FindStringSubmatch(strings.TrimSpace(item))
+		if m == nil || seen[strings.ToLower(m[1])] {
+			return nil
+		}
+		seen[strings.ToLower(m[1])] = true
+		v, ok := parseNumber(m[2])
+		if !ok {
+			return nil
+		}
+		u, known := lookupUnit(m[3])
+		switch {
+		case m[3] == "":
+			bare++
+			u = unit{factor: 1}
+			if lu, ok := labelUnit(m[1]); ok {
+				u = lu
+			}
+		case !known:
+			return nil
+		}
+		metric := metricOf(u)
+		if u.norm == "" {
+			metric = metricName(m[1])
+		}
+		rs = append(rs, mk("n", metric, u.norm, k, v*u.factor, strings.ToLower(m[1])))
+	}
+	if bare == 0 {
+		return nil // every item with its unit: the figures' own reader takes them
+	}
+	return rs
 }
 
 // gapArrowRe is a line that names a comparison and gives it after a space or a gap; a word of
