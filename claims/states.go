@@ -108,9 +108,13 @@ func commitOnly(rest string) bool {
 	return len(r) >= 7 && len(r) <= 40 && commitIDRe.MatchString(r)
 }
 
+// parenSideRe is a label that ends with one or two words in parentheses ("linear walk
+// (current)", "broken (current)"): group 1 the words before, group 2 those inside.
+var parenSideRe = regexp.MustCompile(`^([^()]+?)\s*\(\s*([A-Za-z][\w-]*(?:\s[A-Za-z][\w-]*)?)\s*\)\s*:?$`)
+
 // patchNounAloneRe is a label that is only the noun of what the message brings: "patch",
 // "series", "fix" (the other state being the base).
-var patchNounAloneRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:patch|patches|patchset|series|fix)\s*:?$`)
+var patchNounAloneRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:patch|patches|patchset|series|fix|fixed)\s*:?$`)
 
 func stateOfWords(label string) (side string, strong bool, rest string) {
 	l := strings.TrimSpace(label)
@@ -122,6 +126,15 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 	}
 	if patchNounAloneRe.MatchString(l) {
 		return "after", true, "" // "patch:" under "base:": the tree with the patch
+	}
+	if m := parenSideRe.FindStringSubmatch(l); m != nil {
+		// "linear walk (current)" against "hashed rules (patch)": the side in parentheses, by
+		// a patch's or a tree's word, after what the state does (no condition of a
+		// measurement), where the words before name none
+		outside, _, _ := stateOfWords(m[1])
+		if side, strong, _ := stateOfWords(m[2]); side != "" && strong && outside == "" {
+			return side, true, ""
+		}
 	}
 	b, a := prepositionOut(l, patchBefore), prepositionOut(l, patchAfter)
 	plus := plusAfter.MatchString(l)
