@@ -79,3 +79,33 @@ func TestRegressionFixThreeStates(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingValuesAsStates: two states that are one setting at two numbers are ordered by a
+// sentence saying the change takes it from one to the other, else by the Subject's verb
+// (raising: the smaller is the baseline; lowering: the larger), whatever their print order;
+// with neither, no pair.
+func TestSettingValuesAsStates(t *testing.T) {
+	pair := func(b, a float64) string { return fmt.Sprintf("%g -> %g", b, a) }
+	rows := "Page load time:\n\n  initcwnd 10:  412 ms\n  initcwnd 32:  301 ms\n"
+	reversed := "Page load time:\n\n  initcwnd 32:  301 ms\n  initcwnd 10:  412 ms\n"
+	for _, c := range []struct{ subject, body, want string }{
+		{"tcp: raise the initial congestion window", rows, pair(412000, 301000)},
+		{"tcp: raise the initial congestion window", reversed, pair(412000, 301000)},
+		{"tcp: lower the initial congestion window", rows, pair(301000, 412000)},
+		{"tcp: change the initial congestion window", rows + "\nThis takes it from 10 to 32.\n", pair(412000, 301000)},
+		{"tcp: change the initial congestion window", reversed + "\nThis takes it from 32 down to 10.\n", pair(301000, 412000)},
+		{"tcp: change the initial congestion window", rows, ""},
+	} {
+		r, err := Read("message.txt", []byte("Subject: [PATCH net-next] "+c.subject+"\n\n"+c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(r.Claims) == 1 {
+			got = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
+		}
+		if got != c.want {
+			t.Errorf("%s / %q: %q, want %q", c.subject, c.body, got, c.want)
+		}
+	}
+}

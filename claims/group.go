@@ -722,6 +722,49 @@ func booleanSetting(a, b string) bool {
 
 // settingOffOn says whether two states are one setting at two values, one of them its zero
 // ("0", "off", "none", "disabled") and the other not; zeroFirst: the first is the zero.
+// Verbs of a Subject that move a setting's value: up ("increase the default initial receive
+// window") or down.
+var (
+	raisingRe  = regexp.MustCompile(`(?i)\b(?:increase[sd]?|raise[sd]?|bump(?:s|ed)?|grow(?:s|n)?|enlarge[sd]?|double[sd]?|extend(?:s|ed)?)\b`)
+	loweringRe = regexp.MustCompile(`(?i)\b(?:decrease[sd]?|reduce[sd]?|lower(?:s|ed)?|shrink(?:s)?|shrunk|halve[sd]?|cut(?:s)?|limit(?:s|ed)?)\b`)
+)
+
+// settingValueSides orders two states that are one setting at two numbers ("rcvwnd 10" and
+// "rcvwnd 64"): by a sentence of the message that says the change takes it "from 10 to 64",
+// else by the Subject's verb (raising: the smaller number is the baseline; lowering: the
+// larger).
+func (r *Report) settingValueSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
+	ma, mb := settingStateRe.FindStringSubmatch(runs[0].state), settingStateRe.FindStringSubmatch(runs[1].state)
+	if ma == nil || mb == nil || !strings.EqualFold(ma[1], mb[1]) {
+		return nil, nil, false
+	}
+	va, okA := parseNumber(ma[2])
+	vb, okB := parseNumber(mb[2])
+	if !okA || !okB || va == vb {
+		return nil, nil, false
+	}
+	fromTo := func(from, to string) *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bfrom\s+` + regexp.QuoteMeta(from) + `\s+(?:\w+\s+)?to\s+` + regexp.QuoteMeta(to) + `\b`)
+	}
+	forward, backward := fromTo(ma[2], mb[2]), fromTo(mb[2], ma[2])
+	for _, l := range lines {
+		switch {
+		case forward.MatchString(l.text):
+			return runs[0], runs[1], true
+		case backward.MatchString(l.text):
+			return runs[1], runs[0], true
+		}
+	}
+	up, down := raisingRe.MatchString(r.change.subject), loweringRe.MatchString(r.change.subject)
+	if up == down {
+		return nil, nil, false
+	}
+	if (va < vb) == up {
+		return runs[0], runs[1], true
+	}
+	return runs[1], runs[0], true
+}
+
 func settingOffOn(a, b string) (zeroFirst, ok bool) {
 	ma, mb := settingStateRe.FindStringSubmatch(a), settingStateRe.FindStringSubmatch(b)
 	if ma == nil || mb == nil || !strings.EqualFold(ma[1], mb[1]) {
@@ -758,6 +801,9 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 		}
 	}
 	if before, after, ok := r.settingVerbSides(runs); ok {
+		return before, after, true
+	}
+	if before, after, ok := r.settingValueSides(runs, lines); ok {
 		return before, after, true
 	}
 	if len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0 {

@@ -903,6 +903,10 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		// "6.13.0-rc2+" beside "6.13.0-rc2" under a heading that names the patch: the
 		// releases are the states, for the releases to decide
 		st.side, st.state = "?", label
+	case b.side == "?" && settingValuesApart(label, siblings):
+		// "rcvwnd 10" beside "rcvwnd 64" under a heading that names no state: the setting's
+		// values are the states, for the message to decide
+		st.side, st.state = "?", label
 	case b.side != "":
 		st.key = labelKey(runOrdinalRe.ReplaceAllString(label, ""))
 	default: // a list of variants: the labels are the states
@@ -912,6 +916,26 @@ func labelState(lines []line, i int, b block, label string) lineState {
 		st.key = testName
 	}
 	return st
+}
+
+// settingValuesApart: label is a setting at a number ("rcvwnd 10", "iw=64") and a sibling
+// label is the same setting at another.
+func settingValuesApart(label string, siblings []string) bool {
+	m := settingStateRe.FindStringSubmatch(label)
+	if m == nil {
+		return false
+	}
+	if _, ok := parseNumber(m[2]); !ok {
+		return false
+	}
+	return slices.ContainsFunc(siblings, func(s string) bool {
+		o := settingStateRe.FindStringSubmatch(s)
+		if o == nil || !strings.EqualFold(o[1], m[1]) || o[2] == m[2] {
+			return false
+		}
+		_, ok := parseNumber(o[2])
+		return ok
+	})
 }
 
 // releasesApart: label is a kernel's release and a sibling label another one, or the same
