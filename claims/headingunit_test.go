@@ -135,6 +135,7 @@ func TestUnitsFromAroundTheFigures(t *testing.T) {
 		"table-unit-in-a-sentence-below.txt":                {"pps", "pps", "pps"},
 		"one-row-table-unit-in-a-sentence-below.txt":        {"bit/s"},
 		"numbered-runs-each-comparing.txt":                  {"trans/s"},
+		"caption-rate-in-words.txt":                         {"pps", "pps", "trans/s"},
 		"command-quoted-in-a-sentence.txt":                  {"trans/s"},
 	} {
 		r := familyClaims(t, file)

@@ -930,6 +930,13 @@ func captionUnit(lines []line, header int) string {
 			return m[1]
 		}
 	}
+	// A caption that opens with a rate spelled in words, where it was counted after it
+	// ("Frames per second received on the interlink port:").
+	if m := captionLeadWordsRateRe.FindStringSubmatch(lines[j].text); m != nil {
+		if u, ok := lookupUnit(strings.ToLower(m[1])); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+			return strings.ToLower(strings.Fields(m[1])[0]) + "/s" // one word, as a corner's unit is read
+		}
+	}
 	// A caption that names one request/response test and no unit ("64 netperf TCP_RR flows:"):
 	// the test's transactions per second.
 	if tests := rrTestWordRe.FindAllString(lines[j].text, -1); len(tests) > 0 && !slices.ContainsFunc(tests, func(t string) bool { return !strings.EqualFold(t, tests[0]) }) &&
@@ -948,6 +955,10 @@ func captionUnit(lines []line, header int) string {
 	}
 	return ""
 }
+
+// captionLeadWordsRateRe is a rate in words at a caption's start: "Frames per second", "Requests
+// per sec".
+var captionLeadWordsRateRe = regexp.MustCompile(`(?i)^\s*([A-Za-z]+\s+per\s+sec(?:ond)?)\b`)
 
 // rrTestWordRe and streamTestWordRe are netperf's request/response tests and its streams,
 // named in a caption.
