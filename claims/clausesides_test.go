@@ -109,3 +109,38 @@ func TestSettingValuesAsStates(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnOrderNamedInASentence: rows of a name and two figures whose columns no header
+// names are pairs where a sentence says which column is which state, however it says it;
+// without such a sentence they are none.
+func TestColumnOrderNamedInASentence(t *testing.T) {
+	rows := "\n  tcp4    9.12 Gbps   9.61 Gbps\n  tcp6    8.80 Gbps   9.35 Gbps\n"
+	for _, c := range []struct {
+		above, below string
+		leftBefore   bool
+		pairs        int
+	}{
+		{"Numbers with the patch applied are on the right:", "", true, 2},
+		{"Left: vanilla, right: patched.", "", true, 2},
+		{"The first column is without the patch.", "", true, 2},
+		{"Patched numbers on the left, baseline on the right:", "", false, 2},
+		{"", "(Gbit/s, base then patched)", true, 2},
+		{"", "(Gbit/s, patched then base)", false, 2},
+		{"Two runs of the same kernel:", "", true, 0},
+	} {
+		text := "Subject: [PATCH net-next] net: a change\n\n" + c.above + "\n" + rows + "\n" + c.below + "\n"
+		r, err := Read("message.txt", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != c.pairs {
+			t.Errorf("%q %q: %d claims, want %d", c.above, c.below, len(r.Claims), c.pairs)
+			continue
+		}
+		for _, cl := range r.Claims {
+			if (cl.Before.Median < cl.After.Median) != c.leftBefore {
+				t.Errorf("%q %q: %g -> %g, the left column's side wrong", c.above, c.below, cl.Before.Median, cl.After.Median)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -652,7 +653,7 @@ func (r *Report) addPair(p [2]reading) {
 	a := &sideRun{state: p[1].state, values: []float64{p[1].value}, lines: []int{p[1].line}}
 	if p[0].value == p[1].value {
 		// "6.3 s -> 6.3 s" is a comparison the text makes: no change.
-		c := Claim{Metric: p[0].metric, Unit: p[0].unit, Before: Values{Values: b.values, Median: b.values[0]},
+		c := Claim{Metric: cmp.Or(p[0].metric, "value"), Unit: p[0].unit, Conditions: p[0].conds, Before: Values{Values: b.values, Median: b.values[0]},
 			After: Values{Values: a.values, Median: a.values[0]}, Lines: []int{p[0].line}}
 		r.addClaims(c)
 		return

@@ -232,7 +232,7 @@ func noteUnitBelow(lines []line, n int) (unit, bool) {
 		if m := footnoteSentenceRe.FindStringSubmatch(t); m != nil {
 			return lookupUnit(m[1])
 		}
-		clause, _, _ := strings.Cut(t, ";")
+		clause, _, _ := strings.Cut(strings.TrimPrefix(t, "("), ";")
 		clause = strings.TrimRight(strings.TrimSpace(strings.SplitN(clause, ",", 2)[0]), ".")
 		if len(strings.Fields(clause)) > 4 {
 			return unit{}, false

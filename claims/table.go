@@ -150,6 +150,27 @@ var cellMarkerRe = regexp.MustCompile(`\s+(?:<-+|<=+|\*+|!+|<)\s*$`)
 
 var cellRemarkRe = regexp.MustCompile(`^(~?[-+]?\d[\d.,]*\s*[A-Za-zµ%/]*)\s*\(([A-Za-z][A-Za-z /-]{0,30})\)$`)
 
+// decimalRe is a number with a fraction: a measurement, never a column's name.
+var decimalRe = regexp.MustCompile(`^\d+\.\d+$`)
+
+// decimalsAfterName: a row whose cells after its first are all numbers with a fraction ("64B
+// 1.21  1.38"), which no header row is.
+func decimalsAfterName(text string) bool {
+	cells := splitRow(strings.TrimSpace(text))
+	if len(cells) < 3 {
+		cells = strings.Fields(text) // aligned with single spaces
+	}
+	if len(cells) < 3 {
+		return false
+	}
+	for _, c := range cells[1:] {
+		if !decimalRe.MatchString(strings.TrimSpace(c)) {
+			return false
+		}
+	}
+	return true
+}
+
 // stateTable reads a table at lines[i] (its header row) whose rows or columns are states:
 // "Before/After" rows under configuration columns ("IOMMU on | IOMMU off", "Rx  Tx"),
 // "net | this series" columns beside rows of tests, "Vanilla/Patched" rows under
@@ -157,9 +178,10 @@ var cellRemarkRe = regexp.MustCompile(`^(~?[-+]?\d[\d.,]*\s*[A-Za-zµ%/]*)\s*\((
 // other dimension is a claim. A table whose states no word names is left to the other
 // readers.
 func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped int) {
-	if arrowRe.MatchString(lines[i].text) {
+	if arrowRe.MatchString(lines[i].text) || decimalsAfterName(lines[i].text) {
 		// "IPIs/s   182k  =>  41k": a line that compares two figures is a reading, no
-		// header, though its figures look like sizes ("182k") and so not like figures
+		// header, though its figures look like sizes ("182k") and so not like figures;
+		// "64B   1.21   1.38" is a table's first row, whose columns no header names
 		return nil, i, 0
 	}
 	if claims, next, skipped := splitTable(lines, i, ctx, splitRow); next > i {
