@@ -730,6 +730,15 @@ var (
 	loweringRe = regexp.MustCompile(`(?i)\b(?:decrease[sd]?|reduce[sd]?|lower(?:s|ed)?|shrink(?:s)?|shrunk|halve[sd]?|cut(?:s)?|limit(?:s|ed)?)\b`)
 )
 
+// settingSides orders two states that are one setting at two values: at zero and not
+// (settingVerbSides), or at two numbers (settingValueSides).
+func (r *Report) settingSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
+	if before, after, ok = r.settingVerbSides(runs); ok {
+		return before, after, ok
+	}
+	return r.settingValueSides(runs, lines)
+}
+
 // settingValueSides orders two states that are one setting at two numbers ("rcvwnd 10" and
 // "rcvwnd 64"): by a sentence of the message that says the change takes it "from 10 to 64",
 // else by the Subject's verb (raising: the smaller number is the baseline; lowering: the
@@ -801,10 +810,7 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 			return runs[1], runs[0], true
 		}
 	}
-	if before, after, ok := r.settingVerbSides(runs); ok {
-		return before, after, true
-	}
-	if before, after, ok := r.settingValueSides(runs, lines); ok {
+	if before, after, ok := r.settingSides(runs, lines); ok {
 		return before, after, true
 	}
 	if len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0 {
