@@ -1,8 +1,10 @@
 package claims
 
 import (
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,7 +21,7 @@ const clauseFigure = `~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[A-Za-zµ][A-Za-z
 // clauseSidesRe is two figures in one sentence, apart by a clause's separator: group 1 the
 // first figure, 2 the words after it, 3 the separator, 4 the words before the second figure,
 // 5 the second figure. Neither clause holds another number, nor a sentence's end.
-var clauseSidesRe = regexp.MustCompile(`(?i)(` + clauseFigure + `)([^.;!?\d]{0,80}?)\s*(;|,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b)([^.;!?\d]{0,100}?)(` + clauseFigure + `)`)
+var clauseSidesRe = regexp.MustCompile(`(?i)(` + clauseFigure + `)([^.;!?\d]{0,80}?)\s*(;|,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhere\b)([^.;!?\d]{0,100}?)(` + clauseFigure + `)`)
 
 // The words of a clause that name its side. They are the words of prose, not of a label
 // (stateOf's): "new" or "old" in a sentence name a thing ("new connections"), not a tree.
@@ -102,9 +104,32 @@ func (r *Report) clauseSides(text string, m []int, lineOf func(int) int) bool {
 	switch {
 	case s1 == "before" && s2 == "" && clauseWithLeadRe.MatchString(g(4)):
 		s2, named2 = "after", strings.Fields(g(4))[0]+" ..."
+	case s1 == "" && s2 == "before" && statedMagnitude(text[max(0, m[0]-160):m[0]], vb, va):
+		// "it reached 31.7 Gbit/s where the unpatched kernel managed 29.1", after "went up by
+		// roughly 9%": the clause that names no side is the change's, as the stated change
+		// agrees
+		s1, named1 = "after", "the change"
 	case s1 == "" || s2 == "" || s1 == s2:
 		return false
 	}
 	r.addInOrder(proseReading(vb, ub, lineB, named1), proseReading(va, ua, lineA, named2), s1)
 	return true
+}
+
+// statedByMagnitudeRe is a change the sentence states by its size: "by roughly 9%", "by ~4%".
+var statedByMagnitudeRe = regexp.MustCompile(`(?i)\bby\s+(?:(?:~|about|roughly|around|some|nearly|almost|approximately)\s*)?(\d+(?:\.\d+)?)\s?%`)
+
+// statedMagnitude: the text before two figures states a change by a size that the second
+// against the first (after, before) fits, within a quarter of it or 1.5 points.
+func statedMagnitude(before string, after, base float64) bool {
+	ms := statedByMagnitudeRe.FindAllStringSubmatch(before, -1)
+	if len(ms) != 1 || base == 0 {
+		return false
+	}
+	want, err := strconv.ParseFloat(ms[0][1], 64)
+	if err != nil {
+		return false
+	}
+	got := math.Abs(after/base-1) * 100
+	return math.Abs(got-want) <= max(1.5, want/4)
 }

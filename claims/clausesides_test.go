@@ -21,7 +21,12 @@ func TestClausesNamingTheirSides(t *testing.T) {
 		{"The current driver needs 31.5 usec per request, while the patched one needs 28.0 usec.", pair(31.5, 28)},
 		{"The flood used to reach 812,004 pps, the box now reaches 1,020,118 pps.", pair(812004, 1020118)},
 		{"The mainline kernel sustains 14.2 Gbps, and the same box sustains 15.0 Gbps with my patch applied.", pair(14.2e9, 15e9)},
-		// no side, the same side, or a setting that both clauses share
+		{"Throughput went up by roughly 9%: it reached 31.7 Gbit/s where the unpatched kernel managed 29.1 Gbit/s.", pair(29.1e9, 31.7e9)},
+		{"Requests per second rose from 1.82M to 2.05M on the same box.", pair(1.82e6, 2.05e6)},
+		// no side, the same side, or a setting that both clauses share; a stated change
+		// the figures do not fit
+		{"It reached 31.7 Gbit/s where the unpatched kernel managed 29.1 Gbit/s.", ""},
+		{"Throughput went up by 30%: it reached 31.7 Gbit/s where the unpatched kernel managed 29.1 Gbit/s.", ""},
 		{"One flow reaches 9.1 Gbit/s and four flows reach 9.9 Gbit/s.", ""},
 		{"The stream ran at 9.1 Gbit/s with one queue and at 9.9 Gbit/s with four.", ""},
 		{"Before the change tcp4 ran at 9.1 Gbit/s and before it tcp6 at 8.7 Gbit/s.", ""},
@@ -141,6 +146,27 @@ func TestColumnOrderNamedInASentence(t *testing.T) {
 			if (cl.Before.Median < cl.After.Median) != c.leftBefore {
 				t.Errorf("%q %q: %g -> %g, the left column's side wrong", c.above, c.below, cl.Before.Median, cl.After.Median)
 			}
+		}
+	}
+}
+
+// TestRequestRatesInProse: a rate of requests the words spell ("requests per second rose from
+// 1.82M to 2.05M", "the request rate rises from 1.82M/s to 2.05M/s") is transactions per
+// second, as an RR test's is, not packets; packets stay packets.
+func TestRequestRatesInProse(t *testing.T) {
+	for sentence, want := range map[string]string{
+		"With 1000 connections, requests per second rose from 1.82M to 2.05M.":   "trans/s",
+		"With 1000 connections, the request rate rises from 1.82M/s to 2.05M/s.": "trans/s",
+		"Connections per second climbed from 41k to 47k.":                        "trans/s",
+		"With 8 queues, packets per second rise from 1.82M to 2.05M.":            "pps",
+		"With 8 queues, the forwarding rate rises from 1.82M/s to 2.05M/s.":      "pps",
+	} {
+		r, err := Read("message.txt", []byte("Subject: [PATCH net-next] net: a change\n\n"+sentence+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Unit != want || r.Claims[0].Before.Median != 1.82e6 && r.Claims[0].Before.Median != 41000 {
+			t.Errorf("%q: %+v, want one claim in %s", sentence, r.Claims, want)
 		}
 	}
 }

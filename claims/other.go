@@ -283,12 +283,16 @@ func (r *Report) baseThenFixed(text string, m []int, lineOf func(int) int) bool 
 // 1.5M"): a request/response test counts transactions per second, a unit word is its unit.
 // The second figure ends its clause, or a change in parentheses follows it ("from 48213 to
 // 51027 (+5.8%)"): a unit after it is toPairRe's.
-var namedFromToRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][\w/-]*)\s+(?:(?:went|goes|improved|improves|increased|increases|rose|grew|dropped|drops|decreased|decreases|fell|moved|changed|regressed)\s+)?from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)(?:\s*[,;)]|\s+\([^()\d]{0,20}[-+]?\d|\s*\.(?:\s|$)|\s+(?:and|with|on|in|for|when|while|after|before)\b|\s*$)`)
+var namedFromToRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][\w/-]*(?:\s+per\s+sec(?:ond)?)?)\s+(?:(?:went|goes|improved|improves|increased|increases|rose|rise|rises|grew|grows|climbed|climbs|jumped|jumps|dropped|drops|decreased|decreases|fell|falls|moved|changed|regressed)\s+)?from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)((?-i:[kKM])?)(?:\s*[,;)]|\s+\([^()\d]{0,20}[-+]?\d|\s*\.(?:\s|$)|\s+(?:and|with|on|in|for|when|while|after|before)\b|\s*$)`)
 
 // namedFromTo reads namedFromToRe's match when its name gives a unit.
 func (r *Report) namedFromTo(text string, m []int, lineOf func(int) int) bool {
 	name := text[m[2]:m[3]]
 	u, ok := labelUnit(name)
+	if strings.Contains(strings.ToLower(name), " per ") {
+		// "requests per second rose from 1.82M to 2.05M": the rate the words spell
+		u, ok = lookupUnit(strings.ToLower(strings.Join(strings.Fields(name), " ")))
+	}
 	if !ok || u.kind == "percent" || ofSetting(text, m[0]) || rangeBeforeRe.MatchString(text[:m[0]]) {
 		return false
 	}
@@ -488,6 +492,14 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	a, _ := strconv.ParseFloat(strings.ReplaceAll(g(5), ",", ""), 64)
 	b *= scaleSuffix[g(3)] + boolf(g(3) == "")
 	a *= scaleSuffix[g(6)] + boolf(g(6) == "")
+	if ub.kind == "packets" && (bareRateRe.MatchString(g(4)) || bareRateRe.MatchString(g(7))) {
+		// "the request rate rises from 1.82M/s to 2.05M/s": a rate of what the words before
+		// count, requests or transactions, not packets
+		lead := text[:m[0]]
+		if proseRateUnit(lead[max(strings.LastIndex(lead, ". "), strings.LastIndex(lead, ";"))+1:]) == "trans/s" {
+			ub.kind, ub.norm = "trans", "trans/s"
+		}
+	}
 	n := lineOf(m[4])
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(b * ub.factor), line: n}
 	if event := eventRateMetric(text[:m[0]], g(4)+" "+g(7)); ub.kind == "packets" && event != "" {
@@ -500,9 +512,9 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 }
 
 // Words that name what bare figures count per second, where the figures carry no unit:
-// transactions (an RR test's), packets.
+// transactions (an RR test's, a server's requests), packets.
 var (
-	transWordsRe  = regexp.MustCompile(`\b(?:[A-Z]+_C?RR|C?RR|[Tt]ransactions?|trans/s|TPS)\b`)
+	transWordsRe  = regexp.MustCompile(`\b(?:[A-Z]+_C?RR|C?RR|[Tt]ransactions?|trans/s|TPS|[Rr]equests?|RPS|QPS)\b`)
 	packetWordsRe = regexp.MustCompile(`(?i)\b(?:pps|packets? per second|packet rate|forwarding rate)\b`)
 )
 
