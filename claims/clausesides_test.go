@@ -5,11 +5,30 @@ import (
 	"testing"
 )
 
+// pair is how onePair writes a claim's two medians.
+func pair(before, after float64) string { return fmt.Sprintf("%g -> %g", before, after) }
+
+// onePair reads a message and gives its one claim as pair writes it, "" for none, or how
+// many there are.
+func onePair(t *testing.T, text string) string {
+	t.Helper()
+	r, err := Read("message.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch len(r.Claims) {
+	case 0:
+		return ""
+	case 1:
+		return pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
+	}
+	return fmt.Sprintf("%d claims", len(r.Claims))
+}
+
 // TestClausesNamingTheirSides: a sentence whose two clauses each name their side somewhere in
 // their words is one pair, whichever words another author would choose and in either order;
 // clauses that name no side, or the same one, or differ only in a setting, are no pair.
 func TestClausesNamingTheirSides(t *testing.T) {
-	pair := func(b, a float64) string { return fmt.Sprintf("%g -> %g", b, a) }
 	for _, c := range []struct {
 		sentence string
 		want     string // "" for no pair
@@ -32,18 +51,7 @@ func TestClausesNamingTheirSides(t *testing.T) {
 		{"Before the change tcp4 ran at 9.1 Gbit/s and before it tcp6 at 8.7 Gbit/s.", ""},
 		{"Prior to this change a flow ran at 9.1 Gbit/s and a second one at 9.9 Mpps.", ""},
 	} {
-		text := "Subject: [PATCH net-next] net: a change\n\n" + c.sentence + "\n"
-		r, err := Read("message.txt", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if len(r.Claims) == 1 {
-			got = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
-		} else if len(r.Claims) > 1 {
-			got = fmt.Sprintf("%d claims", len(r.Claims))
-		}
-		if got != c.want {
+		if got := onePair(t, "Subject: [PATCH net-next] net: a change\n\n"+c.sentence+"\n"); got != c.want {
 			t.Errorf("%q: %q, want %q", c.sentence, got, c.want)
 		}
 	}
@@ -54,7 +62,6 @@ func TestClausesNamingTheirSides(t *testing.T) {
 // the tree after the regression with the fix, in any order and under either word for the fix;
 // two states of another change alone stay its comparison.
 func TestRegressionFixThreeStates(t *testing.T) {
-	pair := func(b, a float64) string { return fmt.Sprintf("%g -> %g", b, a) }
 	for _, c := range []struct {
 		rows []string
 		want string
@@ -69,17 +76,7 @@ func TestRegressionFixThreeStates(t *testing.T) {
 		for _, row := range c.rows {
 			text += "  " + row + "\n"
 		}
-		r, err := Read("message.txt", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if len(r.Claims) == 1 {
-			got = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
-		} else if len(r.Claims) > 1 {
-			got = fmt.Sprintf("%d claims", len(r.Claims))
-		}
-		if got != c.want {
+		if got := onePair(t, text); got != c.want {
 			t.Errorf("%q: %q, want %q", c.rows, got, c.want)
 		}
 	}
@@ -90,7 +87,6 @@ func TestRegressionFixThreeStates(t *testing.T) {
 // (raising: the smaller is the baseline; lowering: the larger), whatever their print order;
 // with neither, no pair.
 func TestSettingValuesAsStates(t *testing.T) {
-	pair := func(b, a float64) string { return fmt.Sprintf("%g -> %g", b, a) }
 	rows := "Page load time:\n\n  initcwnd 10:  412 ms\n  initcwnd 32:  301 ms\n"
 	reversed := "Page load time:\n\n  initcwnd 32:  301 ms\n  initcwnd 10:  412 ms\n"
 	for _, c := range []struct{ subject, body, want string }{
@@ -101,15 +97,7 @@ func TestSettingValuesAsStates(t *testing.T) {
 		{"tcp: change the initial congestion window", reversed + "\nThis takes it from 32 down to 10.\n", pair(301000, 412000)},
 		{"tcp: change the initial congestion window", rows, ""},
 	} {
-		r, err := Read("message.txt", []byte("Subject: [PATCH net-next] "+c.subject+"\n\n"+c.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if len(r.Claims) == 1 {
-			got = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median)
-		}
-		if got != c.want {
+		if got := onePair(t, "Subject: [PATCH net-next] "+c.subject+"\n\n"+c.body); got != c.want {
 			t.Errorf("%s / %q: %q, want %q", c.subject, c.body, got, c.want)
 		}
 	}
