@@ -313,7 +313,7 @@ func (r *Report) namedFromTo(text string, m []int, lineOf func(int) int) bool {
 // changeFromToRe is a change of a count the prose gives without a unit: "Number of
 // generated ACK per second shrinks from 240,000 to 40,000". The verb before "from" says it
 // is a change of one quantity (its subject), not a range ("from 1 to 16 flows").
-var changeFromToRe = regexp.MustCompile(`(?i)^(?:[-*]\s+)?((?:number|count|rate|amount) of [^.;:]{3,60}?)\s+(?:shrinks|shrank|grows|grew|increases|increased|decreases|decreased|drops|dropped|goes|went|rises|rose|falls|fell|improves|improved|reduces|reduced|changes|changed)\s+from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\b`)
+var changeFromToRe = regexp.MustCompile(`(?i)^(?:[-*]\s+)?(?:the\s+)?((?:number|count|rate|amount) of [^.;:]{3,60}?)\s+(?:shrinks|shrank|grows|grew|increases|increased|decreases|decreased|drops|dropped|goes|went|rises|rose|falls|fell|improves|improved|reduces|reduced|changes|changed)\s+from\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s+to\s+~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\b`)
 
 // proseRanges reads "from X to Y" in each paragraph (a sentence may run over lines).
 // maxProseLines bounds the text the prose layouts read at once: a paragraph of sentences is a

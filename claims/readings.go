@@ -213,7 +213,7 @@ func lineLabel(text string) (label, rest string) {
 		// label "4.2 us"
 		return strings.TrimSpace(m[2]), m[1]
 	}
-	if m := labelMatch(text); m != nil && strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
+	if m := labelMatch(text); m != nil && (strings.ContainsAny(m[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") || releaseLabel(m[1])) && !strings.HasPrefix(strings.TrimSpace(m[1]), "[") {
 		return strings.TrimSpace(m[1]), m[2]
 	}
 	if m := stateLeadRe.FindStringSubmatch(text); m != nil && (stateNamed(m[1]) || releaseOnly(m[1])) {
@@ -361,6 +361,13 @@ func withoutSummary(rest string) (runs string, summary float64, ok bool) {
 		}
 	}
 	return rest, 0, false
+}
+
+// releaseLabel: a label that is a kernel's release written without a letter ("6.13:",
+// "6.12.4"), its major number one Linux has had (2 to 9), so no ratio or figure ("1.5:").
+func releaseLabel(label string) bool {
+	v, ok := kernelVersion(strings.TrimSuffix(strings.TrimSpace(label), "+"))
+	return ok && v[0] >= 2 && v[0] <= 9
 }
 
 // runNumberLeadRe is a line that starts with a run's number: "#3 ...", "#3: ...".
