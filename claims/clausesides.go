@@ -16,12 +16,19 @@ import (
 // the fallback for what they leave: it reads a sentence no other layout took a pair from.
 
 // clauseFigure is a figure with its unit (grouped thousands allowed: "1,402,377 trans/s").
-const clauseFigure = `~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[A-Za-zµ][A-Za-zµ/]*`
+const clauseFigure = `~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-zµ][A-Za-zµ/]*|%)`
 
 // clauseSidesRe is two figures in one sentence, apart by a clause's separator: group 1 the
 // first figure, 2 the words after it, 3 the separator, 4 the words before the second figure,
-// 5 the second figure. Neither clause holds another number, nor a sentence's end.
-var clauseSidesRe = regexp.MustCompile(`(?i)(` + clauseFigure + `)([^.;!?\d]{0,80}?)\s*(;|,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhere\b)([^.;!?\d]{0,100}?)(` + clauseFigure + `)`)
+// 5 the second figure (its unit may be left to the first's). Neither clause holds another
+// number, nor a sentence's end.
+var clauseSidesRe = regexp.MustCompile(`(?i)(` + clauseFigure + `)([^.;!?\d]{0,80}?)\s*(;|,|\band\b|\bbut\b|\bwhile\b|\bwhereas\b|\bwhere\b)([^.;!?\d]{0,100}?)(` + clauseFigure + `|~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)`)
+
+// profileShareRe is a sentence about a profile's share of a function ("shows up at 2.1% in
+// perf top"): its percentages are readings, not changes stated.
+var profileShareRe = regexp.MustCompile(`(?i)\bperf\s+(?:top|report|record)\b|\bprofile\b|\bof\s+(?:the\s+)?(?:cycles|CPU)\b`)
+
+func profileShare(sentence string) bool { return profileShareRe.MatchString(sentence) }
 
 // The words of a clause that name its side. They are the words of prose, not of a label
 // (stateOf's): "new" or "old" in a sentence name a thing ("new connections"), not a tree.
@@ -92,9 +99,10 @@ func (r *Report) clauseSides(text string, m []int, lineOf func(int) int) bool {
 			return false
 		}
 	}
-	vb, ub, okB := parseValue(strings.TrimPrefix(g(1), "~"))
-	va, ua, okA := parseValue(strings.TrimPrefix(g(5), "~"))
-	if !okB || !okA || ub.norm != ua.norm || ub.norm == "" || ub.kind == "percent" {
+	// "3,180 connections per second; it now completes 9,870": the first figure's count per
+	// second, the second's unit left to it
+	vb, ub, va, ua, ok := sharedUnit(perSecondAfter(g(1), g(2)), g(5), false)
+	if !ok || ub.norm != ua.norm || ub.norm == "" || ub.kind == "percent" && !profileShare(text[sentenceStartBefore(text, m[2]):m[1]]) {
 		return false
 	}
 	first := text[sentenceStartBefore(text, m[2]):m[2]] + " " + g(2)
