@@ -45,6 +45,8 @@ func TestClausesNamingTheirSides(t *testing.T) {
 		{"A flood used to complete 3,180 connections per second; it now completes 9,870.", pair(3180, 9870)},
 		{"tcp_mtu_probe() shows up at 2.1% in perf top before the patch and at 0.4% after it.", pair(2.1, 0.4)},
 		{"The rate went up by 2.1% before the patch and by 0.4% after it.", ""},
+		{"Before this change the flood reached 1.71 Mpps at 100% CPU. After it, 2.35 Mpps.", pair(1.71e6, 2.35e6)},
+		{"Before this change the flood reached 1.71 Mpps. A second flood reached 2.35 Mpps.", ""},
 		// no side, the same side, or a setting that both clauses share; a stated change
 		// the figures do not fit
 		{"It reached 31.7 Gbit/s where the unpatched kernel managed 29.1 Gbit/s.", ""},

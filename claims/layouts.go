@@ -103,6 +103,7 @@ var proseLayouts = []proseLayout{
 	{name: "lists of figures matched by their order", re: respectivelyRe, read: (*Report).respectively, fixtures: []string{"prose-respectively-lists.txt"}},
 	{name: "figures with their states in parentheses", re: parenStatesRe, read: (*Report).parenStates, fixtures: []string{"figures-with-states-in-parentheses.txt"}},
 	{name: "two clauses, each naming its side among its words", re: clauseSidesRe, read: (*Report).clauseSides, overlap: true, parameters: true, fixtures: []string{"clauses-naming-their-sides.txt"}},
+	{name: "two sentences in a row, each naming its side", re: sentencePairRe, read: (*Report).sentencePair, overlap: true, parameters: true, fixtures: []string{"sentences-naming-their-sides.txt"}},
 }
 
 // layoutOff switches layouts off by name: for TestLayoutsReadTheirFixtures only.
