@@ -112,6 +112,11 @@ func TestSettingValuesAsStates(t *testing.T) {
 // names are pairs where a sentence says which column is which state, however it says it;
 // without such a sentence they are none.
 func TestColumnOrderNamedInASentence(t *testing.T) {
+	// rows that repeat a name are runs, not cases: none of them is a pair
+	runs := "Subject: x\n\nNumbers with the patch applied are on the right:\n\n  tcp4    9.12 Gbps   9.61 Gbps\n  tcp6    8.80 Gbps   9.35 Gbps\n  tcp4    9.10 Gbps   9.60 Gbps\n"
+	if got := onePair(t, runs); got != "" {
+		t.Errorf("rows of a repeated name: %q, want no pair", got)
+	}
 	rows := "\n  tcp4    9.12 Gbps   9.61 Gbps\n  tcp6    8.80 Gbps   9.35 Gbps\n"
 	for _, c := range []struct {
 		above, below string

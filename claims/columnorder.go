@@ -127,14 +127,18 @@ func (r *Report) columnOrderClaims(lines []line) {
 
 // rowPairs pairs each row's two figures, the left one's side given.
 func (r *Report) rowPairs(rows []line, leftSide string) {
-	names := []string{}
+	var names []string
+	var figures [][]figure
 	for _, l := range rows {
 		name, figs, _ := twoFigureRow(l.text)
 		if slices.Contains(names, name) {
-			return // rows of one name are runs, not cases: not this layout
+			return // rows of one name are runs, not cases: not this layout, none of its rows
 		}
-		names = append(names, name)
-		b, a := figs[0], figs[1]
+		names, figures = append(names, name), append(figures, figs)
+	}
+	for k, l := range rows {
+		name := names[k]
+		b, a := figures[k][0], figures[k][1]
 		if leftSide == "after" {
 			b, a = a, b
 		}
