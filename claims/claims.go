@@ -539,7 +539,11 @@ var proseWordRe = regexp.MustCompile(`\s(with|the|and|is|are|of|was|were|this|th
 
 // promptRe is a shell's prompt before a command: "$ ", "# ", "~# ", "root@host:~# ", "$xdp",
 // and bash's bracketed default ("[user@host dir]# ").
-var promptRe = regexp.MustCompile(`^(?:\[[\w@.-]+ [^\]\s]{1,60}\][#$]\s*|[\w@:~./-]*[#$]\s*|ftp>\s*)`)
+var promptRe = regexp.MustCompile(`^(?:\[[\w@.-]+ [^\]\s]{1,60}\][#$]\s*|[\w@:~./-]*(?:\s\([^()\s]{1,60}\)\s?)?[#$]\s*|ftp>\s*)`)
+
+// promptNameRe is a prompt that names what the shell runs on in parentheses, as authors set
+// it to the kernel they booted ("lab:~ (6.12-rc4+series) $ "): group 1 the name.
+var promptNameRe = regexp.MustCompile(`^[\w@:~./-]*\s\(([^()\s]{1,60})\)\s?[#$]\s`)
 
 // offloadsOff: an `ethtool -k` listing whose tunnel offloads read off.
 func offloadsOff(rest []line) bool {

@@ -124,6 +124,15 @@ func (r *Report) clauseSides(text string, m []int, lineOf func(int) int) bool {
 	case s1 == "" || s2 == "" || s1 == s2:
 		return false
 	}
+	if fixed, ok := fixAfterRegression(text, m[1], ub.norm, first, second, lineOf); ok {
+		// the two clauses are the trees around the regression this message fixes
+		regressed := proseReading(va, ua, lineA, named2)
+		if s1 == "after" {
+			regressed = proseReading(vb, ub, lineB, named1)
+		}
+		r.addPair([2]reading{regressed, fixed})
+		return true
+	}
 	r.addInOrder(proseReading(vb, ub, lineB, named1), proseReading(va, ua, lineA, named2), s1)
 	return true
 }

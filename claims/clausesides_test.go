@@ -87,6 +87,26 @@ func TestRegressionFixThreeStates(t *testing.T) {
 	}
 }
 
+// TestRegressionFixInASentence: the trees before and after a regression and this fix, named
+// in the clauses of one sentence or on lines of their own ("after it" referring to the
+// regression), compare the tree after the regression with the fix; without a third clause
+// naming the fix, or with the patch as the change the first two name, the two clauses are the
+// pair.
+func TestRegressionFixInASentence(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"Before the regression the stream ran at 9.4 Gbit/s, after it 8.1 Gbit/s, and with this patch 9.3 Gbit/s.", pair(8.1e9, 9.3e9)},
+		{"Prior to the regression we had 31.2k trans/s, after it 27.9k trans/s, and with the fix applied 31.0k trans/s.", pair(27900, 31000)},
+		{"Before commit 1a2b3c4d5e6f we saw 2.10 Mpps and after it 1.62 Mpps; this fix brings it back to 2.05 Mpps.", pair(1.62e6, 2.05e6)},
+		{"Before the regression:  9.4 Gbit/s\nAfter it:  8.1 Gbit/s\nWith this patch:  9.3 Gbit/s", pair(8.1e9, 9.3e9)},
+		{"Before the patch 9.4 Gbit/s, after it 9.9 Gbit/s, and with the cache warm 10.1 Gbit/s.", pair(9.4e9, 9.9e9)},
+		{"Before the regression the stream ran at 9.4 Gbit/s and after it 8.1 Gbit/s.", pair(9.4e9, 8.1e9)},
+	} {
+		if got := onePair(t, "Subject: [PATCH net] tcp: restore the fast path\n\n"+c.text+"\n"); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
 // TestSettingValuesAsStates: two states that are one setting at two numbers are ordered by a
 // sentence saying the change takes it from one to the other, else by the Subject's verb
 // (raising: the smaller is the baseline; lowering: the larger), whatever their print order;
@@ -165,6 +185,35 @@ func TestRequestRatesInProse(t *testing.T) {
 		}
 		if len(r.Claims) != 1 || r.Claims[0].Unit != want || r.Claims[0].Before.Median != 1.82e6 && r.Claims[0].Before.Median != 41000 {
 			t.Errorf("%q: %+v, want one claim in %s", sentence, r.Claims, want)
+		}
+	}
+}
+
+// TestValueFirstStaysInItsSentence: the words after a figure name its state only up to the
+// end of their sentence; two figures of one state in a sentence and the other state's figure
+// in the next are not read as a pair of the first sentence's figures.
+func TestValueFirstStaysInItsSentence(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"Before this change one flood reached 1.71 Mpps and another 1.80 Mpps.\nAfter it, 2.35 Mpps.\n", ""},
+		{"One queue did 3.4 Gbit/s and the other 3.9 Gbit/s. With the patch, 4.4 Gbit/s.\n", ""},
+		{"We measured 1.71 Mpps before, and 2.35 Mpps after.\n", pair(1.71e6, 2.35e6)},
+		{"We measured 2.35 Mpps with the patch and 1.71 Mpps\nwithout it.\n", pair(1.71e6, 2.35e6)},
+	} {
+		if got := onePair(t, "Subject: [PATCH net-next] veth: skip a lookup\n\n"+c.text); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+// TestLabelUnitBeforeANote: a column's name that is its unit and then a note of what it is of
+// ("CPU% (tx)", "Mpps [rx]") names the unit; a note alone names none.
+func TestLabelUnitBeforeANote(t *testing.T) {
+	for _, c := range []struct{ label, norm string }{
+		{"CPU% (tx)", "%"}, {"Mpps [rx]", "pps"}, {"Gbit/s (median of 5)", "bit/s"}, {"threads (per socket)", ""}, {"(tx)", ""},
+	} {
+		u, ok := labelUnit(c.label)
+		if got := map[bool]string{true: u.norm, false: ""}[ok]; got != c.norm {
+			t.Errorf("%q: unit %q, want %q", c.label, got, c.norm)
 		}
 	}
 }

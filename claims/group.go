@@ -217,6 +217,10 @@ func sideRuns(rs []reading, lines []line) ([]*sideRun, bool) {
 // else by what the prose around them says (proseSides), else by the rest of the message
 // (evidenceSides).
 func (r *Report) decideSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
+	if before, after, ok = anotherChangesSides(runs); ok {
+		// the trees around a regression and the fix: stronger than what the Subject names
+		return before, after, ok
+	}
 	if before, after, ok = r.subjectSides(runs); ok {
 		return before, after, ok
 	}
@@ -566,6 +570,15 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 		// A state no word names, then steps that each say they add the change ("with patch
 		// 3", "with patch 5"): the first is the baseline, against the final step.
 		return us[0], as[len(as)-1], true
+	case len(bs) == 0 && len(runs) >= 3 && plusBase(runs) != nil:
+		// A tree and the same tree with steps added ("6.12-rc4", "6.12-rc4+p1-2",
+		// "6.12-rc4+series"): the tree against the last step, or the one step a word names.
+		base := plusBase(runs)
+		last := runs[len(runs)-1]
+		if len(as) == 1 {
+			last = as[0]
+		}
+		return base, last, last != base
 	case len(us) == 2 && len(bs) == 0 && len(as) == 0:
 		sa, sb := sideOfPair(us[0].state, us[1].state)
 		switch {
@@ -578,12 +591,52 @@ func chooseSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 	return nil, nil, false
 }
 
+// parentNamed: state is a commit's id alone and another state names its parent ("1a2b3c4d^",
+// "1a2b3c4d~1"), the tree before that commit.
+func parentNamed(state string, runs []*sideRun) bool {
+	id := strings.ToLower(strings.TrimSpace(state))
+	if len(id) < 7 || len(id) > 40 || !commitIDRe.MatchString(id) {
+		return false
+	}
+	for _, o := range runs {
+		other := strings.ToLower(strings.TrimSpace(o.state))
+		if strings.HasPrefix(other, id+"^") || strings.HasPrefix(other, id+"~1") {
+			return true
+		}
+	}
+	return false
+}
+
+// plusBase is the one state every other state is, with "+" and what it adds after it; nil for
+// none.
+func plusBase(runs []*sideRun) *sideRun {
+	for _, b := range runs {
+		base := strings.ToLower(strings.TrimSpace(b.state))
+		all := base != ""
+		for _, o := range runs {
+			if o == b {
+				continue
+			}
+			rest, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(o.state)), base)
+			all = all && ok && strings.HasPrefix(strings.TrimSpace(rest), "+")
+		}
+		if all {
+			return b
+		}
+	}
+	return nil
+}
+
 // Another change's states: "before"/"after" followed by something that is not this message's
 // change ("after 0123abcd", "after the regression", "before commit X"), as a fix for a
 // regression names the tree before it broke and after, then "with this fix".
 var (
 	anotherChangeRe = regexp.MustCompile(`(?i)^\s*(before|after|pre|post)[\s-]+(\S.*?)\s*:?\s*$`)
 	thisChangeRe    = regexp.MustCompile(`(?i)^(?:it|this|` + patchNoun + `)\b`)
+	// otherChangeWordsRe names a change other than the message's own: the regression a fix
+	// repairs, the commit that caused it.
+	otherChangeWordsRe = regexp.MustCompile(`(?i)\b(?:regression|regressed|offending|culprit|breakage|bad\s+commit|commit\s+[0-9a-f]{7,40})\b`)
+	itRe               = regexp.MustCompile(`(?i)^it\b`)
 	// namesThisChangeRe is a state that names this message's change.
 	namesThisChangeRe = regexp.MustCompile(`(?i)\b(?:(?:this|my|our)\s+(?:patch|patches|fix|change|series|patchset|commit)|patched|fixed)\b|\+\s*(?:this|the\s+fix|fix\b)`)
 )
@@ -596,11 +649,23 @@ func anotherChangesSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 	if len(runs) < 3 {
 		return nil, nil, false
 	}
+	// "before the regression ..., after it ...": once a state names the other change, "it"
+	// in another state's words is that change, not this message's
+	itIsOther := false
+	for _, s := range runs {
+		if m := anotherChangeRe.FindStringSubmatch(s.state); m != nil && otherChangeWordsRe.MatchString(m[2]) && !namesThisChangeRe.MatchString(m[2]) {
+			itIsOther = true
+		}
+	}
 	var current, fixed *sideRun
 	for _, s := range runs {
 		m := anotherChangeRe.FindStringSubmatch(s.state)
+		if m == nil && parentNamed(s.state, runs) {
+			// "1a2b3c4d" beside "1a2b3c4d^": the tree with that commit, after it
+			m = []string{s.state, "after", s.state}
+		}
 		switch {
-		case m != nil && (!thisChangeRe.MatchString(m[2]) || commitOnly(m[2])):
+		case m != nil && (!thisChangeRe.MatchString(m[2]) || commitOnly(m[2]) || itIsOther && itRe.MatchString(m[2])):
 			if w := strings.ToLower(m[1]); w == "after" || w == "post" {
 				if current != nil {
 					return nil, nil, false

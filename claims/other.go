@@ -677,6 +677,11 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 	if versionOf(rb.state) > 0 && patchBefore.FindStringIndex(rb.state) == nil && !strings.Contains(strings.ToLower(rb.state), "without") {
 		return false // "with v3" against "with v2 of this patch": two versions of the change, no base
 	}
+	if fixed, ok := fixAfterRegression(text, m[1], ub.norm, g(1), g(3), lineOf); ok {
+		// the two states are the trees around the regression this message fixes
+		r.addPair([2]reading{ra, fixed})
+		return true
+	}
 	if later, ok := laterVersion(text[m[1]:], versionOf(ra.state), ua.norm); ok {
 		ra.value, ra.state = later.value, later.state // "..., with v2: X, with v3: Y": the last version
 	}
@@ -976,8 +981,61 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 	if firstAfter {
 		rb, ra = ra, rb
 	}
+	if fixed, ok := fixAfterRegression(text, m[1], ub.norm, w1+" "+g(2), w2+" "+g(6), lineOf); ok {
+		// "Before the regression 9.4 Gbit/s, after it 8.1 Gbit/s, and with this patch 9.3
+		// Gbit/s": the two clauses are the trees around another change; the fix is
+		// compared with the tree as it is now, the one after that change.
+		r.addPair([2]reading{ra, fixed})
+		return true
+	}
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// fixAfterRegression reads, after two clauses that name the trees before and after another
+// change (the first's words name it: "before the regression", "before commit 1a2b3c4d"; the
+// second's refer to it: "after it"), a third clause that names this message's change and its
+// figure of unit norm: the fixed state, to be compared with the tree after the other change.
+func fixAfterRegression(text string, end int, norm, words1, words2 string, lineOf func(int) int) (reading, bool) {
+	lead := func(s string) string {
+		if w := strings.ToLower(firstWord(s)); w != "prior" {
+			return w
+		}
+		return "before"
+	}
+	if !(lead(words1) == "before" && lead(words2) == "after" || lead(words1) == "after" && lead(words2) == "before") {
+		return reading{}, false
+	}
+	if !otherChangeWordsRe.MatchString(words1+" "+words2) || namesThisChangeRe.MatchString(words1+" "+words2) {
+		return reading{}, false
+	}
+	return fixClauseAfter(text, end, norm, lineOf)
+}
+
+// fixClauseRe is a third clause after two figures that names this message's change and gives
+// its figure: ", and with this patch 9.3 Gbit/s", "; this fix brings it back to 9.3 Gbit/s".
+var fixClauseRe = regexp.MustCompile(`(?i)^\s*[,;]?\s*(?:and\s+|but\s+|while\s+)?((?:with|after|applying|\+)?\s*[^.;:\d(]{0,60}?)[:\s,]\s*\(?(~?\d+(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*|\s?%)?)`)
+
+// theFixRe is "the fix" or "the patch": after two clauses about another change, the
+// message's own.
+var theFixRe = regexp.MustCompile(`(?i)\bthe\s+(?:fix|patch|series)\b`)
+
+// fixClauseAfter reads a clause naming this change right after offset, its figure of unit
+// norm: the fixed state's reading.
+func fixClauseAfter(text string, offset int, norm string, lineOf func(int) int) (reading, bool) {
+	m := fixClauseRe.FindStringSubmatchIndex(text[offset:])
+	if m == nil {
+		return reading{}, false
+	}
+	words := text[offset+m[2] : offset+m[3]]
+	if !namesThisChangeRe.MatchString(words) && !theFixRe.MatchString(words) {
+		return reading{}, false
+	}
+	v, u, ok := parseValue(strings.TrimPrefix(text[offset+m[4]:offset+m[5]], "~"))
+	if !ok || u.norm != norm {
+		return reading{}, false
+	}
+	return reading{metric: metricOf(u), unit: u.norm, value: round(v), line: lineOf(offset + m[4]), state: strings.TrimSpace(words)}, true
 }
 
 // perSecondAfterRe is "per second" after a figure, maybe after its count word, maybe wrapped
@@ -1122,10 +1180,15 @@ func crossContrast(w1, rest1, w2, rest2 string) bool {
 	return false
 }
 
+// sentenceInsideRe is the end of a sentence followed by the start of another.
+var sentenceInsideRe = regexp.MustCompile(`[.!?]\s+\p{Lu}`)
+
 func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	vb, ub, va, ua, ok := sharedUnit(g(1), g(3), true)
-	if !ok || ub.norm != ua.norm || ub.kind == "percent" {
+	if !ok || ub.norm != ua.norm || ub.kind == "percent" || sentenceInsideRe.MatchString(g(2)) {
+		// The first state's words end a sentence and start another ("1.71 Mpps and
+		// another 1.80 Mpps. After it, 2.35 Mpps"): they are no state's name.
 		return false
 	}
 	second := g(4)

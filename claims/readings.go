@@ -227,6 +227,9 @@ func lineLabel(text string) (label, rest string) {
 	if m := gapLabelRe.FindStringSubmatch(text); m != nil {
 		return strings.TrimSpace(m[1]), m[2]
 	}
+	if m := commitLabelRe.FindStringSubmatch(text); m != nil && commitIDRe.MatchString(m[2]) {
+		return strings.TrimSpace(m[1]), m[3]
+	}
 	if m := releaseLabelRe.FindStringSubmatch(text); m != nil {
 		return m[1], m[2]
 	}
@@ -390,6 +393,11 @@ var wordsThenFigureRe = regexp.MustCompile(`^\s*((?:\+\s?)?[A-Za-z][^\d:=|]{0,60
 // start with the plus of what it adds to a base, end in a number or a range of them, and hold
 // a release's number, "v6.12 (no patch)", "6.12-rc3", "6.1.55": a bare "9.12" is a figure).
 var gapLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?(?:v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?\b|[A-Za-z])(?:[^\d:=|]|v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?\b|\d+\.\d+(?:\.\d+|-rc\d+)\b){0,60}?(?:[A-Za-z)\]]|[A-Za-z]\s\d{1,3}(?:-\d{1,3})?))\s{2,}(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
+
+// commitLabelRe is a tree named by a commit's id, its parent's ("1a2b3c4d^", "1a2b3c4d~1") or
+// with something added ("1a2b3c4d + this patch"), maybe a note after it, two spaces or more,
+// and one figure: group 2 the id.
+var commitLabelRe = regexp.MustCompile(`^\s*((?:\+\s?)?([0-9a-f]{7,40})(?:\^+|~\d{1,2})?(?:\s+[^\d:=|]{0,60}?[A-Za-z)\]])?)\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ%/]+(?:/s(?:ec)?)?)?)\s*$`)
 
 // parameterLabelRe is a row named by the value of the parameter it varies, then one figure: a
 // case of a sweep, not a run ("txq=4  7.02 Mpps", "2 queues   17.1 Gbit/s", "64B  3.1 Mpps",
@@ -1668,6 +1676,12 @@ func labelUnit(label string) (unit, bool) {
 	if m := unitFirstNoteRe.FindStringSubmatch(label); m != nil {
 		// "Mpps (64B)", "Gbit/s, 8 queues": a rate's unit, then the case its figures are of
 		if u, ok := lookupUnit(m[1]); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+			return u, true
+		}
+	}
+	if loc := trailingNoteRe.FindStringIndex(label); loc != nil && loc[0] > 0 && !strings.ContainsAny(label[:loc[0]], "()[]") {
+		// "CPU% (tx)", "Gbit/s [median]": the unit, then a note of what it is of
+		if u, ok := labelUnit(label[:loc[0]]); ok {
 			return u, true
 		}
 	}

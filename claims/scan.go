@@ -402,6 +402,12 @@ func impossible(c Claim) string {
 func (r *Report) command(ctx *context, lines []line, i int) {
 	l := lines[i]
 	ctx.command, ctx.cmdLine = commandText(l.text), l.n
+	if m := promptNameRe.FindStringSubmatch(strings.TrimSpace(l.text)); m != nil {
+		// the prompt names the kernel the command ran on: the lines below are of that
+		// state, whatever a line above said
+		side, _, _ := stateOf(m[1])
+		ctx.blk.side, ctx.blk.state = cmp.Or(side, "?"), m[1]
+	}
 	if t, ok := toggle(ctx.command, l.n); ok {
 		r.Toggles = append(r.Toggles, t)
 		if t.measured && !ctx.named {

@@ -60,8 +60,9 @@ var patchOrdinalRe = regexp.MustCompile(`(?i)^(?:(?:patch(?:es)?|commit)\s*)?#?\
 
 // fillerRe is what is left of a label when its state's words are taken out and nothing of a
 // measurement remains: "with the" of "with the whole series", "kernel" of "baseline kernel"
-// (what the state is of: the kernel, its tree, its build).
-var fillerRe = regexp.MustCompile(`(?i)^[\s+,:-]*(?:(?:with|w/|and|the|this|these|my|our|a|an|of|all|applied|only|kernels?|trees?|builds?|code)[\s+,:-]*)*$`)
+// (what the state is of: the kernel, its tree, its build), "it" of "after it" (the change a
+// state before named).
+var fillerRe = regexp.MustCompile(`(?i)^[\s+,:-]*(?:(?:with|w/|and|the|this|these|my|our|a|an|of|all|applied|only|kernels?|trees?|builds?|code|it|them)[\s+,:-]*)*$`)
 
 // nounBeforeRe is a noun phrase with its article just before a word: "the commit" in "the
 // commit before it".

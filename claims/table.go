@@ -204,7 +204,7 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 		}
 	}
 	// Two header rows, the upper grouping the lower's columns: read as one row of joined names.
-	if i+1 < len(lines) && len(readFigures(lines[i].text).figures) == 0 && len(readFigures(lines[i+1].text).figures) == 0 {
+	if i+1 < len(lines) && namesOnly(lines[i].text) && namesOnly(lines[i+1].text) {
 		if joined, ok := stackedHeader(lines[i].text, lines[i+1].text); ok {
 			alt := append([]line{}, lines...)
 			alt[i+1].text = joined
@@ -232,11 +232,53 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 			return claims, next, skipped
 		}
 	}
+	if claims, next := stateSpanClaims(lines, i, ctx); next > i {
+		return claims, next, 0
+	}
 	if k := trailingFigureColumns(lines, i); k > 0 {
 		return splitTable(lines, i, ctx, func(text string) []string { return splitTrailing(text, k) })
 	}
 	return nil, i, 0
 }
+
+// headerRow: a table's line, cut into cells, can be its header: two cells or more (not too
+// many), no measured figure (the counts and sizes that name a column aside: "4 queues"), no
+// sentence, not a state's row ("| old | -z | 3498 | 16.0 |") and not a row of figures and a
+// switch's value ("1400   off   10").
+func headerRow(header []string, text string) bool {
+	masked := readFigures(maskParameters(text))
+	if len(header) < 2 || len(header) > maxTableColumns || len(masked.measured()) > 0 || strings.TrimSpace(text) == "" || proseSentence(text) {
+		return false
+	}
+	return !(stateNamed(header[0]) && len(masked.figures) >= 2) && slices.ContainsFunc(header, headerName)
+}
+
+// headerName: a header's cell that names something, not a bare number or a switch's value
+// ("off", "on"), which only a row has.
+func headerName(cell string) bool {
+	c := strings.ToLower(strings.TrimSpace(cell))
+	return !toggleOff[c] && !toggleOn[c] && !countCellRe.MatchString(c)
+}
+
+// countCellRe is a whole count, maybe with its scale ("9820", "877k", "1.2m"): a row's figure,
+// no column's name (a release, "6.6", is one).
+var countCellRe = regexp.MustCompile(`^(?:\d+|\d+(?:\.\d+)?[kmg])$`)
+
+// namesOnly: a header row's figures are none, or only the counts and sizes that name a test's
+// setting ("4 queues", "64B", "1 flow"), never a measurement.
+func namesOnly(text string) bool {
+	masked := countNounRe.ReplaceAllStringFunc(maskParameters(text), func(m string) string {
+		word := strings.TrimLeft(m, "0123456789 ")
+		if u, ok := lookupUnit(word); ok && u.norm != "" {
+			return m // "10 Gbps": a figure
+		}
+		return strings.Repeat("#", len(m)-len(word)) + word // "2 rings": what the column counts
+	})
+	return len(readFigures(masked).figures) == 0
+}
+
+// countNounRe is a whole number and the word after it.
+var countNounRe = regexp.MustCompile(`\b\d+ ?[A-Za-z]+\b`)
 
 // trailingFigureColumns reads a table whose columns are a single space apart and do not line
 // up ("baseline 21.4 12.1 5.5" under "size 64 256 1024"): every row under the header ends in
@@ -622,11 +664,8 @@ func proseSentence(text string) bool {
 // splitTable reads the table at lines[i] with its rows cut into cells by split.
 func splitTable(lines []line, i int, ctx context, splitRow func(string) []string) (claims []Claim, next, skipped int) {
 	header := splitRow(lines[i].text)
-	if len(header) < 2 || len(header) > maxTableColumns || len(readFigures(lines[i].text).measured()) > 0 || strings.TrimSpace(lines[i].text) == "" || proseSentence(lines[i].text) {
+	if !headerRow(header, lines[i].text) {
 		return nil, i, 0
-	}
-	if stateNamed(header[0]) && len(readFigures(lines[i].text).figures) >= 2 {
-		return nil, i, 0 // "| old | -z | 3498 | 16.0 |": a row of a state, not a header
 	}
 	var rows []tableRow
 	group := "" // the heading of a group of rows inside the table ("alloc:" over "fast:", "slow:")
@@ -927,8 +966,15 @@ var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\bare\s+|\(|,\s+(?:in\s+)?)([
 // not, rules and upper header rows not counted) says its figures are in, "" where it says none.
 func captionUnit(lines []line, header int) string {
 	j := header - 1
-	headerRow := func(t string) bool { return strings.Contains(t, "|") && len(readFigures(t).measured()) == 0 }
-	for j >= 0 && j >= header-4 && (strings.TrimSpace(lines[j].text) == "" || separatorRe.MatchString(lines[j].text) || headerRow(lines[j].text)) {
+	upperRow := func(t string) bool {
+		if strings.Contains(t, "|") {
+			return len(readFigures(t).measured()) == 0
+		}
+		// an upper header row of names apart by wide spaces ("4 queues    16 queues"), no
+		// caption (one phrase, or ending in a colon)
+		return len(splitRow(t)) >= 2 && namesOnly(t) && !strings.HasSuffix(strings.TrimSpace(t), ":") && !proseSentence(t)
+	}
+	for j >= 0 && j >= header-4 && (strings.TrimSpace(lines[j].text) == "" || separatorRe.MatchString(lines[j].text) || upperRow(lines[j].text)) {
 		j--
 	}
 	if j < 0 || j < header-4 || strings.Contains(lines[j].text, "|") {
@@ -975,7 +1021,27 @@ func captionUnit(lines []line, header int) string {
 			}
 		}
 	}
-	return ""
+	// A rate's unit as a word of the caption's paragraph, after no figure ("Rx side Mpps as
+	// reported by xdp-bench"): the one such unit it names.
+	found := ""
+	for k := j; k >= 0 && k >= j-2 && strings.TrimSpace(lines[k].text) != ""; k-- {
+		words := strings.Fields(lines[k].text)
+		for w, word := range words {
+			word = strings.Trim(word, ",.:;()")
+			if w > 0 && len(readFigures(words[w-1]).figures) > 0 {
+				continue // a figure's unit ("a 100 Gbit/s link"), not the table's
+			}
+			u, ok := lookupUnit(word)
+			if !ok || !(u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
+				continue
+			}
+			if found != "" && found != word {
+				return "" // two units: which the figures are in, the caption does not say
+			}
+			found = word
+		}
+	}
+	return found
 }
 
 // captionLeadWordsRateRe is a rate in words at a caption's start: "Frames per second", "Requests
@@ -2437,7 +2503,7 @@ func stackedHeader(upper, lower string) (string, bool) {
 // past a rule between them: both rows of pipes without a cell that is a value (the lower's
 // names may count things: "1 flow"), the lower with more cells.
 func spannedLower(lines []line, i int) (int, bool) {
-	if !strings.Contains(lines[i].text, "|") || len(readFigures(lines[i].text).figures) > 0 {
+	if !strings.Contains(lines[i].text, "|") || !namesOnly(lines[i].text) {
 		return 0, false
 	}
 	j := i + 1
@@ -2477,7 +2543,7 @@ func spanHeader(upper, lower string) (string, bool) {
 	for _, seg := range segments(l) {
 		text := strings.TrimSpace(string(l[seg[0]:seg[1]]))
 		if text == "" && (seg[0] == 0 || seg[1] == len(l)) {
-			if seg[0] == 0 && strings.TrimSpace(string(l[:seg[1]])) == "" && len(cells) == 0 && seg[1] < len(l) {
+			if seg[0] == 0 && seg[1] > 0 && strings.TrimSpace(string(l[:seg[1]])) == "" && len(cells) == 0 && seg[1] < len(l) {
 				cells = append(cells, "-") // the corner, empty
 			}
 			continue
@@ -2512,6 +2578,11 @@ func groupHeader(upper, lower string) (string, bool) {
 			if t.start <= c.start+len([]rune(c.text)) {
 				name = t.text
 			}
+		}
+		if k == 0 && top[0].start > c.start && (len(low)-1)%len(top) == 0 && len(low)%len(top) != 0 {
+			// the corner ("pkt sz"), left of the groups the upper row names, each group as
+			// many columns
+			name = ""
 		}
 		if k > 0 {
 			b.WriteString("  ")
