@@ -30,6 +30,7 @@ var toolLayouts = []toolLayout{
 	{"iperf 2 reports", iperf2Report, []string{"iperf2-report-under-headings.txt", "iperf2-runs-one-after-another.txt"}},
 	{"pktgen results", pktgenResult, []string{"pktgen-result.txt"}},
 	{"XDP samples' summaries", xdpSampleSummary, []string{"xdp-bench-summaries-three-states.txt"}},
+	{"XDP samples' per-interval lines", xdpSampleLines, []string{"xdp-bench-interval-lines.txt"}},
 	{"xdpsock statistics", xdpsockStats, []string{"xdpsock-stats-after-first.txt"}},
 	{"LKP comparison tables", lkpTable, []string{"lkp-comparison.txt", "lkp-parameters-line-no-headline.txt"}},
 	{"mmtests comparison reports", mmtestsReport, []string{"mmtests-compare-means.txt", "mmtests-compare-one-header-row.txt"}},

@@ -1180,6 +1180,9 @@ func crossContrast(w1, rest1, w2, rest2 string) bool {
 	return false
 }
 
+// clauseLeadWords start the words of a state after its figure: "~19.6 with it", "11 without".
+var clauseLeadWords = map[string]bool{"with": true, "w/": true, "without": true, "w/o": true, "before": true, "after": true, "prior": true, "using": true, "on": true}
+
 // sentenceInsideRe is the end of a sentence followed by the start of another.
 var sentenceInsideRe = regexp.MustCompile(`[.!?]\s+\p{Lu}`)
 
@@ -1201,7 +1204,8 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 		// separator and its words are the next line's label, not a reading of its own.
 		return false
 	}
-	if _, _, unitGiven := parseValue(strings.TrimPrefix(g(3), "~")); !unitGiven {
+	_, _, unitGiven := parseValue(strings.TrimPrefix(g(3), "~"))
+	if !unitGiven {
 		// "~19 with it": the word after the bare figure starts its state's words
 		if _, word, ok := strings.Cut(g(3), " "); ok {
 			second = word + " " + second
@@ -1212,6 +1216,10 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 	first := func(s string) string { f := strings.Fields(strings.ToLower(s)); return f[0] }
 	opposite := map[string]string{"before": "after", "after": "before"}
 	switch {
+	case !unitGiven && (sb == "" || sa == "") && !clauseLeadWords[first(second)]:
+		// "1s samples, 5 consecutive samples after warm-up": a bare count with a noun after
+		// it is no figure of the other state, unless its words lead with a state's ("~19.6
+		// with it") or both figures' words name their states
 	case sb == "" && sa != "" && strongA && !stateNamed(g(2)):
 		// "420 kpps with the multi-flow script and 250 kpps without the patch": only one
 		// figure's words name the patch; the other figure is the other state.
