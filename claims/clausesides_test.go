@@ -220,3 +220,38 @@ func TestLabelUnitBeforeANote(t *testing.T) {
 		}
 	}
 }
+
+// TestWasBeforeAShare: a percentage and the one it replaced ("71% (was 78%)", "down from")
+// are a pair where the words before name a share (CPU, cycles, loss), and no pair elsewhere,
+// where percentages more often state changes.
+func TestWasBeforeAShare(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{" - receiver CPU for that flow: 71% (was 78%)\n", pair(78, 71)},
+		{"Packet loss at 10k flows is now 0.4%, down from 2.9%.\n", pair(2.9, 0.4)},
+		{"softirq time 31% (was 44%) on the rx core\n", pair(44, 31)},
+		{"The gain is 5% (was 3% in v1).\n", ""},
+		{"Throughput improved by 12%, up from 9% in the first version.\n", ""},
+		{"A single rx core now saturates at 6.97 Mpps instead of 4.91\nMpps.\n", pair(4.91e6, 6.97e6)},
+	} {
+		if got := onePair(t, "Subject: [PATCH net-next] ice: use page_pool fragments\n\n"+c.text); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+// TestVsOrderNote: a note after "X vs Y" that says which state comes first or last orders the
+// pair, whichever state it names.
+func TestVsOrderNote(t *testing.T) {
+	for _, c := range []struct{ note, want string }{
+		{"(net-next first)", pair(22.4e9, 24e9)},
+		{"(baseline first)", pair(22.4e9, 24e9)},
+		{"(patched first)", pair(24e9, 22.4e9)},
+		{"(base last)", pair(24e9, 22.4e9)},
+		{"(unpatched last, 3 runs)", pair(24e9, 22.4e9)},
+	} {
+		text := "Subject: Re: [PATCH net-next] virtio_net: free tx skbs in napi poll\n\nThe absolute values: 22.4 vs 24.0 Gbit/s\n" + c.note + ", a bit more than I wrote.\n"
+		if got := onePair(t, text); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.note, got, c.want)
+		}
+	}
+}

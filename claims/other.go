@@ -731,7 +731,7 @@ var labelledFigureRe = regexp.MustCompile(`([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(
 // 247 ns", "forwards 3.9 Mpps (up from 3.4 Mpps)", "5.1 Mpps SYN instead of 3.6 Mpps", "9.8
 // Mpps (was 9.2 Mpps)", "9.12 GB/s with this patch, up from 8.31 GB/s" (up to four words
 // between). The new figure comes first; "to" after the old one would make it a range.
-var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)(?:\s+per\s+[a-z]+)?(?:\s+[A-Za-z]+){0,4}\s*[,;(]?\s*(?:(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from|instead\s+of|(?:it\s+)?was)\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
+var downFromRe = regexp.MustCompile(`(?i)(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*|%))(?:\s+per\s+[a-z]+)?(?:\s+[A-Za-z]+){0,4}\s*[,;(]?\s*(?:(?:down|up|increased|decreased|improved|reduced|dropped|rose|fell)\s+from|instead\s+of|(?:it\s+)?was)\s+(~?\d+(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*|%)?)(?:\s+per\s+[a-z]+)?(?:[\s).,;]|$)`)
 
 // toFromRe is the new figure after "to" and the old after "from", in that order: "latency
 // dropped to 21 us from 25 us". downFrom reads it.
@@ -762,7 +762,8 @@ func (r *Report) thenNow(text string, m []int, lineOf func(int) int) bool {
 
 // downFrom reads a downFromRe match: the second figure is the state before.
 func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
-	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
+	// a figure wrapped before its unit ("4.91" / "Mpps.") is one figure
+	g := func(k int) string { return strings.Join(strings.Fields(text[m[2*k]:m[2*k+1]]), " ") }
 	if rest := strings.TrimSpace(text[m[1]:]); strings.HasPrefix(strings.ToLower(rest), "to ") || ofSetting(text, m[0]) {
 		return false
 	}
@@ -774,13 +775,24 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 			vb, ub, ok2 = n*ua.factor, ua, true
 		}
 	}
-	if !ok1 || !ok2 || ub.norm != ua.norm || ua.kind == "percent" {
+	if !ok1 || !ok2 || ub.norm != ua.norm || ua.kind == "percent" && !shareNamedBefore(text, m[2]) {
 		return false
 	}
 	rb := reading{metric: metricOf(ub), unit: ub.norm, value: round(vb), line: lineOf(m[4])}
 	ra := reading{metric: metricOf(ua), unit: ua.norm, value: round(va), line: lineOf(m[2])}
 	r.addPair([2]reading{rb, ra})
 	return true
+}
+
+// shareNameRe names a share measured in percent: of a CPU's time, of the cycles, of packets
+// lost.
+var shareNameRe = regexp.MustCompile(`(?i)\b(?:cpu|util(?:i[sz]ation)?|usage|idle|busy|softirq|sys|usr|load|cycles|loss|lost|drops?|dropped)\b`)
+
+// shareNamedBefore: the words of the sentence before offset (since its start or a colon) name
+// a share ("receiver CPU for that flow: 71% (was 78%)"), so percentages there are readings of
+// it, not changes stated.
+func shareNamedBefore(text string, offset int) bool {
+	return shareNameRe.MatchString(text[startAfterMarks(text, offset, ".;!?\n"):offset])
 }
 
 // insteadOfFirstRe is a sentence that opens with the figure replaced, then gives the one that

@@ -1379,6 +1379,12 @@ func vsStatesAfter(connector, tail string) bool {
 	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") {
 		return false
 	}
+	if m := tailOrderRe.FindStringSubmatch(tail); m != nil {
+		// "22.4 vs 24.0 Gbit/s (net-next first)", "(patched first)", "(base last)"
+		side, _, _ := stateOf(m[1])
+		first := strings.EqualFold(m[2], "first")
+		return side == "after" && first || side == "before" && !first
+	}
 	m := tailStatesRe.FindStringSubmatch(tail)
 	if m == nil {
 		return false
@@ -1388,12 +1394,19 @@ func vsStatesAfter(connector, tail string) bool {
 	return a == "after" && b == "before"
 }
 
+// tailOrderRe is a note after "X vs Y" that says which state's figure comes first or last:
+// "(net-next first)", "(patched first)", "(baseline last)".
+var tailOrderRe = regexp.MustCompile(`(?i)^[^()]{0,20}?\(\s*([A-Za-z][\w/+.-]*(?:\s+[\w/+.-]+){0,3}?)\s+(first|last)\s*[),;]`)
+
 // vsBeforeNamedLast: "X vs Y" followed by the name of the state before ("9.8 Gbps vs 9.2
 // Gbps on net-next", "... vs 9.2 without the patch"): Y is the before's figure, X the after's.
 // Arrows say their direction themselves.
 func vsBeforeNamedLast(connector, tail string) bool {
 	if !strings.HasPrefix(strings.ToLower(connector), "vs") && !strings.EqualFold(connector, "versus") {
 		return false
+	}
+	if tailOrderRe.MatchString(tail) {
+		return false // "(net-next first)": the order, not the second figure's state (vsStatesAfter)
 	}
 	words := strings.Fields(strings.TrimLeft(tail, " ,"))
 	if len(words) > 5 {
