@@ -517,11 +517,15 @@ func isCommand(s string) bool {
 			// A program's name that labels a result ("tcp_stream   9.41 Gbit/s", "netperf
 			// 8.1 Gbit/s") is no command: a command's arguments are options and addresses,
 			// not figures with units.
-			return strings.Contains(t, " -") || len(readFigures(t).measured()) == 0
+			return commandOptionRe.MatchString(t) || len(readFigures(t).measured()) == 0
 		}
 	}
 	return false
 }
+
+// commandOptionRe is an option on a command line ("-t TCP_RR", "--bidir", "-P 4"), not an
+// arrow between two figures ("23.6 Mpps -> 26.1 Mpps").
+var commandOptionRe = regexp.MustCompile(`\s--?[A-Za-z]`)
 
 func commandText(s string) string {
 	t := strings.TrimSpace(s)

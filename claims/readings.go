@@ -1698,6 +1698,12 @@ func labelUnit(label string) (unit, bool) {
 			return u, true
 		}
 	}
+	if ms := bracketedRe.FindAllStringSubmatch(label, -1); len(ms) == 1 {
+		// "Throughput (Gbps) HDS off": a group's unit in brackets, the state's words after it
+		if u, ok := lookupUnit(strings.TrimSpace(ms[0][1])); ok && u.norm != "" {
+			return u, true
+		}
+	}
 	if rrTestRe.MatchString(last) {
 		return unit{kind: "trans", norm: "trans/s", factor: 1}, true // netperf's RR tests report transactions/s
 	}
@@ -1707,6 +1713,9 @@ func labelUnit(label string) (unit, bool) {
 	}
 	return unit{}, false
 }
+
+// bracketedRe is a word or two in parentheses or brackets.
+var bracketedRe = regexp.MustCompile(`[(\[]([^()\[\]]{1,12})[)\]]`)
 
 // scaleNoteRe is a scale alone in brackets, the scale of the unit before it: "(M)", "[K]".
 var scaleNoteRe = regexp.MustCompile(`^[(\[][kKMG][)\]]:?$`)

@@ -2507,7 +2507,7 @@ func spannedLower(lines []line, i int) (int, bool) {
 		return 0, false
 	}
 	j := i + 1
-	for j < len(lines) && j < i+3 && separatorRe.MatchString(lines[j].text) {
+	for j < len(lines) && j < i+3 && (separatorRe.MatchString(lines[j].text) || namedRuleRe.MatchString(lines[j].text)) {
 		j++
 	}
 	if j >= len(lines) || !strings.Contains(lines[j].text, "|") {
@@ -2520,6 +2520,10 @@ func spannedLower(lines []line, i int) (int, bool) {
 	}
 	return j, strings.Count(lines[j].text, "|") > strings.Count(lines[i].text, "|")
 }
+
+// namedRuleRe is a box-drawn table's rule under its upper header row that leaves the corner's
+// name standing ("|  MTU  +-------+-------+"): a rule, the name a corner's.
+var namedRuleRe = regexp.MustCompile(`^\s*\|?\s*[\w ]{1,20}?\s*\+[-=+]+\|?\s*$`)
 
 // spanHeader joins a header row of pipes over another whose cells it spans ("| without X |
 // with X |" over "| 64B | 1500B | 64B | 1500B |"): each lower cell named by the upper cell
@@ -2543,7 +2547,7 @@ func spanHeader(upper, lower string) (string, bool) {
 	for _, seg := range segments(l) {
 		text := strings.TrimSpace(string(l[seg[0]:seg[1]]))
 		if text == "" && (seg[0] == 0 || seg[1] == len(l)) {
-			if seg[0] == 0 && seg[1] > 0 && strings.TrimSpace(string(l[:seg[1]])) == "" && len(cells) == 0 && seg[1] < len(l) {
+			if seg[0] == 0 && seg[1] > 0 && strings.TrimSpace(string(l[:seg[1]])) == "" && len(cells) == 0 && seg[1] < len(l) && !strings.HasPrefix(strings.TrimSpace(lower), "|") {
 				cells = append(cells, "-") // the corner, empty
 			}
 			continue
