@@ -255,3 +255,24 @@ func TestVsOrderNote(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsTakeTheCaptionsUnit: rows of two bare figures, their order named in a sentence,
+// take the unit that sentence gives, its scale written apart or not ("in M pps", "unit is
+// Kpps"); none given, they stay bare.
+func TestRowsTakeTheCaptionsUnit(t *testing.T) {
+	for _, c := range []struct {
+		caption string
+		unit    string
+		before  float64
+	}{
+		{`Numbers are "base / patched", in M pps:`, "pps", 1.12e6},
+		{`Numbers are "base / patched", unit is Kpps:`, "pps", 1120},
+		{`Numbers are "base / patched", in Gbit/s:`, "bit/s", 1.12e9},
+		{`Numbers are "base / patched":`, "", 1.12},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\n"+c.caption+"\n\n  1 vCPU   :  1.12 / 1.31\n  2 vCPUs  :  2.05 / 2.44\n"))
+		if err != nil || len(r.Claims) != 2 || r.Claims[0].Unit != c.unit || r.Claims[0].Before.Median != c.before {
+			t.Errorf("%q: %v %s", c.caption, err, claimsText(r))
+		}
+	}
+}

@@ -20,7 +20,7 @@ var (
 	sideColumnRe = regexp.MustCompile(`(?i)\b(left|right|first|second)\b(?:\s+(?:column|side|one))?\s*(?:[:=]|is|are|shows?|has|holds?)?\s*([A-Za-z][\w/ +-]{0,40}?)\s*(?:[,;.)]|$)|([A-Za-z][\w/ +-]{0,40}?)\s+(?:(?:is|are)\s+)?(?:shown\s+)?(?:on|in)\s+the\s+(left|right|first|second)\b`)
 	// thenOrderRe is two states' names in the columns' order: "base then patched", "before
 	// and after", "w/o / w/".
-	thenOrderRe = regexp.MustCompile(`(?i)\b([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w+-]*)?)\s+(?:then|followed\s+by|/|vs\.?|and)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w+-]*)?)\s*(?:[,;.)]|$)`)
+	thenOrderRe = regexp.MustCompile(`(?i)\b([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w+-]*)?)\s+(?:then|followed\s+by|/|vs\.?|and)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w+-]*)?)\s*["'”’]?\s*(?:[,;.):]|$)`)
 )
 
 // columnSides is the side of the left column's figures that a sentence gives: "before" when
@@ -59,6 +59,10 @@ var rowCellsRe = regexp.MustCompile(`\s*\|\s*|\t+|\s{2,}`)
 // units or without, a pipe between them or not.
 var singleSpacedRowRe = regexp.MustCompile(`^\s*(\S.*?)\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ/%]+)?)\s+\|?\s*(~?\d[\d.,]*(?:\s?[A-Za-zµ/%]+)?)\s*$`)
 
+// slashRowRe is a row of a name, a colon and two figures apart by a slash with spaces around
+// it (a unit's slash has none).
+var slashRowRe = regexp.MustCompile(`^\s*([^:|]*[A-Za-z][^:|]*?)\s*:\s*(~?\d[\d.,]*(?:\s?[A-Za-zµ/%]+)?)\s+/\s+(~?\d[\d.,]*(?:\s?[A-Za-zµ/%]+)?)\s*$`)
+
 // twoFigureRow is a row's name (its first cell, with a letter in it) and its two figures of
 // one unit, one in each other cell.
 func twoFigureRow(text string) (name string, figs []figure, ok bool) {
@@ -67,6 +71,10 @@ func twoFigureRow(text string) (name string, figs []figure, ok bool) {
 		if c != "" {
 			cells = append(cells, c)
 		}
+	}
+	if m := slashRowRe.FindStringSubmatch(text); m != nil {
+		// "1 queue pair  :  2310 / 2645": a name, a colon, the two figures apart by a slash
+		cells = m[1:]
 	}
 	if len(cells) != 3 {
 		// single spaces: the name, then two figures at the line's end ("64B 1.02 1.19")
@@ -119,14 +127,15 @@ func (r *Report) columnOrderClaims(lines []line) {
 			}
 		}
 		if side != "" {
-			r.rowPairs(lines[i:j], side)
+			r.rowPairs(lines[i:j], side, captionUnit(lines, i))
 		}
 		i = j
 	}
 }
 
-// rowPairs pairs each row's two figures, the left one's side given.
-func (r *Report) rowPairs(rows []line, leftSide string) {
+// rowPairs pairs each row's two figures, the left one's side given; bare figures take the
+// unit the caption above gives (captionUnit), if any.
+func (r *Report) rowPairs(rows []line, leftSide, captionUnit string) {
 	var names []string
 	var figures [][]figure
 	for _, l := range rows {
@@ -138,7 +147,7 @@ func (r *Report) rowPairs(rows []line, leftSide string) {
 	}
 	for k, l := range rows {
 		name := names[k]
-		b, a := figures[k][0], figures[k][1]
+		b, a := headerUnit(figures[k][0], captionUnit), headerUnit(figures[k][1], captionUnit)
 		if leftSide == "after" {
 			b, a = a, b
 		}

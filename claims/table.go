@@ -241,6 +241,13 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 	return nil, i, 0
 }
 
+// scaleApartRe is a scale written as a word of its own before its unit: "K pps", "M pps",
+// "G bit/s".
+var scaleApartRe = regexp.MustCompile(`\b([kKMG])\s+(pps|bps|bit/s|bits/s|b/s|B/s|Bps)\b`)
+
+// joinScale writes a scale apart from its unit ("K pps") as one unit ("Kpps").
+func joinScale(text string) string { return scaleApartRe.ReplaceAllString(text, "$1$2") }
+
 // headerRow: a table's line, cut into cells, can be its header: two cells or more (not too
 // many), no measured figure (the counts and sizes that name a column aside: "4 queues"), no
 // sentence, not a state's row ("| old | -z | 3498 | 16.0 |") and not a row of figures and a
@@ -980,12 +987,13 @@ func captionUnit(lines []line, header int) string {
 	if j < 0 || j < header-4 || strings.Contains(lines[j].text, "|") {
 		return ""
 	}
-	for _, m := range captionUnitRe.FindAllStringSubmatch(lines[j].text, -1) {
+	caption := joinScale(lines[j].text)
+	for _, m := range captionUnitRe.FindAllStringSubmatch(caption, -1) {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
 			return m[1]
 		}
 	}
-	for _, m := range captionEdgeUnitRe.FindAllStringSubmatch(lines[j].text, -1) {
+	for _, m := range captionEdgeUnitRe.FindAllStringSubmatch(caption, -1) {
 		word := cmp.Or(m[1], m[2])
 		if u, ok := lookupUnit(word); ok && u.norm != "" && u.kind != "percent" && !spelledTimeRe.MatchString(word) {
 			return word
@@ -993,22 +1001,22 @@ func captionUnit(lines []line, header int) string {
 	}
 	// A caption that opens with a rate's unit, words after it ("Gbit/s through a bond of two
 	// ports, by xmit_hash_policy:", "Mpps forwarded, 64B:").
-	if m := captionLeadRateRe.FindStringSubmatch(lines[j].text); m != nil {
+	if m := captionLeadRateRe.FindStringSubmatch(caption); m != nil {
 		if u, ok := lookupUnit(m[1]); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
 			return m[1]
 		}
 	}
 	// A caption that opens with a rate spelled in words, where it was counted after it
 	// ("Frames per second received on the interlink port:").
-	if m := captionLeadWordsRateRe.FindStringSubmatch(lines[j].text); m != nil {
+	if m := captionLeadWordsRateRe.FindStringSubmatch(caption); m != nil {
 		if u, ok := lookupUnit(strings.ToLower(m[1])); ok && (u.kind == "rate" || u.kind == "packets" || u.kind == "trans") {
 			return strings.ToLower(strings.Fields(m[1])[0]) + "/s" // one word, as a corner's unit is read
 		}
 	}
 	// A caption that names one request/response test and no unit ("64 netperf TCP_RR flows:"):
 	// the test's transactions per second.
-	if tests := rrTestWordRe.FindAllString(lines[j].text, -1); len(tests) > 0 && !slices.ContainsFunc(tests, func(t string) bool { return !strings.EqualFold(t, tests[0]) }) &&
-		!streamTestWordRe.MatchString(lines[j].text) {
+	if tests := rrTestWordRe.FindAllString(caption, -1); len(tests) > 0 && !slices.ContainsFunc(tests, func(t string) bool { return !strings.EqualFold(t, tests[0]) }) &&
+		!streamTestWordRe.MatchString(caption) {
 		return "trans/s"
 	}
 	// A caption of several lines: the unit "in" which its figures are, said on a line of the
@@ -1025,7 +1033,7 @@ func captionUnit(lines []line, header int) string {
 	// reported by xdp-bench"): the one such unit it names.
 	found := ""
 	for k := j; k >= 0 && k >= j-2 && strings.TrimSpace(lines[k].text) != ""; k-- {
-		words := strings.Fields(lines[k].text)
+		words := strings.Fields(joinScale(lines[k].text))
 		for w, word := range words {
 			word = strings.Trim(word, ",.:;()")
 			if w > 0 && len(readFigures(words[w-1]).figures) > 0 {
