@@ -98,6 +98,10 @@ func joinOpenParens(cells []string) []string {
 	return out
 }
 
+// spacedThousandsRe is a cell that is one figure whose thousands are grouped by single spaces
+// ("1 842", "27 410"), as SI writes them.
+var spacedThousandsRe = regexp.MustCompile(`^\d{1,3}(?: \d{3})+(?:\.\d+)?$`)
+
 // stateNamed: a label names a state of the change ("Without patch", "Base kernel").
 func stateNamed(label string) bool {
 	side, _, _ := stateOf(label)
@@ -115,6 +119,9 @@ func cellValue(cell string) (figure, bool) {
 		if _, unit := lookupUnit(m[2]); !unit {
 			cell = m[1] // "9356.22 (not stable)": the figure; the words are a remark on it
 		}
+	}
+	if spacedThousandsRe.MatchString(cell) {
+		cell = strings.ReplaceAll(cell, " ", "") // "27 410": thousands grouped by spaces, one figure
 	}
 	if spread := cellSpreadRe.ReplaceAllString(cell, ""); spread != cell && kiloCellRe.MatchString(spread) {
 		cell = spread // "41.2k ± 0.4k": the figure in thousands, its spread after it
