@@ -1986,8 +1986,21 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 		}
 		side, state, label = s, strings.TrimSpace(label[k+1:]), strings.Join(strings.Fields(label[:k]), " ")
 	}
-	if s, _, _ := stateOf(label); side == "" && s != "" {
+	if whole, _, _ := stateOf(label); side == "" && whole == "" {
+		if m := trailingPatchNounRe.FindStringSubmatch(label); m != nil {
+			if s, _, _ := stateOf(m[1]); s == "" && !negationRe.MatchString(m[1]) {
+				// "vxlan patch" beside "vxlan base": the test's name, then the state's noun
+				side, state, label = "after", label, m[1]
+			}
+		}
+	}
+	if s, _, rest := stateOf(label); side == "" && s != "" {
 		side, state, label = s, label, ""
+		if !slices.ContainsFunc(r.cells, func(c string) bool { _, v := cellValue(c); return !v && strings.TrimSpace(c) != "" }) {
+			// "vxlan base", "vxlan patch" and no cell of words: what the label says besides
+			// the state names the row's test
+			label = strings.TrimSpace(rest)
+		}
 	}
 	if label != "" {
 		others = append(others, label)
@@ -2007,6 +2020,13 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	}
 	return side, state, strings.Join(others, ", ")
 }
+
+// trailingPatchNounRe is a row's label that ends in the noun of what the message brings after
+// a word or two naming the test: "vxlan patch", "UDP 64B patched".
+var trailingPatchNounRe = regexp.MustCompile(`(?i)^\s*(\S+(?:\s+\S+)?)\s+(?:patch|patched|series|fix|fixed)\s*:?$`)
+
+// negationRe is a word that negates what follows: "no patch", "non-patched".
+var negationRe = regexp.MustCompile(`(?i)\b(?:no|not|non|without|w/o|pre|un)\b`)
 
 // toggleRows are a table's rows with the features off and on in columns ks ("batch" off and
 // on) taken as each row's state: all off the state before, all on the state after, any other
