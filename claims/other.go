@@ -608,7 +608,7 @@ func (r *Report) countChange(l line) {
 // without this patch, and it reaches 310Mbps with this patch" (a verb of the second clause),
 // "23 Gbps without XDP but ~19 with it" (the unit given once: sharedUnit), "48.2 seconds on
 // 6.12 and 12.9 seconds with this fix" (a version among the state's words).
-var valueFirstRe = regexp.MustCompile(`(?i)(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[A-Za-z][A-Za-z/]*)\s+([A-Za-z][\w/+-]*(?:\s(?:[A-Za-z./][\w./+-]*|v?\d+\.\d+(?:\.\d+)*(?:-[\w.+-]+)?)){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b|\bagainst\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+|in\s+)?(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
+var valueFirstRe = regexp.MustCompile(`(?i)(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:[A-Za-z][A-Za-z/]*|%))\s+([A-Za-z][\w/+-]*(?:\s(?:[A-Za-z./][\w./+-]*|v?\d+\.\d+(?:\.\d+)*(?:-[\w.+-]+)?)){0,5}?)\s*(?:,|;|\band\b|\bbut\b|\bvs\.?|\bversus\b|\bagainst\b)\s*(?:and\s+|while\s+|but\s+)?(?:(?:it|we|this|that)\s+)?(?:[a-z]+\s+)?(?:at\s+|about\s+|around\s+|to\s+|in\s+)?(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:[A-Za-z][A-Za-z/]*|%))?)\s+([A-Za-z][\w/+-]*(?:\s[A-Za-z][\w/+-]*){0,3})`)
 
 // stateLedRe is two clauses, each led by the name of its state and ending in its figure:
 // "Before this patch the stream reached 2.9 Gbit/s; after it, 3.4 Gbit/s", "Without the patch
@@ -1201,7 +1201,7 @@ var sentenceInsideRe = regexp.MustCompile(`[.!?]\s+\p{Lu}`)
 func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	vb, ub, va, ua, ok := sharedUnit(g(1), g(3), true)
-	if !ok || ub.norm != ua.norm || ub.kind == "percent" || sentenceInsideRe.MatchString(g(2)) {
+	if !ok || ub.norm != ua.norm || ub.kind == "percent" && !shareNamedBefore(text, m[2]) || sentenceInsideRe.MatchString(g(2)) {
 		// The first state's words end a sentence and start another ("1.71 Mpps and
 		// another 1.80 Mpps. After it, 2.35 Mpps"): they are no state's name.
 		return false

@@ -640,6 +640,7 @@ func tableShape(header []string, rows []tableRow) (corner string, cols []string,
 	for _, r := range rows {
 		width = min(width, len(r.cells))
 	}
+	rows, header = dropSparseTail(rows, header, width)
 	for _, r := range rows {
 		if len(r.cells) != width {
 			return "", nil, nil, false
@@ -661,6 +662,29 @@ func tableShape(header []string, rows []tableRow) (corner string, cols []string,
 		rows = rows[1:]
 	}
 	return corner, cols, rows, true
+}
+
+// dropSparseTail takes off the header's last columns that most rows leave empty (a note of a
+// few rows: "drops/s patched / net-next" over "41210 / 188034" in one row and nothing in the
+// others), where the cells cut off are no single figures: the table is its first width
+// columns after the label.
+func dropSparseTail(rows []tableRow, header []string, width int) ([]tableRow, []string) {
+	if width < 2 || len(header) <= width+1 {
+		return rows, header
+	}
+	for _, r := range rows {
+		for _, c := range r.cells[width:] {
+			if _, ok := cellValue(c); ok {
+				return rows, header // a figure in a later column: a row of its own shape
+			}
+		}
+	}
+	out := make([]tableRow, len(rows))
+	for k, r := range rows {
+		out[k] = r
+		out[k].cells = r.cells[:width]
+	}
+	return out, header[:width+1]
 }
 
 // maxTableColumns bounds the columns of a table read: a message's tables are a screen wide
@@ -1247,12 +1271,29 @@ func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string
 			cvCol = k
 			continue
 		}
-		if changeColumnRe.MatchString(c) {
-			continue // the change the two states give, stated: no state of its own
+		if changeColumnRe.MatchString(c) || bothStatesNamed(c) {
+			// the change the two states give, stated, or a column holding both states'
+			// figures ("drops/s patched / net-next"): no state of its own
+			continue
 		}
 		valueCols = append(valueCols, c)
 	}
 	return labels, valueCols, cvCol
+}
+
+// bothStatesNamed: a column's name gives two states apart by a slash or "vs" ("drops/s
+// patched / net-next", "base vs new"), one on each side.
+func bothStatesNamed(name string) bool {
+	for _, sep := range []string{" / ", " vs ", " vs. "} {
+		if a, b, ok := strings.Cut(name, sep); ok {
+			sa, _, _ := stateOf(a)
+			sb, _, _ := stateOf(b)
+			if sa != "" && sb != "" && sa != sb {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tableClaims pairs the states of a table: its rows when their labels name states, else
