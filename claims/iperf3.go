@@ -76,9 +76,10 @@ func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement,
 	default:
 		return nil, start, ""
 	}
-	rows := map[string]string{} // role and sender/receiver -> the row, [SUM] rows winning
-	var roles []string          // --bidir's directions in print order; one "" without it
+	rows := map[string][]string{} // role and sender/receiver -> its rows, [SUM] rows winning
+	var roles []string            // --bidir's directions in print order; one "" without it
 	sum := map[string]bool{}
+	ids := map[string]string{} // role and sender/receiver -> the stream of its last row
 	for ; j < len(lines); j++ {
 		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
 		if m == nil {
@@ -94,12 +95,17 @@ func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement,
 			delete(rows, role+"receiver")
 		}
 		if m[1] == "SUM" || !sum[role] {
-			rows[role+m[4]] = lines[j].text
+			key := role + m[4]
+			if ids[key] != m[1] {
+				rows[key] = nil // another stream's row: the last stream's stands
+			}
+			// the same stream's row again: one run after another, pasted in a row
+			rows[key], ids[key] = append(rows[key], lines[j].text), m[1]
 		}
 	}
 	var out []measurement
-	add := func(metric, unitName, role string, v float64) {
-		m := measurement{tool: "iperf3", metric: metric, unit: unitName, values: []float64{round(v)}, state: ctx.state,
+	add := func(metric, unitName, role string, vs []float64) {
+		m := measurement{tool: "iperf3", metric: metric, unit: unitName, values: vs, state: ctx.state,
 			conditions: ctx.conditions, lines: spanLines(lines, start, j)}
 		if role != "" {
 			m.conditions = copyConds(ctx.conditions)
@@ -111,19 +117,31 @@ func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement,
 		out = append(out, m)
 	}
 	for _, role := range roles {
-		row := rows[role+"receiver"]
-		if row == "" {
-			row = rows[role+"sender"]
+		runs := rows[role+"receiver"]
+		if len(runs) == 0 {
+			runs = rows[role+"sender"]
 		}
-		if m := iperf3RowRe.FindStringSubmatch(row); m != nil {
-			if v, u, ok := parseValue(m[3]); ok {
-				add(metricOf(u), u.norm, role, v)
+		var rates, losses []float64
+		var rateUnit unit
+		for _, row := range runs {
+			if m := iperf3RowRe.FindStringSubmatch(row); m != nil {
+				if v, u, ok := parseValue(m[3]); ok && (len(rates) == 0 || u.norm == rateUnit.norm) {
+					rates, rateUnit = append(rates, round(v)), u
+				}
 			}
 		}
-		if m := iperf3LossRe.FindStringSubmatch(rows[role+"receiver"]); m != nil {
-			if v, ok := parseNumber(m[1]); ok {
-				add(scenarios.MetricPacketLoss, "%", role, v)
+		for _, row := range rows[role+"receiver"] {
+			if m := iperf3LossRe.FindStringSubmatch(row); m != nil {
+				if v, ok := parseNumber(m[1]); ok {
+					losses = append(losses, round(v))
+				}
 			}
+		}
+		if len(rates) > 0 {
+			add(metricOf(rateUnit), rateUnit.norm, role, rates)
+		}
+		if len(losses) > 0 {
+			add(scenarios.MetricPacketLoss, "%", role, losses)
 		}
 	}
 	if len(out) == 0 {

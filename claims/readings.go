@@ -1766,9 +1766,9 @@ func runsInARow(label, rest string, sideOfLabel bool) (out []float64, summary fl
 	return out, summary, central
 }
 
-// runListRe is a list of figures apart by commas or spaces, the unit written once after the
-// last: "11.2, 11.4, 11.1 Gbps", "11.2 11.4 11.1 Gbps".
-var runListRe = regexp.MustCompile(`^\s*((?:~?\d[\d.]*(?:\s*,\s*|\s+))+~?\d[\d.]*)\s?([A-Za-zµ/]+)\s*$`)
+// runListRe is a list of figures apart by commas, slashes or spaces, the unit written once
+// after the last: "11.2, 11.4, 11.1 Gbps", "11.2 11.4 11.1 Gbps", "2.37 / 2.38 / 2.40 Mpps".
+var runListRe = regexp.MustCompile(`^\s*((?:~?\d[\d.]*(?:\s*,\s*|\s+/\s+|\s+))+~?\d[\d.]*)\s?([A-Za-zµ/]+)\s*$`)
 
 // groupedNumberRe is one number with its thousands apart by commas ("312,442"), no list of runs.
 var groupedNumberRe = regexp.MustCompile(`^\s*~?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*$`)
@@ -1807,7 +1807,7 @@ func runsSharingAUnit(label, rest string, sideOfLabel bool) ([]float64, unit, bo
 		if u, ok = lookupUnit(unitName); !ok || u.norm == "" || u.kind == "percent" {
 			return nil, unit{}, false
 		}
-		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' }) {
+		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '/' }) {
 			v, ok := parseNumber(strings.TrimPrefix(f, "~"))
 			if !ok {
 				return nil, unit{}, false
