@@ -76,33 +76,7 @@ func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement,
 	default:
 		return nil, start, ""
 	}
-	rows := map[string][]string{} // role and sender/receiver -> its rows, [SUM] rows winning
-	var roles []string            // --bidir's directions in print order; one "" without it
-	sum := map[string]bool{}
-	ids := map[string]string{} // role and sender/receiver -> the stream of its last row
-	for ; j < len(lines); j++ {
-		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
-		if m == nil {
-			break
-		}
-		role := m[2]
-		if !slices.Contains(roles, role) {
-			roles = append(roles, role)
-		}
-		if m[1] == "SUM" && !sum[role] {
-			sum[role] = true
-			delete(rows, role+"sender")
-			delete(rows, role+"receiver")
-		}
-		if m[1] == "SUM" || !sum[role] {
-			key := role + m[4]
-			if ids[key] != m[1] {
-				rows[key] = nil // another stream's row: the last stream's stands
-			}
-			// the same stream's row again: one run after another, pasted in a row
-			rows[key], ids[key] = append(rows[key], lines[j].text), m[1]
-		}
-	}
+	rows, roles, j := iperf3SummaryRows(lines, j)
 	var out []measurement
 	add := func(metric, unitName, role string, vs []float64) {
 		m := measurement{tool: "iperf3", metric: metric, unit: unitName, values: vs, state: ctx.state,
@@ -148,6 +122,40 @@ func iperf3Summary(lines []line, start, header int, ctx context) ([]measurement,
 		return nil, j, "an iperf3 summary without its sender or receiver row"
 	}
 	return out, j, ""
+}
+
+// iperf3SummaryRows are the summary's rows from lines[j] on, by role and sender/receiver
+// ([SUM] rows winning over the streams'), the roles in print order (--bidir's directions; one
+// "" without it), and the index past the last row. The same stream's row again is one run
+// after another, pasted in a row: its rows are the runs.
+func iperf3SummaryRows(lines []line, j int) (map[string][]string, []string, int) {
+	rows := map[string][]string{}
+	var roles []string
+	sum := map[string]bool{}
+	ids := map[string]string{} // role and sender/receiver -> the stream of its last row
+	for ; j < len(lines); j++ {
+		m := iperf3RowRe.FindStringSubmatch(lines[j].text)
+		if m == nil {
+			break
+		}
+		role := m[2]
+		if !slices.Contains(roles, role) {
+			roles = append(roles, role)
+		}
+		if m[1] == "SUM" && !sum[role] {
+			sum[role] = true
+			delete(rows, role+"sender")
+			delete(rows, role+"receiver")
+		}
+		if m[1] == "SUM" || !sum[role] {
+			key := role + m[4]
+			if ids[key] != m[1] {
+				rows[key] = nil // another stream's row: the last stream's stands
+			}
+			rows[key], ids[key] = append(rows[key], lines[j].text), m[1]
+		}
+	}
+	return rows, roles, j
 }
 
 // maxJSONLines bounds an iperf3 -J block: a 60 s run with -P 128 is far below it.
