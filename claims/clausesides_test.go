@@ -278,3 +278,22 @@ func TestRowsTakeTheCaptionsUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestPerfStatWindowIsNoResult: perf stat's "seconds time elapsed" is the length of the
+// window it counted a CPU or the system for (a sleep's), no result; where perf stat ran the
+// program itself, it is how long the program took.
+func TestPerfStatWindowIsNoResult(t *testing.T) {
+	block := func(banner, cycles, elapsed string) string {
+		return " Performance counter stats for '" + banner + "':\n\n    " + cycles + "      cycles\n\n      " + elapsed + " seconds time elapsed\n"
+	}
+	for _, c := range []struct {
+		banner string
+		want   int // claims
+	}{{"CPU(s) 3", 1}, {"system wide", 1}, {"./udp_flood -n 1000000", 2}} {
+		text := "Subject: x\n\nBefore:\n\n" + block(c.banner, "30,671,402,118", "10.001873116") + "\nAfter:\n\n" + block(c.banner, "28,358,009,553", "9.101440597")
+		r, err := Read("x", []byte(text))
+		if err != nil || len(r.Claims) != c.want {
+			t.Errorf("%q: %v, %d claims, want %d: %s", c.banner, err, len(r.Claims), c.want, claimsText(r))
+		}
+	}
+}

@@ -138,6 +138,9 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 			ctx.blk.cond = labelKey(name)
 		case perfStatBannerRe.MatchString(l.text):
 			// perf stat's banner over its counters: no heading of a state or a condition
+		case perfElapsedRe.MatchString(l.text) && perfWindowAbove(lines, i):
+			// the length of the window perf stat counted a CPU or the system for (a sleep's, a
+			// ^C's): how long it looked, not how long anything took
 		case r.structure(lines, i, &ctx, repeated):
 		default:
 			read := len(rs)
@@ -637,6 +640,25 @@ func stateLine(lines []line, i int) (side, state string, ok bool) {
 		return "", "", false
 	}
 	return side, label, true
+}
+
+// perfElapsedRe is perf stat's last line, the time its count ran: "10.001873116 seconds time
+// elapsed".
+var perfElapsedRe = regexp.MustCompile(`^\s*\d+(?:\.\d+)?\s+seconds\s+time\s+elapsed\s*$`)
+
+// perfWindowBannerRe is perf stat's banner when it counted CPUs or the whole system (-C, -a),
+// not a command it ran: "Performance counter stats for 'CPU(s) 3':", "... for 'system wide':".
+var perfWindowBannerRe = regexp.MustCompile(`^\s*Performance\s+counter\s+stats\s+for\s+'(?:CPU\(s\)|system\s+wide)`)
+
+// perfWindowAbove: the perf stat banner over lines[i] (within its block's lines) is a window's
+// (perfWindowBannerRe).
+func perfWindowAbove(lines []line, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-40; k-- {
+		if perfStatBannerRe.MatchString(lines[k].text) {
+			return perfWindowBannerRe.MatchString(lines[k].text)
+		}
+	}
+	return false
 }
 
 // perfStatBannerRe is the line perf stat prints over its counters.
