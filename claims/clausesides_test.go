@@ -297,3 +297,19 @@ func TestPerfStatWindowIsNoResult(t *testing.T) {
 		}
 	}
 }
+
+// TestStatesOfTwoKindsInASentence: two figures whose words name states of different kinds (the
+// change's "now" against a build's setting, a plus adding one thing to another) are no pair;
+// words of one kind are.
+func TestStatesOfTwoKindsInASentence(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"On a KASAN + lockdep kernel the whole script takes about 95 seconds;\na non-debug build finishes in 11 seconds.\n", ""},
+		{"The whole script now takes about 95 seconds; a non-debug build finishes in 11 seconds.\n", ""},
+		{"With this patch: 9.9 Gbit/s, without it: 9.1 Gbit/s.\n", pair(9.1e9, 9.9e9)},
+		{"The forwarding rate with GRO disabled is 1.2 Mpps and with GRO enabled 1.9 Mpps.\n", pair(1.2e6, 1.9e6)},
+	} {
+		if got := onePair(t, "Subject: [PATCH net] selftests: net: wait for the tunnel\n\n"+c.text); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}

@@ -658,12 +658,21 @@ func (r *Report) stateNamed(text string, m []int, lineOf func(int) int) bool {
 // is sidesOf's, and labels with colons must share a line.
 func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose bool) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
-	if loose && lineOf(m[4]) != lineOf(m[8]) {
+	if loose && lineOf(m[4]) != lineOf(m[8]) || !loose && (plusOfAThing(g(1)) || plusOfAThing(g(3))) {
+		// "a KASAN + lockdep kernel ... 95 seconds; a non-debug build ... 11 seconds": in a
+		// sentence a plus between two words adds one thing to another, not the patch to a tree
 		return false
 	}
 	s1, _ := sidesOf(g(1), g(3), loose)
 	if s1 == "" {
 		return false
+	}
+	if a, strongA, _ := stateOf(g(1)); !loose && a != "" {
+		if b, strongB, _ := stateOf(g(3)); b != "" && strongA != strongB {
+			// "the script now takes 95 s; a non-debug build finishes in 11 s": one side named
+			// by the change's words, the other by a setting's: two different comparisons
+			return false
+		}
 	}
 	vb, ub, va, ua, ok := sharedUnit(g(2), g(4), false)
 	if !ok || ub.norm != ua.norm {
@@ -688,6 +697,15 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 	r.addPair([2]reading{rb, ra})
 	return true
 }
+
+// plusOfAThing: a state's words hold a plus between words (plusAfter) that adds no patch, no
+// series, no version and no patch's number ("KASAN + lockdep").
+func plusOfAThing(words string) bool {
+	return plusAfter.MatchString(words) && !plusPatchRe.MatchString(words)
+}
+
+// plusPatchRe is a plus that adds the change: "+ this patch", "+series", "+v2", "+ p1-2", "+1-5".
+var plusPatchRe = regexp.MustCompile(`(?i)\+\s*(?:this|th[ea]\s+(?:patch|series|fix|changes?)|my|our|v\d|patch|series|fix|changes?|commits?|p?\d)`)
 
 // versionRe is a version of a patch or series in a state's name: "v3", "with v2 of this patch";
 // not a kernel's ("v6.9", "v6.9+this").
