@@ -313,3 +313,32 @@ func TestStatesOfTwoKindsInASentence(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyValueStatesInKeys: key=value lines whose keys name the states give each measurement's
+// pair in the unit the key's last word names; keys that differ in a word naming no state, or
+// in two words, give none.
+func TestKeyValueStatesInKeys(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want string
+		unit string
+	}{
+		{"  test=fwd masks=16 base_mpps=4.02 patched_mpps=6.77", pair(4.02e6, 6.77e6), "pps"},
+		{"  test=fwd patched_mpps=6.77 base_mpps=4.02", pair(4.02e6, 6.77e6), "pps"},
+		{"  lat_us_old=41.2 lat_us_new=35.9", pair(41.2, 35.9), "us"},
+		{"  rx_mpps=4.02 tx_mpps=6.77", "", ""},
+		{"  base_rx_mpps=4.02 patched_tx_mpps=6.77", "", ""},
+	} {
+		r, err := Read("x", []byte("Subject: x\n\nResults:\n\n"+c.line+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, unit := "", ""
+		if len(r.Claims) == 1 {
+			got, unit = pair(r.Claims[0].Before.Median, r.Claims[0].After.Median), r.Claims[0].Unit
+		}
+		if got != c.want || unit != c.unit {
+			t.Errorf("%q: got %q %q, want %q %q (%s)", c.line, got, unit, c.want, c.unit, claimsText(r))
+		}
+	}
+}

@@ -51,6 +51,7 @@ func (r *Report) read(lines []line) {
 	r.pairReadings(rs, lines)
 	r.proseRanges(lines)
 	r.columnOrderClaims(lines)
+	r.keyValueStateClaims(lines)
 	if len(r.Claims) == 0 && len(rs) < len(all) {
 		// Profiles are all the message compares: their functions' shares are its result.
 		r.pairReadings(twoLineStates(all, lines), lines)
