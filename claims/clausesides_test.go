@@ -342,3 +342,21 @@ func TestKeyValueStatesInKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCountPerUnitOfWorkFromTo: "from X to Y" of bare figures is a pair where the sentence
+// names a count per unit of work before them (cycles, misses per packet); sizes and settings
+// taken from one figure to another are none.
+func TestCountPerUnitOfWorkFromTo(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"LLC-load-misses per packet went from 2.9 (old) to 1.7 (new).", pair(2.9, 1.7)},
+		{"Cycles per packet dropped from 742 to 560 with the patch.", pair(742, 560)},
+		{"Instructions per request fell from 11,200 to 9,850.", pair(11200, 9850)},
+		{"The ring went from 512 to 1024 entries.", ""},
+		{"Bytes per packet went from 64 to 1500 in the sweep.", ""},
+		{"We raised the budget from 64 to 300.", ""},
+	} {
+		if got := onePair(t, "Subject: [PATCH net-next] x\n\n"+c.text+"\n"); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}

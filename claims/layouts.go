@@ -92,6 +92,7 @@ func maskParameters(text string) string {
 var proseLayouts = []proseLayout{
 	{name: "from X to Y", re: toPairRe, read: (*Report).toPair, fixtures: []string{"prose-from-to-variants.txt", "from-to-unit-written-once.txt", "prose-from-to-after-a-verb-of-setup.txt", "prose-ranges-are-no-pair.txt", "base-behaviour-from-to-then-fixed.txt"}},
 	{name: "from X to Y, the unit in the name before", re: namedFromToRe, read: (*Report).namedFromTo, fixtures: []string{"prose-from-to-unit-in-the-name.txt"}},
+	{name: "a count per unit of work from X to Y", re: perUnitFromToRe, read: (*Report).perUnitFromTo, fixtures: []string{"prose-count-per-unit-of-work-from-to.txt"}},
 	{name: "each figure before its state's words", re: valueFirstRe, read: (*Report).valueFirst, fixtures: []string{"prose-usual-path-then-with.txt", "value-first-one-state-named.txt", "value-first-version-state.txt"}},
 	{name: "clauses led by their states", re: stateLedRe, read: (*Report).stateLed, overlap: true, parameters: true, fixtures: []string{"state-led-clauses.txt", "prose-whereas-clauses.txt", "state-led-clauses-parameters-and-it.txt"}},
 	{name: "figures labelled by their states in a line", re: stateColonRe, read: (*Report).stateColon, overlap: true, fixtures: []string{"state-colon-figures-in-a-line.txt", "labels-of-two-states-in-a-line.txt"}},

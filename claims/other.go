@@ -511,6 +511,41 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	return true
 }
 
+// perUnitMeasureRe names a count per unit of work before bare figures: "LLC-load-misses per
+// packet", "cycles per packet", "instructions per request".
+var perUnitMeasureRe = regexp.MustCompile(`(?i)\b((?:cycles|instructions|insns|misses|[\w-]+-misses|loads|stores|branches|ns|nsec|usec|us|interrupts|irqs|syscalls|calls|copies|allocations|locks|atomics|faults)\s+per\s+(?:packet|pkt|byte|request|op|operation|transaction|call|flow|skb|frame|segment|message|lookup))\b`)
+
+// perUnitMeasure is the last count per unit of work the words name, "" for none.
+func perUnitMeasure(words string) string {
+	ms := perUnitMeasureRe.FindAllStringSubmatch(words, -1)
+	if ms == nil {
+		return ""
+	}
+	return ms[len(ms)-1][1]
+}
+
+// perUnitFromToRe is "from X to Y" of two bare figures, each maybe with a note in
+// parentheses after it ("from 2.9 (old) to 1.7 (new)"): group 1 the first, 2 the second.
+var perUnitFromToRe = regexp.MustCompile(`(?i)\bfrom\s+~?(\d[\d,]*(?:\.\d+)?)(?:\s+\([^()]{1,40}\))?\s+to\s+~?(\d[\d,]*(?:\.\d+)?)(?:\s+\([^()]{1,40}\))?(?:[\s.,;:]|$)`)
+
+// perUnitFromTo reads a perUnitFromToRe match where the words of its sentence before it name a
+// count per unit of work ("LLC-load-misses per packet went from 2.9 to 1.7"): the count's two
+// figures, without a unit.
+func (r *Report) perUnitFromTo(text string, m []int, lineOf func(int) int) bool {
+	per := perUnitMeasure(text[sentenceStartBefore(text, m[0]):m[0]])
+	b, okb := parseNumber(strings.ReplaceAll(text[m[2]:m[3]], ",", ""))
+	a, oka := parseNumber(strings.ReplaceAll(text[m[4]:m[5]], ",", ""))
+	if per == "" || !okb || !oka {
+		return false
+	}
+	// a count of events per unit of work, as perf's counters are counts
+	rb := reading{metric: metricName(per), unit: "count", value: round(b), line: lineOf(m[2]), named: true}
+	ra := rb
+	ra.value, ra.line = round(a), lineOf(m[4])
+	r.addPair([2]reading{rb, ra})
+	return true
+}
+
 // Words that name what bare figures count per second, where the figures carry no unit:
 // transactions (an RR test's, a server's requests), packets.
 var (
