@@ -598,7 +598,7 @@ func eventRateMetric(lead, units string) string {
 
 // shareNounRe names a measured share, whose "from X% to Y%" is two readings, not a change
 // stated twice: CPU utilisation, usage, load, loss, idle time.
-var shareNounRe = regexp.MustCompile(`(?i)\b(?:cpu|utili[sz]ation|usage|load|loss|idle|busy|occupancy|share|softirq|overhead)\b[^.;]{0,60}$`)
+var shareNounRe = regexp.MustCompile(`(?i)\b(?:cpu|utili[sz]ation|usage|load|loss|lost|drops?|dropped|idle|busy|occupancy|share|softirq|sys|usr|cycles|overhead)\b[^.;]{0,100}$`)
 
 // ofShare: the words just before offset, in its sentence, name a measured share.
 func ofShare(text string, offset int) bool {
@@ -837,15 +837,11 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 	return true
 }
 
-// shareNameRe names a share measured in percent: of a CPU's time, of the cycles, of packets
-// lost.
-var shareNameRe = regexp.MustCompile(`(?i)\b(?:cpu|util(?:i[sz]ation)?|usage|idle|busy|softirq|sys|usr|load|cycles|loss|lost|drops?|dropped)\b`)
-
 // shareNamedBefore: the words of the sentence before offset (since its start or a colon) name
 // a share ("receiver CPU for that flow: 71% (was 78%)"), so percentages there are readings of
 // it, not changes stated.
 func shareNamedBefore(text string, offset int) bool {
-	return shareNameRe.MatchString(text[startAfterMarks(text, offset, ".;!?\n"):offset])
+	return shareNounRe.MatchString(text[startAfterMarks(text, offset, ".;!?\n"):offset])
 }
 
 // insteadOfFirstRe is a sentence that opens with the figure replaced, then gives the one that
