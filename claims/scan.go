@@ -52,6 +52,7 @@ func (r *Report) read(lines []line) {
 	r.proseRanges(lines)
 	r.columnOrderClaims(lines)
 	r.keyValueStateClaims(lines)
+	r.headingFigureClaims(lines)
 	if len(r.Claims) == 0 && len(rs) < len(all) {
 		// Profiles are all the message compares: their functions' shares are its result.
 		r.pairReadings(twoLineStates(all, lines), lines)
