@@ -361,3 +361,20 @@ func TestCountPerUnitOfWorkFromTo(t *testing.T) {
 		}
 	}
 }
+
+// TestFloodPingTime: the time on a flood ping's count line (ping -f -c N) is how long the count
+// took, a result; a ping at its interval takes the time its count sets, no result.
+func TestFloodPingTime(t *testing.T) {
+	block := func(cmd, ms string) string {
+		return "  # " + cmd + "\n  --- 10.0.0.2 ping statistics ---\n  200000 packets transmitted, 200000 received, 0% packet loss, time " + ms + "ms\n"
+	}
+	for _, c := range []struct {
+		cmd  string
+		want string
+	}{{"ping -f -c 200000 10.0.0.2", pair(9120e3, 7410e3)}, {"ping -c 200000 -f 10.0.0.2", pair(9120e3, 7410e3)}, {"ping -c 10 10.0.0.2", ""}} {
+		text := "Subject: x\n\nBefore:\n\n" + block(c.cmd, "9120") + "\nAfter:\n\n" + block(c.cmd, "7410")
+		if got := onePair(t, text); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}

@@ -660,10 +660,28 @@ func wholeLineReadings(lines []line, i int, b block) (rs []reading, done bool) {
 	if m := pingLossRe.FindStringSubmatch(text); m != nil && b.side != "" {
 		// ping's count line: its loss is the figure; the counts and the time describe the run
 		if v, ok := parseNumber(m[1]); ok {
-			return []reading{{key: b.cond + "|ping|packet loss", metric: "packet_loss", unit: "%", value: v, side: b.side, state: b.state, line: l.n, idx: i, named: true}}, true
+			rs := []reading{{key: b.cond + "|ping|packet loss", metric: "packet_loss", unit: "%", value: v, side: b.side, state: b.state, line: l.n, idx: i, named: true}}
+			if t := pingTimeRe.FindStringSubmatch(text); t != nil && floodAbove(lines, i) {
+				// a flood of a fixed count: how long it took to send them is its result
+				if ms, ok := parseNumber(t[1]); ok {
+					rs = append(rs, reading{key: b.cond + "|ping|flood time", metric: "flood_time", unit: "us", value: ms * 1e3, side: b.side, state: b.state, line: l.n, idx: i, named: true})
+				}
+			}
+			return rs, true
 		}
 	}
 	return nil, false
+}
+
+// floodAbove: a flood ping's command (pingFloodRe) stands on one of the three lines above
+// lines[i], over its statistics.
+func floodAbove(lines []line, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-3; k-- {
+		if pingFloodRe.MatchString(lines[k].text) {
+			return true
+		}
+	}
+	return false
 }
 
 // readingLabel is the name a line gives its figures and the rest of the line: its label, the
@@ -1289,7 +1307,11 @@ var (
 	rttRe = regexp.MustCompile(`\b(rtt|round-trip)\s+([a-z]+(?:/[a-z]+)+)\s*=\s*([\d.]+(?:/[\d.]+)+)\s*([a-zµ]+)`)
 	// pingLossRe is ping's count line: "100000 packets transmitted, 99990 received, +6 errors,
 	// 0.01% packet loss, time 34001ms" (iputils; busybox's "0% packet loss" alike).
-	pingLossRe = regexp.MustCompile(`\bpackets transmitted, \d+ (?:packets )?received,.*?\b([\d.]+)% packet loss\b`)
+	// pingTimeRe is the time on ping's count line; pingFloodRe a flood ping's command (-f) with
+	// its count (-c), whose time is how long the count took.
+	pingTimeRe  = regexp.MustCompile(`,\s+time\s+(\d+)ms\b`)
+	pingFloodRe = regexp.MustCompile(`\bping\b.*\s-[a-zA-Z]*f\b.*\s-c\s*\d|\bping\b.*\s-c\s*\d+.*\s-[a-zA-Z]*f\b`)
+	pingLossRe  = regexp.MustCompile(`\bpackets transmitted, \d+ (?:packets )?received,.*?\b([\d.]+)% packet loss\b`)
 	// assignRe is "name=value" or "name = value [unit]" as tools print them: neper's
 	// "throughput=41152.34", "latency_p99=0.000062"; sockperf's "avg-latency=5.802",
 	// "percentile 99.000 =    8.193", "<MAX> observation =   41.233" (MAX and MIN are two names).
