@@ -524,7 +524,7 @@ func isCommand(s string) bool {
 }
 
 // commandOptionRe is an option on a command line ("-t TCP_RR", "--bidir", "-P 4"), not an
-// arrow between two figures ("23.6 Mpps -> 26.1 Mpps").
+// arrow between two figures ("5.41 Mpps -> 6.02 Mpps").
 var commandOptionRe = regexp.MustCompile(`\s--?[A-Za-z]`)
 
 func commandText(s string) string {

@@ -73,7 +73,7 @@ func twoFigureRow(text string) (name string, figs []figure, ok bool) {
 		}
 	}
 	if m := slashRowRe.FindStringSubmatch(text); m != nil {
-		// "1 queue pair  :  2310 / 2645": a name, a colon, the two figures apart by a slash
+		// "2 vCPUs  :  2.05 / 2.44": a name, a colon, the two figures apart by a slash
 		cells = m[1:]
 	}
 	if len(cells) != 3 {

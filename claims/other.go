@@ -511,7 +511,7 @@ func (r *Report) toPair(text string, m []int, lineOf func(int) int) bool {
 	return true
 }
 
-// perUnitMeasureRe names a count per unit of work before bare figures: "LLC-load-misses per
+// perUnitMeasureRe names a count per unit of work before bare figures: "dTLB-load-misses per
 // packet", "cycles per packet", "instructions per request".
 var perUnitMeasureRe = regexp.MustCompile(`(?i)\b((?:cycles|instructions|insns|misses|[\w-]+-misses|loads|stores|branches|ns|nsec|usec|us|interrupts|irqs|syscalls|calls|copies|allocations|locks|atomics|faults)\s+per\s+(?:packet|pkt|byte|request|op|operation|transaction|call|flow|skb|frame|segment|message|lookup))\b`)
 
@@ -525,11 +525,11 @@ func perUnitMeasure(words string) string {
 }
 
 // perUnitFromToRe is "from X to Y" of two bare figures, each maybe with a note in
-// parentheses after it ("from 2.9 (old) to 1.7 (new)"): group 1 the first, 2 the second.
+// parentheses after it ("from 0.8 (base) to 0.3 (patched)"): group 1 the first, 2 the second.
 var perUnitFromToRe = regexp.MustCompile(`(?i)\bfrom\s+~?(\d[\d,]*(?:\.\d+)?)(?:\s+\([^()]{1,40}\))?\s+to\s+~?(\d[\d,]*(?:\.\d+)?)(?:\s+\([^()]{1,40}\))?(?:[\s.,;:]|$)`)
 
 // perUnitFromTo reads a perUnitFromToRe match where the words of its sentence before it name a
-// count per unit of work ("LLC-load-misses per packet went from 2.9 to 1.7"): the count's two
+// count per unit of work ("dTLB-load-misses per packet fell from 0.8 to 0.3"): the count's two
 // figures, without a unit.
 func (r *Report) perUnitFromTo(text string, m []int, lineOf func(int) int) bool {
 	per := perUnitMeasure(text[sentenceStartBefore(text, m[0]):m[0]])
@@ -694,8 +694,8 @@ func (r *Report) stateNamed(text string, m []int, lineOf func(int) int) bool {
 func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose bool) bool {
 	g := func(k int) string { return strings.TrimSpace(text[m[2*k]:m[2*k+1]]) }
 	if loose && lineOf(m[4]) != lineOf(m[8]) || !loose && (plusOfAThing(g(1)) || plusOfAThing(g(3))) {
-		// "a KASAN + lockdep kernel ... 95 seconds; a non-debug build ... 11 seconds": in a
-		// sentence a plus between two words adds one thing to another, not the patch to a tree
+		// "a lockdep + kmemleak build runs for 80 s; a plain build ... 9 s": in a sentence a
+		// plus between two words adds one thing to another, not the patch to a tree
 		return false
 	}
 	s1, _ := sidesOf(g(1), g(3), loose)
@@ -704,7 +704,7 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 	}
 	if a, strongA, _ := stateOf(g(1)); !loose && a != "" {
 		if b, strongB, _ := stateOf(g(3)); b != "" && strongA != strongB {
-			// "the script now takes 95 s; a non-debug build finishes in 11 s": one side named
+			// "the suite now runs for 80 s; a plain build is done in 9 s": one side named
 			// by the change's words, the other by a setting's: two different comparisons
 			return false
 		}
@@ -734,7 +734,7 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 }
 
 // plusOfAThing: a state's words hold a plus between words (plusAfter) that adds no patch, no
-// series, no version and no patch's number ("KASAN + lockdep").
+// series, no version and no patch's number ("lockdep + kmemleak").
 func plusOfAThing(words string) bool {
 	return plusAfter.MatchString(words) && !plusPatchRe.MatchString(words)
 }
@@ -838,7 +838,7 @@ func (r *Report) downFrom(text string, m []int, lineOf func(int) int) bool {
 }
 
 // shareNamedBefore: the words of the sentence before offset (since its start or a colon) name
-// a share ("receiver CPU for that flow: 71% (was 78%)"), so percentages there are readings of
+// a share ("softirq CPU on the rx core: 38% (was 52%)"), so percentages there are readings of
 // it, not changes stated.
 func shareNamedBefore(text string, offset int) bool {
 	return shareNounRe.MatchString(text[startAfterMarks(text, offset, ".;!?\n"):offset])
@@ -1278,7 +1278,7 @@ func (r *Report) valueFirst(text string, m []int, lineOf func(int) int) bool {
 	opposite := map[string]string{"before": "after", "after": "before"}
 	switch {
 	case !unitGiven && (sb == "" || sa == "") && !clauseLeadWords[first(second)]:
-		// "1s samples, 5 consecutive samples after warm-up": a bare count with a noun after
+		// "2s intervals, 4 more runs after a reboot": a bare count with a noun after
 		// it is no figure of the other state, unless its words lead with a state's ("~19.6
 		// with it") or both figures' words name their states
 	case sb == "" && sa != "" && strongA && !stateNamed(g(2)):

@@ -1721,7 +1721,7 @@ func labelUnit(label string) (unit, bool) {
 		}
 	}
 	if ms := bracketedRe.FindAllStringSubmatch(label, -1); len(ms) == 1 {
-		// "Throughput (Gbps) HDS off": a group's unit in brackets, the state's words after it
+		// "Stream (Gbit/s) split off": a group's unit in brackets, the state's words after it
 		if u, ok := lookupUnit(strings.TrimSpace(ms[0][1])); ok && u.norm != "" {
 			return u, true
 		}

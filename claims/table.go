@@ -99,7 +99,7 @@ func joinOpenParens(cells []string) []string {
 }
 
 // spacedThousandsRe is a cell that is one figure whose thousands are grouped by single spaces
-// ("1 842", "27 410"), as SI writes them.
+// ("2 214", "31 870"), as SI writes them.
 var spacedThousandsRe = regexp.MustCompile(`^\d{1,3}(?: \d{3})+(?:\.\d+)?$`)
 
 // stateNamed: a label names a state of the change ("Without patch", "Base kernel").
@@ -121,7 +121,7 @@ func cellValue(cell string) (figure, bool) {
 		}
 	}
 	if spacedThousandsRe.MatchString(cell) {
-		cell = strings.ReplaceAll(cell, " ", "") // "27 410": thousands grouped by spaces, one figure
+		cell = strings.ReplaceAll(cell, " ", "") // "31 870": thousands grouped by spaces, one figure
 	}
 	if spread := cellSpreadRe.ReplaceAllString(cell, ""); spread != cell && kiloCellRe.MatchString(spread) {
 		cell = spread // "41.2k ± 0.4k": the figure in thousands, its spread after it
@@ -258,7 +258,7 @@ func joinScale(text string) string { return scaleApartRe.ReplaceAllString(text, 
 // headerRow: a table's line, cut into cells, can be its header: two cells or more (not too
 // many), no measured figure (the counts and sizes that name a column aside: "4 queues"), no
 // sentence, not a state's row ("| old | -z | 3498 | 16.0 |") and not a row of figures and a
-// switch's value ("1400   off   10").
+// switch's value ("1500   off   5").
 func headerRow(header []string, text string) bool {
 	masked := readFigures(maskParameters(text))
 	if len(header) < 2 || len(header) > maxTableColumns || len(masked.measured()) > 0 || strings.TrimSpace(text) == "" || proseSentence(text) {
@@ -665,7 +665,7 @@ func tableShape(header []string, rows []tableRow) (corner string, cols []string,
 }
 
 // dropSparseTail takes off the header's last columns that most rows leave empty (a note of a
-// few rows: "drops/s patched / net-next" over "41210 / 188034" in one row and nothing in the
+// few rows: "drop rate, patched / base" over "1200 / 9800" in one row and nothing in the
 // others), where the cells cut off are no single figures: the table is its first width
 // columns after the label.
 func dropSparseTail(rows []tableRow, header []string, width int) ([]tableRow, []string) {
@@ -1060,8 +1060,8 @@ func captionUnit(lines []line, header int) string {
 			}
 		}
 	}
-	// A rate's unit as a word of the caption's paragraph, after no figure ("Rx side Mpps as
-	// reported by xdp-bench"): the one such unit it names.
+	// A rate's unit as a word of the caption's paragraph, after no figure ("frames redirected,
+	// Mpps as xdp-bench counts them"): the one such unit it names.
 	found := ""
 	for k := j; k >= 0 && k >= j-2 && strings.TrimSpace(lines[k].text) != ""; k-- {
 		words := strings.Fields(joinScale(lines[k].text))
@@ -1273,7 +1273,7 @@ func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string
 		}
 		if changeColumnRe.MatchString(c) || bothStatesNamed(c) {
 			// the change the two states give, stated, or a column holding both states'
-			// figures ("drops/s patched / net-next"): no state of its own
+			// figures ("drop rate, patched / base"): no state of its own
 			continue
 		}
 		valueCols = append(valueCols, c)
@@ -2030,7 +2030,7 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	if whole, _, _ := stateOf(label); side == "" && whole == "" {
 		if m := trailingPatchNounRe.FindStringSubmatch(label); m != nil {
 			if s, _, _ := stateOf(m[1]); s == "" && !negationRe.MatchString(m[1]) {
-				// "vxlan patch" beside "vxlan base": the test's name, then the state's noun
+				// "ip6gre patch" beside "ip6gre base": the test's name, then the state's noun
 				side, state, label = "after", label, m[1]
 			}
 		}
@@ -2038,7 +2038,7 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 	if s, _, rest := stateOf(label); side == "" && s != "" {
 		side, state, label = s, label, ""
 		if !slices.ContainsFunc(r.cells, func(c string) bool { _, v := cellValue(c); return !v && strings.TrimSpace(c) != "" }) {
-			// "vxlan base", "vxlan patch" and no cell of words: what the label says besides
+			// "ip6gre base", "ip6gre patch" and no cell of words: what the label says besides
 			// the state names the row's test
 			label = strings.TrimSpace(rest)
 		}
@@ -2063,7 +2063,7 @@ func rowState(r tableRow, config map[int]bool) (side, state, group string) {
 }
 
 // trailingPatchNounRe is a row's label that ends in the noun of what the message brings after
-// a word or two naming the test: "vxlan patch", "UDP 64B patched".
+// a word or two naming the test: "ip6gre patch", "UDP 64B patched".
 var trailingPatchNounRe = regexp.MustCompile(`(?i)^\s*(\S+(?:\s+\S+)?)\s+(?:patch|patched|series|fix|fixed)\s*:?$`)
 
 // negationRe is a word that negates what follows: "no patch", "non-patched".
@@ -2598,7 +2598,7 @@ func spannedLower(lines []line, i int) (int, bool) {
 }
 
 // namedRuleRe is a box-drawn table's rule under its upper header row that leaves the corner's
-// name standing ("|  MTU  +-------+-------+"): a rule, the name a corner's.
+// name standing ("|  ring  +-------+-------+"): a rule, the name a corner's.
 var namedRuleRe = regexp.MustCompile(`^\s*\|?\s*[\w ]{1,20}?\s*\+[-=+]+\|?\s*$`)
 
 // spanHeader joins a header row of pipes over another whose cells it spans ("| without X |
