@@ -103,12 +103,7 @@ func twoFigureRow(text string) (name string, figs []figure, ok bool) {
 // columnOrderClaims reads each block of two or more rows of two figures, none of whose lines
 // gave a claim, under or over a sentence that says which column is which state.
 func (r *Report) columnOrderClaims(lines []line) {
-	used := map[int]bool{}
-	for _, c := range r.Claims {
-		for _, n := range c.Lines {
-			used[n] = true
-		}
-	}
+	used := r.claimedLines()
 	for i := 0; i < len(lines); i++ {
 		j := i
 		for j < len(lines) && !used[lines[j].n] {
@@ -135,7 +130,7 @@ func (r *Report) columnOrderClaims(lines []line) {
 
 // rowPairs pairs each row's two figures, the left one's side given; bare figures take the
 // unit the caption above gives (captionUnit), if any.
-func (r *Report) rowPairs(rows []line, leftSide, captionUnit string) {
+func (r *Report) rowPairs(rows []line, leftSide, unitName string) {
 	var names []string
 	var figures [][]figure
 	for _, l := range rows {
@@ -147,7 +142,7 @@ func (r *Report) rowPairs(rows []line, leftSide, captionUnit string) {
 	}
 	for k, l := range rows {
 		name := names[k]
-		b, a := headerUnit(figures[k][0], captionUnit), headerUnit(figures[k][1], captionUnit)
+		b, a := headerUnit(figures[k][0], unitName), headerUnit(figures[k][1], unitName)
 		if leftSide == "after" {
 			b, a = a, b
 		}

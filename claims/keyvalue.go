@@ -17,12 +17,7 @@ var keyValueLineRe = regexp.MustCompile(`^\s*(?:[A-Za-z][\w-]*=[^\s=]+\s+){1,11}
 
 // keyValueStateClaims reads each such line no claim took.
 func (r *Report) keyValueStateClaims(lines []line) {
-	used := map[int]bool{}
-	for _, c := range r.Claims {
-		for _, n := range c.Lines {
-			used[n] = true
-		}
-	}
+	used := r.claimedLines()
 	for _, l := range lines {
 		if used[l.n] || !keyValueLineRe.MatchString(l.text) {
 			continue

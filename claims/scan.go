@@ -1248,15 +1248,21 @@ func tableLike(lines []line, i int) []int {
 	return append([]int{lines[i].n}, rows...)
 }
 
-// unreadTables says which blocks that look like tables gave no claim: a table whose states
-// could not be told is never dropped without a word.
-func (r *Report) unreadTables() {
+// claimedLines are the lines some claim was read from.
+func (r *Report) claimedLines() map[int]bool {
 	used := map[int]bool{}
 	for _, c := range r.Claims {
 		for _, n := range c.Lines {
 			used[n] = true
 		}
 	}
+	return used
+}
+
+// unreadTables says which blocks that look like tables gave no claim: a table whose states
+// could not be told is never dropped without a word.
+func (r *Report) unreadTables() {
+	used := r.claimedLines()
 	for _, t := range r.tables {
 		read := false
 		for _, n := range t {
