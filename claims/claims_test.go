@@ -852,6 +852,34 @@ func TestNetperfBanners(t *testing.T) {
 	if len(r.Claims) != 1 || r.Claims[0].Options["test"] != "TCP_CRR" || r.Claims[0].Metric != "transaction_rate" || r.Claims[0].Before.Median != 16019.31 {
 		t.Errorf("a TCP_CRR block without its command: %+v", r.Claims)
 	}
+	// An author who cuts the banner and "Local /Remote" leaves the row under them, which is
+	// a request/response test's alone; a heading may name which.
+	cut := func(rate string) string {
+		return "Socket Size   Request  Resp.   Elapsed  Trans.\nSend   Recv   Size     Size    Time     Rate\n" +
+			"bytes  Bytes  bytes    bytes   secs.    per sec\n\n16384  131072 1        1       30.00    " + rate + "\n16384  131072\n"
+	}
+	for heading, want := range map[string]string{"": "TCP_RR", "SCTP_RR ": "SCTP_RR", "UDP_RR, ": "UDP_RR"} {
+		r, err = Read("rr", []byte("Subject: x\n\n"+heading+"before:\n"+cut("21004.50")+"\n"+heading+"after:\n"+cut("21877.25")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 || r.Claims[0].Options["test"] != want || r.Claims[0].Metric != "transaction_rate" || r.Claims[0].After.Median != 21877.25 {
+			t.Errorf("an RR block from its socket row under %q: %+v, want %s", heading, r.Claims, want)
+		}
+	}
+	// A script's selectors with a colon ("TRANSACTION_RATE:  9120.5  (per CPU: ...)") under a
+	// heading that names the test, the command giving none.
+	script := func(rate string) string {
+		return "  # ./rr_per_cpu 192.0.2.2\n    MEAN_LATENCY:  110.250  (per CPU:  110.000  110.500 )\n" +
+			"    TRANSACTION_RATE:  " + rate + "  (per CPU:  4500.000  4620.500 )\n"
+	}
+	r, err = Read("script", []byte("Subject: x\n\nUDP_RR before:\n\n"+script("9120.500")+"\nUDP_RR after:\n\n"+script("9846.250")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 2 || r.Claims[0].Options["test"] != "UDP_RR" || r.Claims[1].Metric != "transaction_rate" || r.Claims[1].After.Median != 9846.25 {
+		t.Errorf("a script's selectors under a heading naming UDP_RR: %+v", r.Claims)
+	}
 }
 
 // TestStatedChangeOfAnotherKind: a stated change whose sentence names the kind of figure it

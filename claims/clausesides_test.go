@@ -378,3 +378,26 @@ func TestFloodPingTime(t *testing.T) {
 		}
 	}
 }
+
+// TestCompoundNameDecides: two states whose names differ by a hyphenated name of code's
+// ("copy" and "zero-copy") are told apart by the Subject naming the compound: what the patch
+// brings, or what it takes away; the compound does not name its last part.
+func TestCompoundNameDecides(t *testing.T) {
+	block := func(name, rate string) string {
+		return name + ":\n[  5]   0.00-10.00  sec  10.0 GBytes  " + rate + " Gbits/sec                  receiver\n\n"
+	}
+	for _, c := range []struct {
+		subject, first, second string
+		want                   string
+	}{
+		{"net: foo: add zero-copy receive", "copy", "zero-copy", pair(7.1e9, 7.6e9)},
+		{"net: foo: add zero-copy receive", "zero-copy", "copy", pair(7.6e9, 7.1e9)},
+		{"net: foo: drop zero-copy receive", "copy", "zero-copy", pair(7.6e9, 7.1e9)},
+		{"net: foo: rework the copy path", "copy", "zero-copy", ""},
+	} {
+		text := "Subject: [PATCH net-next] " + c.subject + "\n\n" + block(c.first, "7.1") + block(c.second, "7.6")
+		if got := onePair(t, text); got != c.want {
+			t.Errorf("%q, %s then %s: %q, want %q", c.subject, c.first, c.second, got, c.want)
+		}
+	}
+}

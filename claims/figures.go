@@ -2,6 +2,7 @@ package claims
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -205,6 +206,29 @@ func readFigures(s string) shaped {
 	}
 	out.shape = strings.Join(shape, " ")
 	return out
+}
+
+// rateWordRe is a word of a label that names a rate per unit of time: "Datagrams/second:",
+// "requests per sec", "msgs/s".
+var rateWordRe = regexp.MustCompile(`(?i)^(?:[\w-]*/(?:s|sec|second)|per|second|sec|rate):?$`)
+
+// kiloCountRe is a count written with a thousands suffix and nothing else: "~382k".
+var kiloCountRe = regexp.MustCompile(`^~?(\d+(?:\.\d+)?)[kK]$`)
+
+// rateCount is the figure of a label that names a rate and a value with a thousands suffix
+// ("Datagrams/second: ~382k"): a thousand of the rate's events, where alone a "k" is
+// kilobytes of a size ("64k").
+func rateCount(label, value string) (figure, bool) {
+	v := strings.TrimSpace(value)
+	if loc := trailingNoteRe.FindStringIndex(v); loc != nil && statNoteRe.MatchString(v[loc[0]:]) {
+		v = strings.TrimSpace(v[:loc[0]]) // "~650k (~1.7x increase)": the note of a change
+	}
+	m := kiloCountRe.FindStringSubmatch(v)
+	if m == nil || !slices.ContainsFunc(strings.Fields(label), rateWordRe.MatchString) {
+		return figure{}, false
+	}
+	n, ok := parseNumber(m[1])
+	return figure{value: n * 1e3, bare: true, raw: m[0]}, ok
 }
 
 // offerVerbs send traffic at a rate the tester chose: a figure "at" a rate after one of them

@@ -878,17 +878,20 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 	if before, after, ok := r.settingSides(runs, lines); ok {
 		return before, after, true
 	}
-	if len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0 {
-		return nil, nil, false // states that are not both named by words of their own
-	}
 	// In the Subject and the diff only names count (napi_build_skb, per-cpu, xdp2): an
 	// English word there ("offload") says what the patch is about, not which state it is.
 	first, second := identifiers(runs[0].state, runs[1].state), identifiers(runs[1].state, runs[0].state)
+	if (len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0) && len(first)+len(second) == 0 {
+		// States that are not both named by words of their own, and no name of code's
+		// tells them apart (the "zero-copy" of "zero-copy mode" against "copy mode" does).
+		return nil, nil, false
+	}
 	subject, added, removed := r.change.subject, r.change.added, r.change.removed
 	vote := 0 // above 0: the first printed is before
 	namedIn := func(words []string, text string) bool {
 		for _, w := range words {
-			if regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(w) + `\b`).MatchString(text) {
+			// A name is whole where a hyphen joins words: "zero-copy" does not name "copy".
+			if regexp.MustCompile(`(?i)(?:^|[^\w-])` + regexp.QuoteMeta(w) + `(?:$|[^\w-])`).MatchString(text) {
 				return true
 			}
 		}

@@ -50,11 +50,13 @@ func iperf3Options(cmd string) map[string]string {
 
 var (
 	// iperf3's summary starts after its dashed line with the column header again.
-	iperf3SepRe    = regexp.MustCompile(`^\s*(- ){8,}-?\s*$`)
-	iperf3HeaderRe = regexp.MustCompile(`^\s*\[ ID\](?:\[Role\])?\s+Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
+	iperf3SepRe = regexp.MustCompile(`^\s*(- ){8,}-?\s*$`)
+	// An author may cut the stream's ID column off the header and its rows ("Interval
+	// Transfer Bitrate" over "0.00-30.00  sec  ...  sender"): a row still ends in its role.
+	iperf3HeaderRe = regexp.MustCompile(`^\s*(?:\[ ID\](?:\[Role\])?\s+)?Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
 	// [  5]   0.00-2.00   sec  2.03 GBytes  8.74 Gbits/sec        receiver; [SUM] for -P N;
 	// --bidir's role after the ID: "[  5][TX-C]", "[SUM][RX-C]" (the client sending, receiving).
-	iperf3RowRe = regexp.MustCompile(`^\s*\[\s*(\d+|SUM)\](?:\[([TR]X)-[CS]\])?\s+[\d.]+-[\d.]+\s+sec\s+[\d.]+\s+\S+\s+([\d.]+\s+[KMG]?bits/sec)\b.*\b(sender|receiver)\s*$`)
+	iperf3RowRe = regexp.MustCompile(`^\s*(?:\[\s*(\d+|SUM)\](?:\[([TR]X)-[CS]\])?\s+)?[\d.]+-[\d.]+\s+sec\s+[\d.]+\s+\S+\s+([\d.]+\s+[KMG]?bits/sec)\b.*\b(sender|receiver)\s*$`)
 	// A UDP row's jitter and loss (-u): "0.004 ms  198123/1771223 (11%)".
 	iperf3LossRe = regexp.MustCompile(`bits/sec\s+[\d.]+\s+ms\s+\d+/\d+\s+\(([\d.]+(?:e[-+]?\d+)?)%\)`)
 )

@@ -68,10 +68,31 @@ var netperfBanners = []struct {
 	// Or the first header row of a request/response test, "Local /Remote" (nettest_bsd.c's
 	// and the omni tests' classic RR output): the command names which, else netperf's TCP_RR.
 	{rrHeaderRe, "RR"},
+	// Or, with "Local /Remote" cut too, the row under it: "Socket Size   Request  Resp.
+	// Elapsed  Trans." is a request/response test's alone.
+	{regexp.MustCompile(`^\s*Socket\s+Size\s+Request\s+Resp\.\s`), "RR"},
 }
 
 // rrHeaderRe is the first header row of a request/response test's classic output.
 var rrHeaderRe = regexp.MustCompile(`^\s*Local\s+/\s*Remote\s*$`)
+
+// headingRRTestRe is a request/response test by netperf's name for it, as a heading names the test
+// of the block under it ("UDP_RR, baseline:").
+var headingRRTestRe = regexp.MustCompile(`\b(?:TCP|UDP|SCTP)_C?RR\b`)
+
+// headingRRTest is the request/response test the headings in effect name, innermost first; ""
+// where none does.
+func headingRRTest(ctx context) string {
+	if t := headingRRTestRe.FindString(ctx.stateHeading); t != "" {
+		return t
+	}
+	for k := len(ctx.path) - 1; k >= 0; k-- {
+		if t := headingRRTestRe.FindString(ctx.path[k].text); t != "" {
+			return t
+		}
+	}
+	return ""
+}
 
 // bannerTest is the test a classic banner names, "" where no banner of the table matches.
 func bannerTest(banner string) string {
@@ -112,6 +133,8 @@ func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, strin
 	switch {
 	case test == "RR" && strings.Contains(opts["test"], "RR"):
 		test = opts["test"] // TCP_RR, UDP_RR, TCP_CRR as the command says
+	case test == "RR" && headingRRTest(ctx) != "":
+		test = headingRRTest(ctx) // "UDP_RR, baseline:" over a block without its command
 	case test == "RR":
 		test = "TCP_RR"
 	case test == "":
@@ -488,7 +511,23 @@ func rowValues(text string) string {
 
 // netperfKeyvalRe is a line of netperf's -k output: an output selector, "=", its value
 // (THROUGHPUT=41234.55, THROUGHPUT_UNITS=Trans/s, P99_LATENCY=41).
-var netperfKeyvalRe = regexp.MustCompile(`^\s*([A-Z][A-Z0-9_]*)=(\S*)\s*$`)
+// Scripts that run netperf once per CPU and sum (percpu_netperf, super_netperf's kin) print a
+// selector with a colon, its figure and the CPUs' own in parentheses: "MEAN_LATENCY:
+// 121.210  (per CPU: 121.100 121.260 ...)"; the name has an underscore or is one netperf
+// measures by, so a heading in capitals ("RESULTS: 3") is none.
+var netperfKeyvalRe = regexp.MustCompile(`^\s*([A-Z][A-Z0-9_]*)=(\S*)\s*$|^\s*([A-Z][A-Z0-9]*_[A-Z0-9_]+|THROUGHPUT):\s+(\d+(?:\.\d+)?)\s*(?:\(per\s+CPU:[\d.\s]*\))?\s*$`)
+
+// keyval is a netperfKeyvalRe line's selector and value, ok false for any other line.
+func keyval(text string) (name, value string, ok bool) {
+	m := netperfKeyvalRe.FindStringSubmatch(text)
+	switch {
+	case m == nil:
+		return "", "", false
+	case m[1] != "":
+		return m[1], m[2], true
+	}
+	return m[3], m[4], true
+}
 
 // netperfKeyval reads netperf's -k output starting at lines[i]: one measurement per
 // selector that measures, converted as the netperf driver converts them (THROUGHPUT in its
@@ -500,11 +539,14 @@ func netperfKeyval(lines []line, i int, ctx context) ([]measurement, int, string
 	values := map[string]string{}
 	j := i
 	for ; j < len(lines); j++ {
-		m := netperfKeyvalRe.FindStringSubmatch(lines[j].text)
-		if m == nil {
+		if strings.TrimSpace(lines[j].text) == "" && j+1 < len(lines) && netperfKeyvalRe.MatchString(lines[j+1].text) {
+			continue // a blank line the script prints between its latencies and its rate
+		}
+		name, value, ok := keyval(lines[j].text)
+		if !ok {
 			break
 		}
-		values[m[1]] = m[2]
+		values[name] = value
 	}
 	measures := false
 	for k := range values {
@@ -514,7 +556,12 @@ func netperfKeyval(lines []line, i int, ctx context) ([]measurement, int, string
 		return nil, i, ""
 	}
 	test := netperfOptions(ctx.command)["test"]
-	if test == "" && strings.EqualFold(values["THROUGHPUT_UNITS"], "Trans/s") {
+	_, rate := values["TRANSACTION_RATE"]
+	switch {
+	case strings.Contains(ctx.command, "-t"):
+	case headingRRTest(ctx) != "":
+		test = headingRRTest(ctx) // "Pod to pod, TCP_RR:" over a script's output
+	case rate || test == "" && strings.EqualFold(values["THROUGHPUT_UNITS"], "Trans/s"):
 		test = "TCP_RR"
 	}
 	ms, err := netperf.SelectorMetrics(test, values)

@@ -126,7 +126,7 @@ func trimAnnotations(rest string) string {
 		}
 		note, t := rest[loc[0]:], rest[:loc[0]]
 		// A note of statistics, not a condition ("(1 flow)") nor a figure in other units.
-		if !statNoteRe.MatchString(note) || unitFigures(note) > 0 || len(readFigures(t).measured()) == 0 {
+		if !statNoteRe.MatchString(note) || unitFigures(note) > 0 || len(readFigures(t).figures) == 0 {
 			break
 		}
 		rest = t
@@ -146,8 +146,9 @@ func unitFigures(s string) int {
 }
 
 // statNoteRe is what a note of statistics has: a change in percent, a p-value, a sample
-// count ("n=5", "3 runs", "median of 10"), a spread.
-var statNoteRe = regexp.MustCompile(`(?i)%|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b|\b\d+\s+(?:runs?|iterations?|samples?|trials?|rounds?)\b|\b(?:avg|average|mean|median|best)\s+of\s+\d+`)
+// count ("n=5", "3 runs", "median of 10"), a spread, a factor of change ("~93x reduction",
+// "1.7x").
+var statNoteRe = regexp.MustCompile(`(?i)%|\b\d+(?:\.\d+)?\s?x\b|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b|\b\d+\s+(?:runs?|iterations?|samples?|trials?|rounds?)\b|\b(?:avg|average|mean|median|best)\s+of\s+\d+`)
 
 // runOrdinalRe is a run's number in a label ("run #2", "#3", "iteration 4"): runs of one
 // state are one series, so the number is no part of the key.
@@ -1043,6 +1044,9 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 	}
 	if got := assignments(text, mk); len(got) > 0 {
 		return got
+	}
+	if f, ok := rateCount(label, trimAnnotations(rest)); ok && len(sh.figures) == 0 {
+		sh = shaped{figures: []figure{f}, shape: "#"}
 	}
 	if label != "" && len(sh.figures) == 1 && strings.TrimSpace(sh.shape) == "#" {
 		if u, ok := headingUnit(label); ok {

@@ -16,7 +16,7 @@ var (
 	// netperfBannerRe starts netperf's classic output: "MIGRATED TCP STREAM TEST from ...",
 	// "TCP STREAM TEST to hostb" (netperf 2.2), or where the banner was left out the first
 	// header row (TCP_STREAM's, UDP_STREAM's).
-	netperfBannerRe = regexp.MustCompile(`^\s*(?:MIGRATED\s.*|.*\bTEST (?:from|to) .*|Recv\s+Send\s+Send\s*.*|Socket\s+Message\s+Elapsed\s+Messages\b.*|Local\s+/\s*Remote\s*)$`)
+	netperfBannerRe = regexp.MustCompile(`^\s*(?:MIGRATED\s.*|.*\bTEST (?:from|to) .*|Recv\s+Send\s+Send\s*.*|Socket\s+Message\s+Elapsed\s+Messages\b.*|Local\s+/\s*Remote\s*|Socket\s+Size\s+Request\s+Resp\.\s.*)$`)
 	// separatorRe is a rule line: "- - - -", "------", "+----+".
 	separatorRe = regexp.MustCompile(`^\s*[-=+_|* ]{3,}\s*$`)
 	// titleEndRe: a title line ends in a word, a parenthesis or a comma, not a sentence's stop.
@@ -200,6 +200,12 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 		ctx.enterPath(wrappedHeading(lines, i, headingRe.FindStringSubmatch(l.text)[1]))
 		ctx.heading(h)
 		ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
+	case stateSentence(lines, i) != "":
+		h := stateSentence(lines, i)
+		ctx.section++
+		ctx.enterPath(l.text, h)
+		ctx.heading(h)
+		ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
 	case isSetupLine(lines, i) && !tableHeader(lines, i, *ctx):
 		ctx.section++
 		ctx.blk.cond = labelKey(labelMatch(l.text)[1])
@@ -252,6 +258,33 @@ func twoLineStates(rs []reading, lines []line) []reading {
 func labelOf(text string) string {
 	label, _ := lineLabel(text)
 	return label
+}
+
+// sentenceLeadRe is a clause that opens with a state of the patch: "Before this patch on the
+// test board", "After applying the series", "Without the fix".
+var sentenceLeadRe = regexp.MustCompile(`(?i)^(?:before|after|without|with|w/o|w/)\s`)
+
+// stateSentence is the state a sentence of its own names for the output under it, as a
+// heading would ("Before this patch on board X, the numbers are as follows." over a prompt
+// and its tool's lines): a one-line paragraph ending in a stop, whose first clause opens with
+// a state of the patch, and whose next line is a command or measured figures. The clause;
+// "" for any other line.
+func stateSentence(lines []line, i int) string {
+	t := strings.TrimSpace(lines[i].text)
+	if len(t) > 100 || !strings.HasSuffix(t, ".") || i > 0 && strings.TrimSpace(lines[i-1].text) != "" || i+1 >= len(lines) {
+		return ""
+	}
+	clause, _, _ := strings.Cut(strings.TrimSuffix(t, "."), ",")
+	if !sentenceLeadRe.MatchString(clause) {
+		return ""
+	}
+	if side, strong, _ := stateOf(clause); side == "" || !strong {
+		return ""
+	}
+	if next := lines[i+1].text; !isCommand(next) && len(readFigures(next).measured()) == 0 {
+		return ""
+	}
+	return clause
 }
 
 // sentenceStateRe is a phrase that names the patch's state inside a sentence: "before this
