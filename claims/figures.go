@@ -60,6 +60,12 @@ func unitAfter(toks []string, i int) (string, int) {
 		if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
 			return next, 1
 		}
+		// A unit with the counter it was read from: "109 cycles(tsc)", "12 ns(clock)".
+		if base, _, ok := strings.Cut(toks[i+1], "("); ok && base != "" {
+			if _, known := lookupUnit(base); known {
+				return base, 1
+			}
+		}
 		// A scale apart from what it scales: "24.5 M ops/s", "3.1 K pkt/s" (the bpf
 		// selftests' bench prints rates so).
 		if _, scale := scaleSuffix[toks[i+1]]; scale && i+2 < len(toks) {

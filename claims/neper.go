@@ -11,10 +11,12 @@ import (
 // the throughput_units line that follows it (Mbit/s unless -O/--throughput-opt says another;
 // throughput_Mbps also gives it in Mbit/s), a request/response test's in transactions per
 // second. A request/response test adds its latency, in seconds: latency_min, _mean, _max,
-// _stddev and the percentiles asked for (latency_p99). The rest (time_start, utime_end,
-// num_transactions, local_throughput, the options) describe the run, not its result.
+// _stddev and the percentiles asked for (latency_p99, latency_p99.9). The rest (time_start,
+// utime_end, local_throughput, the options) describe the run, not its result; so does
+// num_transactions beside a throughput, and without one (a summary cut to its latencies) it
+// is the run's count of transactions.
 var (
-	neperLineRe = regexp.MustCompile(`^\s*([a-z][A-Za-z0-9_]*)=(\S*)\s*$`)
+	neperLineRe = regexp.MustCompile(`^\s*([a-z][A-Za-z0-9_]*(?:\.\d+)?)=(\S*)\s*$`)
 	// neperTestRe is the test a neper command names: its binary, tcp_rr, udp_stream, ...
 	neperTestRe = regexp.MustCompile(`\b(?:tcp|udp|psp)_(?:rr|crr|stream)\b`)
 )
@@ -78,6 +80,10 @@ func neperOutput(lines []line, i int, ctx context) ([]measurement, int, string) 
 			return nil, j, "neper's throughput is not a number"
 		}
 		out = append(out, mk("transaction_rate", "trans/s", v))
+	case keys["num_transactions"] != "":
+		if v, ok := parseNumber(keys["num_transactions"]); ok {
+			out = append(out, mk("transactions", "count", v))
+		}
 	}
 	for _, k := range order {
 		stat, ok := strings.CutPrefix(k, "latency_")

@@ -811,6 +811,10 @@ func isTitle(lines []line, i int) bool {
 		switch {
 		case strings.TrimSpace(n) == "" || separatorRe.MatchString(n):
 			continue
+		case j == i+1 && i >= 2 && len(readFigures(lines[i-2].text).measured()) > 0 && wrappedTitle(lines, j):
+			// a title of two lines between blocks of figures: "With the reordering of a
+			// later patch, applied" over "on top (the third build)"
+			continue
 		case len(splitCellsRe.Split(strings.TrimSpace(n), -1)) >= 3 && len(readFigures(n).figures) == 0:
 			continue // a table's header row
 		case isCommand(n):
@@ -951,6 +955,15 @@ func blockOf(key string) string {
 
 // underTitle: line i is indented under a short line without figures ("Results in switch
 // mode" / "  With the fast clock @ 400MHz").
+// wrappedTitle: lines[j] ends a paragraph of two lines that names what the figures under it
+// are of, wrapped at the mail's width: words and no figure, no stop at its end, a blank line
+// after it.
+func wrappedTitle(lines []line, j int) bool {
+	t := strings.TrimSpace(lines[j].text)
+	return t != "" && len(t) <= 80 && titleEndRe.MatchString(t) && len(readFigures(t).figures) == 0 && !strings.HasSuffix(strings.TrimSpace(lines[j-1].text), ".") &&
+		j+1 < len(lines) && strings.TrimSpace(lines[j+1].text) == ""
+}
+
 func underTitle(lines []line, i int) bool {
 	prev, cur := lines[i-1].text, lines[i].text
 	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -359,6 +360,26 @@ func TestCaptionNamesAnRRTest(t *testing.T) {
 	for _, c := range r.Claims {
 		if c.Unit == "trans/s" {
 			t.Errorf("a caption of an RR test and a stream gave transactions/s:\n%s", claimsText(r))
+		}
+	}
+}
+
+// TestUnitWithItsCounter: a unit written with the counter it was read from in parentheses
+// ("cycles(tsc)", "ns(clock)") is the unit; a word in parentheses that no unit starts is none,
+// and a unit glued to its number stays as it was.
+func TestUnitWithItsCounter(t *testing.T) {
+	for in, want := range map[string]string{
+		"bulk free: 71 cycles(tsc) 19.8 ns(clock) per object": "71 cycles, 0.0198 us",
+		"per object: 131 cycles(tsc)":                         "131 cycles",
+		"per object: 131 foo(bar)":                            "131 ",
+		"per object: 131cycles 40ns":                          "131 cycles, 0.04 us",
+	} {
+		var got []string
+		for _, f := range readFigures(in).figures {
+			got = append(got, strings.TrimSpace(fmt.Sprintf("%g %s", f.value, f.unit.norm)))
+		}
+		if strings.Join(got, ", ") != strings.TrimSpace(want) {
+			t.Errorf("%q: %q, want %q", in, strings.Join(got, ", "), want)
 		}
 	}
 }
