@@ -60,7 +60,7 @@ func unitAfter(toks []string, i int) (string, int) {
 		if _, ok := lookupUnit(next); ok || sizeUnits[strings.ToLower(next)] {
 			return next, 1
 		}
-		// A unit with the counter it was read from: "109 cycles(tsc)", "12 ns(clock)".
+		// A unit with the counter it was read from: "71 cycles(tsc)", "12 ns(clock)".
 		if base, _, ok := strings.Cut(toks[i+1], "("); ok && base != "" {
 			if _, known := lookupUnit(base); known {
 				return base, 1
@@ -214,20 +214,20 @@ func readFigures(s string) shaped {
 	return out
 }
 
-// rateWordRe is a word of a label that names a rate per unit of time: "Datagrams/second:",
+// rateWordRe is a word of a label that names a rate per unit of time: "Packets/second:",
 // "requests per sec", "msgs/s".
 var rateWordRe = regexp.MustCompile(`(?i)^(?:[\w-]*/(?:s|sec|second)|per|second|sec|rate):?$`)
 
-// kiloCountRe is a count written with a thousands suffix and nothing else: "~382k".
+// kiloCountRe is a count written with a thousands suffix and nothing else: "~412k".
 var kiloCountRe = regexp.MustCompile(`^~?(\d+(?:\.\d+)?)[kK]$`)
 
 // rateCount is the figure of a label that names a rate and a value with a thousands suffix
-// ("Datagrams/second: ~382k"): a thousand of the rate's events, where alone a "k" is
+// ("Packets/second: ~412k"): a thousand of the rate's events, where alone a "k" is
 // kilobytes of a size ("64k").
 func rateCount(label, value string) (figure, bool) {
 	v := strings.TrimSpace(value)
 	if loc := trailingNoteRe.FindStringIndex(v); loc != nil && statNoteRe.MatchString(v[loc[0]:]) {
-		v = strings.TrimSpace(v[:loc[0]]) // "~650k (~1.7x increase)": the note of a change
+		v = strings.TrimSpace(v[:loc[0]]) // "~537k (~1.3x more)": the note of a change
 	}
 	m := kiloCountRe.FindStringSubmatch(v)
 	if m == nil || !slices.ContainsFunc(strings.Fields(label), rateWordRe.MatchString) {

@@ -883,14 +883,14 @@ func (r *Report) evidenceSides(runs []*sideRun, lines []line) (before, after *si
 	first, second := identifiers(runs[0].state, runs[1].state), identifiers(runs[1].state, runs[0].state)
 	if (len(telling(ownWords(runs[0].state, runs[1].state))) == 0 || len(telling(ownWords(runs[1].state, runs[0].state))) == 0) && len(first)+len(second) == 0 {
 		// States that are not both named by words of their own, and no name of code's
-		// tells them apart (the "zero-copy" of "zero-copy mode" against "copy mode" does).
+		// tells them apart (the "hw-gro" of one heading against the "gro" of the other does).
 		return nil, nil, false
 	}
 	subject, added, removed := r.change.subject, r.change.added, r.change.removed
 	vote := 0 // above 0: the first printed is before
 	namedIn := func(words []string, text string) bool {
 		for _, w := range words {
-			// A name is whole where a hyphen joins words: "zero-copy" does not name "copy".
+			// A name is whole where a hyphen joins words: "hw-gro" does not name "gro".
 			if regexp.MustCompile(`(?i)(?:^|[^\w-])` + regexp.QuoteMeta(w) + `(?:$|[^\w-])`).MatchString(text) {
 				return true
 			}

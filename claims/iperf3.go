@@ -52,7 +52,7 @@ var (
 	// iperf3's summary starts after its dashed line with the column header again.
 	iperf3SepRe = regexp.MustCompile(`^\s*(- ){8,}-?\s*$`)
 	// An author may cut the stream's ID column off the header and its rows ("Interval
-	// Transfer Bitrate" over "0.00-30.00  sec  ...  sender"): a row still ends in its role.
+	// Transfer Bitrate" over "0.00-10.00  sec  ...  receiver"): a row still ends in its role.
 	iperf3HeaderRe = regexp.MustCompile(`^\s*(?:\[ ID\](?:\[Role\])?\s+)?Interval\s+Transfer\s+(Bitrate|Bandwidth)`)
 	// [  5]   0.00-2.00   sec  2.03 GBytes  8.74 Gbits/sec        receiver; [SUM] for -P N;
 	// --bidir's role after the ID: "[  5][TX-C]", "[SUM][RX-C]" (the client sending, receiving).

@@ -513,7 +513,7 @@ func rowValues(text string) string {
 // (THROUGHPUT=41234.55, THROUGHPUT_UNITS=Trans/s, P99_LATENCY=41).
 // Scripts that run netperf once per CPU and sum (percpu_netperf, super_netperf's kin) print a
 // selector with a colon, its figure and the CPUs' own in parentheses: "MEAN_LATENCY:
-// 121.210  (per CPU: 121.100 121.260 ...)"; the name has an underscore or is one netperf
+// 58.920  (per CPU: 58.700 59.110 ...)"; the name has an underscore or is one netperf
 // measures by, so a heading in capitals ("RESULTS: 3") is none.
 var netperfKeyvalRe = regexp.MustCompile(`^\s*([A-Z][A-Z0-9_]*)=(\S*)\s*$|^\s*([A-Z][A-Z0-9]*_[A-Z0-9_]+|THROUGHPUT):\s+(\d+(?:\.\d+)?)\s*(?:\(per\s+CPU:[\d.\s]*\))?\s*$`)
 
@@ -560,7 +560,7 @@ func netperfKeyval(lines []line, i int, ctx context) ([]measurement, int, string
 	switch {
 	case strings.Contains(ctx.command, "-t"):
 	case headingRRTest(ctx) != "":
-		test = headingRRTest(ctx) // "Pod to pod, TCP_RR:" over a script's output
+		test = headingRRTest(ctx) // "Baseline, UDP_RR:" over a script's output
 	case rate || test == "" && strings.EqualFold(values["THROUGHPUT_UNITS"], "Trans/s"):
 		test = "TCP_RR"
 	}

@@ -146,8 +146,8 @@ func unitFigures(s string) int {
 }
 
 // statNoteRe is what a note of statistics has: a change in percent, a p-value, a sample
-// count ("n=5", "3 runs", "median of 10"), a spread, a factor of change ("~93x reduction",
-// "1.7x").
+// count ("n=5", "3 runs", "median of 10"), a spread, a factor of change ("~5.5x fewer",
+// "1.3x").
 var statNoteRe = regexp.MustCompile(`(?i)%|\b\d+(?:\.\d+)?\s?x\b|\bp\s*[=<]|\bn\s*=|±|\+-|stddev|\bsd\b|\bcv\b|\b\d+\s+(?:runs?|iterations?|samples?|trials?|rounds?)\b|\b(?:avg|average|mean|median|best)\s+of\s+\d+`)
 
 // runOrdinalRe is a run's number in a label ("run #2", "#3", "iteration 4"): runs of one

@@ -265,7 +265,7 @@ func labelOf(text string) string {
 var sentenceLeadRe = regexp.MustCompile(`(?i)^(?:before|after|without|with|w/o|w/)\s`)
 
 // stateSentence is the state a sentence of its own names for the output under it, as a
-// heading would ("Before this patch on board X, the numbers are as follows." over a prompt
+// heading would ("Without the patch, on the reference board, a drop test gives these rates." over a prompt
 // and its tool's lines): a one-line paragraph ending in a stop, whose first clause opens with
 // a state of the patch, and whose next line is a command or measured figures. The clause;
 // "" for any other line.
