@@ -265,26 +265,27 @@ func labelOf(text string) string {
 var sentenceLeadRe = regexp.MustCompile(`(?i)^(?:before|after|without|with|w/o|w/)\s`)
 
 // stateSentence is the state a sentence of its own names for the output under it, as a
-// heading would ("Without the patch, on the reference board, a drop test gives these rates." over a prompt
-// and its tool's lines): a one-line paragraph ending in a stop, whose first clause opens with
-// a state of the patch, and whose next line is a command or measured figures. The clause;
-// "" for any other line.
+// heading would ("Without the patch, on the reference board, a drop test gives these rates."
+// over a prompt and its tool's lines): a one-line paragraph ending in a stop whose next line
+// is a command or measured figures, and whose first clause opens with a state of the patch
+// (the clause is returned), or that names one state of its patch anywhere (sentenceSide; the
+// sentence is returned). "" for any other line.
 func stateSentence(lines []line, i int) string {
 	t := strings.TrimSpace(lines[i].text)
 	if len(t) > 100 || !strings.HasSuffix(t, ".") || i > 0 && strings.TrimSpace(lines[i-1].text) != "" || i+1 >= len(lines) {
 		return ""
 	}
-	clause, _, _ := strings.Cut(strings.TrimSuffix(t, "."), ",")
-	if !sentenceLeadRe.MatchString(clause) {
-		return ""
-	}
-	if side, strong, _ := stateOf(clause); side == "" || !strong {
-		return ""
-	}
 	if next := lines[i+1].text; !isCommand(next) && len(readFigures(next).measured()) == 0 {
 		return ""
 	}
-	return clause
+	clause, _, _ := strings.Cut(strings.TrimSuffix(t, "."), ",")
+	if side, strong, _ := stateOf(clause); sentenceLeadRe.MatchString(clause) && side != "" && strong {
+		return clause
+	}
+	if sentenceSide(t) != "" {
+		return strings.TrimSuffix(t, ".") // "Here is what I measured before this patch was applied."
+	}
+	return ""
 }
 
 // sentenceStateRe is a phrase that names the patch's state inside a sentence: "before this
@@ -564,6 +565,9 @@ func (c *context) heading(h string) {
 // settingPart is the part of a heading, between commas, that names a setting and no state
 // of the patch: "LRO enabled" in "net main, LRO enabled".
 func settingPart(h string) string {
+	if len(strings.Fields(parenRe.ReplaceAllString(h, ""))) > 8 {
+		return "" // a sentence that names its state: its clauses are no settings
+	}
 	for _, part := range strings.Split(h, ",") {
 		if patchBefore.MatchString(part) || patchAfter.MatchString(part) || literalState.MatchString(part) || plusAfter.MatchString(part) {
 			continue

@@ -120,7 +120,13 @@ var patchNounAloneRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:patch|patches|patc
 func stateOfWords(label string) (side string, strong bool, rest string) {
 	l := strings.TrimSpace(label)
 	if len(strings.Fields(parenRe.ReplaceAllString(l, ""))) > 8 {
-		return "", false, l // a sentence, not the name of a state
+		// A sentence, not the name of a state: only a patch's or a tree's word names its
+		// state ("The numbers I got on the unpatched kernel were"), and only where the
+		// sentence names no other; it says nothing else of a measurement.
+		if side := sentenceSide(l); side != "" {
+			return side, true, ""
+		}
+		return "", false, l
 	}
 	if len(l) >= 8 && len(l) <= 40 && commitIDRe.MatchString(strings.ToLower(l)) {
 		return "before", true, "" // a bare commit id is the tree measured before
@@ -181,6 +187,43 @@ func stateOfWords(label string) (side string, strong bool, rest string) {
 		}
 	}
 	return "", false, l
+}
+
+// sentencePatchRe is how a sentence names the state of the patch it is about: "the
+// unpatched kernel", "before this patch was applied", "a kernel that does not have the fix",
+// "with the series", "once the fix is in".
+// Only the patch's own words count in a sentence: a tree's or a time's ("current", "new",
+// "now") are too common in prose to name a state there.
+var sentencePatchRe = regexp.MustCompile(`(?i)\b(?:(un-?patched)|patched|(before|without|w/o|(?:does|do|did)\s+not\s+(?:have|include|carry|contain)|(?:doesn't|don't|didn't|lacks?)(?:\s+(?:have|include|carry|contain))?)\s+(?:(?:this|the|my|our|these)\s+)?` + patchNounWords + `|(?:after|with|w/)\s+(?:(?:this|the|my|our|these)\s+)?` + patchNounWords + `|(before|without|w/o)\s+it|(?:after|with|w/)\s+it|(?:once|when)\s+(?:the|this|my)\s+` + patchNounWords + `\s+(?:is|was)\s+(?:in|applied))\b`)
+
+// bothSidesRe is a sentence's two states named together: "before and after the patch",
+// "with and without the series", "without/with it".
+var bothSidesRe = regexp.MustCompile(`(?i)\b(?:before|without|w/o|with|w/|after)\s*(?:and|or|/|&|vs\.?)\s*(?:after|with|w/|before|without|w/o)\b`)
+
+// patchNounWords are the nouns of a patch in a sentence.
+const patchNounWords = `(?:patch|patches|series|patchset|fix|change|commit)`
+
+// sentenceSide is the side a sentence names by its patch's words, "" where it names none or
+// both.
+func sentenceSide(l string) string {
+	if bothSidesRe.MatchString(l) {
+		return "" // "before and after the patch": both, in an order
+	}
+	sides := map[string]bool{}
+	for _, m := range sentencePatchRe.FindAllStringSubmatch(l, -1) {
+		if m[1] != "" || m[2] != "" || m[3] != "" {
+			sides["before"] = true
+		} else {
+			sides["after"] = true
+		}
+	}
+	if len(sides) != 1 {
+		return ""
+	}
+	for side := range sides {
+		return side
+	}
+	return ""
 }
 
 // strip takes the words re matches (its first group) out of s, until none is left

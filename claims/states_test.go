@@ -214,3 +214,29 @@ func TestCueVote(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceSide: a sentence names its patch's state by the patch's words, wherever they
+// stand and however another author words it; a sentence naming both states, or only words a
+// tree or a time shares with prose ("current", "new", "now"), names none.
+func TestSentenceSide(t *testing.T) {
+	for s, want := range map[string]string{
+		"The numbers I got on the unpatched kernel, ten runs each, were":          "before",
+		"Here is what the benchmark printed before this series was applied":       "before",
+		"Measured on a machine that does not have the fix, as a reference point":  "before",
+		"On a build that doesn't include the patch, the same test looked like so": "before",
+		"And once the patch is in, on the very same machine, they become":         "after",
+		"The same run again, this time with the series applied on top of it":      "after",
+		"Before this patch the loop took longer, and with it the loop is shorter": "",
+		"The current code is what we measured at first, and now the new numbers":  "",
+		"Ten runs of a route lookup microbenchmark, median of the ns per lookup":  "",
+		"Ping-pong over veth, 64 byte messages, 20 s, before and after the patch": "",
+		"The rates with and without the series, on one core, in the same order":   "",
+	} {
+		if got := sentenceSide(s); got != want {
+			t.Errorf("%q: %q, want %q", s, got, want)
+		}
+		if got, _, _ := stateOf(s); got != want {
+			t.Errorf("stateOf(%q): %q, want %q", s, got, want)
+		}
+	}
+}

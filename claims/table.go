@@ -264,6 +264,9 @@ func headerRow(header []string, text string) bool {
 	if len(header) < 2 || len(header) > maxTableColumns || len(masked.measured()) > 0 || strings.TrimSpace(text) == "" || proseSentence(text) {
 		return false
 	}
+	if slices.ContainsFunc(header, func(c string) bool { return len(strings.Fields(c)) > 8 }) {
+		return false // a cell of a sentence's words: prose cut where the rows below align, no column's name
+	}
 	return !(stateNamed(header[0]) && len(masked.figures) >= 2) && slices.ContainsFunc(header, headerName)
 }
 
