@@ -401,3 +401,26 @@ func TestCompoundNameDecides(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesHoldNoFigure: in a sentence of several states, the number after "patch", "commit"
+// or "step" says which one and is no figure, and a state's name holds no measured figure: no
+// pair of such numbers is made (it had read 23.9 -> 2 Gbit/s from the first sentence).
+func TestNamesHoldNoFigure(t *testing.T) {
+	for _, s := range []string{
+		"Subject: x\n\nGoodput went from 21.4 Gbit/s on bpf-next to 22.0 Gbit/s with patch 2 and to 23.9 Gbit/s with the whole series.\n",
+		"Subject: x\n\nLatency was 41 us before the change, then 37 us after step 1 and 35 us after step 2.\n",
+	} {
+		r, err := Read("m", []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := map[float64]bool{21.4e9: true, 22.0e9: true, 23.9e9: true, 41: true, 37: true, 35: true}
+		for _, c := range r.Claims {
+			for _, v := range append(append([]float64{}, c.Before.Values...), c.After.Values...) {
+				if !written[v] {
+					t.Errorf("%q: %g is no figure of the text (a patch's or a step's number?): %+v", s, v, c)
+				}
+			}
+		}
+	}
+}

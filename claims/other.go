@@ -667,6 +667,13 @@ var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|w
 // (a version's digits among them); sidesOf decides which state each names.
 var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
 
+// bareOrdinalRe is a number as an ordinal is written: a small whole number, no unit.
+var bareOrdinalRe = regexp.MustCompile(`^\d{1,3}$`)
+
+// ordinalLeadRe is a name that ends where a number says which one: "with patch", "after
+// commit", "step" (then a bare "1", "3"): the number is part of the name, no figure.
+var ordinalLeadRe = regexp.MustCompile(`(?i)(?:\bpatch(?:es)?|\bcommit|\bstep|\bround|\brun|\biteration|\bversion|\brev|#)\s*$`)
+
 // stateNamedRe is a line's two figures, each right after its state's name without a colon,
 // the two apart by a comma, "and", "while", "where" or "vs": "baseline 28.1 Gbits/sec, with the patch
 // 31.9 Gbits/sec", "vanilla 812 kpps vs patched 955 kpps", "6.11 gives 8.4 Mpps, 6.11 with
@@ -697,6 +704,14 @@ func (r *Report) twoStates(text string, m []int, lineOf func(int) int, loose boo
 		// "a lockdep + kmemleak build runs for 80 s; a plain build ... 9 s": in a sentence a
 		// plus between two words adds one thing to another, not the patch to a tree
 		return false
+	}
+	for k, name := range []string{g(1), g(3)} {
+		ordinal := !loose && ordinalLeadRe.MatchString(name) && bareOrdinalRe.MatchString(g(2*k+2))
+		if len(readFigures(name).measured()) > 0 || ordinal {
+			// "to 9.4 Gbit/s with patch 1 and to 10.2 Gbit/s": a name holds no measured
+			// figure, and the number after "patch" is which patch, no figure
+			return false
+		}
 	}
 	s1, _ := sidesOf(g(1), g(3), loose)
 	if s1 == "" {
