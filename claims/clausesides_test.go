@@ -424,3 +424,22 @@ func TestNamesHoldNoFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestCountSweptIsNoPair: clauses that differ in a count of one thing ("with 2 threads", "with
+// 6 threads") sweep a condition, whatever state word one of them carries, and are no pair; the
+// same count on both sides, with the patch's words on one, is a pair; and a note in
+// parentheses after the first figure does not hide the second state.
+func TestCountSweptIsNoPair(t *testing.T) {
+	for _, c := range []struct {
+		sentence string
+		want     string
+	}{
+		{"With 2 threads the patched driver forwards 5.2 Mpps, with 6 threads 7.7 Mpps.", ""},
+		{"With 2 queues bpf-next does 5.2 Mpps, with 2 queues and the patch 5.9 Mpps.", pair(5.2e6, 5.9e6)},
+		{"bpf-next: 5.2 Mpps (one core busy), this series: 5.9 Mpps (one core busy)", pair(5.2e6, 5.9e6)},
+	} {
+		if got := onePair(t, "Subject: x\n\n"+c.sentence+"\n"); got != c.want {
+			t.Errorf("%q: %q, want %q", c.sentence, got, c.want)
+		}
+	}
+}

@@ -665,7 +665,31 @@ var stateLedRe = regexp.MustCompile(`(?i)(?:^|[^\w/-])(before|prior\s+to|after|w
 // 3.2Mpps, new: 4.1Mpps", "v6.6: 10.1 Gbps, v6.6+series: 11.9 Gbps", "before=9.41Gbps
 // after=9.87Gbps" (a tool's key=value). A label is a few words
 // (a version's digits among them); sidesOf decides which state each names.
-var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)\)?\s*[,;]?\s+([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+var stateColonRe = regexp.MustCompile(`(?i)(?:^|[\s(,;])([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)(?:\s*\([^()]{0,30}\))?\)?\s*[,;]?\s+([A-Za-z][^:=,;()]{0,40}?)\s*[:=]\s*(~?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?[A-Za-z][A-Za-z/]*)?)`)
+
+// nameCountRe is a count of a thing in a name: "4 threads", "16 queues".
+var nameCountRe = regexp.MustCompile(`(?i)(?:^|[^\d.,])(\d+)\s+([a-z]{3,})\b`)
+
+// countsDiffer: two names count one thing differently ("with 4 threads", "with 8 threads");
+// a figure with its unit ("9.4 Gbit/s") is no count of a thing.
+func countsDiffer(a, b string) bool {
+	counts := func(s string) map[string]string {
+		out := map[string]string{}
+		for _, m := range nameCountRe.FindAllStringSubmatch(s, -1) {
+			if _, unit := lookupUnit(m[2]); !unit {
+				out[strings.ToLower(m[2])] = m[1]
+			}
+		}
+		return out
+	}
+	ca := counts(a)
+	for noun, n := range counts(b) {
+		if m, ok := ca[noun]; ok && m != n {
+			return true
+		}
+	}
+	return false
+}
 
 // bareOrdinalRe is a number as an ordinal is written: a small whole number, no unit.
 var bareOrdinalRe = regexp.MustCompile(`^\d{1,3}$`)
@@ -1028,6 +1052,9 @@ func (r *Report) stateLed(text string, m []int, lineOf func(int) int) bool {
 		return w
 	}
 	w1, w2 := priorTo(strings.ToLower(g(1))), priorTo(strings.ToLower(g(5)))
+	if countsDiffer(g(2)+" "+g(3), g(6)+" "+g(7)) {
+		return false // "with 4 threads ..., with 8 threads ...": a count swept, no two states
+	}
 	firstAfter := w1 == "after" || w1 == "with" || w1 == "w/"
 	if !contrasting(w1, w2) && !crossContrast(w1, g(2), w2, g(6)) {
 		patched, ok := withPatchClause(w1, g(2), w2, g(6))
