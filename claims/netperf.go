@@ -558,7 +558,8 @@ func netperfKeyval(lines []line, i int, ctx context) ([]measurement, int, string
 	test := netperfOptions(ctx.command)["test"]
 	_, rate := values["TRANSACTION_RATE"]
 	switch {
-	case strings.Contains(ctx.command, "-t"):
+	case slices.ContainsFunc(strings.Fields(ctx.command), func(f string) bool { return strings.HasPrefix(f, "-t") }):
+		// the command names its test
 	case headingRRTest(ctx) != "":
 		test = headingRRTest(ctx) // "Baseline, UDP_RR:" over a script's output
 	case rate || test == "" && strings.EqualFold(values["THROUGHPUT_UNITS"], "Trans/s"):
