@@ -129,12 +129,12 @@ const maxInterimLines = 8000
 // after the block; a block without its data row is a reason, not a claim.
 func netperfClassic(lines []line, i int, ctx context) ([]measurement, int, string) {
 	opts := netperfOptions(ctx.command)
-	test := bannerTest(lines[i].text)
+	test, headed := bannerTest(lines[i].text), headingRRTest(ctx)
 	switch {
 	case test == "RR" && strings.Contains(opts["test"], "RR"):
 		test = opts["test"] // TCP_RR, UDP_RR, TCP_CRR as the command says
-	case test == "RR" && headingRRTest(ctx) != "":
-		test = headingRRTest(ctx) // "UDP_RR, baseline:" over a block without its command
+	case test == "RR" && headed != "":
+		test = headed // "UDP_RR, baseline:" over a block without its command
 	case test == "RR":
 		test = "TCP_RR"
 	case test == "":
@@ -557,11 +557,12 @@ func netperfKeyval(lines []line, i int, ctx context) ([]measurement, int, string
 	}
 	test := netperfOptions(ctx.command)["test"]
 	_, rate := values["TRANSACTION_RATE"]
+	headed := headingRRTest(ctx)
 	switch {
 	case slices.ContainsFunc(strings.Fields(ctx.command), func(f string) bool { return strings.HasPrefix(f, "-t") }):
 		// the command names its test
-	case headingRRTest(ctx) != "":
-		test = headingRRTest(ctx) // "Baseline, UDP_RR:" over a script's output
+	case headed != "":
+		test = headed // "Baseline, UDP_RR:" over a script's output
 	case rate || test == "" && strings.EqualFold(values["THROUGHPUT_UNITS"], "Trans/s"):
 		test = "TCP_RR"
 	}

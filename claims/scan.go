@@ -186,6 +186,7 @@ func (r *Report) netperfBlock(lines []line, i int, ctx *context, ms *[]measureme
 // context; false for any other line.
 func (r *Report) structure(lines []line, i int, ctx *context, repeated map[string][]int) bool {
 	l := lines[i]
+	sentence := stateSentence(lines, i)
 	switch {
 	case headingRe.MatchString(l.text):
 		h := headingRe.FindStringSubmatch(l.text)[1]
@@ -200,8 +201,8 @@ func (r *Report) structure(lines []line, i int, ctx *context, repeated map[strin
 		ctx.enterPath(wrappedHeading(lines, i, headingRe.FindStringSubmatch(l.text)[1]))
 		ctx.heading(h)
 		ctx.blk = enterHeading(ctx.blk, h, lines, i, repeated)
-	case stateSentence(lines, i) != "":
-		h := stateSentence(lines, i)
+	case sentence != "":
+		h := sentence
 		ctx.section++
 		ctx.enterPath(l.text, h)
 		ctx.heading(h)
