@@ -75,13 +75,37 @@ type DeviceCounters struct {
 	QdiscBacklog    uint64 `json:"qdisc_backlog"`
 }
 
-// CPUCounters are one CPU's softnet_stat columns and network softirqs.
+// CPUCounters are one CPU's softnet_stat columns, softirqs and interrupts: what else the CPU
+// was asked to do while a sample ran (a sample that differs from its series shows here what
+// differed: its timers, another CPU's calls, a device's interrupts; in a guest the devices
+// are the host's: 9p's virtio queue and the serial lines).
 type CPUCounters struct {
 	Processed   uint64 `json:"processed"`
 	Dropped     uint64 `json:"dropped"`
 	TimeSqueeze uint64 `json:"time_squeeze"`
 	NetRX       uint64 `json:"net_rx"`
 	NetTX       uint64 `json:"net_tx"`
+	// TimerSoftirqs, SchedSoftirqs and RCUSoftirqs are /proc/softirqs' TIMER, SCHED and RCU.
+	TimerSoftirqs uint64 `json:"timer_softirqs,omitempty"`
+	SchedSoftirqs uint64 `json:"sched_softirqs,omitempty"`
+	RCUSoftirqs   uint64 `json:"rcu_softirqs,omitempty"`
+	// LocalTimerIRQs, ReschedIPIs and CallIPIs are /proc/interrupts' LOC, RES and CAL;
+	// DeviceIRQs the sum of its numbered rows (every device's interrupts). These seven are
+	// recorded for a look at single samples, not compared between states (Flat).
+	LocalTimerIRQs uint64 `json:"local_timer_irqs,omitempty"`
+	ReschedIPIs    uint64 `json:"resched_ipis,omitempty"`
+	CallIPIs       uint64 `json:"call_ipis,omitempty"`
+	DeviceIRQs     uint64 `json:"device_irqs,omitempty"`
+}
+
+// sub is what moved from b to a (a counter that went backwards moved 0).
+func (a CPUCounters) sub(b CPUCounters) CPUCounters {
+	d := func(x, y uint64) uint64 { return x - min(x, y) }
+	return CPUCounters{Processed: d(a.Processed, b.Processed), Dropped: d(a.Dropped, b.Dropped), TimeSqueeze: d(a.TimeSqueeze, b.TimeSqueeze),
+		NetRX: d(a.NetRX, b.NetRX), NetTX: d(a.NetTX, b.NetTX),
+		TimerSoftirqs: d(a.TimerSoftirqs, b.TimerSoftirqs), SchedSoftirqs: d(a.SchedSoftirqs, b.SchedSoftirqs), RCUSoftirqs: d(a.RCUSoftirqs, b.RCUSoftirqs),
+		LocalTimerIRQs: d(a.LocalTimerIRQs, b.LocalTimerIRQs), ReschedIPIs: d(a.ReschedIPIs, b.ReschedIPIs), CallIPIs: d(a.CallIPIs, b.CallIPIs),
+		DeviceIRQs: d(a.DeviceIRQs, b.DeviceIRQs)}
 }
 
 // Delta is what moved from before to c. A device whose counters went backwards (recreated
@@ -122,8 +146,7 @@ func (c Counters) Delta(before Counters) Counters {
 			if d.CPUs == nil {
 				d.CPUs = map[string]CPUCounters{}
 			}
-			d.CPUs[cpu] = CPUCounters{Processed: a.Processed - min(a.Processed, b.Processed), Dropped: a.Dropped - min(a.Dropped, b.Dropped),
-				TimeSqueeze: a.TimeSqueeze - min(a.TimeSqueeze, b.TimeSqueeze), NetRX: a.NetRX - min(a.NetRX, b.NetRX), NetTX: a.NetTX - min(a.NetTX, b.NetTX)}
+			d.CPUs[cpu] = a.sub(b)
 		}
 	}
 	return d

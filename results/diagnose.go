@@ -16,15 +16,21 @@ const (
 )
 
 // Diagnose says what in a result's conditions weakens its figures: samples with steal or
-// other work on the pinned CPUs above the thresholds, gated metrics whose CV is above the
+// other work on the pinned CPUs above the thresholds, or in which nsperf waited for storage
+// (a guest: the host) to read a page of its own, gated metrics whose CV is above the
 // limit, and the drift of each baseline state (its last rounds against its first).
 func (r *Result) Diagnose() []string {
 	var out []string
 	var steal, other []float64
+	var faultSamples, faults int64
 	for _, c := range r.Cases {
 		for _, s := range c.Samples {
 			if s.Noise == nil {
 				continue
+			}
+			if s.Noise.SelfMajorFaults > 0 {
+				faultSamples++
+				faults += s.Noise.SelfMajorFaults
 			}
 			if s.Noise.StealPct > StealWarnPct {
 				steal = append(steal, s.Noise.StealPct)
@@ -56,6 +62,9 @@ func (r *Result) Diagnose() []string {
 	}
 	if len(other) > 0 {
 		out = append(out, fmt.Sprintf("noise: other work used more than %g%% of the pinned CPUs in %d samples (at most %.1f%%)", OtherWarnPct, len(other), slices.Max(other)))
+	}
+	if faultSamples > 0 {
+		out = append(out, fmt.Sprintf("noise: nsperf read %d pages of its own from storage inside %d samples (in a guest, from the host over 9p: the host's timing reached the measured window)", faults, faultSamples))
 	}
 	limit := r.Settings.Policy.CVLimit
 	if limit == 0 {

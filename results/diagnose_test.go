@@ -68,3 +68,20 @@ func TestDecidedOverReordering(t *testing.T) {
 		t.Errorf("a 24%% change named a possible false alarm:\n%s", got)
 	}
 }
+
+// TestOwnPagesReadInSamples: samples in which nsperf read pages of its own from storage (a
+// guest: from the host) are counted in one line; samples that read none say nothing.
+func TestOwnPagesReadInSamples(t *testing.T) {
+	sample := func(faults int64) Sample {
+		return Sample{State: "off", Workload: "tcp4", Noise: &Noise{SelfMajorFaults: faults}}
+	}
+	r := &Result{Cases: []Case{{Samples: []Sample{sample(6), sample(0), sample(1), sample(0)}}}}
+	want := "noise: nsperf read 7 pages of its own from storage inside 2 samples"
+	if got := strings.Join(r.Diagnose(), "\n"); !strings.Contains(got, want) {
+		t.Errorf("diagnostics:\n%s\nwant %q", got, want)
+	}
+	r.Cases[0].Samples = []Sample{sample(0), sample(0)}
+	if got := strings.Join(r.Diagnose(), "\n"); strings.Contains(got, "pages of its own") {
+		t.Errorf("samples that read nothing were named:\n%s", got)
+	}
+}

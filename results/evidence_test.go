@@ -134,9 +134,9 @@ func TestSideMetrics(t *testing.T) {
 
 func TestCountersDelta(t *testing.T) {
 	before := Counters{Devices: map[string]DeviceCounters{"a/x": {TxPackets: 10, TxBytes: 100, BigTx: u(1)}, "a/y": {TxPackets: 50}},
-		Namespaces: map[string]map[string]uint64{"a": {"IpInReceives": 5, "Same": 3}}, CPUs: map[string]CPUCounters{"1": {NetRX: 7}}}
+		Namespaces: map[string]map[string]uint64{"a": {"IpInReceives": 5, "Same": 3}}, CPUs: map[string]CPUCounters{"1": {NetRX: 7, LocalTimerIRQs: 100, TimerSoftirqs: 40, DeviceIRQs: 5}}}
 	after := Counters{Devices: map[string]DeviceCounters{"a/x": {TxPackets: 30, TxBytes: 400, BigTx: u(4), QdiscBacklog: 9}, "a/y": {TxPackets: 2}},
-		Namespaces: map[string]map[string]uint64{"a": {"IpInReceives": 8, "Same": 3}}, CPUs: map[string]CPUCounters{"1": {NetRX: 17}}}
+		Namespaces: map[string]map[string]uint64{"a": {"IpInReceives": 8, "Same": 3}}, CPUs: map[string]CPUCounters{"1": {NetRX: 17, LocalTimerIRQs: 150, TimerSoftirqs: 41, DeviceIRQs: 4}}}
 	d := after.Delta(before)
 	x := d.Devices["a/x"]
 	if x.TxPackets != 20 || x.TxBytes != 300 || *x.BigTx != 3 || x.QdiscBacklog != 9 {
@@ -144,6 +144,9 @@ func TestCountersDelta(t *testing.T) {
 	}
 	if _, ok := d.Devices["a/y"]; ok || len(d.Errors) != 1 || !strings.Contains(d.Errors[0], "a/y: counters went backwards") {
 		t.Errorf("a/y went backwards: %+v %v", d.Devices, d.Errors)
+	}
+	if c := d.CPUs["1"]; c.LocalTimerIRQs != 50 || c.TimerSoftirqs != 1 || c.DeviceIRQs != 0 {
+		t.Errorf("cpu 1's interrupts and softirqs: %+v", c)
 	}
 	if d.Namespaces["a"]["IpInReceives"] != 3 || len(d.Namespaces["a"]) != 1 || d.CPUs["1"].NetRX != 10 {
 		t.Errorf("namespaces %v cpus %v", d.Namespaces, d.CPUs)

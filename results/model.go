@@ -311,15 +311,25 @@ type Sample struct {
 	Counters *Counters `json:"counters,omitempty"`
 }
 
-// Noise is what else went on while a sample was measured (/proc/stat and the client's
-// rusage): time stolen by the hypervisor and spent in softirq, as percent of all CPU time;
-// CPU time on the pinned CPUs that the tools did not use, as percent of those CPUs' time;
-// the client's context switches.
+// Noise is what else went on while a sample was measured (/proc/stat, the client's rusage
+// and nsperf's own): time stolen by the hypervisor and spent in softirq, as percent of all
+// CPU time; CPU time on the pinned CPUs that the tools did not use, as percent of those CPUs'
+// time; the client's context switches; nsperf's own CPU time and major page faults.
 type Noise struct {
 	StealPct        float64 `json:"steal_pct"`
 	SoftirqPct      float64 `json:"softirq_pct"`
 	OtherPinnedPct  float64 `json:"other_pinned_pct"`
 	ContextSwitches int64   `json:"context_switches"`
+	// SelfMajorFaults are the pages nsperf itself read from storage during the sample (its
+	// major page faults): in a guest, reads from the host over 9p inside the measured window,
+	// which the guest locks its pages in memory to avoid (vm.LockOwnPages).
+	SelfMajorFaults int64 `json:"self_major_faults,omitempty"`
+	// SelfCPUSeconds is nsperf's own CPU time during the sample (reading counters, looking at
+	// the connection, its runtime), which in a guest shares the measured CPUs.
+	SelfCPUSeconds float64 `json:"self_cpu_seconds,omitempty"`
+	// SelfGCCycles are nsperf's garbage collections inside the sample: none, unless it
+	// allocated more than its headroom (runner's collectBeforeSample).
+	SelfGCCycles int64 `json:"self_gc_cycles,omitempty"`
 }
 
 // Value returns a metric of the sample.

@@ -66,6 +66,14 @@ func TestEvidenceVethBigTCP(t *testing.T) {
 		if s.Counters == nil || d.TxPackets == 0 || d.BigTx == nil || len(s.Counters.Namespaces["client"]) == 0 || len(s.Counters.CPUs) != 2 {
 			t.Fatalf("sample %s/%s: counters %+v", s.State, s.Workload, s.Counters)
 		}
+		// The pinned CPUs' own interrupts: their timers ticked while the tools kept them busy.
+		var ticks uint64
+		for _, cpu := range s.Counters.CPUs {
+			ticks += cpu.LocalTimerIRQs
+		}
+		if ticks == 0 || s.Noise == nil || s.Noise.SelfCPUSeconds <= 0 {
+			t.Errorf("sample %s/%s: no local timer interrupts on the pinned CPUs (%+v) or no CPU time of nsperf's own (%+v)", s.State, s.Workload, s.Counters.CPUs, s.Noise)
+		}
 	}
 	for _, want := range []string{"evidence (device counters over the samples; big packets counted with nftables", "off: client/eth0 tx", "0% above 64 KiB", "on: server/eth0 rx"} {
 		if !strings.Contains(table, want) {

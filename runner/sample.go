@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nsperf/nsperf/internal/proc"
@@ -17,6 +21,8 @@ import (
 	"github.com/nsperf/nsperf/results"
 	"github.com/nsperf/nsperf/runner/tool"
 	"github.com/nsperf/nsperf/scenarios"
+
+	"golang.org/x/sys/unix"
 )
 
 // sample runs one workload once; an error ends the case (interrupt, a shared server gone).
@@ -89,19 +95,29 @@ func (m *measurement) run(live machine.Network, d tool.Driver, instances []scena
 	ctx, cancel := context.WithTimeout(m.ctx, limit)
 	defer cancel()
 	pinned := pinnedCPUsOfRun(instances)
+	resumeGC := collectBeforeSample()
 	counters := live.Counters(pinned)
 	before := m.opt.Machine.CPUTimes()
+	selfBefore, gcBefore := selfUsage(), gcCycles()
 	stopWatching := watchTCP(live, instances[0], capture)
 	clients, err := m.startClients(ctx, cancel, live, d, instances)
 	if err != nil {
 		stopWatching()
+		resumeGC()
 		return fail(err)
 	}
 	printed = append(slices.Clone(clients), printed...)
 	awaitRun(clients, servers)
 	sample.Noise = noise(before, m.opt.Machine.CPUTimes(), pinned, clients, perRunServers)
+	if sample.Noise != nil {
+		self := selfUsage()
+		sample.Noise.SelfMajorFaults = self.Majflt - selfBefore.Majflt
+		sample.Noise.SelfCPUSeconds = float64(self.Utime.Nano()+self.Stime.Nano()-selfBefore.Utime.Nano()-selfBefore.Stime.Nano()) / 1e9
+		sample.Noise.SelfGCCycles = gcCycles() - gcBefore
+	}
 	delta := live.Counters(pinned).Delta(counters)
 	tcp, err := stopWatching()
+	resumeGC()
 	if err != nil {
 		delta.Errors = append(delta.Errors, err.Error())
 	}
@@ -496,6 +512,73 @@ func noise(before, after procstat.Snapshot, pinned []int, clients, servers []pro
 		n.OtherPinnedPct = 100 * max(0, float64(busy)-toolTicks) / float64(total)
 	}
 	return n
+}
+
+// sampleHeadroom is how much nsperf may allocate inside a sample before its garbage
+// collector runs there after all (collectBeforeSample): far more than a sample's looks at
+// its connection and the tools' output take.
+const sampleHeadroom = 256 << 20
+
+// collectBeforeSample collects nsperf's garbage now, between samples, and holds its
+// collector off until the returned func: inside a sample a collection would take the CPU time
+// of the tools it measures. In a guest, whose two vCPUs are both measured, a collection of a
+// few hundred milliseconds landed in one sample of ten and took 10% off its throughput
+// (docs/method.md, "Virtual time: repeatability and the floor"). A sample that allocates more
+// than sampleHeadroom is collected anyway (the memory limit). The collector's settings are the
+// process's: samples that overlap (runs of one test binary in parallel) hold it off together,
+// and the last to end gives it back.
+func collectBeforeSample() (resume func()) {
+	gcHold.Lock()
+	defer gcHold.Unlock()
+	if gcHold.depth == 0 {
+		runtime.GC()
+		var stats runtime.MemStats
+		runtime.ReadMemStats(&stats)
+		gcHold.limit = debug.SetMemoryLimit(int64(stats.HeapAlloc) + sampleHeadroom)
+		gcHold.percent = debug.SetGCPercent(-1)
+	}
+	gcHold.depth++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			gcHold.Lock()
+			defer gcHold.Unlock()
+			if gcHold.depth--; gcHold.depth == 0 {
+				debug.SetGCPercent(gcHold.percent)
+				debug.SetMemoryLimit(gcHold.limit)
+			}
+		})
+	}
+}
+
+// gcHold is the collector's settings while samples hold it off.
+var gcHold struct {
+	sync.Mutex
+	depth   int
+	percent int
+	limit   int64
+}
+
+// gcCycles counts nsperf's garbage collections so far (runtime/metrics, without stopping the
+// world).
+func gcCycles() int64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// selfUsage is nsperf's own rusage (getrusage(RUSAGE_SELF)): its CPU time, which a sample
+// shares with the tools on a machine of few CPUs (a guest's), and its major page faults, the
+// pages it had to read from storage since it started: from a disk on a host, from the host
+// over 9p in a guest, where a page of nsperf's code read inside a sample's window is host
+// I/O in the measured window (vm.LockOwnPages).
+func selfUsage() unix.Rusage {
+	var ru unix.Rusage
+	_ = unix.Getrusage(unix.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
+	return ru
 }
 
 // serverDied is the error of a case whose shared server exited: every later run against it

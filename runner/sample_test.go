@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +78,37 @@ func TestParseClients(t *testing.T) {
 		case tc.want == "" && output != printed:
 			t.Errorf("%s: output %q", tc.name, output)
 		}
+	}
+}
+
+// TestCollectBeforeSample: the collector is off between a sample's start and end, for two
+// samples that overlap until the last ends, and then as it was; a resume called twice
+// counts once.
+func TestCollectBeforeSample(t *testing.T) {
+	percent := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	was := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(was)
+	first := collectBeforeSample()
+	if p := percent(); p != -1 {
+		t.Fatalf("GC percent inside a sample: %d", p)
+	}
+	second := collectBeforeSample()
+	first()
+	first()
+	if p := percent(); p != -1 {
+		t.Fatalf("GC percent after the first of two overlapping samples ended: %d", p)
+	}
+	second()
+	if p := percent(); p != 150 {
+		t.Fatalf("GC percent after both ended: %d, want 150", p)
+	}
+	cycles := gcCycles()
+	collectBeforeSample()()
+	if gcCycles() <= cycles {
+		t.Errorf("no collection before the sample: %d cycles, then %d", cycles, gcCycles())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/nftables"
@@ -272,19 +273,29 @@ func nsCounters(l *Live, ns string, devs []string, c *results.Counters) error {
 	return nil
 }
 
-// readCPUCounters reads the CPUs' softnet_stat lines and NET_RX/NET_TX softirqs, which are
-// the machine's, not a namespace's.
+// readCPUCounters reads the CPUs' softnet_stat lines, softirqs and interrupts, which are the
+// machine's, not a namespace's.
 func readCPUCounters(cpus []int, c *results.Counters) {
 	softnet, err1 := os.ReadFile("/proc/net/softnet_stat")
 	softirqs, err2 := os.ReadFile("/proc/softirqs")
-	if err := errors.Join(err1, err2); err != nil {
+	interrupts, err3 := os.ReadFile("/proc/interrupts")
+	if err := errors.Join(err1, err2, err3); err != nil {
 		c.Errors = append(c.Errors, fmt.Sprintf("cpu counters: %v", err))
 		return
 	}
-	sn, si := netstat.ParseSoftnet(softnet), netstat.ParseSoftirqs(softirqs)
+	sn, si, irq := netstat.ParseSoftnet(softnet), netstat.ParsePerCPU(softirqs), netstat.ParsePerCPU(interrupts)
 	c.CPUs = map[string]results.CPUCounters{}
 	for _, cpu := range cpus {
 		s := sn[cpu]
-		c.CPUs[results.CPUKey(cpu)] = results.CPUCounters{Processed: s.Processed, Dropped: s.Dropped, TimeSqueeze: s.TimeSqueeze, NetRX: si["NET_RX"][cpu], NetTX: si["NET_TX"][cpu]}
+		var devices uint64
+		for name, row := range irq {
+			if _, err := strconv.Atoi(name); err == nil {
+				devices += row[cpu]
+			}
+		}
+		c.CPUs[results.CPUKey(cpu)] = results.CPUCounters{Processed: s.Processed, Dropped: s.Dropped, TimeSqueeze: s.TimeSqueeze,
+			NetRX: si["NET_RX"][cpu], NetTX: si["NET_TX"][cpu],
+			TimerSoftirqs: si["TIMER"][cpu], SchedSoftirqs: si["SCHED"][cpu], RCUSoftirqs: si["RCU"][cpu],
+			LocalTimerIRQs: irq["LOC"][cpu], ReschedIPIs: irq["RES"][cpu], CallIPIs: irq["CAL"][cpu], DeviceIRQs: devices}
 	}
 }

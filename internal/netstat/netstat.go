@@ -1,7 +1,7 @@
 // Package netstat reads the kernel's network counters as nstat names them: /proc/net/snmp and
 // /proc/net/netstat (a header line and a value line per protocol: IpInReceives,
 // TcpExtTCPOFOQueue), /proc/net/snmp6 (one name and value per line), and the per-CPU
-// /proc/net/softnet_stat and NET_RX/NET_TX lines of /proc/softirqs. Parsing only: the caller
+// /proc/net/softnet_stat, the lines of /proc/softirqs and of /proc/interrupts. Parsing only: the caller
 // reads the files inside the namespace it means.
 package netstat
 
@@ -98,6 +98,20 @@ func ParseSoftnet(data []byte) map[int]Softnet {
 
 // ParseSoftirqs reads the NET_RX and NET_TX lines of /proc/softirqs: name -> CPU -> count.
 func ParseSoftirqs(data []byte) map[string]map[int]uint64 {
+	out := ParsePerCPU(data)
+	for name := range out {
+		if name != "NET_RX" && name != "NET_TX" {
+			delete(out, name)
+		}
+	}
+	return out
+}
+
+// ParsePerCPU reads a table of per-CPU counts with a header of CPUs, as /proc/softirqs and
+// /proc/interrupts are: every row, name (its first field without the colon: TIMER, LOC, or
+// an interrupt's number) -> CPU -> count. What follows a row's counts (an interrupt's chip
+// and device) is left out.
+func ParsePerCPU(data []byte) map[string]map[int]uint64 {
 	out := map[string]map[int]uint64{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	var cpus []int
@@ -118,7 +132,7 @@ func ParseSoftirqs(data []byte) map[string]map[int]uint64 {
 			continue
 		}
 		name, ok := strings.CutSuffix(f[0], ":")
-		if !ok || (name != "NET_RX" && name != "NET_TX") {
+		if !ok || name == "" {
 			continue
 		}
 		row := map[int]uint64{}
@@ -126,9 +140,11 @@ func ParseSoftirqs(data []byte) map[string]map[int]uint64 {
 			if k >= len(cpus) {
 				break
 			}
-			if x, err := strconv.ParseUint(v, 10, 64); err == nil {
-				row[cpus[k]] = x
+			x, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				break // ERR: and MIS: have one count, not one per CPU
 			}
+			row[cpus[k]] = x
 		}
 		out[name] = row
 	}

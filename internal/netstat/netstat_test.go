@@ -41,6 +41,20 @@ func TestParseSoftirqs(t *testing.T) {
 	}
 }
 
+func TestParsePerCPU(t *testing.T) {
+	got := ParsePerCPU([]byte(`           CPU0       CPU1       
+ 26:          0          7  IO-APIC   4-edge      ttyS0
+ 31:         12          3 PCI-MSIX-0000:00:02.0   1-edge      virtio1-requests
+NMI:          0          0   Non-maskable interrupts
+LOC:      47421      39002   Local timer interrupts
+ERR:          0
+      TIMER:       1500       1400
+`))
+	if got["26"][1] != 7 || got["31"][0] != 12 || got["LOC"][0] != 47421 || got["TIMER"][1] != 1400 || len(got["ERR"]) != 1 || len(got) != 6 {
+		t.Errorf("per-CPU rows: %v", got)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("Ip: A B\nIp: 1 2\n"))
 	f.Add([]byte("Ip6InReceives 2\n"))
@@ -52,5 +66,6 @@ func FuzzParse(f *testing.F) {
 		ParseSNMP6(data, c)
 		ParseSoftnet(data)
 		ParseSoftirqs(data)
+		ParsePerCPU(data)
 	})
 }

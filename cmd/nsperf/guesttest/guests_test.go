@@ -222,6 +222,16 @@ func TestVMRunVirtual(t *testing.T) {
 		if s.Error != "" || s.IdleWaitSeconds != 0 {
 			t.Errorf("sample: error %q, idle wait %g s", s.Error, s.IdleWaitSeconds)
 		}
+		// No page of nsperf's own code came from the host inside a sample: the guest locked
+		// them in its memory before measuring (vm.LockOwnPages). Unlocked, the first sample
+		// reads the code it runs first from the host over 9p.
+		// Nor did its garbage collector run there (runner's collectBeforeSample).
+		if s.Noise == nil || s.Noise.SelfMajorFaults != 0 || s.Noise.SelfGCCycles != 0 {
+			t.Errorf("sample %d %s %s: nsperf's major faults or collections in the guest: %+v", s.Round, s.State, s.Workload, s.Noise)
+		}
+	}
+	if !strings.Contains(stderr, "nsperf's pages locked in guest memory") {
+		t.Errorf("progress does not say that nsperf's pages were locked in guest memory:\n%s", stderr)
 	}
 	var ktap strings.Builder
 	if err := results.KTAP(&ktap, r); err != nil || !strings.Contains(ktap.String(), "# vm: QEMU ") || !strings.Contains(ktap.String(), "virtual time (icount") {
