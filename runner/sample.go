@@ -534,7 +534,9 @@ func collectBeforeSample() (resume func()) {
 		runtime.GC()
 		var stats runtime.MemStats
 		runtime.ReadMemStats(&stats)
-		gcHold.limit = debug.SetMemoryLimit(int64(stats.HeapAlloc) + sampleHeadroom)
+		// The limit is of all the memory the runtime holds (what it has mapped and not given
+		// back), not of the live heap alone: below what it holds, it would collect all along.
+		gcHold.limit = debug.SetMemoryLimit(int64(stats.Sys-stats.HeapReleased) + sampleHeadroom)
 		gcHold.percent = debug.SetGCPercent(-1)
 	}
 	gcHold.depth++

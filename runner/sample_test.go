@@ -107,8 +107,19 @@ func TestCollectBeforeSample(t *testing.T) {
 		t.Fatalf("GC percent after both ended: %d, want 150", p)
 	}
 	cycles := gcCycles()
-	collectBeforeSample()()
+	resume := collectBeforeSample()
 	if gcCycles() <= cycles {
 		t.Errorf("no collection before the sample: %d cycles, then %d", cycles, gcCycles())
 	}
+	// What a sample allocates (its looks, the tools' output) is not collected inside it.
+	cycles = gcCycles()
+	var kept [][]byte
+	for range 64 {
+		kept = append(kept, make([]byte, 256<<10))
+	}
+	if gcCycles() != cycles {
+		t.Errorf("16 MiB allocated inside a sample were collected there (%d collections)", gcCycles()-cycles)
+	}
+	resume()
+	_ = kept
 }
