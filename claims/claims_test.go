@@ -997,3 +997,40 @@ func TestStatedWholePercentAgreesWithinAPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecidedTableIsSaid: a long table of three states under a two-row header, where no
+// word says which of the two others is the change, pairs nothing, and the report says so
+// (its lines not read, a table whose states could not be told) instead of "no numbers".
+func TestUndecidedTableIsSaid(t *testing.T) {
+	text := `Subject: [PATCH net-next] net: rework the receive path
+
+Request/response over two hosts, varying flows:
+
+Kernel         Flows   Rate          Latency (us)
+                       (trans/s)     P50    P99
+stock          16      50211         31.4   66.2
+stock          64      90876         40.8   81.9
+ring wake      16      53120         29.9   62.0
+ring wake      64      95410         38.1   77.4
+idle poll      16      51004         30.6   64.8
+idle poll      64      92015         39.9   80.1
+`
+	r, err := Read("undecided", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 0 {
+		t.Errorf("claims %s, want none: no word says which state is the change", claimsText(r))
+	}
+	said := slices.ContainsFunc(r.Unparsed, func(u Unparsed) bool {
+		return strings.Contains(u.Reason, "a table whose states could not be told") && slices.Contains(u.Lines, 5) && slices.Contains(u.Lines, 12)
+	})
+	if !said || r.summary() != "figures, but none of one measurement before and after a change" {
+		t.Errorf("the table is not said: summary %q, not read %+v", r.summary(), r.Unparsed)
+	}
+	// The Subject naming one of them decides it.
+	named := strings.Replace(text, "rework the receive path", "wake the ring before polling", 1)
+	if r, err := Read("named", []byte(named)); err != nil || len(r.Claims) != 6 {
+		t.Errorf("with the Subject naming 'ring wake': %v, claims\n%s", err, claimsText(r))
+	}
+}

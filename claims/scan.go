@@ -1288,6 +1288,10 @@ func tableLike(lines []line, i int) []int {
 		if separatorRe.MatchString(lines[j].text) {
 			continue
 		}
+		if j == i+1 && namesOnly(lines[j].text) {
+			rows = append(rows, lines[j].n) // a second header row ("(trans/s)  P50  P99")
+			continue
+		}
 		if len(readFigures(lines[j].text).figures) < 2 {
 			return nil
 		}
