@@ -51,11 +51,19 @@ func pipeCells(text string) []string {
 // no part of a label or a figure. A "**" between digits is a power ("2**20"), not markup.
 var markdownBoldRe = regexp.MustCompile(`(\*\*)([^*\s](?:[^*\n]*[^*\s])?)(\*\*)|(__)([^_\s](?:[^_\n]*[^_\s])?)(__)`)
 
+// openBoldRe is a bold marker that opens a line, before a word.
+var openBoldRe = regexp.MustCompile(`^\s*(\*\*)[A-Za-z]`)
+
 // markdownBold takes the bold markers out of a line: in a row aligned by spaces each marker
 // becomes as many spaces, so that its columns stay where they are; elsewhere it goes.
 func markdownBold(text string) string {
 	if !strings.Contains(text, "**") && !strings.Contains(text, "__") {
 		return text
+	}
+	if m := openBoldRe.FindStringSubmatchIndex(text); m != nil && strings.Count(text, "**") == 1 {
+		// "**Pre-patch: 22.8 Mpps": bold opened at the start of a line and never closed (a
+		// mail written as markdown, or the marker used as a bullet): no part of the label.
+		text = text[:m[2]] + text[m[3]:]
 	}
 	aligned := strings.Contains(text, "  ")
 	pad := ""
