@@ -223,13 +223,15 @@ func metricOf(u unit) string {
 // to 90.4%", "by 10 to 40 %") is not a comparison.
 //
 // Each figure may be qualified ("from avg 812ns to avg 455ns", "from about 1.9 to roughly 2.3
-// Mpps", "from an average of 2.2 Mpps"), and "to" be "down to" or "up to".
+// Mpps", "from an average of 2.2 Mpps"), and "to" be "down to" or "up to". Without "from", a
+// verb of change may stand between the first figure and "to" ("3.40Mpps increases to 3.71Mpps",
+// "41 us drops to 37 us").
 //
 // The first figure may be followed by its state in words ("from 36 Gbit/s before this patch to
 // 44 Gbit/s"), and the unit may be events counted per second ("from 18.2k to 19.9k
 // transactions per second"). A thousands or millions suffix is a capital K or M, or a small
 // k: "20 ms" is milliseconds, not "20 m" of seconds.
-var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?(?:(?:avg|average|mean|median|about|around|roughly|approx(?:\.|imately)?|nearly|almost|just|only|an?\s+(?:average|mean|median)\s+of)\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3})?\s+(?:(?:down|up)\s+)?to\s+(?:(?:avg|average|mean|median|about|around|roughly|approx(?:\.|imately)?|nearly|almost|just|only|an?\s+(?:average|mean|median)\s+of)\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
+var toPairRe = regexp.MustCompile(`(?i)(^|[\s(])(?:from\s+)?(?:(?:avg|average|mean|median|about|around|roughly|approx(?:\.|imately)?|nearly|almost|just|only|an?\s+(?:average|mean|median)\s+of)\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*|%)?(?:\s+\([^()]{1,40}\)|\s+(?:before|without|w/o)(?:\s+[A-Za-z-]+){0,3}|\s+(?:increase[sd]?|rises|rose|grows|grew|goes|went|climbs|climbed|jumps|jumped|improves|improved|drops|dropped|falls|fell|decrease[sd]?|shrinks|shrank))?\s+(?:(?:down|up)\s+)?to\s+(?:(?:avg|average|mean|median|about|around|roughly|approx(?:\.|imately)?|nearly|almost|just|only|an?\s+(?:average|mean|median)\s+of)\s+)?~?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s?((?-i:[kKM])?)\s?([A-Za-z][A-Za-z/^0-9]*(?:\s+per\s+sec(?:ond)?\b)?|%)`)
 
 // baseLeadRe is a sentence or clause led by the state before the change ("Without this fix,
 // ...", "before the patch ...").
