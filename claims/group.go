@@ -221,7 +221,7 @@ func (r *Report) decideSides(runs []*sideRun, lines []line) (before, after *side
 		// the trees around a regression and the fix: stronger than what the Subject names
 		return before, after, ok
 	}
-	if before, after, ok = r.subjectSides(runs); ok {
+	if before, after, ok = r.subjectSides(runs, lines); ok {
 		return before, after, ok
 	}
 	if len(runs) == 2 {
@@ -1252,9 +1252,38 @@ func namedBySubject(names []string, subject string) int {
 	return found
 }
 
+// patchStatementRe is a sentence that says what the message's own change does: "this patch
+// makes ...", "with the series applied ...", "our change moves ...".
+var patchStatementRe = regexp.MustCompile(`(?i)\b(?:this|the|my|our)\s+` + patchNounWords + `\b`)
+
+// namedByChange is the index of the one of names the message's statement of its change
+// names: its Subject first (namedBySubject); where that names none, the sentences of the text
+// that say what the patch does ("this patch makes the return lockless"), each sentence naming
+// one name by a word of its own and no sentence naming another. -1 where that leaves none or
+// several: a list of the states in one sentence, or a sentence naming the patch against
+// an alternative ("unlike the batched return, this patch ..."), decides nothing.
+func namedByChange(names []string, subject string, lines []line) int {
+	if k := namedBySubject(names, subject); k >= 0 {
+		return k
+	}
+	found := -1
+	for _, s := range sentences(lines) {
+		if len(s) > 600 || !patchStatementRe.MatchString(s) {
+			continue // a paragraph of rows joined into one, or no statement of the patch
+		}
+		if k := namedBySubject(names, s); k >= 0 {
+			if found >= 0 && found != k {
+				return -1
+			}
+			found = k
+		}
+	}
+	return found
+}
+
 // subjectSides: one baseline and two or more states no word places; the after is the one the
-// Subject names (namedBySubject), not the last printed.
-func (r *Report) subjectSides(runs []*sideRun) (before, after *sideRun, ok bool) {
+// message's statement of its change names (namedByChange), not the last printed.
+func (r *Report) subjectSides(runs []*sideRun, lines []line) (before, after *sideRun, ok bool) {
 	var others []*sideRun
 	var names []string
 	for _, s := range runs {
@@ -1270,7 +1299,7 @@ func (r *Report) subjectSides(runs []*sideRun) (before, after *sideRun, ok bool)
 	if before == nil || len(others) < 2 {
 		return nil, nil, false
 	}
-	if k := namedBySubject(names, r.change.subject); k >= 0 {
+	if k := namedByChange(names, r.change.subject, lines); k >= 0 {
 		return before, others[k], true
 	}
 	return nil, nil, false

@@ -86,7 +86,7 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 		before, _, ok := r.evidenceSides(runs, lines)
 		return ok && before == runs[0], ok
 	}
-	ctx.subjectNames = func(names []string) int { return namedBySubject(names, r.change.subject) }
+	ctx.subjectNames = func(names []string) int { return namedByChange(names, r.change.subject, lines) }
 	repeated := headingCounts(lines)
 	ctx.devices = len(toggledDevices(lines)) > 1
 	skipTo := -1

@@ -171,6 +171,35 @@ func TestNamedBySubject(t *testing.T) {
 	}
 }
 
+// TestNamedByChange: where the Subject names none of a baseline's alternatives, a sentence
+// that says what the patch does names one; a sentence naming two, or two sentences naming
+// different ones, decide nothing, nor does a sentence that is no statement of the patch.
+func TestNamedByChange(t *testing.T) {
+	text := func(ss ...string) []line {
+		var out []line
+		for k, s := range ss {
+			out = append(out, line{k + 1, s}, line{k + 1, ""})
+		}
+		return out
+	}
+	names := []string{"inline refill", "deferred refill"}
+	for _, c := range []struct {
+		subject string
+		lines   []line
+		want    int
+	}{
+		{"ixgbe: faster rx", text("This patch moves the refill inline, into the poll loop."), 0},
+		{"ixgbe: deferred refill", text("This patch moves the refill inline."), 1}, // the Subject first
+		{"ixgbe: faster rx", text("Unlike the deferred refill, this patch keeps it inline."), -1},
+		{"ixgbe: faster rx", text("The patch goes inline.", "Our change keeps it deferred."), -1},
+		{"ixgbe: faster rx", text("An inline refill was measured first."), -1},
+	} {
+		if got := namedByChange(names, c.subject, c.lines); got != c.want {
+			t.Errorf("namedByChange(%q, %q) = %d, want %d", names, c.subject, got, c.want)
+		}
+	}
+}
+
 // TestSubjectPhrase: a Subject names a state by two or more words of its label in a row, one
 // of them its own, however it joins them; one shared word, or one word alone, is no phrase.
 func TestSubjectPhrase(t *testing.T) {

@@ -226,6 +226,13 @@ func stateTable(lines []line, i int, ctx context) (claims []Claim, next, skipped
 				return claims, next, skipped
 			}
 		}
+		if joined, ok := unitsUnderHeader(lines[i].text, lines[i+1].text); ok {
+			alt := append([]line{}, lines...)
+			alt[i+1].text = joined
+			if claims, next, skipped := splitTable(alt, i+1, ctx, splitRow); next > i+1 {
+				return claims, next, skipped
+			}
+		}
 		if joined, ok := spanningHeader(lines[i].text, lines[i+1].text); ok {
 			alt := append([]line{}, lines...)
 			alt[i+1].text = joined
@@ -2700,6 +2707,42 @@ func headerCells(row string) []headerCell {
 		out = append(out, headerCell{start, k, strings.TrimSpace(string(r[start:k]))})
 	}
 	return out
+}
+
+// unitsUnderHeader joins a second header row of units to the names above them: each unit
+// stands under one name ("Rate" over "(Mpps)"), and names without one keep their own
+// ("Queues" over nothing). ok is false unless every cell of the lower row is a unit under a
+// name of its own.
+func unitsUnderHeader(upper, lower string) (string, bool) {
+	top, low := headerCells(upper), headerCells(lower)
+	if len(top) < 2 || len(low) == 0 || len(low) > len(top) {
+		return "", false
+	}
+	names := make([]string, len(top))
+	for k, t := range top {
+		names[k] = t.text
+	}
+	taken := make([]bool, len(top))
+	for _, l := range low {
+		if !isUnit(l.text) {
+			return "", false
+		}
+		under := -1
+		for j, t := range top {
+			if t.start < l.end && l.start < t.end {
+				if under >= 0 {
+					return "", false // a unit under two names: no column's own
+				}
+				under = j
+			}
+		}
+		if under < 0 || taken[under] {
+			return "", false
+		}
+		taken[under] = true
+		names[under] += " (" + strings.Trim(l.text, "()[] ") + ")"
+	}
+	return strings.Join(names, "  "), true
 }
 
 // spanningHeader joins two header rows where the upper names some columns alone ("Type",
