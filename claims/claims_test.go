@@ -1034,3 +1034,38 @@ idle poll      64      92015         39.9   80.1
 		t.Errorf("with the Subject naming 'ring wake': %v, claims\n%s", err, claimsText(r))
 	}
 }
+
+// TestSettingColumnsBeforeStates: a column of settings between a table's labels and its
+// states' columns (the streams beside the MTU) is each row's condition, so two rows of one
+// label stay two measurements; a column of a third state's figures is no condition.
+func TestSettingColumnsBeforeStates(t *testing.T) {
+	read := func(name string) *Report {
+		data, err := os.ReadFile("testdata/families/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Read(name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	seen := map[string]bool{}
+	for _, c := range read("units-row-under-some-columns.txt").Claims {
+		if c.Conditions["streams"] == "" {
+			t.Errorf("line %v: conditions %v lack the streams", c.Lines, c.Conditions)
+		}
+		key := fmt.Sprint(c.Conditions)
+		if seen[key] {
+			t.Errorf("two claims under the same conditions %s", key)
+		}
+		seen[key] = true
+	}
+	for _, c := range read("three-trees-one-glued-plus.txt").Claims {
+		for k := range c.Conditions {
+			if _, ok := kernelVersion(k); ok {
+				t.Errorf("a third tree's column %q read as a condition: %v", k, c.Conditions)
+			}
+		}
+	}
+}

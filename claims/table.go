@@ -1847,11 +1847,35 @@ func headerUnit(f figure, names ...string) figure {
 	return f
 }
 
+// settingColumnsBefore are the columns left of the first state's (before column end) that
+// hold a setting of each row, not a figure measured: named, no state's or release's name,
+// and each of its figures repeated in two rows or more ("Streams" 1, 4, 1, 4 beside "MTU"
+// 1500, 1500, 9000, 9000). A column of another state's figures ("6.11.0", "tcp" of a
+// third tree) repeats none and is no setting.
+func settingColumnsBefore(cols []string, rows []tableRow, end, cvCol int) []int {
+	var out []int
+	for c := 0; c < end && c < len(cols); c++ {
+		name := strings.TrimSpace(cols[c])
+		if name == "" || c == cvCol || !repeatsEveryValue(rows, c) {
+			continue
+		}
+		if side, _, _ := stateOf(name); side != "" {
+			continue
+		}
+		if _, ok := kernelVersion(name); ok {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 func colStateClaims(corner string, cols []string, rows []tableRow, before, after string, cvCol int, ctx context) []Claim {
 	kb, ka := indexOf(cols, before), indexOf(cols, after)
 	if c, ok := runRowsClaim(corner, cols, rows, kb, ka, ctx); ok {
 		return []Claim{c}
 	}
+	settings := settingColumnsBefore(cols, rows, min(kb, ka), cvCol)
 	var out []Claim
 	for k := range rows {
 		r := &rows[k]
@@ -1869,6 +1893,13 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 			conds["family"] = fam
 		} else if r.label != "" {
 			conds["row"] = r.label
+		}
+		for _, c := range settings {
+			// a setting's column between the label and the states' ("MTU  Streams  Before
+			// After": the streams), the row's condition as much as its label
+			if v := strings.TrimSpace(r.cell(c)); v != "" {
+				conds[strings.ToLower(strings.TrimSpace(cols[c]))] = v
+			}
 		}
 		var cvb, cva *float64
 		if cvCol >= 0 {
