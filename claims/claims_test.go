@@ -1069,3 +1069,25 @@ func TestSettingColumnsBeforeStates(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptionUnitOverGroups: bare figures under numbered groups take the unit of the caption
+// over the groups (kpps, written as pps), not only those of the first group.
+func TestCaptionUnitOverGroups(t *testing.T) {
+	const name = "caption-unit-over-numbered-groups.txt"
+	data, err := os.ReadFile("testdata/families/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 3 {
+		t.Fatalf("%d claims, want 3", len(r.Claims))
+	}
+	for _, c := range r.Claims {
+		if c.Unit != "pps" || c.Before.Median < 1e6 {
+			t.Errorf("line %v: %v %s, want the caption's kpps", c.Lines, c.Before.Median, c.Unit)
+		}
+	}
+}

@@ -30,6 +30,11 @@ func (r *Report) headingUnits(lines []line) {
 			h = headingOverRows(lines, first)
 		}
 		u, ok := headingUnit(h)
+		if !ok {
+			// a group's sub-heading without a unit ("2. IPv6") under a caption that has one
+			// ("Packets per second, in kpps:")
+			u, ok = headingUnit(captionOverGroups(lines, first))
+		}
 		if h == "" || !ok {
 			u, ok = noteUnitBelow(lines, slices.Max(c.Lines))
 		}
@@ -69,6 +74,57 @@ func headingOver(lines []line, n int) string {
 			return strings.TrimSpace(t)
 		}
 		return ""
+	}
+	return ""
+}
+
+// maxGroupsUnderCaption bounds how far up captionOverGroups looks: a few groups of a few
+// lines each.
+const maxGroupsUnderCaption = 40
+
+// captionOverGroups is the caption over the groups line n is in, each group a sub-heading and
+// its lines ("Packets per second, in kpps:" over "1. IPv4" and its before and after, then
+// "2. IPv6" and its): walking up from n's sub-heading, past the lines indented deeper than
+// it, blank lines and the other sub-headings at its indentation, the first heading with a
+// colon whose next line (a blank line between or not) is itself a sub-heading. "" where there
+// is none: prose, or a line at the sub-headings' indentation that heads nothing, comes first.
+func captionOverGroups(lines []line, n int) string {
+	at := slices.IndexFunc(lines, func(l line) bool { return l.n == n })
+	sub := -1
+	for k := at - 1; k >= 0 && at-k <= headingUnitReach; k-- {
+		if strings.TrimSpace(lines[k].text) != "" {
+			sub = k
+			break
+		}
+	}
+	// a group's sub-heading: a heading with a colon, or a line over lines indented deeper
+	// ("1. IPv4, 64 byte frames" over "   before: 9120")
+	heads := func(k int) bool {
+		return headingRe.MatchString(lines[k].text) || k+1 < len(lines) && strings.TrimSpace(lines[k+1].text) != "" &&
+			indent(lines[k+1].text) > indent(lines[k].text)
+	}
+	headsNext := func(k int) bool { // the next line but blank ones is a sub-heading
+		for j := k + 1; j < len(lines) && j <= k+2; j++ {
+			if strings.TrimSpace(lines[j].text) != "" {
+				return heads(j)
+			}
+		}
+		return false
+	}
+	if sub < 0 || !heads(sub) {
+		return ""
+	}
+	for k := sub - 1; k >= 0 && sub-k <= maxGroupsUnderCaption; k-- {
+		t := lines[k].text
+		switch {
+		case strings.TrimSpace(t) == "" || indent(t) > indent(lines[sub].text):
+		case headingRe.MatchString(t) && headsNext(k):
+			return headingRe.FindStringSubmatch(t)[1]
+		case heads(k) && indent(t) == indent(lines[sub].text):
+			// another group's sub-heading
+		default:
+			return ""
+		}
 	}
 	return ""
 }

@@ -66,13 +66,19 @@ type block struct {
 	thenAt int
 }
 
+// itemMarker is what starts an item of a list before its label: a bullet, a number or a
+// letter with its stop or bracket ("- ", "2. ", "2) ", "2 - ", "[c] ", "(b) ", "b) ").
+const itemMarker = `[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+|\[[a-z0-9]{1,2}\]\s+|\([a-z0-9]{1,2}\)\s+|[a-z]\)\s+`
+
 var (
-	// labelRe is "label: rest", "label - rest", "label = rest", with a bullet or a number
-	// before the label ("- ", "2) ", "2 - "): "- Before the change: 2.41Mpps", "Rx goodput - 812 Mbps".
-	labelRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+)?([^:]{1,80}?)\s*(?::\s|:$|\s[-=]\s|\t+)\s*(.*)$`)
+	// labelRe is "label: rest", "label - rest", "label = rest", with a bullet, a number or a
+	// letter before the label ("- ", "2) ", "2 - ", "[c] ", "(b) ", "b) "): "- Before the change:
+	// 2.41Mpps", "Rx goodput - 812 Mbps", "[b] with the cache: 1.83 Mpps" (a marker the prose
+	// refers to the line by).
+	labelRe = regexp.MustCompile(`^\s*(?:` + itemMarker + `)?([^:]{1,80}?)\s*(?::\s|:$|\s[-=]\s|\t+)\s*(.*)$`)
 	// labelColonRe is labelRe's colon alone: where a line has "label: rest", a tab or a dash
 	// inside the label does not end it ("After\t(ring=512): 3.2 Gbps").
-	labelColonRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+|\d+\s+-\s+)?([^:]{1,80}?)\s*(?::\s|:$)\s*(.*)$`)
+	labelColonRe = regexp.MustCompile(`^\s*(?:` + itemMarker + `)?([^:]{1,80}?)\s*(?::\s|:$)\s*(.*)$`)
 	// counterRe is a counter line of nstat or /proc: "TcpOutSegs   20481733   0.0".
 	counterRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.]{2,60})\s+([\d,]+(?:\.\d+)?)(?:\s+[\d.]+)?\s*(?:#.*)?$`)
 	// perfStatRe is a perf stat line: "2,507,118  context-switches  # 31022.410 M/sec",
@@ -112,8 +118,9 @@ var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w
 // as some authors list the results of each state, one a line.
 var stateAfterFigureRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s+(?:[-–—:]\s+)?\(?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,4})\)?\.?\s*$`)
 
-// trailingNoteRe is a note in parentheses or brackets at the end of a line.
-var trailingNoteRe = regexp.MustCompile(`\s*[(\[][^()\[\]]*[)\]]\s*$`)
+// trailingNoteRe is a note in parentheses or brackets at the end of a line, which may name
+// another line by its marker inside ("(+3.1% over [b])").
+var trailingNoteRe = regexp.MustCompile(`\s*[(\[](?:[^()\[\]]|\[[^()\[\]]*\]|\([^()\[\]]*\))*[)\]]\s*$`)
 
 // trimAnnotations takes the notes an author adds after a figure off the end of a line ("(+6.3%,
 // p=0.002)", "[n=5]"), so that the figure keys like its other state's, which has none; a

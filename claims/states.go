@@ -13,11 +13,16 @@ import (
 // series", "with patch"); without a patch noun, "without" names a setting ("without GRO").
 // A range of the series' patches after "with" is a state of the patch too ("with 1-3"): a
 // later step than "with patch 1" in a table of steps.
+// treeNoun is what a tree's or a patch's word may name after it, part of the state's name:
+// "stock kernel", "patched build", "net-next tree" (what is left of the label besides them
+// names the test: "plain listener, stock kernel" against "plain listener, this series").
+const treeNoun = `(?:\s+(?:kernels?|trees?|builds?))?`
+
 const patchNoun = `(?:(?:this|the|my|these|that|our)\s+)?(?:patch|patches|fix|change|changes|series|patchset|commit)`
 
 var (
-	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])(before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|previously|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)(?:$|[^\w-])`)
-	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])(after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|now|applied|modified|candidate|(?:after|post)-(?:fix|patch|change|series)|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied|(?:with|w/)\s*\d{1,2}\s*[-–]\s*\d{1,2})(?:$|[^\w-])`)
+	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|previously|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)` + treeNoun + `)(?:$|[^\w-])`)
+	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|now|applied|modified|candidate|(?:after|post)-(?:fix|patch|change|series)|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied|(?:with|w/)\s*\d{1,2}\s*[-–]\s*\d{1,2})` + treeNoun + `)(?:$|[^\w-])`)
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
 	// The base before the plus is a name, not a size ("64k+ messages" is no state); a plus
