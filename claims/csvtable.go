@@ -27,7 +27,14 @@ func csvTables(lines []line) {
 			var f []string
 			if len(rows) == 0 {
 				f = csvFields(lines[j].text, false)
-			} else if f = csvFields(lines[j].text, true); len(f) != len(rows[0]) {
+			} else if f = csvFields(lines[j].text, true); len(f) == len(rows[0])-1 && strings.TrimSpace(rows[0][0]) == "" {
+				// under a header with an empty corner, a row whose label and first figure
+				// only a space parts ("Downlink 620 Mbps, 719 Mbps" under ", base, patched")
+				if m := labelledFieldRe.FindStringSubmatch(f[0]); m != nil {
+					f = append([]string{m[1], m[2]}, f[1:]...)
+				}
+			}
+			if len(rows) > 0 && f != nil && len(f) != len(rows[0]) {
 				break // under a header, a comma parts fields when the row has the header's count
 			}
 			if f == nil {
@@ -43,6 +50,9 @@ func csvTables(lines []line) {
 		i = max(j, i+1)
 	}
 }
+
+// labelledFieldRe is a field of a label and a figure apart by a space: "Uplink 380 Mbps".
+var labelledFieldRe = regexp.MustCompile(`^([A-Za-z][\w ./-]*?)\s+(~?\d[\d.]*\s*[A-Za-zµ%/]*)$`)
 
 // thousandsRe is a comma that groups a number's thousands ("12,345 tps"), not one that parts
 // fields.
@@ -64,9 +74,9 @@ func csvFields(text string, underHeader bool) []string {
 	if err != nil || len(rec) < 2 {
 		return nil
 	}
-	for _, f := range rec {
-		if strings.TrimSpace(f) == "" {
-			return nil
+	for k, f := range rec {
+		if strings.TrimSpace(f) == "" && (k > 0 || underHeader) {
+			return nil // a header's corner may be empty (", base, patched"), no other field
 		}
 	}
 	return rec

@@ -21,6 +21,7 @@ var statePairs = [][2]string{
 	{"Without the series", "With the series"}, {"net-next", "This change"}, {"Original", "Modified"}, {"Origin", "With patches"},
 	{"Unmodified", "Patched"}, {"master", "master + this patch"}, {"Before this change", "After this change"},
 	{"Pre-patch", "Post-patch"}, {"Prior", "After"}, {"Reference", "Candidate"}, {"Pre-fix", "Post-fix"}, {"Orig", "Patched"},
+	{"Unchanged", "With this CL"}, {"Stock kernel", "Patched kernel"}, {"Vanilla build", "With the changelist"},
 }
 
 // stateLabelRe is a line that starts with the state's name: a label or a heading, the name

@@ -10,7 +10,8 @@ import (
 // over words that name a setting ("disabled", "off", "skb-mode"; "enabled", "on", "native"):
 // in "net main, LRO enabled" the state is net-next and GRO enabled is a condition.
 // patchNoun is what names the patch after "with" or "without" ("with this patch", "w/o the
-// series", "with patch"); without a patch noun, "without" names a setting ("without GRO").
+// series", "with patch", Gerrit's "with this CL"); without a patch noun, "without" names a
+// setting ("without GRO").
 // A range of the series' patches after "with" is a state of the patch too ("with 1-3"): a
 // later step than "with patch 1" in a table of steps.
 // treeNoun is what a tree's or a patch's word may name after it, part of the state's name:
@@ -18,10 +19,10 @@ import (
 // names the test: "plain listener, stock kernel" against "plain listener, this series").
 const treeNoun = `(?:\s+(?:kernels?|trees?|builds?))?`
 
-const patchNoun = `(?:(?:this|the|my|these|that|our)\s+)?(?:patch|patches|fix|change|changes|series|patchset|commit)`
+const patchNoun = `(?:(?:this|the|my|these|that|our)\s+)?(?:patch|patches|fix|change|changes|series|patchset|commit|CL|changelist)`
 
 var (
-	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|previously|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|current)` + treeNoun + `)(?:$|[^\w-])`)
+	patchBefore = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:before|pre-?patch(?:ed)?|prior|baseline|base(?:\s+(?:kernel|tree))?|unpatched|un-patched|vanilla|stock|orig(?:in(?:al)?)?|reference|HEAD(?:~\d{1,3}|\^{1,3})|(?:before|pre)-(?:fix|patch|change|series)|old|prev|previous|previously|(?:without|w/o)\s+` + patchNoun + `|w/o|net-next|bpf-next|master|upstream|mainline|clean|unmodified|unchanged|current)` + treeNoun + `)(?:$|[^\w-])`)
 	patchAfter  = regexp.MustCompile(`(?i)(?:^|[^\w-])((?:after|post-?patch(?:ed)?|patch(?:es)?\s*#?\d{1,3}(?:\s*[-/]\s*\d{1,3})?|(?:whole|full|entire|complete)\s+(?:series|patchset|patch\s?set)|all\s+(?:the\s+)?patches|patched|new|now|applied|modified|candidate|(?:after|post)-(?:fix|patch|change|series)|(?:with|w/)\s*` + patchNoun + `|this\s+(?:patch|change|series|patchset|fix)|patch(?:es)?\s+applied|(?:with|w/)\s*\d{1,2}\s*[-–]\s*\d{1,2})` + treeNoun + `)(?:$|[^\w-])`)
 	// A label with "+ something" is its base with something added: "net-next + page
 	// recycling", "stock driver + batching".
@@ -206,7 +207,7 @@ var sentencePatchRe = regexp.MustCompile(`(?i)\b(?:(un-?patched)|patched|(before
 var bothSidesRe = regexp.MustCompile(`(?i)\b(?:before|without|w/o|with|w/|after)\s*(?:and|or|/|&|vs\.?)\s*(?:after|with|w/|before|without|w/o)\b`)
 
 // patchNounWords are the nouns of a patch in a sentence.
-const patchNounWords = `(?:patch|patches|series|patchset|fix|change|commit)`
+const patchNounWords = `(?:patch|patches|series|patchset|fix|change|commit|CL|changelist)`
 
 // sentenceSide is the side a sentence names by its patch's words, "" where it names none or
 // both.
