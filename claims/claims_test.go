@@ -1091,3 +1091,26 @@ func TestCaptionUnitOverGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestCellSecondShares: a share in parentheses in both states' cells is a second measurement;
+// a baseline's "(0.00%)" or "(100%)" and a signed change are notes, no share.
+func TestCellSecondShares(t *testing.T) {
+	for _, c := range []struct {
+		before, after string
+		want          bool
+	}{
+		{"644 Mbps (42%)", "645 Mbps (36%)", true},
+		{"6803.96 (0.00%)", "6427.55 (5.53%)", false},
+		{"1.00 (100%)", "1.21 (121%)", false},
+		{"9.1 Mpps (+3%)", "9.4 Mpps (+6%)", false},
+		{"644 Mbps", "645 Mbps (36%)", false},
+	} {
+		b, a, ok := cellSecondShares(c.before, c.after)
+		if ok != c.want {
+			t.Errorf("%q, %q: %v, want %v", c.before, c.after, ok, c.want)
+		}
+		if ok && (b.unit.kind != "percent" || a.unit.kind != "percent") {
+			t.Errorf("%q, %q: units %v, %v", c.before, c.after, b.unit, a.unit)
+		}
+	}
+}

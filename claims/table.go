@@ -1921,8 +1921,38 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 			statedInColumn(&c, cols, r)
 			out = append(out, c)
 		}
+		if pb, pa, ok := cellSecondShares(r.cell(kb), r.cell(ka)); ok {
+			// "644 Mbps (42%)" against "645 Mbps (36%)": the share in parentheses is a second
+			// measurement of each state (a CPU's load beside the throughput)
+			sc := copyConds(conds)
+			sc["column"] = "share in parentheses"
+			if c, ok := tableClaim(corner, pb, pa, rb, ra, sc, nil, nil); ok {
+				out = append(out, c)
+			}
+		}
 	}
 	return out
+}
+
+// cellShareRe is a cell's figure with a share in parentheses after it, unsigned: "644 Mbps
+// (42%)".
+var cellShareRe = regexp.MustCompile(`^\S.*?\s*\(\s*(\d+(?:\.\d+)?)\s*%\s*\)$`)
+
+// cellSecondShares are the shares two states' cells give in parentheses beside their figures,
+// where both give one and they are no change stated against the before: the before's share
+// is neither 0% nor 100% (the baseline's own "(0.00%)" or "(100%)" makes the after's a
+// stated change or a ratio, which cellValue already takes as a note).
+func cellSecondShares(before, after string) (figure, figure, bool) {
+	mb, ma := cellShareRe.FindStringSubmatch(strings.TrimSpace(before)), cellShareRe.FindStringSubmatch(strings.TrimSpace(after))
+	if mb == nil || ma == nil {
+		return figure{}, figure{}, false
+	}
+	fb, okb := cellValue(mb[1] + "%")
+	fa, oka := cellValue(ma[1] + "%")
+	if v, _ := parseNumber(mb[1]); !okb || !oka || v == 0 || v == 100 {
+		return figure{}, figure{}, false
+	}
+	return fb, fa, true
 }
 
 // runCornerRe is a table's corner that says its rows are runs: "run", "#", "iteration".
