@@ -682,13 +682,28 @@ func anotherChangesSides(runs []*sideRun) (before, after *sideRun, ok bool) {
 	return current, fixed, current != nil && fixed != nil
 }
 
+// keyLabelPart is the label part of a reading's key (cond|kind|label|shape|place).
+func keyLabelPart(key string) string {
+	if parts := strings.SplitN(key, "|", 5); len(parts) == 5 {
+		return strings.TrimSpace(parts[2])
+	}
+	return ""
+}
+
+// percentileNameRe is the name of a distribution's percentile: "p75", "p99.9", "P50".
+var percentileNameRe = regexp.MustCompile(`(?i)^p\d{1,2}(?:\.\d+)?$|^p100$`)
+
 func (r *Report) addReadingClaim(first reading, b, a *sideRun) {
 	mb, ma := b.center(), a.center()
 	// The same figure on both sides is a setting both states share ("MTU 1500" under each
 	// heading), except in a table of results or a tool's counters (perf stat's), where a row
 	// that did not move is a result, and for a rate of packets or operations, which no
 	// setting is written in (a link's speed is: "a 100Gbit NIC" under each heading).
-	if mb == ma && !strings.Contains(first.key, "|tbl|") && !strings.Contains(first.key, "|p|") && first.unit != "trans/s" && first.unit != "pps" || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
+	// A percentile of a distribution ("75.000%  1.13ms", "p99: 48 us") is a result too: no
+	// setting is written as one.
+	result := strings.Contains(first.key, "|tbl|") || strings.Contains(first.key, "|p|") || first.unit == "trans/s" || first.unit == "pps" ||
+		percentileNameRe.MatchString(keyLabelPart(first.key))
+	if mb == ma && !result || mb == 0 && ma == 0 || math.IsNaN(mb) || math.IsNaN(ma) || math.IsInf(mb, 0) || math.IsInf(ma, 0) {
 		return
 	}
 	metric := first.metric
