@@ -23,6 +23,10 @@ var units = map[string]unit{
 	"kbit/s": {"rate", "bit/s", 1e3}, "kbps": {"rate", "bit/s", 1e3}, "kbits/sec": {"rate", "bit/s", 1e3}, "kb/s": {"rate", "bit/s", 1e3}, "kb/sec": {"rate", "bit/s", 1e3},
 	"mbit/s": {"rate", "bit/s", 1e6}, "mbps": {"rate", "bit/s", 1e6}, "mbits/sec": {"rate", "bit/s", 1e6}, "10^6bits/sec": {"rate", "bit/s", 1e6}, "10^6bits/s": {"rate", "bit/s", 1e6}, "mb/s": {"rate", "bit/s", 1e6}, "mb/sec": {"rate", "bit/s", 1e6}, "mbits/s": {"rate", "bit/s", 1e6},
 	"gbit/s": {"rate", "bit/s", 1e9}, "gbit": {"rate", "bit/s", 1e9}, "mbit": {"rate", "bit/s", 1e6}, "gbps": {"rate", "bit/s", 1e9}, "gbits/sec": {"rate", "bit/s", 1e9}, "gb/s": {"rate", "bit/s", 1e9}, "10^9bits/sec": {"rate", "bit/s", 1e9}, "gbits/s": {"rate", "bit/s", 1e9},
+	// "Gbs", "Mbs/sec": bits per second as some authors write them (lookupUnit keeps "GBs", a
+	// size in bytes, out).
+	"gbs": {"rate", "bit/s", 1e9}, "gbs/s": {"rate", "bit/s", 1e9}, "gbs/sec": {"rate", "bit/s", 1e9},
+	"mbs": {"rate", "bit/s", 1e6}, "mbs/s": {"rate", "bit/s", 1e6}, "mbs/sec": {"rate", "bit/s", 1e6},
 	"pps": {"packets", "pps", 1}, "kpps": {"packets", "pps", 1e3}, "mpps": {"packets", "pps", 1e6},
 	"tps": {"trans", "trans/s", 1}, "trans/s": {"trans", "trans/s", 1}, "trans/sec": {"trans", "trans/s", 1}, "transactions/s": {"trans", "trans/s", 1}, "persec": {"trans", "trans/s", 1},
 	"txns": {"trans", "trans/s", 1}, "txns/s": {"trans", "trans/s", 1}, "transactions/sec": {"trans", "trans/s", 1},
@@ -74,6 +78,9 @@ func lookupUnit(s string) (unit, bool) {
 		}
 	}
 	if u, ok := units[strings.ToLower(strings.ReplaceAll(s, " ", ""))]; ok {
+		if strings.Contains(s, "Bs") {
+			return unit{}, false // "GBs", "MBs": sizes in bytes, plural, no rate
+		}
 		return u, true
 	}
 	if u, ok := rateByGrammar(s); ok {
