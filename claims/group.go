@@ -357,8 +357,9 @@ func factorGroups(runs []*sideRun) []partition {
 	return out
 }
 
-// statedPercentRe is a change a line states beside its figure: "(+36.5%)", "-6.9 %".
-var statedPercentRe = regexp.MustCompile(`\(\s*([-+−]?\d+(?:\.\d+)?)\s?%\s*\)`)
+// statedPercentRe is a change a line states beside its figure, in parentheses, maybe a space
+// after its sign and a note after it: "(+36.5%)", "(- 6.9 %)", "(+2.1%, p=0.06 vs base)".
+var statedPercentRe = regexp.MustCompile(`\(\s*([-+−]?)\s?(\d+(?:\.\d+)?)\s?%(?:\s*\)|[,;]\s*[^()]*\))`)
 
 // againstBaseline reads a baseline and two or more other states, each on its own line with
 // the change against the baseline stated beside its figure ("2. variant A, skip always:
@@ -390,7 +391,7 @@ func againstBaseline(runs []*sideRun, lines []line) (base *sideRun, others []*si
 		if m == nil {
 			return nil, nil, false
 		}
-		stated, okv := parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+"))
+		stated, okv := parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+") + m[2])
 		if !okv || math.Abs((s.values[0]/base.values[0]-1)*100-stated) > 0.6 {
 			return nil, nil, false
 		}
