@@ -786,9 +786,28 @@ func outdented(lines []line, i int) bool {
 	return indent(lines[i].text) < indent(lines[i-1].text) && indent(lines[i+1].text) > indent(lines[i].text)
 }
 
+// betweenSameLabels: lines[i] stands between two blocks of the same labelled lines, no empty
+// line around it ("base: 8.0 Gbps" / "patched: 7.6 Gbps" / "TCP, one stream" / "base: 6.5
+// Gbps"): the next block's title, as after an empty line.
+func betweenSameLabels(lines []line, i int) bool {
+	if i+1 >= len(lines) {
+		return false
+	}
+	next := labelRe.FindStringSubmatch(lines[i+1].text)
+	if next == nil || len(readFigures(next[2]).measured()) == 0 {
+		return false
+	}
+	for k := i - 1; k >= 0 && i-k <= 6 && strings.TrimSpace(lines[k].text) != ""; k-- {
+		if m := labelRe.FindStringSubmatch(lines[k].text); m != nil && strings.EqualFold(strings.TrimSpace(m[1]), strings.TrimSpace(next[1])) {
+			return true
+		}
+	}
+	return false
+}
+
 func isTitle(lines []line, i int) bool {
 	t := strings.TrimSpace(lines[i].text)
-	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 && !countsOfThings(numberedRe.ReplaceAllString(t, "")) {
+	if len(t) > 80 || !titleEndRe.MatchString(t) || (i > 0 && strings.TrimSpace(lines[i-1].text) != "" && !underTitle(lines, i) && !outdented(lines, i) && !betweenSameLabels(lines, i)) || len(readFigures(numberedRe.ReplaceAllString(t, "")).figures) > 0 && !countsOfThings(numberedRe.ReplaceAllString(t, "")) {
 		return false
 	}
 	if strings.HasPrefix(t, "[") && !bracketedTitleRe.MatchString(t) || strings.Contains(t, "|") || labelRe.MatchString(t) && !numberedRe.MatchString(t) {
