@@ -1114,3 +1114,26 @@ func TestCellSecondShares(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesAgainstAThirdColumn: percents in parentheses in both states' cells, one of them
+// signed, are each cell's change against a reference column: neither a share read as a
+// claim of its own nor a change stated between the two states.
+func TestChangesAgainstAThirdColumn(t *testing.T) {
+	const name = "percents-against-a-reference-column.txt"
+	data, err := os.ReadFile("testdata/families/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 3 {
+		t.Errorf("%d claims, want the 3 rows' throughputs:\n%s", len(r.Claims), claimsText(r))
+	}
+	for _, c := range r.Claims {
+		if c.Stated != nil {
+			t.Errorf("line %v: stated %v, a change against the reference column", c.Lines, *c.Stated)
+		}
+	}
+}

@@ -90,11 +90,13 @@ var (
 	// parenChangeRe is a signed percentage in parentheses right after a figure and its unit:
 	// "26,877,040 pps (+11.5%)", "3.4 Mpps (-2%)".
 	parenChangeRe = regexp.MustCompile(`\d(?:\s?[A-Za-z/]+)?\s*\(\s*([-+]\d+(?:\.\d+)?)\s?%\s*\)`)
-	fromOrToRe    = regexp.MustCompile(`(?i)\b(?:from|to)\s*~?$`)
-	timesRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(faster|higher|more|better)`)
-	directionRe   = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
-	splitCellsRe  = regexp.MustCompile(`\s{2,}|\t+`)
-	familyRe      = regexp.MustCompile(`IPv[46]`)
+	// anyParenPercentRe is a percent in parentheses, signed or not: "(+11.5%)", "(10.0% )".
+	anyParenPercentRe = regexp.MustCompile(`\(\s*[-+]?\d+(?:\.\d+)?\s?%\s*\)`)
+	fromOrToRe        = regexp.MustCompile(`(?i)\b(?:from|to)\s*~?$`)
+	timesRe           = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(?:x|times)\s+(faster|higher|more|better)`)
+	directionRe       = regexp.MustCompile(`(?i)\b(increase[sd]?|improve[sd]?|improvement|faster|lower latenc\w*|higher throughput|better)\b`)
+	splitCellsRe      = regexp.MustCompile(`\s{2,}|\t+`)
+	familyRe          = regexp.MustCompile(`IPv[46]`)
 )
 
 // other reads what starts at lines[i] besides netperf's classic blocks: netperf -O rows, a
@@ -169,7 +171,9 @@ func (r *Report) proseChanges(par []line) {
 		return
 	}
 	for _, l := range par {
-		if ms := parenChangeRe.FindAllStringSubmatch(l.text, -1); len(ms) == 1 {
+		// one change on the line: a second percent in parentheses, signed or not ("0.84 GB/s(-23.6%)
+		// 1.21 GB/s(10.0% )"), makes each a cell's change against a third figure
+		if ms := parenChangeRe.FindAllStringSubmatch(l.text, -1); len(ms) == 1 && len(anyParenPercentRe.FindAllString(l.text, -1)) == 1 {
 			v, _ := strconv.ParseFloat(ms[0][1], 64)
 			r.addStated(stated{change: round(v / 100), line: l.n, onLine: true, whole: !strings.Contains(ms[0][1], ".")})
 		}

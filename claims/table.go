@@ -1876,6 +1876,17 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 		return []Claim{c}
 	}
 	settings := settingColumnsBefore(cols, rows, min(kb, ka), cvCol)
+	// A signed percent in parentheses in any row of the states' columns makes those columns'
+	// percents changes against a third column ("5.09 GB/s(54.7% )" beside "2.4 GB/s(-16.1%)"),
+	// not shares.
+	signedNotes := false
+	for k := range rows {
+		for _, c := range []int{kb, ka} {
+			if c >= 0 && c < len(rows[k].cells) && signedNoteRe.MatchString(rows[k].cell(c)) {
+				signedNotes = true
+			}
+		}
+	}
 	var out []Claim
 	for k := range rows {
 		r := &rows[k]
@@ -1921,7 +1932,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 			statedInColumn(&c, cols, r)
 			out = append(out, c)
 		}
-		if pb, pa, ok := cellSecondShares(r.cell(kb), r.cell(ka)); ok {
+		if pb, pa, ok := cellSecondShares(r.cell(kb), r.cell(ka)); ok && !signedNotes {
 			// "644 Mbps (42%)" against "645 Mbps (36%)": the share in parentheses is a second
 			// measurement of each state (a CPU's load beside the throughput)
 			sc := copyConds(conds)
@@ -1933,6 +1944,9 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 	}
 	return out
 }
+
+// signedNoteRe is a signed percent in parentheses: "(-16.1%)", "( +3.0 %)".
+var signedNoteRe = regexp.MustCompile(`\(\s*[-+−]\s?\d+(?:\.\d+)?\s?%`)
 
 // cellShareRe is a cell's figure with a share in parentheses after it, unsigned: "644 Mbps
 // (42%)".
