@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 var (
@@ -1008,7 +1009,7 @@ func headerBody(header []string, text string, splitRow func(string) []string) bo
 
 // captionUnitRe is a unit a table's caption gives its figures: "rate in Mpps", "(usec)",
 // "64KB writes, Gbit/s:", "numbers are Mpps".
-var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\bare\s+|\(|,\s+(?:in\s+)?)([A-Za-zµ%/]+)\)?(?:[\s,.:;]|$)`)
+var captionUnitRe = regexp.MustCompile(`(?:\bin\s+|\bare\s+|\(|,\s+(?:in\s+)?)([A-Za-zµ%/]+(?:\s+/\s+[A-Za-z]+)?)\)?(?:[\s,.:;]|$)`)
 
 // captionUnit is the unit the line just above a table's header rows (an empty line between or
 // not, rules and upper header rows not counted) says its figures are in, "" where it says none.
@@ -1031,7 +1032,7 @@ func captionUnit(lines []line, header int) string {
 	caption := joinScale(lines[j].text)
 	for _, m := range captionUnitRe.FindAllStringSubmatch(caption, -1) {
 		if u, ok := lookupUnit(m[1]); ok && u.norm != "" && u.kind != "percent" {
-			return m[1]
+			return slashSpacesRe.ReplaceAllString(m[1], "/") // one word, as a label's unit is
 		}
 	}
 	for _, m := range captionEdgeUnitRe.FindAllStringSubmatch(caption, -1) {
@@ -1310,6 +1311,9 @@ func bothStatesNamed(name string) bool {
 // its columns.
 func tableClaims(corner string, cols []string, rows []tableRow, ctx context) []Claim {
 	rows = numberUnlabelledRuns(rows)
+	if out := statedAgainstColumnClaims(corner, cols, rows); out != nil {
+		return out
+	}
 	labels, valueCols, cvCol := stateCandidates(cols, rows)
 	if runsDown(corner, rows) {
 		// Runs down the rows and states across ("run1", "run2", "avg" under "base  patched"):
@@ -1967,6 +1971,124 @@ func cellSecondShares(before, after string) (figure, figure, bool) {
 		return figure{}, figure{}, false
 	}
 	return fb, fa, true
+}
+
+// statedAgainstColumnClaims reads a table whose columns are a baseline and two or more other
+// states, each other state's cells stating in parentheses its change against the baseline's
+// cell of the row ("495134 | 606420 (+22%) | 558971 (+12%)"): the text says which column
+// is the baseline by the changes it states against it, whatever the columns' names. Each other
+// column is a claim against the baseline, row by row. nil unless exactly one column states no
+// change and every stated change agrees with the figures (to the rounding its author wrote).
+func statedAgainstColumnClaims(corner string, cols []string, rows []tableRow) []Claim {
+	if len(cols) < 3 || len(rows) == 0 {
+		return nil
+	}
+	base := -1
+	for c := range cols {
+		noted := 0
+		for _, r := range rows {
+			if anyParenPercentRe.MatchString(r.cell(c)) {
+				noted++
+			}
+		}
+		switch {
+		case noted == 0:
+			if base >= 0 {
+				return nil // two columns without a stated change: which is the base is not said
+			}
+			base = c
+		case noted != len(rows):
+			return nil
+		}
+	}
+	if base < 0 {
+		return nil
+	}
+	// The states' words have the last say: a base named as the state after, or another column
+	// named as a state before ("TCP | RDS before | RDS after", the changes against a
+	// reference), is no baseline of the others. A column no word names and whose name shares
+	// no word with the others' ("plain TCP" beside "origin" and "with patches") is a reference
+	// the text compares with, not a state: left out.
+	if side, _, _ := stateOf(cols[base]); side == "after" {
+		return nil
+	}
+	var states []int
+	for c := range cols {
+		if c == base {
+			continue
+		}
+		side, _, _ := stateOf(cols[c])
+		if side == "before" {
+			return nil
+		}
+		others := slices.Delete(slices.Clone(cols), c, c+1)
+		if side == "" && !sharesAName(cols[c], others) {
+			continue
+		}
+		states = append(states, c)
+	}
+	if len(states) == 0 {
+		return nil
+	}
+	var out []Claim
+	for _, r := range rows {
+		fb, ok := cellValue(r.cell(base))
+		if !ok || fb.value == 0 {
+			return nil
+		}
+		for _, c := range states {
+			fa, ok := cellValue(r.cell(c))
+			m := statedPercentRe.FindStringSubmatch(r.cell(c))
+			if !ok || m == nil || fa.unit.norm != fb.unit.norm {
+				return nil
+			}
+			stated, _ := parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+") + m[2])
+			tolerance := 0.6
+			if !strings.Contains(m[2], ".") {
+				tolerance = 1 // a whole percent
+			}
+			if math.Abs((fa.value/fb.value-1)*100-stated) > tolerance {
+				return nil // a change against something else
+			}
+			conds := map[string]string{}
+			if r.label != "" {
+				conds["row"] = r.label
+			}
+			hb, ha := headerUnit(fb, cols[base], r.label, corner, cols[c]), headerUnit(fa, cols[c], r.label, corner, cols[base])
+			rb, ra := &tableRow{label: cols[base], n: r.n}, &tableRow{label: cols[c], n: r.n}
+			if claim, ok := tableClaim(corner, hb, ha, rb, ra, conds, nil, nil); ok {
+				v := round(stated / 100)
+				claim.Stated = &v
+				out = append(out, claim)
+			}
+		}
+	}
+	return out
+}
+
+// sharesAName: name has a word of one of others (a name's words as code writes them,
+// "zc" of "non-zc" and of "zc + flush").
+func sharesAName(name string, others []string) bool {
+	own := tokenWords(name)
+	for _, o := range others {
+		for w := range tokenWords(o) {
+			if own[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tokenWords are a name's words, lower case, split at anything but letters and digits.
+func tokenWords(name string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !commonWords[w] && w != "non" && w != "no" {
+			out[w] = true
+		}
+	}
+	return out
 }
 
 // runCornerRe is a table's corner that says its rows are runs: "run", "#", "iteration".

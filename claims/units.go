@@ -57,6 +57,9 @@ var byteUnits = map[string]unit{
 	"KiB/s": {"rate", "bit/s", 8 * 1024}, "MiB/s": {"rate", "bit/s", 8 * 1024 * 1024}, "GiB/s": {"rate", "bit/s", 8 * 1024 * 1024 * 1024},
 }
 
+// slashSpacesRe is a slash with spaces around it.
+var slashSpacesRe = regexp.MustCompile(`\s*/\s*`)
+
 // eventRateRe is any "<events>/s" a tool prints for a rate of packets or events: rx/s,
 // pkt/s, xmit/s, err,drop/s.
 var eventRateRe = regexp.MustCompile(`^[a-z][a-z,_-]*/s(ec)?$`)
@@ -67,6 +70,7 @@ var perOneRe = regexp.MustCompile(`^(?:pkt|pkts|packet|packets|op|ops|operation|
 
 // lookupUnit finds a written unit ("Gbps", "10^6bits/sec", "trans/s", "MB/s", "rx/s").
 func lookupUnit(s string) (unit, bool) {
+	s = slashSpacesRe.ReplaceAllString(s, "/") // "requests / second", "Mbit / s": the unit written apart
 	if u, ok := byteUnits[s]; ok {
 		return u, true
 	}

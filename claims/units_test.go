@@ -20,7 +20,7 @@ func TestRatesByGrammar(t *testing.T) {
 		{"Mpkt/s", "pps", 1e6}, {"Mpackets/sec", "pps", 1e6}, {"kframes/s", "pps", 1e3}, {"kmsg/s", "pps", 1e3}, {"Mmessages/sec", "pps", 1e6}, {"msgs/s", "pps", 1},
 		{"cycles/pkt", "cycles", 1}, {"ns/byte", "us", 1e-3},
 		{"Krps", "trans/s", 1e3}, {"Mqps", "trans/s", 1e6}, {"t/s", "trans/s", 1}, {"kops/s", "trans/s", 1e3}, {"conn/s", "trans/s", 1}, {"kconns/sec", "trans/s", 1e3}, {"connections per second", "trans/s", 1},
-		{"Gbs", "bit/s", 1e9}, {"Gbs/sec", "bit/s", 1e9}, {"Mbs/s", "bit/s", 1e6},
+		{"requests / second", "trans/s", 1}, {"Mbit / s", "bit/s", 1e6}, {"Gbs", "bit/s", 1e9}, {"Gbs/sec", "bit/s", 1e9}, {"Mbs/s", "bit/s", 1e6},
 		{"10^6bits/second", "bit/s", 1e6}, {"k/s", "pps", 1e3}, {"M/s", "pps", 1e6}, {"μs", "us", 1}, {"microseconds", "us", 1}, {"nanoseconds", "us", 1e-3},
 	} {
 		u, ok := lookupUnit(c.written)
