@@ -1272,7 +1272,7 @@ func isUnit(s string) bool {
 // without one.
 func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string, cvCol int) {
 	for _, r := range rows {
-		if !statedRowRe.MatchString(r.label) {
+		if !statedRowRe.MatchString(r.label) && !ratioOfRows(r.label, rows) {
 			labels = append(labels, r.label)
 		}
 	}
@@ -1290,6 +1290,25 @@ func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string
 		valueCols = append(valueCols, c)
 	}
 	return labels, valueCols, cvCol
+}
+
+// ratioOfRows: a row's label names two other rows apart by a slash or "vs" ("New ZCopy /
+// ZCopy" under rows "ZCopy (MB)" and "New ZCopy (MB)"): the row of their ratio or
+// difference, no state of its own.
+func ratioOfRows(label string, rows []tableRow) bool {
+	for _, sep := range []string{" / ", "/", " vs ", " vs. "} {
+		a, b, ok := strings.Cut(label, sep)
+		if !ok {
+			continue
+		}
+		named := func(part string) bool {
+			return slices.ContainsFunc(rows, func(r tableRow) bool { return r.label != label && labelKey(r.label) == labelKey(part) })
+		}
+		if named(a) && named(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // bothStatesNamed: a column's name gives two states apart by a slash or "vs" ("drops/s
