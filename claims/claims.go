@@ -477,6 +477,9 @@ type context struct {
 	// busypoll" under "net: add busy polling to epoll"), -1 where not exactly one; nil where
 	// nothing can say.
 	subjectNames func(names []string) int
+	// definedSides are the sides the text gives state names in a sentence of its own ("'Flow
+	// cache' is 'net-next'"), by labelKey (definedSides).
+	definedSides map[string]string
 }
 
 var (

@@ -87,6 +87,7 @@ func (r *Report) scan(lines []line) (ms []measurement, rs []reading) {
 		return ok && before == runs[0], ok
 	}
 	ctx.subjectNames = func(names []string) int { return namedByChange(names, r.change.subject, lines) }
+	ctx.definedSides = definedSides(lines)
 	repeated := headingCounts(lines)
 	ctx.devices = len(toggledDevices(lines)) > 1
 	skipTo := -1

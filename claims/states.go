@@ -359,3 +359,27 @@ func wholeLabel(label, side string, strong bool) (string, bool) {
 	}
 	return side, strong
 }
+
+// definitionRe is a sentence that says what a quoted name stands for: "'Flow cache' is
+// 'net-next'", "\"patched\" means net-next with this series".
+var definitionRe = regexp.MustCompile(`['"‘“]([^'"‘’“”]{1,40})['"’”]\s+(?:is|means|stands\s+for|refers\s+to)\s+([^.;,]{1,80})`)
+
+// definedSides are the sides sentences of the text give quoted names by what they say each
+// stands for, where that is a short name of one side by a tree's or a patch's words: labelKey
+// of the name to "before" or "after". A definition that names both, or neither, or describes
+// more than a name, gives nothing.
+func definedSides(lines []line) map[string]string {
+	out := map[string]string{}
+	for _, s := range sentences(lines) {
+		for _, m := range definitionRe.FindAllStringSubmatch(s, -1) {
+			def := strings.Trim(strings.TrimSpace(m[2]), `'"‘’“”`)
+			if len(strings.Fields(def)) > 4 {
+				continue // a description ("net-next plus this series but without this patch"), no tree's name
+			}
+			if side, strong, _ := stateOf(def); side != "" && strong {
+				out[labelKey(m[1])] = side
+			}
+		}
+	}
+	return out
+}

@@ -1596,10 +1596,15 @@ func baselineAndSubjectPick(names []string, ctx context) (before, after int, ok 
 	var others []int
 	for k, n := range names {
 		side, strong, _ := stateOf(n)
+		if d := ctx.definedSides[labelKey(n)]; side == "" && d != "" {
+			side, strong = d, true // "'Flow cache' is 'net-next'": the text says which tree it is
+		}
 		switch {
 		case side == "before" && strong && before < 0:
 			before = k
-		case side == "":
+		case side == "" || !strong:
+			// no word, or a setting's word ("no flow cache"): beside a tree's baseline, one
+			// more variant the Subject may name
 			others = append(others, k)
 		default:
 			return -1, -1, false
