@@ -13,13 +13,16 @@ import (
 //	        \          |                \
 //	41230 ±  2%      +6.2%      43786        netperf.Throughput_Mbps
 //
+// A row's metric name is its last word, whatever it holds (meminfo.Active(anon),
+// sched_debug.cfs_rq:/.load.avg): a row that does not read ends the table.
+//
 // The robot's report names the metric it is about ("a 6.2% improvement of
 // netperf.Throughput_Mbps"); the table's rows of the same benchmark (netperf.*) are its
 // claims, and the many system statistics below them (vmstat, perf-stat, ...) are not.
 var (
 	lkpHeaderRe   = regexp.MustCompile(`^\s*%stddev\s+%change\s+%stddev\s*$`)
 	lkpArrowsRe   = regexp.MustCompile(`^\s*\\\s+\|\s+\\\s*$`)
-	lkpRowRe      = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?:\s*±\s*\d+%)?\s+(?:[-+]?\d+(?:\.\d+)?%?\s+)?(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?:\s*±\s*\d+%)?\s+([A-Za-z][\w.%:/-]*)\s*$`)
+	lkpRowRe      = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?:\s*±\s*\d+%)?\s+(?:[-+]?\d+(?:\.\d+)?%?\s+)?(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?:\s*±\s*\d+%)?\s+([A-Za-z]\S*)\s*$`)
 	lkpHeadlineRe = regexp.MustCompile(`(?i)\b(?:improvement|regression)\s+of\s+([a-z][\w-]*)\.`)
 	lkpTestcaseRe = regexp.MustCompile(`^[a-z][\w-]*$`)
 )
