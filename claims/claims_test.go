@@ -1039,17 +1039,7 @@ idle poll      64      92015         39.9   80.1
 // states' columns (the streams beside the MTU) is each row's condition, so two rows of one
 // label stay two measurements; a column of a third state's figures is no condition.
 func TestSettingColumnsBeforeStates(t *testing.T) {
-	read := func(name string) *Report {
-		data, err := os.ReadFile("testdata/families/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Read(name, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	read := func(name string) *Report { return readSeed(t, "families/"+name) }
 	seen := map[string]bool{}
 	for _, c := range read("units-row-under-some-columns.txt").Claims {
 		if c.Conditions["streams"] == "" {
@@ -1073,15 +1063,7 @@ func TestSettingColumnsBeforeStates(t *testing.T) {
 // TestCaptionUnitOverGroups: bare figures under numbered groups take the unit of the caption
 // over the groups (kpps, written as pps), not only those of the first group.
 func TestCaptionUnitOverGroups(t *testing.T) {
-	const name = "caption-unit-over-numbered-groups.txt"
-	data, err := os.ReadFile("testdata/families/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Read(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readSeed(t, "families/caption-unit-over-numbered-groups.txt")
 	if len(r.Claims) != 3 {
 		t.Fatalf("%d claims, want 3", len(r.Claims))
 	}
@@ -1119,15 +1101,7 @@ func TestCellSecondShares(t *testing.T) {
 // signed, are each cell's change against a reference column: neither a share read as a
 // claim of its own nor a change stated between the two states.
 func TestChangesAgainstAThirdColumn(t *testing.T) {
-	const name = "percents-against-a-reference-column.txt"
-	data, err := os.ReadFile("testdata/families/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Read(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readSeed(t, "families/percents-against-a-reference-column.txt")
 	if len(r.Claims) != 3 {
 		t.Errorf("%d claims, want the 3 rows' throughputs:\n%s", len(r.Claims), claimsText(r))
 	}
