@@ -119,7 +119,7 @@ var stateLeadRe = regexp.MustCompile(`^\s*(?:[-*•]\s+|\d+[.)]\s+)?([A-Za-z][\w
 var stateAfterFigureRe = regexp.MustCompile(`^\s*(?:[-*•]\s+)?(~?\d[\d.,]*\s?[A-Za-zµ%][A-Za-zµ%/]*)\s+(?:[-–—:]\s+)?\(?([A-Za-z][\w+./-]*(?:\s[A-Za-z+][\w+./-]*){0,4})\)?\.?\s*$`)
 
 // settingsTailRe is a list of a test's settings after a figure, each a name and a whole
-// number, apart by commas: ", flows 4, test runs 11".
+// number, apart by commas: ", clients 8, runs 5".
 var settingsTailRe = regexp.MustCompile(`(?:,\s*[A-Za-z][A-Za-z_ -]{0,24}?\s+\d+)+\s*$`)
 
 // trailingNoteRe is a note in parentheses or brackets at the end of a line, which may name
@@ -1060,7 +1060,7 @@ func figureReadings(text, label, rest string, sideOfLabel bool, b block, keyLabe
 		sh = shaped{figures: []figure{f}, shape: "#"}
 	}
 	if loc := settingsTailRe.FindStringIndex(rest); label != "" && loc != nil && len(sh.figures) > 1 {
-		// "Average idle %: 13.13, flows 4, test runs 11": the figure, then the settings of
+		// "Server CPU busy (%): 71.4, clients 8, runs 5": the figure, then the settings of
 		// its test, named; the label's unit is the figure's
 		if head := readFigures(rest[:loc[0]]); len(head.figures) == 1 && strings.TrimSpace(head.shape) == "#" {
 			if u, ok := headingUnit(label); ok {

@@ -360,7 +360,7 @@ func wholeLabel(label, side string, strong bool) (string, bool) {
 	return side, strong
 }
 
-// definitionRe is a sentence that says what a quoted name stands for: "'Flow cache' is
+// definitionRe is a sentence that says what a quoted name stands for: "'global' is
 // 'net-next'", "\"patched\" means net-next with this series".
 var definitionRe = regexp.MustCompile(`['"‘“]([^'"‘’“”]{1,40})['"’”]\s+(?:is|means|stands\s+for|refers\s+to)\s+([^.;,]{1,80})`)
 
@@ -374,7 +374,7 @@ func definedSides(lines []line) map[string]string {
 		for _, m := range definitionRe.FindAllStringSubmatch(s, -1) {
 			def := strings.Trim(strings.TrimSpace(m[2]), `'"‘’“”`)
 			if len(strings.Fields(def)) > 4 {
-				continue // a description ("net-next plus this series but without this patch"), no tree's name
+				continue // a description ("an earlier version of the cache that still takes the lock"), no tree's name
 			}
 			if side, strong, _ := stateOf(def); side != "" && strong {
 				out[labelKey(m[1])] = side

@@ -1292,9 +1292,9 @@ func stateCandidates(cols []string, rows []tableRow) (labels, valueCols []string
 	return labels, valueCols, cvCol
 }
 
-// ratioOfRows: a row's label names two other rows apart by a slash or "vs" ("New ZCopy /
-// ZCopy" under rows "ZCopy (MB)" and "New ZCopy (MB)"): the row of their ratio or
-// difference, no state of its own.
+// ratioOfRows: a row's label names two other rows apart by a slash or "vs" ("Acked, this
+// series / Acked" under rows "Acked (GB)" and "Acked, this series (GB)"): the row of their
+// ratio or difference, no state of its own.
 func ratioOfRows(label string, rows []tableRow) bool {
 	for _, sep := range []string{" / ", "/", " vs ", " vs. "} {
 		a, b, ok := strings.Cut(label, sep)
@@ -1597,13 +1597,13 @@ func baselineAndSubjectPick(names []string, ctx context) (before, after int, ok 
 	for k, n := range names {
 		side, strong, _ := stateOf(n)
 		if d := ctx.definedSides[labelKey(n)]; side == "" && d != "" {
-			side, strong = d, true // "'Flow cache' is 'net-next'": the text says which tree it is
+			side, strong = d, true // "'global' is the unpatched kernel": the text says which tree it is
 		}
 		switch {
 		case side == "before" && strong && before < 0:
 			before = k
 		case side == "" || !strong:
-			// no word, or a setting's word ("no flow cache"): beside a tree's baseline, one
+			// no word, or a setting's word ("no batching"): beside a tree's baseline, one
 			// more variant the Subject may name
 			others = append(others, k)
 		default:
@@ -1905,7 +1905,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 	}
 	settings := settingColumnsBefore(cols, rows, min(kb, ka), cvCol)
 	// A signed percent in parentheses in any row of the states' columns makes those columns'
-	// percents changes against a third column ("5.09 GB/s(54.7% )" beside "2.4 GB/s(-16.1%)"),
+	// percents changes against a third column ("1.21 GB/s(10.0% )" beside "0.84 GB/s(-23.6%)"),
 	// not shares.
 	signedNotes := false
 	for k := range rows {
@@ -1961,7 +1961,7 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 			out = append(out, c)
 		}
 		if pb, pa, ok := cellSecondShares(r.cell(kb), r.cell(ka)); ok && !signedNotes {
-			// "644 Mbps (42%)" against "645 Mbps (36%)": the share in parentheses is a second
+			// "2341 Mbps (61%)" against "2350 Mbps (47%)": the share in parentheses is a second
 			// measurement of each state (a CPU's load beside the throughput)
 			sc := copyConds(conds)
 			sc["column"] = "share in parentheses"
@@ -1973,11 +1973,11 @@ func colStateClaims(corner string, cols []string, rows []tableRow, before, after
 	return out
 }
 
-// signedNoteRe is a signed percent in parentheses: "(-16.1%)", "( +3.0 %)".
+// signedNoteRe is a signed percent in parentheses: "(-23.6%)", "( +3.0 %)".
 var signedNoteRe = regexp.MustCompile(`\(\s*[-+−]\s?\d+(?:\.\d+)?\s?%`)
 
-// cellShareRe is a cell's figure with a share in parentheses after it, unsigned: "644 Mbps
-// (42%)".
+// cellShareRe is a cell's figure with a share in parentheses after it, unsigned: "2341 Mbps
+// (61%)".
 var cellShareRe = regexp.MustCompile(`^\S.*?\s*\(\s*(\d+(?:\.\d+)?)\s*%\s*\)$`)
 
 // cellSecondShares are the shares two states' cells give in parentheses beside their figures,
@@ -1999,7 +1999,7 @@ func cellSecondShares(before, after string) (figure, figure, bool) {
 
 // statedAgainstColumnClaims reads a table whose columns are a baseline and two or more other
 // states, each other state's cells stating in parentheses its change against the baseline's
-// cell of the row ("495134 | 606420 (+22%) | 558971 (+12%)"): the text says which column
+// cell of the row ("3120400 | 3894100 (+24.8%) | 4011650 (+28.6%)"): the text says which column
 // is the baseline by the changes it states against it, whatever the columns' names. Each other
 // column is a claim against the baseline, row by row. nil unless exactly one column states no
 // change and every stated change agrees with the figures (to the rounding its author wrote).
@@ -2091,7 +2091,7 @@ func statedAgainstColumnClaims(corner string, cols []string, rows []tableRow) []
 }
 
 // sharesAName: name has a word of one of others (a name's words as code writes them,
-// "zc" of "non-zc" and of "zc + flush").
+// "batched" of "batched" and of "batched + prefetch").
 func sharesAName(name string, others []string) bool {
 	own := tokenWords(name)
 	for _, o := range others {
