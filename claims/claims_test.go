@@ -1081,11 +1081,11 @@ func TestCellSecondShares(t *testing.T) {
 		before, after string
 		want          bool
 	}{
-		{"644 Mbps (42%)", "645 Mbps (36%)", true},
+		{"2341 Mbps (61%)", "2350 Mbps (47%)", true},
 		{"6803.96 (0.00%)", "6427.55 (5.53%)", false},
 		{"1.00 (100%)", "1.21 (121%)", false},
 		{"9.1 Mpps (+3%)", "9.4 Mpps (+6%)", false},
-		{"644 Mbps", "645 Mbps (36%)", false},
+		{"2341 Mbps", "2350 Mbps (47%)", false},
 	} {
 		b, a, ok := cellSecondShares(c.before, c.after)
 		if ok != c.want {
