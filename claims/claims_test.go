@@ -1111,3 +1111,22 @@ func TestChangesAgainstAThirdColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestSharesAName: a column's name shares a word with the other states' names, however short
+// ("zc" of "non-zc"); a reference named apart shares none.
+func TestSharesAName(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		others []string
+		want   bool
+	}{
+		{"zc", []string{"non-zc", "zc + batch"}, true},
+		{"batched", []string{"unbatched", "batched + prefetch"}, true},
+		{"plain TCP", []string{"origin", "with patches"}, false},
+		{"the reference", []string{"the base", "with the series"}, false},
+	} {
+		if got := sharesAName(c.name, c.others); got != c.want {
+			t.Errorf("sharesAName(%q, %q) = %v, want %v", c.name, c.others, got, c.want)
+		}
+	}
+}

@@ -361,6 +361,11 @@ func factorGroups(runs []*sideRun) []partition {
 // after its sign and a note after it: "(+36.5%)", "(- 6.9 %)", "(+2.1%, p=0.06 vs base)".
 var statedPercentRe = regexp.MustCompile(`\(\s*([-+−]?)\s?(\d+(?:\.\d+)?)\s?%(?:\s*\)|[,;]\s*[^()]*\))`)
 
+// statedPercent is the change a statedPercentRe match states, in percent.
+func statedPercent(m []string) (float64, bool) {
+	return parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+") + m[2])
+}
+
 // againstBaseline reads a baseline and two or more other states, each on its own line with
 // the change against the baseline stated beside its figure ("2. variant A, skip always:
 // 4.10 Mpps (+19.9%)"): the author measured each against the baseline, so each is a comparison of
@@ -391,7 +396,7 @@ func againstBaseline(runs []*sideRun, lines []line) (base *sideRun, others []*si
 		if m == nil {
 			return nil, nil, false
 		}
-		stated, okv := parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+") + m[2])
+		stated, okv := statedPercent(m)
 		if !okv || math.Abs((s.values[0]/base.values[0]-1)*100-stated) > 0.6 {
 			return nil, nil, false
 		}

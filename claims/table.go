@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 var (
@@ -2066,7 +2065,7 @@ func statedAgainstColumnClaims(corner string, cols []string, rows []tableRow) []
 			if !ok || m == nil || fa.unit.norm != fb.unit.norm {
 				return nil
 			}
-			stated, _ := parseNumber(strings.TrimPrefix(strings.ReplaceAll(m[1], "−", "-"), "+") + m[2])
+			stated, _ := statedPercent(m)
 			tolerance := 0.6
 			if !strings.Contains(m[2], ".") {
 				tolerance = 1 // a whole percent
@@ -2090,29 +2089,19 @@ func statedAgainstColumnClaims(corner string, cols []string, rows []tableRow) []
 	return out
 }
 
-// sharesAName: name has a word of one of others (a name's words as code writes them,
-// "batched" of "batched" and of "batched + prefetch").
+// sharesAName: name has a word one of others has too ("batched" of "batched" and
+// of "batched + prefetch").
 func sharesAName(name string, others []string) bool {
-	own := tokenWords(name)
-	for _, o := range others {
-		for w := range tokenWords(o) {
-			if own[w] {
-				return true
+	naming := func(words []string) int { // words that name something: no "the", no "non" of "non-zc"
+		n := 0
+		for _, w := range words {
+			if !commonWords[w] && w != "non" && w != "no" {
+				n++
 			}
 		}
+		return n
 	}
-	return false
-}
-
-// tokenWords are a name's words, lower case, split at anything but letters and digits.
-func tokenWords(name string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !commonWords[w] && w != "non" && w != "no" {
-			out[w] = true
-		}
-	}
-	return out
+	return naming(ownWords(name, strings.Join(others, " "))) < naming(wordRe.FindAllString(strings.ToLower(name), -1))
 }
 
 // runCornerRe is a table's corner that says its rows are runs: "run", "#", "iteration".
